@@ -1,0 +1,118 @@
+import Foundation
+
+/// One opening interval on one day of the week, in the store's local time.
+///
+/// `closes` may pass midnight (a store open 07:00–02:00 has `closes` = 26 × 60), so an
+/// interval always belongs to the day it opens on.
+public struct OpeningInterval: Sendable, Hashable, Codable {
+    /// ISO weekday: 1 = Monday … 7 = Sunday.
+    public var weekday: Int
+    /// Minutes after local midnight, 0..<1440.
+    public var opens: Int
+    /// Minutes after the opening day's midnight, greater than `opens`, at most `opens` + 1440.
+    public var closes: Int
+
+    public init(weekday: Int, opens: Int, closes: Int) {
+        self.weekday = weekday
+        self.opens = opens
+        self.closes = closes
+    }
+
+    public var isValid: Bool {
+        (1...7).contains(weekday) && (0..<1440).contains(opens) && closes > opens && closes <= opens + 1440
+    }
+}
+
+/// Whether a store is open at an instant, and until or from when.
+public enum OpenState: Sendable, Equatable {
+    case open(until: Date)
+    case closed(opensAt: Date?)
+
+    public var isOpen: Bool {
+        if case .open = self { return true }
+        return false
+    }
+}
+
+/// A store's weekly opening hours, evaluated in the store's own time zone, so that hours
+/// crossing midnight and daylight-saving changes come out right wherever the server runs.
+public struct OpeningHours: Sendable, Hashable {
+    public var intervals: [OpeningInterval]
+    public var timeZone: TimeZone
+
+    public init(intervals: [OpeningInterval], timeZone: TimeZone) {
+        self.intervals = intervals.sorted { ($0.weekday, $0.opens) < ($1.weekday, $1.opens) }
+        self.timeZone = timeZone
+    }
+
+    private var calendar: Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar
+    }
+
+    /// Open or closed at `instant`; when open, until when (a run of back-to-back intervals
+    /// counts as one); when closed, the next opening within a week, if any.
+    public func state(at instant: Date) -> OpenState {
+        let occurrences = self.occurrences(around: instant)
+        if var current = occurrences.first(where: { $0.start <= instant && instant < $0.end }) {
+            // Merge intervals that touch, e.g. 18:00–24:00 followed by 00:00–02:00.
+            for next in occurrences where next.start <= current.end && next.end > current.end {
+                current.end = next.end
+            }
+            return .open(until: current.end)
+        }
+        return .closed(opensAt: occurrences.first(where: { $0.start > instant })?.start)
+    }
+
+    /// The intervals that open on the local day containing `instant`.
+    public func intervals(on instant: Date) -> [OpeningInterval] {
+        let weekday = Self.isoWeekday(calendar.component(.weekday, from: instant))
+        return intervals.filter { $0.weekday == weekday }
+    }
+
+    /// The intervals of one ISO weekday.
+    public func intervals(weekday: Int) -> [OpeningInterval] {
+        intervals.filter { $0.weekday == weekday }
+    }
+
+    /// Concrete occurrences from the day before `instant` (its intervals may run past
+    /// midnight) to a week after, sorted by start.
+    private func occurrences(around instant: Date) -> [(start: Date, end: Date)] {
+        let calendar = self.calendar
+        let today = calendar.startOfDay(for: instant)
+        var result: [(start: Date, end: Date)] = []
+        for offset in -1...7 {
+            guard let day = calendar.date(byAdding: .day, value: offset, to: today) else { continue }
+            let weekday = Self.isoWeekday(calendar.component(.weekday, from: day))
+            for interval in intervals where interval.weekday == weekday {
+                guard let start = Self.localTime(interval.opens, on: day, calendar: calendar),
+                    let end = Self.localTime(interval.closes, on: day, calendar: calendar)
+                else { continue }
+                result.append((start, end))
+            }
+        }
+        return result.sorted { $0.start < $1.start }
+    }
+
+    /// The instant `minutes` after local midnight of `day`; minutes past 24 h fall on the next
+    /// day. Wall-clock arithmetic, so a DST change does not shift the hours.
+    private static func localTime(_ minutes: Int, on day: Date, calendar: Calendar) -> Date? {
+        guard let date = calendar.date(byAdding: .day, value: minutes / 1440, to: day) else { return nil }
+        let rest = minutes % 1440
+        return calendar.date(bySettingHour: rest / 60, minute: rest % 60, second: 0, of: date)
+    }
+
+    /// Foundation numbers weekdays from Sunday = 1; ISO from Monday = 1.
+    public static func isoWeekday(_ foundationWeekday: Int) -> Int {
+        (foundationWeekday + 5) % 7 + 1
+    }
+
+    /// "08:00", "01:30" — minutes past midnight as a 24-hour clock reading.
+    public static func clockText(_ minutes: Int) -> String {
+        let rest = minutes % 1440
+        return String(format: "%02d:%02d", rest / 60, rest % 60)
+    }
+
+    public static let weekdayNames = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+}

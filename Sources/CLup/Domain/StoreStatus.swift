@@ -1,0 +1,25 @@
+import Foundation
+
+/// A store's live situation for a shopper deciding where to go: open or not, people inside,
+/// how long a new ticket would wait, and the traffic light that sums it up.
+public struct StoreStatus: Sendable, Equatable {
+    public var openState: OpenState
+    public var peopleInside: Int
+    public var capacity: Int
+    /// Wait for a new party of one with the default visit; nil if it could never enter.
+    public var wait: TimeInterval?
+    public var light: TrafficLight
+    public var reason: TrafficLight.Reason
+
+    /// The visit length assumed for "how long would I wait" when nobody has said yet.
+    public static let typicalVisit: TimeInterval = 30 * 60
+
+    public init(capacity: Int, hours: OpeningHours, traffic: StoreTraffic, now: Date) {
+        let estimator = WaitEstimator(capacity: capacity)
+        self.openState = hours.state(at: now)
+        self.peopleInside = traffic.peopleInside
+        self.capacity = capacity
+        self.wait = estimator.waitForNewParty(people: 1, residence: Self.typicalVisit, traffic: traffic, now: now)
+        (self.light, self.reason) = TrafficLight.evaluate(wait: wait, openState: openState, now: now)
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// How numbers and times are written on pages: short, unambiguous, 24-hour clock.
+enum Formatting {
+    /// "450 m", "2.3 km", "12 km".
+    static func distance(metres: Double) -> String {
+        if metres < 950 { return "\(Int((metres / 50).rounded()) * 50) m" }
+        let kilometres = metres / 1000
+        if kilometres < 10 { return String(format: "%.1f km", kilometres) }
+        return "\(Int(kilometres.rounded())) km"
+    }
+
+    /// "4 min", "1 h 05 min", "2 h"; rounded up to the minute, since a wait is never shorter
+    /// than promised.
+    static func duration(_ interval: TimeInterval) -> String {
+        let minutes = max(0, Int((interval / 60).rounded(.up)))
+        if minutes < 60 { return "\(minutes) min" }
+        let rest = minutes % 60
+        return rest == 0 ? "\(minutes / 60) h" : String(format: "%d h %02d min", minutes / 60, rest)
+    }
+
+    /// "No wait" or an approximate duration.
+    static func wait(_ interval: TimeInterval?) -> String {
+        guard let interval else { return "Not taking tickets" }
+        return interval < 60 ? "No wait" : "about " + duration(interval)
+    }
+
+    /// "21:00", or "Tue 08:00" when `date` is not on the same local day as `now`.
+    static func clock(_ date: Date, now: Date, timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.hour, .minute, .weekday], from: date)
+        let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        if calendar.isDate(date, inSameDayAs: now) { return time }
+        if let tomorrow = calendar.date(byAdding: .day, value: 1, to: now), calendar.isDate(date, inSameDayAs: tomorrow) {
+            return "tomorrow \(time)"
+        }
+        let name = OpeningHours.weekdayNames[OpeningHours.isoWeekday(parts.weekday ?? 2) - 1].prefix(3)
+        return "\(name) \(time)"
+    }
+
+    /// "08:00–13:00, 15:00–20:00" or "Closed".
+    static func intervals(_ intervals: [OpeningInterval]) -> String {
+        guard !intervals.isEmpty else { return "Closed" }
+        return intervals.map { "\(OpeningHours.clockText($0.opens))–\(OpeningHours.clockText($0.closes))" }
+            .joined(separator: ", ")
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+
+/// One store in the list: everything a shopper compares, already formatted.
+struct StoreCard {
+    var id: Int64
+    var name: String
+    var address: String
+    var href: String
+    var metres: Double
+    var distance: String
+    var travel: String
+    var hoursToday: String
+    var isOpen: Bool
+    var openText: String
+    var peopleInside: Int
+    var capacity: Int
+    var wait: String
+    var light: String
+    var reason: String
+    var latitude: String
+    var longitude: String
+
+    init(listing: StoreListing, traffic: StoreTraffic, shopper: ShopperContext, now: Date) {
+        let store = listing.store
+        let hours = listing.openingHours
+        let status = StoreStatus(capacity: store.capacity, hours: hours, traffic: traffic, now: now)
+        id = store.id ?? 0
+        name = store.name
+        address = store.address
+        href = "/stores/\(id)?" + shopper.query()
+        metres = shopper.position.distance(to: store.position)
+        distance = Formatting.distance(metres: metres)
+        travel = Formatting.duration(shopper.mode.travelTime(metres: metres)) + " " + shopper.mode.phrase
+        hoursToday = Formatting.intervals(hours.intervals(on: now))
+        switch status.openState {
+        case .open(let until):
+            isOpen = true
+            openText = "Open until " + Formatting.clock(until, now: now, timeZone: store.zone)
+        case .closed(let opensAt):
+            isOpen = false
+            openText = opensAt.map { "Closed · opens " + Formatting.clock($0, now: now, timeZone: store.zone) } ?? "Closed"
+        }
+        peopleInside = status.peopleInside
+        capacity = status.capacity
+        wait = status.openState.isOpen ? Formatting.wait(status.wait) : "—"
+        light = status.light.rawValue
+        reason = status.reason.text
+        latitude = String(format: "%.5f", store.latitude)
+        longitude = String(format: "%.5f", store.longitude)
+    }
+}
+
+extension TravelMode {
+    /// "on foot", "by car": completes "12 min …".
+    var phrase: String {
+        switch self {
+        case .walking: "on foot"
+        case .car: "by car"
+        case .transit: "by public transport"
+        }
+    }
+}
+
+struct PlaceOption {
+    var key: String
+    var name: String
+    var selected: Bool
+}
+
+struct ModeOption {
+    var key: String
+    var label: String
+    var selected: Bool
+    var href: String
+}
+
+struct HomePage {
+    var positionLabel: String
+    var notice: String?
+    var latitude: String
+    var longitude: String
+    var modePhrase: String
+    var modeKey: String
+    var stores: [StoreCard]
+    var storeCount: Int
+    var places: [PlaceOption]
+    var modes: [ModeOption]
+    var tileURL: String
+    var tileAttribution: String
+
+    init(shopper: ShopperContext, stores: [StoreCard], places: [PlaceOption], modes: [ModeOption], tileURL: String,
+         tileAttribution: String)
+    {
+        positionLabel = shopper.positionLabel
+        notice = shopper.notice
+        latitude = String(format: "%.5f", shopper.position.latitude)
+        longitude = String(format: "%.5f", shopper.position.longitude)
+        modePhrase = shopper.mode.phrase
+        modeKey = shopper.mode.rawValue
+        self.stores = stores
+        storeCount = stores.count
+        self.places = places
+        self.modes = modes
+        self.tileURL = tileURL
+        self.tileAttribution = tileAttribution
+    }
+}
+
+struct StorePage {
+    struct Day {
+        var name: String
+        var hours: String
+        var isToday: Bool
+    }
+
+    struct DepartmentRow {
+        var name: String
+        var minutes: Int
+    }
+
+    var card: StoreCard
+    var phone: String
+    var phoneHref: String
+    var timeZone: String
+    var days: [Day]
+    var departments: [DepartmentRow]
+    var hasDepartments: Bool
+    var backHref: String
+    var positionLabel: String
+    var notice: String?
+
+    init(card: StoreCard, details: StoreDetails, shopper: ShopperContext, now: Date) {
+        self.card = card
+        phone = details.store.phone
+        phoneHref = "tel:" + details.store.phone.filter { $0.isNumber || $0 == "+" }
+        timeZone = details.store.timeZone
+        let hours = details.openingHours
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = details.store.zone
+        let today = OpeningHours.isoWeekday(calendar.component(.weekday, from: now))
+        days = (1...7).map { weekday in
+            Day(name: OpeningHours.weekdayNames[weekday - 1],
+                hours: Formatting.intervals(hours.intervals(weekday: weekday)), isToday: weekday == today)
+        }
+        departments = details.departments.map { DepartmentRow(name: $0.name, minutes: $0.estimatedMinutes) }
+        hasDepartments = !departments.isEmpty
+        backHref = "/?" + shopper.query()
+        positionLabel = shopper.positionLabel
+        notice = shopper.notice
+    }
+}

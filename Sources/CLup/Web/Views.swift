@@ -1,0 +1,82 @@
+import Foundation
+import Mustache
+
+/// The page templates, all loaded and parsed at start-up: a missing or malformed template
+/// stops the worker from starting instead of failing a request later.
+public struct Views: Sendable {
+    /// Every template the application renders. Pages extend `layout`.
+    public enum Template: String, CaseIterable, Sendable {
+        case layout
+        case home
+        case store
+        case error
+    }
+
+    public enum LoadError: Error, CustomStringConvertible {
+        case missing(String)
+        case malformed(String, Error)
+
+        public var description: String {
+            switch self {
+            case .missing(let path): "template not found: \(path)"
+            case .malformed(let path, let error): "template \(path) does not parse: \(error)"
+            }
+        }
+    }
+
+    private let library: MustacheLibrary
+    private let templates: [Template: MustacheTemplate]
+    public let assets: Assets
+
+    public init(templatesDirectory: String, assets: Assets) throws {
+        var library = MustacheLibrary()
+        var templates: [Template: MustacheTemplate] = [:]
+        for template in Template.allCases {
+            let path = "\(templatesDirectory)/\(template.rawValue).mustache"
+            guard let data = FileManager.default.contents(atPath: path) else { throw LoadError.missing(path) }
+            do {
+                let parsed = try MustacheTemplate(string: String(decoding: data, as: UTF8.self))
+                library.register(parsed, named: template.rawValue)
+                templates[template] = parsed
+            } catch {
+                throw LoadError.malformed(path, error)
+            }
+        }
+        self.library = library
+        self.templates = templates
+        self.assets = assets
+    }
+
+    /// Renders a page. The template sees `site` (assets, navigation, title) and `page` (the
+    /// page's own view model). Values are HTML-escaped unless a template says otherwise.
+    public func render<Model>(_ template: Template, title: String, section: Section = .none, page: Model) -> String {
+        let context = PageContext(
+            site: SiteContext(title: title, assets: assets, section: section), page: page)
+        // Every case was loaded in init, so the lookup cannot fail.
+        return templates[template]?.render(context, library: library) ?? ""
+    }
+
+    /// Which navigation entry is current.
+    public enum Section: Sendable {
+        case none, stores
+    }
+}
+
+/// The top-level rendering context.
+struct PageContext<Model> {
+    var site: SiteContext
+    var page: Model
+}
+
+/// What the shared layout needs on every page.
+struct SiteContext {
+    var title: String
+    var assets: Assets
+    var storesCurrent: Bool
+
+    init(title: String, assets: Assets, section: Views.Section) {
+        self.title = title
+        self.assets = assets
+        self.storesCurrent = section == .stores
+    }
+}

@@ -1,0 +1,77 @@
+/// One request as the web server handed it over: the CGI parameters and the body, copied out of
+/// libfcgi's buffers so the value outlives `FCGX_Finish_r` and can cross threads.
+///
+/// Parameter values are kept as bytes: the web server passes the URI and headers as the client
+/// sent them, and only the application knows which of them must be valid UTF-8.
+public struct FastCGIRequest: Sendable {
+    /// CGI parameters (`REQUEST_METHOD`, `QUERY_STRING`, `HTTP_COOKIE`, …) by name.
+    public var params: [String: [UInt8]]
+    /// The request body; empty when `bodyTooLarge` is set.
+    public var body: [UInt8]
+    /// The declared or actual body exceeded the configured limit; the body was not read.
+    public var bodyTooLarge: Bool
+
+    public init(params: [String: [UInt8]], body: [UInt8] = [], bodyTooLarge: Bool = false) {
+        self.params = params
+        self.body = body
+        self.bodyTooLarge = bodyTooLarge
+    }
+
+    /// A parameter decoded as UTF-8, or nil when absent or not valid UTF-8.
+    public func param(_ name: String) -> String? {
+        params[name].flatMap { String(validating: $0, as: UTF8.self) }
+    }
+}
+
+/// What the application answers: a status, headers in order (a name may repeat, as `Set-Cookie`
+/// does) and the body bytes.
+public struct FastCGIResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The CGI response head: a `Status:` line, the headers and the blank line that ends them.
+    /// Header values are stripped of CR and LF so no value can inject a header of its own.
+    public var head: String {
+        var text = "Status: \(status) \(Self.reasonPhrase(status))\r\n"
+        for header in headers {
+            let value = header.value.filter { $0 != "\r" && $0 != "\n" }
+            text += "\(header.name): \(value)\r\n"
+        }
+        text += "\r\n"
+        return text
+    }
+
+    /// The standard reason phrase, for the status line nginx builds from `Status:`.
+    public static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 201: "Created"
+        case 204: "No Content"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 303: "See Other"
+        case 304: "Not Modified"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 409: "Conflict"
+        case 413: "Content Too Large"
+        case 415: "Unsupported Media Type"
+        case 422: "Unprocessable Content"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        default: "Status \(status)"
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import ArgumentParser
+import CLup
+import FastCGI
+import Foundation
+import Logging
+
+/// The `clup` command: serve the site, manage the database, and produce the files nginx needs.
+@main
+struct CLupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clup",
+        abstract: "CLup — customer line-up for grocery stores.",
+        subcommands: [Serve.self, Migrate.self, SeedDemo.self, Generate.self, NginxConfigCommand.self]
+    )
+}
+
+/// Options every command that opens the database shares. Defaults come from the environment
+/// (`CLUP_DATABASE`), so a deployment sets them once.
+struct DatabaseOptions: ParsableArguments {
+    @Option(help: "SQLite database file (created if missing).")
+    var database: String = ProcessInfo.processInfo.environment["CLUP_DATABASE"] ?? "clup.sqlite"
+
+    func open() throws -> AppDatabase {
+        try AppDatabase.open(path: database)
+    }
+}
+
+/// Where templates and static files are, and what pages show.
+struct SiteOptions: ParsableArguments {
+    @Option(help: "Directory of the Mustache templates.")
+    var templates: String = ProcessInfo.processInfo.environment["CLUP_TEMPLATES"] ?? "Templates"
+
+    @Option(name: .customLong("public"), help: "Directory of the static files nginx serves.")
+    var publicDirectory: String = ProcessInfo.processInfo.environment["CLUP_PUBLIC"] ?? "Public"
+
+    @Option(help: "Map tile URL template ({z}/{x}/{y}); the map is skipped when tiles cannot load.")
+    var tileURL: String = ProcessInfo.processInfo.environment["CLUP_TILE_URL"]
+        ?? "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+
+    var settings: SiteSettings { SiteSettings(tileURL: tileURL) }
+
+    func views() throws -> Views {
+        try Views(templatesDirectory: templates, assets: Assets(publicDirectory: publicDirectory))
+    }
+}
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve CLup over FastCGI until SIGTERM or SIGINT.")
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var site: SiteOptions
+
+    @Option(help: "Unix socket to listen on.")
+    var socket: String = ProcessInfo.processInfo.environment["CLUP_SOCKET"] ?? "run/clup.sock"
+
+    @Option(help: "Listen on TCP 127.0.0.1:PORT instead of the unix socket.")
+    var port: Int?
+
+    @Option(help: "Permission bits of the socket, octal (0660 lets the web server's group connect).")
+    var socketMode: String = "0660"
+
+    @Option(help: "Worker threads (default: 2 per core).")
+    var threads: Int = 2 * ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Largest request body accepted, in bytes.")
+    var maxBody: Int = 1 << 20
+
+    func run() throws {
+        let logger = Logger(label: "clup")
+        guard Sodium.ensureInitialized() else { throw ValidationError("libsodium could not be initialised") }
+        guard let mode = mode_t(socketMode, radix: 8) else { throw ValidationError("--socket-mode must be octal") }
+        // Everything that can fail is checked before the socket opens: templates, assets, schema.
+        let views = try site.views()
+        let environment = AppEnvironment(
+            database: try database.open(), now: { Date() }, logger: logger, settings: site.settings)
+        let app = App(environment: environment, views: views)
+        let endpoint: FastCGIServer.Endpoint = port.map { .tcp(port: $0) } ?? .unix(path: socket, mode: mode)
+        let server = try FastCGIServer(
+            configuration: .init(endpoint: endpoint, threads: threads, maxBodySize: maxBody), logger: logger)
+        server.run { request in
+            let response = app.respond(cgiParams: request.params, body: request.body,
+                                       bodyTooLarge: request.bodyTooLarge)
+            return FastCGIResponse(status: response.status, headers: response.headers, body: response.body)
+        }
+    }
+}
+
+struct Migrate: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Create or upgrade the database schema.")
+
+    @OptionGroup var database: DatabaseOptions
+
+    func run() throws {
+        _ = try database.open()  // opening runs the migrations
+        print("database \(database.database) is up to date")
+    }
+}
+
+struct SeedDemo: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "seed-demo", abstract: "Load the demo stores across Milan into an empty database.")
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: "Time zone of the demo stores.")
+    var timeZone: String = "Europe/Rome"
+
+    func run() throws {
+        guard let zone = TimeZone(identifier: timeZone) else { throw ValidationError("unknown time zone \(timeZone)") }
+        let added = try DemoData.seed(try database.open(), now: Date(), timeZone: zone)
+        print(added > 0 ? "added \(added) demo stores" : "the database already has stores; nothing added")
+    }
+}
+
+struct Generate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write the static pages nginx serves when the worker cannot answer (413, 502).")
+
+    @OptionGroup var site: SiteOptions
+
+    @Option(help: "Directory to write the pages to.")
+    var output: String = "Public/errors"
+
+    func run() throws {
+        let environment = AppEnvironment(
+            database: try AppDatabase.inMemory(), now: { Date() }, logger: Logger(label: "clup"),
+            settings: site.settings)
+        let app = App(environment: environment, views: try site.views())
+        try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        let pages = [
+            (413, HTTPError.payloadTooLarge.message),
+            (502, "CLup is restarting or busy for a moment. Please reload the page in a few seconds."),
+        ]
+        for (status, message) in pages {
+            let path = "\(output)/\(status).html"
+            try app.renderErrorPage(status: status, message: message).write(toFile: path, atomically: true, encoding: .utf8)
+            print("wrote \(path)")
+        }
+    }
+}
+
+struct NginxConfigCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "nginx-config", abstract: "Print the local nginx configuration for these paths and ports.")
+
+    @Option(help: "The template to fill.") var template: String = "nginx/clup-local.conf.in"
+    @Option(help: "HTTP port on 127.0.0.1.") var port: Int = 8080
+    @Option(help: "Directory for nginx's pid, logs and temporary files.") var runDir: String
+    @Option(help: "The worker's unix socket.") var socket: String?
+    @Option(help: "The worker's TCP port, instead of a socket.") var workerPort: Int?
+    @Option(name: .customLong("public"), help: "Static files.") var publicDirectory: String = "Public"
+    @Option(help: "Directory of the nginx snippets.") var nginxDir: String = "nginx"
+    @Option(help: "Leaflet's directory.") var leaflet: String = "/usr/share/javascript/leaflet"
+    @Option(help: "Access log path, or 'off'.") var accessLog: String = "off"
+    @Option(help: "Largest request body, in nginx's notation.") var maxBody: String = "1m"
+    @Option(help: "Map tile URL template, for the Content-Security-Policy.")
+    var tileURL: String = ProcessInfo.processInfo.environment["CLUP_TILE_URL"]
+        ?? "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+
+    func run() throws {
+        func absolute(_ path: String) -> String {
+            path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        }
+        let upstream: String
+        if let workerPort {
+            upstream = "127.0.0.1:\(workerPort)"
+        } else {
+            upstream = "unix:" + absolute(socket ?? "\(runDir)/clup.sock")
+        }
+        let text = try String(contentsOfFile: template, encoding: .utf8)
+        print(try NginxConfig.render(template: text, values: [
+            "PORT": String(port), "RUN_DIR": absolute(runDir), "UPSTREAM": upstream,
+            "PUBLIC_DIR": absolute(publicDirectory), "NGINX_DIR": absolute(nginxDir), "LEAFLET_DIR": leaflet,
+            "ACCESS_LOG": accessLog == "off" ? "off" : absolute(accessLog), "MAX_BODY": maxBody,
+            "TILE_ORIGIN": NginxConfig.imageOrigin(ofTileURL: tileURL),
+        ]), terminator: "")
+    }
+}

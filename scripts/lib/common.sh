@@ -1,0 +1,39 @@
+# Shared by scripts/run, scripts/test and scripts/bench. Sourced, not run.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+
+# Debian packages CLup builds and runs with. nginx is checked by command, so an nginx
+# already installed in another flavour is kept.
+CLUP_PACKAGES=(libfcgi-dev libqrencode-dev libsodium-dev libsqlite3-dev pkg-config libjs-leaflet curl)
+
+# Installs whatever is missing (we are root on a fresh machine; sudo is used if not).
+ensure_packages() {
+    local missing=()
+    for package in "$@"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        local sudo=""
+        [ "$(id -u)" -ne 0 ] && sudo="sudo"
+        echo "==> installing ${missing[*]}"
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    fi
+}
+
+ensure_nginx() {
+    if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
+        ensure_packages nginx-light
+    fi
+}
+
+ensure_swift() {
+    if ! command -v swift >/dev/null 2>&1; then
+        echo "Swift 6 is required (https://www.swift.org/install/linux/); it was not found on PATH." >&2
+        exit 1
+    fi
+}
+
+NGINX_BIN="$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)"
