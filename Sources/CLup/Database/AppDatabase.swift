@@ -103,8 +103,8 @@ extension AppDatabase {
         return store
     }
 
-    /// Answers whether the database can be read: for `/healthz`.
+    /// Answers whether the database can be read and has its schema: for `/healthz`.
     public func isHealthy() -> Bool {
-        (try? reader.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
+        (try? reader.read { db in try Store.fetchCount(db) }) != nil
     }
 }

@@ -91,13 +91,13 @@ public struct WaitEstimator: Sendable {
         return result
     }
 
-    /// How long a new party of `people` joining the back of the queue would wait; nil if it
-    /// could never enter.
+    /// How long a new party of `people` joining the back of the queue would wait, to the second
+    /// (date arithmetic leaves sub-microsecond residue); nil if it could never enter.
     public func waitForNewParty(
         people: Int, residence: TimeInterval = 30 * 60, traffic: StoreTraffic, now: Date
     ) -> TimeInterval? {
         let newcomer = QueuedParty(people: people, residence: residence)
         guard let entry = entryTimes(traffic: traffic, appending: [newcomer], now: now).last ?? nil else { return nil }
-        return entry.timeIntervalSince(now)
+        return entry.timeIntervalSince(now).rounded()
     }
 }

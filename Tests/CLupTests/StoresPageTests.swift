@@ -1,0 +1,192 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import CLup
+
+/// Request → response through the real app, templates and an in-memory SQLite.
+@Suite("Stores near me and the store page")
+struct StoresPageTests {
+    let database: AppDatabase
+    let app: App
+    let near: Store
+    let far: Store
+
+    init() throws {
+        database = try AppDatabase.inMemory()
+        // Given three stores: one by the Duomo, one near Centrale, one with a hostile name.
+        near = try database.createStore(
+            Fixture.store("Bottega Duomo", at: GeoPoint(latitude: 45.4650, longitude: 9.1890), capacity: 40),
+            hours: Fixture.weekdayHours, departments: [("Bakery", 5), ("Fruit & vegetables", 8)])
+        far = try database.createStore(
+            Fixture.store("Mercato Centrale", at: GeoPoint(latitude: 45.4850, longitude: 9.2040), capacity: 120),
+            hours: (1...7).map { OpeningInterval(weekday: $0, opens: 7 * 60, closes: 26 * 60) }, departments: [])
+        try database.createStore(
+            Fixture.store("<script>alert(\"x\")</script> & 'Co'", at: GeoPoint(latitude: 45.50, longitude: 9.10)),
+            hours: Fixture.weekdayHours, departments: [("<b>Deli</b>", 10)])
+        app = try Fixture.app(database: database)
+    }
+
+    func position(of text: String, in body: String) -> Int? {
+        body.range(of: text).map { body.distance(from: body.startIndex, to: $0.lowerBound) }
+    }
+
+    @Test("stores are listed closest first from the city centre by default")
+    func defaultOrder() throws {
+        let response = app.get("/")
+        #expect(response.status == 200)
+        #expect(response.header("Content-Type") == "text/html; charset=utf-8")
+        let body = response.bodyText
+        #expect(body.contains("Duomo (city centre)"))
+        let first = try #require(position(of: "Bottega Duomo", in: body))
+        let second = try #require(position(of: "Mercato Centrale", in: body))
+        #expect(first < second)
+        #expect(body.contains("3 stores"))
+    }
+
+    @Test("a position near Centrale puts the Centrale store first")
+    func orderFromPosition() throws {
+        for target in ["/?lat=45.4861&lon=9.2044", "/?place=centrale"] {
+            let body = app.get(target).bodyText
+            let centrale = try #require(position(of: "Mercato Centrale", in: body))
+            let duomo = try #require(position(of: "Bottega Duomo", in: body))
+            #expect(centrale < duomo, "\(target)")
+        }
+    }
+
+    @Test("each store shows distance, travel time, hours, people inside, wait and its light")
+    func storeFigures() {
+        let body = app.get("/?place=duomo").bodyText
+        #expect(body.contains("Open until 21:00 · today 08:00–21:00"))
+        #expect(body.contains("Open until tomorrow 02:00 · today 07:00–02:00"))  // open late, past midnight
+        #expect(body.contains("0 / 40"))
+        #expect(body.contains("No wait"))
+        #expect(body.contains("light-green"))
+        // Bottega Duomo is 141 m from the centre (92 m north, 107 m west): shown as 150 m; on
+        // foot 141 × 1.3 m at 4.8 km/h is 137 s, rounded up to 3 min.
+        #expect(body.contains("150 m · 3 min on foot"))
+    }
+
+    @Test("on Sunday the weekday store is red and says when it opens")
+    func closedStore() throws {
+        let sunday = try Fixture.app(now: Fixture.date(2026, 11, 22, 10), database: database)
+        let body = sunday.get("/").bodyText
+        #expect(body.contains("Closed · opens tomorrow 08:00 · today Closed"))
+        #expect(body.contains("light-red"))
+    }
+
+    @Test("choosing a means of transport changes travel times and is remembered in a safe cookie")
+    func travelMode() throws {
+        let response = app.get("/?place=duomo&mode=car")
+        #expect(response.bodyText.contains("by car"))
+        let cookie = try #require(response.header("Set-Cookie"))
+        #expect(cookie.hasPrefix("mode=car; Path=/; Max-Age=31536000"))
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && !cookie.contains("Secure"))
+        // Later visits read the cookie; nothing is set again.
+        let later = app.get("/", cookies: "mode=transit")
+        #expect(later.bodyText.contains("by public transport"))
+        #expect(later.header("Set-Cookie") == nil)
+    }
+
+    @Test("over HTTPS the cookie is Secure")
+    func secureCookie() throws {
+        var request = Request(method: .get, path: "/", query: try FormData(urlEncoded: "mode=car"))
+        request.isHTTPS = true
+        #expect(app.respond(to: request).header("Set-Cookie")?.contains("; Secure") == true)
+    }
+
+    @Test("a position or mode that cannot be read falls back to the defaults and says so",
+          arguments: ["/?lat=abc&lon=9.1", "/?lat=95&lon=9.1", "/?lat=45.4", "/?place=atlantis", "/?mode=rocket"])
+    func badPosition(target: String) {
+        let response = app.get(target)
+        #expect(response.status == 200)
+        #expect(response.bodyText.contains("class=\"notice\""))
+        #expect(response.header("Set-Cookie") == nil)
+    }
+
+    @Test("a store's page shows address, phone, the week's hours and departments")
+    func storePage() throws {
+        let id = try #require(near.id)
+        let response = app.get("/stores/\(id)?place=duomo")
+        #expect(response.status == 200)
+        let body = response.bodyText
+        #expect(body.contains("<h1><span class=\"light light-green\" aria-hidden=\"true\"></span> Bottega Duomo</h1>"))
+        #expect(body.contains("href=\"tel:+390212345678\""))
+        #expect(body.contains("Wednesday (today)"))
+        #expect(body.contains("<td>Closed</td>"))  // Sunday
+        #expect(body.contains("Fruit &amp; vegetables"))
+        #expect(body.contains("0 of 40"))
+    }
+
+    @Test("an unknown or malformed store id is a 404 in the site's layout",
+          arguments: ["/stores/999", "/stores/abc", "/stores/-1", "/stores/0", "/stores/99999999999999999999"])
+    func unknownStore(target: String) {
+        let response = app.get(target)
+        #expect(response.status == 404)
+        #expect(response.bodyText.contains("Page not found"))
+        #expect(response.bodyText.contains("class=\"site-header\""))
+    }
+
+    @Test("a script in a store's name is shown as text, never run", arguments: ["/", "/stores/3"])
+    func escaping(target: String) {
+        let body = app.get(target).bodyText
+        #expect(!body.contains("<script>alert"))
+        #expect(body.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;Co&#39;"))
+        #expect(!body.contains("<b>Deli</b>"))
+    }
+
+    @Test("the wrong method is a 405 that names the allowed ones")
+    func methodNotAllowed() {
+        let response = app.request("POST", "/", body: [], contentType: "application/x-www-form-urlencoded")
+        #expect(response.status == 405)
+        #expect(response.header("Allow") == "GET, HEAD")
+    }
+
+    @Test("an unknown address is a 404")
+    func notFound() {
+        #expect(app.get("/nowhere").status == 404)
+    }
+
+    @Test("invalid UTF-8 in the query is a clear 400")
+    func invalidUTF8() {
+        let response = app.respond(
+            cgiParams: ["REQUEST_METHOD": Array("GET".utf8), "DOCUMENT_URI": Array("/".utf8),
+                        "QUERY_STRING": Array("place=".utf8) + [0xff, 0xfe]],
+            body: [], bodyTooLarge: false)
+        #expect(response.status == 400)
+        #expect(response.bodyText.contains("not valid UTF-8"))
+    }
+
+    @Test("a body over the limit is a 413 page")
+    func tooLarge() {
+        let response = app.respond(cgiParams: ["REQUEST_METHOD": Array("POST".utf8)], body: [], bodyTooLarge: true)
+        #expect(response.status == 413)
+        #expect(response.bodyText.contains("Too much to send"))
+    }
+
+    @Test("a failure inside is a generic 500 that reveals nothing")
+    func internalError() throws {
+        try database.writer.write { db in try db.execute(sql: "DROP TABLE openingInterval") }
+        let response = app.get("/")
+        #expect(response.status == 500)
+        let body = response.bodyText
+        #expect(body.contains("Something went wrong"))
+        #expect(!body.contains("openingInterval") && !body.contains("SQLite") && !body.contains("no such table"))
+    }
+
+    @Test("/healthz answers in JSON")
+    func health() {
+        let response = app.get("/healthz")
+        #expect(response.status == 200)
+        #expect(response.header("Content-Type") == "application/json")
+        #expect(response.bodyText == #"{"database":"ok","status":"ok"}"#)
+    }
+
+    @Test("/healthz reports a database that cannot be read")
+    func unhealthy() throws {
+        try database.writer.write { db in try db.execute(sql: "DROP TABLE store") }
+        let response = app.get("/healthz")
+        #expect(response.status == 503)
+        #expect(response.bodyText.contains("unavailable"))
+    }
+}

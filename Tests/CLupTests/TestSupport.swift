@@ -1,0 +1,70 @@
+import Foundation
+import Logging
+import Testing
+
+@testable import CLup
+
+/// Fixed instants and helpers shared by the suites. Time is always pinned: rules are tested by
+/// moving the clock, never by sleeping.
+enum Fixture {
+    static let rome = TimeZone(identifier: "Europe/Rome")!
+    static let newYork = TimeZone(identifier: "America/New_York")!
+
+    /// The repository root, from this file's location (Tests/CLupTests/TestSupport.swift).
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    /// A local wall-clock time in `zone`.
+    static func date(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int = 0,
+                     in zone: TimeZone = rome) -> Date
+    {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        return calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute))!
+    }
+
+    /// Wednesday 18 November 2026, 10:00 in Milan.
+    static let wednesdayMorning = date(2026, 11, 18, 10)
+
+    static func views() throws -> Views {
+        try Views(templatesDirectory: root + "/Templates", assets: Assets(publicDirectory: root + "/Public"))
+    }
+
+    /// The real app over a fresh in-memory SQLite, with the clock pinned at `now`.
+    static func app(now: Date = wednesdayMorning, database: AppDatabase? = nil) throws -> App {
+        let environment = AppEnvironment(
+            database: try database ?? AppDatabase.inMemory(), now: { now }, logger: Logger(label: "test"),
+            settings: SiteSettings())
+        return App(environment: environment, views: try views())
+    }
+
+    static func store(_ name: String, at position: GeoPoint, capacity: Int = 50) -> Store {
+        Store(name: name, address: "Via Test 1, Milano", phone: "+39 02 1234 5678", position: position,
+              capacity: capacity, timeZone: "Europe/Rome")
+    }
+
+    /// Mon–Sat 08:00–21:00.
+    static let weekdayHours = (1...6).map { OpeningInterval(weekday: $0, opens: 8 * 60, closes: 21 * 60) }
+}
+
+extension App {
+    /// A GET through the same CGI parsing nginx's parameters go through.
+    func get(_ target: String, cookies: String? = nil) -> Response {
+        request("GET", target, cookies: cookies)
+    }
+
+    func request(_ method: String, _ target: String, cookies: String? = nil, body: [UInt8] = [],
+                 contentType: String? = nil) -> Response
+    {
+        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        var params: [String: [UInt8]] = [
+            "REQUEST_METHOD": Array(method.utf8),
+            "REQUEST_URI": Array(target.utf8),
+            "QUERY_STRING": parts.count > 1 ? Array(parts[1].utf8) : [],
+            "REMOTE_ADDR": Array("127.0.0.1".utf8),
+        ]
+        if let cookies { params["HTTP_COOKIE"] = Array(cookies.utf8) }
+        if let contentType { params["CONTENT_TYPE"] = Array(contentType.utf8) }
+        return respond(cgiParams: params, body: body, bodyTooLarge: false)
+    }
+}
