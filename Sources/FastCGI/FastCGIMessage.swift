@@ -41,8 +41,10 @@ public struct FastCGIResponse: Sendable {
     public var head: String {
         var text = "Status: \(status) \(Self.reasonPhrase(status))\r\n"
         for header in headers {
-            let value = header.value.filter { $0 != "\r" && $0 != "\n" }
-            text += "\(header.name): \(value)\r\n"
+            // By scalar: "\r\n" is a single Character, which a Character filter would miss.
+            var value = String.UnicodeScalarView()
+            value.append(contentsOf: header.value.unicodeScalars.filter { $0 != "\r" && $0 != "\n" })
+            text += "\(header.name): \(String(value))\r\n"
         }
         text += "\r\n"
         return text

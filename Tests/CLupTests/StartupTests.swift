@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+
+@testable import CLup
+
+@Suite("Start-up: templates, assets, schema, demo data, nginx configuration")
+struct StartupTests {
+    func temporaryDirectory() throws -> String {
+        let path = NSTemporaryDirectory() + "clup-test-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test("a missing template stops start-up")
+    func missingTemplate() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "{{$content}}{{/content}}".write(toFile: directory + "/layout.mustache", atomically: true, encoding: .utf8)
+        let assets = try Assets(publicDirectory: Fixture.root + "/Public")
+        #expect(throws: Views.LoadError.self) { try Views(templatesDirectory: directory, assets: assets) }
+    }
+
+    @Test("a malformed template stops start-up")
+    func malformedTemplate() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for template in Views.Template.allCases {
+            try "{{#open}} never closed".write(
+                toFile: "\(directory)/\(template.rawValue).mustache", atomically: true, encoding: .utf8)
+        }
+        let assets = try Assets(publicDirectory: Fixture.root + "/Public")
+        #expect(throws: Views.LoadError.self) { try Views(templatesDirectory: directory, assets: assets) }
+    }
+
+    @Test("asset URLs carry a fingerprint of the content; a missing asset stops start-up")
+    func assets() throws {
+        let assets = try Assets(publicDirectory: Fixture.root + "/Public")
+        #expect(assets.stylesheet.wholeMatch(of: /\/assets\/app\.[0-9a-f]{10}\.css/) != nil)
+        #expect(assets.script.wholeMatch(of: /\/assets\/app\.[0-9a-f]{10}\.js/) != nil)
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(throws: Assets.LoadError.self) { try Assets(publicDirectory: directory) }
+    }
+
+    @Test("the schema refuses what no store may be")
+    func schemaChecks() throws {
+        let database = try AppDatabase.inMemory()
+        let valid = Fixture.store("Ok", at: .milanCentre)
+        var noCapacity = valid
+        noCapacity.capacity = 0
+        var emptyName = valid
+        emptyName.name = ""
+        var offTheMap = valid
+        offTheMap.latitude = 123
+        for store in [noCapacity, emptyName, offTheMap] {
+            #expect(throws: (any Error).self) { try database.createStore(store, hours: [], departments: []) }
+        }
+        // Hours whose close is not after their opening, and a department twice, are refused
+        // and the whole store with them.
+        #expect(throws: (any Error).self) {
+            try database.createStore(valid, hours: [OpeningInterval(weekday: 1, opens: 600, closes: 500)], departments: [])
+        }
+        #expect(throws: (any Error).self) {
+            try database.createStore(valid, hours: [], departments: [("Bakery", 5), ("Bakery", 6)])
+        }
+        #expect(try database.storeCount() == 0)
+    }
+
+    @Test("the demo has 30+ stores in Milan with varied capacity, hours and departments")
+    func demo() throws {
+        let database = try AppDatabase.inMemory()
+        let now = Fixture.wednesdayMorning
+        #expect(try DemoData.seed(database, now: now, timeZone: Fixture.rome) >= 30)
+        #expect(try DemoData.seed(database, now: now, timeZone: Fixture.rome) == 0)  // idempotent
+        let listings = try database.storeListings()
+        #expect(listings.count >= 30)
+        #expect(Set(listings.map(\.store.name)).count == listings.count)
+        for listing in listings {
+            let store = listing.store
+            #expect((45.39...45.54).contains(store.latitude) && (9.04...9.28).contains(store.longitude), "\(store.name)")
+            #expect((20...200).contains(store.capacity))
+            let details = try #require(try database.storeDetails(id: store.id ?? 0))
+            #expect((4...10).contains(details.departments.count), "\(store.name)")
+        }
+        let capacities = listings.map(\.store.capacity)
+        #expect(capacities.min()! < 40 && capacities.max()! > 180)
+        let states = listings.map { $0.openingHours.state(at: now) }
+        #expect(states.filter { !$0.isOpen }.count >= 1)
+        // One store is closed all of today, and one is still open at 01:00 tonight.
+        #expect(listings.contains { $0.openingHours.intervals(on: now).isEmpty })
+        #expect(listings.contains { $0.openingHours.state(at: Fixture.date(2026, 11, 19, 1)).isOpen })
+    }
+
+    @Test("the nginx template is filled completely, or not at all")
+    func nginxConfig() throws {
+        let template = try String(contentsOfFile: Fixture.root + "/nginx/clup-local.conf.in", encoding: .utf8)
+        #expect(throws: NginxConfig.RenderError.self) { try NginxConfig.render(template: template, values: ["PORT": "1"]) }
+        let values = ["PORT", "RUN_DIR", "UPSTREAM", "PUBLIC_DIR", "NGINX_DIR", "LEAFLET_DIR", "ACCESS_LOG", "MAX_BODY",
+                      "TILE_ORIGIN"]
+        let text = try NginxConfig.render(template: template, values: Dictionary(uniqueKeysWithValues: values.map { ($0, "x") }))
+        #expect(!text.contains("@"))
+    }
+
+    @Test("the tile server's origin goes into the Content-Security-Policy")
+    func tileOrigin() {
+        #expect(NginxConfig.imageOrigin(ofTileURL: "https://tile.openstreetmap.org/{z}/{x}/{y}.png")
+            == "https://tile.openstreetmap.org")
+        #expect(NginxConfig.imageOrigin(ofTileURL: "https://{s}.tiles.example.org/{z}/{x}/{y}.png")
+            == "https://*.tiles.example.org")
+        #expect(NginxConfig.imageOrigin(ofTileURL: "/tiles/{z}/{x}/{y}.png") == "'self'")
+    }
+}
