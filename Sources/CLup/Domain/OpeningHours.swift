@@ -45,12 +45,6 @@ public struct OpeningHours: Sendable, Hashable {
         self.timeZone = timeZone
     }
 
-    private var calendar: Calendar {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        return calendar
-    }
-
     /// Open or closed at `instant`; when open, until when (a run of back-to-back intervals
     /// counts as one); when closed, the next opening within a week, if any.
     public func state(at instant: Date) -> OpenState {
@@ -65,10 +59,14 @@ public struct OpeningHours: Sendable, Hashable {
         return .closed(opensAt: occurrences.first(where: { $0.start > instant })?.start)
     }
 
+    /// ISO weekday of `instant` in the store's zone.
+    public func weekday(at instant: Date) -> Int {
+        ZoneOffsets.isoWeekday(day: ZoneOffsets.table(for: timeZone, around: instant).localDay(instant).day)
+    }
+
     /// The intervals that open on the local day containing `instant`.
     public func intervals(on instant: Date) -> [OpeningInterval] {
-        let weekday = Self.isoWeekday(calendar.component(.weekday, from: instant))
-        return intervals.filter { $0.weekday == weekday }
+        intervals(weekday: weekday(at: instant))
     }
 
     /// The intervals of one ISO weekday.
@@ -77,30 +75,21 @@ public struct OpeningHours: Sendable, Hashable {
     }
 
     /// Concrete occurrences from the day before `instant` (its intervals may run past
-    /// midnight) to a week after, sorted by start.
+    /// midnight) to a week after, sorted by start. Wall-clock arithmetic on local days, so a
+    /// daylight-saving change does not shift the hours.
     private func occurrences(around instant: Date) -> [(start: Date, end: Date)] {
-        let calendar = self.calendar
-        let today = calendar.startOfDay(for: instant)
+        let offsets = ZoneOffsets.table(for: timeZone, around: instant)
+        let today = offsets.localDay(instant).day
         var result: [(start: Date, end: Date)] = []
-        for offset in -1...7 {
-            guard let day = calendar.date(byAdding: .day, value: offset, to: today) else { continue }
-            let weekday = Self.isoWeekday(calendar.component(.weekday, from: day))
+        for day in (today - 1)...(today + 7) {
+            let weekday = ZoneOffsets.isoWeekday(day: day)
+            let midnight = day * ZoneOffsets.secondsPerDay
             for interval in intervals where interval.weekday == weekday {
-                guard let start = Self.localTime(interval.opens, on: day, calendar: calendar),
-                    let end = Self.localTime(interval.closes, on: day, calendar: calendar)
-                else { continue }
-                result.append((start, end))
+                result.append((offsets.instant(localSeconds: midnight + interval.opens * 60),
+                               offsets.instant(localSeconds: midnight + interval.closes * 60)))
             }
         }
         return result.sorted { $0.start < $1.start }
-    }
-
-    /// The instant `minutes` after local midnight of `day`; minutes past 24 h fall on the next
-    /// day. Wall-clock arithmetic, so a DST change does not shift the hours.
-    private static func localTime(_ minutes: Int, on day: Date, calendar: Calendar) -> Date? {
-        guard let date = calendar.date(byAdding: .day, value: minutes / 1440, to: day) else { return nil }
-        let rest = minutes % 1440
-        return calendar.date(bySettingHour: rest / 60, minute: rest % 60, second: 0, of: date)
     }
 
     /// Foundation numbers weekdays from Sunday = 1; ISO from Monday = 1.

@@ -25,18 +25,17 @@ enum Formatting {
         return interval < 60 ? "No wait" : "about " + duration(interval)
     }
 
-    /// "21:00", or "Tue 08:00" when `date` is not on the same local day as `now`.
+    /// "21:00", "tomorrow 08:00", or "Tue 08:00" when further: `date` as read on the store's
+    /// clock, relative to `now`.
     static func clock(_ date: Date, now: Date, timeZone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.hour, .minute, .weekday], from: date)
-        let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
-        if calendar.isDate(date, inSameDayAs: now) { return time }
-        if let tomorrow = calendar.date(byAdding: .day, value: 1, to: now), calendar.isDate(date, inSameDayAs: tomorrow) {
-            return "tomorrow \(time)"
+        let offsets = ZoneOffsets.table(for: timeZone, around: now)
+        let (day, second) = offsets.localDay(date)
+        let time = String(format: "%02d:%02d", second / 3600, second % 3600 / 60)
+        switch day - offsets.localDay(now).day {
+        case 0: return time
+        case 1: return "tomorrow \(time)"
+        default: return "\(OpeningHours.weekdayNames[ZoneOffsets.isoWeekday(day: day) - 1].prefix(3)) \(time)"
         }
-        let name = OpeningHours.weekdayNames[OpeningHours.isoWeekday(parts.weekday ?? 2) - 1].prefix(3)
-        return "\(name) \(time)"
     }
 
     /// "08:00–13:00, 15:00–20:00" or "Closed".

@@ -135,9 +135,7 @@ struct StorePage {
         phoneHref = "tel:" + details.store.phone.filter { $0.isNumber || $0 == "+" }
         timeZone = details.store.timeZone
         let hours = details.openingHours
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = details.store.zone
-        let today = OpeningHours.isoWeekday(calendar.component(.weekday, from: now))
+        let today = hours.weekday(at: now)
         days = (1...7).map { weekday in
             Day(name: OpeningHours.weekdayNames[weekday - 1],
                 hours: Formatting.intervals(hours.intervals(weekday: weekday)), isToday: weekday == today)

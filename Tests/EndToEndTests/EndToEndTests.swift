@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+/// A user's view of CLup: real nginx, the real worker, an SQLite file, HTTP over loopback.
+@Suite("End to end through nginx", .serialized)
+struct EndToEndTests {
+    @Test("the home page, a store page and static files, with security headers")
+    func browse() throws {
+        let stack = try Stack()
+
+        // The home page lists the demo stores.
+        let home = try stack.get("/")
+        #expect(home.status == 200)
+        #expect(home.body.contains("Mercato Fresco Duomo"))
+        #expect(home.body.contains("34 stores"))
+        #expect(home.header("Content-Security-Policy")?.contains("script-src 'self'") == true)
+        #expect(home.header("Content-Security-Policy")?.contains("frame-ancestors 'none'") == true)
+        #expect(home.header("X-Content-Type-Options") == "nosniff")
+        #expect(home.header("Referrer-Policy") == "strict-origin-when-cross-origin")
+        #expect(home.header("Cache-Control") == "no-store")
+
+        // Its stylesheet, fingerprinted, is served by nginx with a year's cache.
+        let stylesheet = try #require(home.body.firstMatch(of: /href="(\/assets\/app\.[0-9a-f]{10}\.css)"/)?.1)
+        let css = try stack.get(String(stylesheet))
+        #expect(css.status == 200)
+        #expect(css.header("Content-Type") == "text/css")
+        #expect(css.header("Cache-Control") == "public, max-age=31536000, immutable")
+        #expect(css.body.contains(".store-link"))
+        #expect(try stack.get("/vendor/leaflet/leaflet.js").status == 200)
+
+        // A store page, a missing page, a malformed query and the health check.
+        let store = try stack.get("/stores/1?mode=car")
+        #expect(store.status == 200)
+        #expect(store.body.contains("Opening hours"))
+        #expect(store.header("Set-Cookie")?.hasPrefix("mode=car;") == true)
+        let missing = try stack.get("/no/such/page")
+        #expect(missing.status == 404)
+        #expect(missing.body.contains("Page not found"))
+        #expect(try stack.get("/?place=%FF").status == 400)
+        let health = try stack.get("/healthz")
+        #expect(health.body == #"{"database":"ok","status":"ok"}"#)
+    }
+
+    @Test("oversized bodies are refused with the site's 413 page")
+    func oversized() throws {
+        let stack = try Stack(maxBody: "64k")
+        let response = try stack.post("/", body: String(repeating: "a", count: 200_000))
+        #expect(response.status == 413)
+        #expect(response.body.contains("Too much to send"))
+    }
+
+    @Test("SIGTERM stops the worker cleanly; nginx keeps serving static files and says CLup is restarting")
+    func shutdown() throws {
+        let stack = try Stack()
+        #expect(try stack.get("/").status == 200)
+        #expect(try stack.stopWorker() == 0)
+        #expect(!FileManager.default.fileExists(atPath: stack.socket))
+
+        // Static files never needed the worker.
+        let home = try stack.get("/")
+        #expect(home.status == 502)
+        #expect(home.body.contains("CLup is restarting"))
+        #expect(try stack.get("/vendor/leaflet/leaflet.css").status == 200)
+
+        // A new worker picks up where the old one left off.
+        try stack.startWorker()
+        #expect(try stack.get("/").body.contains("Mercato Fresco Duomo"))
+    }
+}

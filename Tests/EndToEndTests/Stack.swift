@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real deployment on loopback: the `clup` worker on a unix socket with a temporary SQLite
+/// file, and nginx on a free port with the configuration `clup nginx-config` writes.
+final class Stack {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    /// The `clup` executable built beside this test bundle (`swift build --build-tests` builds both).
+    static var clupBinary: String {
+        if let path = ProcessInfo.processInfo.environment["CLUP_BIN"] { return path }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("clup").path
+    }
+
+    static var nginxBinary: String {
+        ["/usr/sbin/nginx", "/usr/bin/nginx"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "nginx"
+    }
+
+    let directory: String
+    let port: Int
+    let database: String
+    var socket: String { directory + "/clup.sock" }
+    private(set) var worker: Process?
+    private var nginx: Process?
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    init(maxBody: String = "64k") throws {
+        directory = NSTemporaryDirectory() + "clup-e2e-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        chmod(directory, 0o755)  // nginx's workers run unprivileged and must reach the socket
+        database = directory + "/clup.sqlite"
+        port = try Self.freePort()
+        try Self.check(FileManager.default.isExecutableFile(atPath: Self.clupBinary),
+                       "clup is not built at \(Self.clupBinary); run scripts/test")
+        _ = try run(Self.clupBinary, ["migrate", "--database", database])
+        _ = try run(Self.clupBinary, ["seed-demo", "--database", database])
+        _ = try run(Self.clupBinary, ["generate", "--templates", Self.root + "/Templates", "--public",
+                                      Self.root + "/Public", "--output", Self.root + "/Public/errors"])
+        let config = try run(Self.clupBinary, [
+            "nginx-config", "--template", Self.root + "/nginx/clup-local.conf.in", "--port", String(port),
+            "--run-dir", directory, "--socket", socket, "--public", Self.root + "/Public",
+            "--nginx-dir", Self.root + "/nginx", "--max-body", maxBody,
+        ])
+        try config.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
+        try startWorker()
+        let nginx = try launch(Self.nginxBinary, ["-e", directory + "/nginx-error.log", "-p", directory,
+                                                 "-c", directory + "/nginx.conf"])
+        self.nginx = nginx
+        try waitUntil("nginx answers on port \(port)") { (try? self.get("/healthz").status) == 200 }
+    }
+
+    func startWorker() throws {
+        worker = try launch(Self.clupBinary, [
+            "serve", "--database", database, "--socket", socket, "--socket-mode", "0666", "--threads", "4",
+            "--templates", Self.root + "/Templates", "--public", Self.root + "/Public", "--max-body", "65536",
+        ])
+        try waitUntil("the worker's socket appears") { FileManager.default.fileExists(atPath: self.socket) }
+    }
+
+    /// Sends SIGTERM to the worker and returns its exit status.
+    func stopWorker() throws -> Int32 {
+        guard let worker else { return 0 }
+        worker.terminate()
+        try waitUntil("the worker exits") { !worker.isRunning }
+        self.worker = nil
+        return worker.terminationStatus
+    }
+
+    deinit {
+        for process in [worker, nginx].compactMap({ $0 }) where process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    // MARK: HTTP through curl, as a user's client would see it
+
+    struct HTTPResponse {
+        var status: Int
+        var headers: [String: String]
+        var body: String
+
+        func header(_ name: String) -> String? { headers[name.lowercased()] }
+    }
+
+    func get(_ path: String) throws -> HTTPResponse {
+        try curl([baseURL + path])
+    }
+
+    func post(_ path: String, body: String, contentType: String = "application/x-www-form-urlencoded") throws
+        -> HTTPResponse
+    {
+        let file = directory + "/body-" + UUID().uuidString
+        try body.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        return try curl(["-X", "POST", "-H", "Content-Type: \(contentType)", "--data-binary", "@" + file, baseURL + path])
+    }
+
+    private func curl(_ arguments: [String]) throws -> HTTPResponse {
+        let output = try run("/usr/bin/curl", ["-s", "-S", "-i", "--max-time", "10", "--globoff"] + arguments)
+        guard let split = output.range(of: "\r\n\r\n") else { throw StackError("no HTTP head in: \(output)") }
+        let headLines = output[..<split.lowerBound].components(separatedBy: "\r\n")
+        let status = Int(headLines[0].split(separator: " ")[1]) ?? 0
+        var headers: [String: String] = [:]
+        for line in headLines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return HTTPResponse(status: status, headers: headers, body: String(output[split.upperBound...]))
+    }
+
+    // MARK: Processes
+
+    struct StackError: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    static func check(_ condition: Bool, _ message: String) throws {
+        if !condition { throw StackError(message) }
+    }
+
+    @discardableResult
+    func run(_ executable: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try Self.check(process.terminationStatus == 0, "\(executable) \(arguments.joined(separator: " ")) failed")
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private func launch(_ executable: String, _ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        return process
+    }
+
+    private func waitUntil(_ what: String, seconds: Double = 15, _ condition: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return }
+            usleep(50_000)
+        }
+        throw StackError("timed out waiting until \(what)")
+    }
+
+    private static func freePort() throws -> Int {
+        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+                guard bind(fd, pointer, length) == 0 else { return -1 }
+                return getsockname(fd, pointer, &length)
+            }
+        }
+        try check(bound == 0, "no free port")
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
