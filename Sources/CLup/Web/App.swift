@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Mustache
 
 /// CLup as a function from `Request` to `Response`. It knows nothing of FastCGI, so tests call
 /// it in-process; the executable wires it to the transport.
@@ -96,6 +97,17 @@ struct ErrorPage {
         case 502, 503, 504: "CLup is restarting"
         case 500...: "Something went wrong"
         default: "Error \(status)"
+        }
+    }
+}
+
+extension ErrorPage: MustacheParent {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "status": status
+        case "title": title
+        case "message": message
+        default: nil
         }
     }
 }

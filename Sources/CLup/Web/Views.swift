@@ -80,3 +80,37 @@ struct SiteContext {
         self.storesCurrent = section == .stores
     }
 }
+
+// MARK: - Template fields
+
+extension PageContext: MustacheParent {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "site": site
+        case "page": page
+        default: nil
+        }
+    }
+}
+
+extension SiteContext: MustacheParent {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "title": title
+        case "assets": assets
+        case "storesCurrent": storesCurrent
+        default: nil
+        }
+    }
+}
+
+extension Assets: MustacheParent {
+    public func child(named key: String) -> Any? {
+        switch key {
+        case "stylesheet": stylesheet
+        case "script": script
+        case "icon": icon
+        default: nil
+        }
+    }
+}

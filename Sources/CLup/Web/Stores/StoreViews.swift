@@ -1,4 +1,5 @@
 import Foundation
+import Mustache
 
 /// One store in the list: everything a shopper compares, already formatted.
 struct StoreCard {
@@ -145,5 +146,116 @@ struct StorePage {
         backHref = "/?" + shopper.query()
         positionLabel = shopper.positionLabel
         notice = shopper.notice
+    }
+}
+
+// MARK: - Template fields
+//
+// Templates look fields up by name through `child(named:)`: explicit and fast, where the
+// library's fallback would reflect over every field of every value on every lookup.
+
+extension StoreCard: MustacheParent {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "id": id
+        case "name": name
+        case "address": address
+        case "href": href
+        case "distance": distance
+        case "travel": travel
+        case "hoursToday": hoursToday
+        case "isOpen": isOpen
+        case "openText": openText
+        case "peopleInside": peopleInside
+        case "capacity": capacity
+        case "wait": wait
+        case "light": light
+        case "reason": reason
+        case "latitude": latitude
+        case "longitude": longitude
+        default: nil
+        }
+    }
+}
+
+extension PlaceOption: MustacheParent {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "key": key
+        case "name": name
+        case "selected": selected
+        default: nil
+        }
+    }
+}
+
+extension ModeOption: MustacheParent {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "key": key
+        case "label": label
+        case "selected": selected
+        case "href": href
+        default: nil
+        }
+    }
+}
+
+extension HomePage: MustacheParent {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "positionLabel": positionLabel
+        case "notice": notice
+        case "latitude": latitude
+        case "longitude": longitude
+        case "modePhrase": modePhrase
+        case "modeKey": modeKey
+        case "stores": stores
+        case "storeCount": storeCount
+        case "places": places
+        case "modes": modes
+        case "tileURL": tileURL
+        case "tileAttribution": tileAttribution
+        default: nil
+        }
+    }
+}
+
+extension StorePage: MustacheParent {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "card": card
+        case "phone": phone
+        case "phoneHref": phoneHref
+        case "timeZone": timeZone
+        case "days": days
+        case "departments": departments
+        case "hasDepartments": hasDepartments
+        case "backHref": backHref
+        case "positionLabel": positionLabel
+        case "notice": notice
+        default: nil
+        }
+    }
+}
+
+extension StorePage.Day: MustacheParent {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "name": name
+        case "hours": hours
+        case "isToday": isToday
+        default: nil
+        }
+    }
+}
+
+extension StorePage.DepartmentRow: MustacheParent {
+    func child(named key: String) -> Any? {
+        switch key {
+        case "name": name
+        case "minutes": minutes
+        default: nil
+        }
     }
 }
