@@ -66,4 +66,33 @@ struct EndToEndTests {
         try stack.startWorker()
         #expect(try stack.get("/").body.contains("Mercato Fresco Duomo"))
     }
+
+    @Test("SIGTERM under load: every request in flight is answered in full, the rest see the restarting page")
+    func drainOnShutdown() throws {
+        let stack = try Stack()
+        let fullSize = try stack.get("/?place=duomo").body.utf8.count
+
+        // Given 80 page requests, up to 20 at a time, …
+        let urls = (0..<80).flatMap { _ in ["-o", "/dev/null", stack.baseURL + "/?place=duomo"] }
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = ["-s", "--parallel", "--parallel-max", "20", "-w", "%{http_code} %{size_download}\\n"] + urls
+        let output = Pipe()
+        curl.standardOutput = output
+        try curl.run()
+        // … when the worker is told to stop while they are being served,
+        usleep(150_000)
+        #expect(try stack.stopWorker() == 0)
+        let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .split(separator: "\n").map { $0.split(separator: " ") }
+        curl.waitUntilExit()
+
+        // then every answer is a whole page or the 502 page: nothing cut off, no reset.
+        #expect(lines.count == 80)
+        let served = lines.filter { $0.first == "200" }
+        let refused = lines.filter { $0.first == "502" }
+        #expect(served.count + refused.count == 80, "\(lines)")
+        #expect(!served.isEmpty)
+        #expect(served.allSatisfy { Int($0[1]) == fullSize })
+    }
 }
