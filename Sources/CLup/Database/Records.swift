@@ -101,23 +101,28 @@ public struct Department: Codable, Sendable, Hashable, Identifiable, FetchableRe
     }
 }
 
-/// A store with its opening hours: what the store list needs.
-public struct StoreListing: Decodable, Sendable, FetchableRecord {
-    public var store: Store
-    public var openingIntervals: [OpeningIntervalRecord]
+/// A store fetched with its opening intervals.
+public protocol StoreWithHours {
+    var store: Store { get }
+    var openingIntervals: [OpeningIntervalRecord] { get }
+}
 
+extension StoreWithHours {
+    /// The intervals as the domain evaluates them, in the store's zone.
     public var openingHours: OpeningHours {
         OpeningHours(intervals: openingIntervals.map(\.interval), timeZone: store.zone)
     }
 }
 
+/// A store with its opening hours: what the store list needs.
+public struct StoreListing: Decodable, Sendable, FetchableRecord, StoreWithHours {
+    public var store: Store
+    public var openingIntervals: [OpeningIntervalRecord]
+}
+
 /// A store with everything its page shows.
-public struct StoreDetails: Decodable, Sendable, FetchableRecord {
+public struct StoreDetails: Decodable, Sendable, FetchableRecord, StoreWithHours {
     public var store: Store
     public var openingIntervals: [OpeningIntervalRecord]
     public var departments: [Department]
-
-    public var openingHours: OpeningHours {
-        OpeningHours(intervals: openingIntervals.map(\.interval), timeZone: store.zone)
-    }
 }

@@ -21,9 +21,7 @@ struct StoreCard {
     var latitude: String
     var longitude: String
 
-    init(listing: StoreListing, traffic: StoreTraffic, shopper: ShopperContext, now: Date) {
-        let store = listing.store
-        let hours = listing.openingHours
+    init(store: Store, hours: OpeningHours, traffic: StoreTraffic, shopper: ShopperContext, now: Date) {
         let status = StoreStatus(capacity: store.capacity, hours: hours, traffic: traffic, now: now)
         id = store.id ?? 0
         name = store.name

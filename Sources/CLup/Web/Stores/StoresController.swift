@@ -4,15 +4,14 @@ import Foundation
 struct StoresController {
     let app: App
 
-    private var now: Date { app.environment.now() }
-
     /// The stores sorted by distance from the shopper, each with its live status.
     func home(_ request: Request) throws -> Response {
         let shopper = ShopperContext(request: request, settings: app.environment.settings)
-        let now = self.now
+        let now = app.environment.now()
         let cards = try app.environment.database.storeListings()
             .map { listing in
-                StoreCard(listing: listing, traffic: traffic(for: listing.store), shopper: shopper, now: now)
+                StoreCard(store: listing.store, hours: listing.openingHours, traffic: traffic(for: listing.store),
+                          shopper: shopper, now: now)
             }
             .sorted { ($0.metres, $0.id) < ($1.metres, $1.id) }
         let settings = app.environment.settings
@@ -37,8 +36,9 @@ struct StoresController {
             throw HTTPError.notFound
         }
         let shopper = ShopperContext(request: request, settings: app.environment.settings)
-        let listing = StoreListing(store: details.store, openingIntervals: details.openingIntervals)
-        let card = StoreCard(listing: listing, traffic: traffic(for: details.store), shopper: shopper, now: now)
+        let now = app.environment.now()  // once: every figure on the page is for the same instant
+        let card = StoreCard(store: details.store, hours: details.openingHours, traffic: traffic(for: details.store),
+                             shopper: shopper, now: now)
         let page = StorePage(card: card, details: details, shopper: shopper, now: now)
         var response = Response.html(app.views.render(.store, title: details.store.name, page: page))
         shopper.remember(in: &response, secure: request.isHTTPS)
