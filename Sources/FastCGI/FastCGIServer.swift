@@ -148,11 +148,12 @@ public final class FastCGIServer: @unchecked Sendable {
             return
         }
         defer { FCGX_Free(&request, 0) }
-        while true {
-            let accepted = FCGX_Accept_r(&request)
-            if isStopping { break }
-            guard accepted >= 0 else {
-                logger.error("accept failed: \(accepted)")
+        while !isStopping {
+            // A request accepted while stopping is still served: only a failed accept (the
+            // listening socket shut down) ends the loop.
+            guard FCGX_Accept_r(&request) >= 0 else {
+                if isStopping { break }
+                logger.error("FCGX_Accept_r failed: \(String(cString: strerror(errno)))")
                 usleep(10_000)  // e.g. out of descriptors: back off instead of spinning
                 continue
             }
