@@ -75,24 +75,34 @@ struct StoresPageTests {
         #expect(body.contains("light-red"))
     }
 
+    @Test("the position and transport forms offer every place and mode, the current one selected")
+    func formOptions() {
+        let body = app.get("/?place=navigli&mode=car").bodyText
+        #expect(body.contains(#"<option value="navigli" selected>Navigli (Darsena)</option>"#))
+        #expect(body.contains(#"<option value="duomo">Duomo (city centre)</option>"#))
+        #expect(body.contains(#"<option value="car" selected>Car</option>"#))
+        #expect(body.contains(#"<option value="transit">Public transport</option>"#))
+        #expect(body.contains(#"<a href="/?place=navigli&amp;mode=walking">On foot</a>"#))
+    }
+
     @Test("choosing a means of transport changes travel times and is remembered in a safe cookie")
     func travelMode() throws {
         let response = app.get("/?place=duomo&mode=car")
         #expect(response.bodyText.contains("by car"))
-        let cookie = try #require(response.header("Set-Cookie"))
+        let cookie = try #require(response.setCookie(named: "mode"))
         #expect(cookie.hasPrefix("mode=car; Path=/; Max-Age=31536000"))
         #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && !cookie.contains("Secure"))
         // Later visits read the cookie; nothing is set again.
         let later = app.get("/", cookies: "mode=transit")
         #expect(later.bodyText.contains("by public transport"))
-        #expect(later.header("Set-Cookie") == nil)
+        #expect(later.setCookie(named: "mode") == nil)
     }
 
     @Test("over HTTPS the cookie is Secure")
     func secureCookie() throws {
         var request = Request(method: .get, path: "/", query: try FormData(urlEncoded: "mode=car"))
         request.isHTTPS = true
-        #expect(app.respond(to: request).header("Set-Cookie")?.contains("; Secure") == true)
+        #expect(app.respond(to: request).setCookie(named: "mode")?.contains("; Secure") == true)
     }
 
     @Test("a position or mode that cannot be read falls back to the defaults and says so",
@@ -101,7 +111,7 @@ struct StoresPageTests {
         let response = app.get(target)
         #expect(response.status == 200)
         #expect(response.bodyText.contains("class=\"notice\""))
-        #expect(response.header("Set-Cookie") == nil)
+        #expect(response.setCookie(named: "mode") == nil)
     }
 
     @Test("a store's page shows address, phone, the week's hours and departments")

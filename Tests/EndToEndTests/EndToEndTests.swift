@@ -32,7 +32,7 @@ struct EndToEndTests {
         let store = try stack.get("/stores/1?mode=car")
         #expect(store.status == 200)
         #expect(store.body.contains("Opening hours"))
-        #expect(store.header("Set-Cookie")?.hasPrefix("mode=car;") == true)
+        #expect(store.cookie("mode")?.hasPrefix("mode=car;") == true)
         let missing = try stack.get("/no/such/page")
         #expect(missing.status == 404)
         #expect(missing.body.contains("Page not found"))

@@ -85,9 +85,12 @@ final class Stack {
     struct HTTPResponse {
         var status: Int
         var headers: [String: String]
+        var cookies: [String] = []
         var body: String
 
         func header(_ name: String) -> String? { headers[name.lowercased()] }
+        /// The Set-Cookie value for cookie `name`.
+        func cookie(_ name: String) -> String? { cookies.last { $0.hasPrefix(name + "=") } }
     }
 
     func get(_ path: String) throws -> HTTPResponse {
@@ -109,11 +112,15 @@ final class Stack {
         let headLines = output[..<split.lowerBound].components(separatedBy: "\r\n")
         let status = Int(headLines[0].split(separator: " ")[1]) ?? 0
         var headers: [String: String] = [:]
+        var cookies: [String] = []
         for line in headLines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let name = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[name] = value
+            if name == "set-cookie" { cookies.append(value) }
         }
-        return HTTPResponse(status: status, headers: headers, body: String(output[split.upperBound...]))
+        return HTTPResponse(status: status, headers: headers, cookies: cookies, body: String(output[split.upperBound...]))
     }
 
     // MARK: Processes

@@ -10,9 +10,11 @@ public struct App: Sendable {
     private let router: Router<Route>
 
     enum Route: Sendable {
-        case home
-        case store
-        case health
+        case home, store, health
+        case signUpForm, signUp, signInForm, signIn, signOut, signOutEverywhere
+        case confirmForm, confirm, resendConfirmation, forgotForm, forgot, resetForm, reset
+        case account, updateProfile, changePassword, deleteAccount
+        case manage, manageStore
     }
 
     public init(environment: AppEnvironment, views: Views) {
@@ -22,41 +24,110 @@ public struct App: Sendable {
         router.add(.get, "/", .home)
         router.add(.get, "/stores/{id}", .store)
         router.add(.get, "/healthz", .health)
+        router.add(.get, "/signup", .signUpForm)
+        router.add(.post, "/signup", .signUp)
+        router.add(.get, "/signin", .signInForm)
+        router.add(.post, "/signin", .signIn)
+        router.add(.post, "/signout", .signOut)
+        router.add(.post, "/signout/everywhere", .signOutEverywhere)
+        router.add(.get, "/confirm", .confirmForm)
+        router.add(.post, "/confirm", .confirm)
+        router.add(.post, "/confirm/resend", .resendConfirmation)
+        router.add(.get, "/forgot", .forgotForm)
+        router.add(.post, "/forgot", .forgot)
+        router.add(.get, "/reset", .resetForm)
+        router.add(.post, "/reset", .reset)
+        router.add(.get, "/account", .account)
+        router.add(.post, "/account/profile", .updateProfile)
+        router.add(.post, "/account/password", .changePassword)
+        router.add(.post, "/account/delete", .deleteAccount)
+        router.add(.get, "/manage", .manage)
+        router.add(.get, "/manage/stores/{id}", .manageStore)
         self.router = router
     }
 
-    /// Answers every request: an `HTTPError` becomes its page; anything else is logged and
+    /// Answers every request. The visitor is resolved and, for a POST, the CSRF token checked
+    /// before any handler runs. An `HTTPError` becomes its page; anything else is logged and
     /// becomes a generic 500 that reveals nothing of the cause.
     public func respond(to request: Request) -> Response {
+        var visitor = Visitor.anonymous
         do {
+            let now = environment.now()
+            visitor = try Visitor.resolve(request, database: environment.database, now: now)
             let (route, parameters) = try router.match(method: request.method, path: request.path)
-            let stores = StoresController(app: self)
-            switch route {
-            case .home: return try stores.home(request)
-            case .store: return try stores.store(request, id: parameters["id"] ?? "")
-            case .health: return health()
+            var form = FormData()
+            if request.method == .post {
+                form = try request.form()
+                try visitor.checkCSRF(form)
             }
+            let context = RequestContext(request: request, visitor: visitor, form: form, parameters: parameters, now: now)
+            var response = try dispatch(route, context)
+            // First, so a cookie the handler sets (a new session) overrides one cleared here.
+            response.headers.insert(contentsOf: visitor.cookies.map { ("Set-Cookie", $0.headerValue) }, at: 0)
+            return response
         } catch let error as HTTPError {
-            return errorPage(error)
+            var response = errorPage(error, visitor: visitor)
+            visitor.cookies.forEach { response.setCookie($0) }
+            return response
         } catch {
             environment.logger.error("\(request.method.rawValue) \(request.path) failed: \(String(reflecting: error))")
-            return errorPage(HTTPError(500, "Something went wrong on our side. Please try again in a moment."))
+            return errorPage(HTTPError(500, "Something went wrong on our side. Please try again in a moment."),
+                             visitor: visitor)
+        }
+    }
+
+    private func dispatch(_ route: Route, _ context: RequestContext) throws -> Response {
+        let stores = StoresController(app: self)
+        let accounts = AccountsController(app: self)
+        let manage = ManageController(app: self)
+        switch route {
+        case .home: return try stores.home(context)
+        case .store: return try stores.store(context)
+        case .health: return health()
+        case .signUpForm: return accounts.signUpForm(context)
+        case .signUp: return try accounts.signUp(context)
+        case .signInForm: return accounts.signInForm(context)
+        case .signIn: return try accounts.signIn(context)
+        case .signOut: return try accounts.signOut(context)
+        case .signOutEverywhere: return try accounts.signOutEverywhere(context)
+        case .confirmForm: return try accounts.confirmForm(context)
+        case .confirm: return try accounts.confirm(context)
+        case .resendConfirmation: return try accounts.resendConfirmation(context)
+        case .forgotForm: return accounts.forgotForm(context)
+        case .forgot: return try accounts.forgot(context)
+        case .resetForm: return try accounts.resetForm(context)
+        case .reset: return try accounts.reset(context)
+        case .account: return try accounts.account(context)
+        case .updateProfile: return try accounts.updateProfile(context)
+        case .changePassword: return try accounts.changePassword(context)
+        case .deleteAccount: return try accounts.deleteAccount(context)
+        case .manage: return try manage.list(context)
+        case .manageStore: return try manage.store(context)
         }
     }
 
     /// The transport's entry point: a body over the limit is refused before anything is parsed.
     public func respond(cgiParams: [String: [UInt8]], body: [UInt8], bodyTooLarge: Bool) -> Response {
-        if bodyTooLarge { return errorPage(.payloadTooLarge) }
+        if bodyTooLarge { return errorPage(.payloadTooLarge, visitor: .anonymous) }
         do {
             return respond(to: try Request(cgiParams: cgiParams, body: body))
         } catch {
-            return errorPage(error)
+            return errorPage(error, visitor: .anonymous)
         }
     }
 
-    /// An error page in the site's layout.
-    public func errorPage(_ error: HTTPError) -> Response {
-        var response = Response.html(renderErrorPage(status: error.status, message: error.message), status: error.status)
+    /// Renders a page of the site for this visitor.
+    func page<Model>(_ template: Views.Template, title: String, section: Views.Section = .none, _ context: RequestContext,
+                     _ model: Model, status: Int = 200) -> Response
+    {
+        .html(views.render(template, title: title, section: section, visitor: context.visitor, page: model), status: status)
+    }
+
+    /// An error page in the site's layout; a redirect "error" becomes the redirect.
+    public func errorPage(_ error: HTTPError, visitor: Visitor = .anonymous) -> Response {
+        if error.status == 303, let location = error.headers["Location"] { return .redirect(to: location) }
+        var response = Response.html(renderErrorPage(status: error.status, message: error.message, visitor: visitor),
+                                     status: error.status)
         for (name, value) in error.headers.sorted(by: { $0.key < $1.key }) {
             response.headers.append((name, value))
         }
@@ -65,9 +136,10 @@ public struct App: Sendable {
 
     /// The HTML of an error page; also used to generate the static pages nginx serves when the
     /// worker cannot answer (413, 502).
-    public func renderErrorPage(status: Int, message: String) -> String {
+    public func renderErrorPage(status: Int, message: String, visitor: Visitor = .anonymous) -> String {
         let title = ErrorPage.title(for: status)
-        return views.render(.error, title: title, page: ErrorPage(status: status, title: title, message: message))
+        return views.render(.error, title: title, visitor: visitor,
+                            page: ErrorPage(status: status, title: title, message: message))
     }
 
     /// `/healthz`: whether the worker can read its database, as JSON for load balancers.
@@ -94,6 +166,8 @@ struct ErrorPage {
         case 405: "Not allowed here"
         case 413: "Too much to send"
         case 415: "Unsupported form"
+        case 403: "Not allowed"
+        case 429: "Too many attempts"
         case 502, 503, 504: "CLup is restarting"
         case 500...: "Something went wrong"
         default: "Error \(status)"

@@ -26,15 +26,19 @@ public struct SiteSettings: Sendable {
     public var defaultPlace: Place
     /// Named points offered instead of geolocation.
     public var places: [Place]
+    /// The site's public address, for links in emails (no trailing slash).
+    public var baseURL: String
 
     public init(
         tileURL: String = "https://tile.openstreetmap.org/{z}/{x}/{y}.png",
         tileAttribution: String = "© OpenStreetMap contributors",
-        places: [Place] = Place.milan
+        places: [Place] = Place.milan,
+        baseURL: String = "http://127.0.0.1:8080"
     ) {
         self.tileURL = tileURL
         self.tileAttribution = tileAttribution
         self.places = places
         self.defaultPlace = places[0]
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
     }
 }

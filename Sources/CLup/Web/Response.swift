@@ -41,6 +41,12 @@ public struct Response: Sendable {
 
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 
+    /// The `Set-Cookie` value for cookie `name`, if this response sets it (the last one wins,
+    /// as in a browser).
+    public func setCookie(named name: String) -> String? {
+        headers.last { $0.name == "Set-Cookie" && $0.value.hasPrefix(name + "=") }?.value
+    }
+
     public mutating func setCookie(_ cookie: Cookie) {
         headers.append(("Set-Cookie", cookie.headerValue))
     }

@@ -10,6 +10,15 @@ public struct Views: Sendable {
         case home
         case store
         case error
+        case signup
+        case signin
+        case confirm
+        case forgot
+        case reset
+        case message
+        case account
+        case manage
+        case manageStore = "manage-store"
     }
 
     public enum LoadError: Error, CustomStringConvertible {
@@ -49,16 +58,18 @@ public struct Views: Sendable {
 
     /// Renders a page. The template sees `site` (assets, navigation, title) and `page` (the
     /// page's own view model). Values are HTML-escaped unless a template says otherwise.
-    public func render<Model>(_ template: Template, title: String, section: Section = .none, page: Model) -> String {
+    public func render<Model>(_ template: Template, title: String, section: Section = .none, visitor: Visitor,
+                              page: Model) -> String
+    {
         let context = PageContext(
-            site: SiteContext(title: title, assets: assets, section: section), page: page)
+            site: SiteContext(title: title, assets: assets, section: section, visitor: visitor), page: page)
         // Every case was loaded in init, so the lookup cannot fail.
         return templates[template]?.render(context, library: library) ?? ""
     }
 
     /// Which navigation entry is current.
     public enum Section: Sendable {
-        case none, stores
+        case none, stores, account, manage
     }
 }
 
@@ -68,16 +79,31 @@ struct PageContext<Model> {
     var page: Model
 }
 
-/// What the shared layout needs on every page.
+/// What the shared layout needs on every page: assets, navigation, who is signed in, and the
+/// CSRF token for the forms (sign out is a form in the header).
 struct SiteContext {
     var title: String
     var assets: Assets
     var storesCurrent: Bool
+    var accountCurrent: Bool
+    var manageCurrent: Bool
+    var csrf: String
+    var signedIn: Bool
+    var userName: String?
+    var isManager: Bool
+    var unconfirmed: Bool
 
-    init(title: String, assets: Assets, section: Views.Section) {
+    init(title: String, assets: Assets, section: Views.Section, visitor: Visitor) {
         self.title = title
         self.assets = assets
-        self.storesCurrent = section == .stores
+        storesCurrent = section == .stores
+        accountCurrent = section == .account
+        manageCurrent = section == .manage
+        csrf = visitor.csrfToken
+        signedIn = visitor.user != nil
+        userName = visitor.user?.displayName
+        isManager = visitor.user.map { $0.role != .customer } ?? false
+        unconfirmed = visitor.user.map { !$0.isConfirmed } ?? false
     }
 }
 
@@ -99,6 +125,13 @@ extension SiteContext: MustacheParent {
         case "title": title
         case "assets": assets
         case "storesCurrent": storesCurrent
+        case "accountCurrent": accountCurrent
+        case "manageCurrent": manageCurrent
+        case "csrf": csrf
+        case "signedIn": signedIn
+        case "userName": userName
+        case "isManager": isManager
+        case "unconfirmed": unconfirmed
         default: nil
         }
     }

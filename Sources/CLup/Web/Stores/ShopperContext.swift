@@ -16,7 +16,9 @@ struct ShopperContext {
 
     static let modeCookie = "mode"
 
-    init(request: Request, settings: SiteSettings) {
+    /// A signed-in person's default means of transport (their profile) applies unless the
+    /// `mode` cookie or the query says otherwise.
+    init(request: Request, settings: SiteSettings, user: User? = nil) {
         var notices: [String] = []
         let query = request.query
         position = settings.defaultPlace.position
@@ -41,7 +43,7 @@ struct ShopperContext {
                 notices.append("That place is not one we know, so distances are from \(positionLabel).")
             }
         }
-        mode = request.cookies[Self.modeCookie].flatMap(TravelMode.init(rawValue:)) ?? .walking
+        mode = request.cookies[Self.modeCookie].flatMap(TravelMode.init(rawValue:)) ?? user?.travelMode ?? .walking
         modeChanged = false
         if let requested = query["mode"] {
             if let chosen = TravelMode(rawValue: requested) {

@@ -179,7 +179,7 @@ extension StoreCard: MustacheParent {
 extension PlaceOption: MustacheParent {
     func child(named key: String) -> Any? {
         switch key {
-        case "key": key
+        case "key": self.key
         case "name": name
         case "selected": selected
         default: nil
@@ -190,7 +190,7 @@ extension PlaceOption: MustacheParent {
 extension ModeOption: MustacheParent {
     func child(named key: String) -> Any? {
         switch key {
-        case "key": key
+        case "key": self.key
         case "label": label
         case "selected": selected
         case "href": href

@@ -5,9 +5,10 @@ struct StoresController {
     let app: App
 
     /// The stores sorted by distance from the shopper, each with its live status.
-    func home(_ request: Request) throws -> Response {
-        let shopper = ShopperContext(request: request, settings: app.environment.settings)
-        let now = app.environment.now()
+    func home(_ context: RequestContext) throws -> Response {
+        let request = context.request
+        let shopper = ShopperContext(request: request, settings: app.environment.settings, user: context.visitor.user)
+        let now = context.now
         let cards = try app.environment.database.storeListings()
             .map { listing in
                 StoreCard(store: listing.store, hours: listing.openingHours, traffic: traffic(for: listing.store),
@@ -25,22 +26,23 @@ struct StoresController {
             },
             tileURL: settings.tileURL,
             tileAttribution: settings.tileAttribution)
-        var response = Response.html(app.views.render(.home, title: "Stores near you", section: .stores, page: page))
+        var response = app.page(.home, title: "Stores near you", section: .stores, context, page)
         shopper.remember(in: &response, secure: request.isHTTPS)
         return response
     }
 
     /// One store: address, phone, status, the week's hours and its departments.
-    func store(_ request: Request, id: String) throws -> Response {
-        guard let id = Int64(id), id > 0, let details = try app.environment.database.storeDetails(id: id) else {
+    func store(_ context: RequestContext) throws -> Response {
+        let request = context.request
+        guard let details = try app.environment.database.storeDetails(id: try context.id("id")) else {
             throw HTTPError.notFound
         }
-        let shopper = ShopperContext(request: request, settings: app.environment.settings)
-        let now = app.environment.now()  // once: every figure on the page is for the same instant
+        let shopper = ShopperContext(request: request, settings: app.environment.settings, user: context.visitor.user)
+        let now = context.now  // once: every figure on the page is for the same instant
         let card = StoreCard(store: details.store, hours: details.openingHours, traffic: traffic(for: details.store),
                              shopper: shopper, now: now)
         let page = StorePage(card: card, details: details, shopper: shopper, now: now)
-        var response = Response.html(app.views.render(.store, title: details.store.name, page: page))
+        var response = app.page(.store, title: details.store.name, context, page)
         shopper.remember(in: &response, secure: request.isHTTPS)
         return response
     }
