@@ -32,9 +32,14 @@ enum Fixture {
 
     /// The real app over a fresh in-memory SQLite, with the clock pinned at `now`.
     static func app(now: Date = wednesdayMorning, database: AppDatabase? = nil) throws -> App {
+        try app(clock: { now }, database: database)
+    }
+
+    /// The real app with a clock the test moves.
+    static func app(clock: @escaping @Sendable () -> Date, database: AppDatabase? = nil) throws -> App {
         let environment = AppEnvironment(
-            database: try database ?? AppDatabase.inMemory(), now: { now }, logger: Logger(label: "test"),
-            settings: SiteSettings())
+            database: try database ?? AppDatabase.inMemory(), now: clock, logger: Logger(label: "test"),
+            settings: SiteSettings(baseURL: "https://clup.example.org"))
         return App(environment: environment, views: try views())
     }
 

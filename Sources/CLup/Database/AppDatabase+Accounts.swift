@@ -340,3 +340,45 @@ extension AppDatabase {
         try reader.read { db in try Kiosk.filter(Column("storeId") == storeId).order(Column("id")).fetchAll(db) }
     }
 }
+
+// MARK: - Outbox
+
+extension AppDatabase {
+    /// Takes up to `limit` messages due for sending and leases them for `lease`, so two
+    /// senders never send the same message at once and a sender that dies mid-way only
+    /// delays it: the lease runs out and the message is due again.
+    public func claimDueMail(now: Date, lease: TimeInterval = 300, limit: Int = 20) throws -> [OutboxMessage] {
+        try writer.write { db in
+            let due = try OutboxMessage.filter(OutboxMessage.Columns.sentAt == nil)
+                .filter(OutboxMessage.Columns.nextAttemptAt <= now)
+                .order(OutboxMessage.Columns.id).limit(limit).fetchAll(db)
+            for var message in due {
+                message.attempts += 1
+                message.nextAttemptAt = now + lease
+                try message.update(db)
+            }
+            return due
+        }
+    }
+
+    public func markMailSent(id: Int64, now: Date) throws {
+        try writer.write { db in
+            try OutboxMessage.filter(id: id).updateAll(db, OutboxMessage.Columns.sentAt.set(to: now),
+                                                       Column("lastError").set(to: nil))
+        }
+    }
+
+    public func markMailFailed(id: Int64, error: String, retryAt: Date) throws {
+        try writer.write { db in
+            try OutboxMessage.filter(id: id).updateAll(db, OutboxMessage.Columns.nextAttemptAt.set(to: retryAt),
+                                                       Column("lastError").set(to: String(error.prefix(500))))
+        }
+    }
+
+    /// Messages to `recipient`, newest last: for tests and the admin.
+    public func mail(to recipient: String) throws -> [OutboxMessage] {
+        try reader.read { db in
+            try OutboxMessage.filter(OutboxMessage.Columns.recipient == recipient).order(OutboxMessage.Columns.id).fetchAll(db)
+        }
+    }
+}

@@ -87,8 +87,11 @@ public struct PasswordHasher: Sendable {
             return "That password is one of the most common and is tried first by attackers. Please choose another."
         }
         if Set(folded).count <= 2 { return "That password repeats too few characters. Please choose another." }
-        let local = email.lowercased().split(separator: "@").first.map(String.init) ?? ""
-        if local.count >= 4 && folded.contains(local) || folded == displayName.lowercased() {
+        let address = email.lowercased()
+        let local = address.split(separator: "@").first.map(String.init) ?? ""
+        if !address.isEmpty && folded.contains(address) || local.count >= 4 && folded.contains(local)
+            || folded == displayName.lowercased()
+        {
             return "Your password should not contain your email address or name."
         }
         return nil

@@ -10,7 +10,8 @@ struct CLupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clup",
         abstract: "CLup — customer line-up for grocery stores.",
-        subcommands: [Serve.self, Migrate.self, SeedDemo.self, Generate.self, NginxConfigCommand.self]
+        subcommands: [Serve.self, Migrate.self, SeedDemo.self, SendMail.self, Admin.self, Generate.self,
+                      NginxConfigCommand.self]
     )
 }
 
@@ -37,10 +38,39 @@ struct SiteOptions: ParsableArguments {
     var tileURL: String = ProcessInfo.processInfo.environment["CLUP_TILE_URL"]
         ?? "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
 
-    var settings: SiteSettings { SiteSettings(tileURL: tileURL) }
+    @Option(help: "The site's public address, for links in emails.")
+    var baseURL: String = ProcessInfo.processInfo.environment["CLUP_BASE_URL"] ?? "http://127.0.0.1:8080"
+
+    var settings: SiteSettings { SiteSettings(tileURL: tileURL, baseURL: baseURL) }
 
     func views() throws -> Views {
         try Views(templatesDirectory: templates, assets: Assets(publicDirectory: publicDirectory))
+    }
+}
+
+/// How mail leaves: an SMTP server when `--smtp-url` is set, else `.eml` files in a folder.
+struct MailOptions: ParsableArguments {
+    @Option(help: "SMTP server, e.g. smtp://mail.example.org:587 (or smtps://…:465). Unset: mail goes to --mail-dir.")
+    var smtpURL: String? = ProcessInfo.processInfo.environment["CLUP_SMTP_URL"]
+
+    @Flag(help: "Refuse to send unless the SMTP connection is upgraded with STARTTLS.")
+    var smtpStarttls = ProcessInfo.processInfo.environment["CLUP_SMTP_STARTTLS"] == "1"
+
+    @Option(help: "SMTP user name (the password comes from CLUP_SMTP_PASSWORD).")
+    var smtpUser: String? = ProcessInfo.processInfo.environment["CLUP_SMTP_USER"]
+
+    @Option(help: "Folder for outgoing mail when no SMTP server is set.")
+    var mailDir: String = ProcessInfo.processInfo.environment["CLUP_MAIL_DIR"] ?? "run/mail"
+
+    @Option(help: "Sender address.")
+    var mailFrom: String = ProcessInfo.processInfo.environment["CLUP_MAIL_FROM"] ?? "noreply@clup.invalid"
+
+    func delivery(database: AppDatabase, logger: Logger) -> MailDelivery {
+        let transport: any MailTransport = smtpURL.map {
+            SMTPTransport(url: $0, requireTLS: smtpStarttls, username: smtpUser,
+                          password: ProcessInfo.processInfo.environment["CLUP_SMTP_PASSWORD"])
+        } ?? DirectoryTransport(directory: mailDir)
+        return MailDelivery(database: database, transport: transport, from: mailFrom, logger: logger)
     }
 }
 
@@ -65,6 +95,11 @@ struct Serve: ParsableCommand {
     @Option(help: "Largest request body accepted, in bytes.")
     var maxBody: Int = 1 << 20
 
+    @OptionGroup var mail: MailOptions
+
+    @Option(help: "Seconds between looks at the outbox.")
+    var mailInterval: Double = 2
+
     func run() throws {
         let logger = Logger(label: "clup")
         guard Sodium.ensureInitialized() else { throw ValidationError("libsodium could not be initialised") }
@@ -77,11 +112,42 @@ struct Serve: ParsableCommand {
         let endpoint: FastCGIServer.Endpoint = port.map { .tcp(port: $0) } ?? .unix(path: socket, mode: mode)
         let server = try FastCGIServer(
             configuration: .init(endpoint: endpoint, threads: threads, maxBodySize: maxBody), logger: logger)
+        startMailLoop(mail.delivery(database: environment.database, logger: logger), logger: logger,
+                      interval: mailInterval)
         server.run { request in
             let response = app.respond(cgiParams: request.params, body: request.body,
                                        bodyTooLarge: request.bodyTooLarge)
             return FastCGIResponse(status: response.status, headers: response.headers, body: response.body)
         }
+    }
+}
+
+/// Sends the outbox from a thread of its own, so a slow mail server never holds a request.
+private func startMailLoop(_ delivery: MailDelivery, logger: Logger, interval: Double = 2) {
+    let thread = Thread {
+        while true {
+            do {
+                try delivery.deliverDue(now: Date())
+            } catch {
+                logger.error("mail delivery: \(error)")
+            }
+            Thread.sleep(forTimeInterval: interval)
+        }
+    }
+    thread.name = "mail"
+    thread.start()
+}
+
+struct SendMail: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send-mail", abstract: "Send the mail that is due now, once (serve does this every few seconds).")
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var mail: MailOptions
+
+    func run() throws {
+        let result = try mail.delivery(database: try database.open(), logger: Logger(label: "clup")).deliverDue(now: Date())
+        print("sent \(result.sent), failed \(result.failed)")
     }
 }
 

@@ -1,0 +1,98 @@
+import ArgumentParser
+import CLup
+import Foundation
+
+/// Administration from the command line: people with roles, store assignments, kiosks.
+struct Admin: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Create managers and admins, assign stores, enrol and revoke kiosks.",
+        subcommands: [CreateUser.self, AssignStore.self, EnrolKiosk.self, RevokeKiosk.self, ListKiosks.self])
+
+    struct CreateUser: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "create-user",
+            abstract: "Create a confirmed account with a role; prints a generated password once unless one is piped in.")
+
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Email address.") var email: String
+        @Option(help: "Display name.") var name: String
+        @Option(help: "customer, manager or admin.") var role: String = "manager"
+        @Flag(help: "Read the password from standard input instead of generating one.") var passwordStdin = false
+
+        func run() throws {
+            guard let role = Role(rawValue: role) else { throw ValidationError("--role must be customer, manager or admin") }
+            let password: String
+            if passwordStdin {
+                password = (readLine(strippingNewline: true) ?? "")
+                if let weakness = PasswordHasher.weakness(of: password, email: email, displayName: name) {
+                    throw ValidationError(weakness)
+                }
+            } else {
+                password = Secrets.token(bytes: 15)
+            }
+            let user = try database.open().createUser(
+                email: email, displayName: name, passwordHash: PasswordHasher().hash(password), role: role, now: Date(),
+                confirmation: nil)
+            print("created \(role.rawValue) \(user.email) (id \(user.id ?? 0))")
+            if !passwordStdin { print("password (shown once): \(password)") }
+        }
+    }
+
+    struct AssignStore: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "assign-store", abstract: "Let a manager manage a store (a customer becomes a manager).")
+
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "The manager's email address.") var email: String
+        @Option(help: "Store id.") var store: Int64
+
+        func run() throws {
+            try database.open().assignStore(storeId: store, toManager: email)
+            print("\(email) now manages store \(store)")
+        }
+    }
+
+    struct EnrolKiosk: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "enrol-kiosk", abstract: "Enrol a kiosk for a store; prints its device key once.")
+
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Store id.") var store: Int64
+        @Option(help: "A label staff recognise, e.g. \"Entrance left\".") var label: String
+
+        func run() throws {
+            let key = Secrets.token(bytes: 32)
+            let kiosk = try database.open().enrolKiosk(storeId: store, label: label, key: key, now: Date())
+            print("kiosk \(kiosk.id ?? 0) enrolled for store \(store)")
+            print("device key (shown once; only its hash is kept): \(key)")
+        }
+    }
+
+    struct RevokeKiosk: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "revoke-kiosk", abstract: "Revoke a kiosk: its key stops working at once.")
+
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Kiosk id.") var id: Int64
+
+        func run() throws {
+            guard try database.open().revokeKiosk(id: id, now: Date()) else {
+                throw ValidationError("no active kiosk with id \(id)")
+            }
+            print("kiosk \(id) revoked")
+        }
+    }
+
+    struct ListKiosks: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list-kiosks", abstract: "List a store's kiosks.")
+
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Store id.") var store: Int64
+
+        func run() throws {
+            for kiosk in try database.open().kiosks(storeId: store) {
+                print("\(kiosk.id ?? 0)\t\(kiosk.label)\t\(kiosk.revokedAt == nil ? "active" : "revoked")")
+            }
+        }
+    }
+}

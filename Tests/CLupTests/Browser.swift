@@ -1,0 +1,113 @@
+import Foundation
+import Logging
+
+@testable import CLup
+
+/// A clock tests move by hand.
+final class TestClock: @unchecked Sendable {
+    // @unchecked: `now` is guarded by `lock`.
+    private let lock = NSLock()
+    private var current: Date
+
+    init(_ start: Date = Fixture.wednesdayMorning) {
+        current = start
+    }
+
+    var now: Date { lock.withLock { current } }
+
+    func advance(_ seconds: TimeInterval) {
+        lock.withLock { current += seconds }
+    }
+}
+
+/// Drives the app in-process the way a browser does: keeps cookies, and posts forms with the
+/// CSRF token of the last page it loaded.
+final class Browser {
+    let app: App
+    var cookies: [String: String] = [:]
+    var address: String
+    var https: Bool
+    private(set) var csrf: String?
+    private(set) var last: Response?
+
+    init(_ app: App, address: String = "192.0.2.10", https: Bool = false) {
+        self.app = app
+        self.address = address
+        self.https = https
+    }
+
+    @discardableResult
+    func get(_ target: String) throws -> Response {
+        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let query = parts.count > 1 ? try FormData(urlEncoded: String(parts[1])) : FormData()
+        return send(Request(method: .get, path: String(parts[0]), query: query))
+    }
+
+    /// The token a form on the last page would carry: the page's, else the guest cookie's.
+    var formToken: String? { csrf ?? cookies[https ? "__Host-clup_csrf" : "clup_csrf"] }
+
+    /// Posts `fields` plus the current CSRF token (unless `csrf` overrides it; nil omits it).
+    @discardableResult
+    func post(_ path: String, _ fields: [(String, String)] = [], csrf: String?? = .none) throws -> Response {
+        if formToken == nil { try get("/") }
+        var pairs = fields.map { (name: $0.0, value: $0.1) }
+        switch csrf {
+        case .none: pairs.append(("csrf", formToken ?? ""))
+        case .some(.some(let token)): pairs.append(("csrf", token))
+        case .some(.none): break
+        }
+        var request = Request(method: .post, path: path, body: Array(FormData(pairs: pairs).urlEncoded.utf8))
+        request.headers["content-type"] = "application/x-www-form-urlencoded"
+        return send(request)
+    }
+
+    private func send(_ request: Request) -> Response {
+        var request = request
+        request.cookies = cookies
+        request.remoteAddress = address
+        request.isHTTPS = https
+        let response = app.respond(to: request)
+        for header in response.headers where header.name == "Set-Cookie" {
+            let pair = header.value.split(separator: ";")[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(pair[0])
+            let value = pair.count > 1 ? String(pair[1]) : ""
+            if header.value.contains("Max-Age=0") { cookies[name] = nil } else { cookies[name] = value }
+        }
+        if let match = response.bodyText.firstMatch(of: /name="csrf" value="([^"]*)"/) {
+            csrf = String(match.1)
+        }
+        last = response
+        return response
+    }
+
+    /// Signs up and follows the confirmation link from the outbox.
+    func signUpAndConfirm(email: String, name: String = "Ada", password: String = "correct horse battery") throws {
+        try get("/signup")
+        try post("/signup", [("email", email), ("displayName", name), ("password", password), ("passwordAgain", password)])
+        let link = try require(Self.link(in: try app.environment.database.mail(to: email).last, path: "/confirm"))
+        try get(link)
+        try post("/confirm", [("token", String(link.split(separator: "=").last ?? ""))])
+    }
+
+    @discardableResult
+    func signIn(email: String, password: String = "correct horse battery") throws -> Response {
+        try get("/signin")
+        return try post("/signin", [("email", email), ("password", password)])
+    }
+
+    /// The `path?token=…` link in an email, made relative.
+    static func link(in message: OutboxMessage?, path: String) -> String? {
+        guard let body = message?.body, let match = body.firstMatch(of: /https?:\/\/[^\/\s]+(\/[a-z]+\?token=[A-Za-z0-9_-]+)/),
+            match.1.hasPrefix(path)
+        else { return nil }
+        return String(match.1)
+    }
+}
+
+/// `#require` outside a test body.
+func require<T>(_ value: T?, _ message: String = "required value missing") throws -> T {
+    guard let value else { throw RequireError(message: message) }
+    return value
+}
+
+struct RequireError: Error { var message: String }
