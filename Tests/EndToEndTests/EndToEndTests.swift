@@ -1,3 +1,4 @@
+import CLup
 import Foundation
 import Testing
 
@@ -94,5 +95,64 @@ struct EndToEndTests {
         #expect(served.count + refused.count == 80, "\(lines)")
         #expect(!served.isEmpty)
         #expect(served.allSatisfy { Int($0[1]) == fullSize })
+    }
+
+    @Test("an account's life: sign up, confirm by email, sign in, forget, reset, sign in again, delete")
+    func accountJourney() throws {
+        let directory = NSTemporaryDirectory() + "clup-smtp-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let smtp = try MailServer(directory: directory)
+        let stack = try Stack(serveArguments: ["--smtp-url", smtp.url, "--mail-interval", "0.2"])
+        let email = "grace@example.org"
+        let browser = Client(stack)
+
+        // Sign up; the confirmation arrives through the SMTP server.
+        try browser.get("/signup")
+        let signedUp = try browser.post("/signup", [("email", email), ("displayName", "Grace"),
+                                                    ("password", "a long first password"),
+                                                    ("passwordAgain", "a long first password")])
+        #expect(signedUp.body.contains("Check your email"))
+        let welcome = try smtp.message(to: email, number: 1)
+        #expect(welcome.contains("Subject: Confirm your CLup account"))
+        let confirm = try MailServer.link("/confirm", in: welcome)
+        #expect(confirm.hasPrefix("/confirm?token="))
+
+        // Confirm from the link's page.
+        #expect(try browser.get(confirm).body.contains("Confirm my email address"))
+        let token = String(confirm.split(separator: "=")[1])
+        #expect(try browser.post("/confirm", [("token", token)]).body.contains("Your email is confirmed"))
+
+        // Sign in: the session cookie is HttpOnly and SameSite=Lax.
+        try browser.get("/signin")
+        let signedIn = try browser.post("/signin", [("email", email), ("password", "a long first password")])
+        #expect(signedIn.status == 303)
+        #expect(signedIn.cookie("clup_session")?.contains("HttpOnly") == true)
+        #expect(try browser.get("/account").body.contains(email))
+
+        // Forget the password; reset it from the second email.
+        try browser.post("/signout", [])
+        try browser.get("/forgot")
+        #expect(try browser.post("/forgot", [("email", email)]).body.contains("Check your email"))
+        let resetMail = try smtp.message(to: email, number: 2)
+        #expect(resetMail.contains("Subject: Reset your CLup password"))
+        let reset = try MailServer.link("/reset", in: resetMail)
+        #expect(try browser.get(reset).body.contains("Choose a new password"))
+        let resetToken = String(reset.split(separator: "=")[1])
+        #expect(try browser.post("/reset", [("token", resetToken), ("password", "a long second password"),
+                                            ("passwordAgain", "a long second password")])
+            .body.contains("Your password is changed"))
+
+        // The old password no longer works; the new one does.
+        try browser.get("/signin")
+        #expect(try browser.post("/signin", [("email", email), ("password", "a long first password")]).status == 401)
+        #expect(try browser.post("/signin", [("email", email), ("password", "a long second password")]).status == 303)
+
+        // Delete the account; it is gone.
+        try browser.get("/account")
+        #expect(try browser.post("/account/delete", [("password", "a long second password")])
+            .body.contains("Your account is deleted"))
+        try browser.get("/signin")
+        #expect(try browser.post("/signin", [("email", email), ("password", "a long second password")]).status == 401)
     }
 }

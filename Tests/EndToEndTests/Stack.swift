@@ -1,3 +1,4 @@
+import CLup
 import Foundation
 import Testing
 
@@ -30,7 +31,11 @@ final class Stack {
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    init(maxBody: String = "64k") throws {
+    /// Extra arguments for `clup serve` (e.g. an SMTP server).
+    private let serveArguments: [String]
+
+    init(maxBody: String = "64k", serveArguments: [String] = []) throws {
+        self.serveArguments = serveArguments
         directory = NSTemporaryDirectory() + "clup-e2e-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         chmod(directory, 0o755)  // nginx's workers run unprivileged and must reach the socket
@@ -59,7 +64,8 @@ final class Stack {
         worker = try launch(Self.clupBinary, [
             "serve", "--database", database, "--socket", socket, "--socket-mode", "0666", "--threads", "4",
             "--templates", Self.root + "/Templates", "--public", Self.root + "/Public", "--max-body", "65536",
-        ])
+            "--base-url", baseURL, "--mail-dir", directory + "/mail",
+        ] + serveArguments)
         try waitUntil("the worker's socket appears") { FileManager.default.fileExists(atPath: self.socket) }
     }
 
@@ -106,7 +112,7 @@ final class Stack {
         return try curl(["-X", "POST", "-H", "Content-Type: \(contentType)", "--data-binary", "@" + file, baseURL + path])
     }
 
-    private func curl(_ arguments: [String]) throws -> HTTPResponse {
+    func curl(_ arguments: [String]) throws -> HTTPResponse {
         let output = try run("/usr/bin/curl", ["-s", "-S", "-i", "--max-time", "10", "--globoff"] + arguments)
         guard let split = output.range(of: "\r\n\r\n") else { throw StackError("no HTTP head in: \(output)") }
         let headLines = output[..<split.lowerBound].components(separatedBy: "\r\n")
@@ -149,7 +155,7 @@ final class Stack {
         return String(decoding: data, as: UTF8.self)
     }
 
-    private func launch(_ executable: String, _ arguments: [String]) throws -> Process {
+    func launch(_ executable: String, _ arguments: [String]) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -159,7 +165,7 @@ final class Stack {
         return process
     }
 
-    private func waitUntil(_ what: String, seconds: Double = 15, _ condition: () -> Bool) throws {
+    func waitUntil(_ what: String, seconds: Double = 15, _ condition: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition() { return }
@@ -168,7 +174,7 @@ final class Stack {
         throw StackError("timed out waiting until \(what)")
     }
 
-    private static func freePort() throws -> Int {
+    static func freePort() throws -> Int {
         let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -184,5 +190,88 @@ final class Stack {
         }
         try check(bound == 0, "no free port")
         return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// A browser's view over curl: a cookie jar, and forms posted with the CSRF token of the last
+/// page loaded.
+final class Client {
+    let stack: Stack
+    let jar: String
+    private(set) var csrf: String?
+
+    init(_ stack: Stack) {
+        self.stack = stack
+        jar = stack.directory + "/cookies-" + UUID().uuidString
+    }
+
+    @discardableResult
+    func get(_ path: String) throws -> Stack.HTTPResponse {
+        remember(try stack.curl(["-b", jar, "-c", jar, stack.baseURL + path]))
+    }
+
+    @discardableResult
+    func post(_ path: String, _ fields: [(String, String)]) throws -> Stack.HTTPResponse {
+        let pairs = (fields + [("csrf", csrf ?? "")]).map { (name: $0.0, value: $0.1) }
+        let body = stack.directory + "/form-" + UUID().uuidString
+        try FormData(pairs: pairs).urlEncoded.write(toFile: body, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: body) }
+        return remember(try stack.curl(["-b", jar, "-c", jar, "-H", "Content-Type: application/x-www-form-urlencoded",
+                                        "--data-binary", "@" + body, stack.baseURL + path]))
+    }
+
+    private func remember(_ response: Stack.HTTPResponse) -> Stack.HTTPResponse {
+        if let match = response.body.firstMatch(of: /name="csrf" value="([^"]*)"/) { csrf = String(match.1) }
+        return response
+    }
+}
+
+/// A real SMTP server on loopback (Python's aiosmtpd from Debian) storing what it receives in
+/// a Maildir.
+final class MailServer {
+    let port: Int
+    let maildir: String
+    private let process: Process
+
+    init(directory: String) throws {
+        port = try Stack.freePort()
+        maildir = directory + "/maildir"
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-m", "aiosmtpd", "-n", "-l", "127.0.0.1:\(port)", "-c", "aiosmtpd.handlers.Mailbox", maildir]
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: maildir + "/new"), Date() < deadline { usleep(50_000) }
+    }
+
+    deinit {
+        // aiosmtpd ignores SIGTERM; it holds nothing that needs a clean shutdown.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    var url: String { "smtp://127.0.0.1:\(port)" }
+
+    /// Waits for the `count`-th message to `recipient` and returns it whole.
+    func message(to recipient: String, number count: Int, timeout: Double = 15) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: maildir + "/new")) ?? []
+            let messages = files.sorted().compactMap { try? String(contentsOfFile: maildir + "/new/" + $0, encoding: .utf8) }
+                .filter { $0.contains("To: \(recipient)") }
+            if messages.count >= count { return messages[count - 1] }
+            usleep(100_000)
+        }
+        throw Stack.StackError("no message \(count) to \(recipient) within \(timeout) s")
+    }
+
+    /// The site-relative link `path?token=…` in a message.
+    static func link(_ path: String, in message: String) throws -> String {
+        guard let match = message.firstMatch(of: /https?:\/\/[^\/\s]+(\/[a-z]+\?token=[A-Za-z0-9_-]+)/),
+            match.1.hasPrefix(path)
+        else { throw Stack.StackError("no \(path) link in: \(message)") }
+        return String(match.1)
     }
 }
