@@ -106,6 +106,7 @@ struct Serve: ParsableCommand {
         guard let mode = mode_t(socketMode, radix: 8) else { throw ValidationError("--socket-mode must be octal") }
         // Everything that can fail is checked before the socket opens: templates, assets, schema.
         let views = try site.views()
+        _ = PasswordHasher.decoy  // computed now, so the first unknown-address sign-in is not slower
         let environment = AppEnvironment(
             database: try database.open(), now: { Date() }, logger: logger, settings: site.settings)
         let app = App(environment: environment, views: views)

@@ -397,7 +397,8 @@ struct AccountsTests {
     @Test("deleting the account needs the password and removes the person and their sessions")
     func deleteAccount() throws {
         try Browser(app).signUpAndConfirm(email: "ada@example.org")
-        let browser = Browser(app)
+        try Browser(app).signIn(email: "ada@example.org", password: "a typo in it")  // leaves a failure on record
+        let browser = Browser(app, address: "192.0.2.11")
         try browser.signIn(email: "ada@example.org")
         try browser.get("/account")
         #expect(try browser.post("/account/delete", [("password", "wrong wrong wrong")]).status == 422)
@@ -406,6 +407,9 @@ struct AccountsTests {
         #expect(done.bodyText.contains("Your account is deleted"))
         #expect(try user("ada@example.org") == nil)
         #expect(try database.reader.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM session") } == 0)
+        #expect(try database.reader.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM signInFailure WHERE account = 'ada@example.org'")
+        } == 0)
         #expect(try Browser(app).signIn(email: "ada@example.org").status == 401)
     }
 

@@ -77,6 +77,7 @@ extension AppDatabase {
             guard let user = try User.fetchOne(db, id: id) else { throw AccountError.noSuchUser }
             try OutboxMessage.filter(OutboxMessage.Columns.recipient == user.email)
                 .filter(OutboxMessage.Columns.sentAt == nil).deleteAll(db)
+            try SignInFailure.filter(SignInFailure.Columns.account == user.email.lowercased()).deleteAll(db)
             _ = try User.deleteOne(db, id: id)
         }
     }
@@ -116,7 +117,7 @@ extension AppDatabase {
     }
 
     public func touchSession(idHash: String, now: Date) throws {
-        try writer.write { db in
+        _ = try writer.write { db in
             try UserSession.filter(key: idHash).updateAll(db, UserSession.Columns.lastSeenAt.set(to: now))
         }
     }
@@ -362,14 +363,14 @@ extension AppDatabase {
     }
 
     public func markMailSent(id: Int64, now: Date) throws {
-        try writer.write { db in
+        _ = try writer.write { db in
             try OutboxMessage.filter(id: id).updateAll(db, OutboxMessage.Columns.sentAt.set(to: now),
                                                        Column("lastError").set(to: nil))
         }
     }
 
     public func markMailFailed(id: Int64, error: String, retryAt: Date) throws {
-        try writer.write { db in
+        _ = try writer.write { db in
             try OutboxMessage.filter(id: id).updateAll(db, OutboxMessage.Columns.nextAttemptAt.set(to: retryAt),
                                                        Column("lastError").set(to: String(error.prefix(500))))
         }
