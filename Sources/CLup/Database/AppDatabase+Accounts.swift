@@ -36,10 +36,6 @@ extension AppDatabase {
         }
     }
 
-    public func user(id: Int64) throws -> User? {
-        try reader.read { db in try User.fetchOne(db, id: id) }
-    }
-
     /// The account for an address, compared without case.
     public func user(email: String) throws -> User? {
         try reader.read { db in try User.filter(User.Columns.email == email).fetchOne(db) }
@@ -82,16 +78,6 @@ extension AppDatabase {
         }
     }
 
-    public func setRole(email: String, role: Role) throws -> User {
-        try writer.write { db in
-            guard var user = try User.filter(User.Columns.email == email).fetchOne(db) else {
-                throw AccountError.noSuchUser
-            }
-            user.role = role
-            try user.update(db)
-            return user
-        }
-    }
 }
 
 // MARK: - Sessions

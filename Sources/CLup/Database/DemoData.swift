@@ -78,9 +78,8 @@ public enum DemoData {
     static func stores(now: Date, timeZone: TimeZone)
         -> [(store: Store, hours: [OpeningInterval], departments: [(name: String, minutes: Int)])]
     {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let today = OpeningHours.isoWeekday(calendar.component(.weekday, from: now))
+        // The same reading of "today" the store list makes, so the store is shown closed.
+        let today = OpeningHours(intervals: [], timeZone: timeZone).weekday(at: now)
         return sites.enumerated().map { index, site in
             let capacity = 20 + (index * 53) % 181  // spread over 20…200
             var hours = hours(pattern: index % 4)

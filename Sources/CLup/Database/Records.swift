@@ -16,7 +16,6 @@ public struct Store: Codable, Sendable, Hashable, Identifiable, FetchableRecord,
 
     public enum Columns {
         static let id = Column(CodingKeys.id)
-        static let name = Column(CodingKeys.name)
     }
 
     public static let databaseTableName = "store"

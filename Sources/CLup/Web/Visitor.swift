@@ -5,8 +5,6 @@ import Foundation
 public struct Visitor: Sendable {
     public var user: User?
     public var session: UserSession?
-    /// The raw session id from the cookie (only its hash is stored).
-    var sessionToken: String?
     /// The enrolled kiosk this browser is, if any.
     public var kiosk: Kiosk?
     /// The token forms must carry: the session's when signed in, else the guest cookie's.
@@ -54,7 +52,6 @@ public struct Visitor: Sendable {
                     }
                     visitor.user = user
                     visitor.session = session
-                    visitor.sessionToken = token
                     visitor.csrfToken = session.csrfToken
                 }
             } else {

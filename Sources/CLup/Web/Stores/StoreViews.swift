@@ -11,7 +11,6 @@ struct StoreCard {
     var distance: String
     var travel: String
     var hoursToday: String
-    var isOpen: Bool
     var openText: String
     var peopleInside: Int
     var capacity: Int
@@ -33,10 +32,8 @@ struct StoreCard {
         hoursToday = Formatting.intervals(hours.intervals(on: now))
         switch status.openState {
         case .open(let until):
-            isOpen = true
             openText = "Open until " + Formatting.clock(until, now: now, timeZone: store.zone)
         case .closed(let opensAt):
-            isOpen = false
             openText = opensAt.map { "Closed · opens " + Formatting.clock($0, now: now, timeZone: store.zone) } ?? "Closed"
         }
         peopleInside = status.peopleInside
@@ -162,7 +159,6 @@ extension StoreCard: MustacheParent {
         case "distance": distance
         case "travel": travel
         case "hoursToday": hoursToday
-        case "isOpen": isOpen
         case "openText": openText
         case "peopleInside": peopleInside
         case "capacity": capacity
