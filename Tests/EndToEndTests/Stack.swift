@@ -254,17 +254,20 @@ final class MailServer {
 
     var url: String { "smtp://127.0.0.1:\(port)" }
 
-    /// Waits for the `count`-th message to `recipient` and returns it whole.
-    func message(to recipient: String, number count: Int, timeout: Double = 15) throws -> String {
+    /// Waits for a message to `recipient` with `subject` and returns it whole. Found by
+    /// subject, not by position: Maildir names do not sort in arrival order within a second.
+    func message(to recipient: String, subject: String, timeout: Double = 15) throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let files = (try? FileManager.default.contentsOfDirectory(atPath: maildir + "/new")) ?? []
-            let messages = files.sorted().compactMap { try? String(contentsOfFile: maildir + "/new/" + $0, encoding: .utf8) }
-                .filter { $0.contains("To: \(recipient)") }
-            if messages.count >= count { return messages[count - 1] }
+            if let message = files.lazy.compactMap({ try? String(contentsOfFile: self.maildir + "/new/" + $0, encoding: .utf8) })
+                .first(where: { $0.contains("To: \(recipient)") && $0.contains("Subject: \(subject)") })
+            {
+                return message
+            }
             usleep(100_000)
         }
-        throw Stack.StackError("no message \(count) to \(recipient) within \(timeout) s")
+        throw Stack.StackError("no message \"\(subject)\" to \(recipient) within \(timeout) s")
     }
 
     /// The site-relative link `path?token=…` in a message.
