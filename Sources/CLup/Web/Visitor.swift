@@ -45,7 +45,7 @@ public struct Visitor: Sendable {
                     || now.timeIntervalSince(session.createdAt) > absoluteLifetime
                 if expired {
                     try database.deleteSession(idHash: session.idHash)
-                    visitor.cookies.append(expiring(sessionCookie(secure: secure), secure: secure))
+                    visitor.cookies.append(endedSession(secure: secure))
                 } else {
                     if now.timeIntervalSince(session.lastSeenAt) > touchInterval {
                         try database.touchSession(idHash: session.idHash, now: now)
@@ -55,7 +55,7 @@ public struct Visitor: Sendable {
                     visitor.csrfToken = session.csrfToken
                 }
             } else {
-                visitor.cookies.append(expiring(sessionCookie(secure: secure), secure: secure))
+                visitor.cookies.append(endedSession(secure: secure))
             }
         }
         if let key = request.cookies[kioskCookie(secure: secure)] {
@@ -82,8 +82,9 @@ public struct Visitor: Sendable {
         }
     }
 
-    static func expiring(_ name: String, secure: Bool) -> Cookie {
-        Cookie(name: name, value: "", maxAge: 0, secure: secure)
+    /// The cookie that tells the browser to drop its session id.
+    static func endedSession(secure: Bool) -> Cookie {
+        Cookie(name: sessionCookie(secure: secure), value: "", maxAge: 0, secure: secure)
     }
 
     // MARK: Authorization

@@ -141,7 +141,7 @@ struct AccountsController {
     func signOut(_ context: RequestContext) throws -> Response {
         if let session = context.visitor.session { try database.deleteSession(idHash: session.idHash) }
         var response = Response.redirect(to: "/")
-        response.setCookie(Visitor.expiring(Visitor.sessionCookie(secure: context.secure), secure: context.secure))
+        response.setCookie(Visitor.endedSession(secure: context.secure))
         return response
     }
 
@@ -149,7 +149,7 @@ struct AccountsController {
         let user = try context.visitor.requireUser(for: context.request)
         if let id = user.id { try database.deleteSessions(userId: id) }
         var response = Response.redirect(to: "/signin")
-        response.setCookie(Visitor.expiring(Visitor.sessionCookie(secure: context.secure), secure: context.secure))
+        response.setCookie(Visitor.endedSession(secure: context.secure))
         return response
     }
 
@@ -207,7 +207,7 @@ struct AccountsController {
         var response = app.page(.message, title: "Password changed", context, MessagePage(
             title: "Your password is changed",
             lines: ["Every device was signed out. Sign in with your new password."], link: ("Sign in", "/signin")))
-        response.setCookie(Visitor.expiring(Visitor.sessionCookie(secure: context.secure), secure: context.secure))
+        response.setCookie(Visitor.endedSession(secure: context.secure))
         return response
     }
 
@@ -276,7 +276,7 @@ struct AccountsController {
             lines: ["Your account and personal data are gone. Visits you made stay in the stores' statistics, "
                 + "with nothing that names you."],
             link: ("Back to the stores", "/")))
-        response.setCookie(Visitor.expiring(Visitor.sessionCookie(secure: context.secure), secure: context.secure))
+        response.setCookie(Visitor.endedSession(secure: context.secure))
         return response
     }
 }
