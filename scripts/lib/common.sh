@@ -6,9 +6,10 @@ cd "$ROOT"
 
 # Debian packages CLup builds and runs with. nginx is checked by command, so an nginx
 # already installed in another flavour is kept.
-CLUP_PACKAGES=(libfcgi-dev libqrencode-dev libsodium-dev libsqlite3-dev pkg-config libjs-leaflet curl)
-# Only the tests need these: a real SMTP server for the account journey.
-TEST_PACKAGES=(python3-aiosmtpd)
+CLUP_PACKAGES=(libfcgi-dev libqrencode-dev libsodium-dev libsqlite3-dev zlib1g-dev pkg-config libjs-leaflet curl)
+# Only the tests need these: a real SMTP server for the account journey, and zbarimg to
+# read the QR codes CLup draws.
+TEST_PACKAGES=(python3-aiosmtpd zbar-tools)
 
 # Installs whatever is missing (we are root on a fresh machine; sudo is used if not).
 ensure_packages() {

@@ -14,8 +14,9 @@ public struct StoreStatus: Sendable, Equatable {
     /// The visit length assumed for "how long would I wait" when nobody has said yet.
     public static let typicalVisit: TimeInterval = 30 * 60
 
-    public init(capacity: Int, hours: OpeningHours, traffic: StoreTraffic, now: Date) {
-        let estimator = WaitEstimator(capacity: capacity)
+    /// `estimator` decides the wait (by default: the whole capacity, no history correction).
+    public init(capacity: Int, hours: OpeningHours, traffic: StoreTraffic, estimator: WaitEstimator? = nil, now: Date) {
+        let estimator = estimator ?? WaitEstimator(capacity: capacity)
         self.openState = hours.state(at: now)
         self.peopleInside = traffic.peopleInside
         self.capacity = capacity

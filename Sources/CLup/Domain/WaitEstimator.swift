@@ -29,7 +29,8 @@ public struct StoreTraffic: Sendable, Hashable {
     public var inside: [Occupant]
     /// The virtual queue, first in line first.
     public var queue: [QueuedParty]
-    /// Booked visits due soon: their places are held from now until they are expected to leave.
+    /// Parties expected any moment — bookings due soon and tickets already called: their
+    /// places are held from now until they are expected to leave.
     public var bookingsDue: [Occupant]
 
     public init(inside: [Occupant] = [], queue: [QueuedParty] = [], bookingsDue: [Occupant] = []) {

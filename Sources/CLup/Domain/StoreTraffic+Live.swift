@@ -1,0 +1,108 @@
+import Foundation
+
+/// A reservation as the wait estimate sees it: the live ones (queued, called, inside) and
+/// bookings whose slot is near.
+public struct LiveReservation: Sendable, Hashable {
+    public enum State: Sendable, Hashable {
+        case waiting
+        case called(at: Date)
+        case inside(since: Date)
+        case booked(slotStart: Date)
+    }
+
+    public var id: Int64
+    public var state: State
+    public var people: Int
+    public var residence: TimeInterval
+
+    public init(id: Int64, state: State, people: Int, residence: TimeInterval) {
+        self.id = id
+        self.state = state
+        self.people = people
+        self.residence = residence
+    }
+}
+
+/// What a store's history says about how long visits really take: actual ÷ declared
+/// residence time, once there are enough visits to trust it (else 1).
+public struct ResidenceRatio: Sendable, Hashable {
+    public var visits: Int
+    public var declaredSeconds: Double
+    public var actualSeconds: Double
+
+    public static let minimumVisits = 20
+    /// However odd the history, a visit is assumed to take between half and twice what was said.
+    public static let bounds: ClosedRange<Double> = 0.5...2
+
+    public init(visits: Int = 0, declaredSeconds: Double = 0, actualSeconds: Double = 0) {
+        self.visits = visits
+        self.declaredSeconds = declaredSeconds
+        self.actualSeconds = actualSeconds
+    }
+
+    public var value: Double {
+        guard visits >= Self.minimumVisits, declaredSeconds > 0 else { return 1 }
+        return min(Self.bounds.upperBound, max(Self.bounds.lowerBound, actualSeconds / declaredSeconds))
+    }
+}
+
+extension StoreTraffic {
+    /// How far ahead a booking is counted as due: its places are held from now when its entry
+    /// window opens within this time.
+    public static let bookingLookahead: TimeInterval = 30 * 60
+
+    /// The store's traffic at `now` from its live reservations (queue order = `live` order):
+    /// people inside leave at entry + residence × ratio; called tickets are on their way and
+    /// hold their places (without counting as inside); bookings whose entry window is open or opens within
+    /// `bookingLookahead`, and has not closed, hold theirs until the visit's expected end.
+    public init(live: [LiveReservation], settings: StoreSettings, ratio: Double, now: Date) {
+        self.init()
+        let before = Double(settings.entryBeforeMinutes) * 60
+        let after = Double(settings.entryAfterMinutes) * 60
+        for reservation in live {
+            let stay = reservation.residence * ratio
+            switch reservation.state {
+            case .waiting:
+                queue.append(QueuedParty(people: reservation.people, residence: reservation.residence))
+            case .called(let at):
+                // Not inside yet, but on the way: the place is theirs.
+                bookingsDue.append(Occupant(people: reservation.people, expectedExit: max(at, now) + stay))
+            case .inside(let since):
+                inside.append(Occupant(people: reservation.people, expectedExit: since + stay))
+            case .booked(let slotStart):
+                guard slotStart - before <= now + Self.bookingLookahead, slotStart + after >= now else { continue }
+                bookingsDue.append(Occupant(people: reservation.people, expectedExit: max(slotStart, now) + stay))
+            }
+        }
+    }
+}
+
+/// Where a queued ticket stands: who is ahead of it and when it is expected to enter.
+public struct QueueStanding: Sendable, Equatable {
+    public var partiesAhead: Int
+    public var peopleAhead: Int
+    /// Nil if the party could never enter (larger than the places available).
+    public var entry: Date?
+
+    public init(partiesAhead: Int, peopleAhead: Int, entry: Date?) {
+        self.partiesAhead = partiesAhead
+        self.peopleAhead = peopleAhead
+        self.entry = entry
+    }
+
+    /// The standing of waiting reservation `id` among `live` (in queue order), or nil if it is
+    /// not waiting. The simulation stops at that ticket: those behind cannot delay it.
+    public static func of(
+        _ id: Int64, live: [LiveReservation], settings: StoreSettings, estimator: WaitEstimator, now: Date
+    ) -> QueueStanding? {
+        let waiting = live.filter { $0.state == .waiting }
+        guard let index = waiting.firstIndex(where: { $0.id == id }) else { return nil }
+        let ahead = Set(waiting[..<index].map(\.id))
+        var traffic = StoreTraffic(live: live.filter { $0.state != .waiting || ahead.contains($0.id) },
+                                   settings: settings, ratio: estimator.residenceRatio, now: now)
+        traffic.queue.append(QueuedParty(people: waiting[index].people, residence: waiting[index].residence))
+        let entry = estimator.entryTimes(traffic: traffic, now: now).last ?? nil
+        return QueueStanding(partiesAhead: index, peopleAhead: waiting[..<index].reduce(0) { $0 + $1.people },
+                             entry: entry)
+    }
+}
