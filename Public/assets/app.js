@@ -1,5 +1,6 @@
 // CLup progressive enhancement. Every page works without this file; with it the home page
-// gains "use my location" and a map of the stores (Leaflet, when the page provides it).
+// gains "use my location" and a map of the stores (Leaflet, when the page provides it), and a
+// ticket keeps its figures up to date without reloading.
 "use strict";
 
 (function () {
@@ -60,8 +61,48 @@
     map.on("click", function (event) { navigateTo(event.latlng.lat, event.latlng.lng); });
   }
 
+  // A live ticket asks for its status every 20 s while the page is visible; without this
+  // script the page reloads itself (a meta refresh inside <noscript>).
+  function setUpLiveTicket() {
+    var ticket = document.querySelector("[data-status-url]");
+    if (!ticket || !ticket.dataset.statusUrl || !window.fetch) return;
+    var url = ticket.dataset.statusUrl;
+    var status = ticket.dataset.status;
+    function refresh() {
+      if (document.hidden) return;
+      fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then(function (response) { return response.ok ? response.json() : null; })
+        .then(function (data) {
+          if (!data) return;
+          if (status && data.status !== status) { window.location.reload(); return; }
+          status = data.status;
+          ticket.querySelectorAll("[data-field]").forEach(function (element) {
+            var value = data[element.dataset.field];
+            if (typeof value === "string") element.textContent = value;
+          });
+        })
+        .catch(function () {});
+    }
+    window.setInterval(refresh, 20000);
+    document.addEventListener("visibilitychange", refresh);
+  }
+
+  function setUpPrintAndConfirm() {
+    document.querySelectorAll("[data-print]").forEach(function (button) {
+      button.hidden = false;
+      button.addEventListener("click", function () { window.print(); });
+    });
+    document.querySelectorAll("[data-confirm]").forEach(function (button) {
+      button.addEventListener("click", function (event) {
+        if (!window.confirm(button.dataset.confirm)) event.preventDefault();
+      });
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     setUpLocate();
     setUpMap();
+    setUpLiveTicket();
+    setUpPrintAndConfirm();
   });
 })();

@@ -48,6 +48,26 @@ struct SiteOptions: ParsableArguments {
     }
 }
 
+/// The server's secret, which signs the tokens in QR codes. It must stay the same across
+/// restarts (a new one invalidates every code already issued) and never be shared.
+struct SecretOptions: ParsableArguments {
+    @Option(help: "File holding the server secret (at least 32 characters; e.g. `head -c 48 /dev/urandom | base64`).")
+    var secretFile: String = ProcessInfo.processInfo.environment["CLUP_SECRET_FILE"] ?? "clup.secret"
+
+    func tickets() throws -> TicketToken {
+        guard let data = FileManager.default.contents(atPath: secretFile) else {
+            throw ValidationError(
+                "no server secret at \(secretFile). Create one, readable only by CLup:\n"
+                    + "  (umask 077; head -c 48 /dev/urandom | base64 > \(secretFile))")
+        }
+        do {
+            return try TicketToken(secret: String(decoding: data, as: UTF8.self))
+        } catch {
+            throw ValidationError("\(secretFile): \(error)")
+        }
+    }
+}
+
 /// How mail leaves: an SMTP server when `--smtp-url` is set, else `.eml` files in a folder.
 struct MailOptions: ParsableArguments {
     @Option(help: "SMTP server, e.g. smtp://mail.example.org:587 (or smtps://…:465). Unset: mail goes to --mail-dir.")
@@ -79,6 +99,7 @@ struct Serve: ParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var site: SiteOptions
+    @OptionGroup var secret: SecretOptions
 
     @Option(help: "Unix socket to listen on.")
     var socket: String = ProcessInfo.processInfo.environment["CLUP_SOCKET"] ?? "run/clup.sock"
@@ -108,7 +129,8 @@ struct Serve: ParsableCommand {
         let views = try site.views()
         _ = PasswordHasher.decoy  // computed now, so the first unknown-address sign-in is not slower
         let environment = AppEnvironment(
-            database: try database.open(), now: { Date() }, logger: logger, settings: site.settings)
+            database: try database.open(), now: { Date() }, logger: logger, settings: site.settings,
+            tickets: try secret.tickets())
         let app = App(environment: environment, views: views)
         let endpoint: FastCGIServer.Endpoint = port.map { .tcp(port: $0) } ?? .unix(path: socket, mode: mode)
         let server = try FastCGIServer(
@@ -191,7 +213,7 @@ struct Generate: ParsableCommand {
     func run() throws {
         let environment = AppEnvironment(
             database: try AppDatabase.inMemory(), now: { Date() }, logger: Logger(label: "clup"),
-            settings: site.settings)
+            settings: site.settings, tickets: try TicketToken(secret: Secrets.token(bytes: 32)))
         let app = App(environment: environment, views: try site.views())
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
         let pages = [

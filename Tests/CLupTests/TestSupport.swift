@@ -30,6 +30,9 @@ enum Fixture {
         try Views(templatesDirectory: root + "/Templates", assets: Assets(publicDirectory: root + "/Public"))
     }
 
+    /// The QR token signer tests share: a fixed secret, so tokens can be checked.
+    static let tickets = try! TicketToken(secret: "a fixed test secret, long enough to be a key")
+
     /// The real app over a fresh in-memory SQLite, with the clock pinned at `now`.
     static func app(now: Date = wednesdayMorning, database: AppDatabase? = nil) throws -> App {
         try app(clock: { now }, database: database)
@@ -39,7 +42,7 @@ enum Fixture {
     static func app(clock: @escaping @Sendable () -> Date, database: AppDatabase? = nil) throws -> App {
         let environment = AppEnvironment(
             database: try database ?? AppDatabase.inMemory(), now: clock, logger: Logger(label: "test"),
-            settings: SiteSettings(baseURL: "https://clup.example.org"))
+            settings: SiteSettings(baseURL: "https://clup.example.org"), tickets: tickets)
         return App(environment: environment, views: try views())
     }
 

@@ -25,6 +25,8 @@ final class Stack {
     let directory: String
     let port: Int
     let database: String
+    /// The server secret the worker signs QR codes with, so tests can verify them.
+    let secret = "end-to-end secret, long enough to key an HMAC"
     var socket: String { directory + "/clup.sock" }
     private(set) var worker: Process?
     private var nginx: Process?
@@ -40,6 +42,7 @@ final class Stack {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         chmod(directory, 0o755)  // nginx's workers run unprivileged and must reach the socket
         database = directory + "/clup.sqlite"
+        try secret.write(toFile: directory + "/secret", atomically: true, encoding: .utf8)
         port = try Self.freePort()
         try Self.check(FileManager.default.isExecutableFile(atPath: Self.clupBinary),
                        "clup is not built at \(Self.clupBinary); run scripts/test")
@@ -64,7 +67,7 @@ final class Stack {
         worker = try launch(Self.clupBinary, [
             "serve", "--database", database, "--socket", socket, "--socket-mode", "0666", "--threads", "4",
             "--templates", Self.root + "/Templates", "--public", Self.root + "/Public", "--max-body", "65536",
-            "--base-url", baseURL, "--mail-dir", directory + "/mail",
+            "--base-url", baseURL, "--mail-dir", directory + "/mail", "--secret-file", directory + "/secret",
         ] + serveArguments)
         try waitUntil("the worker's socket appears") { FileManager.default.fileExists(atPath: self.socket) }
     }

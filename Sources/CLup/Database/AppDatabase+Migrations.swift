@@ -104,6 +104,100 @@ extension AppDatabase {
             }
         }
 
+        migrator.registerMigration("v3: reservation settings, reservations, store load") { db in
+            try db.alter(table: "store") { t in
+                t.add(column: "walkInPercent", .integer).notNull().defaults(to: StoreSettings.defaultWalkInPercent)
+                    .check { $0 >= 0 && $0 <= 90 }
+                t.add(column: "slotMinutes", .integer).notNull().defaults(to: StoreSettings.defaultSlotMinutes)
+                    .check { StoreSettings.slotLengths.contains($0) }
+                t.add(column: "slotCapacity", .integer).notNull().defaults(to: 1).check { $0 >= 1 && $0 <= 10_000 }
+                t.add(column: "entryBeforeMinutes", .integer).notNull().defaults(to: 10).check { $0 >= 0 && $0 <= 60 }
+                t.add(column: "entryAfterMinutes", .integer).notNull().defaults(to: 15).check { $0 >= 0 && $0 <= 60 }
+                t.add(column: "callGraceMinutes", .integer).notNull().defaults(to: 10).check { $0 >= 1 && $0 <= 60 }
+            }
+            // The same formula as `StoreSettings.defaultSlotCapacity`.
+            try db.execute(sql: """
+                UPDATE store SET slotCapacity = MAX(1, (capacity - capacity * walkInPercent / 100) * slotMinutes / 120)
+                """)
+
+            try db.create(table: "reservation") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.belongsTo("store", onDelete: .cascade).notNull()
+                // Deleting an account keeps its visits for the store's statistics, anonymous.
+                t.belongsTo("user", onDelete: .setNull)
+                t.column("kind", .text).notNull().check { Reservation.Kind.allCases.map(\.rawValue).contains($0) }
+                t.column("walkIn", .boolean).notNull().defaults(to: false)
+                t.column("day", .integer).notNull()
+                t.column("number", .integer).notNull().check { $0 >= 1 }
+                t.column("people", .integer).notNull().check { $0 == 1 || $0 == 2 }
+                t.column("residenceMinutes", .integer).notNull().check { $0 >= 5 && $0 <= 240 }
+                t.column("travelMode", .text).check { $0 == nil || TravelMode.allCases.map(\.rawValue).contains($0) }
+                t.column("slotStart", .datetime)
+                t.column("status", .text).notNull().check { Reservation.Status.allCases.map(\.rawValue).contains($0) }
+                t.column("createdAt", .datetime).notNull()
+                t.column("calledAt", .datetime)
+                t.column("enteredAt", .datetime)
+                t.column("exitedAt", .datetime)
+                t.column("endedAt", .datetime)
+                t.column("requestKey", .text)
+                t.check(sql: "(kind = 'booking') = (slotStart IS NOT NULL)")
+                t.check(sql: "NOT (walkIn AND (kind = 'booking' OR userId IS NOT NULL))")
+                t.check(sql: "exitedAt IS NULL OR enteredAt IS NOT NULL")
+                // Ticket numbers are unique per store and day.
+                t.uniqueKey(["storeId", "day", "number"])
+            }
+            let active = Reservation.Status.active.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+            // One active reservation per customer (R13); walk-ins have no user and are exempt.
+            try db.execute(sql: "CREATE UNIQUE INDEX reservation_oneActive ON reservation(userId) WHERE status IN (\(active))")
+            // What the wait estimate reads: queues and people inside, never the history.
+            try db.execute(sql: """
+                CREATE INDEX reservation_live ON reservation(storeId, id) WHERE status IN ('waiting', 'called', 'inside')
+                """)
+            try db.execute(sql: "CREATE INDEX reservation_booked ON reservation(slotStart, storeId) WHERE status = 'booked'")
+            try db.create(index: "reservation_user", on: "reservation", columns: ["userId", "storeId"])
+
+            // A slot never over its booking capacity (R16): the booking handler checks first to
+            // answer with alternatives; this is the schema's guarantee whatever writes.
+            try db.execute(sql: """
+                CREATE TRIGGER reservation_slotCapacity BEFORE INSERT ON reservation
+                WHEN NEW.kind = 'booking' AND NEW.status = 'booked'
+                BEGIN
+                    SELECT RAISE(ABORT, 'slot full')
+                    WHERE NEW.people + (SELECT COALESCE(SUM(people), 0) FROM reservation
+                                        WHERE storeId = NEW.storeId AND slotStart = NEW.slotStart AND status = 'booked')
+                          > (SELECT slotCapacity FROM store WHERE id = NEW.storeId);
+                END
+                """)
+
+            try db.create(table: "storeLoad") { t in
+                t.primaryKey("storeId", .integer).references("store", onDelete: .cascade)
+                t.column("version", .integer).notNull().defaults(to: 0)
+                t.column("measuredVisits", .integer).notNull().defaults(to: 0)
+                t.column("declaredSeconds", .double).notNull().defaults(to: 0)
+                t.column("actualSeconds", .double).notNull().defaults(to: 0)
+            }
+            try db.execute(sql: """
+                INSERT INTO storeLoad(storeId) SELECT id FROM store;
+                CREATE TRIGGER store_load AFTER INSERT ON store
+                BEGIN INSERT INTO storeLoad(storeId) VALUES (NEW.id); END;
+                CREATE TRIGGER reservation_inserted AFTER INSERT ON reservation
+                BEGIN UPDATE storeLoad SET version = version + 1 WHERE storeId = NEW.storeId; END;
+                CREATE TRIGGER reservation_updated AFTER UPDATE ON reservation
+                BEGIN UPDATE storeLoad SET version = version + 1 WHERE storeId IN (OLD.storeId, NEW.storeId); END;
+                CREATE TRIGGER reservation_deleted AFTER DELETE ON reservation
+                BEGIN UPDATE storeLoad SET version = version + 1 WHERE storeId = OLD.storeId; END;
+                CREATE TRIGGER reservation_measured AFTER UPDATE OF exitedAt ON reservation
+                WHEN OLD.exitedAt IS NULL AND NEW.exitedAt IS NOT NULL AND NEW.enteredAt IS NOT NULL
+                BEGIN
+                    UPDATE storeLoad SET
+                        measuredVisits = measuredVisits + 1,
+                        declaredSeconds = declaredSeconds + NEW.residenceMinutes * 60,
+                        actualSeconds = actualSeconds + (julianday(NEW.exitedAt) - julianday(NEW.enteredAt)) * 86400
+                    WHERE storeId = NEW.storeId;
+                END;
+                """)
+        }
+
         return migrator
     }
 }

@@ -53,15 +53,17 @@ extension AppDatabase {
 
     /// One store with hours and departments, or nil if there is no such store.
     public func storeDetails(id: Int64) throws -> StoreDetails? {
-        try reader.read { db in
-            try Store
-                .filter(id: id)
-                .including(all: Store.openingIntervals.order(OpeningIntervalRecord.Columns.weekday,
-                                                             OpeningIntervalRecord.Columns.opens))
-                .including(all: Store.departments.order(Department.Columns.position))
-                .asRequest(of: StoreDetails.self)
-                .fetchOne(db)
-        }
+        try reader.read { db in try Self.storeDetails(id: id, db) }
+    }
+
+    static func storeDetails(id: Int64, _ db: Database) throws -> StoreDetails? {
+        try Store
+            .filter(id: id)
+            .including(all: Store.openingIntervals.order(OpeningIntervalRecord.Columns.weekday,
+                                                         OpeningIntervalRecord.Columns.opens))
+            .including(all: Store.departments.order(Department.Columns.position))
+            .asRequest(of: StoreDetails.self)
+            .fetchOne(db)
     }
 
     public func storeCount() throws -> Int {

@@ -13,6 +13,13 @@ public struct Store: Codable, Sendable, Hashable, Identifiable, FetchableRecord,
     public var capacity: Int
     /// IANA identifier of the zone the opening hours are written in.
     public var timeZone: String
+    // Reservation rules: see `StoreSettings`.
+    public var walkInPercent: Int
+    public var slotMinutes: Int
+    public var slotCapacity: Int
+    public var entryBeforeMinutes: Int
+    public var entryAfterMinutes: Int
+    public var callGraceMinutes: Int
 
     public enum Columns {
         static let id = Column(CodingKeys.id)
@@ -24,7 +31,7 @@ public struct Store: Codable, Sendable, Hashable, Identifiable, FetchableRecord,
 
     public init(
         id: Int64? = nil, name: String, address: String, phone: String, position: GeoPoint, capacity: Int,
-        timeZone: String
+        timeZone: String, settings: StoreSettings? = nil
     ) {
         self.id = id
         self.name = name
@@ -34,6 +41,20 @@ public struct Store: Codable, Sendable, Hashable, Identifiable, FetchableRecord,
         self.longitude = position.longitude
         self.capacity = capacity
         self.timeZone = timeZone
+        let settings = settings ?? StoreSettings(capacity: capacity)
+        walkInPercent = settings.walkInPercent
+        slotMinutes = settings.slotMinutes
+        slotCapacity = settings.slotCapacity
+        entryBeforeMinutes = settings.entryBeforeMinutes
+        entryAfterMinutes = settings.entryAfterMinutes
+        callGraceMinutes = settings.callGraceMinutes
+    }
+
+    /// The store's reservation rules as the domain reads them.
+    public var settings: StoreSettings {
+        StoreSettings(capacity: capacity, walkInPercent: walkInPercent, slotMinutes: slotMinutes,
+                      slotCapacity: slotCapacity, entryBeforeMinutes: entryBeforeMinutes,
+                      entryAfterMinutes: entryAfterMinutes, callGraceMinutes: callGraceMinutes)
     }
 
     public var position: GeoPoint { GeoPoint(latitude: latitude, longitude: longitude) }
@@ -110,6 +131,11 @@ extension StoreWithHours {
     /// The intervals as the domain evaluates them, in the store's zone.
     public var openingHours: OpeningHours {
         OpeningHours(intervals: openingIntervals.map(\.interval), timeZone: store.zone)
+    }
+
+    /// The store's booking slots.
+    public var slotCalendar: SlotCalendar {
+        SlotCalendar(hours: openingHours, slotMinutes: store.slotMinutes)
     }
 }
 

@@ -15,6 +15,8 @@ public struct App: Sendable {
         case confirmForm, confirm, resendConfirmation, forgotForm, forgot, resetForm, reset
         case account, updateProfile, changePassword, deleteAccount
         case manage, manageStore
+        case reserveStart, reserveHow, reserveSlots, reserveRecap, reserve
+        case reservations, ticket, ticketStatus, ticketImage, cancelReservation
     }
 
     public init(environment: AppEnvironment, views: Views) {
@@ -43,6 +45,16 @@ public struct App: Sendable {
         router.add(.post, "/account/delete", .deleteAccount)
         router.add(.get, "/manage", .manage)
         router.add(.get, "/manage/stores/{id}", .manageStore)
+        router.add(.get, "/stores/{id}/reserve", .reserveStart)
+        router.add(.get, "/stores/{id}/reserve/how", .reserveHow)
+        router.add(.get, "/stores/{id}/reserve/slots", .reserveSlots)
+        router.add(.get, "/stores/{id}/reserve/recap", .reserveRecap)
+        router.add(.post, "/stores/{id}/reservations", .reserve)
+        router.add(.get, "/reservations", .reservations)
+        router.add(.get, "/reservations/{id}", .ticket)
+        router.add(.get, "/reservations/{id}/status", .ticketStatus)
+        router.add(.get, "/reservations/{id}/qr.png", .ticketImage)
+        router.add(.post, "/reservations/{id}/cancel", .cancelReservation)
         self.router = router
     }
 
@@ -80,6 +92,8 @@ public struct App: Sendable {
         let stores = StoresController(app: self)
         let accounts = AccountsController(app: self)
         let manage = ManageController(app: self)
+        let wizard = WizardController(app: self)
+        let tickets = TicketsController(app: self)
         switch route {
         case .home: return try stores.home(context)
         case .store: return try stores.store(context)
@@ -103,6 +117,16 @@ public struct App: Sendable {
         case .deleteAccount: return try accounts.deleteAccount(context)
         case .manage: return try manage.list(context)
         case .manageStore: return try manage.store(context)
+        case .reserveStart: return try wizard.start(context)
+        case .reserveHow: return try wizard.how(context)
+        case .reserveSlots: return try wizard.slots(context)
+        case .reserveRecap: return try wizard.recap(context)
+        case .reserve: return try wizard.create(context)
+        case .reservations: return try tickets.list(context)
+        case .ticket: return try tickets.ticket(context)
+        case .ticketStatus: return try tickets.status(context)
+        case .ticketImage: return try tickets.qrImage(context)
+        case .cancelReservation: return try tickets.cancel(context)
         }
     }
 

@@ -8,12 +8,17 @@ public struct AppEnvironment: Sendable {
     public var now: @Sendable () -> Date
     public var logger: Logger
     public var settings: SiteSettings
+    /// Signs and reads the tokens in reservations' QR codes, with the server's secret.
+    public var tickets: TicketToken
 
-    public init(database: AppDatabase, now: @escaping @Sendable () -> Date, logger: Logger, settings: SiteSettings) {
+    public init(database: AppDatabase, now: @escaping @Sendable () -> Date, logger: Logger, settings: SiteSettings,
+                tickets: TicketToken)
+    {
         self.database = database
         self.now = now
         self.logger = logger
         self.settings = settings
+        self.tickets = tickets
     }
 }
 

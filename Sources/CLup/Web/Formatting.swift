@@ -45,3 +45,37 @@ enum Formatting {
             .joined(separator: ", ")
     }
 }
+
+extension Formatting {
+    /// "today", "tomorrow", or "Fri 20 Nov": the store-local day of `date`, relative to `now`.
+    static func day(_ date: Date, now: Date, timeZone: TimeZone) -> String {
+        let offsets = ZoneOffsets.table(for: timeZone, around: now)
+        switch offsets.localDay(date).day - offsets.localDay(now).day {
+        case 0: return "today"
+        case 1: return "tomorrow"
+        default:
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_GB")
+            formatter.timeZone = timeZone
+            formatter.dateFormat = "EEE d MMM"
+            return formatter.string(from: date)
+        }
+    }
+
+    /// "14:30" on the store's clock.
+    static func time(_ date: Date, timeZone: TimeZone, now: Date) -> String {
+        let second = ZoneOffsets.table(for: timeZone, around: now).localDay(date).second
+        return String(format: "%02d:%02d", second / 3600, second % 3600 / 60)
+    }
+
+    /// "tomorrow, 14:30–14:45".
+    static func slot(_ slot: Slot, now: Date, timeZone: TimeZone) -> String {
+        "\(day(slot.start, now: now, timeZone: timeZone)), \(time(slot.start, timeZone: timeZone, now: now))–"
+            + time(slot.end, timeZone: timeZone, now: now)
+    }
+
+    /// "1 person", "2 people".
+    static func people(_ count: Int) -> String {
+        count == 1 ? "1 person" : "\(count) people"
+    }
+}

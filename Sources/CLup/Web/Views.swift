@@ -19,6 +19,14 @@ public struct Views: Sendable {
         case account
         case manage
         case manageStore = "manage-store"
+        case reserve
+        case reserveHow = "reserve-how"
+        case reserveSlots = "reserve-slots"
+        case reserveRecap = "reserve-recap"
+        case reserveRefused = "reserve-refused"
+        case reserveConflict = "reserve-conflict"
+        case ticket
+        case reservations
     }
 
     public enum LoadError: Error, CustomStringConvertible {
@@ -69,7 +77,7 @@ public struct Views: Sendable {
 
     /// Which navigation entry is current.
     public enum Section: Sendable {
-        case none, stores, account, manage
+        case none, stores, reservations, account, manage
     }
 }
 
@@ -85,6 +93,7 @@ struct SiteContext {
     var title: String
     var assets: Assets
     var storesCurrent: Bool
+    var reservationsCurrent: Bool
     var accountCurrent: Bool
     var manageCurrent: Bool
     var csrf: String
@@ -97,6 +106,7 @@ struct SiteContext {
         self.title = title
         self.assets = assets
         storesCurrent = section == .stores
+        reservationsCurrent = section == .reservations
         accountCurrent = section == .account
         manageCurrent = section == .manage
         csrf = visitor.csrfToken
@@ -125,6 +135,7 @@ extension SiteContext: MustacheParent {
         case "title": title
         case "assets": assets
         case "storesCurrent": storesCurrent
+        case "reservationsCurrent": reservationsCurrent
         case "accountCurrent": accountCurrent
         case "manageCurrent": manageCurrent
         case "csrf": csrf

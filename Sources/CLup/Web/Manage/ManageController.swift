@@ -21,8 +21,8 @@ struct ManageController {
         let id = try context.id("id")
         _ = try context.visitor.requireManager(of: id, for: context.request, database: database)
         guard let details = try database.storeDetails(id: id) else { throw HTTPError.notFound }
-        let status = StoreStatus(capacity: details.store.capacity, hours: details.openingHours, traffic: .empty,
-                                 now: context.now)
+        let status = StoreStatus(store: details.store, hours: details.openingHours,
+                                 live: try database.liveTraffic(storeId: id, now: context.now), now: context.now)
         let kiosks = try database.kiosks(storeId: id).map { kiosk in
             ManageStorePage.KioskRow(
                 id: kiosk.id ?? 0, label: kiosk.label,

@@ -20,8 +20,8 @@ struct StoreCard {
     var latitude: String
     var longitude: String
 
-    init(store: Store, hours: OpeningHours, traffic: StoreTraffic, shopper: ShopperContext, now: Date) {
-        let status = StoreStatus(capacity: store.capacity, hours: hours, traffic: traffic, now: now)
+    init(store: Store, hours: OpeningHours, live: LiveTraffic, shopper: ShopperContext, now: Date) {
+        let status = StoreStatus(store: store, hours: hours, live: live, now: now)
         id = store.id ?? 0
         name = store.name
         address = store.address
@@ -122,6 +122,7 @@ struct StorePage {
     var departments: [DepartmentRow]
     var hasDepartments: Bool
     var backHref: String
+    var reserveHref: String
     var positionLabel: String
     var notice: String?
 
@@ -139,6 +140,7 @@ struct StorePage {
         departments = details.departments.map { DepartmentRow(name: $0.name, minutes: $0.estimatedMinutes) }
         hasDepartments = !departments.isEmpty
         backHref = "/?" + shopper.query()
+        reserveHref = "/stores/\(card.id)/reserve?" + shopper.query()
         positionLabel = shopper.positionLabel
         notice = shopper.notice
     }
@@ -226,6 +228,7 @@ extension StorePage: MustacheParent {
         case "departments": departments
         case "hasDepartments": hasDepartments
         case "backHref": backHref
+        case "reserveHref": reserveHref
         case "positionLabel": positionLabel
         case "notice": notice
         default: nil

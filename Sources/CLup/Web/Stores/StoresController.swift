@@ -9,9 +9,11 @@ struct StoresController {
         let request = context.request
         let shopper = ShopperContext(request: request, settings: app.environment.settings, user: context.visitor.user)
         let now = context.now
-        let cards = try app.environment.database.storeListings()
+        let database = app.environment.database
+        let traffic = try database.liveTraffic(now: now)
+        let cards = try database.storeListings()
             .map { listing in
-                StoreCard(store: listing.store, hours: listing.openingHours, traffic: traffic(for: listing.store),
+                StoreCard(store: listing.store, hours: listing.openingHours, live: traffic[listing.store.id ?? 0] ?? .none,
                           shopper: shopper, now: now)
             }
             .sorted { ($0.metres, $0.id) < ($1.metres, $1.id) }
@@ -39,18 +41,11 @@ struct StoresController {
         }
         let shopper = ShopperContext(request: request, settings: app.environment.settings, user: context.visitor.user)
         let now = context.now  // once: every figure on the page is for the same instant
-        let card = StoreCard(store: details.store, hours: details.openingHours, traffic: traffic(for: details.store),
-                             shopper: shopper, now: now)
+        let live = try app.environment.database.liveTraffic(storeId: details.store.id ?? 0, now: now)
+        let card = StoreCard(store: details.store, hours: details.openingHours, live: live, shopper: shopper, now: now)
         let page = StorePage(card: card, details: details, shopper: shopper, now: now)
         var response = app.page(.store, title: details.store.name, context, page)
         shopper.remember(in: &response, secure: request.isHTTPS)
         return response
-    }
-
-    /// The store's live traffic. No one can line up, book or be scanned in yet (those
-    /// capabilities are still to come), so every store's queue and occupancy are empty; the
-    /// status is nonetheless computed by the real estimator from this input.
-    private func traffic(for store: Store) -> StoreTraffic {
-        .empty
     }
 }

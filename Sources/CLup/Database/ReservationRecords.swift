@@ -1,0 +1,100 @@
+import Foundation
+import GRDB
+
+/// A place in a store's queue (a line-up ticket, online or from the kiosk) or a booked slot
+/// (R13–R16). One row from the moment it is made to its end (done, cancelled or expired), so
+/// history and statistics read the same table.
+public struct Reservation: Codable, Sendable, Hashable, Identifiable, FetchableRecord, MutablePersistableRecord {
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        case lineUp
+        case booking
+    }
+
+    public enum Status: String, Codable, Sendable, CaseIterable {
+        /// In the queue (line-up).
+        case waiting
+        /// Called to enter (line-up).
+        case called
+        /// A slot booked and not yet used.
+        case booked
+        /// Scanned in and not yet out.
+        case inside
+        /// Scanned out: the visit is over.
+        case done
+        case cancelled
+        /// Not used in time: a call not answered, a slot missed.
+        case expired
+
+        /// Statuses that make a reservation the customer's active one (R13).
+        public static let active: [Status] = [.waiting, .called, .booked, .inside]
+
+        public var isActive: Bool { Self.active.contains(self) }
+    }
+
+    public var id: Int64?
+    public var storeId: Int64
+    /// Nil for a walk-in, and once the customer deletes their account (the visit stays, anonymous).
+    public var userId: Int64?
+    public var kind: Kind
+    public var walkIn: Bool
+    /// The store-local day `number` belongs to: the day a ticket is taken, or a booking's slot day.
+    public var day: Int
+    /// The ticket number, unique per store and day.
+    public var number: Int
+    public var people: Int
+    public var residenceMinutes: Int
+    /// How a line-up customer said they will travel (for "time to leave" notices).
+    public var travelMode: TravelMode?
+    public var slotStart: Date?
+    public var status: Status
+    public var createdAt: Date
+    public var calledAt: Date?
+    public var enteredAt: Date?
+    public var exitedAt: Date?
+    /// When it was cancelled or expired.
+    public var endedAt: Date?
+    /// The confirming form's one-time key: a form sent twice makes one reservation.
+    public var requestKey: String?
+
+    public enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let storeId = Column(CodingKeys.storeId)
+        static let userId = Column(CodingKeys.userId)
+        static let status = Column(CodingKeys.status)
+        static let slotStart = Column(CodingKeys.slotStart)
+        static let day = Column(CodingKeys.day)
+        static let number = Column(CodingKeys.number)
+    }
+
+    public static let databaseTableName = "reservation"
+    static let store = belongsTo(Store.self)
+
+    public var residence: TimeInterval { Double(residenceMinutes) * 60 }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+/// A reservation with its store, for pages that show both.
+public struct ReservationWithStore: Decodable, Sendable, FetchableRecord {
+    public var reservation: Reservation
+    public var store: Store
+}
+
+/// What CLup keeps per store about its live traffic: a version bumped by every change to the
+/// store's reservations (so cached traffic knows when it is stale) and running totals of
+/// declared and actual visit lengths (the residence ratio), maintained by triggers.
+public struct StoreLoad: Codable, Sendable, FetchableRecord, TableRecord {
+    public var storeId: Int64
+    public var version: Int
+    public var measuredVisits: Int
+    public var declaredSeconds: Double
+    public var actualSeconds: Double
+
+    public static let databaseTableName = "storeLoad"
+
+    public var ratio: ResidenceRatio {
+        ResidenceRatio(visits: measuredVisits, declaredSeconds: declaredSeconds, actualSeconds: actualSeconds)
+    }
+}

@@ -1,0 +1,407 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import CLup
+
+/// The reservation wizard, tickets and my reservations, in-process over an in-memory SQLite
+/// with the clock pinned at Wednesday 18 November 2026, 10:00 in Milan.
+@Suite("Lining up and booking")
+struct ReservationsTests {
+    let clock = TestClock()
+    let database: AppDatabase
+    let app: App
+    /// By the Duomo: capacity 4, none kept for walk-ins, 2 places a slot.
+    let duomo: Store
+    /// 700 m north, open every day; 1 km east, open Mon–Sat.
+    let brera: Store
+    let porta: Store
+
+    static let passwordHash = PasswordHasher().hash("correct horse battery")
+
+    init() throws {
+        database = try AppDatabase.inMemory()
+        duomo = try database.createStore(
+            Store(name: "Bottega Duomo", address: "Piazza Duomo 1", phone: "+39 02 1", position: Place.milan[0].position,
+                  capacity: 4, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 0, slotCapacity: 2)),
+            hours: Fixture.weekdayHours, departments: [("Bakery", 10), ("Deli", 12), ("Fruit", 4)])
+        brera = try database.createStore(
+            Fixture.store("Mercato Brera", at: GeoPoint(latitude: 45.4705, longitude: 9.1900), capacity: 30),
+            hours: (1...7).map { OpeningInterval(weekday: $0, opens: 7 * 60, closes: 22 * 60) }, departments: [])
+        porta = try database.createStore(
+            Fixture.store("Spesa Porta Venezia", at: GeoPoint(latitude: 45.4642, longitude: 9.2030), capacity: 30),
+            hours: Fixture.weekdayHours, departments: [])
+        let clock = self.clock
+        app = try Fixture.app(clock: { clock.now }, database: database)
+    }
+
+    /// A confirmed customer, signed in.
+    func customer(_ email: String) throws -> (browser: Browser, id: Int64) {
+        let user = try database.createUser(email: email, displayName: "Ada", passwordHash: Self.passwordHash,
+                                           now: clock.now, confirmation: nil)
+        let browser = Browser(app, address: "192.0.2.\(abs(email.hashValue) % 200 + 1)")
+        try browser.signIn(email: email)
+        try browser.get("/")  // forms now carry the session's CSRF token
+        return (browser, try require(user.id))
+    }
+
+    /// A customer's reservation made directly, as if through the wizard.
+    @discardableResult
+    func reserve(_ userId: Int64, at store: Store, kind: Reservation.Kind = .lineUp, people: Int = 1, minutes: Int = 30,
+                 slot: Date? = nil, replacing: Bool = false) throws -> ReservationOutcome
+    {
+        try database.reserve(ReservationRequest(
+            storeId: try require(store.id), userId: userId, kind: kind, people: people, residenceMinutes: minutes,
+            travelMode: .walking, slotStart: slot, requestKey: Secrets.token(), replacingActive: replacing), now: clock.now)
+    }
+
+    func created(_ outcome: ReservationOutcome) throws -> Reservation {
+        guard case .created(let reservation) = outcome else { throw RequireError(message: "not created: \(outcome)") }
+        return reservation
+    }
+
+    /// The hidden fields of the confirm form on a recap page.
+    func confirmFields(_ page: Response) -> [(String, String)] {
+        page.bodyText.matches(of: /<input type="hidden" name="([a-zA-Z]+)" value="([^"]*)">/)
+            .map { (String($0.1), String($0.2)) }.filter { $0.0 != "csrf" }
+    }
+
+    func slotValue(_ date: Date) -> String { String(Int(date.timeIntervalSince1970)) }
+
+    func at(_ hour: Int, _ minute: Int = 0, day: Int = 18) -> Date { Fixture.date(2026, 11, day, hour, minute) }
+
+    // MARK: Who may reserve
+
+    @Test("guests are sent to sign in; unconfirmed customers are told to confirm first")
+    func onlyConfirmedCustomers() throws {
+        let guest = Browser(app)
+        let response = try guest.get("/stores/1/reserve")
+        #expect(response.status == 303)
+        #expect(response.header("Location") == "/signin?next=%2Fstores%2F1%2Freserve")
+        let fresh = Browser(app)
+        try fresh.get("/signup")
+        try fresh.post("/signup", [("email", "new@example.org"), ("displayName", "New"),
+                                   ("password", "correct horse battery"), ("passwordAgain", "correct horse battery")])
+        try fresh.signIn(email: "new@example.org")
+        let refused = try fresh.get("/stores/1/reserve")
+        #expect(refused.status == 403)
+        #expect(refused.bodyText.contains("Please confirm your email address before you line up or book"))
+        #expect(try fresh.post("/stores/1/reservations", [("kind", "lineUp"), ("minutes", "30"), ("people", "1"),
+                                                          ("requestKey", Secrets.token())]).status == 403)
+        let newId = try require(try database.user(email: "new@example.org")?.id)
+        #expect(try database.reservations(userId: newId).isEmpty)
+    }
+
+    // MARK: Line up
+
+    @Test("line up: time from departments, people, transport → recap → confirm → a ticket whose QR code is signed")
+    func lineUpJourney() throws {
+        let (browser, userId) = try customer("ada@example.org")
+        let start = try browser.get("/stores/1/reserve?place=duomo")
+        #expect(start.status == 200)
+        #expect(start.bodyText.contains("Bakery · 10 min"))
+        // Given Bakery (10) and Fruit (4): 14 min → the 15-minute floor.
+        let how = try browser.get("/stores/1/reserve/how?place=duomo&time=departments&department=1&department=3&people=2")
+        #expect(how.status == 200)
+        #expect(how.bodyText.contains("About 15 min · 2 people"))
+        #expect(how.bodyText.contains("Nobody is in the queue."))
+        #expect(how.bodyText.contains("<input type=\"radio\" name=\"mode\" value=\"walking\" checked> On foot"))
+        let recap = try browser.get("/stores/1/reserve/recap?kind=lineUp&minutes=15&people=2&place=duomo&mode=car")
+        #expect(recap.status == 200)
+        #expect(recap.bodyText.contains("<dt>Getting there</dt><dd>5 min by car</dd>"))
+        let confirmed = try browser.post("/stores/1/reservations", confirmFields(recap))
+        #expect(confirmed.status == 303)
+        let location = try require(confirmed.header("Location"))
+        let reservation = try require(try database.activeReservation(userId: userId)).reservation
+        #expect(location == "/reservations/\(try require(reservation.id))")
+        #expect(reservation.kind == .lineUp && reservation.people == 2 && reservation.residenceMinutes == 15)
+        #expect(reservation.travelMode == .car && reservation.number == 1 && reservation.status == .waiting)
+
+        let ticket = try browser.get(location)
+        #expect(ticket.status == 200)
+        #expect(ticket.bodyText.contains("You are in the queue"))
+        #expect(ticket.bodyText.contains("<meta http-equiv=\"refresh\" content=\"30\">"))
+        // The QR code drawn is the signed token of this reservation, and verifies.
+        let token = Fixture.tickets.token(for: try require(reservation.id))
+        #expect(Fixture.tickets.reservationId(from: token) == reservation.id)
+        #expect(ticket.bodyText.contains("<path d=\"\(try QRCode(encoding: token).svgPath)\""))
+        #expect(!ticket.bodyText.contains(">\(token)<"))  // never shown as text to copy
+        let png = try browser.get(location + "/qr.png")
+        #expect(png.status == 200 && png.header("Content-Type") == "image/png")
+        #expect(png.body == (try QRCode(encoding: token).png()))
+        let status = try browser.get(location + "/status")
+        #expect(status.header("Content-Type") == "application/json")
+        #expect(status.bodyText.contains("\"peopleAhead\":0"))
+        #expect(status.bodyText.contains("\"status\":\"waiting\""))
+    }
+
+    @Test("the first step, sent without a choice, is shown again with a reason for each question")
+    func stepOneProblems() throws {
+        let (browser, _) = try customer("ada@example.org")
+        let response = try browser.get("/stores/1/reserve/how?time=departments")
+        #expect(response.status == 422)
+        #expect(response.bodyText.contains("Tick the departments you will visit, or choose a time."))
+        #expect(response.bodyText.contains("Say whether you are coming alone or with someone."))
+        #expect(try browser.get("/stores/1/reserve/how?minutes=500&people=1").status == 400)
+        #expect(try browser.get("/stores/1/reserve/how?minutes=30&people=3").status == 400)
+        #expect(try browser.get("/stores/99/reserve").status == 404)
+    }
+
+    @Test("people ahead and the expected entry follow the queue; the store list shows the wait")
+    func queueStanding() throws {
+        // Given four people lining up for 30 min at a store with 4 places, and a fifth.
+        for index in 1...4 { try created(try reserve(try customer("q\(index)@example.org").id, at: duomo)) }
+        let (browser, userId) = try customer("ada@example.org")
+        let mine = try created(try reserve(userId, at: duomo, people: 2))
+        let ticket = try browser.get("/reservations/\(try require(mine.id))")
+        #expect(ticket.bodyText.contains("4 people ahead of you. Expected entry around 10:30 (in 30 min)."))
+        #expect(mine.number == 5)
+        let home = try browser.get("/?place=duomo")
+        #expect(home.bodyText.contains("about 30 min"))
+        let how = try browser.get("/stores/1/reserve/how?minutes=30&people=1")
+        #expect(how.bodyText.contains("6 people in the queue."))
+    }
+
+    @Test("a wait over 2 hours is refused, with the nearest stores that can take the party")
+    func longWaitRefused() throws {
+        // Given pairs staying an hour: the store's four places are taken until 13:00.
+        for index in 1...6 { try created(try reserve(try customer("q\(index)@example.org").id, at: duomo, people: 2, minutes: 60)) }
+        let (browser, userId) = try customer("ada@example.org")
+        let how = try browser.get("/stores/1/reserve/how?minutes=30&people=1&place=duomo")
+        #expect(how.bodyText.contains("over the 2 hours CLup lets anyone wait"))
+        #expect(!how.bodyText.contains("name=\"mode\""))
+        let brera = try require(how.bodyText.range(of: "Mercato Brera"))
+        let porta = try require(how.bodyText.range(of: "Spesa Porta Venezia"))
+        #expect(brera.lowerBound < porta.lowerBound)  // 700 m before 1 km
+        let refused = try browser.post("/stores/1/reservations", [
+            ("kind", "lineUp"), ("minutes", "30"), ("people", "1"), ("requestKey", Secrets.token())])
+        #expect(refused.status == 409)
+        #expect(refused.bodyText.contains("You cannot line up at Bottega Duomo now"))
+        #expect(refused.bodyText.contains("/stores/2/reserve/how?minutes=30&amp;people=1"))
+        #expect(try database.activeReservation(userId: userId) == nil)
+    }
+
+    // MARK: Book
+
+    @Test("the slot picker shows a day's slots by availability; too soon ones cannot be chosen")
+    func slotPicker() throws {
+        let (browser, _) = try customer("ada@example.org")
+        try created(try reserve(try customer("b@example.org").id, at: duomo, kind: .booking, slot: at(12, 15)))
+        try created(try reserve(try customer("c@example.org").id, at: duomo, kind: .booking, people: 2, slot: at(12, 30)))
+        let page = try browser.get("/stores/1/reserve/slots?minutes=30&people=1")
+        #expect(page.status == 200)
+        #expect(page.bodyText.contains("aria-current=\"page\">Today</a>"))
+        #expect(page.bodyText.contains(#"<label class="slot slot-unavailable"><input type="radio" name="slot" value="\#(slotValue(at(11, 45)))" disabled> <span class="slot-time">11:45–12:00</span> <span class="slot-note">too soon</span>"#))
+        #expect(page.bodyText.contains(#"value="\#(slotValue(at(12)))"> <span class="slot-time">12:00–12:15</span> <span class="slot-note">2 places left</span>"#))
+        #expect(page.bodyText.contains(#"<label class="slot slot-nearlyFull"><input type="radio" name="slot" value="\#(slotValue(at(12, 15)))">"#))
+        #expect(page.bodyText.contains(#"<label class="slot slot-full"><input type="radio" name="slot" value="\#(slotValue(at(12, 30)))">"#))
+        let sunday = try browser.get("/stores/1/reserve/slots?minutes=30&people=1&day=\(SlotCalendar(hours: OpeningHours(intervals: Fixture.weekdayHours, timeZone: Fixture.rome), slotMinutes: 15).localDay(of: at(12, day: 22)))")
+        #expect(sunday.bodyText.contains("The store is closed on this day."))
+    }
+
+    @Test("a slot 3 hours ahead is booked; 1 hour and 8 days ahead are refused with clear messages")
+    func bookingWindow() throws {
+        let (browser, userId) = try customer("ada@example.org")
+        let tooSoon = try browser.get("/stores/1/reserve/recap?kind=booking&minutes=30&people=1&slot=\(slotValue(at(11)))")
+        #expect(tooSoon.status == 422)
+        #expect(tooSoon.bodyText.contains("Bookings must be at least 2 hours ahead. The earliest time you can book is today, 12:00–12:15."))
+        let tooFar = try browser.post("/stores/1/reservations", [
+            ("kind", "booking"), ("minutes", "30"), ("people", "1"), ("slot", slotValue(at(10, day: 26))),
+            ("requestKey", Secrets.token())])
+        #expect(tooFar.status == 422)
+        #expect(tooFar.bodyText.contains("You can book up to 7 days ahead, until Wed 25 Nov at 10:00."))
+        #expect(try database.activeReservation(userId: userId) == nil)
+
+        let recap = try browser.get("/stores/1/reserve/recap?kind=booking&minutes=30&people=1&slot=\(slotValue(at(13)))")
+        #expect(recap.status == 200)
+        #expect(recap.bodyText.contains("<dt>Slot</dt><dd>today, 13:00–13:15</dd>"))
+        #expect(recap.bodyText.contains("<dt>Enter between</dt><dd>12:50 and 13:15</dd>"))
+        let booked = try browser.post("/stores/1/reservations", confirmFields(recap))
+        #expect(booked.status == 303)
+        let reservation = try require(try database.activeReservation(userId: userId)).reservation
+        #expect(reservation.kind == .booking && reservation.slotStart == at(13) && reservation.status == .booked)
+        let ticket = try browser.get(try require(booked.header("Location")))
+        #expect(ticket.bodyText.contains("Your visit is booked"))
+        #expect(ticket.bodyText.contains("Scan your code at the entrance between 12:50 and 13:15."))
+        #expect(!ticket.bodyText.contains("http-equiv=\"refresh\""))
+    }
+
+    @Test("a full slot is refused with the store's other free times and nearby stores free then")
+    func fullSlot() throws {
+        try created(try reserve(try customer("b@example.org").id, at: duomo, kind: .booking, people: 2, slot: at(14)))
+        let (browser, userId) = try customer("ada@example.org")
+        let refused = try browser.post("/stores/1/reservations", [
+            ("kind", "booking"), ("minutes", "30"), ("people", "1"), ("slot", slotValue(at(14))),
+            ("requestKey", Secrets.token())])
+        #expect(refused.status == 409)
+        #expect(refused.bodyText.contains("That slot is full"))
+        #expect(refused.bodyText.contains("Every place for today, 14:00–14:15 at Bottega Duomo is booked."))
+        for time in ["13:30–13:45", "13:45–14:00", "14:15–14:30", "14:30–14:45"] {
+            #expect(refused.bodyText.contains("today, \(time)</strong> <span class=\"fine\">2 places left"))
+        }
+        #expect(refused.bodyText.contains("<strong>Mercato Brera</strong> <span class=\"fine\">700 m away · today, 14:00–14:15"))
+        #expect(try database.activeReservation(userId: userId) == nil)
+    }
+
+    // MARK: One active reservation
+
+    @Test("confirming while holding a reservation asks; replacing cancels the old one, keeping changes nothing")
+    func oneActiveReservation() throws {
+        let (browser, userId) = try customer("ada@example.org")
+        let old = try created(try reserve(userId, at: brera))
+        let recap = try browser.get("/stores/1/reserve/recap?kind=lineUp&minutes=30&people=1")
+        #expect(recap.bodyText.contains("You already have a reservation at Mercato Brera."))
+        let asked = try browser.post("/stores/1/reservations", confirmFields(recap))
+        #expect(asked.status == 409)
+        #expect(asked.bodyText.contains("Line-up at <strong>Mercato Brera</strong>"))
+        #expect(asked.bodyText.contains("href=\"/reservations/\(try require(old.id))\">Keep the one I have"))
+        #expect(try database.activeReservation(userId: userId)?.reservation.id == old.id)
+        let replaced = try browser.post("/stores/1/reservations", confirmFields(asked))
+        #expect(replaced.status == 303)
+        let active = try require(try database.activeReservation(userId: userId)).reservation
+        #expect(active.storeId == duomo.id)
+        #expect(try database.reservation(id: try require(old.id))?.reservation.status == .cancelled)
+    }
+
+    @Test("the same confirmation sent twice makes one reservation and shows it both times")
+    func sameFormTwice() throws {
+        let (browser, userId) = try customer("ada@example.org")
+        let recap = try browser.get("/stores/1/reserve/recap?kind=lineUp&minutes=30&people=1")
+        let first = try browser.post("/stores/1/reservations", confirmFields(recap))
+        let second = try browser.post("/stores/1/reservations", confirmFields(recap))
+        #expect(first.status == 303 && second.status == 303)
+        #expect(first.header("Location") == second.header("Location"))
+        #expect(try database.reservations(userId: userId).count == 1)
+    }
+
+    @Test("a refused replacement keeps the old reservation (the cancellation is rolled back)")
+    func refusedReplacementKeepsOld() throws {
+        try created(try reserve(try customer("b@example.org").id, at: duomo, kind: .booking, people: 2, slot: at(14)))
+        let (_, userId) = try customer("ada@example.org")
+        let old = try created(try reserve(userId, at: brera))
+        guard case .slotFull = try reserve(userId, at: duomo, kind: .booking, slot: at(14), replacing: true) else {
+            Issue.record("a full slot was booked")
+            return
+        }
+        #expect(try database.activeReservation(userId: userId)?.reservation.id == old.id)
+    }
+
+    // MARK: Tickets and my reservations
+
+    @Test("cancelling: only the owner's active reservation; anyone else's id is a 404")
+    func cancelling() throws {
+        let (owner, ownerId) = try customer("ada@example.org")
+        let (other, _) = try customer("eve@example.org")
+        let reservation = try created(try reserve(ownerId, at: duomo))
+        let path = "/reservations/\(try require(reservation.id))"
+        for target in [path, path + "/qr.png", path + "/status"] { #expect(try other.get(target).status == 404) }
+        #expect(try other.post(path + "/cancel").status == 404)
+        #expect(try database.activeReservation(userId: ownerId) != nil)
+        let cancelled = try owner.post(path + "/cancel")
+        let id = try require(reservation.id)
+        #expect(cancelled.status == 303 && cancelled.header("Location") == "/reservations?cancelled=\(id)")
+        #expect(try database.activeReservation(userId: ownerId) == nil)
+        #expect(try owner.post(path + "/cancel").status == 409)
+        let ticket = try owner.get(path)
+        #expect(ticket.bodyText.contains("Cancelled") && !ticket.bodyText.contains("<svg"))
+        #expect(try owner.get(path + "/qr.png").status == 410)
+    }
+
+    @Test("my reservations: the active one live, the history with entry and exit times; the usual visit length")
+    func myReservations() throws {
+        let (browser, userId) = try customer("ada@example.org")
+        // Given three past visits of 25, 35 and 40 minutes.
+        for (index, minutes) in [25.0, 35, 40].enumerated() {
+            let past = try created(try reserve(userId, at: duomo))
+            let entered = clock.now - Double(3 - index) * 86_400
+            try database.writer.write { db in
+                try db.execute(sql: "UPDATE reservation SET status = 'done', enteredAt = ?, exitedAt = ? WHERE id = ?",
+                               arguments: [entered, entered + minutes * 60, past.id])
+            }
+        }
+        try created(try reserve(userId, at: duomo, kind: .booking, slot: at(15)))
+        let page = try browser.get("/reservations")
+        #expect(page.bodyText.contains("Your visit is booked"))
+        #expect(page.bodyText.contains("out at 10:35 (35 min)"))
+        #expect(page.bodyText.components(separatedBy: "<tr><td>").count == 4)
+        let start = try browser.get("/stores/1/reserve")
+        #expect(start.bodyText.contains("value=\"usual\" checked> Your usual: about 35 min"))
+        let load = try database.reader.read { db in try Row.fetchOne(db, sql: "SELECT * FROM storeLoad WHERE storeId = 1") }
+        #expect(load?["measuredVisits"] == 3)
+    }
+
+    // MARK: Invariants in the schema
+
+    @Test("the schema refuses a second active reservation, an over-full slot and a repeated ticket number")
+    func schemaInvariants() throws {
+        let (_, ada) = try customer("ada@example.org")
+        let (_, bob) = try customer("bob@example.org")
+        let first = try created(try reserve(ada, at: duomo))
+        var second = first
+        second.id = nil
+        second.number = 2
+        #expect(throws: DatabaseError.self) { try database.writer.write { db in try second.insert(db) } }
+        var full = first
+        full.id = nil
+        full.userId = bob
+        full.kind = .booking
+        full.status = .booked
+        full.slotStart = at(14)
+        full.people = 2
+        full.number = 3
+        try database.writer.write { db in try full.insert(db) }
+        var over = full
+        over.id = nil
+        over.userId = nil
+        over.people = 1
+        over.number = 4
+        #expect(throws: DatabaseError.self) { try database.writer.write { db in try over.insert(db) } }
+        var duplicate = first
+        duplicate.id = nil
+        duplicate.userId = nil
+        duplicate.status = .done
+        #expect(throws: DatabaseError.self) { try database.writer.write { db in try duplicate.insert(db) } }
+    }
+
+    @Test("ticket numbers count up per store and day and start again the next day")
+    func numbering() throws {
+        let numbers = try (1...3).map { index in
+            try created(try reserve(try customer("n\(index)@example.org").id, at: index == 2 ? brera : duomo)).number
+        }
+        #expect(numbers == [1, 1, 2])
+        let tomorrow = try created(try reserve(try customer("t@example.org").id, at: duomo, kind: .booking,
+                                               slot: at(9, day: 19)))
+        #expect(tomorrow.number == 1)
+    }
+
+    @Test("reservations are made in BEGIN IMMEDIATE transactions")
+    func immediateTransactions() throws {
+        let (_, ada) = try customer("ada@example.org")
+        let statements = LockedList()
+        try database.writer.write { db in db.trace { statements.append($0.expandedDescription) } }
+        try created(try reserve(ada, at: duomo))
+        let traced = statements.values.dropFirst()  // the COMMIT of the write that set the trace
+        #expect(traced.first == "BEGIN IMMEDIATE TRANSACTION")
+        #expect(traced.contains { $0.hasPrefix("INSERT INTO \"reservation\"") })
+        #expect(traced.last == "COMMIT TRANSACTION")
+    }
+
+    @Test("deleting an account keeps its visits for the store's statistics, anonymous")
+    func accountDeletion() throws {
+        let (_, ada) = try customer("ada@example.org")
+        let reservation = try created(try reserve(ada, at: duomo))
+        try database.deleteUser(id: ada)
+        let kept = try require(try database.reservation(id: try require(reservation.id))).reservation
+        #expect(kept.userId == nil)
+    }
+}
+
+/// Statements seen by a trace, from whatever thread runs it.
+final class LockedList: @unchecked Sendable {
+    // @unchecked: `items` is guarded by `lock`.
+    private let lock = NSLock()
+    private var items: [String] = []
+
+    func append(_ item: String) { lock.withLock { items.append(item) } }
+    var values: [String] { lock.withLock { items } }
+}
