@@ -116,7 +116,11 @@ final class Stack {
     }
 
     func curl(_ arguments: [String]) throws -> HTTPResponse {
-        let output = try run("/usr/bin/curl", ["-s", "-S", "-i", "--max-time", "10", "--globoff"] + arguments)
+        try Self.parse(try run("/usr/bin/curl", ["-s", "-S", "-i", "--max-time", "10", "--globoff"] + arguments))
+    }
+
+    /// An HTTP response as `curl -i` writes it.
+    static func parse(_ output: String) throws -> HTTPResponse {
         guard let split = output.range(of: "\r\n\r\n") else { throw StackError("no HTTP head in: \(output)") }
         let headLines = output[..<split.lowerBound].components(separatedBy: "\r\n")
         let status = Int(headLines[0].split(separator: " ")[1]) ?? 0

@@ -146,23 +146,16 @@ extension AppDatabase {
             return try writer.write { db in
                 guard let details = try Self.storeDetails(id: request.storeId, db) else { return .noSuchStore }
                 let store = details.store
-                if let active = try Reservation
+                let active = try Reservation
                     .filter(Reservation.Columns.userId == request.userId)
                     .filter(Reservation.Status.active.map(\.rawValue).contains(Reservation.Columns.status))
                     .fetchOne(db)
-                {
-                    if active.requestKey == request.requestKey { return .alreadyMade(active) }
-                    guard request.replacingActive else {
-                        guard let activeStore = try Store.fetchOne(db, id: active.storeId) else { return .noSuchStore }
-                        return .hasActive(ReservationWithStore(reservation: active, store: activeStore))
-                    }
-                    guard active.status != .inside else {
-                        return .hasActive(ReservationWithStore(reservation: active, store: store))
-                    }
-                    try Self.end(active, as: .cancelled, now: now, db)
-                }
+                if let active, active.requestKey == request.requestKey { return .alreadyMade(active) }
+                // The rules of time come first: there is no point asking whether to replace the
+                // active reservation with one that cannot be made.
                 let calendar = details.slotCalendar
                 var day = calendar.localDay(of: now)
+                var slot: Slot?
                 switch request.kind {
                 case .lineUp:
                     let traffic = try Self.liveTraffic(storeId: store.id, now: now, db)[request.storeId] ?? .none
@@ -175,13 +168,23 @@ extension AppDatabase {
                 case .booking:
                     guard let start = request.slotStart else { throw Refusal.slot(.notASlot) }
                     let verdict = calendar.verdict(start: start, now: now)
-                    guard case .bookable(let slot) = verdict else { throw Refusal.slot(verdict) }
+                    guard case .bookable(let bookable) = verdict else { throw Refusal.slot(verdict) }
+                    slot = bookable
+                    day = calendar.localDay(of: bookable.start)
+                }
+                if let active {
+                    guard request.replacingActive, active.status != .inside else {
+                        guard let activeStore = try Store.fetchOne(db, id: active.storeId) else { return .noSuchStore }
+                        return .hasActive(ReservationWithStore(reservation: active, store: activeStore))
+                    }
+                    try Self.end(active, as: .cancelled, now: now, db)
+                }
+                if let slot {
                     let booked = try Int.fetchOne(db, sql: """
                         SELECT COALESCE(SUM(people), 0) FROM reservation
                         WHERE status = 'booked' AND storeId = ? AND slotStart = ?
                         """, arguments: [request.storeId, slot.start]) ?? 0
                     guard booked + request.people <= store.slotCapacity else { throw Refusal.slotFull }
-                    day = calendar.localDay(of: slot.start)
                 }
                 let number = try Int.fetchOne(db, sql: """
                     SELECT COALESCE(MAX(number), 0) + 1 FROM reservation WHERE storeId = ? AND day = ?
