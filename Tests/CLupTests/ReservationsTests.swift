@@ -183,7 +183,7 @@ struct ReservationsTests {
 
     // MARK: Book
 
-    @Test("the slot picker shows a day's slots by availability; too soon ones cannot be chosen")
+    @Test("the slot picker shows a day's bookable slots by availability, and says why earlier ones are not")
     func slotPicker() throws {
         let (browser, _) = try customer("ada@example.org")
         try created(try reserve(try customer("b@example.org").id, at: duomo, kind: .booking, slot: at(12, 15)))
@@ -191,10 +191,11 @@ struct ReservationsTests {
         let page = try browser.get("/stores/1/reserve/slots?minutes=30&people=1")
         #expect(page.status == 200)
         #expect(page.bodyText.contains("aria-current=\"page\">Today</a>"))
-        #expect(page.bodyText.contains(#"<label class="slot slot-unavailable"><input type="radio" name="slot" value="\#(slotValue(at(11, 45)))" disabled> <span class="slot-time">11:45–12:00</span> <span class="slot-note">too soon</span>"#))
-        #expect(page.bodyText.contains(#"value="\#(slotValue(at(12)))"> <span class="slot-time">12:00–12:15</span> <span class="slot-note">2 places left</span>"#))
-        #expect(page.bodyText.contains(#"<label class="slot slot-nearlyFull"><input type="radio" name="slot" value="\#(slotValue(at(12, 15)))">"#))
-        #expect(page.bodyText.contains(#"<label class="slot slot-full"><input type="radio" name="slot" value="\#(slotValue(at(12, 30)))">"#))
+        #expect(page.bodyText.contains("Bookings open 2 hours ahead: the first time you can book on this day is 12:00."))
+        #expect(!page.bodyText.contains("11:45–12:00"))
+        #expect(page.bodyText.contains(#"<label class="slot slot-free"><input type="radio" name="slot" value="\#(slotValue(at(12)))" required> <span class="slot-time">12:00–12:15</span> <span class="slot-note">2 places left</span>"#))
+        #expect(page.bodyText.contains(#"<label class="slot slot-nearlyFull"><input type="radio" name="slot" value="\#(slotValue(at(12, 15)))" required>"#))
+        #expect(page.bodyText.contains(#"<label class="slot slot-full"><input type="radio" name="slot" value="\#(slotValue(at(12, 30)))" required> <span class="slot-time">12:30–12:45</span> <span class="slot-note">full</span>"#))
         let sunday = try browser.get("/stores/1/reserve/slots?minutes=30&people=1&day=\(SlotCalendar(hours: OpeningHours(intervals: Fixture.weekdayHours, timeZone: Fixture.rome), slotMinutes: 15).localDay(of: at(12, day: 22)))")
         #expect(sunday.bodyText.contains("The store is closed on this day."))
     }

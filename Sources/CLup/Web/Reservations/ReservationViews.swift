@@ -59,8 +59,8 @@ struct ReservePage {
 /// Step 2: line up now, or book a time.
 struct HowPage {
     struct LineUp {
-        var wait: String
-        var entry: String
+        /// "Estimated wait about 25 min: you would enter around 10:25."
+        var estimate: String
         var modes: [Choice]
         var hidden: [HiddenField]
     }
@@ -99,7 +99,6 @@ struct SlotChoice {
     /// free, nearlyFull, full or unavailable: the colour.
     var state: String
     var note: String
-    var disabled: Bool
 }
 
 /// Step 3 for a booking: the slot picker.
@@ -111,11 +110,14 @@ struct SlotsPage {
     var days: [DayTab]
     var slots: [SlotChoice]
     var hasSlots: Bool
-    var hasBookable: Bool
+    /// Why some of the day's slots are not offered.
+    var notes: [String]
+    /// The store does not open that day.
+    var closed: Bool
     var hidden: [HiddenField]
 
     init(store: Store, plan: VisitPlan, shopper: ShopperContext, days: [DayTab], slots: [SlotChoice],
-         hidden: [HiddenField])
+         notes: [String], closed: Bool, hidden: [HiddenField])
     {
         storeName = store.name
         summary = plan.summary
@@ -124,7 +126,8 @@ struct SlotsPage {
         self.days = days
         self.slots = slots
         hasSlots = !slots.isEmpty
-        hasBookable = slots.contains { !$0.disabled }
+        self.notes = notes
+        self.closed = closed
         self.hidden = hidden
     }
 }
@@ -455,8 +458,7 @@ extension HowPage: MustacheParent {
 extension HowPage.LineUp: MustacheParent {
     func child(named key: String) -> Any? {
         switch key {
-        case "wait": wait
-        case "entry": entry
+        case "estimate": estimate
         case "modes": modes
         case "hidden": hidden
         default: nil
@@ -482,7 +484,6 @@ extension SlotChoice: MustacheParent {
         case "time": time
         case "state": state
         case "note": note
-        case "disabled": disabled
         default: nil
         }
     }
@@ -498,7 +499,8 @@ extension SlotsPage: MustacheParent {
         case "days": days
         case "slots": slots
         case "hasSlots": hasSlots
-        case "hasBookable": hasBookable
+        case "notes": notes
+        case "closed": closed
         case "hidden": hidden
         default: nil
         }

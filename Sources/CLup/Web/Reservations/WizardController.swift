@@ -57,7 +57,9 @@ struct WizardController {
         var page = HowPage(store: store, plan: plan, shopper: shopper, queued: queued)
         if case .accepted(let wait, let entry) = decision {
             page.lineUp = HowPage.LineUp(
-                wait: Formatting.wait(wait), entry: Formatting.clock(entry, now: now, timeZone: store.zone),
+                estimate: wait < 60 ? "No wait: you could go in as soon as you arrive."
+                    : "Estimated wait \(Formatting.wait(wait)): you would enter around "
+                        + Formatting.clock(entry, now: now, timeZone: store.zone) + ".",
                 modes: TravelMode.allCases.map { mode in
                     let travel = mode.travelTime(metres: shopper.position.distance(to: store.position))
                     return Choice(value: mode.rawValue, label: "\(mode.label) · \(Formatting.duration(travel))",
@@ -88,7 +90,19 @@ struct WizardController {
         let firstDay = calendar.firstBookable(now: now).map { calendar.localDay(of: $0.start) } ?? days[0]
         let requested = context.request.query["day"].flatMap { Int($0) }
         let day = requested.flatMap { days.contains($0) ? $0 : nil } ?? firstDay
-        let slots = calendar.slots(localDay: day, now: now)
+        let daySlots = calendar.slots(localDay: day, now: now)
+        // Only bookable slots are offered; a line says why earlier or later ones are not.
+        let slots = daySlots.filter { calendar.isBookable($0, now: now) }
+        var notes: [String] = []
+        if let first = slots.first ?? daySlots.last, daySlots.contains(where: { $0.start < now + SlotCalendar.leadTime }) {
+            notes.append(slots.isEmpty
+                ? "Bookings open 2 hours ahead: there is no time left to book on this day."
+                : "Bookings open 2 hours ahead: the first time you can book on this day is "
+                    + Formatting.time(first.start, timeZone: store.zone, now: now) + ".")
+        }
+        if daySlots.contains(where: { $0.start > now + SlotCalendar.horizon }) {
+            notes.append("Later times on this day are more than 7 days ahead and cannot be booked yet.")
+        }
         let booked = try slots.first.map { first in
             try database.bookedPeople(storeId: store.id ?? 0, in: first.start...(slots.last?.start ?? first.start))
         } ?? [:]
@@ -104,17 +118,15 @@ struct WizardController {
             slots: slots.map { slot in
                 let taken = booked[slot.start] ?? 0
                 let availability = SlotAvailability.of(booked: taken, capacity: store.slotCapacity, people: plan.people)
-                let bookable = calendar.isBookable(slot, now: now)
                 let left = store.slotCapacity - taken
                 return SlotChoice(
                     value: String(Int(slot.start.timeIntervalSince1970)),
                     time: Formatting.time(slot.start, timeZone: store.zone, now: now) + "–"
                         + Formatting.time(slot.end, timeZone: store.zone, now: now),
-                    state: bookable ? availability.rawValue : "unavailable",
-                    note: !bookable ? (slot.start < now + SlotCalendar.leadTime ? "too soon" : "too far ahead")
-                        : availability == .full ? "full" : left == 1 ? "1 place left" : "\(left) places left",
-                    disabled: !bookable)
+                    state: availability.rawValue,
+                    note: availability == .full ? "full" : left == 1 ? "1 place left" : "\(left) places left")
             },
+            notes: notes, closed: daySlots.isEmpty,
             hidden: Self.hidden([("kind", "booking")] + plan.fields + shopper.fields))
         return app.page(.reserveSlots, title: "Choose a time", section: .stores, context, page)
     }
