@@ -171,7 +171,6 @@ extension AppDatabase {
 
             try db.create(table: "storeLoad") { t in
                 t.primaryKey("storeId", .integer).references("store", onDelete: .cascade)
-                t.column("version", .integer).notNull().defaults(to: 0)
                 t.column("measuredVisits", .integer).notNull().defaults(to: 0)
                 t.column("declaredSeconds", .double).notNull().defaults(to: 0)
                 t.column("actualSeconds", .double).notNull().defaults(to: 0)
@@ -180,12 +179,6 @@ extension AppDatabase {
                 INSERT INTO storeLoad(storeId) SELECT id FROM store;
                 CREATE TRIGGER store_load AFTER INSERT ON store
                 BEGIN INSERT INTO storeLoad(storeId) VALUES (NEW.id); END;
-                CREATE TRIGGER reservation_inserted AFTER INSERT ON reservation
-                BEGIN UPDATE storeLoad SET version = version + 1 WHERE storeId = NEW.storeId; END;
-                CREATE TRIGGER reservation_updated AFTER UPDATE ON reservation
-                BEGIN UPDATE storeLoad SET version = version + 1 WHERE storeId IN (OLD.storeId, NEW.storeId); END;
-                CREATE TRIGGER reservation_deleted AFTER DELETE ON reservation
-                BEGIN UPDATE storeLoad SET version = version + 1 WHERE storeId = OLD.storeId; END;
                 CREATE TRIGGER reservation_measured AFTER UPDATE OF exitedAt ON reservation
                 WHEN OLD.exitedAt IS NULL AND NEW.exitedAt IS NOT NULL AND NEW.enteredAt IS NOT NULL
                 BEGIN

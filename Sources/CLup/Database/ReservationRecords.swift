@@ -82,12 +82,10 @@ public struct ReservationWithStore: Decodable, Sendable, FetchableRecord {
     public var store: Store
 }
 
-/// What CLup keeps per store about its live traffic: a version bumped by every change to the
-/// store's reservations (so cached traffic knows when it is stale) and running totals of
-/// declared and actual visit lengths (the residence ratio), maintained by triggers.
+/// Running totals of a store's declared and actual visit lengths, kept by a trigger as
+/// visits end, so the residence ratio costs one row to read however long the history.
 public struct StoreLoad: Codable, Sendable, FetchableRecord, TableRecord {
     public var storeId: Int64
-    public var version: Int
     public var measuredVisits: Int
     public var declaredSeconds: Double
     public var actualSeconds: Double
