@@ -181,6 +181,18 @@ struct ReservationsTests {
         #expect(try database.activeReservation(userId: userId) == nil)
     }
 
+    @Test("a party larger than the places for the queue is told so, not that the queue is long")
+    func partyTooLarge() throws {
+        let tiny = try database.createStore(
+            Fixture.store("Bottega Minima", at: GeoPoint(latitude: 45.4660, longitude: 9.1900), capacity: 1),
+            hours: Fixture.weekdayHours, departments: [])
+        let (browser, _) = try customer("ada@example.org")
+        let how = try browser.get("/stores/\(try require(tiny.id))/reserve/how?minutes=30&people=2")
+        #expect(how.bodyText.contains("too few places for the queue to let a party of your size in"))
+        #expect(try browser.get("/stores/\(try require(tiny.id))/reserve/how?minutes=30&people=1").bodyText
+            .contains("No wait"))
+    }
+
     // MARK: Book
 
     @Test("the slot picker shows a day's bookable slots by availability, and says why earlier ones are not")

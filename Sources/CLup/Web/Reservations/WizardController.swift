@@ -310,9 +310,12 @@ struct WizardController {
             return "The store is closed now"
                 + (opensAt.map { " and opens \(Formatting.clock($0, now: now, timeZone: zone))." } ?? ".")
                 + " You can book a time instead."
-        case .waitTooLong(let wait):
-            return (wait.map { "The wait is \(Formatting.wait($0)), " } ?? "The queue is too long, ")
-                + "over the 2 hours CLup lets anyone wait. Book a time instead, or try a store nearby."
+        case .waitTooLong(let wait?):
+            return "The wait is \(Formatting.wait(wait)), over the 2 hours CLup lets anyone wait. Book a time "
+                + "instead, or try a store nearby."
+        case .waitTooLong(nil):
+            return "This store keeps too few places for the queue to let a party of your size in. Try a store "
+                + "nearby, or come alone."
         case .closesFirst(let closes, let entry):
             return "Your turn would come around \(Formatting.clock(entry, now: now, timeZone: zone)), too close to "
                 + "closing time (\(Formatting.clock(closes, now: now, timeZone: zone))) for your visit."
