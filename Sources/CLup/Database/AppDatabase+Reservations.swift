@@ -16,9 +16,10 @@ public struct ReservationRequest: Sendable {
     /// Cancel the customer's active reservation to make this one (R13, they said so).
     public var replacingActive: Bool
 
-    public init(storeId: Int64, userId: Int64, kind: Reservation.Kind, people: Int, residenceMinutes: Int,
-                travelMode: TravelMode? = nil, slotStart: Date? = nil, requestKey: String, replacingActive: Bool = false)
-    {
+    public init(
+        storeId: Int64, userId: Int64, kind: Reservation.Kind, people: Int, residenceMinutes: Int,
+        travelMode: TravelMode? = nil, slotStart: Date? = nil, requestKey: String, replacingActive: Bool = false
+    ) {
         self.storeId = storeId
         self.userId = userId
         self.kind = kind
@@ -64,6 +65,16 @@ public struct LiveTraffic: Sendable {
     public func estimator(settings: StoreSettings) -> WaitEstimator {
         WaitEstimator(capacity: settings.onlinePlaces, residenceRatio: ratio)
     }
+
+    /// Whether a party of `people` staying `residence` may line up at the store now: the one
+    /// rule the wizard shows and the reservation transaction enforces.
+    public func lineUpDecision(people: Int, residence: TimeInterval, settings: StoreSettings, hours: OpeningHours,
+                               now: Date) -> LineUpPolicy.Decision
+    {
+        let wait = estimator(settings: settings).waitForNewParty(
+            people: people, residence: residence, traffic: traffic(settings: settings, now: now), now: now)
+        return LineUpPolicy.decide(wait: wait, residence: residence, openState: hours.state(at: now), now: now)
+    }
 }
 
 extension AppDatabase {
@@ -89,7 +100,8 @@ extension AppDatabase {
         let storeFilter = storeId == nil ? "" : "AND storeId = ?"
         let storeArgument: StatementArguments = storeId.map { [$0] } ?? []
         var result: [Int64: LiveTraffic] = [:]
-        let ratios = try Row.fetchAll(db, sql: "SELECT * FROM storeLoad WHERE 1 \(storeFilter)", arguments: storeArgument)
+        let ratios = try Row.fetchAll(db, sql: "SELECT * FROM storeLoad WHERE 1 \(storeFilter)",
+                                      arguments: storeArgument)
         for row in ratios {
             let load = try StoreLoad(row: row)
             result[load.storeId] = LiveTraffic(live: [], ratio: load.ratio.value)
@@ -124,14 +136,21 @@ extension AppDatabase {
 
     /// People booked per slot start at a store, for slots starting in `range`.
     public func bookedPeople(storeId: Int64, in range: ClosedRange<Date>) throws -> [Date: Int] {
-        try reader.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT slotStart, SUM(people) AS people FROM reservation
-                WHERE status = 'booked' AND storeId = ? AND slotStart BETWEEN ? AND ?
-                GROUP BY slotStart
-                """, arguments: [storeId, range.lowerBound, range.upperBound])
-            return Dictionary(uniqueKeysWithValues: rows.map { ($0["slotStart"] as Date, $0["people"] as Int) })
-        }
+        try reader.read { db in try Self.bookedPeople(storeId: storeId, in: range, db) }
+    }
+
+    /// People booked in the slot starting at `start`.
+    public func bookedPeople(storeId: Int64, at start: Date) throws -> Int {
+        try bookedPeople(storeId: storeId, in: start...start)[start] ?? 0
+    }
+
+    static func bookedPeople(storeId: Int64, in range: ClosedRange<Date>, _ db: Database) throws -> [Date: Int] {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT slotStart, SUM(people) AS people FROM reservation
+            WHERE status = 'booked' AND storeId = ? AND slotStart BETWEEN ? AND ?
+            GROUP BY slotStart
+            """, arguments: [storeId, range.lowerBound, range.upperBound])
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0["slotStart"] as Date, $0["people"] as Int) })
     }
 
     // MARK: Making and ending reservations
@@ -159,11 +178,9 @@ extension AppDatabase {
                 switch request.kind {
                 case .lineUp:
                     let traffic = try Self.liveTraffic(storeId: store.id, now: now, db)[request.storeId] ?? .none
-                    let wait = traffic.estimator(settings: store.settings).waitForNewParty(
+                    let decision = traffic.lineUpDecision(
                         people: request.people, residence: Double(request.residenceMinutes) * 60,
-                        traffic: traffic.traffic(settings: store.settings, now: now), now: now)
-                    let decision = LineUpPolicy.decide(wait: wait, residence: Double(request.residenceMinutes) * 60,
-                                                       openState: details.openingHours.state(at: now), now: now)
+                        settings: store.settings, hours: details.openingHours, now: now)
                     guard case .accepted = decision else { throw Refusal.lineUp(decision) }
                 case .booking:
                     guard let start = request.slotStart else { throw Refusal.slot(.notASlot) }
@@ -180,11 +197,10 @@ extension AppDatabase {
                     try Self.end(active, as: .cancelled, now: now, db)
                 }
                 if let slot {
-                    let booked = try Int.fetchOne(db, sql: """
-                        SELECT COALESCE(SUM(people), 0) FROM reservation
-                        WHERE status = 'booked' AND storeId = ? AND slotStart = ?
-                        """, arguments: [request.storeId, slot.start]) ?? 0
-                    guard booked + request.people <= store.slotCapacity else { throw Refusal.slotFull }
+                    let booked = try Self.bookedPeople(storeId: request.storeId, in: slot.start...slot.start, db)
+                    guard (booked[slot.start] ?? 0) + request.people <= store.slotCapacity else {
+                        throw Refusal.slotFull
+                    }
                 }
                 let number = try Int.fetchOne(db, sql: """
                     SELECT COALESCE(MAX(number), 0) + 1 FROM reservation WHERE storeId = ? AND day = ?
@@ -194,7 +210,8 @@ extension AppDatabase {
                     number: number, people: request.people, residenceMinutes: request.residenceMinutes,
                     travelMode: request.kind == .lineUp ? request.travelMode : nil,
                     slotStart: request.kind == .booking ? request.slotStart : nil,
-                    status: request.kind == .lineUp ? .waiting : .booked, createdAt: now, requestKey: request.requestKey)
+                    status: request.kind == .lineUp ? .waiting : .booked, createdAt: now,
+                    requestKey: request.requestKey)
                 try reservation.insert(db)
                 return .created(reservation)
             }
@@ -221,7 +238,7 @@ extension AppDatabase {
     public func cancelReservation(id: Int64, userId: Int64, now: Date) throws -> Bool {
         try writer.write { db in
             guard let reservation = try Reservation.fetchOne(db, id: id), reservation.userId == userId,
-                [.waiting, .called, .booked].contains(reservation.status)
+                reservation.status.isCancellable
             else { return false }
             try Self.end(reservation, as: .cancelled, now: now, db)
             return true

@@ -29,6 +29,9 @@ public struct Reservation: Codable, Sendable, Hashable, Identifiable, FetchableR
         public static let active: [Status] = [.waiting, .called, .booked, .inside]
 
         public var isActive: Bool { Self.active.contains(self) }
+
+        /// Not yet used: the customer may still cancel (once inside, only scanning out ends it).
+        public var isCancellable: Bool { [.waiting, .called, .booked].contains(self) }
     }
 
     public var id: Int64?
@@ -80,6 +83,11 @@ public struct Reservation: Codable, Sendable, Hashable, Identifiable, FetchableR
 public struct ReservationWithStore: Decodable, Sendable, FetchableRecord {
     public var reservation: Reservation
     public var store: Store
+
+    /// The booked slot, for a booking.
+    public var slot: Slot? {
+        reservation.slotStart.map { Slot(start: $0, end: $0 + Double(store.slotMinutes) * 60) }
+    }
 }
 
 /// Running totals of a store's declared and actual visit lengths, kept by a trigger as

@@ -15,7 +15,9 @@ public enum LineUpPolicy {
 
     /// The decision for a party that would wait `wait` (nil: could never enter) and stay
     /// `residence` seconds, at a store in `openState`.
-    public static func decide(wait: TimeInterval?, residence: TimeInterval, openState: OpenState, now: Date) -> Decision {
+    public static func decide(wait: TimeInterval?, residence: TimeInterval, openState: OpenState, now: Date)
+        -> Decision
+    {
         guard case .open(let closes) = openState else {
             if case .closed(let opensAt) = openState { return .closed(opensAt: opensAt) }
             return .closed(opensAt: nil)

@@ -74,6 +74,16 @@ extension Formatting {
             + time(slot.end, timeZone: timeZone, now: now)
     }
 
+    /// "today at 10:05", "Fri 20 Nov at 14:30".
+    static func moment(_ date: Date, now: Date, timeZone: TimeZone) -> String {
+        day(date, now: now, timeZone: timeZone) + " at " + time(date, timeZone: timeZone, now: now)
+    }
+
+    /// "1 place left", "7 places left".
+    static func placesLeft(_ count: Int) -> String {
+        count == 1 ? "1 place left" : "\(count) places left"
+    }
+
     /// "1 person", "2 people".
     static func people(_ count: Int) -> String {
         count == 1 ? "1 person" : "\(count) people"

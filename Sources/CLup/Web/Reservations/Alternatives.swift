@@ -58,11 +58,8 @@ struct Alternatives {
 
     /// Whether the party could line up at `listing` now.
     func decision(for listing: some StoreWithHours, live: LiveTraffic) -> LineUpPolicy.Decision {
-        let settings = listing.store.settings
-        let wait = live.estimator(settings: settings).waitForNewParty(
-            people: plan.people, residence: plan.residence, traffic: live.traffic(settings: settings, now: now), now: now)
-        return LineUpPolicy.decide(wait: wait, residence: plan.residence, openState: listing.openingHours.state(at: now),
-                                   now: now)
+        live.lineUpDecision(people: plan.people, residence: plan.residence, settings: listing.store.settings,
+                            hours: listing.openingHours, now: now)
     }
 
     /// Stores nearest `store` with room for the party in their slot at `start`.
@@ -77,7 +74,7 @@ struct Alternatives {
                 guard let slot = calendar.slot(containing: start, now: now), calendar.isBookable(slot, now: now),
                     let id = listing.store.id
                 else { return false }
-                let booked = try database.bookedPeople(storeId: id, in: slot.start...slot.start)[slot.start] ?? 0
+                let booked = try database.bookedPeople(storeId: id, at: slot.start)
                 guard SlotAvailability.of(booked: booked, capacity: listing.store.slotCapacity, people: plan.people)
                     != .full
                 else { return false }
@@ -105,7 +102,10 @@ struct Alternatives {
         guard let first = candidates.first, let last = candidates.last else { return [] }
         let booked = try database.bookedPeople(storeId: id, in: first.start...last.start)
         return candidates
-            .filter { SlotAvailability.of(booked: booked[$0.start] ?? 0, capacity: store.slotCapacity, people: plan.people) != .full }
+            .filter {
+                SlotAvailability.of(booked: booked[$0.start] ?? 0, capacity: store.slotCapacity, people: plan.people)
+                    != .full
+            }
             .sorted { abs($0.start.timeIntervalSince(start)) < abs($1.start.timeIntervalSince(start)) }
             .prefix(limit)
             .sorted { $0.start < $1.start }
@@ -113,7 +113,7 @@ struct Alternatives {
                 let left = store.slotCapacity - (booked[slot.start] ?? 0)
                 return SuggestionRow(
                     name: Formatting.slot(slot, now: now, timeZone: store.zone),
-                    detail: left == 1 ? "1 place left" : "\(left) places left",
+                    detail: Formatting.placesLeft(left),
                     href: WizardLinks.bookingRecap(id, slot: slot, plan: plan, shopper: shopper))
             }
     }

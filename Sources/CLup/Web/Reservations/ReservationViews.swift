@@ -40,8 +40,12 @@ struct ReservePage {
         storeHref = "/stores/\(id)?" + shopper.query()
         action = "/stores/\(id)/reserve/how"
         let time = choice.time ?? (usual != nil ? "usual" : "30")
-        presets = ResidenceTime.presets.map { Choice(value: String($0), label: "\($0) min", checked: time == String($0)) }
-        self.usual = usual.map { Choice(value: "usual", label: "Your usual: about \($0) min", checked: time == "usual") }
+        presets = ResidenceTime.presets.map {
+            Choice(value: String($0), label: "\($0) min", checked: time == String($0))
+        }
+        self.usual = usual.map {
+            Choice(value: "usual", label: "Your usual: about \($0) min", checked: time == "usual")
+        }
         departments = details.departments.map { department in
             Choice(value: String(department.id ?? 0), label: "\(department.name) · \(department.estimatedMinutes) min",
                    checked: department.id.map(choice.departmentIds.contains) ?? false)
@@ -179,11 +183,10 @@ struct TicketSummary {
         number = reservation.number
         if let start = reservation.slotStart {
             kind = "Booked visit"
-            when = Formatting.day(start, now: now, timeZone: zone) + " at " + Formatting.time(start, timeZone: zone, now: now)
+            when = Formatting.moment(start, now: now, timeZone: zone)
         } else {
             kind = reservation.walkIn ? "Walk-in ticket" : "Line-up"
-            when = "taken " + Formatting.day(reservation.createdAt, now: now, timeZone: zone) + " at "
-                + Formatting.time(reservation.createdAt, timeZone: zone, now: now)
+            when = "taken " + Formatting.moment(reservation.createdAt, now: now, timeZone: zone)
         }
     }
 }
@@ -224,7 +227,8 @@ struct TicketProgress {
                 let ahead = standing.map { $0.peopleAhead == 0 ? "Nobody is ahead of you." :
                     "\(Formatting.people($0.peopleAhead)) ahead of you." } ?? ""
                 detail = ahead + (entry <= now ? " Expected to enter any moment now."
-                    : " Expected entry around \(clock(entry)) (in \(Formatting.duration(entry.timeIntervalSince(now)))).")
+                    : " Expected entry around \(clock(entry))"
+                        + " (in \(Formatting.duration(entry.timeIntervalSince(now)))).")
             } else {
                 detail = "Your party is larger than the places the store has for the queue."
             }
@@ -234,9 +238,8 @@ struct TicketProgress {
             let deadline = (reservation.calledAt ?? now) + Double(owned.store.callGraceMinutes) * 60
             detail = "Scan your code at the entrance by \(clock(deadline)), or the ticket expires."
         case .booked:
-            let start = reservation.slotStart ?? now
-            let window = owned.store.settings.entryWindow(slotStart: start)
-            let slot = Slot(start: start, end: start + Double(owned.store.slotMinutes) * 60)
+            let slot = owned.slot ?? Slot(start: now, end: now)
+            let window = owned.store.settings.entryWindow(slotStart: slot.start)
             headline = "Your visit is booked"
             detail = "Slot \(Formatting.slot(slot, now: now, timeZone: zone)). Scan your code at the entrance between "
                 + "\(Formatting.time(window.lowerBound, timeZone: zone, now: now)) and "
@@ -250,23 +253,20 @@ struct TicketProgress {
             detail = Self.visit(reservation, now: now, zone: zone)
         case .cancelled:
             headline = "Cancelled"
-            detail = "You cancelled this reservation" + (reservation.endedAt.map { " " + Self.moment($0, now: now, zone: zone) } ?? "") + "."
+            detail = "You cancelled this reservation"
+                + (reservation.endedAt.map { " " + Formatting.moment($0, now: now, timeZone: zone) } ?? "") + "."
         case .expired:
             headline = "Expired"
             detail = "This reservation was not used in time."
         }
     }
 
-    /// "today at 10:05".
-    static func moment(_ date: Date, now: Date, zone: TimeZone) -> String {
-        Formatting.day(date, now: now, timeZone: zone) + " at " + Formatting.time(date, timeZone: zone, now: now)
-    }
-
     /// "In today at 10:05, out at 10:40 (35 min)."
     static func visit(_ reservation: Reservation, now: Date, zone: TimeZone) -> String {
         guard let entered = reservation.enteredAt else { return "" }
-        guard let exited = reservation.exitedAt else { return "In \(moment(entered, now: now, zone: zone))." }
-        return "In \(moment(entered, now: now, zone: zone)), out at \(Formatting.time(exited, timeZone: zone, now: now)) "
+        let inAt = Formatting.moment(entered, now: now, timeZone: zone)
+        guard let exited = reservation.exitedAt else { return "In \(inAt)." }
+        return "In \(inAt), out at \(Formatting.time(exited, timeZone: zone, now: now)) "
             + "(\(Formatting.duration(exited.timeIntervalSince(entered))))."
     }
 
@@ -308,10 +308,7 @@ struct TicketPage {
         kind = summary.kind
         self.progress = progress
         var facts = [Fact("Store", store.name), Fact("Address", store.address), Fact("Type", summary.kind)]
-        if let start = reservation.slotStart {
-            facts.append(Fact("Slot", Formatting.slot(Slot(start: start, end: start + Double(store.slotMinutes) * 60),
-                                                      now: now, timeZone: store.zone)))
-        }
+        if let slot = owned.slot { facts.append(Fact("Slot", Formatting.slot(slot, now: now, timeZone: store.zone))) }
         facts.append(Fact("Visit length", "about \(reservation.residenceMinutes) min"))
         facts.append(Fact("People", Formatting.people(reservation.people)))
         if let mode = reservation.travelMode { facts.append(Fact("Getting there", mode.label)) }
@@ -320,7 +317,7 @@ struct TicketPage {
         qrPath = code?.svgPath
         pngHref = "/reservations/\(id)/qr.png"
         statusHref = "/reservations/\(id)/status"
-        cancellable = [.waiting, .called, .booked].contains(reservation.status)
+        cancellable = reservation.status.isCancellable
         cancelAction = "/reservations/\(id)/cancel"
     }
 }
@@ -337,7 +334,7 @@ struct ActiveRow {
         self.progress = progress
         href = "/reservations/\(owned.reservation.id ?? 0)"
         cancelAction = href + "/cancel"
-        cancellable = [.waiting, .called, .booked].contains(owned.reservation.status)
+        cancellable = owned.reservation.status.isCancellable
     }
 }
 

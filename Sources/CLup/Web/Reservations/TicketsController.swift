@@ -33,10 +33,11 @@ struct TicketsController {
             throw HTTPError(410, "This reservation is over, so its code no longer opens the door.")
         }
         let code = try QRCode(encoding: app.environment.tickets.token(for: owned.reservation.id ?? 0))
+        let fileName = "clup-\(owned.store.name.fileNameSafe)-\(owned.reservation.number).png"
         return Response(status: 200, headers: [
             ("Content-Type", "image/png"),
             ("Cache-Control", "private, no-store"),
-            ("Content-Disposition", "attachment; filename=\"clup-\(owned.store.name.fileNameSafe)-\(owned.reservation.number).png\""),
+            ("Content-Disposition", "attachment; filename=\"\(fileName)\""),
         ], body: code.png())
     }
 

@@ -94,7 +94,9 @@ struct WizardController {
         // Only bookable slots are offered; a line says why earlier or later ones are not.
         let slots = daySlots.filter { calendar.isBookable($0, now: now) }
         var notes: [String] = []
-        if let first = slots.first ?? daySlots.last, daySlots.contains(where: { $0.start < now + SlotCalendar.leadTime }) {
+        if let first = slots.first ?? daySlots.last,
+            daySlots.contains(where: { $0.start < now + SlotCalendar.leadTime })
+        {
             notes.append(slots.isEmpty
                 ? "Bookings open 2 hours ahead: there is no time left to book on this day."
                 : "Bookings open 2 hours ahead: the first time you can book on this day is "
@@ -106,11 +108,11 @@ struct WizardController {
         let booked = try slots.first.map { first in
             try database.bookedPeople(storeId: store.id ?? 0, in: first.start...(slots.last?.start ?? first.start))
         } ?? [:]
+        let offsets = ZoneOffsets.table(for: store.zone, around: now)
         let page = SlotsPage(
             store: store, plan: plan, shopper: shopper,
             days: days.map { candidate in
-                let noon = calendar.slots(localDay: candidate, now: now).first?.start
-                    ?? ZoneOffsets.table(for: store.zone, around: now).instant(localSeconds: candidate * 86_400 + 43_200)
+                let noon = offsets.instant(localSeconds: candidate * ZoneOffsets.secondsPerDay + 12 * 3600)
                 return DayTab(label: Formatting.day(noon, now: now, timeZone: store.zone).capitalizedFirst,
                               href: WizardLinks.slots(store.id ?? 0, plan: plan, shopper: shopper, day: candidate),
                               current: candidate == day)
@@ -124,7 +126,7 @@ struct WizardController {
                     time: Formatting.time(slot.start, timeZone: store.zone, now: now) + "–"
                         + Formatting.time(slot.end, timeZone: store.zone, now: now),
                     state: availability.rawValue,
-                    note: availability == .full ? "full" : left == 1 ? "1 place left" : "\(left) places left")
+                    note: availability == .full ? "full" : Formatting.placesLeft(left))
             },
             notes: notes, closed: daySlots.isEmpty,
             hidden: Self.hidden([("kind", "booking")] + plan.fields + shopper.fields))
@@ -166,7 +168,7 @@ struct WizardController {
                 return try refusedSlot(context, details: details, plan: plan, shopper: shopper, verdict: verdict,
                                        start: start, status: 422)
             }
-            let booked = try database.bookedPeople(storeId: store.id ?? 0, in: slot.start...slot.start)[slot.start] ?? 0
+            let booked = try database.bookedPeople(storeId: store.id ?? 0, at: slot.start)
             if SlotAvailability.of(booked: booked, capacity: store.slotCapacity, people: plan.people) == .full {
                 return try refusedFull(context, details: details, plan: plan, shopper: shopper, start: slot.start,
                                        status: 409)
@@ -221,15 +223,16 @@ struct WizardController {
             return .redirect(to: "/reservations/\(reservation.id ?? 0)")
         case .hasActive(let active):
             let page = ConflictPage(
-                active: TicketSummary(active, now: context.now), activeHref: "/reservations/\(active.reservation.id ?? 0)",
-                storeName: store.name,
-                hidden: Self.hidden(form.pairs.filter { $0.name != "csrf" && $0.name != "replace" } + [("replace", "1")]),
+                active: TicketSummary(active, now: context.now),
+                activeHref: "/reservations/\(active.reservation.id ?? 0)", storeName: store.name,
+                hidden: Self.hidden(
+                    form.pairs.filter { $0.name != "csrf" && $0.name != "replace" } + [("replace", "1")]),
                 action: "/stores/\(store.id ?? 0)/reservations", canReplace: active.reservation.status != .inside)
             return app.page(.reserveConflict, title: "You already have a reservation", section: .stores, context, page,
                             status: 409)
         case .slotFull:
-            return try refusedFull(context, details: details, plan: plan, shopper: shopper, start: slotStart ?? context.now,
-                                   status: 409)
+            return try refusedFull(context, details: details, plan: plan, shopper: shopper,
+                                   start: slotStart ?? context.now, status: 409)
         case .slotRefused(let verdict):
             return try refusedSlot(context, details: details, plan: plan, shopper: shopper, verdict: verdict,
                                    start: slotStart ?? context.now, status: 422)
@@ -286,19 +289,20 @@ struct WizardController {
         switch verdict {
         case .tooSoon(let earliest):
             message = "Bookings must be at least 2 hours ahead. "
-                + (earliest.map { "The earliest time you can book is \(Formatting.slot($0, now: now, timeZone: store.zone))." }
-                    ?? "The store has no slots left within the next 7 days.")
+                + (earliest.map {
+                    "The earliest time you can book is \(Formatting.slot($0, now: now, timeZone: store.zone))."
+                } ?? "The store has no slots left within the next 7 days.")
         case .tooFar(let latest):
             message = "You can book up to 7 days ahead, until "
-                + "\(Formatting.day(latest, now: now, timeZone: store.zone)) at "
-                + "\(Formatting.time(latest, timeZone: store.zone, now: now)). Please choose an earlier day."
+                + "\(Formatting.moment(latest, now: now, timeZone: store.zone)). Please choose an earlier day."
         case .notASlot, .bookable:
             message = "\(store.name) has no slot starting at that time. Please choose one from the list."
         }
         let page = RefusedPage(
             heading: "That time cannot be booked", message: message, slotsHeading: nil, slots: [], suggestions: [],
             backHref: WizardLinks.slots(store.id ?? 0, plan: plan, shopper: shopper), backLabel: "Choose a time")
-        return app.page(.reserveRefused, title: "Cannot book that time", section: .stores, context, page, status: status)
+        return app.page(.reserveRefused, title: "Cannot book that time", section: .stores, context, page,
+                        status: status)
     }
 
     /// Why the party cannot line up, in words they can act on.
