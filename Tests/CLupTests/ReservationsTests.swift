@@ -115,12 +115,13 @@ struct ReservationsTests {
         let reservation = try require(try database.activeReservation(userId: userId)).reservation
         #expect(location == "/reservations/\(try require(reservation.id))")
         #expect(reservation.kind == .lineUp && reservation.people == 2 && reservation.residenceMinutes == 15)
-        #expect(reservation.travelMode == .car && reservation.number == 1 && reservation.status == .waiting)
+        // Nobody is in the store: the new ticket is called at once.
+        #expect(reservation.travelMode == .car && reservation.number == 1 && reservation.status == .called)
 
         let ticket = try browser.get(location)
         #expect(ticket.status == 200)
-        #expect(ticket.bodyText.contains("You are in the queue"))
-        #expect(ticket.bodyText.contains("<meta http-equiv=\"refresh\" content=\"30\">"))
+        #expect(ticket.bodyText.contains("It is your turn: please go to the entrance"))
+        #expect(ticket.bodyText.contains("Scan your code at the entrance by 10:10, or the ticket expires."))
         // The QR code drawn is the signed token of this reservation, and verifies.
         let token = Fixture.tickets.token(for: try require(reservation.id))
         #expect(Fixture.tickets.reservationId(from: token) == reservation.id)
@@ -131,8 +132,7 @@ struct ReservationsTests {
         #expect(png.body == (try QRCode(encoding: token).png()))
         let status = try browser.get(location + "/status")
         #expect(status.header("Content-Type") == "application/json")
-        #expect(status.bodyText.contains("\"peopleAhead\":0"))
-        #expect(status.bodyText.contains("\"status\":\"waiting\""))
+        #expect(status.bodyText.contains("\"status\":\"called\""))
     }
 
     @Test("the first step, sent without a choice, is shown again with a reason for each question")
@@ -149,17 +149,23 @@ struct ReservationsTests {
 
     @Test("people ahead and the expected entry follow the queue; the store list shows the wait")
     func queueStanding() throws {
-        // Given four people lining up for 30 min at a store with 4 places, and a fifth.
-        for index in 1...4 { try created(try reserve(try customer("q\(index)@example.org").id, at: duomo)) }
+        // Given four people lining up for 30 min at a store with 4 online places: all four are
+        // called at once and hold the places; then a pair and one more wait.
+        for index in 1...4 {
+            #expect(try created(try reserve(try customer("q\(index)@example.org").id, at: duomo)).status == .called)
+        }
         let (browser, userId) = try customer("ada@example.org")
         let mine = try created(try reserve(userId, at: duomo, people: 2))
+        #expect(mine.status == .waiting && mine.number == 5)
         let ticket = try browser.get("/reservations/\(try require(mine.id))")
-        #expect(ticket.bodyText.contains("4 people ahead of you. Expected entry around 10:30 (in 30 min)."))
-        #expect(mine.number == 5)
+        #expect(ticket.bodyText.contains("You are in the queue"))
+        #expect(ticket.bodyText.contains("<meta http-equiv=\"refresh\" content=\"30\">"))
+        #expect(ticket.bodyText.contains("Nobody is ahead of you. Expected entry around 10:30 (in 30 min)."))
+        try created(try reserve(try customer("q5@example.org").id, at: duomo))
         let home = try browser.get("/?place=duomo")
         #expect(home.bodyText.contains("about 30 min"))
         let how = try browser.get("/stores/1/reserve/how?minutes=30&people=1")
-        #expect(how.bodyText.contains("6 people in the queue."))
+        #expect(how.bodyText.contains("3 people in the queue."))
     }
 
     @Test("a wait over 2 hours is refused, with the nearest stores that can take the party")

@@ -191,6 +191,31 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v4: the entrance's capacity, walk-in request keys") { db in
+            // No store ever holds more people than its capacity (SPEC rules): the scan checks
+            // first to answer with the count; this is the schema's guarantee whatever writes.
+            // `status IN (…)` repeats the partial index's condition so SQLite can use it.
+            let overCapacity = """
+                SELECT RAISE(ABORT, 'store full')
+                WHERE NEW.people + (SELECT COALESCE(SUM(people), 0) FROM reservation
+                                    WHERE storeId = NEW.storeId AND status IN ('waiting', 'called', 'inside')
+                                      AND status = 'inside')
+                      > (SELECT capacity FROM store WHERE id = NEW.storeId);
+                """
+            try db.execute(sql: """
+                CREATE TRIGGER reservation_capacity BEFORE UPDATE OF status ON reservation
+                WHEN NEW.status = 'inside' AND OLD.status <> 'inside'
+                BEGIN \(overCapacity) END;
+                CREATE TRIGGER reservation_capacityOnInsert BEFORE INSERT ON reservation
+                WHEN NEW.status = 'inside'
+                BEGIN \(overCapacity) END;
+                """)
+            // A kiosk's ticket form sent twice (a double tap, a retry) prints one ticket.
+            try db.execute(sql: """
+                CREATE INDEX reservation_request ON reservation(storeId, requestKey) WHERE requestKey IS NOT NULL
+                """)
+        }
+
         return migrator
     }
 }

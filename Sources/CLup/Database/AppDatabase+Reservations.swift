@@ -57,22 +57,31 @@ public struct LiveTraffic: Sendable {
         self.ratio = ratio
     }
 
-    public func traffic(settings: StoreSettings, now: Date) -> StoreTraffic {
-        StoreTraffic(live: live, settings: settings, ratio: ratio, now: now)
+    /// The traffic of one pool: its queue, the people of that pool inside and the places it holds.
+    public func traffic(settings: StoreSettings, now: Date, pool: Pool = .online) -> StoreTraffic {
+        StoreTraffic(live: live.filter { $0.pool == pool }, settings: settings, ratio: ratio, now: now)
     }
 
-    /// The estimator for parties lining up online: walk-ins' share of the capacity is theirs.
-    public func estimator(settings: StoreSettings) -> WaitEstimator {
-        WaitEstimator(capacity: settings.onlinePlaces, residenceRatio: ratio)
+    /// Everyone inside, walk-ins and online customers alike.
+    public var peopleInside: Int {
+        live.reduce(0) { total, reservation in
+            if case .inside = reservation.state { total + reservation.people } else { total }
+        }
     }
 
-    /// Whether a party of `people` staying `residence` may line up at the store now: the one
-    /// rule the wizard shows and the reservation transaction enforces.
+    /// The estimator for a pool's queue: each pool enters on its own share of the capacity.
+    public func estimator(settings: StoreSettings, pool: Pool = .online) -> WaitEstimator {
+        WaitEstimator(capacity: pool.places(settings), residenceRatio: ratio)
+    }
+
+    /// Whether a party of `people` staying `residence` may join `pool`'s queue now: the one
+    /// rule the wizard shows and the reservation transaction enforces (and the kiosk, for
+    /// walk-ins).
     public func lineUpDecision(people: Int, residence: TimeInterval, settings: StoreSettings, hours: OpeningHours,
-                               now: Date) -> LineUpPolicy.Decision
+                               now: Date, pool: Pool = .online) -> LineUpPolicy.Decision
     {
-        let wait = estimator(settings: settings).waitForNewParty(
-            people: people, residence: residence, traffic: traffic(settings: settings, now: now), now: now)
+        let wait = estimator(settings: settings, pool: pool).waitForNewParty(
+            people: people, residence: residence, traffic: traffic(settings: settings, now: now, pool: pool), now: now)
         return LineUpPolicy.decide(wait: wait, residence: residence, openState: hours.state(at: now), now: now)
     }
 }
@@ -107,17 +116,20 @@ extension AppDatabase {
             result[load.storeId] = LiveTraffic(live: [], ratio: load.ratio.value)
         }
         let live = try Row.fetchCursor(db, sql: """
-            SELECT id, storeId, status, people, residenceMinutes, calledAt, enteredAt, slotStart FROM reservation
+            SELECT \(liveColumns) FROM reservation
             WHERE status IN ('waiting', 'called', 'inside') \(storeFilter) ORDER BY storeId, id
             """, arguments: storeArgument)
         while let row = try live.next() { try append(row, to: &result) }
         let booked = try Row.fetchCursor(db, sql: """
-            SELECT id, storeId, status, people, residenceMinutes, calledAt, enteredAt, slotStart FROM reservation
+            SELECT \(liveColumns) FROM reservation
             WHERE status = 'booked' AND slotStart BETWEEN ? AND ? \(storeFilter) ORDER BY slotStart, id
             """, arguments: [now - bookingReach, now + bookingReach] + storeArgument)
         while let row = try booked.next() { try append(row, to: &result) }
         return result
     }
+
+    private static let liveColumns =
+        "id, storeId, status, people, residenceMinutes, calledAt, enteredAt, slotStart, walkIn, number, day"
 
     private static func append(_ row: Row, to result: inout [Int64: LiveTraffic]) throws {
         let storeId: Int64 = row["storeId"]
@@ -131,7 +143,8 @@ extension AppDatabase {
         }
         let minutes: Int = row["residenceMinutes"]
         result[storeId, default: .none].live.append(
-            LiveReservation(id: row["id"], state: state, people: row["people"], residence: Double(minutes) * 60))
+            LiveReservation(id: row["id"], state: state, people: row["people"], residence: Double(minutes) * 60,
+                            walkIn: row["walkIn"], number: row["number"], day: row["day"]))
     }
 
     /// People booked per slot start at a store, for slots starting in `range`.
@@ -202,9 +215,7 @@ extension AppDatabase {
                         throw Refusal.slotFull
                     }
                 }
-                let number = try Int.fetchOne(db, sql: """
-                    SELECT COALESCE(MAX(number), 0) + 1 FROM reservation WHERE storeId = ? AND day = ?
-                    """, arguments: [request.storeId, day]) ?? 1
+                let number = try Self.nextNumber(storeId: request.storeId, day: day, db)
                 var reservation = Reservation(
                     storeId: request.storeId, userId: request.userId, kind: request.kind, walkIn: false, day: day,
                     number: number, people: request.people, residenceMinutes: request.residenceMinutes,
@@ -213,7 +224,13 @@ extension AppDatabase {
                     status: request.kind == .lineUp ? .waiting : .booked, createdAt: now,
                     requestKey: request.requestKey)
                 try reservation.insert(db)
-                return .created(reservation)
+                // A queue with free places calls the new ticket at once; a replaced
+                // reservation's places go to the next in its store's queue.
+                try Self.advanceQueue(storeId: request.storeId, now: now, db)
+                if let active, active.storeId != request.storeId {
+                    try Self.advanceQueue(storeId: active.storeId, now: now, db)
+                }
+                return .created(try Reservation.fetchOne(db, id: reservation.id) ?? reservation)
             }
         } catch let refusal as Refusal {
             // Thrown inside the transaction so that a replaced reservation's cancellation is
@@ -235,12 +252,14 @@ extension AppDatabase {
     }
 
     /// Cancels the customer's reservation if it is theirs and not yet used; false otherwise.
+    /// Its place goes to the next in the queue.
     public func cancelReservation(id: Int64, userId: Int64, now: Date) throws -> Bool {
         try writer.write { db in
             guard let reservation = try Reservation.fetchOne(db, id: id), reservation.userId == userId,
                 reservation.status.isCancellable
             else { return false }
             try Self.end(reservation, as: .cancelled, now: now, db)
+            try Self.advanceQueue(storeId: reservation.storeId, now: now, db)
             return true
         }
     }
@@ -295,10 +314,11 @@ extension AppDatabase {
 
 extension StoreStatus {
     /// A store's status from its live reservations: everyone inside counts, and the wait is
-    /// the one a party lining up online would have (walk-ins' share set aside, history applied).
+    /// the one a party lining up online would have (the online pool's, history applied).
     public init(store: Store, hours: OpeningHours, live: LiveTraffic, now: Date) {
         let settings = store.settings
         self.init(capacity: store.capacity, hours: hours, traffic: live.traffic(settings: settings, now: now),
                   estimator: live.estimator(settings: settings), now: now)
+        peopleInside = live.peopleInside
     }
 }

@@ -67,12 +67,17 @@ public struct Reservation: Codable, Sendable, Hashable, Identifiable, FetchableR
         static let slotStart = Column(CodingKeys.slotStart)
         static let day = Column(CodingKeys.day)
         static let number = Column(CodingKeys.number)
+        static let walkIn = Column(CodingKeys.walkIn)
+        static let requestKey = Column(CodingKeys.requestKey)
     }
 
     public static let databaseTableName = "reservation"
     static let store = belongsTo(Store.self)
 
     public var residence: TimeInterval { Double(residenceMinutes) * 60 }
+
+    /// The share of the capacity the ticket draws on.
+    public var pool: Pool { walkIn ? .walkIn : .online }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID

@@ -14,12 +14,40 @@ public struct LiveReservation: Sendable, Hashable {
     public var state: State
     public var people: Int
     public var residence: TimeInterval
+    /// A ticket taken at the kiosk: it draws on the walk-in share of the capacity.
+    public var walkIn: Bool
+    /// The ticket number shown to people (unique per store and `day`).
+    public var number: Int
+    /// The store-local day the ticket belongs to; a queue never carries over to the next day.
+    public var day: Int
 
-    public init(id: Int64, state: State, people: Int, residence: TimeInterval) {
+    public init(id: Int64, state: State, people: Int, residence: TimeInterval, walkIn: Bool = false, number: Int = 0,
+                day: Int = 0)
+    {
         self.id = id
         self.state = state
         self.people = people
         self.residence = residence
+        self.walkIn = walkIn
+        self.number = number
+        self.day = day
+    }
+
+    public var pool: Pool { walkIn ? .walkIn : .online }
+}
+
+/// The two shares of a store's capacity (D4, R22): the places kept for walk-ins, who take a
+/// ticket at the kiosk, and the rest, for customers who line up or book online. Each queue is
+/// called, and its wait estimated, against its own share; the door only checks the capacity.
+public enum Pool: Sendable, Hashable, CaseIterable {
+    case online
+    case walkIn
+
+    public func places(_ settings: StoreSettings) -> Int {
+        switch self {
+        case .online: settings.onlinePlaces
+        case .walkIn: settings.walkInPlaces
+        }
     }
 }
 
@@ -91,10 +119,13 @@ public struct QueueStanding: Sendable, Equatable {
     }
 
     /// The standing of waiting reservation `id` among `live` (in queue order), or nil if it is
-    /// not waiting. The simulation stops at that ticket: those behind cannot delay it.
+    /// not waiting. Only the ticket's own pool counts (`estimator` must be that pool's). The
+    /// simulation stops at that ticket: those behind cannot delay it.
     public static func of(
         _ id: Int64, live: [LiveReservation], settings: StoreSettings, estimator: WaitEstimator, now: Date
     ) -> QueueStanding? {
+        guard let ticket = live.first(where: { $0.id == id && $0.state == .waiting }) else { return nil }
+        let live = live.filter { $0.pool == ticket.pool }
         let waiting = live.filter { $0.state == .waiting }
         guard let index = waiting.firstIndex(where: { $0.id == id }) else { return nil }
         let ahead = Set(waiting[..<index].map(\.id))

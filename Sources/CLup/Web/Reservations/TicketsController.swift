@@ -84,7 +84,7 @@ struct TicketsController {
         let live = try database.liveTraffic(storeId: reservation.storeId, now: now)
         let settings = owned.store.settings
         let standing = QueueStanding.of(reservation.id ?? 0, live: live.live, settings: settings,
-                                        estimator: live.estimator(settings: settings), now: now)
+                                        estimator: live.estimator(settings: settings, pool: reservation.pool), now: now)
         return TicketProgress(owned, standing: standing, now: now)
     }
 }
