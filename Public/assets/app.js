@@ -99,10 +99,121 @@
     });
   }
 
+  // The kiosk's walk-in ticket prints itself (a kiosk browser runs with silent printing) and
+  // the screen goes back to the dispenser a few seconds later.
+  function setUpAutoPrint() {
+    if (!document.querySelector("[data-autoprint]")) return;
+    window.addEventListener("afterprint", function () {
+      window.setTimeout(function () { window.location.assign("/kiosk/dispenser"); }, 4000);
+    });
+    window.setTimeout(function () { window.print(); }, 300);
+  }
+
+  // The scanner: a USB or Bluetooth scanner types the code and Enter into the input, which
+  // keeps the focus; the camera reads codes where the browser has BarcodeDetector. Scans go
+  // through fetch so the page never reloads; the same code twice within 3 s counts once
+  // (a camera sees a code in many frames; a shaky hand scans twice).
+  function setUpScanner() {
+    var root = document.querySelector("[data-scanner]");
+    var form = document.querySelector("[data-scan-form]");
+    if (!root || !form || !window.fetch) return;
+    var input = form.querySelector("[data-scan-input]");
+    var result = root.querySelector("[data-scan-result]");
+    var busy = false;
+    var last = { code: "", at: 0 };
+    var clearTimer = null;
+
+    function keepFocus() {
+      if (document.activeElement !== input) input.focus({ preventScroll: true });
+    }
+    input.addEventListener("blur", function () { window.setTimeout(keepFocus, 150); });
+    document.addEventListener("visibilitychange", keepFocus);
+
+    function show(report) {
+      result.className = "scan-result result-" + report.result;
+      root.querySelectorAll("[data-field]").forEach(function (element) {
+        var value = report[element.dataset.field];
+        if (value !== undefined && value !== null) element.textContent = String(value);
+      });
+      window.clearTimeout(clearTimer);
+      clearTimer = window.setTimeout(function () {
+        result.className = "scan-result";
+        result.querySelector("[data-field=headline]").textContent = "Ready";
+        result.querySelector("[data-field=message]").textContent = "Scan a ticket's QR code.";
+      }, 6000);
+    }
+
+    function submit(code) {
+      code = code.trim();
+      var now = Date.now();
+      if (!code || busy || (code === last.code && now - last.at < 3000)) return;
+      busy = true;
+      last = { code: code, at: now };
+      var body = new URLSearchParams(new FormData(form));
+      body.set("code", code);
+      fetch(form.action, {
+        method: "POST", credentials: "same-origin", body: body,
+        headers: { Accept: "application/json" }
+      })
+        .then(function (response) {
+          if (!response.ok) throw new Error("HTTP " + response.status);
+          return response.json();
+        })
+        .then(show)
+        .catch(function () {
+          show({ result: "refused", headline: "NO ANSWER", message: "The scan did not reach CLup. Scan again; if it keeps failing, reload this page." });
+        })
+        .then(function () { busy = false; input.value = ""; keepFocus(); });
+    }
+
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      submit(input.value);
+    });
+
+    var camera = root.querySelector("[data-camera]");
+    if (camera && "BarcodeDetector" in window && navigator.mediaDevices) {
+      camera.hidden = false;
+      var toggle = camera.querySelector("[data-camera-toggle]");
+      var video = camera.querySelector("[data-camera-video]");
+      var detector = new window.BarcodeDetector({ formats: ["qr_code"] });
+      var stream = null;
+      function scanFrame() {
+        if (!stream) return;
+        detector.detect(video)
+          .then(function (codes) { if (codes.length) submit(codes[0].rawValue); })
+          .catch(function () {})
+          .then(function () { window.setTimeout(scanFrame, 250); });
+      }
+      toggle.addEventListener("click", function () {
+        if (stream) {
+          stream.getTracks().forEach(function (track) { track.stop(); });
+          stream = null;
+          video.hidden = true;
+          toggle.textContent = "Use the camera";
+          return;
+        }
+        navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" } })
+          .then(function (media) {
+            stream = media;
+            video.srcObject = media;
+            video.hidden = false;
+            toggle.textContent = "Stop the camera";
+            return video.play();
+          })
+          .then(scanFrame)
+          .catch(function () { toggle.textContent = "Camera not available"; });
+      });
+    }
+    keepFocus();
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     setUpLocate();
     setUpMap();
     setUpLiveTicket();
     setUpPrintAndConfirm();
+    setUpAutoPrint();
+    setUpScanner();
   });
 })();

@@ -121,6 +121,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Seconds between looks at the outbox.")
     var mailInterval: Double = 2
 
+    @Option(help: "Seconds between updates of the queues (lapsed calls expire, the next tickets are called).")
+    var queueInterval: Double = 5
+
     func run() throws {
         let logger = Logger(label: "clup")
         guard Sodium.ensureInitialized() else { throw ValidationError("libsodium could not be initialised") }
@@ -137,6 +140,7 @@ struct Serve: ParsableCommand {
             configuration: .init(endpoint: endpoint, threads: threads, maxBodySize: maxBody), logger: logger)
         startMailLoop(mail.delivery(database: environment.database, logger: logger), logger: logger,
                       interval: mailInterval)
+        startQueueLoop(environment.database, logger: logger, interval: queueInterval)
         server.run { request in
             let response = app.respond(cgiParams: request.params, body: request.body,
                                        bodyTooLarge: request.bodyTooLarge)
@@ -158,6 +162,24 @@ private func startMailLoop(_ delivery: MailDelivery, logger: Logger, interval: D
         }
     }
     thread.name = "mail"
+    thread.start()
+}
+
+/// Advances every store's queue from a thread of its own: time alone frees places (a call's
+/// grace period ends, a booking's window closes), so calling cannot wait for a request.
+private func startQueueLoop(_ database: AppDatabase, logger: Logger, interval: Double) {
+    let thread = Thread {
+        while true {
+            do {
+                let called = try database.advanceQueues(now: Date())
+                if called > 0 { logger.info("called \(called) tickets") }
+            } catch {
+                logger.error("advancing queues: \(error)")
+            }
+            Thread.sleep(forTimeInterval: interval)
+        }
+    }
+    thread.name = "queues"
     thread.start()
 }
 

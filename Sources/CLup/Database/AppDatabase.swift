@@ -51,6 +51,10 @@ extension AppDatabase {
         }
     }
 
+    public func store(id: Int64) throws -> Store? {
+        try reader.read { db in try Store.fetchOne(db, id: id) }
+    }
+
     /// One store with hours and departments, or nil if there is no such store.
     public func storeDetails(id: Int64) throws -> StoreDetails? {
         try reader.read { db in try Self.storeDetails(id: id, db) }

@@ -8,6 +8,8 @@ public struct App: Sendable {
     public let environment: AppEnvironment
     let views: Views
     private let router: Router<Route>
+    /// `/api/…`: the device API, authenticated by a kiosk's key rather than cookies.
+    private let api: DeviceAPI
 
     enum Route: Sendable {
         case home, store, health
@@ -17,6 +19,7 @@ public struct App: Sendable {
         case manage, manageStore
         case reserveStart, reserveHow, reserveSlots, reserveRecap, reserve
         case reservations, ticket, ticketStatus, ticketImage, cancelReservation
+        case kiosk, kioskEnrol, kioskLeave, kioskDispenser, kioskIssue, kioskTicket, kioskScanner, kioskScan, kioskBoard
     }
 
     public init(environment: AppEnvironment, views: Views) {
@@ -55,13 +58,24 @@ public struct App: Sendable {
         router.add(.get, "/reservations/{id}/status", .ticketStatus)
         router.add(.get, "/reservations/{id}/qr.png", .ticketImage)
         router.add(.post, "/reservations/{id}/cancel", .cancelReservation)
+        router.add(.get, "/kiosk", .kiosk)
+        router.add(.post, "/kiosk/enrol", .kioskEnrol)
+        router.add(.post, "/kiosk/leave", .kioskLeave)
+        router.add(.get, "/kiosk/dispenser", .kioskDispenser)
+        router.add(.post, "/kiosk/tickets", .kioskIssue)
+        router.add(.get, "/kiosk/tickets/{id}", .kioskTicket)
+        router.add(.get, "/kiosk/scanner", .kioskScanner)
+        router.add(.post, "/kiosk/scan", .kioskScan)
+        router.add(.get, "/kiosk/board", .kioskBoard)
         self.router = router
+        api = DeviceAPI(environment: environment)
     }
 
     /// Answers every request. The visitor is resolved and, for a POST, the CSRF token checked
     /// before any handler runs. An `HTTPError` becomes its page; anything else is logged and
     /// becomes a generic 500 that reveals nothing of the cause.
     public func respond(to request: Request) -> Response {
+        if request.path.hasPrefix(DeviceAPI.prefix) { return api.respond(to: request) }
         var visitor = Visitor.anonymous
         do {
             let now = environment.now()
@@ -94,6 +108,7 @@ public struct App: Sendable {
         let manage = ManageController(app: self)
         let wizard = WizardController(app: self)
         let tickets = TicketsController(app: self)
+        let kiosk = KioskController(app: self)
         switch route {
         case .home: return try stores.home(context)
         case .store: return try stores.store(context)
@@ -127,6 +142,15 @@ public struct App: Sendable {
         case .ticketStatus: return try tickets.status(context)
         case .ticketImage: return try tickets.qrImage(context)
         case .cancelReservation: return try tickets.cancel(context)
+        case .kiosk: return try kiosk.home(context)
+        case .kioskEnrol: return try kiosk.enrol(context)
+        case .kioskLeave: return try kiosk.leave(context)
+        case .kioskDispenser: return try kiosk.dispenser(context)
+        case .kioskIssue: return try kiosk.issue(context)
+        case .kioskTicket: return try kiosk.ticket(context)
+        case .kioskScanner: return try kiosk.scanner(context)
+        case .kioskScan: return try kiosk.scan(context)
+        case .kioskBoard: return try kiosk.board(context)
         }
     }
 

@@ -4,6 +4,7 @@
 public struct Router<Route: Sendable>: Sendable {
     private struct Entry: Sendable {
         var method: HTTPMethod
+        var pattern: String
         var segments: [Substring]
         var route: Route
     }
@@ -13,8 +14,11 @@ public struct Router<Route: Sendable>: Sendable {
     public init() {}
 
     public mutating func add(_ method: HTTPMethod, _ pattern: String, _ route: Route) {
-        entries.append(Entry(method: method, segments: pattern.split(separator: "/"), route: route))
+        entries.append(Entry(method: method, pattern: pattern, segments: pattern.split(separator: "/"), route: route))
     }
+
+    /// Every method and pattern added, in order (for checking the API's description).
+    public var patterns: [(method: HTTPMethod, pattern: String)] { entries.map { ($0.method, $0.pattern) } }
 
     /// The route and captured parameters, or the 404/405 to answer.
     public func match(method: HTTPMethod, path: String) throws(HTTPError) -> (route: Route, parameters: [String: String]) {

@@ -27,6 +27,13 @@ public struct Views: Sendable {
         case reserveConflict = "reserve-conflict"
         case ticket
         case reservations
+        case kioskLayout = "kiosk-layout"
+        case kioskEnrol = "kiosk-enrol"
+        case kioskHome = "kiosk-home"
+        case kioskDispenser = "kiosk-dispenser"
+        case kioskTicket = "kiosk-ticket"
+        case kioskScanner = "kiosk-scanner"
+        case kioskBoard = "kiosk-board"
     }
 
     public enum LoadError: Error, CustomStringConvertible {

@@ -1,0 +1,239 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import CLup
+
+/// The device API for scanners and dispensers, and its OpenAPI description: every answer a
+/// test receives is checked against the schema the document gives for it.
+@Suite("Device API")
+struct DeviceAPITests {
+    let clock = TestClock()
+    let database: AppDatabase
+    let app: App
+    let store: Store
+    let other: Store
+    let key = Secrets.token(bytes: 32)
+    let otherKey = Secrets.token(bytes: 32)
+    let document: OpenAPIDocument
+
+    init() throws {
+        database = try AppDatabase.inMemory()
+        store = try database.createStore(
+            Store(name: "Bottega Duomo", address: "Piazza Duomo 1", phone: "+39 02 1", position: Place.milan[0].position,
+                  capacity: 10, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 10, walkInPercent: 20)),
+            hours: Fixture.weekdayHours, departments: [])
+        other = try database.createStore(
+            Fixture.store("Mercato Brera", at: GeoPoint(latitude: 45.4705, longitude: 9.19), capacity: 30),
+            hours: Fixture.weekdayHours, departments: [])
+        _ = try database.enrolKiosk(storeId: store.id!, label: "Front door", key: key, now: clock.now)
+        _ = try database.enrolKiosk(storeId: other.id!, label: "Brera door", key: otherKey, now: clock.now)
+        let clock = self.clock
+        app = try Fixture.app(clock: { clock.now }, database: database)
+        document = try OpenAPIDocument(path: Fixture.root + "/Public/api/openapi.json")
+    }
+
+    /// Calls the API and checks the answer against the document's schema for that operation and
+    /// status (an undocumented status or field fails the test).
+    @discardableResult
+    func call(_ method: HTTPMethod, _ path: String, key: String?, json: String? = nil,
+              contentType: String = "application/json") throws -> (status: Int, body: [String: Any], response: Response)
+    {
+        var request = Request(method: method, path: path, body: Array((json ?? "").utf8))
+        if let key { request.headers["authorization"] = "Bearer \(key)" }
+        if json != nil { request.headers["content-type"] = contentType }
+        let response = app.respond(to: request)
+        #expect(response.header("Content-Type") == "application/json")
+        let body = try require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        let problems = document.validate(body, method: method, path: path, status: response.status)
+        #expect(problems.isEmpty, "\(method.rawValue) \(path) → \(response.status): \(problems)")
+        return (response.status, body, response)
+    }
+
+    @Test("every route of the API is described, and every described operation is routed")
+    func documentMatchesRoutes() throws {
+        let routed = Set(DeviceAPI(environment: app.environment).router.patterns.map { "\($0.method.rawValue) \($0.pattern)" })
+        #expect(routed == document.operations)
+        #expect(routed.count == 3)
+    }
+
+    @Test("without a valid device key nothing is answered but 401, in JSON")
+    func authentication() throws {
+        let missing = try call(.get, "/api/v1/stores/\(store.id!)/status", key: nil)
+        #expect(missing.status == 401 && missing.body["code"] as? String == "unauthorized")
+        #expect(missing.response.header("WWW-Authenticate") == "Bearer")
+        let wrong = try call(.post, "/api/v1/scan", key: Secrets.token(bytes: 32), json: #"{"code":"x"}"#)
+        #expect(wrong.status == 401 && wrong.body["code"] as? String == "invalidKey")
+        let kioskId = try require(try database.kiosks(storeId: store.id!).first?.id)
+        #expect(try database.revokeKiosk(id: kioskId, now: clock.now))
+        #expect(try call(.get, "/api/v1/stores/\(store.id!)/status", key: key).status == 401)
+    }
+
+    @Test("a dispenser issues a ticket whose code the scanner admits, then lets out")
+    func ticketThenScan() throws {
+        let requestKey = Secrets.token()
+        let issued = try call(.post, "/api/v1/tickets", key: key,
+                              json: #"{"people": 2, "residenceMinutes": 45, "requestKey": "\#(requestKey)"}"#)
+        #expect(issued.status == 201)
+        #expect(issued.body["status"] as? String == "called" && issued.body["estimatedWaitMinutes"] as? Int == 0)
+        #expect(issued.body["issuedAt"] as? String == "2026-11-18T09:00:00Z")
+        let code = try require(issued.body["code"] as? String)
+        #expect(Fixture.tickets.reservationId(from: code) == issued.body["id"] as? Int64)
+        let again = try call(.post, "/api/v1/tickets", key: key,
+                             json: #"{"people": 2, "residenceMinutes": 45, "requestKey": "\#(requestKey)"}"#)
+        #expect(again.body["id"] as? Int64 == issued.body["id"] as? Int64)
+
+        // A second walk-in waits for the share's two places, with an estimate.
+        let waiting = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1, "residenceMinutes": 30}"#)
+        #expect(waiting.body["status"] as? String == "waiting" && waiting.body["estimatedWaitMinutes"] as? Int == 45)
+
+        let entered = try call(.post, "/api/v1/scan", key: key, json: #"{"code": "\#(code)"}"#)
+        #expect(entered.body["result"] as? String == "enter" && entered.body["peopleInside"] as? Int == 2)
+        let status = try call(.get, "/api/v1/stores/\(store.id!)/status", key: key)
+        #expect(status.body["peopleInside"] as? Int == 2 && status.body["open"] as? Bool == true)
+        #expect((status.body["walkInQueue"] as? [String: Any])?["people"] as? Int == 1)
+        #expect(status.body["calling"] as? [Int] == [])
+        clock.advance(40 * 60)
+        let exited = try call(.post, "/api/v1/scan", key: key, json: #"{"code": "\#(code)"}"#)
+        #expect(exited.body["result"] as? String == "exit" && exited.body["peopleInside"] as? Int == 0)
+        // The exit called the waiting walk-in.
+        let after = try call(.get, "/api/v1/stores/\(store.id!)/status", key: key)
+        #expect(after.body["calling"] as? [Int] == [waiting.body["number"] as? Int ?? -1])
+        let again2 = try call(.post, "/api/v1/scan", key: key, json: #"{"code": "\#(code)"}"#)
+        #expect(again2.body["result"] as? String == "refused" && again2.body["reason"] as? String == "alreadyUsed")
+    }
+
+    @Test("a device acts only for its own store: other stores' codes are refused and their status forbidden")
+    func ownStoreOnly() throws {
+        let issued = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1, "residenceMinutes": 30}"#)
+        let code = try require(issued.body["code"] as? String)
+        let elsewhere = try call(.post, "/api/v1/scan", key: otherKey, json: #"{"code": "\#(code)"}"#)
+        #expect(elsewhere.body["result"] as? String == "refused" && elsewhere.body["reason"] as? String == "otherStore")
+        #expect(elsewhere.body["number"] == nil)
+        let ticket = try require(try database.reservation(id: try require(issued.body["id"] as? Int64)))
+        #expect(ticket.reservation.status == .called && ticket.reservation.enteredAt == nil)
+        let forbidden = try call(.get, "/api/v1/stores/\(store.id!)/status", key: otherKey)
+        #expect(forbidden.status == 403 && forbidden.body["code"] as? String == "otherStore")
+    }
+
+    @Test("bad requests get a stable code and a message, and change nothing")
+    func badRequests() throws {
+        let notJSON = try call(.post, "/api/v1/tickets", key: key, json: "people=1", contentType: "application/x-www-form-urlencoded")
+        #expect(notJSON.status == 415 && notJSON.body["code"] as? String == "unsupportedMediaType")
+        let broken = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1"#)
+        #expect(broken.status == 400 && broken.body["code"] as? String == "invalidBody")
+        let missing = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1}"#)
+        #expect(missing.status == 400 && (missing.body["message"] as? String)?.contains("`residenceMinutes` is missing") == true)
+        let three = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 3, "residenceMinutes": 30}"#)
+        #expect(three.status == 400 && three.body["code"] as? String == "invalidPeople")
+        clock.advance(12 * 3600)
+        let closed = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1, "residenceMinutes": 30}"#)
+        #expect(closed.status == 409 && closed.body["code"] as? String == "closed")
+        let count = try database.reader.read { db in try Reservation.fetchCount(db) }
+        #expect(count == 0)
+        let unknown = app.respond(to: Request(method: .get, path: "/api/v1/nothing"))
+        #expect(unknown.status == 404 && unknown.bodyText.contains("\"code\":\"notFound\""))
+        let wrongMethod = app.respond(to: Request(method: .get, path: "/api/v1/scan"))
+        #expect(wrongMethod.status == 405 && wrongMethod.header("Allow") == "POST")
+    }
+}
+
+/// The parts of an OpenAPI 3.1 document the tests check answers against: operations, and
+/// JSON schemas with `type`, `required`, `properties`, `items`, `enum` and local `$ref`s.
+struct OpenAPIDocument {
+    let root: [String: Any]
+
+    init(path: String) throws {
+        let data = try require(FileManager.default.contents(atPath: path), "no \(path)")
+        root = try require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    private var paths: [String: [String: Any]] { root["paths"] as? [String: [String: Any]] ?? [:] }
+
+    /// "POST /api/v1/scan", … for every operation described.
+    var operations: Set<String> {
+        Set(paths.flatMap { path, item in item.keys.map { "\($0.uppercased()) \(path)" } })
+    }
+
+    /// What is wrong with `body` as the answer of `method path` with `status`; empty if right.
+    func validate(_ body: Any, method: HTTPMethod, path: String, status: Int) -> [String] {
+        guard let (_, item) = paths.first(where: { Self.matches($0.key, path) }) else {
+            return method == .get || method == .post ? validate(body, against: ["$ref": "#/components/schemas/Error"], at: "$")
+                : ["no such path"]
+        }
+        guard let operation = item[method.rawValue.lowercased()] as? [String: Any] else {
+            return validate(body, against: ["$ref": "#/components/schemas/Error"], at: "$")
+        }
+        guard var response = (operation["responses"] as? [String: Any])?[String(status)] as? [String: Any] else {
+            return ["status \(status) is not documented"]
+        }
+        if let ref = response["$ref"] as? String { response = resolve(ref) ?? [:] }
+        guard let content = response["content"] as? [String: Any],
+            let schema = (content["application/json"] as? [String: Any])?["schema"] as? [String: Any]
+        else { return ["no JSON schema for \(status)"] }
+        return validate(body, against: schema, at: "$")
+    }
+
+    private static func matches(_ template: String, _ path: String) -> Bool {
+        let a = template.split(separator: "/"), b = path.split(separator: "/")
+        return a.count == b.count && zip(a, b).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
+    }
+
+    private func resolve(_ ref: String) -> [String: Any]? {
+        var node: Any = root
+        for part in ref.dropFirst(2).split(separator: "/") {
+            guard let next = (node as? [String: Any])?[String(part)] else { return nil }
+            node = next
+        }
+        return node as? [String: Any]
+    }
+
+    private func validate(_ value: Any, against schema: [String: Any], at location: String) -> [String] {
+        if let ref = schema["$ref"] as? String {
+            guard let target = resolve(ref) else { return ["\(location): unresolved \(ref)"] }
+            return validate(value, against: target, at: location)
+        }
+        var problems: [String] = []
+        if let allowed = schema["enum"] as? [Any], !allowed.contains(where: { "\($0)" == "\(value)" }) {
+            problems.append("\(location): \(value) is not one of \(allowed)")
+        }
+        switch schema["type"] as? String {
+        case "object":
+            guard let object = value as? [String: Any] else { return problems + ["\(location): not an object"] }
+            let properties = schema["properties"] as? [String: [String: Any]] ?? [:]
+            for name in schema["required"] as? [String] ?? [] where object[name] == nil {
+                problems.append("\(location).\(name): required but missing")
+            }
+            for (name, member) in object {
+                guard let property = properties[name] else {
+                    problems.append("\(location).\(name): not documented")
+                    continue
+                }
+                problems += validate(member, against: property, at: "\(location).\(name)")
+            }
+        case "array":
+            guard let array = value as? [Any] else { return problems + ["\(location): not an array"] }
+            let items = schema["items"] as? [String: Any] ?? [:]
+            for (index, element) in array.enumerated() {
+                problems += validate(element, against: items, at: "\(location)[\(index)]")
+            }
+        case "string":
+            if !(value is String) { problems.append("\(location): not a string") }
+        case "integer":
+            if !(value is Int) || (value as? NSNumber).map(Self.isBoolean) == true {
+                problems.append("\(location): not an integer")
+            }
+        case "boolean":
+            if !((value as? NSNumber).map(Self.isBoolean) ?? false) { problems.append("\(location): not a boolean") }
+        default:
+            break
+        }
+        return problems
+    }
+
+    /// JSONSerialization gives booleans and numbers alike as NSNumber (and both cast to Bool
+    /// and Int); a boolean is the one whose stored type is `c` (char).
+    private static func isBoolean(_ number: NSNumber) -> Bool {
+        String(cString: number.objCType) == "c"
+    }
+}
