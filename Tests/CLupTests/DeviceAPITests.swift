@@ -126,6 +126,14 @@ struct DeviceAPITests {
         #expect(missing.status == 400 && (missing.body["message"] as? String)?.contains("`residenceMinutes` is missing") == true)
         let three = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 3, "residenceMinutes": 30}"#)
         #expect(three.status == 400 && three.body["code"] as? String == "invalidPeople")
+        // A store keeping one place for walk-ins cannot take a pair with a ticket, and says so.
+        let small = try database.createStore(
+            Fixture.store("Piccolo", at: GeoPoint(latitude: 45.47, longitude: 9.19), capacity: 5),
+            hours: Fixture.weekdayHours, departments: [])
+        let smallKey = Secrets.token(bytes: 32)
+        _ = try database.enrolKiosk(storeId: small.id!, label: "Door", key: smallKey, now: clock.now)
+        let pair = try call(.post, "/api/v1/tickets", key: smallKey, json: #"{"people": 2, "residenceMinutes": 30}"#)
+        #expect(pair.status == 409 && pair.body["code"] as? String == "partyTooLarge")
         clock.advance(12 * 3600)
         let closed = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1, "residenceMinutes": 30}"#)
         #expect(closed.status == 409 && closed.body["code"] as? String == "closed")

@@ -51,6 +51,10 @@ struct EntranceDesk {
         case .closed(let opensAt):
             return EntranceError(409, "closed", "The store is closed"
                 + (opensAt.map { "; it opens \(Formatting.clock($0, now: now, timeZone: zone))" } ?? "") + ".")
+        case .waitTooLong(wait: nil):
+            return EntranceError(409, "partyTooLarge",
+                                 "This store keeps too few places for walk-ins to let a party this size in "
+                                     + "with a ticket. Please ask the staff at the entrance.")
         case .waitTooLong:
             return EntranceError(409, "waitTooLong",
                                  "The wait is over 2 hours right now. Please come back later.")
