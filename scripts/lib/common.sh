@@ -10,6 +10,9 @@ CLUP_PACKAGES=(libfcgi-dev libqrencode-dev libsodium-dev libsqlite3-dev zlib1g-d
 # Only the tests need these: a real SMTP server for the account journey, and zbarimg to
 # read the QR codes CLup draws.
 TEST_PACKAGES=(python3-aiosmtpd zbar-tools)
+# The benchmark's load generator and the C compiler for its ceiling (the test command runs a
+# smoke-size benchmark, so it installs these too).
+BENCH_PACKAGES=(wrk gcc libc6-dev)
 
 # Installs whatever is missing (we are root on a fresh machine; sudo is used if not).
 ensure_packages() {

@@ -1,0 +1,525 @@
+#!/usr/bin/env python3
+"""How close CLup is to the machine's limit, measured side by side in one run.
+
+Starts the real stack (nginx + `clup serve` + a SQLite file in WAL mode, synchronous=FULL) on
+loopback with a realistic data set, and measures:
+
+1. read path: the home page under 64 connections (wrk), against a minimal C libfcgi responder
+   behind the same nginx serving a page of the same size;
+2. write path: line-ups and bookings per second by distinct signed-in customers (CSRF
+   honoured), against SQLite's raw durable commit rate on the same disk;
+3. scan path: the p99 of QR scans while the read load runs;
+4. scaling: the home page and one store's wait estimate as the queue and the history grow;
+5. memory: the worker's peak resident size.
+
+Prints one table and writes JSON and Markdown to the results folder. Run through
+`scripts/bench` (which builds what it needs); `--smoke` runs every step tiny and fast.
+"""
+
+import argparse
+import base64
+import datetime
+import hashlib
+import hmac
+import json
+import os
+import platform
+import random
+import re
+import secrets
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SECRET = "benchmark secret, long enough to key an HMAC"
+
+FULL = dict(stores=50, customers=5000, writers=30000, queue=(100, 300), bookings_per_day=20, history=10_000,
+            read_seconds=10, write_seconds=10, scan_seconds=10, commit_seconds=5, probe_seconds=3,
+            queue_sizes=(100, 1000, 10_000), history_sizes=(10_000, 1_000_000), scan_codes=8000)
+SMOKE = dict(stores=6, customers=50, writers=2000, queue=(5, 10), bookings_per_day=2, history=500,
+             read_seconds=1, write_seconds=1, scan_seconds=1, commit_seconds=1, probe_seconds=1,
+             queue_sizes=(10, 100), history_sizes=(1000, 3000), scan_codes=1000)
+
+
+# MARK: - Helpers
+
+def stamp(moment):
+    """A datetime as GRDB stores dates: UTC, milliseconds."""
+    return moment.strftime("%Y-%m-%d %H:%M:%S.") + "%03d" % (moment.microsecond // 1000)
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def ticket_token(reservation_id):
+    """The QR token CLup signs (TicketToken): version, id, HMAC-SHA256 truncated to 16 bytes."""
+    key = hashlib.sha256(SECRET.strip().encode()).digest()
+    payload = bytes([1]) + reservation_id.to_bytes(8, "big")
+    mac = hmac.new(key, payload, hashlib.sha256).digest()[:16]
+    return base64.urlsafe_b64encode(payload + mac).decode().rstrip("=")
+
+
+def wait_until(what, condition, seconds=20):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise SystemExit("timed out waiting until " + what)
+
+
+def http_status(url):
+    try:
+        out = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", url], capture_output=True,
+                             text=True, timeout=5)
+        return int(out.stdout or 0)
+    except (subprocess.TimeoutExpired, ValueError):
+        return 0
+
+
+WRK_LATENCY = re.compile(r"^\s+(50|99)(?:\.000)?%\s+([\d.]+)(us|ms|s)\s*$", re.M)
+
+
+def wrk(url, seconds, connections, threads=2, script=None, script_args=(), headers=()):
+    """Runs wrk and returns requests/s, p50 and p99 in ms, and the script's BENCH line."""
+    command = ["wrk", "-t", str(threads), "-c", str(connections), "-d", "%ds" % seconds, "--latency", "--timeout", "10s"]
+    for header in headers:
+        command += ["-H", header]
+    if script:
+        command += ["-s", script]
+    command.append(url)
+    if script_args:
+        command += ["--"] + [str(a) for a in script_args]
+    output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+    latency = {m.group(1): float(m.group(2)) * scale[m.group(3)] for m in WRK_LATENCY.finditer(output)}
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    extra = re.search(r"BENCH sent=(\d+) unexpected=(\d+)", output)
+    return dict(rps=rate, p50=latency.get("50"), p99=latency.get("99"),
+                non2xx3xx=int(errors.group(1)) if errors else 0,
+                sent=int(extra.group(1)) if extra else None, unexpected=int(extra.group(2)) if extra else None)
+
+
+def peak_rss_mb(pid):
+    with open("/proc/%d/status" % pid) as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return None
+
+
+# MARK: - The stack
+
+class Stack:
+    """nginx + one FastCGI responder on a unix socket, on a free loopback port."""
+
+    def __init__(self, directory, clup, responder_command, name):
+        self.directory = os.path.join(directory, name)
+        os.makedirs(self.directory)
+        os.chmod(self.directory, 0o755)
+        self.socket = os.path.join(self.directory, "fcgi.sock")
+        self.port = free_port()
+        self.url = "http://127.0.0.1:%d" % self.port
+        self.responder = subprocess.Popen(responder_command(self.socket), stdout=subprocess.DEVNULL,
+                                          stderr=open(os.path.join(self.directory, "responder.log"), "w"))
+        wait_until(name + "'s socket", lambda: os.path.exists(self.socket))
+        config = subprocess.run([clup, "nginx-config", "--template", ROOT + "/nginx/clup-local.conf.in",
+                                 "--port", str(self.port), "--run-dir", self.directory, "--socket", self.socket,
+                                 "--public", ROOT + "/Public", "--nginx-dir", ROOT + "/nginx"],
+                                capture_output=True, text=True, check=True).stdout
+        with open(os.path.join(self.directory, "nginx.conf"), "w") as file:
+            file.write(config)
+        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+        self.nginx = subprocess.Popen([nginx, "-e", self.directory + "/nginx-error.log", "-p", self.directory,
+                                       "-c", self.directory + "/nginx.conf"], stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL)
+        wait_until(name + " answering", lambda: http_status(self.url + "/assets/icon.svg") == 200)
+
+    def stop(self):
+        for process in (self.nginx, self.responder):
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+
+
+# MARK: - The data set
+
+def open_database(path):
+    connection = sqlite3.connect(path, timeout=30, isolation_level=None)
+    connection.execute("PRAGMA foreign_keys = ON")
+    connection.execute("PRAGMA busy_timeout = 30000")
+    return connection
+
+
+def add_store(db, name, capacity, walk_in=20, slot_capacity=None, latitude=45.4642, longitude=9.19):
+    """A store open round the clock in UTC, so the benchmark runs at any hour."""
+    slot_capacity = slot_capacity or max(1, (capacity - capacity * walk_in // 100) * 15 // 120)
+    cursor = db.execute(
+        "INSERT INTO store (name, address, phone, latitude, longitude, capacity, timeZone, walkInPercent, slotMinutes,"
+        " slotCapacity, entryBeforeMinutes, entryAfterMinutes, callGraceMinutes)"
+        " VALUES (?, 'Via Benchmark 1, Milano', '+39 02 0', ?, ?, ?, 'UTC', ?, 15, ?, 10, 15, 10)",
+        (name, latitude, longitude, capacity, walk_in, slot_capacity))
+    store_id = cursor.lastrowid
+    db.executemany("INSERT INTO openingInterval (storeId, weekday, opens, closes) VALUES (?, ?, 0, 1440)",
+                   [(store_id, weekday) for weekday in range(1, 8)])
+    return store_id
+
+
+def add_kiosk(db, store_id):
+    key = secrets.token_urlsafe(32)
+    db.execute("INSERT INTO kiosk (storeId, label, keyHash, createdAt) VALUES (?, 'Bench', ?, ?)",
+               (store_id, hashlib.sha256(key.encode()).hexdigest(), stamp(datetime.datetime.utcnow())))
+    return key
+
+
+class Numbers:
+    """Ticket numbers, unique per store and day as the schema requires."""
+
+    def __init__(self, db):
+        self.next = {}
+        for store, day, number in db.execute("SELECT storeId, day, MAX(number) FROM reservation GROUP BY 1, 2"):
+            self.next[(store, day)] = number + 1
+
+    def take(self, store, day):
+        number = self.next.get((store, day), 1)
+        self.next[(store, day)] = number + 1
+        return number
+
+
+RESERVATION = ("INSERT INTO reservation (storeId, userId, kind, walkIn, day, number, people, residenceMinutes, slotStart,"
+               " status, createdAt, calledAt, enteredAt, exitedAt, endedAt) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+
+
+def add_history(db, store_ids, count, now, rng):
+    """`count` past visits over the last 90 days, spread over the stores."""
+    numbers = Numbers(db)
+    rows = []
+    for _ in range(count):
+        store = rng.choice(store_ids)
+        entered = now - datetime.timedelta(days=rng.uniform(1, 90))
+        day = int(entered.timestamp() // 86400)
+        exited = entered + datetime.timedelta(minutes=rng.randint(10, 90))
+        rows.append((store, None, "lineUp", 0, day, numbers.take(store, day), rng.choice((1, 1, 2)), 30, None, "done",
+                     stamp(entered - datetime.timedelta(minutes=20)), stamp(entered - datetime.timedelta(minutes=5)),
+                     stamp(entered), stamp(exited), stamp(exited)))
+        if len(rows) == 50_000:
+            db.executemany(RESERVATION, rows)
+            rows = []
+    db.executemany(RESERVATION, rows)
+
+
+def add_queue(db, store_id, count, now, rng, walk_in_share=0.2):
+    numbers = Numbers(db)
+    day = int(now.timestamp() // 86400)
+    rows = []
+    for _ in range(count):
+        walk_in = 1 if rng.random() < walk_in_share else 0
+        rows.append((store_id, None, "lineUp", walk_in, day, numbers.take(store_id, day), rng.choice((1, 1, 2)),
+                     rng.choice((15, 30, 45, 60)), None, "waiting", stamp(now), None, None, None, None))
+    db.executemany(RESERVATION, rows)
+
+
+def add_customers(db, count, now, prefix):
+    """Confirmed customers, each with a session: (user id, session cookie, CSRF token)."""
+    created = stamp(now)
+    customers = []
+    db.execute("BEGIN")
+    for index in range(count):
+        cursor = db.execute(
+            "INSERT INTO user (email, displayName, passwordHash, emailConfirmedAt, createdAt) VALUES (?, ?, ?, ?, ?)",
+            ("%s%d@bench.example" % (prefix, index), "Customer %d" % index, "$argon2id$unused", created, created))
+        session, csrf = secrets.token_urlsafe(16), secrets.token_urlsafe(16)
+        db.execute("INSERT INTO session (idHash, userId, csrfToken, createdAt, lastSeenAt) VALUES (?, ?, ?, ?, ?)",
+                   (hashlib.sha256(session.encode()).hexdigest(), cursor.lastrowid, csrf, created, created))
+        customers.append((cursor.lastrowid, session, csrf))
+    db.execute("COMMIT")
+    return customers
+
+
+def build_data_set(db, p, now, rng):
+    db.execute("BEGIN")
+    stores = [add_store(db, "Store %02d" % i, rng.choice((60, 100, 150, 200)),
+                        latitude=45.40 + rng.random() * 0.12, longitude=9.10 + rng.random() * 0.18)
+              for i in range(p["stores"])]
+    for store in stores:
+        add_queue(db, store, rng.randint(*p["queue"]), now, rng)
+    # A week of bookings.
+    numbers = Numbers(db)
+    rows = []
+    for store in stores:
+        for day_offset in range(7):
+            for _ in range(p["bookings_per_day"]):
+                start = now + datetime.timedelta(days=day_offset, hours=3 + rng.randint(0, 16))
+                start = start.replace(minute=start.minute // 15 * 15, second=0, microsecond=0)
+                day = int(start.timestamp() // 86400)
+                rows.append((store, None, "booking", 0, day, numbers.take(store, day), 1, 30, stamp(start), "booked",
+                             stamp(now), None, None, None, None))
+    db.executemany(RESERVATION, rows)
+    db.execute("COMMIT")
+    db.execute("BEGIN")
+    add_history(db, stores, p["history"], now, rng)
+    db.execute("COMMIT")
+    add_customers(db, p["customers"], now, "c")
+    return stores
+
+
+# MARK: - The measures
+
+def sqlite_commit_rate(directory, seconds):
+    """SQLite's raw durable commit rate on this disk: BEGIN IMMEDIATE; INSERT; COMMIT, in WAL
+    mode with synchronous=FULL, as CLup's database is set."""
+    path = os.path.join(directory, "commits.sqlite")
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = FULL")
+    db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, value TEXT NOT NULL)")
+    commits = 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("INSERT INTO t (value) VALUES (?)", ("x" * 200,))
+        db.execute("COMMIT")
+        commits += 1
+    elapsed = time.perf_counter() - started
+    db.close()
+    return commits / elapsed
+
+
+def write_requests(file, customers, stores, now):
+    """One reservation per customer: alternately a line-up and a booking 3–15 hours ahead."""
+    first_slot = (int(now.timestamp()) + 3 * 3600 + 899) // 900 * 900
+    with open(file, "w") as out:
+        for index, (_, session, csrf) in enumerate(customers):
+            store = stores[index % len(stores)]
+            key = secrets.token_urlsafe(18)
+            if index % 2 == 0:
+                body = "csrf=%s&kind=lineUp&minutes=30&people=1&mode=walking&requestKey=%s" % (csrf, key)
+            else:
+                slot = first_slot + (index // 2 % 48) * 900
+                body = "csrf=%s&kind=booking&minutes=30&people=1&slot=%d&requestKey=%s" % (csrf, slot, key)
+            headers = "Cookie: clup_session=%s|Content-Type: application/x-www-form-urlencoded" % session
+            out.write("/stores/%d/reservations\t%s\t%s\n" % (store, headers, body))
+
+
+def scan_requests(file, ids, key):
+    """Each code twice: in, then out (a third pass would be 'already used')."""
+    with open(file, "w") as out:
+        for _ in range(2):
+            for reservation_id in ids:
+                out.write("/api/v1/scan\tAuthorization: Bearer %s|Content-Type: application/json\t{\"code\": \"%s\"}\n"
+                          % (key, ticket_token(reservation_id)))
+
+
+def probe(url, seconds, headers=()):
+    """Median latency of one client asking again and again (ms)."""
+    return wrk(url, seconds, connections=1, threads=1, headers=headers)["p50"]
+
+
+# MARK: - Report
+
+def machine():
+    cpu = "unknown"
+    try:
+        with open("/proc/cpuinfo") as info:
+            cpu = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return "%s, %d cores, %s" % (cpu, os.cpu_count() or 0, platform.platform(terse=True))
+
+
+def markdown(result):
+    r = result
+    lines = [
+        "| measure | CLup | ceiling | ratio | target |",
+        "|---|---|---|---|---|",
+        "| read: home page, 64 connections | %.0f req/s, p50 %.1f ms, p99 %.1f ms | %.0f req/s, p50 %.1f ms, p99 %.1f ms"
+        " (C libfcgi, same nginx, same bytes) | **%.2f** | ≥ 0.6 |"
+        % (r["read"]["clup"]["rps"], r["read"]["clup"]["p50"], r["read"]["clup"]["p99"], r["read"]["ceiling"]["rps"],
+           r["read"]["ceiling"]["p50"], r["read"]["ceiling"]["p99"], r["read"]["ratio"]),
+        "| write: line-ups + bookings, 16 connections | %.0f reservations/s (p99 %.1f ms) | %.0f commits/s (raw SQLite,"
+        " WAL, synchronous=FULL) | **%.2f** | ≥ 0.5 |"
+        % (r["write"]["clup"]["per_second"], r["write"]["clup"]["p99"], r["write"]["ceiling"], r["write"]["ratio"]),
+        "| scan p99 under the read load | %.1f ms (%.0f scans/s) | | | < 20 ms |"
+        % (r["scan"]["p99"], r["scan"]["rps"]),
+        "| worker peak RSS | %.1f MB | | | < 100 MB |" % r["memory"]["peak_rss_mb"],
+        "",
+        "| scaling (one client, median) | home page | one store's wait estimate |",
+        "|---|---|---|",
+    ]
+    for row in r["scaling"]:
+        lines.append("| %s | %.2f ms | %.2f ms |" % (row["case"], row["home_ms"], row["estimate_ms"]))
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clup", required=True, help="the clup executable")
+    parser.add_argument("--ceiling", required=True, help="the C responder (bench/fcgi-static.c, built)")
+    parser.add_argument("--results", default=os.path.join(HERE, "results"))
+    parser.add_argument("--smoke", action="store_true", help="every step tiny and fast (for the test command)")
+    parser.add_argument("--configuration", default="release")
+    args = parser.parse_args()
+    p = SMOKE if args.smoke else FULL
+    threads = 2 * (os.cpu_count() or 1)
+    rng = random.Random(2026)
+    work = tempfile.mkdtemp(prefix="clup-bench-")
+    os.chmod(work, 0o755)
+    stacks = []
+    began = time.time()
+    try:
+        database = os.path.join(work, "clup.sqlite")
+        with open(os.path.join(work, "secret"), "w") as file:
+            file.write(SECRET)
+        subprocess.run([args.clup, "migrate", "--database", database], check=True, stdout=subprocess.DEVNULL)
+        now = datetime.datetime.utcnow()
+        print("==> loading the data set", flush=True)
+        db = open_database(database)
+        stores = build_data_set(db, p, now, rng)
+        db.execute("BEGIN")
+        # Stores the write and scan paths use: room for everyone, so every request is a write.
+        write_store_ids = [add_store(db, "Write %d" % i, 10_000, walk_in=0, slot_capacity=10_000) for i in range(4)]
+        scan_store = add_store(db, "Scan", 10_000, walk_in=0)
+        scan_key = add_kiosk(db, scan_store)
+        probe_store = add_store(db, "Probe", 100)
+        probe_key = add_kiosk(db, probe_store)
+        db.execute("COMMIT")
+        writers = add_customers(db, p["writers"], now, "w")
+        write_requests(os.path.join(work, "writes.tsv"), writers, write_store_ids, now)
+        counts = dict(db.execute("SELECT status, COUNT(*) FROM reservation GROUP BY status").fetchall())
+        data_set = dict(stores=len(stores) + len(write_store_ids) + 2, customers=p["customers"] + p["writers"],
+                        reservations=counts)
+
+        clup = Stack(work, args.clup, lambda sock: [
+            args.clup, "serve", "--database", database, "--socket", sock, "--socket-mode", "0666",
+            "--threads", str(threads), "--templates", ROOT + "/Templates", "--public", ROOT + "/Public",
+            "--secret-file", os.path.join(work, "secret"), "--mail-dir", os.path.join(work, "mail")], "clup")
+        stacks.append(clup)
+        home = "/?lat=45.4642&lon=9.19"
+        page = subprocess.run(["curl", "-s", clup.url + home], capture_output=True, check=True).stdout
+        assert b"Store " in page, "the home page did not list the stores"
+        with open(os.path.join(work, "page.html"), "wb") as file:
+            file.write(page)
+        ceiling = Stack(work, args.clup, lambda sock: [args.ceiling, sock, os.path.join(work, "page.html"),
+                                                        str(threads)], "ceiling")
+        stacks.append(ceiling)
+        assert len(subprocess.run(["curl", "-s", ceiling.url + home], capture_output=True).stdout) == len(page)
+
+        print("==> read path", flush=True)
+        read_clup = wrk(clup.url + home, p["read_seconds"], 64)
+        read_ceiling = wrk(ceiling.url + home, p["read_seconds"], 64)
+
+        print("==> write path", flush=True)
+        commit_rate = sqlite_commit_rate(work, p["commit_seconds"])
+        before = db.execute("SELECT COUNT(*) FROM reservation").fetchone()[0]
+        started = time.perf_counter()
+        writes = wrk(clup.url + "/", p["write_seconds"], 16, script=os.path.join(HERE, "requests.lua"),
+                     script_args=(os.path.join(work, "writes.tsv"), 2, 303))
+        elapsed = time.perf_counter() - started
+        made = db.execute("SELECT COUNT(*) FROM reservation").fetchone()[0] - before
+        assert writes["sent"] <= len(writers), "more requests than customers: lengthen the writer list"
+        # The write stores' new reservations are ended, so the next measures see the base data set.
+        db.execute("UPDATE reservation SET status = 'cancelled', endedAt = ? WHERE storeId IN (%s) AND status IN"
+                   " ('waiting', 'called', 'booked')" % ",".join("?" * len(write_store_ids)),
+                   [stamp(now)] + write_store_ids)
+
+        # Codes called to the entrance just now, to scan in and out.
+        day = int(time.time() // 86400)
+        db.execute("BEGIN")
+        db.executemany(RESERVATION, [(scan_store, None, "lineUp", 0, day, n, 1, 30, None, "called",
+                                      stamp(datetime.datetime.utcnow()), stamp(datetime.datetime.utcnow()),
+                                      None, None, None) for n in range(1, p["scan_codes"] + 1)])
+        db.execute("COMMIT")
+        scan_ids = [row[0] for row in db.execute("SELECT id FROM reservation WHERE storeId = ? ORDER BY id",
+                                                 (scan_store,))]
+        scan_requests(os.path.join(work, "scans.tsv"), scan_ids, scan_key)
+
+        print("==> scan path under the read load", flush=True)
+        load = subprocess.Popen(["wrk", "-t", "2", "-c", "64", "-d", "%ds" % (p["scan_seconds"] + 2), clup.url + home],
+                                stdout=subprocess.DEVNULL)
+        time.sleep(1)
+        scans = wrk(clup.url + "/", p["scan_seconds"], 4, threads=1, script=os.path.join(HERE, "requests.lua"),
+                    script_args=(os.path.join(work, "scans.tsv"), 1, 200))
+        load.wait()
+        assert scans["sent"] <= 2 * len(scan_ids), "more scans than codes: add codes"
+        db.execute("UPDATE reservation SET status = 'expired', endedAt = ? WHERE storeId = ? AND status IN"
+                   " ('called', 'inside')", (stamp(now), scan_store))
+
+        print("==> scaling", flush=True)
+        scaling = []
+        estimate_url = clup.url + "/api/v1/stores/%d/status" % probe_store
+        auth = ("Authorization: Bearer " + probe_key,)
+        queued = 0
+        for size in p["queue_sizes"]:
+            db.execute("BEGIN")
+            add_queue(db, probe_store, size - queued, now, rng)
+            db.execute("COMMIT")
+            queued = size
+            scaling.append(dict(case="%d waiting at one store" % size, home_ms=probe(clup.url + home, p["probe_seconds"]),
+                                estimate_ms=probe(estimate_url, p["probe_seconds"], auth)))
+        db.execute("BEGIN")
+        db.execute("DELETE FROM reservation WHERE storeId = ? AND status = 'waiting'", (probe_store,))
+        add_queue(db, probe_store, p["queue_sizes"][0], now, rng)
+        db.execute("COMMIT")
+        history = db.execute("SELECT COUNT(*) FROM reservation WHERE status = 'done'").fetchone()[0]
+        for size in p["history_sizes"]:
+            if size > history:
+                db.execute("BEGIN")
+                add_history(db, stores + [probe_store], size - history, now, rng)
+                db.execute("COMMIT")
+                history = size
+            scaling.append(dict(case="%s past visits (queue %d)" % (format(history, ","), p["queue_sizes"][0]),
+                                home_ms=probe(clup.url + home, p["probe_seconds"]),
+                                estimate_ms=probe(estimate_url, p["probe_seconds"], auth)))
+
+        rss = peak_rss_mb(clup.responder.pid)
+        result = dict(
+            date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            machine=machine(), configuration=args.configuration, smoke=args.smoke, worker_threads=threads,
+            data_set=data_set,
+            read=dict(clup=read_clup, ceiling=read_ceiling, ratio=read_clup["rps"] / read_ceiling["rps"],
+                      page_bytes=len(page)),
+            write=dict(clup=dict(per_second=made / elapsed, made=made, sent=writes["sent"],
+                                 not_303=writes["unexpected"], p50=writes["p50"], p99=writes["p99"]),
+                       ceiling=commit_rate, ratio=(made / elapsed) / commit_rate),
+            scan=dict(p50=scans["p50"], p99=scans["p99"], rps=scans["rps"], sent=scans["sent"],
+                      not_200=scans["unexpected"]),
+            scaling=scaling, memory=dict(peak_rss_mb=rss), seconds=round(time.time() - began, 1))
+        assert writes["unexpected"] == 0, "some reservations were refused: %s" % writes
+        assert scans["unexpected"] == 0, "some scans failed: %s" % scans
+    finally:
+        for stack in stacks:
+            stack.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+    table = markdown(result)
+    print()
+    print(table)
+    print()
+    print("%s · %s · %s build · %.0f s" % (result["date"], result["machine"], result["configuration"],
+                                           result["seconds"]))
+    os.makedirs(args.results, exist_ok=True)
+    name = "smoke" if args.smoke else "latest"
+    with open(os.path.join(args.results, name + ".json"), "w") as file:
+        json.dump(result, file, indent=2)
+    with open(os.path.join(args.results, name + ".md"), "w") as file:
+        file.write("# CLup benchmark — %s\n\n%s · %s build · %d worker threads · data: %s\n\n%s\n"
+                   % (result["date"], result["machine"], result["configuration"], threads,
+                      json.dumps(result["data_set"]), table))
+    print("wrote %s/%s.json and .md" % (args.results, name))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
