@@ -10,6 +10,8 @@ public struct ScanResult: Sendable {
     public var otherStoreName: String?
     public var peopleInside: Int
     public var capacity: Int
+    /// The store's zone, for the times a refusal names.
+    public var zone: TimeZone
 }
 
 /// What became of a walk-in's request for a ticket. Only `.issued` changed anything.
@@ -64,7 +66,7 @@ extension AppDatabase {
                 break
             }
             return ScanResult(verdict: verdict, reservation: reservation, otherStoreName: otherStoreName,
-                              peopleInside: inside, capacity: store.capacity)
+                              peopleInside: inside, capacity: store.capacity, zone: store.zone)
         }
     }
 
@@ -173,12 +175,17 @@ extension AppDatabase {
 
     /// Called tickets (latest call first), the next waiting ones, and the count inside.
     public func entranceBoard(storeId: Int64, now: Date, next: Int = 6) throws -> EntranceBoard {
-        let live = try liveTraffic(storeId: storeId, now: now).live
-        let called = live.filter { if case .called = $0.state { true } else { false } }
-        return EntranceBoard(
-            called: called.sorted { $0.calledAt > $1.calledAt },
-            waiting: Array(live.filter { $0.state == .waiting }.prefix(next)),
-            peopleInside: LiveTraffic(live: live, ratio: 1).peopleInside)
+        EntranceBoard(try liveTraffic(storeId: storeId, now: now), next: next)
+    }
+}
+
+extension EntranceBoard {
+    /// The board of a store's live traffic, showing the first `next` waiting tickets.
+    public init(_ traffic: LiveTraffic, next: Int = 6) {
+        let called = traffic.live.filter { if case .called = $0.state { true } else { false } }
+        self.init(called: called.sorted { $0.calledAt > $1.calledAt },
+                  waiting: Array(traffic.live.filter { $0.state == .waiting }.prefix(next)),
+                  peopleInside: traffic.peopleInside)
     }
 }
 

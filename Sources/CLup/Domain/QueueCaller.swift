@@ -23,8 +23,6 @@ public enum QueueCaller {
             self.expire = expire
             self.close = close
         }
-
-        public var isEmpty: Bool { call.isEmpty && expire.isEmpty && close.isEmpty }
     }
 
     /// The plan for `live` (the store's live reservations, in queue order). Nobody is called

@@ -168,7 +168,7 @@ struct DeviceAPI: Sendable {
         }
         let store = details.store
         let live = try environment.database.liveTraffic(storeId: storeId, now: now)
-        let board = try environment.database.entranceBoard(storeId: storeId, now: now, next: 0)
+        let board = EntranceBoard(live, next: 0)
         func queue(_ pool: Pool) -> StatusJSON.Queue {
             let waiting = live.live.filter { $0.pool == pool && $0.state == .waiting }
             return StatusJSON.Queue(parties: waiting.count, people: waiting.reduce(0) { $0 + $1.people })

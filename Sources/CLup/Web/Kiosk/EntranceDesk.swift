@@ -12,9 +12,7 @@ struct EntranceDesk {
     func scan(code: String, kiosk: Kiosk, now: Date) throws -> ScanReport {
         let trimmed = code.trimmingCharacters(in: .whitespacesAndNewlines)
         let id = environment.tickets.reservationId(from: trimmed)
-        let result = try database.scan(reservationId: id, at: kiosk.storeId, now: now)
-        let zone = try database.store(id: kiosk.storeId)?.zone ?? .gmt
-        return ScanReport(result, now: now, zone: zone)
+        return ScanReport(try database.scan(reservationId: id, at: kiosk.storeId, now: now), now: now)
     }
 
     /// Issues a walk-in ticket, validating the choices as the kiosk's form or the API sent them.
@@ -101,7 +99,8 @@ struct ScanReport: Encodable {
     var peopleInside: Int
     var capacity: Int
 
-    init(_ scan: ScanResult, now: Date, zone: TimeZone) {
+    init(_ scan: ScanResult, now: Date) {
+        let zone = scan.zone
         peopleInside = scan.peopleInside
         capacity = scan.capacity
         let ticket = scan.reservation
