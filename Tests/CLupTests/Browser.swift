@@ -46,9 +46,12 @@ final class Browser {
     /// The token a form on the last page would carry: the page's, else the guest cookie's.
     var formToken: String? { csrf ?? cookies[https ? "__Host-clup_csrf" : "clup_csrf"] }
 
-    /// Posts `fields` plus the current CSRF token (unless `csrf` overrides it; nil omits it).
+    /// Posts `fields` plus the current CSRF token (unless `csrf` overrides it; nil omits it),
+    /// asking for `accept` when given (as a page's script asks for JSON).
     @discardableResult
-    func post(_ path: String, _ fields: [(String, String)] = [], csrf: String?? = .none) throws -> Response {
+    func post(_ path: String, _ fields: [(String, String)] = [], csrf: String?? = .none, accept: String? = nil) throws
+        -> Response
+    {
         if formToken == nil { try get("/") }
         var pairs = fields.map { (name: $0.0, value: $0.1) }
         switch csrf {
@@ -58,6 +61,7 @@ final class Browser {
         }
         var request = Request(method: .post, path: path, body: Array(FormData(pairs: pairs).urlEncoded.utf8))
         request.headers["content-type"] = "application/x-www-form-urlencoded"
+        request.headers["accept"] = accept
         return send(request)
     }
 

@@ -8,30 +8,21 @@ import Testing
 /// board, over an in-memory SQLite with the clock pinned at Wednesday 10:00 in Milan.
 @Suite("The store entrance")
 struct KioskTests {
-    let clock = TestClock()
+    let clock: TestClock
     let database: AppDatabase
     let app: App
-    /// Capacity 10: 2 places for walk-ins, 8 online; 10 minutes to answer a call.
+    /// Capacity 10: 2 places for walk-ins, 8 online; 10 minutes to answer a call (`EntranceFixture`).
     let store: Store
     let other: Store
-    let key = Secrets.token(bytes: 32)
-    let otherKey = Secrets.token(bytes: 32)
+    let key: String
+    let otherKey: String
 
     static let passwordHash = PasswordHasher().hash("correct horse battery")
 
     init() throws {
-        database = try AppDatabase.inMemory()
-        store = try database.createStore(
-            Store(name: "Bottega Duomo", address: "Piazza Duomo 1", phone: "+39 02 1", position: Place.milan[0].position,
-                  capacity: 10, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 10, walkInPercent: 20)),
-            hours: Fixture.weekdayHours, departments: [])
-        other = try database.createStore(
-            Fixture.store("Mercato Brera", at: GeoPoint(latitude: 45.4705, longitude: 9.19), capacity: 30),
-            hours: Fixture.weekdayHours, departments: [])
-        _ = try database.enrolKiosk(storeId: store.id!, label: "Front door", key: key, now: clock.now)
-        _ = try database.enrolKiosk(storeId: other.id!, label: "Brera door", key: otherKey, now: clock.now)
-        let clock = self.clock
-        app = try Fixture.app(clock: { clock.now }, database: database)
+        let fixture = try EntranceFixture()
+        (clock, database, app, store, other, key, otherKey) =
+            (fixture.clock, fixture.database, fixture.app, fixture.store, fixture.other, fixture.key, fixture.otherKey)
     }
 
     /// A browser enrolled as a kiosk with `key`.
@@ -204,7 +195,7 @@ struct KioskTests {
         func refused(_ code: String, _ reason: String) throws {
             let before = try database.reader.read { db in try Row.fetchAll(db, sql: "SELECT * FROM reservation ORDER BY id") }
             try browser.get("/kiosk/scanner")
-            let response = try browser.request(json: "/kiosk/scan", [("code", code)])
+            let response = try browser.post("/kiosk/scan", [("code", code)], accept: "application/json")
             let report = try JSONDecoder().decode(ScanJSON.self, from: Data(response.body))
             #expect(report.result == "refused" && report.reason == reason, "\(reason): \(report)")
             let after = try database.reader.read { db in try Row.fetchAll(db, sql: "SELECT * FROM reservation ORDER BY id") }
@@ -323,7 +314,7 @@ struct KioskTests {
         #expect(page.bodyText.contains(">Ready<"))
         let ticket = try walkIn(browser)
         try browser.get("/kiosk/scanner")
-        let response = try browser.request(json: "/kiosk/scan", [("code", code(ticket))])
+        let response = try browser.post("/kiosk/scan", [("code", code(ticket))], accept: "application/json")
         #expect(response.header("Content-Type") == "application/json")
         let report = try JSONDecoder().decode(ScanJSON.self, from: Data(response.body))
         #expect(report.result == "enter" && report.headline == "ENTER" && report.peopleInside == 1 && report.number == 1)
@@ -339,17 +330,4 @@ struct ScanJSON: Decodable {
     var number: Int?
     var peopleInside: Int
     var capacity: Int
-}
-
-extension Browser {
-    /// Posts a form asking for JSON, as the scanner page's script does.
-    func request(json path: String, _ fields: [(String, String)]) throws -> Response {
-        var pairs = fields.map { (name: $0.0, value: $0.1) }
-        pairs.append(("csrf", formToken ?? ""))
-        var request = Request(method: .post, path: path, body: Array(FormData(pairs: pairs).urlEncoded.utf8))
-        request.headers["content-type"] = "application/x-www-form-urlencoded"
-        request.headers["accept"] = "application/json"
-        request.cookies = cookies
-        return app.respond(to: request)
-    }
 }

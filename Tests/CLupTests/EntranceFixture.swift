@@ -1,0 +1,31 @@
+import Foundation
+
+@testable import CLup
+
+/// What the entrance's suites share: a store of 10 keeping 2 places for walk-ins and 10
+/// minutes to answer a call, another store, a kiosk key for each, and the app over an
+/// in-memory SQLite with the clock pinned at Wednesday 10:00 in Milan.
+struct EntranceFixture {
+    let clock = TestClock()
+    let database: AppDatabase
+    let app: App
+    let store: Store
+    let other: Store
+    let key = Secrets.token(bytes: 32)
+    let otherKey = Secrets.token(bytes: 32)
+
+    init() throws {
+        database = try AppDatabase.inMemory()
+        store = try database.createStore(
+            Store(name: "Bottega Duomo", address: "Piazza Duomo 1", phone: "+39 02 1", position: Place.milan[0].position,
+                  capacity: 10, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 10, walkInPercent: 20)),
+            hours: Fixture.weekdayHours, departments: [])
+        other = try database.createStore(
+            Fixture.store("Mercato Brera", at: GeoPoint(latitude: 45.4705, longitude: 9.19), capacity: 30),
+            hours: Fixture.weekdayHours, departments: [])
+        _ = try database.enrolKiosk(storeId: store.id!, label: "Front door", key: key, now: clock.now)
+        _ = try database.enrolKiosk(storeId: other.id!, label: "Brera door", key: otherKey, now: clock.now)
+        let clock = self.clock
+        app = try Fixture.app(clock: { clock.now }, database: database)
+    }
+}
