@@ -224,12 +224,13 @@ extension AppDatabase {
                     status: request.kind == .lineUp ? .waiting : .booked, createdAt: now,
                     requestKey: request.requestKey)
                 try reservation.insert(db)
-                // A queue with free places calls the new ticket at once; a replaced
-                // reservation's places go to the next in its store's queue.
-                try Self.advanceQueue(storeId: request.storeId, now: now, db)
-                if let active, active.storeId != request.storeId {
-                    try Self.advanceQueue(storeId: active.storeId, now: now, db)
-                }
+                // A queue with free places calls a new line-up at once; a replaced
+                // reservation's places go to the next in its store's queue. A booking alone
+                // (two hours ahead at least) changes nobody's turn.
+                var queuesToAdvance: Set<Int64> = []
+                if request.kind == .lineUp { queuesToAdvance.insert(request.storeId) }
+                if let active { queuesToAdvance.insert(active.storeId) }
+                for storeId in queuesToAdvance.sorted() { try Self.advanceQueue(storeId: storeId, now: now, db) }
                 return .created(try Reservation.fetchOne(db, id: reservation.id) ?? reservation)
             }
         } catch let refusal as Refusal {
