@@ -1,6 +1,18 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Layers are targets, so the compiler keeps them apart. What may import what:
+//
+//   CLupDomain     pure rules: nothing of ours (Foundation, HeapModule)
+//   CLupSupport    libsodium, libqrencode, zlib wrappers: nothing of ours
+//   CLupData       AppDatabase, migrations, records: CLupDomain, CLupSupport, GRDB
+//   CLupJobs       mail delivery from the outbox: CLupData, CLupSupport
+//   CLupPaths      the table of every address: nothing
+//   CLupTemplates  typed HTML templates over page models (Templates/): CLupPaths
+//   CLupWeb        Request → Response: areas, routes, guards, page models built from data:
+//                  everything above
+//   FastCGI        transport only: nothing of ours
+//   clup           the executable: wiring and commands
 let package = Package(
     name: "CLup",
     platforms: [.macOS(.v14)],
@@ -24,17 +36,24 @@ let package = Package(
         // Transport only: libfcgi worker threads handing Sendable requests to a handler.
         .target(name: "FastCGI", dependencies: ["CFastCGI"]),
 
-        // Everything else: domain rules, database, web handlers, jobs.
+        .target(name: "CLupDomain", dependencies: [.product(name: "HeapModule", package: "swift-collections")]),
+        .target(name: "CLupSupport", dependencies: ["CSodium", "CQRencode", "CZlib"]),
         .target(
-            name: "CLup",
+            name: "CLupData",
+            dependencies: ["CLupDomain", "CLupSupport", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(
+            name: "CLupJobs",
+            dependencies: ["CLupData", "CLupSupport", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(name: "CLupPaths"),
+        .target(name: "CLupTemplates", dependencies: ["CLupPaths"], path: "Templates", exclude: ["mustache"]),
+        .target(
+            name: "CLupWeb",
             dependencies: [
-                "CSodium",
-                "CQRencode",
-                "CZlib",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Mustache", package: "swift-mustache"),
+                "CLupDomain", "CLupSupport", "CLupData", "CLupJobs", "CLupPaths", "CLupTemplates",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
 
@@ -42,15 +61,21 @@ let package = Package(
         .executableTarget(
             name: "clup",
             dependencies: [
-                "CLup",
-                "FastCGI",
+                "CLupDomain", "CLupSupport", "CLupData", "CLupJobs", "CLupWeb", "FastCGI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
         .testTarget(name: "FastCGITests", dependencies: ["FastCGI"]),
-        .testTarget(name: "CLupTests", dependencies: ["CLup"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["CLup"]),
+        .testTarget(name: "CLupDomainTests", dependencies: ["CLupDomain"]),
+        .testTarget(
+            name: "CLupTests",
+            dependencies: ["CLupDomain", "CLupSupport", "CLupData", "CLupJobs", "CLupPaths", "CLupTemplates", "CLupWeb"]
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["CLupDomain", "CLupSupport", "CLupData", "CLupWeb"]
+        ),
     ]
 )

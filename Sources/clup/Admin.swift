@@ -1,5 +1,9 @@
 import ArgumentParser
-import CLup
+import CLupData
+import CLupDomain
+import CLupJobs
+import CLupSupport
+import CLupWeb
 import Foundation
 
 /// Administration from the command line: people with roles, store assignments, kiosks.

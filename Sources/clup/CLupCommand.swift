@@ -1,5 +1,9 @@
 import ArgumentParser
-import CLup
+import CLupData
+import CLupDomain
+import CLupJobs
+import CLupSupport
+import CLupWeb
 import FastCGI
 import Foundation
 import Logging
@@ -29,7 +33,7 @@ struct DatabaseOptions: ParsableArguments {
 /// Where templates and static files are, and what pages show.
 struct SiteOptions: ParsableArguments {
     @Option(help: "Directory of the Mustache templates.")
-    var templates: String = ProcessInfo.processInfo.environment["CLUP_TEMPLATES"] ?? "Templates"
+    var templates: String = ProcessInfo.processInfo.environment["CLUP_TEMPLATES"] ?? "Templates/mustache"
 
     @Option(name: .customLong("public"), help: "Directory of the static files nginx serves.")
     var publicDirectory: String = ProcessInfo.processInfo.environment["CLUP_PUBLIC"] ?? "Public"

@@ -2,7 +2,10 @@ import Foundation
 import GRDB
 import Testing
 
-@testable import CLup
+@testable import CLupData
+@testable import CLupDomain
+@testable import CLupSupport
+@testable import CLupWeb
 
 /// Accounts through the real app, templates and an in-memory SQLite, the clock moved by hand.
 @Suite("Accounts, sessions and the security baseline")

@@ -1,7 +1,10 @@
 import Foundation
 import Logging
 
-@testable import CLup
+@testable import CLupData
+@testable import CLupDomain
+@testable import CLupSupport
+@testable import CLupWeb
 
 /// A clock tests move by hand.
 final class TestClock: @unchecked Sendable {

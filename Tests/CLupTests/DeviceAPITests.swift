@@ -2,7 +2,10 @@ import Foundation
 import GRDB
 import Testing
 
-@testable import CLup
+@testable import CLupData
+@testable import CLupDomain
+@testable import CLupSupport
+@testable import CLupWeb
 
 /// The device API for scanners and dispensers, and its OpenAPI description: every answer a
 /// test receives is checked against the schema the document gives for it.

@@ -1,6 +1,9 @@
 import Foundation
 
-@testable import CLup
+@testable import CLupData
+@testable import CLupDomain
+@testable import CLupSupport
+@testable import CLupWeb
 
 /// What the entrance's suites share: a store of 10 keeping 2 places for walk-ins and 10
 /// minutes to answer a call, another store, a kiosk key for each, and the app over an

@@ -2,7 +2,10 @@ import Foundation
 import GRDB
 import Testing
 
-@testable import CLup
+@testable import CLupData
+@testable import CLupDomain
+@testable import CLupSupport
+@testable import CLupWeb
 
 /// The store entrance in-process: kiosk enrolment, walk-in tickets, scanning, calling and the
 /// board, over an in-memory SQLite with the clock pinned at Wednesday 10:00 in Milan.

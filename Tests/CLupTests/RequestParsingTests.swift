@@ -1,6 +1,9 @@
 import Testing
 
-@testable import CLup
+@testable import CLupData
+@testable import CLupDomain
+@testable import CLupSupport
+@testable import CLupWeb
 
 @Suite("Query, form and request decoding")
 struct RequestParsingTests {

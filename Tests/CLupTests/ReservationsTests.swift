@@ -2,7 +2,10 @@ import Foundation
 import GRDB
 import Testing
 
-@testable import CLup
+@testable import CLupData
+@testable import CLupDomain
+@testable import CLupSupport
+@testable import CLupWeb
 
 /// The reservation wizard, tickets and my reservations, in-process over an in-memory SQLite
 /// with the clock pinned at Wednesday 18 November 2026, 10:00 in Milan.

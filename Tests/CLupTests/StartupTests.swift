@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
-@testable import CLup
+@testable import CLupData
+@testable import CLupDomain
+@testable import CLupSupport
+@testable import CLupWeb
 
 @Suite("Start-up: templates, assets, schema, demo data, nginx configuration")
 struct StartupTests {

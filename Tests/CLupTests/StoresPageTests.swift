@@ -2,7 +2,10 @@ import Foundation
 import GRDB
 import Testing
 
-@testable import CLup
+@testable import CLupData
+@testable import CLupDomain
+@testable import CLupSupport
+@testable import CLupWeb
 
 /// Request → response through the real app, templates and an in-memory SQLite.
 @Suite("Stores near me and the store page")

@@ -2,7 +2,10 @@ import Foundation
 import Logging
 import Testing
 
-@testable import CLup
+@testable import CLupData
+@testable import CLupDomain
+@testable import CLupSupport
+@testable import CLupWeb
 
 /// Fixed instants and helpers shared by the suites. Time is always pinned: rules are tested by
 /// moving the clock, never by sleeping.
@@ -27,7 +30,7 @@ enum Fixture {
     static let wednesdayMorning = date(2026, 11, 18, 10)
 
     static func views() throws -> Views {
-        try Views(templatesDirectory: root + "/Templates", assets: Assets(publicDirectory: root + "/Public"))
+        try Views(templatesDirectory: root + "/Templates/mustache", assets: Assets(publicDirectory: root + "/Public"))
     }
 
     /// The QR token signer tests share: a fixed secret, so tokens can be checked.

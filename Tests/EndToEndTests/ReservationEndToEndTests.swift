@@ -1,4 +1,7 @@
-import CLup
+import CLupData
+import CLupDomain
+import CLupSupport
+import CLupWeb
 import Foundation
 import Testing
 

@@ -1,0 +1,166 @@
+import CLupDomain
+import CLupSupport
+import Foundation
+import GRDB
+
+/// What a person may do: customers reserve; managers also manage their stores; admins
+/// create stores, managers and kiosks.
+public enum Role: String, Codable, Sendable, DatabaseValueConvertible {
+    case customer, manager, admin
+}
+
+/// A person with an account (RASD "OnlineUser", managers, admins).
+public struct User: Codable, Sendable, Identifiable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public var id: Int64?
+    /// Stored as typed, compared without case.
+    public var email: String
+    public var displayName: String
+    /// libsodium's argon2id string (algorithm, parameters, salt and hash together).
+    public var passwordHash: String
+    public var role: Role
+    /// Nil until the emailed link is followed: an unconfirmed account cannot reserve.
+    public var emailConfirmedAt: Date?
+    public var travelMode: TravelMode
+    public var loyaltyOptIn: Bool
+    public var createdAt: Date
+
+    public static let databaseTableName = "user"
+
+    public enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let email = Column(CodingKeys.email)
+    }
+
+    public var isConfirmed: Bool { emailConfirmedAt != nil }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+extension TravelMode: DatabaseValueConvertible {}
+
+/// A signed-in browser. The cookie holds the random id; the table holds only its hash.
+public struct UserSession: Codable, Sendable, FetchableRecord, PersistableRecord {
+    public var idHash: String
+    public var userId: Int64
+    /// The token every state-changing form of this session must carry.
+    public var csrfToken: String
+    public var createdAt: Date
+    public var lastSeenAt: Date
+
+    public static let databaseTableName = "session"
+
+    public enum Columns {
+        static let idHash = Column(CodingKeys.idHash)
+        static let userId = Column(CodingKeys.userId)
+        static let lastSeenAt = Column(CodingKeys.lastSeenAt)
+    }
+}
+
+/// A single-use emailed link: confirm an address, or reset a password.
+public struct EmailToken: Codable, Sendable, FetchableRecord, PersistableRecord {
+    public enum Purpose: String, Codable, Sendable, DatabaseValueConvertible {
+        case confirm, reset
+    }
+
+    public var tokenHash: String
+    public var userId: Int64
+    public var purpose: Purpose
+    public var expiresAt: Date
+    public var usedAt: Date?
+
+    public static let databaseTableName = "emailToken"
+
+    public enum Columns {
+        static let tokenHash = Column(CodingKeys.tokenHash)
+        static let userId = Column(CodingKeys.userId)
+        static let purpose = Column(CodingKeys.purpose)
+        static let usedAt = Column(CodingKeys.usedAt)
+    }
+}
+
+/// An email waiting to be sent, or sent. Mail is written here in the same transaction as the
+/// change it reports, and delivered from here, so a mail server outage loses nothing.
+public struct OutboxMessage: Codable, Sendable, Identifiable, FetchableRecord, MutablePersistableRecord {
+    public var id: Int64?
+    public var recipient: String
+    public var subject: String
+    public var body: String
+    public var createdAt: Date
+    public var attempts: Int
+    public var nextAttemptAt: Date
+    public var sentAt: Date?
+    public var lastError: String?
+
+    public static let databaseTableName = "outboxMessage"
+
+    public enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let nextAttemptAt = Column(CodingKeys.nextAttemptAt)
+        static let sentAt = Column(CodingKeys.sentAt)
+        static let recipient = Column(CodingKeys.recipient)
+    }
+
+    public init(recipient: String, subject: String, body: String, now: Date) {
+        self.recipient = recipient
+        self.subject = subject
+        self.body = body
+        self.createdAt = now
+        self.attempts = 0
+        self.nextAttemptAt = now
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+/// One failed sign-in, kept for an hour for throttling.
+struct SignInFailure: Codable, Sendable, FetchableRecord, PersistableRecord {
+    var account: String
+    var clientAddress: String
+    var at: Date
+
+    static let databaseTableName = "signInFailure"
+
+    enum Columns {
+        static let account = Column(CodingKeys.account)
+        static let clientAddress = Column(CodingKeys.clientAddress)
+        static let at = Column(CodingKeys.at)
+    }
+}
+
+/// A manager's right over one store.
+struct ManagedStore: Codable, Sendable, FetchableRecord, PersistableRecord {
+    var userId: Int64
+    var storeId: Int64
+
+    static let databaseTableName = "managedStore"
+
+    enum Columns {
+        static let userId = Column(CodingKeys.userId)
+        static let storeId = Column(CodingKeys.storeId)
+    }
+}
+
+/// A browser at a store's entrance, enrolled with a device key bound to that store.
+public struct Kiosk: Codable, Sendable, Identifiable, FetchableRecord, MutablePersistableRecord {
+    public var id: Int64?
+    public var storeId: Int64
+    public var label: String
+    public var keyHash: String
+    public var createdAt: Date
+    public var revokedAt: Date?
+
+    public static let databaseTableName = "kiosk"
+
+    public enum Columns {
+        static let keyHash = Column(CodingKeys.keyHash)
+        static let revokedAt = Column(CodingKeys.revokedAt)
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}

@@ -1,0 +1,373 @@
+import CLupDomain
+import CLupSupport
+import Foundation
+import GRDB
+
+/// Why an account change was refused, in words for the person.
+public enum AccountError: Error, Equatable, Sendable {
+    case emailTaken
+    case invalidOrExpiredLink
+    case noSuchUser
+    case noSuchStore
+}
+
+// MARK: - Users
+
+extension AppDatabase {
+    /// Creates an account and, in the same transaction, the confirmation link and its email,
+    /// so an account never exists without a way to confirm it.
+    public func createUser(
+        email: String, displayName: String, passwordHash: String, role: Role = .customer, now: Date,
+        confirmation: (token: String, mail: (User) -> OutboxMessage)?
+    ) throws -> User {
+        do {
+            return try writer.write { db in
+                var user = User(
+                    email: email, displayName: displayName, passwordHash: passwordHash, role: role,
+                    emailConfirmedAt: confirmation == nil ? now : nil, travelMode: .walking, loyaltyOptIn: false,
+                    createdAt: now)
+                try user.insert(db)
+                if let confirmation, let id = user.id {
+                    try Self.issueToken(confirmation.token, purpose: .confirm, userId: id, now: now, db)
+                    _ = try Self.enqueue(confirmation.mail(user), now: now, db)
+                }
+                return user
+            }
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            throw AccountError.emailTaken
+        }
+    }
+
+    /// The account for an address, compared without case.
+    public func user(email: String) throws -> User? {
+        try reader.read { db in try User.filter(User.Columns.email == email).fetchOne(db) }
+    }
+
+    public func updateProfile(userId: Int64, displayName: String, travelMode: TravelMode, loyaltyOptIn: Bool) throws {
+        try writer.write { db in
+            guard var user = try User.fetchOne(db, id: userId) else { throw AccountError.noSuchUser }
+            user.displayName = displayName
+            user.travelMode = travelMode
+            user.loyaltyOptIn = loyaltyOptIn
+            try user.update(db)
+        }
+    }
+
+    /// Sets a new password, signs out every other session of the account, and tells the owner.
+    public func changePassword(
+        userId: Int64, passwordHash: String, keepingSession idHash: String?, now: Date, notice: (User) -> OutboxMessage
+    ) throws {
+        try writer.write { db in
+            guard var user = try User.fetchOne(db, id: userId) else { throw AccountError.noSuchUser }
+            user.passwordHash = passwordHash
+            try user.update(db)
+            _ = try Self.enqueue(notice(user), now: now, db)
+            try UserSession.filter(UserSession.Columns.userId == userId)
+                .filter(UserSession.Columns.idHash != (idHash ?? ""))
+                .deleteAll(db)
+        }
+    }
+
+    /// Removes the account and everything personal with it (sessions, links, pending mail to
+    /// it). Anonymous records that point to it keep their statistics and lose the person.
+    public func deleteUser(id: Int64) throws {
+        try writer.write { db in
+            guard let user = try User.fetchOne(db, id: id) else { throw AccountError.noSuchUser }
+            try OutboxMessage.filter(OutboxMessage.Columns.recipient == user.email)
+                .filter(OutboxMessage.Columns.sentAt == nil).deleteAll(db)
+            try SignInFailure.filter(SignInFailure.Columns.account == user.email.lowercased()).deleteAll(db)
+            _ = try User.deleteOne(db, id: id)
+        }
+    }
+
+}
+
+// MARK: - Sessions
+
+extension AppDatabase {
+    /// Starts a session for `userId`; the caller keeps the random id, the table its hash.
+    public func createSession(idHash: String, csrfToken: String, userId: Int64, now: Date) throws -> UserSession {
+        try writer.write { db in
+            let session = UserSession(idHash: idHash, userId: userId, csrfToken: csrfToken, createdAt: now, lastSeenAt: now)
+            try session.insert(db)
+            return session
+        }
+    }
+
+    /// The session and its user, if the session exists.
+    public func session(idHash: String) throws -> (session: UserSession, user: User)? {
+        try reader.read { db in
+            guard let session = try UserSession.fetchOne(db, key: idHash),
+                let user = try User.fetchOne(db, id: session.userId)
+            else { return nil }
+            return (session, user)
+        }
+    }
+
+    public func touchSession(idHash: String, now: Date) throws {
+        _ = try writer.write { db in
+            try UserSession.filter(key: idHash).updateAll(db, UserSession.Columns.lastSeenAt.set(to: now))
+        }
+    }
+
+    public func deleteSession(idHash: String) throws {
+        _ = try writer.write { db in try UserSession.deleteOne(db, key: idHash) }
+    }
+
+    /// Signs the account out everywhere.
+    public func deleteSessions(userId: Int64) throws {
+        _ = try writer.write { db in try UserSession.filter(UserSession.Columns.userId == userId).deleteAll(db) }
+    }
+
+    public func sessionCount(userId: Int64) throws -> Int {
+        try reader.read { db in try UserSession.filter(UserSession.Columns.userId == userId).fetchCount(db) }
+    }
+}
+
+// MARK: - Emailed links
+
+extension AppDatabase {
+    /// How long an emailed link works.
+    public static func lifetime(of purpose: EmailToken.Purpose) -> TimeInterval {
+        switch purpose {
+        case .confirm: 7 * 24 * 3600
+        case .reset: 3600
+        }
+    }
+
+    static func issueToken(_ token: String, purpose: EmailToken.Purpose, userId: Int64, now: Date, _ db: Database) throws {
+        // A new link replaces any earlier unused one of the same purpose.
+        try EmailToken.filter(EmailToken.Columns.userId == userId && EmailToken.Columns.purpose == purpose)
+            .filter(EmailToken.Columns.usedAt == nil).deleteAll(db)
+        try EmailToken(tokenHash: Secrets.hash(token), userId: userId, purpose: purpose,
+                       expiresAt: now + lifetime(of: purpose), usedAt: nil).insert(db)
+    }
+
+    /// Most emails one address receives in an hour: the sign-up and reset forms cannot be used
+    /// to flood someone's inbox.
+    public static let mailPerRecipientPerHour = 5
+
+    /// Enqueues `message` unless its recipient has had its hourly share; returns whether it was.
+    static func enqueue(_ message: OutboxMessage, now: Date, _ db: Database) throws -> Bool {
+        let lastHour = try OutboxMessage.filter(OutboxMessage.Columns.recipient == message.recipient)
+            .filter(Column("createdAt") > now - 3600).fetchCount(db)
+        guard lastHour < mailPerRecipientPerHour else { return false }
+        var message = message
+        try message.insert(db)
+        return true
+    }
+
+    /// Enqueues an email on its own (e.g. "you already have an account").
+    @discardableResult
+    public func enqueueMail(_ message: OutboxMessage, now: Date) throws -> Bool {
+        try writer.write { db in try Self.enqueue(message, now: now, db) }
+    }
+
+    /// Issues a link for the account at `email` with its email, in one transaction; with no
+    /// such account, enqueues `ifNoAccount` instead, so both cases do the same work. Returns
+    /// whether an account exists (the caller must not reveal it).
+    @discardableResult
+    public func issueLink(
+        purpose: EmailToken.Purpose, email: String, token: String, now: Date, mail: (User) -> OutboxMessage,
+        ifNoAccount: OutboxMessage? = nil
+    ) throws -> Bool {
+        try writer.write { db in
+            guard let user = try User.filter(User.Columns.email == email).fetchOne(db), let id = user.id else {
+                if let ifNoAccount { _ = try Self.enqueue(ifNoAccount, now: now, db) }
+                return false
+            }
+            if try Self.enqueue(mail(user), now: now, db) {
+                try Self.issueToken(token, purpose: purpose, userId: id, now: now, db)
+            }
+            return true
+        }
+    }
+
+    /// Marks a link used and returns its account; a link works once, before it expires.
+    private static func consume(_ token: String, purpose: EmailToken.Purpose, now: Date, _ db: Database) throws -> User {
+        guard Secrets.isWellFormed(token),
+            var link = try EmailToken.fetchOne(db, key: Secrets.hash(token)),
+            link.purpose == purpose, link.usedAt == nil, link.expiresAt > now,
+            let user = try User.fetchOne(db, id: link.userId)
+        else { throw AccountError.invalidOrExpiredLink }
+        link.usedAt = now
+        try link.update(db)
+        return user
+    }
+
+    /// Whether a link would work now, without using it: for the page that asks to confirm.
+    public func isLinkValid(_ token: String, purpose: EmailToken.Purpose, now: Date) throws -> Bool {
+        guard Secrets.isWellFormed(token) else { return false }
+        return try reader.read { db in
+            guard let link = try EmailToken.fetchOne(db, key: Secrets.hash(token)) else { return false }
+            return link.purpose == purpose && link.usedAt == nil && link.expiresAt > now
+        }
+    }
+
+    /// Confirms the address the link was sent to.
+    public func confirmEmail(token: String, now: Date) throws -> User {
+        try writer.write { db in
+            var user = try Self.consume(token, purpose: .confirm, now: now, db)
+            if user.emailConfirmedAt == nil {
+                user.emailConfirmedAt = now
+                try user.update(db)
+            }
+            return user
+        }
+    }
+
+    /// Sets the password from a reset link, signs out every session, and clears the failed
+    /// sign-ins that may have throttled the account. Following the link also proves the
+    /// address, so an unconfirmed account becomes confirmed.
+    public func resetPassword(token: String, passwordHash: String, now: Date) throws -> User {
+        try writer.write { db in
+            var user = try Self.consume(token, purpose: .reset, now: now, db)
+            user.passwordHash = passwordHash
+            if user.emailConfirmedAt == nil { user.emailConfirmedAt = now }
+            try user.update(db)
+            try UserSession.filter(UserSession.Columns.userId == user.id).deleteAll(db)
+            try SignInFailure.filter(SignInFailure.Columns.account == user.email.lowercased()).deleteAll(db)
+            return user
+        }
+    }
+}
+
+// MARK: - Failed sign-ins
+
+extension AppDatabase {
+    /// Failed sign-ins since `since`: for the address typed from this client, for that address
+    /// from anywhere, and from this client for any address.
+    public func signInFailures(account: String, clientAddress: String, since: Date) throws -> SignInHistory {
+        try reader.read { db in
+            let recent = SignInFailure.filter(SignInFailure.Columns.at >= since)
+            return SignInHistory(
+                pair: try recent.filter(SignInFailure.Columns.account == account)
+                    .filter(SignInFailure.Columns.clientAddress == clientAddress)
+                    .order(SignInFailure.Columns.at).fetchAll(db).map(\.at),
+                account: try recent.filter(SignInFailure.Columns.account == account)
+                    .order(SignInFailure.Columns.at).fetchAll(db).map(\.at),
+                client: try recent.filter(SignInFailure.Columns.clientAddress == clientAddress)
+                    .order(SignInFailure.Columns.at).fetchAll(db).map(\.at))
+        }
+    }
+
+    /// Records a failure and forgets those older than an hour.
+    public func recordSignInFailure(account: String, clientAddress: String, now: Date) throws {
+        try writer.write { db in
+            try SignInFailure(account: account, clientAddress: clientAddress, at: now).insert(db)
+            try SignInFailure.filter(SignInFailure.Columns.at < now - SignInThrottle.memory).deleteAll(db)
+        }
+    }
+
+    /// A successful sign-in forgives the failures of that address from that client.
+    public func clearSignInFailures(account: String, clientAddress: String) throws {
+        _ = try writer.write { db in
+            try SignInFailure.filter(SignInFailure.Columns.account == account)
+                .filter(SignInFailure.Columns.clientAddress == clientAddress).deleteAll(db)
+        }
+    }
+}
+
+// MARK: - Managers and kiosks
+
+extension AppDatabase {
+    public func assignStore(storeId: Int64, toManager email: String) throws {
+        try writer.write { db in
+            guard let user = try User.filter(User.Columns.email == email).fetchOne(db), let userId = user.id else {
+                throw AccountError.noSuchUser
+            }
+            guard try Store.exists(db, id: storeId) else { throw AccountError.noSuchStore }
+            if user.role == .customer {
+                try User.filter(id: userId).updateAll(db, Column("role").set(to: Role.manager.rawValue))
+            }
+            try ManagedStore(userId: userId, storeId: storeId).insert(db, onConflict: .ignore)
+        }
+    }
+
+    /// The stores a manager may see and change, in id order.
+    public func managedStores(userId: Int64) throws -> [Store] {
+        try reader.read { db in
+            let ids = try ManagedStore.filter(ManagedStore.Columns.userId == userId).fetchAll(db).map(\.storeId)
+            return try Store.filter(ids: ids).order(Store.Columns.id).fetchAll(db)
+        }
+    }
+
+    public func isManager(userId: Int64, of storeId: Int64) throws -> Bool {
+        try reader.read { db in
+            try ManagedStore.filter(ManagedStore.Columns.userId == userId && ManagedStore.Columns.storeId == storeId)
+                .fetchCount(db) > 0
+        }
+    }
+
+    /// Enrols a kiosk for a store; the caller shows `key` once, the table keeps its hash.
+    public func enrolKiosk(storeId: Int64, label: String, key: String, now: Date) throws -> Kiosk {
+        try writer.write { db in
+            guard try Store.exists(db, id: storeId) else { throw AccountError.noSuchStore }
+            var kiosk = Kiosk(storeId: storeId, label: label, keyHash: Secrets.hash(key), createdAt: now)
+            try kiosk.insert(db)
+            return kiosk
+        }
+    }
+
+    /// Revokes a kiosk at once; returns false if there is no such kiosk.
+    public func revokeKiosk(id: Int64, now: Date) throws -> Bool {
+        try writer.write { db in
+            try Kiosk.filter(id: id).filter(Kiosk.Columns.revokedAt == nil)
+                .updateAll(db, Kiosk.Columns.revokedAt.set(to: now)) > 0
+        }
+    }
+
+    /// The enrolled, unrevoked kiosk a device key belongs to.
+    public func kiosk(key: String) throws -> Kiosk? {
+        guard Secrets.isWellFormed(key, minimumLength: 32) else { return nil }
+        return try reader.read { db in
+            try Kiosk.filter(Kiosk.Columns.keyHash == Secrets.hash(key)).filter(Kiosk.Columns.revokedAt == nil).fetchOne(db)
+        }
+    }
+
+    public func kiosks(storeId: Int64) throws -> [Kiosk] {
+        try reader.read { db in try Kiosk.filter(Column("storeId") == storeId).order(Column("id")).fetchAll(db) }
+    }
+}
+
+// MARK: - Outbox
+
+extension AppDatabase {
+    /// Takes up to `limit` messages due for sending and leases them for `lease`, so two
+    /// senders never send the same message at once and a sender that dies mid-way only
+    /// delays it: the lease runs out and the message is due again.
+    public func claimDueMail(now: Date, lease: TimeInterval = 300, limit: Int = 20) throws -> [OutboxMessage] {
+        try writer.write { db in
+            let due = try OutboxMessage.filter(OutboxMessage.Columns.sentAt == nil)
+                .filter(OutboxMessage.Columns.nextAttemptAt <= now)
+                .order(OutboxMessage.Columns.id).limit(limit).fetchAll(db)
+            for var message in due {
+                message.attempts += 1
+                message.nextAttemptAt = now + lease
+                try message.update(db)
+            }
+            return due
+        }
+    }
+
+    public func markMailSent(id: Int64, now: Date) throws {
+        _ = try writer.write { db in
+            try OutboxMessage.filter(id: id).updateAll(db, OutboxMessage.Columns.sentAt.set(to: now),
+                                                       Column("lastError").set(to: nil))
+        }
+    }
+
+    public func markMailFailed(id: Int64, error: String, retryAt: Date) throws {
+        _ = try writer.write { db in
+            try OutboxMessage.filter(id: id).updateAll(db, OutboxMessage.Columns.nextAttemptAt.set(to: retryAt),
+                                                       Column("lastError").set(to: String(error.prefix(500))))
+        }
+    }
+
+    /// Messages to `recipient`, newest last: for tests and the admin.
+    public func mail(to recipient: String) throws -> [OutboxMessage] {
+        try reader.read { db in
+            try OutboxMessage.filter(OutboxMessage.Columns.recipient == recipient).order(OutboxMessage.Columns.id).fetchAll(db)
+        }
+    }
+}

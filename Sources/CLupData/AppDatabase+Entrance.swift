@@ -1,0 +1,175 @@
+import CLupDomain
+import CLupSupport
+import Foundation
+import GRDB
+
+/// What a scan did: the verdict, the reservation the code named (if any) and the count inside
+/// after it.
+public struct ScanResult: Sendable {
+    public var verdict: ScanVerdict
+    public var reservation: Reservation?
+    /// The store the ticket belongs to, when it is another one.
+    public var otherStoreName: String?
+    public var peopleInside: Int
+    public var capacity: Int
+    /// The store's zone, for the times a refusal names.
+    public var zone: TimeZone
+}
+
+/// What became of a walk-in's request for a ticket. Only `.issued` changed anything.
+public enum WalkInOutcome: Sendable {
+    case issued(Reservation)
+    /// The same form was sent again: the ticket it made.
+    case alreadyIssued(Reservation)
+    case refused(LineUpPolicy.Decision)
+    /// The store keeps no places for walk-ins (its walk-in share is 0%).
+    case noWalkInPlaces
+    case noSuchStore
+}
+
+extension AppDatabase {
+    // MARK: Scanning
+
+    /// Scans the ticket `reservationId` (nil: the code was not a valid token) at store
+    /// `storeId`'s entrance, in one IMMEDIATE transaction so that concurrent scans see each
+    /// other's entries and the store never holds more than its capacity. An exit frees places,
+    /// so the queue is advanced in the same transaction. A refusal changes nothing.
+    public func scan(reservationId: Int64?, at storeId: Int64, now: Date) throws -> ScanResult {
+        try writer.write { db in
+            guard let store = try Store.fetchOne(db, id: storeId) else { throw AccountError.noSuchStore }
+            var reservation = try reservationId.flatMap { try Reservation.fetchOne(db, id: $0) }
+            var inside = try Self.peopleInside(storeId: storeId, db)
+            let verdict = Entrance.verdict(for: reservation?.doorTicket, at: storeId, settings: store.settings,
+                                           peopleInside: inside, now: now)
+            var otherStoreName: String?
+            switch verdict {
+            case .enter:
+                reservation?.status = .inside
+                reservation?.enteredAt = now
+                try reservation?.update(db, columns: ["status", "enteredAt"])
+                inside += reservation?.people ?? 0
+            case .exit:
+                reservation?.status = .done
+                reservation?.exitedAt = now
+                reservation?.endedAt = now
+                try reservation?.update(db, columns: ["status", "exitedAt", "endedAt"])
+                inside -= reservation?.people ?? 0
+                try Self.advanceQueue(storeId: storeId, now: now, db)
+            case .refused(.otherStore(let otherId)):
+                otherStoreName = try String.fetchOne(db, sql: "SELECT name FROM store WHERE id = ?", arguments: [otherId])
+            case .refused:
+                break
+            }
+            return ScanResult(verdict: verdict, reservation: reservation, otherStoreName: otherStoreName,
+                              peopleInside: inside, capacity: store.capacity, zone: store.zone)
+        }
+    }
+
+    /// People inside a store now, through the live rows' partial index.
+    static func peopleInside(storeId: Int64, _ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: """
+            SELECT COALESCE(SUM(people), 0) FROM reservation
+            WHERE storeId = ? AND status IN ('waiting', 'called', 'inside') AND status = 'inside'
+            """, arguments: [storeId]) ?? 0
+    }
+
+    // MARK: Calling
+
+    /// Brings every store's queue up to date at `now`: lapsed calls and missed bookings expire,
+    /// and the next tickets are called where places are free. The server runs this every few
+    /// seconds, since time alone frees places (a grace period ends, a booking's window closes).
+    /// Returns how many tickets were called.
+    @discardableResult
+    public func advanceQueues(now: Date) throws -> Int {
+        let storeIds = try reader.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM store ORDER BY id") }
+        var called = 0
+        for storeId in storeIds {
+            called += try writer.write { db in try Self.advanceQueue(storeId: storeId, now: now, db).call.count }
+        }
+        return called
+    }
+
+    /// One store's queue brought up to date, inside the caller's transaction.
+    @discardableResult
+    static func advanceQueue(storeId: Int64, now: Date, _ db: Database) throws -> QueueCaller.Plan {
+        guard let details = try storeDetails(id: storeId, db) else { return QueueCaller.Plan() }
+        let settings = details.store.settings
+        // Bookings whose entry window has closed unused: a no-show.
+        try db.execute(sql: """
+            UPDATE reservation SET status = 'expired', endedAt = ?
+            WHERE status = 'booked' AND slotStart < ? AND storeId = ?
+            """, arguments: [now, now - Double(settings.entryAfterMinutes) * 60, storeId])
+        let live = try liveTraffic(storeId: storeId, now: now, db)[storeId] ?? .none
+        var isOpen = false
+        if case .open = details.openingHours.state(at: now) { isOpen = true }
+        let plan = QueueCaller.plan(live: live.live, settings: settings, ratio: live.ratio,
+                                    today: details.slotCalendar.localDay(of: now), isOpen: isOpen, now: now)
+        try update(plan.expire, to: .expired, from: [.waiting, .called], set: "endedAt", now: now, db)
+        try update(plan.close, to: .done, from: [.inside], set: "endedAt", now: now, db)
+        try update(plan.call, to: .called, from: [.waiting], set: "calledAt", now: now, db)
+        return plan
+    }
+
+    private static func update(_ ids: [Int64], to status: Reservation.Status, from statuses: [Reservation.Status],
+                               set column: String, now: Date, _ db: Database) throws
+    {
+        guard !ids.isEmpty else { return }
+        try Reservation.filter(ids: ids).filter(statuses.map(\.rawValue).contains(Reservation.Columns.status))
+            .updateAll(db, Reservation.Columns.status.set(to: status.rawValue), Column(column).set(to: now))
+    }
+
+    // MARK: Walk-in tickets
+
+    /// Issues a walk-in's ticket at the kiosk (G1.2, R22): it joins the store's queue on the
+    /// walk-in share of the capacity and is called at once if a place is free. Like an online
+    /// line-up it is refused while the store is closed, when the wait exceeds two hours or the
+    /// visit would end after closing. `requestKey` makes a repeated form print one ticket.
+    public func issueWalkInTicket(storeId: Int64, people: Int, residenceMinutes: Int, requestKey: String?,
+                                  now: Date) throws -> WalkInOutcome
+    {
+        try writer.write { db in
+            guard let details = try Self.storeDetails(id: storeId, db) else { return .noSuchStore }
+            if let requestKey, let earlier = try Reservation.filter(Reservation.Columns.storeId == storeId)
+                .filter(Reservation.Columns.requestKey == requestKey).fetchOne(db)
+            {
+                return .alreadyIssued(earlier)
+            }
+            let settings = details.store.settings
+            guard settings.walkInPlaces > 0 else { return .noWalkInPlaces }
+            let live = try Self.liveTraffic(storeId: storeId, now: now, db)[storeId] ?? .none
+            let decision = live.lineUpDecision(people: people, residence: Double(residenceMinutes) * 60,
+                                               settings: settings, hours: details.openingHours, now: now, pool: .walkIn)
+            guard case .accepted = decision else { return .refused(decision) }
+            let day = details.slotCalendar.localDay(of: now)
+            var ticket = Reservation(
+                storeId: storeId, userId: nil, kind: .lineUp, walkIn: true, day: day,
+                number: try Self.nextNumber(storeId: storeId, day: day, db), people: people,
+                residenceMinutes: residenceMinutes, status: .waiting, createdAt: now, requestKey: requestKey)
+            try ticket.insert(db)
+            try Self.advanceQueue(storeId: storeId, now: now, db)
+            return .issued(try Reservation.fetchOne(db, id: ticket.id) ?? ticket)
+        }
+    }
+
+    /// The next ticket number of a store's day.
+    static func nextNumber(storeId: Int64, day: Int, _ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: """
+            SELECT COALESCE(MAX(number), 0) + 1 FROM reservation WHERE storeId = ? AND day = ?
+            """, arguments: [storeId, day]) ?? 1
+    }
+
+    /// A walk-in ticket of store `storeId`, for the kiosk that printed it.
+    public func walkInTicket(id: Int64, storeId: Int64) throws -> Reservation? {
+        try reader.read { db in
+            try Reservation.filter(id: id).filter(Reservation.Columns.storeId == storeId)
+                .filter(Reservation.Columns.walkIn == true).fetchOne(db)
+        }
+    }
+
+    // MARK: The entrance board
+
+    /// Called tickets (latest call first), the next waiting ones, and the count inside.
+    public func entranceBoard(storeId: Int64, now: Date, next: Int = 6) throws -> EntranceBoard {
+        EntranceBoard(try liveTraffic(storeId: storeId, now: now), next: next)
+    }
+}

@@ -1,0 +1,232 @@
+import CLupDomain
+import GRDB
+
+extension AppDatabase {
+    /// The schema's history. Migrations are append-only: never edit one that has shipped,
+    /// add a new one. The schema itself backs the rules (CHECK, UNIQUE, foreign keys).
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+
+        migrator.registerMigration("v1: stores, opening hours, departments") { db in
+            try db.create(table: "store") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("name", .text).notNull().check { length($0) >= 1 && length($0) <= 100 }
+                t.column("address", .text).notNull().check { length($0) >= 1 && length($0) <= 200 }
+                t.column("phone", .text).notNull().check { length($0) <= 40 }
+                t.column("latitude", .double).notNull().check { $0 >= -90 && $0 <= 90 }
+                t.column("longitude", .double).notNull().check { $0 >= -180 && $0 <= 180 }
+                t.column("capacity", .integer).notNull().check { $0 >= 1 && $0 <= 10_000 }
+                t.column("timeZone", .text).notNull()
+            }
+            try db.create(table: "openingInterval") { t in
+                t.belongsTo("store", onDelete: .cascade).notNull()
+                t.column("weekday", .integer).notNull().check { $0 >= 1 && $0 <= 7 }
+                t.column("opens", .integer).notNull().check { $0 >= 0 && $0 < 1440 }
+                t.column("closes", .integer).notNull()
+                t.check(sql: "closes > opens AND closes <= opens + 1440")
+                t.primaryKey(["storeId", "weekday", "opens"])
+            }
+            try db.create(table: "department") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.belongsTo("store", onDelete: .cascade).notNull()
+                t.column("name", .text).notNull().check { length($0) >= 1 && length($0) <= 60 }
+                t.column("estimatedMinutes", .integer).notNull().check { $0 >= 1 && $0 <= 240 }
+                t.column("position", .integer).notNull()
+                t.uniqueKey(["storeId", "name"])
+            }
+        }
+
+        migrator.registerMigration("v2: accounts, sessions, email tokens, outbox, sign-in failures, roles, kiosks") { db in
+            try db.create(table: "user") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("email", .text).notNull().unique(onConflict: .abort).collate(.nocase)
+                    .check { length($0) >= 3 && length($0) <= 254 }
+                t.column("displayName", .text).notNull().check { length($0) >= 1 && length($0) <= 60 }
+                t.column("passwordHash", .text).notNull()
+                t.column("role", .text).notNull().defaults(to: "customer")
+                    .check { ["customer", "manager", "admin"].contains($0) }
+                t.column("emailConfirmedAt", .datetime)
+                t.column("travelMode", .text).notNull().defaults(to: "walking")
+                    .check { ["walking", "car", "transit"].contains($0) }
+                t.column("loyaltyOptIn", .boolean).notNull().defaults(to: false)
+                t.column("createdAt", .datetime).notNull()
+            }
+            // The session id itself is never stored: only its SHA-256, so a copy of the
+            // database cannot be used to sign in.
+            try db.create(table: "session") { t in
+                t.primaryKey("idHash", .text)
+                t.belongsTo("user", onDelete: .cascade).notNull()
+                t.column("csrfToken", .text).notNull()
+                t.column("createdAt", .datetime).notNull()
+                t.column("lastSeenAt", .datetime).notNull()
+            }
+            try db.create(table: "emailToken") { t in
+                t.primaryKey("tokenHash", .text)
+                t.belongsTo("user", onDelete: .cascade).notNull()
+                t.column("purpose", .text).notNull().check { ["confirm", "reset"].contains($0) }
+                t.column("expiresAt", .datetime).notNull()
+                t.column("usedAt", .datetime)
+            }
+            try db.create(table: "outboxMessage") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("recipient", .text).notNull()
+                t.column("subject", .text).notNull()
+                t.column("body", .text).notNull()
+                t.column("createdAt", .datetime).notNull()
+                t.column("attempts", .integer).notNull().defaults(to: 0)
+                t.column("nextAttemptAt", .datetime).notNull()
+                t.column("sentAt", .datetime)
+                t.column("lastError", .text)
+            }
+            try db.create(index: "outboxMessage_pending", on: "outboxMessage", columns: ["nextAttemptAt"],
+                          condition: Column("sentAt") == nil)
+            // Failed sign-ins, by the address typed (known or not, so throttling says nothing
+            // about which accounts exist) and by client address.
+            try db.create(table: "signInFailure") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("account", .text).notNull()
+                t.column("clientAddress", .text).notNull()
+                t.column("at", .datetime).notNull()
+            }
+            try db.create(index: "signInFailure_account", on: "signInFailure", columns: ["account", "at"])
+            try db.create(index: "signInFailure_client", on: "signInFailure", columns: ["clientAddress", "at"])
+            try db.create(table: "managedStore") { t in
+                t.belongsTo("user", onDelete: .cascade).notNull()
+                t.belongsTo("store", onDelete: .cascade).notNull()
+                t.primaryKey(["userId", "storeId"])
+            }
+            try db.create(table: "kiosk") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.belongsTo("store", onDelete: .cascade).notNull()
+                t.column("label", .text).notNull().check { length($0) >= 1 && length($0) <= 60 }
+                t.column("keyHash", .text).notNull().unique()
+                t.column("createdAt", .datetime).notNull()
+                t.column("revokedAt", .datetime)
+            }
+        }
+
+        migrator.registerMigration("v3: reservation settings, reservations, store load") { db in
+            try db.alter(table: "store") { t in
+                t.add(column: "walkInPercent", .integer).notNull().defaults(to: StoreSettings.defaultWalkInPercent)
+                    .check { $0 >= 0 && $0 <= 90 }
+                t.add(column: "slotMinutes", .integer).notNull().defaults(to: StoreSettings.defaultSlotMinutes)
+                    .check { StoreSettings.slotLengths.contains($0) }
+                t.add(column: "slotCapacity", .integer).notNull().defaults(to: 1).check { $0 >= 1 && $0 <= 10_000 }
+                t.add(column: "entryBeforeMinutes", .integer).notNull().defaults(to: 10).check { $0 >= 0 && $0 <= 60 }
+                t.add(column: "entryAfterMinutes", .integer).notNull().defaults(to: 15).check { $0 >= 0 && $0 <= 60 }
+                t.add(column: "callGraceMinutes", .integer).notNull().defaults(to: 10).check { $0 >= 1 && $0 <= 60 }
+            }
+            // The same formula as `StoreSettings.defaultSlotCapacity`.
+            try db.execute(sql: """
+                UPDATE store SET slotCapacity = MAX(1, (capacity - capacity * walkInPercent / 100) * slotMinutes / 120)
+                """)
+
+            try db.create(table: "reservation") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.belongsTo("store", onDelete: .cascade).notNull()
+                // Deleting an account keeps its visits for the store's statistics, anonymous.
+                t.belongsTo("user", onDelete: .setNull)
+                t.column("kind", .text).notNull().check { Reservation.Kind.allCases.map(\.rawValue).contains($0) }
+                t.column("walkIn", .boolean).notNull().defaults(to: false)
+                t.column("day", .integer).notNull()
+                t.column("number", .integer).notNull().check { $0 >= 1 }
+                t.column("people", .integer).notNull().check { $0 == 1 || $0 == 2 }
+                t.column("residenceMinutes", .integer).notNull().check { $0 >= 5 && $0 <= 240 }
+                t.column("travelMode", .text).check { $0 == nil || TravelMode.allCases.map(\.rawValue).contains($0) }
+                t.column("slotStart", .datetime)
+                t.column("status", .text).notNull().check { Reservation.Status.allCases.map(\.rawValue).contains($0) }
+                t.column("createdAt", .datetime).notNull()
+                t.column("calledAt", .datetime)
+                t.column("enteredAt", .datetime)
+                t.column("exitedAt", .datetime)
+                t.column("endedAt", .datetime)
+                t.column("requestKey", .text)
+                t.check(sql: "(kind = 'booking') = (slotStart IS NOT NULL)")
+                t.check(sql: "NOT (walkIn AND (kind = 'booking' OR userId IS NOT NULL))")
+                t.check(sql: "exitedAt IS NULL OR enteredAt IS NOT NULL")
+                // Ticket numbers are unique per store and day.
+                t.uniqueKey(["storeId", "day", "number"])
+            }
+            let active = Reservation.Status.active.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+            // One active reservation per customer (R13); walk-ins have no user and are exempt.
+            try db.execute(sql: "CREATE UNIQUE INDEX reservation_oneActive ON reservation(userId) WHERE status IN (\(active))")
+            // What the wait estimate reads: queues and people inside, never the history.
+            try db.execute(sql: """
+                CREATE INDEX reservation_live ON reservation(storeId, id) WHERE status IN ('waiting', 'called', 'inside')
+                """)
+            try db.execute(sql: "CREATE INDEX reservation_booked ON reservation(slotStart, storeId) WHERE status = 'booked'")
+            try db.create(index: "reservation_user", on: "reservation", columns: ["userId", "storeId"])
+
+            // A slot never over its booking capacity (R16): the booking handler checks first to
+            // answer with alternatives; this is the schema's guarantee whatever writes.
+            try db.execute(sql: """
+                CREATE TRIGGER reservation_slotCapacity BEFORE INSERT ON reservation
+                WHEN NEW.kind = 'booking' AND NEW.status = 'booked'
+                BEGIN
+                    SELECT RAISE(ABORT, 'slot full')
+                    WHERE NEW.people + (SELECT COALESCE(SUM(people), 0) FROM reservation
+                                        WHERE storeId = NEW.storeId AND slotStart = NEW.slotStart AND status = 'booked')
+                          > (SELECT slotCapacity FROM store WHERE id = NEW.storeId);
+                END
+                """)
+
+            try db.create(table: "storeLoad") { t in
+                t.primaryKey("storeId", .integer).references("store", onDelete: .cascade)
+                t.column("measuredVisits", .integer).notNull().defaults(to: 0)
+                t.column("declaredSeconds", .double).notNull().defaults(to: 0)
+                t.column("actualSeconds", .double).notNull().defaults(to: 0)
+            }
+            try db.execute(sql: """
+                INSERT INTO storeLoad(storeId) SELECT id FROM store;
+                CREATE TRIGGER store_load AFTER INSERT ON store
+                BEGIN INSERT INTO storeLoad(storeId) VALUES (NEW.id); END;
+                CREATE TRIGGER reservation_measured AFTER UPDATE OF exitedAt ON reservation
+                WHEN OLD.exitedAt IS NULL AND NEW.exitedAt IS NOT NULL AND NEW.enteredAt IS NOT NULL
+                BEGIN
+                    UPDATE storeLoad SET
+                        measuredVisits = measuredVisits + 1,
+                        declaredSeconds = declaredSeconds + NEW.residenceMinutes * 60,
+                        actualSeconds = actualSeconds + (julianday(NEW.exitedAt) - julianday(NEW.enteredAt)) * 86400
+                    WHERE storeId = NEW.storeId;
+                END;
+                """)
+        }
+
+        migrator.registerMigration("v4: the entrance's capacity, walk-in request keys") { db in
+            // No store ever holds more people than its capacity (SPEC rules): the scan checks
+            // first to answer with the count; this is the schema's guarantee whatever writes.
+            // `status IN (…)` repeats the partial index's condition so SQLite can use it.
+            let overCapacity = """
+                SELECT RAISE(ABORT, 'store full')
+                WHERE NEW.people + (SELECT COALESCE(SUM(people), 0) FROM reservation
+                                    WHERE storeId = NEW.storeId AND status IN ('waiting', 'called', 'inside')
+                                      AND status = 'inside')
+                      > (SELECT capacity FROM store WHERE id = NEW.storeId);
+                """
+            try db.execute(sql: """
+                CREATE TRIGGER reservation_capacity BEFORE UPDATE OF status ON reservation
+                WHEN NEW.status = 'inside' AND OLD.status <> 'inside'
+                BEGIN \(overCapacity) END;
+                CREATE TRIGGER reservation_capacityOnInsert BEFORE INSERT ON reservation
+                WHEN NEW.status = 'inside'
+                BEGIN \(overCapacity) END;
+                """)
+            // A kiosk's ticket form sent twice (a double tap, a retry) prints one ticket.
+            try db.execute(sql: """
+                CREATE INDEX reservation_request ON reservation(storeId, requestKey) WHERE requestKey IS NOT NULL
+                """)
+        }
+
+        migrator.registerMigration("v5: one store's bookings by slot") { db in
+            // With only `reservation_booked (slotStart, storeId)`, SQLite answered "this store's
+            // bookings around this time" through the index on storeId alone, reading the store's
+            // whole history: the benchmark saw one store's estimate grow 30-fold from 10^4 to
+            // 10^6 past visits. Two equalities (store, status) and a range on the slot beat that.
+            try db.execute(sql: """
+                CREATE INDEX reservation_bookedByStore ON reservation(storeId, slotStart) WHERE status = 'booked'
+                """)
+        }
+
+        return migrator
+    }
+}

@@ -1,0 +1,275 @@
+import CLupDomain
+import CLupSupport
+import Foundation
+import GRDB
+
+/// A reservation as the customer asks for it, before the database gives it a number.
+public struct ReservationRequest: Sendable {
+    public var storeId: Int64
+    public var userId: Int64
+    public var kind: Reservation.Kind
+    public var people: Int
+    public var residenceMinutes: Int
+    public var travelMode: TravelMode?
+    /// The chosen slot's start, for a booking.
+    public var slotStart: Date?
+    /// The confirming form's one-time key.
+    public var requestKey: String
+    /// Cancel the customer's active reservation to make this one (R13, they said so).
+    public var replacingActive: Bool
+
+    public init(
+        storeId: Int64, userId: Int64, kind: Reservation.Kind, people: Int, residenceMinutes: Int,
+        travelMode: TravelMode? = nil, slotStart: Date? = nil, requestKey: String, replacingActive: Bool = false
+    ) {
+        self.storeId = storeId
+        self.userId = userId
+        self.kind = kind
+        self.people = people
+        self.residenceMinutes = residenceMinutes
+        self.travelMode = travelMode
+        self.slotStart = slotStart
+        self.requestKey = requestKey
+        self.replacingActive = replacingActive
+    }
+}
+
+/// What became of a reservation request. Only `.created` changed anything.
+public enum ReservationOutcome: Sendable {
+    case created(Reservation)
+    /// The same form was sent again (a double click, a retry): the reservation it made.
+    case alreadyMade(Reservation)
+    /// The customer has an active reservation and has not said to replace it.
+    case hasActive(ReservationWithStore)
+    case slotFull
+    case slotRefused(SlotCalendar.Verdict)
+    case lineUpRefused(LineUpPolicy.Decision)
+    case noSuchStore
+}
+
+extension AppDatabase {
+    // MARK: Reading traffic
+
+    /// Every store's live traffic at `now`, by store id. Reads only what the estimate needs —
+    /// queued, called and inside tickets, and bookings whose slot is near — through partial
+    /// indexes, so its cost does not grow with the history.
+    public func liveTraffic(now: Date) throws -> [Int64: LiveTraffic] {
+        try reader.read { db in try Self.liveTraffic(storeId: nil, now: now, db) }
+    }
+
+    /// One store's live traffic at `now`.
+    public func liveTraffic(storeId: Int64, now: Date) throws -> LiveTraffic {
+        try reader.read { db in try Self.liveTraffic(storeId: storeId, now: now, db)[storeId] ?? .none }
+    }
+
+    /// Bookings further than this from now cannot hold places now (entry windows are at most
+    /// an hour either side of the slot, plus the lookahead).
+    static let bookingReach: TimeInterval = 3600 + StoreTraffic.bookingLookahead
+
+    static func liveTraffic(storeId: Int64?, now: Date, _ db: Database) throws -> [Int64: LiveTraffic] {
+        let storeFilter = storeId == nil ? "" : "AND storeId = ?"
+        let storeArgument: StatementArguments = storeId.map { [$0] } ?? []
+        var result: [Int64: LiveTraffic] = [:]
+        let ratios = try Row.fetchAll(db, sql: "SELECT * FROM storeLoad WHERE 1 \(storeFilter)",
+                                      arguments: storeArgument)
+        for row in ratios {
+            let load = try StoreLoad(row: row)
+            result[load.storeId] = LiveTraffic(live: [], ratio: load.ratio.value)
+        }
+        let live = try Row.fetchCursor(db, sql: """
+            SELECT \(liveColumns) FROM reservation
+            WHERE status IN ('waiting', 'called', 'inside') \(storeFilter) ORDER BY storeId, id
+            """, arguments: storeArgument)
+        while let row = try live.next() { try append(row, to: &result) }
+        let booked = try Row.fetchCursor(db, sql: """
+            SELECT \(liveColumns) FROM reservation
+            WHERE status = 'booked' AND slotStart BETWEEN ? AND ? \(storeFilter) ORDER BY slotStart, id
+            """, arguments: [now - bookingReach, now + bookingReach] + storeArgument)
+        while let row = try booked.next() { try append(row, to: &result) }
+        return result
+    }
+
+    private static let liveColumns =
+        "id, storeId, status, people, residenceMinutes, calledAt, enteredAt, slotStart, walkIn, number, day"
+
+    private static func append(_ row: Row, to result: inout [Int64: LiveTraffic]) throws {
+        let storeId: Int64 = row["storeId"]
+        let state: LiveReservation.State
+        switch Reservation.Status(rawValue: row["status"]) {
+        case .waiting: state = .waiting
+        case .called: state = .called(at: row["calledAt"])
+        case .inside: state = .inside(since: row["enteredAt"])
+        case .booked: state = .booked(slotStart: row["slotStart"])
+        default: return
+        }
+        let minutes: Int = row["residenceMinutes"]
+        result[storeId, default: .none].live.append(
+            LiveReservation(id: row["id"], state: state, people: row["people"], residence: Double(minutes) * 60,
+                            walkIn: row["walkIn"], number: row["number"], day: row["day"]))
+    }
+
+    /// People booked per slot start at a store, for slots starting in `range`.
+    public func bookedPeople(storeId: Int64, in range: ClosedRange<Date>) throws -> [Date: Int] {
+        try reader.read { db in try Self.bookedPeople(storeId: storeId, in: range, db) }
+    }
+
+    /// People booked in the slot starting at `start`.
+    public func bookedPeople(storeId: Int64, at start: Date) throws -> Int {
+        try bookedPeople(storeId: storeId, in: start...start)[start] ?? 0
+    }
+
+    static func bookedPeople(storeId: Int64, in range: ClosedRange<Date>, _ db: Database) throws -> [Date: Int] {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT slotStart, SUM(people) AS people FROM reservation
+            WHERE status = 'booked' AND storeId = ? AND slotStart BETWEEN ? AND ?
+            GROUP BY slotStart
+            """, arguments: [storeId, range.lowerBound, range.upperBound])
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0["slotStart"] as Date, $0["people"] as Int) })
+    }
+
+    // MARK: Making and ending reservations
+
+    /// Makes a reservation in one IMMEDIATE transaction (GRDB begins every write that way),
+    /// checking everything the answer depends on against the committed state: the request key
+    /// (a form sent twice makes one reservation), the customer's active reservation, and for a
+    /// line-up the store's wait and hours, for a booking the slot's rules and free places.
+    /// Nothing changes unless the outcome is `.created`.
+    public func reserve(_ request: ReservationRequest, now: Date) throws -> ReservationOutcome {
+        do {
+            return try writer.write { db in
+                guard let details = try Self.storeDetails(id: request.storeId, db) else { return .noSuchStore }
+                let store = details.store
+                let active = try Reservation
+                    .filter(Reservation.Columns.userId == request.userId)
+                    .filter(Reservation.Status.active.map(\.rawValue).contains(Reservation.Columns.status))
+                    .fetchOne(db)
+                if let active, active.requestKey == request.requestKey { return .alreadyMade(active) }
+                // The rules of time come first: there is no point asking whether to replace the
+                // active reservation with one that cannot be made.
+                let calendar = details.slotCalendar
+                var day = calendar.localDay(of: now)
+                var slot: Slot?
+                switch request.kind {
+                case .lineUp:
+                    let traffic = try Self.liveTraffic(storeId: store.id, now: now, db)[request.storeId] ?? .none
+                    let decision = traffic.lineUpDecision(
+                        people: request.people, residence: Double(request.residenceMinutes) * 60,
+                        settings: store.settings, hours: details.openingHours, now: now)
+                    guard case .accepted = decision else { throw Refusal.lineUp(decision) }
+                case .booking:
+                    guard let start = request.slotStart else { throw Refusal.slot(.notASlot) }
+                    let verdict = calendar.verdict(start: start, now: now)
+                    guard case .bookable(let bookable) = verdict else { throw Refusal.slot(verdict) }
+                    slot = bookable
+                    day = calendar.localDay(of: bookable.start)
+                }
+                if let active {
+                    guard request.replacingActive, active.status != .inside else {
+                        guard let activeStore = try Store.fetchOne(db, id: active.storeId) else { return .noSuchStore }
+                        return .hasActive(ReservationWithStore(reservation: active, store: activeStore))
+                    }
+                    try Self.end(active, as: .cancelled, now: now, db)
+                }
+                if let slot {
+                    let booked = try Self.bookedPeople(storeId: request.storeId, in: slot.start...slot.start, db)
+                    guard (booked[slot.start] ?? 0) + request.people <= store.slotCapacity else {
+                        throw Refusal.slotFull
+                    }
+                }
+                let number = try Self.nextNumber(storeId: request.storeId, day: day, db)
+                var reservation = Reservation(
+                    storeId: request.storeId, userId: request.userId, kind: request.kind, walkIn: false, day: day,
+                    number: number, people: request.people, residenceMinutes: request.residenceMinutes,
+                    travelMode: request.kind == .lineUp ? request.travelMode : nil,
+                    slotStart: request.kind == .booking ? request.slotStart : nil,
+                    status: request.kind == .lineUp ? .waiting : .booked, createdAt: now,
+                    requestKey: request.requestKey)
+                try reservation.insert(db)
+                // A queue with free places calls a new line-up at once; a replaced
+                // reservation's places go to the next in its store's queue. A booking alone
+                // (two hours ahead at least) changes nobody's turn.
+                var queuesToAdvance: Set<Int64> = []
+                if request.kind == .lineUp { queuesToAdvance.insert(request.storeId) }
+                if let active { queuesToAdvance.insert(active.storeId) }
+                for storeId in queuesToAdvance.sorted() { try Self.advanceQueue(storeId: storeId, now: now, db) }
+                return .created(try Reservation.fetchOne(db, id: reservation.id) ?? reservation)
+            }
+        } catch let refusal as Refusal {
+            // Thrown inside the transaction so that a replaced reservation's cancellation is
+            // rolled back with it.
+            switch refusal {
+            case .lineUp(let decision): return .lineUpRefused(decision)
+            case .slot(let verdict): return .slotRefused(verdict)
+            case .slotFull: return .slotFull
+            }
+        } catch let error as DatabaseError where error.message == "slot full" {
+            return .slotFull
+        }
+    }
+
+    private enum Refusal: Error {
+        case lineUp(LineUpPolicy.Decision)
+        case slot(SlotCalendar.Verdict)
+        case slotFull
+    }
+
+    /// Cancels the customer's reservation if it is theirs and not yet used; false otherwise.
+    /// Its place goes to the next in the queue.
+    public func cancelReservation(id: Int64, userId: Int64, now: Date) throws -> Bool {
+        try writer.write { db in
+            guard let reservation = try Reservation.fetchOne(db, id: id), reservation.userId == userId,
+                reservation.status.isCancellable
+            else { return false }
+            try Self.end(reservation, as: .cancelled, now: now, db)
+            try Self.advanceQueue(storeId: reservation.storeId, now: now, db)
+            return true
+        }
+    }
+
+    static func end(_ reservation: Reservation, as status: Reservation.Status, now: Date, _ db: Database) throws {
+        var ended = reservation
+        ended.status = status
+        ended.endedAt = now
+        try ended.update(db, columns: ["status", "endedAt"])
+    }
+
+    // MARK: Reading reservations
+
+    public func reservation(id: Int64) throws -> ReservationWithStore? {
+        try reader.read { db in
+            try Reservation.filter(id: id).including(required: Reservation.store)
+                .asRequest(of: ReservationWithStore.self).fetchOne(db)
+        }
+    }
+
+    /// The customer's active reservation, if any.
+    public func activeReservation(userId: Int64) throws -> ReservationWithStore? {
+        try reader.read { db in
+            try Reservation.filter(Reservation.Columns.userId == userId)
+                .filter(Reservation.Status.active.map(\.rawValue).contains(Reservation.Columns.status))
+                .including(required: Reservation.store)
+                .asRequest(of: ReservationWithStore.self).fetchOne(db)
+        }
+    }
+
+    /// The customer's reservations, newest first.
+    public func reservations(userId: Int64, limit: Int = 50) throws -> [ReservationWithStore] {
+        try reader.read { db in
+            try Reservation.filter(Reservation.Columns.userId == userId)
+                .order(Reservation.Columns.id.desc).limit(limit)
+                .including(required: Reservation.store)
+                .asRequest(of: ReservationWithStore.self).fetchAll(db)
+        }
+    }
+
+    /// How long the customer's last visits to a store lasted (R1.3), most recent first.
+    public func visitDurations(userId: Int64, storeId: Int64, limit: Int = 15) throws -> [TimeInterval] {
+        try reader.read { db in
+            try Double.fetchAll(db, sql: """
+                SELECT (julianday(exitedAt) - julianday(enteredAt)) * 86400 FROM reservation
+                WHERE userId = ? AND storeId = ? AND exitedAt IS NOT NULL AND enteredAt IS NOT NULL
+                ORDER BY exitedAt DESC LIMIT ?
+                """, arguments: [userId, storeId, limit])
+        }
+    }
+}

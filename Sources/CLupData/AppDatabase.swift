@@ -1,0 +1,118 @@
+import CLupDomain
+import CLupSupport
+import Foundation
+import GRDB
+
+/// The application's database: migrations run on open; every read and write CLup makes is a
+/// named method here, so all SQL lives in one place and each write is one transaction.
+public struct AppDatabase: Sendable {
+    public let writer: any DatabaseWriter
+
+    /// Wraps `writer` and brings its schema up to date.
+    public init(_ writer: any DatabaseWriter) throws {
+        self.writer = writer
+        try Self.migrator.migrate(writer)
+    }
+
+    /// The production database: a WAL-mode pool at `path`, created if missing.
+    public static func open(path: String) throws -> AppDatabase {
+        try AppDatabase(DatabasePool(path: path, configuration: configuration))
+    }
+
+    /// A fresh in-memory database for tests: a real SQLite with the same schema and pragmas.
+    public static func inMemory() throws -> AppDatabase {
+        try AppDatabase(DatabaseQueue(configuration: configuration))
+    }
+
+    /// Foreign keys are on by default in GRDB. `synchronous = FULL` makes a commit durable
+    /// before it is acknowledged, so nothing a user saw confirmed is lost if the machine dies.
+    static var configuration: Configuration {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        return configuration
+    }
+
+    public var reader: any DatabaseReader { writer }
+}
+
+// MARK: - Stores
+
+extension AppDatabase {
+    /// Every store with its opening hours, in id order.
+    public func storeListings() throws -> [StoreListing] {
+        try reader.read { db in
+            try Store
+                .including(all: Store.openingIntervals.order(OpeningIntervalRecord.Columns.weekday,
+                                                             OpeningIntervalRecord.Columns.opens))
+                .order(Store.Columns.id)
+                .asRequest(of: StoreListing.self)
+                .fetchAll(db)
+        }
+    }
+
+    public func store(id: Int64) throws -> Store? {
+        try reader.read { db in try Store.fetchOne(db, id: id) }
+    }
+
+    /// One store with hours and departments, or nil if there is no such store.
+    public func storeDetails(id: Int64) throws -> StoreDetails? {
+        try reader.read { db in try Self.storeDetails(id: id, db) }
+    }
+
+    static func storeDetails(id: Int64, _ db: Database) throws -> StoreDetails? {
+        try Store
+            .filter(id: id)
+            .including(all: Store.openingIntervals.order(OpeningIntervalRecord.Columns.weekday,
+                                                         OpeningIntervalRecord.Columns.opens))
+            .including(all: Store.departments.order(Department.Columns.position))
+            .asRequest(of: StoreDetails.self)
+            .fetchOne(db)
+    }
+
+    public func storeCount() throws -> Int {
+        try reader.read { db in try Store.fetchCount(db) }
+    }
+
+    /// A store as registered: the store, its weekly hours and its departments in display order.
+    public typealias NewStore = (store: Store, hours: [OpeningInterval], departments: [(name: String, minutes: Int)])
+
+    /// Registers a store with its hours and departments in one transaction.
+    @discardableResult
+    public func createStore(_ store: Store, hours: [OpeningInterval], departments: [(name: String, minutes: Int)])
+        throws -> Store
+    {
+        try writer.write { db in try Self.insert((store, hours, departments), db) }
+    }
+
+    /// Registers `stores` in one transaction if there are none yet; returns how many were added.
+    public func createStoresIfEmpty(_ stores: [NewStore]) throws -> Int {
+        try writer.write { db in
+            guard try Store.fetchCount(db) == 0 else { return 0 }
+            for store in stores { _ = try Self.insert(store, db) }
+            return stores.count
+        }
+    }
+
+    private static func insert(_ new: NewStore, _ db: Database) throws -> Store {
+        var store = new.store
+        try store.insert(db)
+        guard let storeId = store.id else { throw DatabaseError(message: "store inserted without id") }
+        for interval in new.hours {
+            try OpeningIntervalRecord(storeId: storeId, interval: interval).insert(db)
+        }
+        for (index, department) in new.departments.enumerated() {
+            var record = Department(storeId: storeId, name: department.name, estimatedMinutes: department.minutes,
+                                    position: index)
+            try record.insert(db)
+        }
+        return store
+    }
+
+    /// Answers whether the database can be read and has its schema: for `/healthz`.
+    public func isHealthy() -> Bool {
+        (try? reader.read { db in try Store.fetchCount(db) }) != nil
+    }
+}

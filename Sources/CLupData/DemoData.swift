@@ -1,0 +1,112 @@
+import CLupDomain
+import CLupSupport
+import Foundation
+
+/// A realistic demo: 34 stores across Milan with plausible names, addresses and coordinates,
+/// capacities from 20 to 200, varied opening hours (one store closed on the day the demo is
+/// loaded, one open until 02:00) and 4 to 10 departments each.
+///
+/// Deterministic apart from "closed today", which depends on the clock passed in.
+public enum DemoData {
+    struct Site {
+        var name: String
+        var address: String
+        var latitude: Double
+        var longitude: Double
+    }
+
+    static let sites: [Site] = [
+        Site(name: "Mercato Fresco Duomo", address: "Via Torino 21, 20123 Milano", latitude: 45.4618, longitude: 9.1858),
+        Site(name: "Bottega Verde Brera", address: "Via Solferino 14, 20121 Milano", latitude: 45.4741, longitude: 9.1869),
+        Site(name: "SuperSpesa Navigli", address: "Ripa di Porta Ticinese 39, 20143 Milano", latitude: 45.4508, longitude: 9.1741),
+        Site(name: "Dispensa Porta Romana", address: "Corso di Porta Romana 112, 20122 Milano", latitude: 45.4522, longitude: 9.2018),
+        Site(name: "Il Carrello Isola", address: "Via Pietro Borsieri 27, 20159 Milano", latitude: 45.4884, longitude: 9.1895),
+        Site(name: "Mercato Fresco Centrale", address: "Via Vittor Pisani 16, 20124 Milano", latitude: 45.4826, longitude: 9.2017),
+        Site(name: "Conviva Città Studi", address: "Via Giovanni Pascoli 48, 20133 Milano", latitude: 45.4787, longitude: 9.2246),
+        Site(name: "SuperSpesa Lambrate", address: "Via Conte Rosso 9, 20134 Milano", latitude: 45.4842, longitude: 9.2366),
+        Site(name: "Primavera Market Buenos Aires", address: "Corso Buenos Aires 77, 20124 Milano", latitude: 45.4808, longitude: 9.2093),
+        Site(name: "Dispensa Porta Venezia", address: "Via Lazzaro Spallanzani 6, 20129 Milano", latitude: 45.4752, longitude: 9.2063),
+        Site(name: "Bottega Verde Sempione", address: "Corso Sempione 32, 20154 Milano", latitude: 45.4790, longitude: 9.1711),
+        Site(name: "Conviva CityLife", address: "Piazza Tre Torri 1, 20145 Milano", latitude: 45.4776, longitude: 9.1560),
+        Site(name: "Il Carrello Lotto", address: "Piazzale Lotto 14, 20148 Milano", latitude: 45.4797, longitude: 9.1437),
+        Site(name: "Mercato Fresco Bicocca", address: "Viale Sarca 223, 20126 Milano", latitude: 45.5163, longitude: 9.2102),
+        Site(name: "SuperSpesa Niguarda", address: "Via Ornato 62, 20162 Milano", latitude: 45.5193, longitude: 9.1930),
+        Site(name: "Primavera Market Bovisa", address: "Via Candiani 102, 20158 Milano", latitude: 45.5031, longitude: 9.1604),
+        Site(name: "Dispensa Affori", address: "Via Cialdini 45, 20161 Milano", latitude: 45.5207, longitude: 9.1726),
+        Site(name: "Conviva Lorenteggio", address: "Via Lorenteggio 151, 20147 Milano", latitude: 45.4530, longitude: 9.1336),
+        Site(name: "Il Carrello Barona", address: "Via Santa Rita da Cascia 33, 20143 Milano", latitude: 45.4337, longitude: 9.1617),
+        Site(name: "SuperSpesa Corvetto", address: "Viale Lucania 12, 20139 Milano", latitude: 45.4398, longitude: 9.2214),
+        Site(name: "Bottega Verde Ortica", address: "Via San Faustino 60, 20134 Milano", latitude: 45.4729, longitude: 9.2446),
+        Site(name: "Mercato Fresco Forlanini", address: "Viale Forlanini 38, 20134 Milano", latitude: 45.4608, longitude: 9.2398),
+        Site(name: "Primavera Market Porta Genova", address: "Via Vigevano 18, 20144 Milano", latitude: 45.4541, longitude: 9.1716),
+        Site(name: "Dispensa Sant'Ambrogio", address: "Via San Vittore 8, 20123 Milano", latitude: 45.4630, longitude: 9.1752),
+        Site(name: "Il Carrello Paolo Sarpi", address: "Via Paolo Sarpi 44, 20154 Milano", latitude: 45.4805, longitude: 9.1777),
+        Site(name: "Conviva Corso Como", address: "Corso Como 10, 20154 Milano", latitude: 45.4829, longitude: 9.1880),
+        Site(name: "SuperSpesa Gorla", address: "Viale Monza 204, 20127 Milano", latitude: 45.5047, longitude: 9.2243),
+        Site(name: "Mercato Fresco Turro", address: "Via Giacosa 20, 20127 Milano", latitude: 45.4972, longitude: 9.2228),
+        Site(name: "Bottega Verde Quarto Oggiaro", address: "Via Amoretti 70, 20157 Milano", latitude: 45.5152, longitude: 9.1406),
+        Site(name: "Dispensa Gallaratese", address: "Via Gallarate 155, 20151 Milano", latitude: 45.4966, longitude: 9.1202),
+        Site(name: "Primavera Market Vigentino", address: "Via Ripamonti 190, 20141 Milano", latitude: 45.4327, longitude: 9.2044),
+        Site(name: "Il Carrello Bocconi", address: "Viale Bligny 22, 20136 Milano", latitude: 45.4511, longitude: 9.1931),
+        Site(name: "Conviva Maciachini", address: "Via Carlo Imbonati 2, 20159 Milano", latitude: 45.4976, longitude: 9.1852),
+        Site(name: "SuperSpesa De Angeli", address: "Piazza Wagner 3, 20145 Milano", latitude: 45.4681, longitude: 9.1565),
+    ]
+
+    static let departments: [(name: String, minutes: Int)] = [
+        ("Fruit & vegetables", 8), ("Bakery", 5), ("Dairy & eggs", 4), ("Pasta, rice & pantry", 7),
+        ("Butcher", 8), ("Deli & cheese", 10), ("Frozen food", 5), ("Drinks", 5), ("Fish counter", 8),
+        ("Household & cleaning", 6), ("Personal care", 6), ("Wine & spirits", 6), ("Organic & health", 6),
+        ("Baby", 5), ("Pet food", 4), ("Ready meals", 5),
+    ]
+
+    /// Hour patterns: `index` picks one so neighbouring stores differ.
+    static func hours(pattern: Int) -> [OpeningInterval] {
+        func days(_ weekdays: ClosedRange<Int>, _ opens: Int, _ closes: Int) -> [OpeningInterval] {
+            weekdays.map { OpeningInterval(weekday: $0, opens: opens, closes: closes) }
+        }
+        switch pattern {
+        case 0:  // Mon–Sat 08:00–21:00, Sunday morning
+            return days(1...6, 8 * 60, 21 * 60) + days(7...7, 9 * 60, 13 * 60)
+        case 1:  // every day 07:30–22:00
+            return days(1...7, 7 * 60 + 30, 22 * 60)
+        case 2:  // neighbourhood shop with a lunch break, closed Sunday
+            return days(1...6, 8 * 60 + 30, 13 * 60) + days(1...6, 15 * 60 + 30, 19 * 60 + 30)
+        default:  // Mon–Sat 08:30–20:30, Sunday 09:00–20:00
+            return days(1...6, 8 * 60 + 30, 20 * 60 + 30) + days(7...7, 9 * 60, 20 * 60)
+        }
+    }
+
+    /// The stores, with their hours and departments, as `seed` inserts them.
+    static func stores(now: Date, timeZone: TimeZone)
+        -> [(store: Store, hours: [OpeningInterval], departments: [(name: String, minutes: Int)])]
+    {
+        // The same reading of "today" the store list makes, so the store is shown closed.
+        let today = OpeningHours(intervals: [], timeZone: timeZone).weekday(at: now)
+        return sites.enumerated().map { index, site in
+            let capacity = 20 + (index * 53) % 181  // spread over 20…200
+            var hours = hours(pattern: index % 4)
+            if index == 7 {  // closed today, whatever day the demo is loaded
+                hours.removeAll { $0.weekday == today }
+            }
+            if index == 8 {  // open late: 07:00 to 02:00 the next morning, every day
+                hours = (1...7).map { OpeningInterval(weekday: $0, opens: 7 * 60, closes: 26 * 60) }
+            }
+            let departmentCount = 4 + (index * 5) % 7  // 4…10
+            let offset = (index * 3) % departments.count
+            let chosen = (0..<departmentCount).map { departments[(offset + $0 * 3) % departments.count] }
+            let phone = String(format: "+39 02 %04d %04d", 1000 + (index * 7919) % 9000, 1000 + (index * 104_729) % 9000)
+            let store = Store(
+                name: site.name, address: site.address, phone: phone,
+                position: GeoPoint(latitude: site.latitude, longitude: site.longitude),
+                capacity: capacity, timeZone: timeZone.identifier)
+            return (store, hours, chosen)
+        }
+    }
+
+    /// Loads the demo into an empty database, in one transaction; returns how many stores were
+    /// added (0 if the database already has stores, so running it twice changes nothing).
+    @discardableResult
+    public static func seed(_ database: AppDatabase, now: Date, timeZone: TimeZone) throws -> Int {
+        try database.createStoresIfEmpty(stores(now: now, timeZone: timeZone))
+    }
+}

@@ -1,0 +1,155 @@
+import CLupDomain
+import CLupSupport
+import Foundation
+import GRDB
+
+/// A store registered with CLup (R23).
+public struct Store: Codable, Sendable, Hashable, Identifiable, FetchableRecord, MutablePersistableRecord {
+    public var id: Int64?
+    public var name: String
+    public var address: String
+    public var phone: String
+    public var latitude: Double
+    public var longitude: Double
+    /// Most people allowed inside at once.
+    public var capacity: Int
+    /// IANA identifier of the zone the opening hours are written in.
+    public var timeZone: String
+    // Reservation rules: see `StoreSettings`.
+    public var walkInPercent: Int
+    public var slotMinutes: Int
+    public var slotCapacity: Int
+    public var entryBeforeMinutes: Int
+    public var entryAfterMinutes: Int
+    public var callGraceMinutes: Int
+
+    public enum Columns {
+        static let id = Column(CodingKeys.id)
+    }
+
+    public static let databaseTableName = "store"
+    static let openingIntervals = hasMany(OpeningIntervalRecord.self)
+    static let departments = hasMany(Department.self)
+
+    public init(
+        id: Int64? = nil, name: String, address: String, phone: String, position: GeoPoint, capacity: Int,
+        timeZone: String, settings: StoreSettings? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.address = address
+        self.phone = phone
+        self.latitude = position.latitude
+        self.longitude = position.longitude
+        self.capacity = capacity
+        self.timeZone = timeZone
+        let settings = settings ?? StoreSettings(capacity: capacity)
+        walkInPercent = settings.walkInPercent
+        slotMinutes = settings.slotMinutes
+        slotCapacity = settings.slotCapacity
+        entryBeforeMinutes = settings.entryBeforeMinutes
+        entryAfterMinutes = settings.entryAfterMinutes
+        callGraceMinutes = settings.callGraceMinutes
+    }
+
+    /// The store's reservation rules as the domain reads them.
+    public var settings: StoreSettings {
+        StoreSettings(capacity: capacity, walkInPercent: walkInPercent, slotMinutes: slotMinutes,
+                      slotCapacity: slotCapacity, entryBeforeMinutes: entryBeforeMinutes,
+                      entryAfterMinutes: entryAfterMinutes, callGraceMinutes: callGraceMinutes)
+    }
+
+    public var position: GeoPoint { GeoPoint(latitude: latitude, longitude: longitude) }
+
+    /// The store's zone; stores are validated on insert, so the fallback is never expected.
+    public var zone: TimeZone { TimeZone(identifier: timeZone) ?? .gmt }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+/// One opening interval of a store (see `OpeningInterval` for the meaning of the minutes).
+public struct OpeningIntervalRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    public var storeId: Int64
+    public var weekday: Int
+    public var opens: Int
+    public var closes: Int
+
+    public enum Columns {
+        static let storeId = Column(CodingKeys.storeId)
+        static let weekday = Column(CodingKeys.weekday)
+        static let opens = Column(CodingKeys.opens)
+    }
+
+    public static let databaseTableName = "openingInterval"
+
+    public init(storeId: Int64, interval: OpeningInterval) {
+        self.storeId = storeId
+        self.weekday = interval.weekday
+        self.opens = interval.opens
+        self.closes = interval.closes
+    }
+
+    public var interval: OpeningInterval { OpeningInterval(weekday: weekday, opens: opens, closes: closes) }
+}
+
+/// A department of a store, with the time a customer typically spends in it (R1.2).
+public struct Department: Codable, Sendable, Hashable, Identifiable, FetchableRecord, MutablePersistableRecord {
+    public var id: Int64?
+    public var storeId: Int64
+    public var name: String
+    public var estimatedMinutes: Int
+    /// Order of display, as the aisles run.
+    public var position: Int
+
+    public enum Columns {
+        static let storeId = Column(CodingKeys.storeId)
+        static let position = Column(CodingKeys.position)
+    }
+
+    public static let databaseTableName = "department"
+
+    public init(id: Int64? = nil, storeId: Int64, name: String, estimatedMinutes: Int, position: Int) {
+        self.id = id
+        self.storeId = storeId
+        self.name = name
+        self.estimatedMinutes = estimatedMinutes
+        self.position = position
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+/// A store fetched with its opening intervals.
+public protocol StoreWithHours {
+    var store: Store { get }
+    var openingIntervals: [OpeningIntervalRecord] { get }
+}
+
+extension StoreWithHours {
+    /// The intervals as the domain evaluates them, in the store's zone.
+    public var openingHours: OpeningHours {
+        OpeningHours(intervals: openingIntervals.map(\.interval), timeZone: store.zone)
+    }
+
+    /// The store's booking slots.
+    public var slotCalendar: SlotCalendar {
+        SlotCalendar(hours: openingHours, slotMinutes: store.slotMinutes)
+    }
+}
+
+/// A store with its opening hours: what the store list needs.
+public struct StoreListing: Decodable, Sendable, FetchableRecord, StoreWithHours {
+    public var store: Store
+    public var openingIntervals: [OpeningIntervalRecord]
+}
+
+/// A store with everything its page shows.
+public struct StoreDetails: Decodable, Sendable, FetchableRecord, StoreWithHours {
+    public var store: Store
+    public var openingIntervals: [OpeningIntervalRecord]
+    public var departments: [Department]
+}

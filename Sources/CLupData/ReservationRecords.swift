@@ -1,0 +1,92 @@
+import CLupDomain
+import CLupSupport
+import Foundation
+import GRDB
+
+/// A place in a store's queue (a line-up ticket, online or from the kiosk) or a booked slot
+/// (R13–R16). One row from the moment it is made to its end (done, cancelled or expired), so
+/// history and statistics read the same table.
+public struct Reservation: Codable, Sendable, Hashable, Identifiable, FetchableRecord, MutablePersistableRecord {
+    public typealias Kind = ReservationKind
+    public typealias Status = ReservationStatus
+
+    public var id: Int64?
+    public var storeId: Int64
+    /// Nil for a walk-in, and once the customer deletes their account (the visit stays, anonymous).
+    public var userId: Int64?
+    public var kind: Kind
+    public var walkIn: Bool
+    /// The store-local day `number` belongs to: the day a ticket is taken, or a booking's slot day.
+    public var day: Int
+    /// The ticket number, unique per store and day.
+    public var number: Int
+    public var people: Int
+    public var residenceMinutes: Int
+    /// How a line-up customer said they will travel (for "time to leave" notices).
+    public var travelMode: TravelMode?
+    public var slotStart: Date?
+    public var status: Status
+    public var createdAt: Date
+    public var calledAt: Date?
+    public var enteredAt: Date?
+    public var exitedAt: Date?
+    /// When it was cancelled or expired.
+    public var endedAt: Date?
+    /// The confirming form's one-time key: a form sent twice makes one reservation.
+    public var requestKey: String?
+
+    public enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let storeId = Column(CodingKeys.storeId)
+        static let userId = Column(CodingKeys.userId)
+        static let status = Column(CodingKeys.status)
+        static let slotStart = Column(CodingKeys.slotStart)
+        static let day = Column(CodingKeys.day)
+        static let number = Column(CodingKeys.number)
+        static let walkIn = Column(CodingKeys.walkIn)
+        static let requestKey = Column(CodingKeys.requestKey)
+    }
+
+    public static let databaseTableName = "reservation"
+    static let store = belongsTo(Store.self)
+
+    public var residence: TimeInterval { Double(residenceMinutes) * 60 }
+
+    /// The share of the capacity the ticket draws on.
+    public var pool: Pool { walkIn ? .walkIn : .online }
+
+    /// What the entrance rules look at.
+    public var doorTicket: DoorTicket {
+        DoorTicket(storeId: storeId, status: status, people: people, calledAt: calledAt, slotStart: slotStart)
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+/// A reservation with its store, for pages that show both.
+public struct ReservationWithStore: Decodable, Sendable, FetchableRecord {
+    public var reservation: Reservation
+    public var store: Store
+
+    /// The booked slot, for a booking.
+    public var slot: Slot? {
+        reservation.slotStart.map { Slot(start: $0, end: $0 + Double(store.slotMinutes) * 60) }
+    }
+}
+
+/// Running totals of a store's declared and actual visit lengths, kept by a trigger as
+/// visits end, so the residence ratio costs one row to read however long the history.
+public struct StoreLoad: Codable, Sendable, FetchableRecord, TableRecord {
+    public var storeId: Int64
+    public var measuredVisits: Int
+    public var declaredSeconds: Double
+    public var actualSeconds: Double
+
+    public static let databaseTableName = "storeLoad"
+
+    public var ratio: ResidenceRatio {
+        ResidenceRatio(visits: measuredVisits, declaredSeconds: declaredSeconds, actualSeconds: actualSeconds)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// Why a scanned code does not open the door. Each has a stable `code` for the device API.
+public enum ScanRefusal: Sendable, Equatable {
+    /// Not a CLup code, signed with another secret, or naming no reservation.
+    case unknownCode
+    /// A real ticket, for another store.
+    case otherStore(storeId: Int64)
+    case cancelled
+    /// Called and not scanned in time, or a booking whose window passed unused.
+    case expired
+    /// A line-up ticket still waiting for its turn.
+    case notYetCalled
+    /// A booking before its entry window opens at `opens`.
+    case tooEarly(opens: Date)
+    /// A booking after its entry window closed at `closed`.
+    case tooLate(closed: Date)
+    /// The visit is over: the ticket was scanned in and out.
+    case alreadyUsed
+    /// Admitting the party would put more people inside than the capacity.
+    case full(inside: Int, capacity: Int)
+
+    public var code: String {
+        switch self {
+        case .unknownCode: "unknownCode"
+        case .otherStore: "otherStore"
+        case .cancelled: "cancelled"
+        case .expired: "expired"
+        case .notYetCalled: "notYetCalled"
+        case .tooEarly: "tooEarly"
+        case .tooLate: "tooLate"
+        case .alreadyUsed: "alreadyUsed"
+        case .full: "full"
+        }
+    }
+}
+
+/// What a scan at a store's entrance means.
+public enum ScanVerdict: Sendable, Equatable {
+    case enter
+    case exit
+    case refused(ScanRefusal)
+}
+
+/// The entrance rules (SPEC 7, R8, R9): a valid ticket of this store is an exit when its
+/// holder is inside, an entry when it is admissible — a called line-up ticket within its
+/// grace period, or a booking within its entry window — and there is room inside; anything
+/// else is refused with the reason.
+public enum Entrance {
+    /// The verdict for `reservation` (nil: the code named none) scanned at store `storeId`,
+    /// whose rules are `settings`, with `peopleInside` people inside.
+    public static func verdict(for reservation: DoorTicket?, at storeId: Int64, settings: StoreSettings,
+                               peopleInside: Int, now: Date) -> ScanVerdict
+    {
+        guard let reservation else { return .refused(.unknownCode) }
+        guard reservation.storeId == storeId else { return .refused(.otherStore(storeId: reservation.storeId)) }
+        switch reservation.status {
+        case .inside: return .exit
+        case .done: return .refused(.alreadyUsed)
+        case .cancelled: return .refused(.cancelled)
+        case .expired: return .refused(.expired)
+        case .waiting: return .refused(.notYetCalled)
+        case .called:
+            let deadline = (reservation.calledAt ?? now) + Double(settings.callGraceMinutes) * 60
+            guard now <= deadline else { return .refused(.expired) }
+        case .booked:
+            let window = settings.entryWindow(slotStart: reservation.slotStart ?? now)
+            if now < window.lowerBound { return .refused(.tooEarly(opens: window.lowerBound)) }
+            if now > window.upperBound { return .refused(.tooLate(closed: window.upperBound)) }
+        }
+        guard peopleInside + reservation.people <= settings.capacity else {
+            return .refused(.full(inside: peopleInside, capacity: settings.capacity))
+        }
+        return .enter
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// A store's live reservations and its residence ratio: the input of its wait estimate.
+public struct LiveTraffic: Sendable {
+    public var live: [LiveReservation]
+    public var ratio: Double
+
+    public static let none = LiveTraffic(live: [], ratio: 1)
+
+    public init(live: [LiveReservation], ratio: Double) {
+        self.live = live
+        self.ratio = ratio
+    }
+
+    /// The traffic of one pool: its queue, the people of that pool inside and the places it holds.
+    public func traffic(settings: StoreSettings, now: Date, pool: Pool = .online) -> StoreTraffic {
+        StoreTraffic(live: live.filter { $0.pool == pool }, settings: settings, ratio: ratio, now: now)
+    }
+
+    /// Everyone inside, walk-ins and online customers alike.
+    public var peopleInside: Int {
+        live.reduce(0) { total, reservation in
+            if case .inside = reservation.state { total + reservation.people } else { total }
+        }
+    }
+
+    /// The estimator for a pool's queue: each pool enters on its own share of the capacity.
+    public func estimator(settings: StoreSettings, pool: Pool = .online) -> WaitEstimator {
+        WaitEstimator(capacity: pool.places(settings), residenceRatio: ratio)
+    }
+
+    /// Whether a party of `people` staying `residence` may join `pool`'s queue now: the one
+    /// rule the wizard shows and the reservation transaction enforces (and the kiosk, for
+    /// walk-ins).
+    public func lineUpDecision(people: Int, residence: TimeInterval, settings: StoreSettings, hours: OpeningHours,
+                               now: Date, pool: Pool = .online) -> LineUpPolicy.Decision
+    {
+        let wait = estimator(settings: settings, pool: pool).waitForNewParty(
+            people: people, residence: residence, traffic: traffic(settings: settings, now: now, pool: pool), now: now)
+        return LineUpPolicy.decide(wait: wait, residence: residence, openState: hours.state(at: now), now: now)
+    }
+}
+
+extension StoreStatus {
+    /// A store's status from its live reservations: everyone inside counts, and the wait is
+    /// the one a party lining up online would have (the online pool's, history applied).
+    public init(settings: StoreSettings, hours: OpeningHours, live: LiveTraffic, now: Date) {
+        self.init(capacity: settings.capacity, hours: hours, traffic: live.traffic(settings: settings, now: now),
+                  estimator: live.estimator(settings: settings), now: now)
+        peopleInside = live.peopleInside
+    }
+}
+
+/// The entrance's screen: who is called, who is next, how full the store is.
+public struct EntranceBoard: Sendable {
+    public var called: [LiveReservation]
+    public var waiting: [LiveReservation]
+    public var peopleInside: Int
+}
+
+extension EntranceBoard {
+    /// The board of a store's live traffic, showing the first `next` waiting tickets.
+    public init(_ traffic: LiveTraffic, next: Int = 6) {
+        let called = traffic.live.filter { if case .called = $0.state { true } else { false } }
+        self.init(called: called.sorted { $0.calledAt > $1.calledAt },
+                  waiting: Array(traffic.live.filter { $0.state == .waiting }.prefix(next)),
+                  peopleInside: traffic.peopleInside)
+    }
+}
+
+extension LiveReservation {
+    /// When the ticket was called, for ordering the board.
+    var calledAt: Date {
+        if case .called(let at) = state { at } else { .distantPast }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// How a reservation was made: a place in a store's queue, or a booked slot (R13–R16).
+public enum ReservationKind: String, Codable, Sendable, CaseIterable {
+    case lineUp
+    case booking
+}
+
+/// Where a reservation is in its life, from made to ended.
+public enum ReservationStatus: String, Codable, Sendable, CaseIterable {
+    /// In the queue (line-up).
+    case waiting
+    /// Called to enter (line-up).
+    case called
+    /// A slot booked and not yet used.
+    case booked
+    /// Scanned in and not yet out.
+    case inside
+    /// Scanned out: the visit is over.
+    case done
+    case cancelled
+    /// Not used in time: a call not answered, a slot missed.
+    case expired
+
+    /// Statuses that make a reservation the customer's active one (R13).
+    public static let active: [ReservationStatus] = [.waiting, .called, .booked, .inside]
+
+    public var isActive: Bool { Self.active.contains(self) }
+
+    /// Not yet used: the customer may still cancel (once inside, only scanning out ends it).
+    public var isCancellable: Bool { [.waiting, .called, .booked].contains(self) }
+}
+
+
+/// A ticket as the entrance sees it when its code is scanned.
+public struct DoorTicket: Sendable, Hashable {
+    public var storeId: Int64
+    public var status: ReservationStatus
+    public var people: Int
+    public var calledAt: Date?
+    public var slotStart: Date?
+
+    public init(storeId: Int64, status: ReservationStatus, people: Int, calledAt: Date? = nil, slotStart: Date? = nil) {
+        self.storeId = storeId
+        self.status = status
+        self.people = people
+        self.calledAt = calledAt
+        self.slotStart = slotStart
+    }
+}

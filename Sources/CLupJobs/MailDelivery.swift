@@ -1,0 +1,144 @@
+import CLupData
+import CLupSupport
+import Foundation
+import Logging
+
+/// Where outgoing mail goes.
+public protocol MailTransport: Sendable {
+    /// Delivers one message (`rfc822` is the whole message, headers and body); throws with a
+    /// reason if it was not accepted.
+    func deliver(rfc822: String, from: String, to: String) throws
+}
+
+public struct MailError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// Writes each message to a folder as an `.eml` file: the demo's mail, readable without a
+/// mail server.
+public struct DirectoryTransport: MailTransport {
+    public let directory: String
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    public func deliver(rfc822: String, from: String, to: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let name = "\(Int(Date().timeIntervalSince1970 * 1000))-\(Secrets.token(bytes: 6)).eml"
+        try rfc822.write(toFile: "\(directory)/\(name)", atomically: true, encoding: .utf8)
+    }
+}
+
+/// Sends through an SMTP server with curl, which already speaks SMTP, STARTTLS and AUTH:
+/// `smtp://host:port` (with `requireTLS`, STARTTLS is mandatory) or `smtps://host:port`.
+/// Credentials go to curl in a config file only it reads, never on its command line.
+public struct SMTPTransport: MailTransport {
+    public var url: String
+    public var requireTLS: Bool
+    public var username: String?
+    public var password: String?
+    public var curl = "/usr/bin/curl"
+
+    public init(url: String, requireTLS: Bool, username: String?, password: String?) {
+        self.url = url
+        self.requireTLS = requireTLS
+        self.username = username
+        self.password = password
+    }
+
+    public func deliver(rfc822: String, from: String, to: String) throws {
+        var arguments = ["--silent", "--show-error", "--max-time", "30", "--url", url, "--mail-from", from,
+                         "--mail-rcpt", to, "--upload-file", "-"]
+        if requireTLS { arguments.append("--ssl-reqd") }
+        var configFile: String?
+        if let username {
+            let path = NSTemporaryDirectory() + "clup-smtp-" + Secrets.token(bytes: 8)
+            let quoted = "\(username):\(password ?? "")".replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "\"", with: "\\\"")
+            FileManager.default.createFile(atPath: path, contents: Data("user = \"\(quoted)\"\n".utf8),
+                                           attributes: [.posixPermissions: 0o600])
+            arguments += ["--config", path]
+            configFile = path
+        }
+        defer { configFile.map { try? FileManager.default.removeItem(atPath: $0) } }
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: curl)
+        process.arguments = arguments
+        let input = Pipe()
+        let errors = Pipe()
+        process.standardInput = input
+        process.standardError = errors
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        input.fileHandleForWriting.write(Data(rfc822.utf8))
+        try input.fileHandleForWriting.close()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw MailError(description: "curl exit \(process.terminationStatus): \(message.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+    }
+}
+
+/// Sends what the outbox holds. Run every few seconds by `clup serve` (and once by
+/// `clup send-mail`); failures are retried with a growing delay, up to an hour apart.
+public struct MailDelivery: Sendable {
+    public let database: AppDatabase
+    public let transport: any MailTransport
+    public let from: String
+    public let logger: Logger
+
+    public init(database: AppDatabase, transport: any MailTransport, from: String, logger: Logger) {
+        self.database = database
+        self.transport = transport
+        self.from = from
+        self.logger = logger
+    }
+
+    /// Sends every message due at `now`; returns how many were sent and how many failed.
+    @discardableResult
+    public func deliverDue(now: Date) throws -> (sent: Int, failed: Int) {
+        var sent = 0
+        var failed = 0
+        for message in try database.claimDueMail(now: now) {
+            guard let id = message.id else { continue }
+            do {
+                try transport.deliver(rfc822: Self.rfc822(message, from: from, now: now), from: from, to: message.recipient)
+                try database.markMailSent(id: id, now: now)
+                sent += 1
+            } catch {
+                let delay = min(3600, 60 * pow(2, Double(max(0, message.attempts - 1))))
+                try database.markMailFailed(id: id, error: String(describing: error), retryAt: now + delay)
+                logger.warning("mail \(id) not sent (attempt \(message.attempts)), retrying in \(Int(delay)) s: \(error)")
+                failed += 1
+            }
+        }
+        return (sent, failed)
+    }
+
+    /// The message as sent: plain text, UTF-8, CRLF line ends. Header values lose any CR or LF.
+    static func rfc822(_ message: OutboxMessage, from: String, now: Date) -> String {
+        func clean(_ value: String) -> String {
+            String(String.UnicodeScalarView(value.unicodeScalars.filter { $0 != "\r" && $0 != "\n" }))
+        }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss Z"
+        let domain = from.split(separator: "@").last.map(String.init) ?? "clup.invalid"
+        let headers = [
+            "From: CLup <\(clean(from))>",
+            "To: \(clean(message.recipient))",
+            "Subject: \(clean(message.subject))",
+            "Date: \(formatter.string(from: now))",
+            "Message-ID: <outbox-\(message.id ?? 0)-\(Int(message.createdAt.timeIntervalSince1970))@\(domain)>",
+            "MIME-Version: 1.0",
+            "Content-Type: text/plain; charset=utf-8",
+            "Content-Transfer-Encoding: 8bit",
+        ]
+        let body = message.body.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\r\n")
+        return headers.joined(separator: "\r\n") + "\r\n\r\n" + body + "\r\n"
+    }
+}

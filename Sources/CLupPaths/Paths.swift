@@ -1,0 +1,114 @@
+/// Every address of the site, in one table: the router registers routes with these values and
+/// pages build links from them, so a link cannot drift from the route it points to. A route
+/// test matches each one back through the router.
+///
+/// Patterns are written as the router reads them: `/`-separated segments, a `{name}` segment
+/// capturing one segment. Every parameterised path here has exactly one parameter, an id.
+public enum Paths {
+    // Stores
+    public static let home = FixedPath("/")
+    public static let store = IdPath("/stores/{id}")
+    public static let health = FixedPath("/healthz")
+
+    // Accounts
+    public static let signUp = FixedPath("/signup")
+    public static let signIn = FixedPath("/signin")
+    public static let signOut = FixedPath("/signout")
+    public static let signOutEverywhere = FixedPath("/signout/everywhere")
+    public static let confirm = FixedPath("/confirm")
+    public static let resendConfirmation = FixedPath("/confirm/resend")
+    public static let forgot = FixedPath("/forgot")
+    public static let reset = FixedPath("/reset")
+    public static let account = FixedPath("/account")
+    public static let accountProfile = FixedPath("/account/profile")
+    public static let accountPassword = FixedPath("/account/password")
+    public static let accountDelete = FixedPath("/account/delete")
+
+    // Reservations: the wizard, tickets, my reservations
+    public static let reserve = IdPath("/stores/{id}/reserve")
+    public static let reserveHow = IdPath("/stores/{id}/reserve/how")
+    public static let reserveSlots = IdPath("/stores/{id}/reserve/slots")
+    public static let reserveRecap = IdPath("/stores/{id}/reserve/recap")
+    public static let storeReservations = IdPath("/stores/{id}/reservations")
+    public static let reservations = FixedPath("/reservations")
+    public static let ticket = IdPath("/reservations/{id}")
+    public static let ticketStatus = IdPath("/reservations/{id}/status")
+    public static let ticketImage = IdPath("/reservations/{id}/qr.png")
+    public static let ticketCancel = IdPath("/reservations/{id}/cancel")
+
+    // Managers
+    public static let manage = FixedPath("/manage")
+    public static let manageStore = IdPath("/manage/stores/{id}")
+
+    // The entrance kiosk
+    public static let kiosk = FixedPath("/kiosk")
+    public static let kioskEnrol = FixedPath("/kiosk/enrol")
+    public static let kioskLeave = FixedPath("/kiosk/leave")
+    public static let kioskDispenser = FixedPath("/kiosk/dispenser")
+    public static let kioskTickets = FixedPath("/kiosk/tickets")
+    public static let kioskTicket = IdPath("/kiosk/tickets/{id}")
+    public static let kioskScanner = FixedPath("/kiosk/scanner")
+    public static let kioskScan = FixedPath("/kiosk/scan")
+    public static let kioskBoard = FixedPath("/kiosk/board")
+
+    // The device API
+    public static let apiPrefix = "/api/"
+    public static let apiScan = FixedPath("/api/v1/scan")
+    public static let apiTickets = FixedPath("/api/v1/tickets")
+    public static let apiStoreStatus = IdPath("/api/v1/stores/{id}/status")
+    /// Served by nginx from `Public/api/openapi.json`, not by a route.
+    public static let apiDescription = "/api/openapi.json"
+
+    /// Every routed path, for the round-trip test.
+    public static let all: [any RoutePath] = [
+        home, store, health, signUp, signIn, signOut, signOutEverywhere, confirm, resendConfirmation, forgot, reset,
+        account, accountProfile, accountPassword, accountDelete, reserve, reserveHow, reserveSlots, reserveRecap,
+        storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, manage, manageStore, kiosk,
+        kioskEnrol, kioskLeave, kioskDispenser, kioskTickets, kioskTicket, kioskScanner, kioskScan, kioskBoard,
+        apiScan, apiTickets, apiStoreStatus,
+    ]
+}
+
+/// A path the router can register: its pattern.
+public protocol RoutePath: Sendable {
+    var pattern: String { get }
+}
+
+/// A path without parameters: the pattern is the link.
+public struct FixedPath: RoutePath, CustomStringConvertible {
+    public let pattern: String
+
+    public init(_ pattern: String) {
+        precondition(!pattern.contains("{"), "a fixed path has no parameter: \(pattern)")
+        self.pattern = pattern
+    }
+
+    /// The link, with a query string if one is given (already encoded, without the `?`).
+    public func callAsFunction(query: String = "") -> String {
+        query.isEmpty ? pattern : pattern + "?" + query
+    }
+
+    public var description: String { pattern }
+}
+
+/// A path with one `{id}` segment: `Paths.store(12)` is `/stores/12`.
+public struct IdPath: RoutePath {
+    public let pattern: String
+    private let prefix: Substring
+    private let suffix: Substring
+
+    public init(_ pattern: String) {
+        guard let open = pattern.firstIndex(of: "{"), let close = pattern.firstIndex(of: "}"),
+            pattern[close...].dropFirst().firstIndex(of: "{") == nil
+        else { preconditionFailure("an id path has exactly one parameter: \(pattern)") }
+        self.pattern = pattern
+        prefix = pattern[..<open]
+        suffix = pattern[pattern.index(after: close)...]
+    }
+
+    /// The link for `id`, with a query string if one is given (already encoded, without the `?`).
+    public func callAsFunction(_ id: Int64, query: String = "") -> String {
+        let path = String(prefix) + String(id) + suffix
+        return query.isEmpty ? path : path + "?" + query
+    }
+}

@@ -1,0 +1,53 @@
+import CLupData
+import CLupDomain
+import CLupJobs
+import CLupSupport
+import Foundation
+import Logging
+
+/// The side effects the application may use, built once in `main` and passed in, so tests can
+/// pin the clock and use an in-memory database.
+public struct AppEnvironment: Sendable {
+    public var database: AppDatabase
+    public var now: @Sendable () -> Date
+    public var logger: Logger
+    public var settings: SiteSettings
+    /// Signs and reads the tokens in reservations' QR codes, with the server's secret.
+    public var tickets: TicketToken
+
+    public init(database: AppDatabase, now: @escaping @Sendable () -> Date, logger: Logger, settings: SiteSettings,
+                tickets: TicketToken)
+    {
+        self.database = database
+        self.now = now
+        self.logger = logger
+        self.settings = settings
+        self.tickets = tickets
+    }
+}
+
+/// Deployment choices that change what pages show.
+public struct SiteSettings: Sendable {
+    /// Map tile URL template in Leaflet's form; the page only uses it when scripts run.
+    public var tileURL: String
+    public var tileAttribution: String
+    /// Where distances are measured from when the shopper has not said.
+    public var defaultPlace: Place
+    /// Named points offered instead of geolocation.
+    public var places: [Place]
+    /// The site's public address, for links in emails (no trailing slash).
+    public var baseURL: String
+
+    public init(
+        tileURL: String = "https://tile.openstreetmap.org/{z}/{x}/{y}.png",
+        tileAttribution: String = "© OpenStreetMap contributors",
+        places: [Place] = Place.milan,
+        baseURL: String = "http://127.0.0.1:8080"
+    ) {
+        self.tileURL = tileURL
+        self.tileAttribution = tileAttribution
+        self.places = places
+        self.defaultPlace = places[0]
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+    }
+}

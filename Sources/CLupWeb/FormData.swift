@@ -1,0 +1,111 @@
+import CLupData
+import CLupDomain
+import CLupJobs
+import CLupSupport
+/// Decoded `application/x-www-form-urlencoded` pairs, from a query string or a form body, in
+/// the order sent. A key may repeat (checkboxes); `first` and `all` say which is meant.
+public struct FormData: Sendable, Equatable {
+    public private(set) var pairs: [(name: String, value: String)]
+
+    public init(pairs: [(name: String, value: String)] = []) {
+        self.pairs = pairs
+    }
+
+    public static func == (lhs: FormData, rhs: FormData) -> Bool {
+        lhs.pairs.elementsEqual(rhs.pairs) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    /// Parses `a=1&b=x+y&c=%C3%A9`: `+` is a space, `%XX` a byte; the bytes must form UTF-8.
+    /// Empty segments (`a=1&&b=2`) are skipped; a name without `=` has an empty value.
+    public init<Bytes: Collection<UInt8>>(urlEncoded bytes: Bytes) throws(HTTPError) {
+        var pairs: [(name: String, value: String)] = []
+        for segment in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let equals = segment.firstIndex(of: UInt8(ascii: "="))
+            let name = try Self.decode(segment[..<(equals ?? segment.endIndex)])
+            var value = ""
+            if let equals { value = try Self.decode(segment[segment.index(after: equals)...]) }
+            pairs.append((name, value))
+        }
+        self.pairs = pairs
+    }
+
+    public init(urlEncoded string: String) throws(HTTPError) {
+        try self.init(urlEncoded: Array(string.utf8))
+    }
+
+    /// The first value for `name`, or nil.
+    public subscript(name: String) -> String? {
+        pairs.first { $0.name == name }?.value
+    }
+
+    /// Every value for `name`, in order.
+    public func all(_ name: String) -> [String] {
+        pairs.filter { $0.name == name }.map(\.value)
+    }
+
+    /// Percent-decodes `input` and validates it as UTF-8. In form encoding `+` is a space; in a
+    /// URL path it is itself.
+    static func decode<Bytes: Collection<UInt8>>(_ input: Bytes, plusIsSpace: Bool = true) throws(HTTPError) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(input.count)
+        var index = input.startIndex
+        while index != input.endIndex {
+            let byte = input[index]
+            switch byte {
+            case UInt8(ascii: "+") where plusIsSpace:
+                bytes.append(UInt8(ascii: " "))
+            case UInt8(ascii: "%"):
+                let high = input.index(after: index)
+                guard high != input.endIndex, input.index(after: high) != input.endIndex,
+                    let h = hexValue(input[high]), let l = hexValue(input[input.index(after: high)])
+                else { throw .badRequest("The address or form contains a malformed %-escape.") }
+                bytes.append(h << 4 | l)
+                index = input.index(after: high)
+            default:
+                bytes.append(byte)
+            }
+            index = input.index(after: index)
+        }
+        guard let string = String(validating: bytes, as: UTF8.self) else {
+            throw .badRequest("The address or form contains text that is not valid UTF-8.")
+        }
+        return string
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// Encodes pairs for a query string or a form body (the inverse of parsing).
+    public var urlEncoded: String {
+        pairs.map { "\(Self.encode($0.name))=\(Self.encode($0.value))" }.joined(separator: "&")
+    }
+
+    static func encode(_ string: String) -> String {
+        var out = ""
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: " "):
+                out += "+"
+            default:
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

@@ -1,0 +1,95 @@
+import CLupData
+import CLupDomain
+import CLupJobs
+import CLupSupport
+import Foundation
+
+/// How numbers and times are written on pages: short, unambiguous, 24-hour clock.
+enum Formatting {
+    /// "450 m", "2.3 km", "12 km".
+    static func distance(metres: Double) -> String {
+        if metres < 950 { return "\(Int((metres / 50).rounded()) * 50) m" }
+        let kilometres = metres / 1000
+        if kilometres < 10 { return String(format: "%.1f km", kilometres) }
+        return "\(Int(kilometres.rounded())) km"
+    }
+
+    /// "4 min", "1 h 05 min", "2 h"; rounded up to the minute, since a wait is never shorter
+    /// than promised.
+    static func duration(_ interval: TimeInterval) -> String {
+        let minutes = max(0, Int((interval / 60).rounded(.up)))
+        if minutes < 60 { return "\(minutes) min" }
+        let rest = minutes % 60
+        return rest == 0 ? "\(minutes / 60) h" : String(format: "%d h %02d min", minutes / 60, rest)
+    }
+
+    /// "No wait" or an approximate duration.
+    static func wait(_ interval: TimeInterval?) -> String {
+        guard let interval else { return "Not taking tickets" }
+        return interval < 60 ? "No wait" : "about " + duration(interval)
+    }
+
+    /// "21:00", "tomorrow 08:00", or "Tue 08:00" when further: `date` as read on the store's
+    /// clock, relative to `now`.
+    static func clock(_ date: Date, now: Date, timeZone: TimeZone) -> String {
+        let offsets = ZoneOffsets.table(for: timeZone, around: now)
+        let (day, second) = offsets.localDay(date)
+        let time = String(format: "%02d:%02d", second / 3600, second % 3600 / 60)
+        switch day - offsets.localDay(now).day {
+        case 0: return time
+        case 1: return "tomorrow \(time)"
+        default: return "\(OpeningHours.weekdayNames[ZoneOffsets.isoWeekday(day: day) - 1].prefix(3)) \(time)"
+        }
+    }
+
+    /// "08:00–13:00, 15:00–20:00" or "Closed".
+    static func intervals(_ intervals: [OpeningInterval]) -> String {
+        guard !intervals.isEmpty else { return "Closed" }
+        return intervals.map { "\(OpeningHours.clockText($0.opens))–\(OpeningHours.clockText($0.closes))" }
+            .joined(separator: ", ")
+    }
+}
+
+extension Formatting {
+    /// "today", "tomorrow", or "Fri 20 Nov": the store-local day of `date`, relative to `now`.
+    static func day(_ date: Date, now: Date, timeZone: TimeZone) -> String {
+        let offsets = ZoneOffsets.table(for: timeZone, around: now)
+        switch offsets.localDay(date).day - offsets.localDay(now).day {
+        case 0: return "today"
+        case 1: return "tomorrow"
+        default:
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_GB")
+            formatter.timeZone = timeZone
+            formatter.dateFormat = "EEE d MMM"
+            return formatter.string(from: date)
+        }
+    }
+
+    /// "14:30" on the store's clock.
+    static func time(_ date: Date, timeZone: TimeZone, now: Date) -> String {
+        let second = ZoneOffsets.table(for: timeZone, around: now).localDay(date).second
+        return String(format: "%02d:%02d", second / 3600, second % 3600 / 60)
+    }
+
+    /// "tomorrow, 14:30–14:45".
+    static func slot(_ slot: Slot, now: Date, timeZone: TimeZone) -> String {
+        "\(day(slot.start, now: now, timeZone: timeZone)), \(time(slot.start, timeZone: timeZone, now: now))–"
+            + time(slot.end, timeZone: timeZone, now: now)
+    }
+
+    /// "today at 10:05", "Fri 20 Nov at 14:30".
+    static func moment(_ date: Date, now: Date, timeZone: TimeZone) -> String {
+        day(date, now: now, timeZone: timeZone) + " at " + time(date, timeZone: timeZone, now: now)
+    }
+
+    /// "1 place left", "7 places left".
+    static func placesLeft(_ count: Int) -> String {
+        count == 1 ? "1 place left" : "\(count) places left"
+    }
+
+    /// "1 person", "2 people".
+    static func people(_ count: Int) -> String {
+        count == 1 ? "1 person" : "\(count) people"
+    }
+}

@@ -1,0 +1,114 @@
+import CLupData
+import CLupDomain
+import CLupJobs
+import CLupSupport
+/// An HTTP request as the application sees it, independent of the transport: built from CGI
+/// parameters (what nginx passes over FastCGI) or directly in tests.
+public struct Request: Sendable {
+    public var method: HTTPMethod
+    /// The decoded path, without the query string, e.g. `/stores/12`.
+    public var path: String
+    public var query: FormData
+    /// Header names in lower case (`user-agent`).
+    public var headers: [String: String]
+    public var cookies: [String: String]
+    public var body: [UInt8]
+    public var remoteAddress: String
+    /// The client reached the web server over TLS, so cookies must be `Secure`.
+    public var isHTTPS: Bool
+
+    public init(
+        method: HTTPMethod, path: String, query: FormData = FormData(), headers: [String: String] = [:],
+        cookies: [String: String] = [:], body: [UInt8] = [], remoteAddress: String = "127.0.0.1", isHTTPS: Bool = false
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.cookies = cookies
+        self.body = body
+        self.remoteAddress = remoteAddress
+        self.isHTTPS = isHTTPS
+    }
+
+    /// Builds a request from CGI parameters. The method, path, query and cookies must be valid
+    /// UTF-8 and well formed, else a 400 explains what is wrong; other headers are decoded
+    /// leniently (they are only displayed or logged).
+    public init(cgiParams params: [String: [UInt8]], body: [UInt8]) throws(HTTPError) {
+        func strict(_ name: String) throws(HTTPError) -> String? {
+            guard let bytes = params[name] else { return nil }
+            guard let string = String(validating: bytes, as: UTF8.self) else {
+                throw .badRequest("The request contains text that is not valid UTF-8.")
+            }
+            return string
+        }
+        let methodName = try strict("REQUEST_METHOD") ?? "GET"
+        guard let method = HTTPMethod(rawValue: methodName) else {
+            throw HTTPError.methodNotAllowed(allowed: [.get, .head, .post])
+        }
+        // nginx's $document_uri is already percent-decoded and normalised; without it, decode
+        // the path of REQUEST_URI.
+        let path: String
+        if let documentURI = try strict("DOCUMENT_URI") {
+            path = documentURI
+        } else {
+            let uri = params["REQUEST_URI"] ?? Array("/".utf8)
+            let rawPath = uri.split(separator: UInt8(ascii: "?"), maxSplits: 1, omittingEmptySubsequences: false)[0]
+            path = try FormData.decode(rawPath, plusIsSpace: false)
+        }
+        var headers: [String: String] = [:]
+        for (name, value) in params where name.hasPrefix("HTTP_") {
+            let headerName = name.dropFirst(5).lowercased().replacingUnderscores()
+            headers[headerName] = String(decoding: value, as: UTF8.self)
+        }
+        if let contentType = params["CONTENT_TYPE"], !contentType.isEmpty {
+            headers["content-type"] = String(decoding: contentType, as: UTF8.self)
+        }
+        self.init(
+            method: method,
+            path: path,
+            query: try FormData(urlEncoded: params["QUERY_STRING"] ?? []),
+            headers: headers,
+            cookies: Self.parseCookies(try strict("HTTP_COOKIE") ?? ""),
+            body: body,
+            remoteAddress: params["REMOTE_ADDR"].map { String(decoding: $0, as: UTF8.self) } ?? "",
+            isHTTPS: params["HTTPS"].map { String(decoding: $0, as: UTF8.self) == "on" } ?? false
+        )
+    }
+
+    /// `a=1; b=2` → ["a": "1", "b": "2"]; the first of repeated names wins, as browsers send
+    /// the most specific cookie first.
+    static func parseCookies(_ header: String) -> [String: String] {
+        var cookies: [String: String] = [:]
+        for part in header.split(separator: ";") {
+            let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = pair[0].trimmingSpaces()
+            guard !name.isEmpty, cookies[name] == nil else { continue }
+            var value = pair.count > 1 ? pair[1].trimmingSpaces() : ""
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = String(value.dropFirst().dropLast())
+            }
+            cookies[name] = value
+        }
+        return cookies
+    }
+
+    /// The form fields of a POST body; only `application/x-www-form-urlencoded` is accepted.
+    public func form() throws(HTTPError) -> FormData {
+        let contentType = headers["content-type"]?.lowercased() ?? ""
+        guard contentType.hasPrefix("application/x-www-form-urlencoded") else {
+            throw HTTPError(415, "This form must be sent as application/x-www-form-urlencoded.")
+        }
+        return try FormData(urlEncoded: body)
+    }
+}
+
+extension StringProtocol {
+    fileprivate func trimmingSpaces() -> String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    }
+
+    fileprivate func replacingUnderscores() -> String {
+        String(map { $0 == "_" ? "-" : $0 })
+    }
+}

@@ -1,0 +1,137 @@
+import CLupData
+import CLupDomain
+import CLupJobs
+import CLupSupport
+import Foundation
+
+/// Addresses of the wizard's steps, carrying the plan and the shopper's position.
+enum WizardLinks {
+    static func start(_ storeId: Int64, shopper: ShopperContext, plan: VisitPlan? = nil) -> String {
+        "/stores/\(storeId)/reserve?" + FormData(pairs: (plan?.fields ?? []) + shopper.fields).urlEncoded
+    }
+
+    static func how(_ storeId: Int64, plan: VisitPlan, shopper: ShopperContext) -> String {
+        "/stores/\(storeId)/reserve/how?" + FormData(pairs: plan.fields + shopper.fields).urlEncoded
+    }
+
+    static func slots(_ storeId: Int64, plan: VisitPlan, shopper: ShopperContext, day: Int? = nil) -> String {
+        "/stores/\(storeId)/reserve/slots?"
+            + FormData(pairs: plan.fields + shopper.fields + (day.map { [("day", String($0))] } ?? [])).urlEncoded
+    }
+
+    static func bookingRecap(_ storeId: Int64, slot: Slot, plan: VisitPlan, shopper: ShopperContext) -> String {
+        let pairs = [("kind", "booking"), ("slot", String(Int(slot.start.timeIntervalSince1970)))] + plan.fields
+        return "/stores/\(storeId)/reserve/recap?" + FormData(pairs: pairs + shopper.fields).urlEncoded
+    }
+}
+
+/// Another store or slot to offer, ready to show.
+struct SuggestionRow {
+    var name: String
+    var detail: String
+    var href: String
+}
+
+/// Where else, or when else, a customer can go when their choice is refused (G4, RASD
+/// §2.2.3): the nearest other stores that can take them, and the store's other free slots.
+struct Alternatives {
+    let database: AppDatabase
+    let now: Date
+    let plan: VisitPlan
+    let shopper: ShopperContext
+
+    /// Stores nearest `store` where the party could line up now.
+    func lineUpStores(near store: Store) throws -> [SuggestionRow] {
+        let traffic = try database.liveTraffic(now: now)
+        let listings = try database.storeListings()
+        return Suggestions.nearest(
+            to: store.position, among: listings, excluding: store.id ?? 0, id: { $0.store.id ?? 0 },
+            position: \.store.position,
+            acceptable: { listing in
+                decision(for: listing, live: traffic[listing.store.id ?? 0] ?? .none).isAccepted
+            }
+        ).map { entry in
+            let id = entry.candidate.store.id ?? 0
+            let decision = decision(for: entry.candidate, live: traffic[id] ?? .none)
+            return SuggestionRow(
+                name: entry.candidate.store.name,
+                detail: "\(Formatting.distance(metres: entry.metres)) away · wait \(decision.waitText)",
+                href: WizardLinks.how(id, plan: plan, shopper: shopper))
+        }
+    }
+
+    /// Whether the party could line up at `listing` now.
+    func decision(for listing: some StoreWithHours, live: LiveTraffic) -> LineUpPolicy.Decision {
+        live.lineUpDecision(people: plan.people, residence: plan.residence, settings: listing.store.settings,
+                            hours: listing.openingHours, now: now)
+    }
+
+    /// Stores nearest `store` with room for the party in their slot at `start`.
+    func bookingStores(near store: Store, at start: Date) throws -> [SuggestionRow] {
+        let listings = try database.storeListings()
+        var found: [Int64: Slot] = [:]
+        return try Suggestions.nearest(
+            to: store.position, among: listings, excluding: store.id ?? 0, id: { $0.store.id ?? 0 },
+            position: \.store.position,
+            acceptable: { listing in
+                let calendar = listing.slotCalendar
+                guard let slot = calendar.slot(containing: start, now: now), calendar.isBookable(slot, now: now),
+                    let id = listing.store.id
+                else { return false }
+                let booked = try database.bookedPeople(storeId: id, at: slot.start)
+                guard SlotAvailability.of(booked: booked, capacity: listing.store.slotCapacity, people: plan.people)
+                    != .full
+                else { return false }
+                found[id] = slot
+                return true
+            }
+        ).compactMap { entry in
+            guard let id = entry.candidate.store.id, let slot = found[id] else { return nil }
+            return SuggestionRow(
+                name: entry.candidate.store.name,
+                detail: "\(Formatting.distance(metres: entry.metres)) away · "
+                    + Formatting.slot(slot, now: now, timeZone: entry.candidate.store.zone),
+                href: WizardLinks.bookingRecap(id, slot: slot, plan: plan, shopper: shopper))
+        }
+    }
+
+    /// The store's free slots nearest in time to `start`, on its day and the next, in order.
+    func otherSlots(_ details: StoreDetails, around start: Date, limit: Int = 4) throws -> [SuggestionRow] {
+        let calendar = details.slotCalendar
+        let store = details.store
+        guard let id = store.id else { return [] }
+        let day = calendar.localDay(of: start)
+        let candidates = (calendar.slots(localDay: day, now: now) + calendar.slots(localDay: day + 1, now: now))
+            .filter { $0.start != start && calendar.isBookable($0, now: now) }
+        guard let first = candidates.first, let last = candidates.last else { return [] }
+        let booked = try database.bookedPeople(storeId: id, in: first.start...last.start)
+        return candidates
+            .filter {
+                SlotAvailability.of(booked: booked[$0.start] ?? 0, capacity: store.slotCapacity, people: plan.people)
+                    != .full
+            }
+            .sorted { abs($0.start.timeIntervalSince(start)) < abs($1.start.timeIntervalSince(start)) }
+            .prefix(limit)
+            .sorted { $0.start < $1.start }
+            .map { slot in
+                let left = store.slotCapacity - (booked[slot.start] ?? 0)
+                return SuggestionRow(
+                    name: Formatting.slot(slot, now: now, timeZone: store.zone),
+                    detail: Formatting.placesLeft(left),
+                    href: WizardLinks.bookingRecap(id, slot: slot, plan: plan, shopper: shopper))
+            }
+    }
+}
+
+extension LineUpPolicy.Decision {
+    var isAccepted: Bool {
+        if case .accepted = self { return true }
+        return false
+    }
+
+    /// "no wait", "about 25 min".
+    var waitText: String {
+        if case .accepted(let wait, _) = self { return wait < 60 ? "none" : "about " + Formatting.duration(wait) }
+        return "over 2 h"
+    }
+}

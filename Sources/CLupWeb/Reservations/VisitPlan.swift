@@ -1,0 +1,79 @@
+import CLupData
+import CLupDomain
+import CLupJobs
+import CLupSupport
+import Foundation
+
+/// The visit being planned — how long and how many — as the wizard's pages pass it along in
+/// their addresses, together with where the shopper measures travel from.
+struct VisitPlan {
+    var minutes: Int
+    var people: Int
+
+    var residence: TimeInterval { Double(minutes) * 60 }
+
+    /// "About 45 min · 2 people".
+    var summary: String { "About \(minutes) min · " + Formatting.people(people) }
+
+    var fields: [(name: String, value: String)] { [("minutes", String(minutes)), ("people", String(people))] }
+
+    /// From `minutes` and `people` fields, as every step after the first sends them.
+    static func parse(_ form: FormData) throws(HTTPError) -> VisitPlan {
+        guard let minutes = form["minutes"].flatMap({ Int($0) }), ResidenceTime.isValid(minutes) else {
+            throw .badRequest("The visit length must be between \(ResidenceTime.shortest) and "
+                + "\(ResidenceTime.longest) minutes. Please start again from the store's page.")
+        }
+        guard let people = form["people"].flatMap({ Int($0) }), people == 1 || people == 2 else {
+            throw .badRequest("A reservation is for 1 or 2 people. Please start again from the store's page.")
+        }
+        return VisitPlan(minutes: minutes, people: people)
+    }
+
+    /// What the first step's form sent: `time` (a preset, `usual` or `departments`), the
+    /// checked `department` ids and `people`. Problems are reported per field.
+    struct Choice {
+        var time: String?
+        var departmentIds: Set<Int64>
+        var people: Int?
+        var timeError: String?
+        var peopleError: String?
+        var plan: VisitPlan?
+    }
+
+    static func choose(_ form: FormData, departments: [Department], usual: Int?) -> Choice {
+        var choice = Choice(time: form["time"], departmentIds: Set(form.all("department").compactMap { Int64($0) }))
+        choice.people = form["people"].flatMap { Int($0) }.flatMap { $0 == 1 || $0 == 2 ? $0 : nil }
+        if choice.people == nil { choice.peopleError = "Say whether you are coming alone or with someone." }
+        var minutes: Int?
+        switch choice.time {
+        case "usual":
+            minutes = usual
+            if usual == nil { choice.timeError = "Choose how long you will stay." }
+        case "departments":
+            let chosen = departments.filter { $0.id.map(choice.departmentIds.contains) ?? false }
+            minutes = ResidenceTime.fromDepartments(chosen.map(\.estimatedMinutes))
+            if minutes == nil { choice.timeError = "Tick the departments you will visit, or choose a time." }
+        case let value?:
+            minutes = Int(value).flatMap { ResidenceTime.presets.contains($0) ? $0 : nil }
+            if minutes == nil { choice.timeError = "Choose how long you will stay." }
+        case nil:
+            choice.timeError = "Choose how long you will stay."
+        }
+        if let minutes, let people = choice.people { choice.plan = VisitPlan(minutes: minutes, people: people) }
+        return choice
+    }
+}
+
+/// A form field carried from page to page of the wizard.
+struct HiddenField {
+    var name: String
+    var value: String
+}
+
+extension ShopperContext {
+    /// The position as form fields, so a GET form keeps it like a link does.
+    var fields: [(name: String, value: String)] {
+        if let placeKey { return [("place", placeKey)] }
+        return [("lat", String(format: "%.5f", position.latitude)), ("lon", String(format: "%.5f", position.longitude))]
+    }
+}

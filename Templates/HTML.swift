@@ -1,0 +1,113 @@
+/// A fragment of HTML that is safe to send: literal template text is taken as written, and
+/// every `String` interpolated into it is escaped, so a store called `<script>` shows as text.
+/// Raw markup gets in only through another `HTML` value or the explicit `unescaped:` label.
+///
+/// Only the types a page needs can be interpolated — text, numbers, fragments, optional and
+/// repeated fragments — so a template that interpolates a whole model, a `Date` or a `Bool`
+/// does not compile, where a Mustache template would print its description or nothing.
+public struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, CustomStringConvertible {
+    public private(set) var text: String
+
+    public init(unescaped text: String) {
+        self.text = text
+    }
+
+    public init(stringLiteral value: String) {
+        text = value
+    }
+
+    public init(stringInterpolation: StringInterpolation) {
+        text = stringInterpolation.text
+    }
+
+    public static let empty = HTML(unescaped: "")
+
+    public var description: String { text }
+
+    /// Appends `other`: templates build a page into one buffer.
+    public static func += (lhs: inout HTML, rhs: HTML) {
+        lhs.text += rhs.text
+    }
+
+    /// Fragments one after another.
+    public static func joined(_ parts: some Sequence<HTML>) -> HTML {
+        var html = HTML.empty
+        for part in parts { html += part }
+        return html
+    }
+
+    public struct StringInterpolation: StringInterpolationProtocol {
+        var text: String
+
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            text = ""
+            text.reserveCapacity(literalCapacity + interpolationCount * 16)
+        }
+
+        public mutating func appendLiteral(_ literal: String) {
+            text += literal
+        }
+
+        /// Text, escaped for element content and quoted attribute values alike.
+        public mutating func appendInterpolation(_ value: String) {
+            HTML.escape(value, into: &text)
+        }
+
+        /// Text if present; nothing if nil.
+        public mutating func appendInterpolation(_ value: String?) {
+            if let value { HTML.escape(value, into: &text) }
+        }
+
+        public mutating func appendInterpolation(_ value: Int) {
+            text += String(value)
+        }
+
+        public mutating func appendInterpolation(_ value: Int64) {
+            text += String(value)
+        }
+
+        public mutating func appendInterpolation(_ html: HTML) {
+            text += html.text
+        }
+
+        /// A fragment if present; nothing if nil (`\(notice.map { … })`).
+        public mutating func appendInterpolation(_ html: HTML?) {
+            if let html { text += html.text }
+        }
+
+        /// `fragment` when `condition` holds, else nothing.
+        public mutating func appendInterpolation(if condition: Bool, _ fragment: @autoclosure () -> HTML) {
+            if condition { text += fragment().text }
+        }
+
+        /// One fragment per element, in order.
+        public mutating func appendInterpolation<Elements: Sequence>(
+            each elements: Elements, _ fragment: (Elements.Element) -> HTML
+        ) {
+            for element in elements { text += fragment(element).text }
+        }
+    }
+
+    /// Escapes `&`, `<`, `>`, `"` and `'`. Text without any of them — nearly all — is appended
+    /// as it is, found by one pass over its UTF-8 bytes.
+    static func escape(_ value: String, into text: inout String) {
+        let needsEscaping = value.utf8.contains { byte in
+            byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
+                || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")
+        }
+        guard needsEscaping else {
+            text += value
+            return
+        }
+        for character in value.unicodeScalars {
+            switch character {
+            case "&": text += "&amp;"
+            case "<": text += "&lt;"
+            case ">": text += "&gt;"
+            case "\"": text += "&quot;"
+            case "'": text += "&#39;"
+            default: text.unicodeScalars.append(character)
+            }
+        }
+    }
+}

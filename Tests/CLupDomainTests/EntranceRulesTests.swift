@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+
+@testable import CLupDomain
+
+/// The entrance's pure rules: what a scan means, and who is called when.
+@Suite("Entrance and calling rules")
+struct EntranceRulesTests {
+    let now = Fixture.wednesdayMorning
+    /// Capacity 10: 2 places for walk-ins, 8 online; called tickets have 10 minutes; bookings
+    /// enter from 10 minutes before their slot to 15 after.
+    let settings = StoreSettings(capacity: 10, walkInPercent: 20)
+
+    func ticket(_ status: ReservationStatus, store: Int64 = 1, people: Int = 1, calledAt: Date? = nil,
+                slotStart: Date? = nil) -> DoorTicket
+    {
+        DoorTicket(storeId: store, status: status, people: people, calledAt: calledAt, slotStart: slotStart)
+    }
+
+    func verdict(_ reservation: DoorTicket?, inside: Int = 0, at time: Date? = nil) -> ScanVerdict {
+        Entrance.verdict(for: reservation, at: 1, settings: settings, peopleInside: inside, now: time ?? now)
+    }
+
+    @Test("a called ticket enters within its grace period; after it, it has expired")
+    func calledTicket() {
+        let called = ticket(.called, calledAt: now - 300)
+        #expect(verdict(called) == .enter)
+        #expect(verdict(called, at: now + 300) == .enter)  // exactly 10 min after the call
+        #expect(verdict(called, at: now + 301) == .refused(.expired))
+    }
+
+    @Test("a booking enters inside its window only: too early and too late name the window's edge")
+    func bookingWindow() {
+        let slot = now + 3600
+        let booked = ticket(.booked, slotStart: slot)
+        #expect(verdict(booked) == .refused(.tooEarly(opens: slot - 600)))
+        #expect(verdict(booked, at: slot - 600) == .enter)
+        #expect(verdict(booked, at: slot + 900) == .enter)
+        #expect(verdict(booked, at: slot + 901) == .refused(.tooLate(closed: slot + 900)))
+    }
+
+    @Test("inside means exit; every other state is refused with its reason")
+    func states() {
+        #expect(verdict(ticket(.inside)) == .exit)
+        #expect(verdict(ticket(.inside), inside: 10) == .exit)  // a full store still lets people out
+        #expect(verdict(ticket(.done)) == .refused(.alreadyUsed))
+        #expect(verdict(ticket(.cancelled)) == .refused(.cancelled))
+        #expect(verdict(ticket(.expired)) == .refused(.expired))
+        #expect(verdict(ticket(.waiting)) == .refused(.notYetCalled))
+        #expect(verdict(nil) == .refused(.unknownCode))
+        #expect(verdict(ticket(.called, store: 2, calledAt: now)) == .refused(.otherStore(storeId: 2)))
+        #expect(ScanRefusal.tooEarly(opens: now).code == "tooEarly")
+    }
+
+    @Test("nobody enters past the capacity: a pair needs two free places")
+    func capacity() {
+        let pair = ticket(.called, people: 2, calledAt: now)
+        #expect(verdict(pair, inside: 8) == .enter)
+        #expect(verdict(pair, inside: 9) == .refused(.full(inside: 9, capacity: 10)))
+        #expect(verdict(ticket(.called, calledAt: now), inside: 9) == .enter)
+    }
+
+    // MARK: Calling
+
+    func live(_ id: Int64, _ state: LiveReservation.State, people: Int = 1, walkIn: Bool = false, day: Int = 5)
+        -> LiveReservation
+    {
+        LiveReservation(id: id, state: state, people: people, residence: 1800, walkIn: walkIn, number: Int(id), day: day)
+    }
+
+    func plan(_ live: [LiveReservation], open: Bool = true, at time: Date? = nil) -> QueueCaller.Plan {
+        QueueCaller.plan(live: live, settings: settings, ratio: 1, today: 5, isOpen: open, now: time ?? now)
+    }
+
+    @Test("the online queue is called into the online places, in order, keeping room for bookings due")
+    func callsOnline() {
+        // 8 online places: 3 inside, 1 called on its way, a booking of 2 due in 20 minutes:
+        // 2 free. The pair at the head takes them; the single behind it waits.
+        let queue = [
+            live(1, .inside(since: now - 600), people: 2), live(2, .inside(since: now - 300)),
+            live(3, .called(at: now - 120)), live(4, .booked(slotStart: now + 1200), people: 2),
+            live(5, .waiting, people: 2), live(6, .waiting), live(7, .waiting),
+        ]
+        #expect(plan(queue) == QueueCaller.Plan(call: [5]))
+        // Strict order: with one place free, a pair at the head is not overtaken.
+        #expect(plan(Array(queue[0...3]) + [live(8, .inside(since: now)), live(5, .waiting, people: 2),
+                                            live(6, .waiting)]) == QueueCaller.Plan())
+    }
+
+    @Test("walk-ins are called on their own share: online crowds do not block them, nor they the online queue")
+    func callsWalkIns() {
+        let onlineFull = (1...8).map { live($0, .inside(since: now)) }
+        let queue = onlineFull + [live(20, .waiting), live(21, .waiting, walkIn: true),
+                                  live(22, .waiting, people: 2, walkIn: true), live(23, .waiting, walkIn: true)]
+        // Walk-ins have 2 places: 21 takes one, the pair 22 does not fit in the other.
+        #expect(plan(queue) == QueueCaller.Plan(call: [21]))
+    }
+
+    @Test("lapsed calls and yesterday's tickets expire; yesterday's visits close; nobody is called while closed")
+    func expiries() {
+        let queue = [
+            live(1, .called(at: now - 601)), live(2, .called(at: now - 600)), live(3, .waiting, day: 4),
+            live(4, .inside(since: now - 86_000), day: 4), live(5, .waiting),
+        ]
+        #expect(plan(queue) == QueueCaller.Plan(call: [5], expire: [1, 3], close: [4]))
+        #expect(plan(queue, open: false) == QueueCaller.Plan(expire: [1, 3], close: [4]))
+    }
+}

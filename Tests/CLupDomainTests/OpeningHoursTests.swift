@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+@testable import CLupDomain
+
+@Suite("Opening hours")
+struct OpeningHoursTests {
+    typealias F = Fixture
+    let weekdays = OpeningHours(intervals: Fixture.weekdayHours, timeZone: Fixture.rome)
+
+    @Test("open during the day, until closing time")
+    func openDuringTheDay() {
+        #expect(weekdays.state(at: F.date(2026, 11, 18, 10)) == .open(until: F.date(2026, 11, 18, 21)))
+    }
+
+    @Test("opening is inclusive, closing exclusive")
+    func edges() {
+        #expect(weekdays.state(at: F.date(2026, 11, 18, 8)).isOpen)
+        #expect(weekdays.state(at: F.date(2026, 11, 18, 21)) == .closed(opensAt: F.date(2026, 11, 19, 8)))
+    }
+
+    @Test("closed on Saturday night until Monday morning")
+    func closedOnSunday() {
+        #expect(weekdays.state(at: F.date(2026, 11, 21, 22)) == .closed(opensAt: F.date(2026, 11, 23, 8)))
+        #expect(weekdays.state(at: F.date(2026, 11, 22, 12)) == .closed(opensAt: F.date(2026, 11, 23, 8)))
+    }
+
+    @Test("hours crossing midnight belong to the day they open")
+    func acrossMidnight() {
+        let late = OpeningHours(
+            intervals: [OpeningInterval(weekday: 3, opens: 7 * 60, closes: 26 * 60)], timeZone: F.rome)
+        // Wednesday 23:30 and Thursday 01:30 are both in Wednesday's interval.
+        #expect(late.state(at: F.date(2026, 11, 18, 23, 30)) == .open(until: F.date(2026, 11, 19, 2)))
+        #expect(late.state(at: F.date(2026, 11, 19, 1, 30)) == .open(until: F.date(2026, 11, 19, 2)))
+        // Thursday 02:30: closed, and it opens again next Wednesday.
+        #expect(late.state(at: F.date(2026, 11, 19, 2, 30)) == .closed(opensAt: F.date(2026, 11, 25, 7)))
+    }
+
+    @Test("back-to-back intervals read as one opening")
+    func merged() {
+        let hours = OpeningHours(intervals: [
+            OpeningInterval(weekday: 3, opens: 18 * 60, closes: 24 * 60),
+            OpeningInterval(weekday: 4, opens: 0, closes: 2 * 60),
+        ], timeZone: F.rome)
+        #expect(hours.state(at: F.date(2026, 11, 18, 20)) == .open(until: F.date(2026, 11, 19, 2)))
+    }
+
+    @Test("a lunch break closes the store and says when it reopens")
+    func lunchBreak() {
+        let hours = OpeningHours(intervals: [
+            OpeningInterval(weekday: 3, opens: 8 * 60 + 30, closes: 13 * 60),
+            OpeningInterval(weekday: 3, opens: 15 * 60 + 30, closes: 19 * 60 + 30),
+        ], timeZone: F.rome)
+        #expect(hours.state(at: F.date(2026, 11, 18, 14)) == .closed(opensAt: F.date(2026, 11, 18, 15, 30)))
+        #expect(hours.state(at: F.date(2026, 11, 18, 12)) == .open(until: F.date(2026, 11, 18, 13)))
+    }
+
+    @Test("hours are read in the store's time zone, wherever the instant comes from")
+    func timeZones() {
+        let newYorkStore = OpeningHours(intervals: Fixture.weekdayHours, timeZone: F.newYork)
+        // 10:00 in Milan is 04:00 in New York: the Milan store is open, the New York one not yet.
+        let instant = F.date(2026, 11, 18, 10)
+        #expect(weekdays.state(at: instant).isOpen)
+        #expect(newYorkStore.state(at: instant) == .closed(opensAt: F.date(2026, 11, 18, 8, in: F.newYork)))
+        // 16:00 in Milan is 10:00 in New York: both open.
+        #expect(newYorkStore.state(at: F.date(2026, 11, 18, 16)).isOpen)
+    }
+
+    @Test("daylight saving: the store still opens at 08:00 local on the day clocks change")
+    func daylightSaving() {
+        // Sunday 29 March 2026 clocks go forward in Milan; open that Sunday 08:00–13:00.
+        let hours = OpeningHours(intervals: [OpeningInterval(weekday: 7, opens: 8 * 60, closes: 13 * 60)],
+                                 timeZone: F.rome)
+        let opening = F.date(2026, 3, 29, 8)
+        #expect(hours.state(at: F.date(2026, 3, 29, 7, 59)) == .closed(opensAt: opening))
+        #expect(hours.state(at: opening) == .open(until: F.date(2026, 3, 29, 13)))
+        #expect(F.date(2026, 3, 29, 13).timeIntervalSince(opening) == 5 * 3600)
+    }
+
+    @Test("a store with no hours is closed with no next opening")
+    func neverOpen() {
+        let hours = OpeningHours(intervals: [], timeZone: F.rome)
+        #expect(hours.state(at: F.wednesdayMorning) == .closed(opensAt: nil))
+    }
+
+    @Test("intervals are validated")
+    func validity() {
+        #expect(OpeningInterval(weekday: 1, opens: 480, closes: 1260).isValid)
+        #expect(OpeningInterval(weekday: 1, opens: 420, closes: 1560).isValid)
+        #expect(!OpeningInterval(weekday: 0, opens: 480, closes: 1260).isValid)
+        #expect(!OpeningInterval(weekday: 1, opens: 600, closes: 600).isValid)
+        #expect(!OpeningInterval(weekday: 1, opens: 60, closes: 1600).isValid)
+    }
+
+    @Test("ISO weekdays from Foundation's", arguments: zip(1...7, [7, 1, 2, 3, 4, 5, 6]))
+    func isoWeekday(foundation: Int, iso: Int) {
+        #expect(OpeningHours.isoWeekday(foundation) == iso)
+    }
+}
