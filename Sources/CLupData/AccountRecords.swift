@@ -10,8 +10,8 @@ public enum Role: String, Codable, Sendable, DatabaseValueConvertible {
 }
 
 /// A person with an account (RASD "OnlineUser", managers, admins).
-public struct User: Codable, Sendable, Identifiable, Equatable, FetchableRecord, MutablePersistableRecord {
-    public var id: Int64?
+public struct User: Codable, Sendable, Identifiable, Equatable, FetchableRecord, PersistableRecord {
+    public var id: Int64
     /// Stored as typed, compared without case.
     public var email: String
     public var displayName: String
@@ -32,10 +32,20 @@ public struct User: Codable, Sendable, Identifiable, Equatable, FetchableRecord,
     }
 
     public var isConfirmed: Bool { emailConfirmedAt != nil }
+}
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
-    }
+/// An account about to be created (the database gives it its id).
+struct NewUser: Codable, Sendable, PersistableRecord {
+    var email: String
+    var displayName: String
+    var passwordHash: String
+    var role: Role
+    var emailConfirmedAt: Date?
+    var travelMode: TravelMode
+    var loyaltyOptIn: Bool
+    var createdAt: Date
+
+    static let databaseTableName = User.databaseTableName
 }
 
 extension TravelMode: DatabaseValueConvertible {}
@@ -82,8 +92,8 @@ public struct EmailToken: Codable, Sendable, FetchableRecord, PersistableRecord 
 
 /// An email waiting to be sent, or sent. Mail is written here in the same transaction as the
 /// change it reports, and delivered from here, so a mail server outage loses nothing.
-public struct OutboxMessage: Codable, Sendable, Identifiable, FetchableRecord, MutablePersistableRecord {
-    public var id: Int64?
+public struct OutboxMessage: Codable, Sendable, Identifiable, FetchableRecord, PersistableRecord {
+    public var id: Int64
     public var recipient: String
     public var subject: String
     public var body: String
@@ -102,6 +112,19 @@ public struct OutboxMessage: Codable, Sendable, Identifiable, FetchableRecord, M
         static let recipient = Column(CodingKeys.recipient)
     }
 
+}
+
+/// An email about to be put in the outbox (the database gives it its id).
+public struct NewOutboxMessage: Codable, Sendable, PersistableRecord {
+    public var recipient: String
+    public var subject: String
+    public var body: String
+    public var createdAt: Date
+    public var attempts: Int
+    public var nextAttemptAt: Date
+
+    public static let databaseTableName = OutboxMessage.databaseTableName
+
     public init(recipient: String, subject: String, body: String, now: Date) {
         self.recipient = recipient
         self.subject = subject
@@ -109,10 +132,6 @@ public struct OutboxMessage: Codable, Sendable, Identifiable, FetchableRecord, M
         self.createdAt = now
         self.attempts = 0
         self.nextAttemptAt = now
-    }
-
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
     }
 }
 
@@ -145,8 +164,8 @@ struct ManagedStore: Codable, Sendable, FetchableRecord, PersistableRecord {
 }
 
 /// A browser at a store's entrance, enrolled with a device key bound to that store.
-public struct Kiosk: Codable, Sendable, Identifiable, FetchableRecord, MutablePersistableRecord {
-    public var id: Int64?
+public struct Kiosk: Codable, Sendable, Identifiable, FetchableRecord, PersistableRecord {
+    public var id: Int64
     public var storeId: Int64
     public var label: String
     public var keyHash: String
@@ -159,8 +178,14 @@ public struct Kiosk: Codable, Sendable, Identifiable, FetchableRecord, MutablePe
         static let keyHash = Column(CodingKeys.keyHash)
         static let revokedAt = Column(CodingKeys.revokedAt)
     }
+}
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
-    }
+/// A kiosk about to be enrolled (the database gives it its id).
+struct NewKiosk: Codable, Sendable, PersistableRecord {
+    var storeId: Int64
+    var label: String
+    var keyHash: String
+    var createdAt: Date
+
+    static let databaseTableName = Kiosk.databaseTableName
 }

@@ -18,17 +18,17 @@ extension AppDatabase {
     /// so an account never exists without a way to confirm it.
     public func createUser(
         email: String, displayName: String, passwordHash: String, role: Role = .customer, now: Date,
-        confirmation: (token: String, mail: (User) -> OutboxMessage)?
+        confirmation: (token: String, mail: (User) -> NewOutboxMessage)?
     ) throws -> User {
         do {
             return try writer.write { db in
-                var user = User(
+                let user = try NewUser(
                     email: email, displayName: displayName, passwordHash: passwordHash, role: role,
                     emailConfirmedAt: confirmation == nil ? now : nil, travelMode: .walking, loyaltyOptIn: false,
-                    createdAt: now)
-                try user.insert(db)
-                if let confirmation, let id = user.id {
-                    try Self.issueToken(confirmation.token, purpose: .confirm, userId: id, now: now, db)
+                    createdAt: now
+                ).insertAndFetch(db, as: User.self)
+                if let confirmation {
+                    try Self.issueToken(confirmation.token, purpose: .confirm, userId: user.id, now: now, db)
                     _ = try Self.enqueue(confirmation.mail(user), now: now, db)
                 }
                 return user
@@ -55,7 +55,7 @@ extension AppDatabase {
 
     /// Sets a new password, signs out every other session of the account, and tells the owner.
     public func changePassword(
-        userId: Int64, passwordHash: String, keepingSession idHash: String?, now: Date, notice: (User) -> OutboxMessage
+        userId: Int64, passwordHash: String, keepingSession idHash: String?, now: Date, notice: (User) -> NewOutboxMessage
     ) throws {
         try writer.write { db in
             guard var user = try User.fetchOne(db, id: userId) else { throw AccountError.noSuchUser }
@@ -148,18 +148,17 @@ extension AppDatabase {
     public static let mailPerRecipientPerHour = 5
 
     /// Enqueues `message` unless its recipient has had its hourly share; returns whether it was.
-    static func enqueue(_ message: OutboxMessage, now: Date, _ db: Database) throws -> Bool {
+    static func enqueue(_ message: NewOutboxMessage, now: Date, _ db: Database) throws -> Bool {
         let lastHour = try OutboxMessage.filter(OutboxMessage.Columns.recipient == message.recipient)
             .filter(Column("createdAt") > now - 3600).fetchCount(db)
         guard lastHour < mailPerRecipientPerHour else { return false }
-        var message = message
         try message.insert(db)
         return true
     }
 
     /// Enqueues an email on its own (e.g. "you already have an account").
     @discardableResult
-    public func enqueueMail(_ message: OutboxMessage, now: Date) throws -> Bool {
+    public func enqueueMail(_ message: NewOutboxMessage, now: Date) throws -> Bool {
         try writer.write { db in try Self.enqueue(message, now: now, db) }
     }
 
@@ -168,16 +167,16 @@ extension AppDatabase {
     /// whether an account exists (the caller must not reveal it).
     @discardableResult
     public func issueLink(
-        purpose: EmailToken.Purpose, email: String, token: String, now: Date, mail: (User) -> OutboxMessage,
-        ifNoAccount: OutboxMessage? = nil
+        purpose: EmailToken.Purpose, email: String, token: String, now: Date, mail: (User) -> NewOutboxMessage,
+        ifNoAccount: NewOutboxMessage? = nil
     ) throws -> Bool {
         try writer.write { db in
-            guard let user = try User.filter(User.Columns.email == email).fetchOne(db), let id = user.id else {
+            guard let user = try User.filter(User.Columns.email == email).fetchOne(db) else {
                 if let ifNoAccount { _ = try Self.enqueue(ifNoAccount, now: now, db) }
                 return false
             }
             if try Self.enqueue(mail(user), now: now, db) {
-                try Self.issueToken(token, purpose: purpose, userId: id, now: now, db)
+                try Self.issueToken(token, purpose: purpose, userId: user.id, now: now, db)
             }
             return true
         }
@@ -273,14 +272,14 @@ extension AppDatabase {
 extension AppDatabase {
     public func assignStore(storeId: Int64, toManager email: String) throws {
         try writer.write { db in
-            guard let user = try User.filter(User.Columns.email == email).fetchOne(db), let userId = user.id else {
+            guard let user = try User.filter(User.Columns.email == email).fetchOne(db) else {
                 throw AccountError.noSuchUser
             }
             guard try Store.exists(db, id: storeId) else { throw AccountError.noSuchStore }
             if user.role == .customer {
-                try User.filter(id: userId).updateAll(db, Column("role").set(to: Role.manager.rawValue))
+                try User.filter(id: user.id).updateAll(db, Column("role").set(to: Role.manager.rawValue))
             }
-            try ManagedStore(userId: userId, storeId: storeId).insert(db, onConflict: .ignore)
+            try ManagedStore(userId: user.id, storeId: storeId).insert(db, onConflict: .ignore)
         }
     }
 
@@ -303,9 +302,8 @@ extension AppDatabase {
     public func enrolKiosk(storeId: Int64, label: String, key: String, now: Date) throws -> Kiosk {
         try writer.write { db in
             guard try Store.exists(db, id: storeId) else { throw AccountError.noSuchStore }
-            var kiosk = Kiosk(storeId: storeId, label: label, keyHash: Secrets.hash(key), createdAt: now)
-            try kiosk.insert(db)
-            return kiosk
+            return try NewKiosk(storeId: storeId, label: label, keyHash: Secrets.hash(key), createdAt: now)
+                .insertAndFetch(db, as: Kiosk.self)
         }
     }
 

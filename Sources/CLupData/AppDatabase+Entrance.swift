@@ -141,11 +141,11 @@ extension AppDatabase {
                                                settings: settings, hours: details.openingHours, now: now, pool: .walkIn)
             guard case .accepted = decision else { return .refused(decision) }
             let day = details.slotCalendar.localDay(of: now)
-            var ticket = Reservation(
+            let ticket = try NewReservation(
                 storeId: storeId, userId: nil, kind: .lineUp, walkIn: true, day: day,
                 number: try Self.nextNumber(storeId: storeId, day: day, db), people: people,
-                residenceMinutes: residenceMinutes, status: .waiting, createdAt: now, requestKey: requestKey)
-            try ticket.insert(db)
+                residenceMinutes: residenceMinutes, status: .waiting, createdAt: now, requestKey: requestKey
+            ).insertAndFetch(db, as: Reservation.self)
             try Self.advanceQueue(storeId: storeId, now: now, db)
             return .issued(try Reservation.fetchOne(db, id: ticket.id) ?? ticket)
         }

@@ -177,14 +177,14 @@ extension AppDatabase {
                     }
                 }
                 let number = try Self.nextNumber(storeId: request.storeId, day: day, db)
-                var reservation = Reservation(
+                let reservation = try NewReservation(
                     storeId: request.storeId, userId: request.userId, kind: request.kind, walkIn: false, day: day,
                     number: number, people: request.people, residenceMinutes: request.residenceMinutes,
                     travelMode: request.kind == .lineUp ? request.travelMode : nil,
                     slotStart: request.kind == .booking ? request.slotStart : nil,
                     status: request.kind == .lineUp ? .waiting : .booked, createdAt: now,
-                    requestKey: request.requestKey)
-                try reservation.insert(db)
+                    requestKey: request.requestKey
+                ).insertAndFetch(db, as: Reservation.self)
                 // A queue with free places calls a new line-up at once; a replaced
                 // reservation's places go to the next in its store's queue. A booking alone
                 // (two hours ahead at least) changes nobody's turn.

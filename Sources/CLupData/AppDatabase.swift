@@ -77,18 +77,20 @@ extension AppDatabase {
     }
 
     /// A store as registered: the store, its weekly hours and its departments in display order.
-    public typealias NewStore = (store: Store, hours: [OpeningInterval], departments: [(name: String, minutes: Int)])
+    public typealias StoreRegistration = (
+        store: NewStore, hours: [OpeningInterval], departments: [(name: String, minutes: Int)]
+    )
 
     /// Registers a store with its hours and departments in one transaction.
     @discardableResult
-    public func createStore(_ store: Store, hours: [OpeningInterval], departments: [(name: String, minutes: Int)])
+    public func createStore(_ store: NewStore, hours: [OpeningInterval], departments: [(name: String, minutes: Int)])
         throws -> Store
     {
         try writer.write { db in try Self.insert((store, hours, departments), db) }
     }
 
     /// Registers `stores` in one transaction if there are none yet; returns how many were added.
-    public func createStoresIfEmpty(_ stores: [NewStore]) throws -> Int {
+    public func createStoresIfEmpty(_ stores: [StoreRegistration]) throws -> Int {
         try writer.write { db in
             guard try Store.fetchCount(db) == 0 else { return 0 }
             for store in stores { _ = try Self.insert(store, db) }
@@ -96,17 +98,14 @@ extension AppDatabase {
         }
     }
 
-    private static func insert(_ new: NewStore, _ db: Database) throws -> Store {
-        var store = new.store
-        try store.insert(db)
-        guard let storeId = store.id else { throw DatabaseError(message: "store inserted without id") }
+    private static func insert(_ new: StoreRegistration, _ db: Database) throws -> Store {
+        let store = try new.store.insertAndFetch(db, as: Store.self)
         for interval in new.hours {
-            try OpeningIntervalRecord(storeId: storeId, interval: interval).insert(db)
+            try OpeningIntervalRecord(storeId: store.id, interval: interval).insert(db)
         }
         for (index, department) in new.departments.enumerated() {
-            var record = Department(storeId: storeId, name: department.name, estimatedMinutes: department.minutes,
-                                    position: index)
-            try record.insert(db)
+            try NewDepartment(storeId: store.id, name: department.name, estimatedMinutes: department.minutes,
+                              position: index).insert(db)
         }
         return store
     }

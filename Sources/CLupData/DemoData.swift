@@ -78,7 +78,7 @@ public enum DemoData {
 
     /// The stores, with their hours and departments, as `seed` inserts them.
     static func stores(now: Date, timeZone: TimeZone)
-        -> [(store: Store, hours: [OpeningInterval], departments: [(name: String, minutes: Int)])]
+        -> [AppDatabase.StoreRegistration]
     {
         // The same reading of "today" the store list makes, so the store is shown closed.
         let today = OpeningHours(intervals: [], timeZone: timeZone).weekday(at: now)
@@ -95,7 +95,7 @@ public enum DemoData {
             let offset = (index * 3) % departments.count
             let chosen = (0..<departmentCount).map { departments[(offset + $0 * 3) % departments.count] }
             let phone = String(format: "+39 02 %04d %04d", 1000 + (index * 7919) % 9000, 1000 + (index * 104_729) % 9000)
-            let store = Store(
+            let store = NewStore(
                 name: site.name, address: site.address, phone: phone,
                 position: GeoPoint(latitude: site.latitude, longitude: site.longitude),
                 capacity: capacity, timeZone: timeZone.identifier)

@@ -3,9 +3,9 @@ import CLupSupport
 import Foundation
 import GRDB
 
-/// A store registered with CLup (R23).
-public struct Store: Codable, Sendable, Hashable, Identifiable, FetchableRecord, MutablePersistableRecord {
-    public var id: Int64?
+/// A store registered with CLup (R23), as stored: it always has its id.
+public struct Store: Codable, Sendable, Hashable, Identifiable, FetchableRecord, PersistableRecord {
+    public var id: Int64
     public var name: String
     public var address: String
     public var phone: String
@@ -31,11 +31,41 @@ public struct Store: Codable, Sendable, Hashable, Identifiable, FetchableRecord,
     static let openingIntervals = hasMany(OpeningIntervalRecord.self)
     static let departments = hasMany(Department.self)
 
-    public init(
-        id: Int64? = nil, name: String, address: String, phone: String, position: GeoPoint, capacity: Int,
-        timeZone: String, settings: StoreSettings? = nil
-    ) {
-        self.id = id
+    /// The store's reservation rules as the domain reads them.
+    public var settings: StoreSettings {
+        StoreSettings(capacity: capacity, walkInPercent: walkInPercent, slotMinutes: slotMinutes,
+                      slotCapacity: slotCapacity, entryBeforeMinutes: entryBeforeMinutes,
+                      entryAfterMinutes: entryAfterMinutes, callGraceMinutes: callGraceMinutes)
+    }
+
+    public var position: GeoPoint { GeoPoint(latitude: latitude, longitude: longitude) }
+
+    /// The store's zone; stores are validated on insert, so the fallback is never expected.
+    public var zone: TimeZone { TimeZone(identifier: timeZone) ?? .gmt }
+}
+
+/// A store about to be registered: everything but the id, which the database gives it
+/// (GRDB's partial-record pattern), so a `Store` never has a missing id.
+public struct NewStore: Codable, Sendable, Hashable, PersistableRecord {
+    public var name: String
+    public var address: String
+    public var phone: String
+    public var latitude: Double
+    public var longitude: Double
+    public var capacity: Int
+    public var timeZone: String
+    public var walkInPercent: Int
+    public var slotMinutes: Int
+    public var slotCapacity: Int
+    public var entryBeforeMinutes: Int
+    public var entryAfterMinutes: Int
+    public var callGraceMinutes: Int
+
+    public static let databaseTableName = Store.databaseTableName
+
+    public init(name: String, address: String, phone: String, position: GeoPoint, capacity: Int, timeZone: String,
+                settings: StoreSettings? = nil)
+    {
         self.name = name
         self.address = address
         self.phone = phone
@@ -50,22 +80,6 @@ public struct Store: Codable, Sendable, Hashable, Identifiable, FetchableRecord,
         entryBeforeMinutes = settings.entryBeforeMinutes
         entryAfterMinutes = settings.entryAfterMinutes
         callGraceMinutes = settings.callGraceMinutes
-    }
-
-    /// The store's reservation rules as the domain reads them.
-    public var settings: StoreSettings {
-        StoreSettings(capacity: capacity, walkInPercent: walkInPercent, slotMinutes: slotMinutes,
-                      slotCapacity: slotCapacity, entryBeforeMinutes: entryBeforeMinutes,
-                      entryAfterMinutes: entryAfterMinutes, callGraceMinutes: callGraceMinutes)
-    }
-
-    public var position: GeoPoint { GeoPoint(latitude: latitude, longitude: longitude) }
-
-    /// The store's zone; stores are validated on insert, so the fallback is never expected.
-    public var zone: TimeZone { TimeZone(identifier: timeZone) ?? .gmt }
-
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
     }
 }
 
@@ -95,8 +109,8 @@ public struct OpeningIntervalRecord: Codable, Sendable, Hashable, FetchableRecor
 }
 
 /// A department of a store, with the time a customer typically spends in it (R1.2).
-public struct Department: Codable, Sendable, Hashable, Identifiable, FetchableRecord, MutablePersistableRecord {
-    public var id: Int64?
+public struct Department: Codable, Sendable, Hashable, Identifiable, FetchableRecord, PersistableRecord {
+    public var id: Int64
     public var storeId: Int64
     public var name: String
     public var estimatedMinutes: Int
@@ -109,18 +123,16 @@ public struct Department: Codable, Sendable, Hashable, Identifiable, FetchableRe
     }
 
     public static let databaseTableName = "department"
+}
 
-    public init(id: Int64? = nil, storeId: Int64, name: String, estimatedMinutes: Int, position: Int) {
-        self.id = id
-        self.storeId = storeId
-        self.name = name
-        self.estimatedMinutes = estimatedMinutes
-        self.position = position
-    }
+/// A department about to be registered (the database gives it its id).
+struct NewDepartment: Codable, Sendable, PersistableRecord {
+    var storeId: Int64
+    var name: String
+    var estimatedMinutes: Int
+    var position: Int
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
-    }
+    static let databaseTableName = Department.databaseTableName
 }
 
 /// A store fetched with its opening intervals.

@@ -6,11 +6,11 @@ import GRDB
 /// A place in a store's queue (a line-up ticket, online or from the kiosk) or a booked slot
 /// (R13–R16). One row from the moment it is made to its end (done, cancelled or expired), so
 /// history and statistics read the same table.
-public struct Reservation: Codable, Sendable, Hashable, Identifiable, FetchableRecord, MutablePersistableRecord {
+public struct Reservation: Codable, Sendable, Hashable, Identifiable, FetchableRecord, PersistableRecord {
     public typealias Kind = ReservationKind
     public typealias Status = ReservationStatus
 
-    public var id: Int64?
+    public var id: Int64
     public var storeId: Int64
     /// Nil for a walk-in, and once the customer deletes their account (the visit stays, anonymous).
     public var userId: Int64?
@@ -59,10 +59,25 @@ public struct Reservation: Codable, Sendable, Hashable, Identifiable, FetchableR
     public var doorTicket: DoorTicket {
         DoorTicket(storeId: storeId, status: status, people: people, calledAt: calledAt, slotStart: slotStart)
     }
+}
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
-    }
+/// A reservation about to be made: everything but the id, which the database gives it.
+struct NewReservation: Codable, Sendable, PersistableRecord {
+    var storeId: Int64
+    var userId: Int64?
+    var kind: ReservationKind
+    var walkIn: Bool
+    var day: Int
+    var number: Int
+    var people: Int
+    var residenceMinutes: Int
+    var travelMode: TravelMode?
+    var slotStart: Date?
+    var status: ReservationStatus
+    var createdAt: Date
+    var requestKey: String?
+
+    static let databaseTableName = Reservation.databaseTableName
 }
 
 /// A reservation with its store, for pages that show both.

@@ -103,7 +103,7 @@ public struct MailDelivery: Sendable {
         var sent = 0
         var failed = 0
         for message in try database.claimDueMail(now: now) {
-            guard let id = message.id else { continue }
+            let id = message.id
             do {
                 try transport.deliver(rfc822: Self.rfc822(message, from: from, now: now), from: from, to: message.recipient)
                 try database.markMailSent(id: id, now: now)
@@ -133,7 +133,7 @@ public struct MailDelivery: Sendable {
             "To: \(clean(message.recipient))",
             "Subject: \(clean(message.subject))",
             "Date: \(formatter.string(from: now))",
-            "Message-ID: <outbox-\(message.id ?? 0)-\(Int(message.createdAt.timeIntervalSince1970))@\(domain)>",
+            "Message-ID: <outbox-\(message.id)-\(Int(message.createdAt.timeIntervalSince1970))@\(domain)>",
             "MIME-Version: 1.0",
             "Content-Type: text/plain; charset=utf-8",
             "Content-Transfer-Encoding: 8bit",

@@ -105,7 +105,7 @@ public struct Visitor: Sendable {
     /// The signed-in user if they manage `storeId` (or are an admin), else 403.
     func requireManager(of storeId: Int64, for request: Request, database: AppDatabase) throws -> User {
         let user = try requireUser(for: request)
-        guard let userId = user.id else { throw HTTPError.forbidden }
+        let userId = user.id
         if user.role == .admin { return user }
         guard user.role == .manager, try database.isManager(userId: userId, of: storeId) else { throw HTTPError.forbidden }
         return user

@@ -37,7 +37,7 @@ struct Admin: ParsableCommand {
             let user = try database.open().createUser(
                 email: email, displayName: name, passwordHash: PasswordHasher().hash(password), role: role, now: Date(),
                 confirmation: nil)
-            print("created \(role.rawValue) \(user.email) (id \(user.id ?? 0))")
+            print("created \(role.rawValue) \(user.email) (id \(user.id))")
             if !passwordStdin { print("password (shown once): \(password)") }
         }
     }
@@ -67,7 +67,7 @@ struct Admin: ParsableCommand {
         func run() throws {
             let key = Secrets.token(bytes: 32)
             let kiosk = try database.open().enrolKiosk(storeId: store, label: label, key: key, now: Date())
-            print("kiosk \(kiosk.id ?? 0) enrolled for store \(store)")
+            print("kiosk \(kiosk.id) enrolled for store \(store)")
             print("device key (shown once; only its hash is kept): \(key)")
         }
     }
@@ -95,7 +95,7 @@ struct Admin: ParsableCommand {
 
         func run() throws {
             for kiosk in try database.open().kiosks(storeId: store) {
-                print("\(kiosk.id ?? 0)\t\(kiosk.label)\t\(kiosk.revokedAt == nil ? "active" : "revoked")")
+                print("\(kiosk.id)\t\(kiosk.label)\t\(kiosk.revokedAt == nil ? "active" : "revoked")")
             }
         }
     }

@@ -441,9 +441,9 @@ struct AuthorizationTests {
     init() throws {
         database = try AppDatabase.inMemory()
         first = try database.createStore(Fixture.store("First", at: .milanCentre), hours: Fixture.weekdayHours,
-                                         departments: []).id!
+                                         departments: []).id
         second = try database.createStore(Fixture.store("Second", at: .milanCentre), hours: Fixture.weekdayHours,
-                                          departments: []).id!
+                                          departments: []).id
         app = try Fixture.app(database: database)
         for (email, role) in [("customer@example.org", Role.customer), ("manager@example.org", .manager),
                               ("admin@example.org", .admin)] {
@@ -510,9 +510,9 @@ struct AuthorizationTests {
         #expect(try database.kiosk(key: "short") == nil)
         let manager = try signedIn("manager@example.org")
         #expect(try manager.get("/manage/stores/\(first)").bodyText.contains("Entrance"))
-        #expect(try database.revokeKiosk(id: kiosk.id!, now: Fixture.wednesdayMorning))
+        #expect(try database.revokeKiosk(id: kiosk.id, now: Fixture.wednesdayMorning))
         #expect(try database.kiosk(key: key) == nil)
-        #expect(try !database.revokeKiosk(id: kiosk.id!, now: Fixture.wednesdayMorning))
+        #expect(try !database.revokeKiosk(id: kiosk.id, now: Fixture.wednesdayMorning))
         #expect(throws: AccountError.noSuchStore) {
             try database.enrolKiosk(storeId: 999, label: "Nowhere", key: Secrets.token(bytes: 32), now: Fixture.wednesdayMorning)
         }

@@ -53,14 +53,14 @@ struct DeviceAPITests {
 
     @Test("without a valid device key nothing is answered but 401, in JSON")
     func authentication() throws {
-        let missing = try call(.get, "/api/v1/stores/\(store.id!)/status", key: nil)
+        let missing = try call(.get, "/api/v1/stores/\(store.id)/status", key: nil)
         #expect(missing.status == 401 && missing.body["code"] as? String == "unauthorized")
         #expect(missing.response.header("WWW-Authenticate") == "Bearer")
         let wrong = try call(.post, "/api/v1/scan", key: Secrets.token(bytes: 32), json: #"{"code":"x"}"#)
         #expect(wrong.status == 401 && wrong.body["code"] as? String == "invalidKey")
-        let kioskId = try require(try database.kiosks(storeId: store.id!).first?.id)
+        let kioskId = try require(try database.kiosks(storeId: store.id).first?.id)
         #expect(try database.revokeKiosk(id: kioskId, now: clock.now))
-        #expect(try call(.get, "/api/v1/stores/\(store.id!)/status", key: key).status == 401)
+        #expect(try call(.get, "/api/v1/stores/\(store.id)/status", key: key).status == 401)
     }
 
     @Test("a dispenser issues a ticket whose code the scanner admits, then lets out")
@@ -83,7 +83,7 @@ struct DeviceAPITests {
 
         let entered = try call(.post, "/api/v1/scan", key: key, json: #"{"code": "\#(code)"}"#)
         #expect(entered.body["result"] as? String == "enter" && entered.body["peopleInside"] as? Int == 2)
-        let status = try call(.get, "/api/v1/stores/\(store.id!)/status", key: key)
+        let status = try call(.get, "/api/v1/stores/\(store.id)/status", key: key)
         #expect(status.body["peopleInside"] as? Int == 2 && status.body["open"] as? Bool == true)
         #expect((status.body["walkInQueue"] as? [String: Any])?["people"] as? Int == 1)
         #expect(status.body["calling"] as? [Int] == [])
@@ -91,7 +91,7 @@ struct DeviceAPITests {
         let exited = try call(.post, "/api/v1/scan", key: key, json: #"{"code": "\#(code)"}"#)
         #expect(exited.body["result"] as? String == "exit" && exited.body["peopleInside"] as? Int == 0)
         // The exit called the waiting walk-in.
-        let after = try call(.get, "/api/v1/stores/\(store.id!)/status", key: key)
+        let after = try call(.get, "/api/v1/stores/\(store.id)/status", key: key)
         #expect(after.body["calling"] as? [Int] == [waiting.body["number"] as? Int ?? -1])
         let again2 = try call(.post, "/api/v1/scan", key: key, json: #"{"code": "\#(code)"}"#)
         #expect(again2.body["result"] as? String == "refused" && again2.body["reason"] as? String == "alreadyUsed")
@@ -106,7 +106,7 @@ struct DeviceAPITests {
         #expect(elsewhere.body["number"] == nil)
         let ticket = try require(try database.reservation(id: try require(issued.body["id"] as? Int64)))
         #expect(ticket.reservation.status == .called && ticket.reservation.enteredAt == nil)
-        let forbidden = try call(.get, "/api/v1/stores/\(store.id!)/status", key: otherKey)
+        let forbidden = try call(.get, "/api/v1/stores/\(store.id)/status", key: otherKey)
         #expect(forbidden.status == 403 && forbidden.body["code"] as? String == "otherStore")
     }
 
@@ -125,7 +125,7 @@ struct DeviceAPITests {
             Fixture.store("Piccolo", at: GeoPoint(latitude: 45.47, longitude: 9.19), capacity: 5),
             hours: Fixture.weekdayHours, departments: [])
         let smallKey = Secrets.token(bytes: 32)
-        _ = try database.enrolKiosk(storeId: small.id!, label: "Door", key: smallKey, now: clock.now)
+        _ = try database.enrolKiosk(storeId: small.id, label: "Door", key: smallKey, now: clock.now)
         let pair = try call(.post, "/api/v1/tickets", key: smallKey, json: #"{"people": 2, "residenceMinutes": 30}"#)
         #expect(pair.status == 409 && pair.body["code"] as? String == "partyTooLarge")
         clock.advance(12 * 3600)

@@ -46,10 +46,10 @@ struct KioskTests {
         #expect(response.status == 303)
         let location = try require(response.header("Location"))
         let id = try require(Int64(location.split(separator: "/").last ?? ""))
-        return try require(try database.walkInTicket(id: id, storeId: store.id!))
+        return try require(try database.walkInTicket(id: id, storeId: store.id))
     }
 
-    func code(_ reservation: Reservation) -> String { Fixture.tickets.token(for: reservation.id!) }
+    func code(_ reservation: Reservation) -> String { Fixture.tickets.token(for: reservation.id) }
 
     func scan(_ browser: Browser, _ code: String) throws -> Response {
         try browser.get("/kiosk/scanner")
@@ -57,7 +57,7 @@ struct KioskTests {
     }
 
     func reload(_ reservation: Reservation) throws -> Reservation {
-        try require(try database.reservation(id: reservation.id!)).reservation
+        try require(try database.reservation(id: reservation.id)).reservation
     }
 
     /// A confirmed customer's line-up or booking, made directly.
@@ -67,7 +67,7 @@ struct KioskTests {
         let user = try database.createUser(email: email, displayName: "Ada", passwordHash: Self.passwordHash,
                                            now: clock.now, confirmation: nil)
         let outcome = try database.reserve(ReservationRequest(
-            storeId: (store ?? self.store).id!, userId: user.id!, kind: kind, people: 1, residenceMinutes: 30,
+            storeId: (store ?? self.store).id, userId: user.id, kind: kind, people: 1, residenceMinutes: 30,
             slotStart: slot, requestKey: Secrets.token()), now: clock.now)
         guard case .created(let reservation) = outcome else { throw RequireError(message: "\(outcome)") }
         return reservation
@@ -91,7 +91,7 @@ struct KioskTests {
         #expect(try browser.get("/kiosk/dispenser").status == 200)
 
         // When an admin revokes the key, the next request is refused and the cookie cleared.
-        let kioskId = try require(try database.kiosks(storeId: store.id!).first?.id)
+        let kioskId = try require(try database.kiosks(storeId: store.id).first?.id)
         #expect(try database.revokeKiosk(id: kioskId, now: clock.now))
         #expect(try browser.get("/kiosk/dispenser").header("Location") == "/kiosk")
         let revoked = try browser.get("/kiosk")
@@ -123,7 +123,7 @@ struct KioskTests {
         #expect(first.header("Location") == again.header("Location"))
         let location = try require(first.header("Location"))
         let id = try require(Int64(location.split(separator: "/").last ?? ""))
-        let ticket = try require(try database.walkInTicket(id: id, storeId: store.id!))
+        let ticket = try require(try database.walkInTicket(id: id, storeId: store.id))
         #expect(ticket.walkIn && ticket.userId == nil && ticket.people == 2 && ticket.residenceMinutes == 45)
         #expect(ticket.number == 1 && ticket.status == .called)  // two walk-in places, both free
 
@@ -138,7 +138,7 @@ struct KioskTests {
         // The walk-in share (2 places) is taken: the next walk-in waits, with an estimate.
         let second = try walkIn(browser)
         #expect(second.status == .waiting && second.number == 2)
-        let waiting = try browser.get("/kiosk/tickets/\(second.id!)")
+        let waiting = try browser.get("/kiosk/tickets/\(second.id)")
         #expect(waiting.bodyText.contains("Wait: about 45 min (around 10:45)"))
         #expect(try browser.get("/kiosk/dispenser").bodyText.contains("Wait right now: about 45 min."))
         // Online customers do not draw on the walk-in share: one lining up now is called.
@@ -185,7 +185,7 @@ struct KioskTests {
         let done = try reload(ticket)
         #expect(done.status == .done && done.exitedAt == clock.now)
         // The visit was measured for the store's residence ratio (R9).
-        let load = try database.reader.read { db in try StoreLoad.fetchOne(db, sql: "SELECT * FROM storeLoad WHERE storeId = ?", arguments: [store.id!]) }
+        let load = try database.reader.read { db in try StoreLoad.fetchOne(db, sql: "SELECT * FROM storeLoad WHERE storeId = ?", arguments: [store.id]) }
         #expect(load?.measuredVisits == 1 && abs((load?.actualSeconds ?? 0) - 25 * 60) < 0.01)
 
         let used = try scan(browser, code(ticket))
@@ -222,7 +222,7 @@ struct KioskTests {
         let booking = try customerReservation("booker@example.org", kind: .booking, slot: Fixture.date(2026, 11, 18, 13))
         try refused(code(booking), "tooEarly")
         let cancelled = try customerReservation("cancel@example.org")
-        #expect(try database.cancelReservation(id: cancelled.id!, userId: cancelled.userId!, now: clock.now))
+        #expect(try database.cancelReservation(id: cancelled.id, userId: cancelled.userId!, now: clock.now))
         try refused(code(cancelled), "cancelled")
 
         clock.advance(3 * 3600 + 16 * 60)  // 13:16
@@ -269,13 +269,13 @@ struct KioskTests {
         #expect(waiting.status == .waiting)
         let customer = Browser(app, address: "192.0.2.77")
         try customer.signIn(email: "ada@example.org")
-        #expect(try customer.get("/reservations/\(waiting.id!)").bodyText.contains("You are in the queue"))
+        #expect(try customer.get("/reservations/\(waiting.id)").bodyText.contains("You are in the queue"))
 
         // When one leaves, the waiting customer is called at once.
         clock.advance(20 * 60)
         #expect(try scan(browser, code(inside[0])).bodyText.contains(">EXIT<"))
         #expect(try reload(waiting).status == .called && (try reload(waiting)).calledAt == clock.now)
-        let page = try customer.get("/reservations/\(waiting.id!)")
+        let page = try customer.get("/reservations/\(waiting.id)")
         #expect(page.bodyText.contains("It is your turn: please go to the entrance"))
         #expect(page.bodyText.contains("Scan your code at the entrance by 10:30"))
         // The board shows the number called, and the home page counts the people inside.
@@ -283,7 +283,7 @@ struct KioskTests {
         #expect(board.bodyText.contains("<ul class=\"board-called\"><li>\(waiting.number)</li></ul>"))
         #expect(board.bodyText.contains("Inside: <strong>7</strong> / 10"))
         #expect(board.bodyText.contains("<meta http-equiv=\"refresh\" content=\"10\">"))
-        #expect(try customer.get("/stores/\(store.id!)").bodyText.contains("<dt>People inside</dt><dd>7 of 10</dd>"))
+        #expect(try customer.get("/stores/\(store.id)").bodyText.contains("<dt>People inside</dt><dd>7 of 10</dd>"))
     }
 
     @Test("a full store refuses entry even to an admissible ticket; the schema refuses it too")
@@ -304,7 +304,7 @@ struct KioskTests {
         #expect(throws: DatabaseError.self) {
             try database.writer.write { db in
                 try db.execute(sql: "UPDATE reservation SET status = 'inside', enteredAt = ? WHERE id = ?",
-                               arguments: [clock.now, booking.id!])
+                               arguments: [clock.now, booking.id])
             }
         }
     }

@@ -25,7 +25,7 @@ struct ReservationsTests {
     init() throws {
         database = try AppDatabase.inMemory()
         duomo = try database.createStore(
-            Store(name: "Bottega Duomo", address: "Piazza Duomo 1", phone: "+39 02 1", position: Place.milan[0].position,
+            NewStore(name: "Bottega Duomo", address: "Piazza Duomo 1", phone: "+39 02 1", position: Place.milan[0].position,
                   capacity: 4, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 0, slotCapacity: 2)),
             hours: Fixture.weekdayHours, departments: [("Bakery", 10), ("Deli", 12), ("Fruit", 4)])
         brera = try database.createStore(
@@ -360,11 +360,11 @@ struct ReservationsTests {
         let (_, bob) = try customer("bob@example.org")
         let first = try created(try reserve(ada, at: duomo))
         var second = first
-        second.id = nil
+        second.id = 101  // a new row, to break the invariant with
         second.number = 2
         #expect(throws: DatabaseError.self) { try database.writer.write { db in try second.insert(db) } }
         var full = first
-        full.id = nil
+        full.id = 102  // a new row, to break the invariant with
         full.userId = bob
         full.kind = .booking
         full.status = .booked
@@ -373,13 +373,13 @@ struct ReservationsTests {
         full.number = 3
         try database.writer.write { db in try full.insert(db) }
         var over = full
-        over.id = nil
+        over.id = 103  // a new row, to break the invariant with
         over.userId = nil
         over.people = 1
         over.number = 4
         #expect(throws: DatabaseError.self) { try database.writer.write { db in try over.insert(db) } }
         var duplicate = first
-        duplicate.id = nil
+        duplicate.id = 104  // a new row, to break the invariant with
         duplicate.userId = nil
         duplicate.status = .done
         #expect(throws: DatabaseError.self) { try database.writer.write { db in try duplicate.insert(db) } }

@@ -82,7 +82,7 @@ struct StartupTests {
             let store = listing.store
             #expect((45.39...45.54).contains(store.latitude) && (9.04...9.28).contains(store.longitude), "\(store.name)")
             #expect((20...200).contains(store.capacity))
-            let details = try #require(try database.storeDetails(id: store.id ?? 0))
+            let details = try #require(try database.storeDetails(id: store.id))
             #expect((4...10).contains(details.departments.count), "\(store.name)")
         }
         let capacities = listings.map(\.store.capacity)

@@ -49,8 +49,8 @@ enum Fixture {
         return App(environment: environment, views: try views())
     }
 
-    static func store(_ name: String, at position: GeoPoint, capacity: Int = 50) -> Store {
-        Store(name: name, address: "Via Test 1, Milano", phone: "+39 02 1234 5678", position: position,
+    static func store(_ name: String, at position: GeoPoint, capacity: Int = 50) -> NewStore {
+        NewStore(name: name, address: "Via Test 1, Milano", phone: "+39 02 1234 5678", position: position,
               capacity: capacity, timeZone: "Europe/Rome")
     }
 

@@ -17,7 +17,7 @@ struct EntranceEndToEndTests {
     {
         let database = try AppDatabase.open(path: stack.database)
         let store = try database.createStore(
-            Store(name: name, address: "Via Veloce 1, Milano", phone: "+39 02 0",
+            NewStore(name: name, address: "Via Veloce 1, Milano", phone: "+39 02 0",
                   position: GeoPoint(latitude: 45.466, longitude: 9.19), capacity: capacity, timeZone: "UTC",
                   settings: StoreSettings(capacity: capacity, walkInPercent: walkInPercent, slotCapacity: slotCapacity)),
             hours: (1...7).map { OpeningInterval(weekday: $0, opens: 0, closes: 1440) }, departments: [])

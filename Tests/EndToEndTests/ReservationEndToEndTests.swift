@@ -13,7 +13,7 @@ struct ReservationEndToEndTests {
     static func roundTheClockStore(_ stack: Stack) throws -> Int64 {
         let database = try AppDatabase.open(path: stack.database)
         let store = try database.createStore(
-            Store(name: "Sempre Aperto", address: "Via Veloce 1, Milano", phone: "+39 02 0",
+            NewStore(name: "Sempre Aperto", address: "Via Veloce 1, Milano", phone: "+39 02 0",
                   position: GeoPoint(latitude: 45.466, longitude: 9.19), capacity: 60, timeZone: "UTC",
                   settings: StoreSettings(capacity: 60, walkInPercent: 20, slotMinutes: 15, slotCapacity: 10)),
             hours: (1...7).map { OpeningInterval(weekday: $0, opens: 0, closes: 1440) }, departments: [])

@@ -9,8 +9,8 @@ struct AccountMail {
     let baseURL: String
     let now: Date
 
-    func confirmation(to user: User, token: String) -> OutboxMessage {
-        OutboxMessage(recipient: user.email, subject: "Confirm your CLup account", body: """
+    func confirmation(to user: User, token: String) -> NewOutboxMessage {
+        NewOutboxMessage(recipient: user.email, subject: "Confirm your CLup account", body: """
             Hello \(user.displayName),
 
             Welcome to CLup. Please confirm this is your email address by opening the link below.
@@ -25,8 +25,8 @@ struct AccountMail {
             """, now: now)
     }
 
-    func passwordReset(to user: User, token: String) -> OutboxMessage {
-        OutboxMessage(recipient: user.email, subject: "Reset your CLup password", body: """
+    func passwordReset(to user: User, token: String) -> NewOutboxMessage {
+        NewOutboxMessage(recipient: user.email, subject: "Reset your CLup password", body: """
             Hello \(user.displayName),
 
             Someone (we hope you) asked to reset the password of your CLup account. Choose a new
@@ -43,8 +43,8 @@ struct AccountMail {
 
     /// Sent when a reset is asked for an address with no account, so the answer and its
     /// timing are the same whether or not the account exists.
-    func noAccount(email: String) -> OutboxMessage {
-        OutboxMessage(recipient: email, subject: "Your CLup password reset request", body: """
+    func noAccount(email: String) -> NewOutboxMessage {
+        NewOutboxMessage(recipient: email, subject: "Your CLup password reset request", body: """
             Hello,
 
             Someone (we hope you) asked to reset the CLup password for this address, but there is
@@ -60,8 +60,8 @@ struct AccountMail {
 
     /// Sent when someone signs up with an address that already has an account: the owner
     /// learns of it, and the sign-up page reveals nothing.
-    func alreadyRegistered(to user: User) -> OutboxMessage {
-        OutboxMessage(recipient: user.email, subject: "You already have a CLup account", body: """
+    func alreadyRegistered(to user: User) -> NewOutboxMessage {
+        NewOutboxMessage(recipient: user.email, subject: "You already have a CLup account", body: """
             Hello \(user.displayName),
 
             Someone (we hope you) tried to sign up for CLup with this address, which already has
@@ -72,8 +72,8 @@ struct AccountMail {
             """, now: now)
     }
 
-    func passwordChanged(to user: User) -> OutboxMessage {
-        OutboxMessage(recipient: user.email, subject: "Your CLup password was changed", body: """
+    func passwordChanged(to user: User) -> NewOutboxMessage {
+        NewOutboxMessage(recipient: user.email, subject: "Your CLup password was changed", body: """
             Hello \(user.displayName),
 
             The password of your CLup account was just changed, and other devices were signed out.

@@ -125,7 +125,7 @@ struct AccountsController {
         }
         let user = account.isEmpty ? nil : try database.user(email: account)
         let verified = hasher.verify(context.form["password"] ?? "", against: user?.passwordHash ?? PasswordHasher.decoy)
-        guard verified, let user, let userId = user.id else {
+        guard verified, let user else {
             try database.recordSignInFailure(account: account, clientAddress: client, now: context.now)
             page.error = "That email address and password do not match an account."
             return app.page(.signin, title: "Sign in", context, page, status: 401)
@@ -134,7 +134,7 @@ struct AccountsController {
         // Always a new session id at sign-in, so an id planted before cannot be ridden.
         if let old = context.visitor.session { try database.deleteSession(idHash: old.idHash) }
         let token = Secrets.token()
-        _ = try database.createSession(idHash: Secrets.hash(token), csrfToken: Secrets.token(), userId: userId,
+        _ = try database.createSession(idHash: Secrets.hash(token), csrfToken: Secrets.token(), userId: user.id,
                                        now: context.now)
         var response = Response.redirect(to: page.next)
         response.setCookie(Cookie(name: Visitor.sessionCookie(secure: context.secure), value: token,
@@ -151,7 +151,7 @@ struct AccountsController {
 
     func signOutEverywhere(_ context: RequestContext) throws -> Response {
         let user = try context.visitor.requireUser(for: context.request)
-        if let id = user.id { try database.deleteSessions(userId: id) }
+        try database.deleteSessions(userId: user.id)
         var response = Response.redirect(to: "/signin")
         response.setCookie(Visitor.endedSession(secure: context.secure))
         return response
@@ -240,7 +240,7 @@ struct AccountsController {
         if page.displayNameError != nil {
             return app.page(.account, title: "Your account", section: .account, context, page, status: 422)
         }
-        try database.updateProfile(userId: user.id ?? 0, displayName: name, travelMode: mode,
+        try database.updateProfile(userId: user.id, displayName: name, travelMode: mode,
                                    loyaltyOptIn: context.form["loyaltyOptIn"] == "on")
         return .redirect(to: "/account?saved=profile")
     }
@@ -260,7 +260,7 @@ struct AccountsController {
             return app.page(.account, title: "Your account", section: .account, context, page, status: 422)
         }
         let mail = self.mail(context)
-        try database.changePassword(userId: user.id ?? 0, passwordHash: hasher.hash(new),
+        try database.changePassword(userId: user.id, passwordHash: hasher.hash(new),
                                     keepingSession: context.visitor.session?.idHash, now: context.now,
                                     notice: { mail.passwordChanged(to: $0) })
         return .redirect(to: "/account?saved=password")
@@ -274,7 +274,7 @@ struct AccountsController {
             page.deleteError = "Your password is not right, so the account was not deleted."
             return app.page(.account, title: "Your account", section: .account, context, page, status: 422)
         }
-        try database.deleteUser(id: user.id ?? 0)
+        try database.deleteUser(id: user.id)
         var response = app.page(.message, title: "Account deleted", context, MessagePage(
             title: "Your account is deleted",
             lines: ["Your account and personal data are gone. Visits you made stay in the stores' statistics, "

@@ -141,7 +141,7 @@ struct DeviceAPI: Sendable {
         }
         let store = try environment.database.store(id: ticket.storeId)
         return TicketJSON(
-            id: ticket.id ?? 0, number: ticket.number, code: environment.tickets.token(for: ticket.id ?? 0),
+            id: ticket.id, number: ticket.number, code: environment.tickets.token(for: ticket.id),
             status: ticket.status.rawValue, people: ticket.people, residenceMinutes: ticket.residenceMinutes,
             issuedAt: ticket.createdAt.formatted(.iso8601), estimatedWaitMinutes: wait, storeName: store?.name ?? "")
     }

@@ -68,7 +68,8 @@ struct EntranceDesk {
 
     /// Where a walk-in ticket stands now: its expected wait (0 when called).
     func standing(of ticket: Reservation, now: Date) throws -> QueueStanding? {
-        guard ticket.status == .waiting, let id = ticket.id else { return nil }
+        guard ticket.status == .waiting else { return nil }
+        let id = ticket.id
         let live = try database.liveTraffic(storeId: ticket.storeId, now: now)
         guard let store = try database.store(id: ticket.storeId) else { return nil }
         return QueueStanding.of(id, live: live.live, settings: store.settings,

@@ -38,7 +38,7 @@ struct KioskController {
             return enrolPage(context, error: "That device key is not valid, or it was revoked. Check it and try again.",
                              status: 403)
         }
-        app.environment.logger.info("kiosk \(kiosk.id ?? 0) enrolled a browser from \(context.request.remoteAddress)")
+        app.environment.logger.info("kiosk \(kiosk.id) enrolled a browser from \(context.request.remoteAddress)")
         var response = Response.redirect(to: "/kiosk")
         response.setCookie(kioskCookie(value: key, maxAge: Self.cookieLifetime, secure: context.secure))
         return response
@@ -73,7 +73,7 @@ struct KioskController {
             requestKey: context.form["requestKey"], kiosk: kiosk, now: context.now)
         switch outcome {
         case .success(let ticket):
-            return .redirect(to: "/kiosk/tickets/\(ticket.id ?? 0)")
+            return .redirect(to: "/kiosk/tickets/\(ticket.id)")
         case .failure(let error):
             return try dispenserPage(kiosk, context, error: error)
         }
@@ -94,7 +94,7 @@ struct KioskController {
             context.now.timeIntervalSince(ticket.createdAt) < KioskTicketPage.shownFor
         else { throw HTTPError.notFound }
         let store = try store(of: kiosk)
-        let code = try QRCode(encoding: app.environment.tickets.token(for: ticket.id ?? 0))
+        let code = try QRCode(encoding: app.environment.tickets.token(for: ticket.id))
         let page = KioskTicketPage(ticket: ticket, store: store, code: code,
                                    standing: try desk.standing(of: ticket, now: context.now), now: context.now)
         return app.page(.kioskTicket, title: "Your ticket", context, page)

@@ -15,9 +15,10 @@ struct ManageController {
 
     func list(_ context: RequestContext) throws -> Response {
         let user = try context.visitor.requireUser(for: context.request)
-        guard user.role != .customer, let userId = user.id else { throw HTTPError.forbidden }
+        guard user.role != .customer else { throw HTTPError.forbidden }
+        let userId = user.id
         let stores = user.role == .admin ? try database.storeListings().map(\.store) : try database.managedStores(userId: userId)
-        let page = ManagePage(stores: stores.map { ManagePage.Row(id: $0.id ?? 0, name: $0.name, address: $0.address) })
+        let page = ManagePage(stores: stores.map { ManagePage.Row(id: $0.id, name: $0.name, address: $0.address) })
         return app.page(.manage, title: "Your stores", section: .manage, context, page)
     }
 
@@ -29,7 +30,7 @@ struct ManageController {
                                  live: try database.liveTraffic(storeId: id, now: context.now), now: context.now)
         let kiosks = try database.kiosks(storeId: id).map { kiosk in
             ManageStorePage.KioskRow(
-                id: kiosk.id ?? 0, label: kiosk.label,
+                id: kiosk.id, label: kiosk.label,
                 enrolled: Formatting.clock(kiosk.createdAt, now: context.now, timeZone: details.store.zone),
                 revoked: kiosk.revokedAt != nil)
         }

@@ -45,13 +45,13 @@ struct Alternatives {
         let traffic = try database.liveTraffic(now: now)
         let listings = try database.storeListings()
         return Suggestions.nearest(
-            to: store.position, among: listings, excluding: store.id ?? 0, id: { $0.store.id ?? 0 },
+            to: store.position, among: listings, excluding: store.id, id: { $0.store.id },
             position: \.store.position,
             acceptable: { listing in
-                decision(for: listing, live: traffic[listing.store.id ?? 0] ?? .none).isAccepted
+                decision(for: listing, live: traffic[listing.store.id] ?? .none).isAccepted
             }
         ).map { entry in
-            let id = entry.candidate.store.id ?? 0
+            let id = entry.candidate.store.id
             let decision = decision(for: entry.candidate, live: traffic[id] ?? .none)
             return SuggestionRow(
                 name: entry.candidate.store.name,
@@ -71,13 +71,13 @@ struct Alternatives {
         let listings = try database.storeListings()
         var found: [Int64: Slot] = [:]
         return try Suggestions.nearest(
-            to: store.position, among: listings, excluding: store.id ?? 0, id: { $0.store.id ?? 0 },
+            to: store.position, among: listings, excluding: store.id, id: { $0.store.id },
             position: \.store.position,
             acceptable: { listing in
                 let calendar = listing.slotCalendar
-                guard let slot = calendar.slot(containing: start, now: now), calendar.isBookable(slot, now: now),
-                    let id = listing.store.id
+                guard let slot = calendar.slot(containing: start, now: now), calendar.isBookable(slot, now: now)
                 else { return false }
+                let id = listing.store.id
                 let booked = try database.bookedPeople(storeId: id, at: slot.start)
                 guard SlotAvailability.of(booked: booked, capacity: listing.store.slotCapacity, people: plan.people)
                     != .full
@@ -86,7 +86,8 @@ struct Alternatives {
                 return true
             }
         ).compactMap { entry in
-            guard let id = entry.candidate.store.id, let slot = found[id] else { return nil }
+            let id = entry.candidate.store.id
+            guard let slot = found[id] else { return nil }
             return SuggestionRow(
                 name: entry.candidate.store.name,
                 detail: "\(Formatting.distance(metres: entry.metres)) away · "
@@ -99,7 +100,7 @@ struct Alternatives {
     func otherSlots(_ details: StoreDetails, around start: Date, limit: Int = 4) throws -> [SuggestionRow] {
         let calendar = details.slotCalendar
         let store = details.store
-        guard let id = store.id else { return [] }
+        let id = store.id
         let day = calendar.localDay(of: start)
         let candidates = (calendar.slots(localDay: day, now: now) + calendar.slots(localDay: day + 1, now: now))
             .filter { $0.start != start && calendar.isBookable($0, now: now) }

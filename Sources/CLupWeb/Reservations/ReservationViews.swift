@@ -39,7 +39,7 @@ struct ReservePage {
     var hidden: [HiddenField]
 
     init(details: StoreDetails, choice: VisitPlan.Choice, usual: Int?, shopper: ShopperContext) {
-        let id = details.store.id ?? 0
+        let id = details.store.id
         storeName = details.store.name
         storeHref = "/stores/\(id)?" + shopper.query()
         action = "/stores/\(id)/reserve/how"
@@ -51,8 +51,8 @@ struct ReservePage {
             Choice(value: "usual", label: "Your usual: about \($0) min", checked: time == "usual")
         }
         departments = details.departments.map { department in
-            Choice(value: String(department.id ?? 0), label: "\(department.name) · \(department.estimatedMinutes) min",
-                   checked: department.id.map(choice.departmentIds.contains) ?? false)
+            Choice(value: String(department.id), label: "\(department.name) · \(department.estimatedMinutes) min",
+                   checked: choice.departmentIds.contains(department.id))
         }
         departmentsChosen = time == "departments"
         hasDepartments = !departments.isEmpty
@@ -85,7 +85,7 @@ struct HowPage {
     var firstSlot: String?
 
     init(store: Store, plan: VisitPlan, shopper: ShopperContext, queued: Int) {
-        let id = store.id ?? 0
+        let id = store.id
         storeName = store.name
         summary = plan.summary
         changeHref = WizardLinks.start(id, shopper: shopper, plan: plan)
@@ -129,8 +129,8 @@ struct SlotsPage {
     {
         storeName = store.name
         summary = plan.summary
-        changeHref = WizardLinks.how(store.id ?? 0, plan: plan, shopper: shopper)
-        action = "/stores/\(store.id ?? 0)/reserve/recap"
+        changeHref = WizardLinks.how(store.id, plan: plan, shopper: shopper)
+        action = "/stores/\(store.id)/reserve/recap"
         self.days = days
         self.slots = slots
         hasSlots = !slots.isEmpty
@@ -154,7 +154,7 @@ struct RecapPage {
         self.facts = facts
         self.notice = notice
         self.hidden = hidden
-        action = "/stores/\(store.id ?? 0)/reservations"
+        action = "/stores/\(store.id)/reservations"
         self.backHref = backHref
     }
 }
@@ -304,9 +304,9 @@ struct TicketPage {
     init(_ owned: ReservationWithStore, progress: TicketProgress, code: QRCode?, now: Date) {
         let reservation = owned.reservation
         let store = owned.store
-        id = reservation.id ?? 0
+        id = reservation.id
         storeName = store.name
-        storeHref = "/stores/\(store.id ?? 0)"
+        storeHref = "/stores/\(store.id)"
         number = reservation.number
         let summary = TicketSummary(owned, now: now)
         kind = summary.kind
@@ -336,7 +336,7 @@ struct ActiveRow {
     init(_ owned: ReservationWithStore, progress: TicketProgress, now: Date) {
         summary = TicketSummary(owned, now: now)
         self.progress = progress
-        href = "/reservations/\(owned.reservation.id ?? 0)"
+        href = "/reservations/\(owned.reservation.id)"
         cancelAction = href + "/cancel"
         cancellable = owned.reservation.status.isCancellable
     }
@@ -361,7 +361,7 @@ struct HistoryRow {
         case .expired: outcome = "Expired: not used in time"
         default: outcome = ""
         }
-        href = "/reservations/\(reservation.id ?? 0)"
+        href = "/reservations/\(reservation.id)"
     }
 }
 

@@ -17,7 +17,7 @@ struct TicketsController {
     func ticket(_ context: RequestContext) throws -> Response {
         let owned = try ownReservation(context)
         let progress = try self.progress(owned, now: context.now)
-        let token = app.environment.tickets.token(for: owned.reservation.id ?? 0)
+        let token = app.environment.tickets.token(for: owned.reservation.id)
         let code = owned.reservation.status.isActive ? try QRCode(encoding: token) : nil
         let page = TicketPage(owned, progress: progress, code: code, now: context.now)
         return app.page(.ticket, title: "Your ticket", section: .reservations, context, page)
@@ -36,7 +36,7 @@ struct TicketsController {
         guard owned.reservation.status.isActive else {
             throw HTTPError(410, "This reservation is over, so its code no longer opens the door.")
         }
-        let code = try QRCode(encoding: app.environment.tickets.token(for: owned.reservation.id ?? 0))
+        let code = try QRCode(encoding: app.environment.tickets.token(for: owned.reservation.id))
         let fileName = "clup-\(owned.store.name.fileNameSafe)-\(owned.reservation.number).png"
         return Response(status: 200, headers: [
             ("Content-Type", "image/png"),
@@ -48,7 +48,8 @@ struct TicketsController {
     func cancel(_ context: RequestContext) throws -> Response {
         let user = try context.visitor.requireUser(for: context.request)
         let id = try context.id("id")
-        guard let userId = user.id, let owned = try database.reservation(id: id), owned.reservation.userId == userId
+        let userId = user.id
+        guard let owned = try database.reservation(id: id), owned.reservation.userId == userId
         else { throw HTTPError.notFound }
         guard try database.cancelReservation(id: id, userId: userId, now: context.now) else {
             throw HTTPError(409, owned.reservation.status == .inside
@@ -60,7 +61,7 @@ struct TicketsController {
 
     func list(_ context: RequestContext) throws -> Response {
         let user = try context.visitor.requireUser(for: context.request)
-        guard let userId = user.id else { throw HTTPError.forbidden }
+        let userId = user.id
         let all = try database.reservations(userId: userId)
         let active = try all.first { $0.reservation.status.isActive }.map { owned in
             (owned, try progress(owned, now: context.now))
@@ -76,8 +77,7 @@ struct TicketsController {
 
     private func ownReservation(_ context: RequestContext) throws -> ReservationWithStore {
         let user = try context.visitor.requireUser(for: context.request)
-        guard let owned = try database.reservation(id: try context.id("id")), owned.reservation.userId == user.id,
-            user.id != nil
+        guard let owned = try database.reservation(id: try context.id("id")), owned.reservation.userId == user.id
         else { throw HTTPError.notFound }
         return owned
     }
@@ -87,7 +87,7 @@ struct TicketsController {
         guard reservation.status == .waiting else { return TicketProgress(owned, standing: nil, now: now) }
         let live = try database.liveTraffic(storeId: reservation.storeId, now: now)
         let settings = owned.store.settings
-        let standing = QueueStanding.of(reservation.id ?? 0, live: live.live, settings: settings,
+        let standing = QueueStanding.of(reservation.id, live: live.live, settings: settings,
                                         estimator: live.estimator(settings: settings, pool: reservation.pool), now: now)
         return TicketProgress(owned, standing: standing, now: now)
     }

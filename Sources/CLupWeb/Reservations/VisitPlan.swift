@@ -50,7 +50,7 @@ struct VisitPlan {
             minutes = usual
             if usual == nil { choice.timeError = "Choose how long you will stay." }
         case "departments":
-            let chosen = departments.filter { $0.id.map(choice.departmentIds.contains) ?? false }
+            let chosen = departments.filter { choice.departmentIds.contains($0.id) }
             minutes = ResidenceTime.fromDepartments(chosen.map(\.estimatedMinutes))
             if minutes == nil { choice.timeError = "Tick the departments you will visit, or choose a time." }
         case let value?:

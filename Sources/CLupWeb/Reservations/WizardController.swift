@@ -21,7 +21,7 @@ struct WizardController {
         let (_, userId) = try customer(context)
         let details = try store(context)
         let shopper = self.shopper(context)
-        let usual = try usualMinutes(userId: userId, storeId: details.store.id ?? 0)
+        let usual = try usualMinutes(userId: userId, storeId: details.store.id)
         let query = context.request.query
         var choice = VisitPlan.Choice(time: nil, departmentIds: [], people: nil)
         if let plan = try? VisitPlan.parse(query) {
@@ -44,7 +44,7 @@ struct WizardController {
         if query["minutes"] != nil {
             plan = try VisitPlan.parse(query)
         } else {
-            let usual = try usualMinutes(userId: userId, storeId: store.id ?? 0)
+            let usual = try usualMinutes(userId: userId, storeId: store.id)
             let choice = VisitPlan.choose(query, departments: details.departments, usual: usual)
             guard let chosen = choice.plan else {
                 let page = ReservePage(details: details, choice: choice, usual: usual, shopper: shopper)
@@ -55,7 +55,7 @@ struct WizardController {
         }
         let now = context.now
         let alternatives = Alternatives(database: database, now: now, plan: plan, shopper: shopper)
-        let live = try database.liveTraffic(storeId: store.id ?? 0, now: now)
+        let live = try database.liveTraffic(storeId: store.id, now: now)
         let decision = alternatives.decision(for: details, live: live)
         let queued = live.traffic(settings: store.settings, now: now).queue.reduce(0) { $0 + $1.people }
         var page = HowPage(store: store, plan: plan, shopper: shopper, queued: queued)
@@ -110,7 +110,7 @@ struct WizardController {
             notes.append("Later times on this day are more than 7 days ahead and cannot be booked yet.")
         }
         let booked = try slots.first.map { first in
-            try database.bookedPeople(storeId: store.id ?? 0, in: first.start...(slots.last?.start ?? first.start))
+            try database.bookedPeople(storeId: store.id, in: first.start...(slots.last?.start ?? first.start))
         } ?? [:]
         let offsets = ZoneOffsets.table(for: store.zone, around: now)
         let page = SlotsPage(
@@ -118,7 +118,7 @@ struct WizardController {
             days: days.map { candidate in
                 let noon = offsets.instant(localSeconds: candidate * ZoneOffsets.secondsPerDay + 12 * 3600)
                 return DayTab(label: Formatting.day(noon, now: now, timeZone: store.zone).capitalizedFirst,
-                              href: WizardLinks.slots(store.id ?? 0, plan: plan, shopper: shopper, day: candidate),
+                              href: WizardLinks.slots(store.id, plan: plan, shopper: shopper, day: candidate),
                               current: candidate == day)
             },
             slots: slots.map { slot in
@@ -153,7 +153,7 @@ struct WizardController {
         case "lineUp":
             let mode = query["mode"].flatMap(TravelMode.init(rawValue:)) ?? shopper.mode
             let decision = Alternatives(database: database, now: now, plan: plan, shopper: shopper)
-                .decision(for: details, live: try database.liveTraffic(storeId: store.id ?? 0, now: now))
+                .decision(for: details, live: try database.liveTraffic(storeId: store.id, now: now))
             guard case .accepted(let wait, let entry) = decision else {
                 return try refusedLineUp(context, details: details, plan: plan, shopper: shopper, decision: decision,
                                          status: 200)
@@ -172,7 +172,7 @@ struct WizardController {
                 return try refusedSlot(context, details: details, plan: plan, shopper: shopper, verdict: verdict,
                                        start: start, status: 422)
             }
-            let booked = try database.bookedPeople(storeId: store.id ?? 0, at: slot.start)
+            let booked = try database.bookedPeople(storeId: store.id, at: slot.start)
             if SlotAvailability.of(booked: booked, capacity: store.slotCapacity, people: plan.people) == .full {
                 return try refusedFull(context, details: details, plan: plan, shopper: shopper, start: slot.start,
                                        status: 409)
@@ -194,8 +194,8 @@ struct WizardController {
                 + "whether to cancel it and keep this one." },
             hidden: Self.hidden(fields + [("requestKey", Secrets.token())]),
             backHref: query["kind"] == "booking"
-                ? WizardLinks.slots(store.id ?? 0, plan: plan, shopper: shopper)
-                : WizardLinks.how(store.id ?? 0, plan: plan, shopper: shopper))
+                ? WizardLinks.slots(store.id, plan: plan, shopper: shopper)
+                : WizardLinks.how(store.id, plan: plan, shopper: shopper))
         return app.page(.reserveRecap, title: "Check and confirm", section: .stores, context, page)
     }
 
@@ -219,19 +219,19 @@ struct WizardController {
         }
         let slotStart = kind == .booking ? try Self.slotStart(form) : nil
         let request = ReservationRequest(
-            storeId: store.id ?? 0, userId: userId, kind: kind, people: plan.people, residenceMinutes: plan.minutes,
+            storeId: store.id, userId: userId, kind: kind, people: plan.people, residenceMinutes: plan.minutes,
             travelMode: form["mode"].flatMap(TravelMode.init(rawValue:)) ?? shopper.mode, slotStart: slotStart,
             requestKey: requestKey, replacingActive: form["replace"] == "1")
         switch try database.reserve(request, now: context.now) {
         case .created(let reservation), .alreadyMade(let reservation):
-            return .redirect(to: "/reservations/\(reservation.id ?? 0)")
+            return .redirect(to: "/reservations/\(reservation.id)")
         case .hasActive(let active):
             let page = ConflictPage(
                 active: TicketSummary(active, now: context.now),
-                activeHref: "/reservations/\(active.reservation.id ?? 0)", storeName: store.name,
+                activeHref: "/reservations/\(active.reservation.id)", storeName: store.name,
                 hidden: Self.hidden(
                     form.pairs.filter { $0.name != "csrf" && $0.name != "replace" } + [("replace", "1")]),
-                action: "/stores/\(store.id ?? 0)/reservations", canReplace: active.reservation.status != .inside)
+                action: "/stores/\(store.id)/reservations", canReplace: active.reservation.status != .inside)
             return app.page(.reserveConflict, title: "You already have a reservation", section: .stores, context, page,
                             status: 409)
         case .slotFull:
@@ -260,7 +260,7 @@ struct WizardController {
             message: Self.refusal(decision, now: context.now, zone: store.zone),
             slotsHeading: nil, slots: [],
             suggestions: try alternatives.lineUpStores(near: store),
-            backHref: WizardLinks.how(store.id ?? 0, plan: plan, shopper: shopper), backLabel: "Book a time instead")
+            backHref: WizardLinks.how(store.id, plan: plan, shopper: shopper), backLabel: "Book a time instead")
         return app.page(.reserveRefused, title: "Cannot line up", section: .stores, context, page, status: status)
     }
 
@@ -277,7 +277,7 @@ struct WizardController {
                 + "stores nearby that have room then.",
             slotsHeading: "Other times at \(store.name)", slots: try alternatives.otherSlots(details, around: start),
             suggestions: try alternatives.bookingStores(near: store, at: start),
-            backHref: WizardLinks.slots(store.id ?? 0, plan: plan, shopper: shopper,
+            backHref: WizardLinks.slots(store.id, plan: plan, shopper: shopper,
                                         day: details.slotCalendar.localDay(of: start)),
             backLabel: "See all times")
         return app.page(.reserveRefused, title: "Slot full", section: .stores, context, page, status: status)
@@ -304,7 +304,7 @@ struct WizardController {
         }
         let page = RefusedPage(
             heading: "That time cannot be booked", message: message, slotsHeading: nil, slots: [], suggestions: [],
-            backHref: WizardLinks.slots(store.id ?? 0, plan: plan, shopper: shopper), backLabel: "Choose a time")
+            backHref: WizardLinks.slots(store.id, plan: plan, shopper: shopper), backLabel: "Choose a time")
         return app.page(.reserveRefused, title: "Cannot book that time", section: .stores, context, page,
                         status: status)
     }
@@ -335,7 +335,7 @@ struct WizardController {
     /// The signed-in, confirmed customer and their id.
     private func customer(_ context: RequestContext) throws -> (User, Int64) {
         let user = try context.visitor.requireUser(for: context.request)
-        guard let id = user.id else { throw HTTPError.forbidden }
+        let id = user.id
         guard user.isConfirmed else {
             throw HTTPError(403, "Please confirm your email address before you line up or book: open the link we "
                 + "sent you. You can ask for a new link from the banner at the top of the page.")

@@ -26,7 +26,7 @@ struct StoreCard {
 
     init(store: Store, hours: OpeningHours, live: LiveTraffic, shopper: ShopperContext, now: Date) {
         let status = StoreStatus(settings: store.settings, hours: hours, live: live, now: now)
-        id = store.id ?? 0
+        id = store.id
         name = store.name
         address = store.address
         href = "/stores/\(id)?" + shopper.query()

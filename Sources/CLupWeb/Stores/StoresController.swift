@@ -17,7 +17,7 @@ struct StoresController {
         let traffic = try database.liveTraffic(now: now)
         let cards = try database.storeListings()
             .map { listing in
-                StoreCard(store: listing.store, hours: listing.openingHours, live: traffic[listing.store.id ?? 0] ?? .none,
+                StoreCard(store: listing.store, hours: listing.openingHours, live: traffic[listing.store.id] ?? .none,
                           shopper: shopper, now: now)
             }
             .sorted { ($0.metres, $0.id) < ($1.metres, $1.id) }
@@ -45,7 +45,7 @@ struct StoresController {
         }
         let shopper = ShopperContext(request: request, settings: app.environment.settings, user: context.visitor.user)
         let now = context.now  // once: every figure on the page is for the same instant
-        let live = try app.environment.database.liveTraffic(storeId: details.store.id ?? 0, now: now)
+        let live = try app.environment.database.liveTraffic(storeId: details.store.id, now: now)
         let card = StoreCard(store: details.store, hours: details.openingHours, live: live, shopper: shopper, now: now)
         let page = StorePage(card: card, details: details, shopper: shopper, now: now)
         var response = app.page(.store, title: details.store.name, context, page)
