@@ -21,7 +21,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -47,13 +46,12 @@ let package = Package(
             dependencies: ["CLupData", "CLupSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "CLupPaths"),
-        .target(name: "CLupTemplates", dependencies: ["CLupPaths"], path: "Templates", exclude: ["mustache"]),
+        .target(name: "CLupTemplates", dependencies: ["CLupPaths"], path: "Templates"),
         .target(
             name: "CLupWeb",
             dependencies: [
                 "CLupDomain", "CLupSupport", "CLupData", "CLupJobs", "CLupPaths", "CLupTemplates",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
 

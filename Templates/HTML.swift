@@ -80,6 +80,11 @@ public struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, Custo
             if condition { text += fragment().text }
         }
 
+        /// Fragments one after another (`\(rows.map { … })`).
+        public mutating func appendInterpolation(_ parts: [HTML]) {
+            for part in parts { text += part.text }
+        }
+
         /// One fragment per element, in order.
         public mutating func appendInterpolation<Elements: Sequence>(
             each elements: Elements, _ fragment: (Elements.Element) -> HTML

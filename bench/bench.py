@@ -404,7 +404,7 @@ def main():
 
         clup = Stack(work, args.clup, lambda sock: [
             args.clup, "serve", "--database", database, "--socket", sock, "--socket-mode", "0666",
-            "--threads", str(threads), "--templates", ROOT + "/Templates/mustache", "--public", ROOT + "/Public",
+            "--threads", str(threads), "--public", ROOT + "/Public",
             "--secret-file", os.path.join(work, "secret"), "--mail-dir", os.path.join(work, "mail")], "clup")
         stacks.append(clup)
         home = "/?lat=45.4642&lon=9.19"

@@ -1,171 +1,69 @@
-import CLupData
-import CLupDomain
-import CLupJobs
-import CLupSupport
+import CLupTemplates
 import Foundation
-import Mustache
 
-/// The page templates, all loaded and parsed at start-up: a missing or malformed template
-/// stops the worker from starting instead of failing a request later.
+/// Renders typed page templates (`Templates/`, the CLupTemplates target) inside the frame
+/// every page shares. Templates are compiled with the app: a page that names a field its
+/// model lacks does not build, and rendering involves no lookup by name.
 public struct Views: Sendable {
-    /// Every template the application renders. Pages extend `layout`.
-    public enum Template: String, CaseIterable, Sendable {
-        case layout
-        case home
-        case store
-        case error
-        case signup
-        case signin
-        case confirm
-        case forgot
-        case reset
-        case message
-        case account
-        case manage
-        case manageStore = "manage-store"
-        case reserve
-        case reserveHow = "reserve-how"
-        case reserveSlots = "reserve-slots"
-        case reserveRecap = "reserve-recap"
-        case reserveRefused = "reserve-refused"
-        case reserveConflict = "reserve-conflict"
-        case ticket
-        case reservations
-        case kioskLayout = "kiosk-layout"
-        case kioskEnrol = "kiosk-enrol"
-        case kioskHome = "kiosk-home"
-        case kioskDispenser = "kiosk-dispenser"
-        case kioskTicket = "kiosk-ticket"
-        case kioskScanner = "kiosk-scanner"
-        case kioskBoard = "kiosk-board"
-    }
-
-    public enum LoadError: Error, CustomStringConvertible {
-        case missing(String)
-        case malformed(String, Error)
-
-        public var description: String {
-            switch self {
-            case .missing(let path): "template not found: \(path)"
-            case .malformed(let path, let error): "template \(path) does not parse: \(error)"
-            }
-        }
-    }
-
-    private let library: MustacheLibrary
-    private let templates: [Template: MustacheTemplate]
     public let assets: Assets
 
-    public init(templatesDirectory: String, assets: Assets) throws {
-        var library = MustacheLibrary()
-        var templates: [Template: MustacheTemplate] = [:]
-        for template in Template.allCases {
-            let path = "\(templatesDirectory)/\(template.rawValue).mustache"
-            guard let data = FileManager.default.contents(atPath: path) else { throw LoadError.missing(path) }
-            do {
-                let parsed = try MustacheTemplate(string: String(decoding: data, as: UTF8.self))
-                library.register(parsed, named: template.rawValue)
-                templates[template] = parsed
-            } catch {
-                throw LoadError.malformed(path, error)
-            }
-        }
-        self.library = library
-        self.templates = templates
+    public init(assets: Assets) {
         self.assets = assets
     }
 
-    /// Renders a page. The template sees `site` (assets, navigation, title) and `page` (the
-    /// page's own view model). Values are HTML-escaped unless a template says otherwise.
-    public func render<Model>(_ template: Template, title: String, section: Section = .none, visitor: Visitor,
-                              page: Model) -> String
+    /// The frame of a page for this visitor: title, assets, navigation, CSRF token.
+    func frame(title: String, section: Section, visitor: Visitor) -> Frame {
+        Frame(title: title, stylesheet: assets.stylesheet, script: assets.script, icon: assets.icon, section: section,
+              csrf: visitor.csrfToken, userName: visitor.user?.displayName,
+              isManager: visitor.user.map { $0.role != .customer } ?? false,
+              unconfirmed: visitor.user.map { !$0.isConfirmed } ?? false)
+    }
+
+    /// A page of the site for the visitor making `context`'s request.
+    func page(title: String, section: Section = .none, _ context: some BrowserRequest, _ page: some Page,
+              status: Int = 200) -> Response
     {
-        let context = PageContext(
-            site: SiteContext(title: title, assets: assets, section: section, visitor: visitor), page: page)
-        // Every case was loaded in init, so the lookup cannot fail.
-        return templates[template]?.render(context, library: library) ?? ""
+        .html(page.render(in: frame(title: title, section: section, visitor: context.visitor)).text, status: status)
     }
 
-    /// Which navigation entry is current.
-    public enum Section: Sendable {
-        case none, stores, reservations, account, manage
+    /// An error as a page in the site's layout; a redirect "error" becomes the redirect.
+    func errorResponse(_ error: HTTPError, visitor: Visitor) -> Response {
+        if error.status == 303, let location = error.headers["Location"] { return .redirect(to: location) }
+        var response = Response.html(errorPage(status: error.status, message: error.message, visitor: visitor),
+                                     status: error.status)
+        for (name, value) in error.headers.sorted(by: { $0.key < $1.key }) {
+            response.headers.append((name, value))
+        }
+        return response
     }
-}
 
-/// The top-level rendering context.
-struct PageContext<Model> {
-    var site: SiteContext
-    var page: Model
-}
-
-/// What the shared layout needs on every page: assets, navigation, who is signed in, and the
-/// CSRF token for the forms (sign out is a form in the header).
-struct SiteContext {
-    var title: String
-    var assets: Assets
-    var storesCurrent: Bool
-    var reservationsCurrent: Bool
-    var accountCurrent: Bool
-    var manageCurrent: Bool
-    var csrf: String
-    var signedIn: Bool
-    var userName: String?
-    var isManager: Bool
-    var unconfirmed: Bool
-
-    init(title: String, assets: Assets, section: Views.Section, visitor: Visitor) {
-        self.title = title
-        self.assets = assets
-        storesCurrent = section == .stores
-        reservationsCurrent = section == .reservations
-        accountCurrent = section == .account
-        manageCurrent = section == .manage
-        csrf = visitor.csrfToken
-        signedIn = visitor.user != nil
-        userName = visitor.user?.displayName
-        isManager = visitor.user.map { $0.role != .customer } ?? false
-        unconfirmed = visitor.user.map { !$0.isConfirmed } ?? false
+    /// The HTML of an error page; also written as the static pages nginx serves when the
+    /// worker cannot answer (413, 502).
+    public func errorPage(status: Int, message: String, visitor: Visitor = .anonymous) -> String {
+        let title = ErrorPage.title(for: status)
+        return ErrorPage(status: status, title: title, message: message)
+            .render(in: frame(title: title, section: .none, visitor: visitor)).text
     }
 }
 
-// MARK: - Template fields
-
-extension PageContext: MustacheParent {
-    func child(named key: String) -> Any? {
-        switch key {
-        case "site": site
-        case "page": page
-        default: nil
+extension ErrorPage {
+    static func title(for status: Int) -> String {
+        switch status {
+        case 400: "That request could not be read"
+        case 404: "Page not found"
+        case 405: "Not allowed here"
+        case 413: "Too much to send"
+        case 415: "Unsupported form"
+        case 403: "Not allowed"
+        case 429: "Too many attempts"
+        case 502, 503, 504: "CLup is restarting"
+        case 500...: "Something went wrong"
+        default: "Error \(status)"
         }
     }
 }
 
-extension SiteContext: MustacheParent {
-    func child(named key: String) -> Any? {
-        switch key {
-        case "title": title
-        case "assets": assets
-        case "storesCurrent": storesCurrent
-        case "reservationsCurrent": reservationsCurrent
-        case "accountCurrent": accountCurrent
-        case "manageCurrent": manageCurrent
-        case "csrf": csrf
-        case "signedIn": signedIn
-        case "userName": userName
-        case "isManager": isManager
-        case "unconfirmed": unconfirmed
-        default: nil
-        }
-    }
-}
-
-extension Assets: MustacheParent {
-    public func child(named key: String) -> Any? {
-        switch key {
-        case "stylesheet": stylesheet
-        case "script": script
-        case "icon": icon
-        default: nil
-        }
-    }
+extension HTTPError {
+    /// Anything that is not the person's to act on: a generic page, the details in the log.
+    static let `internal` = HTTPError(500, "Something went wrong on our side. Please try again in a moment.")
 }

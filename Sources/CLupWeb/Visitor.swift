@@ -90,26 +90,6 @@ public struct Visitor: Sendable {
     static func endedSession(secure: Bool) -> Cookie {
         Cookie(name: sessionCookie(secure: secure), value: "", maxAge: 0, secure: secure)
     }
-
-    // MARK: Authorization
-
-    /// The signed-in user, or an error that sends a guest to sign in (GET) or refuses (POST).
-    func requireUser(for request: Request) throws(HTTPError) -> User {
-        if let user { return user }
-        if request.method == .get || request.method == .head {
-            throw HTTPError.redirect(to: "/signin?" + FormData(pairs: [("next", request.path)]).urlEncoded)
-        }
-        throw HTTPError(403, "Please sign in again: your session has ended.")
-    }
-
-    /// The signed-in user if they manage `storeId` (or are an admin), else 403.
-    func requireManager(of storeId: Int64, for request: Request, database: AppDatabase) throws -> User {
-        let user = try requireUser(for: request)
-        let userId = user.id
-        if user.role == .admin { return user }
-        guard user.role == .manager, try database.isManager(userId: userId, of: storeId) else { throw HTTPError.forbidden }
-        return user
-    }
 }
 
 extension HTTPError {

@@ -30,11 +30,8 @@ struct DatabaseOptions: ParsableArguments {
     }
 }
 
-/// Where templates and static files are, and what pages show.
+/// Where the static files are, and what pages show. (Page templates are compiled in.)
 struct SiteOptions: ParsableArguments {
-    @Option(help: "Directory of the Mustache templates.")
-    var templates: String = ProcessInfo.processInfo.environment["CLUP_TEMPLATES"] ?? "Templates/mustache"
-
     @Option(name: .customLong("public"), help: "Directory of the static files nginx serves.")
     var publicDirectory: String = ProcessInfo.processInfo.environment["CLUP_PUBLIC"] ?? "Public"
 
@@ -48,7 +45,7 @@ struct SiteOptions: ParsableArguments {
     var settings: SiteSettings { SiteSettings(tileURL: tileURL, baseURL: baseURL) }
 
     func views() throws -> Views {
-        try Views(templatesDirectory: templates, assets: Assets(publicDirectory: publicDirectory))
+        Views(assets: try Assets(publicDirectory: publicDirectory))
     }
 }
 
@@ -132,7 +129,7 @@ struct Serve: ParsableCommand {
         let logger = Logger(label: "clup")
         guard Sodium.ensureInitialized() else { throw ValidationError("libsodium could not be initialised") }
         guard let mode = mode_t(socketMode, radix: 8) else { throw ValidationError("--socket-mode must be octal") }
-        // Everything that can fail is checked before the socket opens: templates, assets, schema.
+        // Everything that can fail is checked before the socket opens: assets, secret, schema.
         let views = try site.views()
         _ = PasswordHasher.decoy  // computed now, so the first unknown-address sign-in is not slower
         let environment = AppEnvironment(

@@ -146,7 +146,7 @@ struct KioskTests {
 
         // Another store's kiosk cannot show this store's tickets; old tickets leave the screen.
         #expect(try (try kiosk(otherKey)).get(location).status == 404)
-        clock.advance(KioskTicketPage.shownFor)
+        clock.advance(KioskArea.ticketShownFor)
         #expect(try browser.get(location).status == 404)
     }
 

@@ -6,33 +6,12 @@ import Testing
 @testable import CLupSupport
 @testable import CLupWeb
 
-@Suite("Start-up: templates, assets, schema, demo data, nginx configuration")
+@Suite("Start-up: assets, schema, demo data, nginx configuration")
 struct StartupTests {
     func temporaryDirectory() throws -> String {
         let path = NSTemporaryDirectory() + "clup-test-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
-    }
-
-    @Test("a missing template stops start-up")
-    func missingTemplate() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try "{{$content}}{{/content}}".write(toFile: directory + "/layout.mustache", atomically: true, encoding: .utf8)
-        let assets = try Assets(publicDirectory: Fixture.root + "/Public")
-        #expect(throws: Views.LoadError.self) { try Views(templatesDirectory: directory, assets: assets) }
-    }
-
-    @Test("a malformed template stops start-up")
-    func malformedTemplate() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        for template in Views.Template.allCases {
-            try "{{#open}} never closed".write(
-                toFile: "\(directory)/\(template.rawValue).mustache", atomically: true, encoding: .utf8)
-        }
-        let assets = try Assets(publicDirectory: Fixture.root + "/Public")
-        #expect(throws: Views.LoadError.self) { try Views(templatesDirectory: directory, assets: assets) }
     }
 
     @Test("asset URLs carry a fingerprint of the content; a missing asset stops start-up")

@@ -30,7 +30,7 @@ enum Fixture {
     static let wednesdayMorning = date(2026, 11, 18, 10)
 
     static func views() throws -> Views {
-        try Views(templatesDirectory: root + "/Templates/mustache", assets: Assets(publicDirectory: root + "/Public"))
+        Views(assets: try Assets(publicDirectory: root + "/Public"))
     }
 
     /// The QR token signer tests share: a fixed secret, so tokens can be checked.

@@ -51,7 +51,7 @@ final class Stack {
                        "clup is not built at \(Self.clupBinary); run scripts/test")
         _ = try run(Self.clupBinary, ["migrate", "--database", database])
         _ = try run(Self.clupBinary, ["seed-demo", "--database", database])
-        _ = try run(Self.clupBinary, ["generate", "--templates", Self.root + "/Templates/mustache", "--public",
+        _ = try run(Self.clupBinary, ["generate", "--public",
                                       Self.root + "/Public", "--output", Self.root + "/Public/errors"])
         let config = try run(Self.clupBinary, [
             "nginx-config", "--template", Self.root + "/nginx/clup-local.conf.in", "--port", String(port),
@@ -69,7 +69,7 @@ final class Stack {
     func startWorker() throws {
         worker = try launch(Self.clupBinary, [
             "serve", "--database", database, "--socket", socket, "--socket-mode", "0666", "--threads", "4",
-            "--templates", Self.root + "/Templates/mustache", "--public", Self.root + "/Public", "--max-body", "65536",
+            "--public", Self.root + "/Public", "--max-body", "65536",
             "--base-url", baseURL, "--mail-dir", directory + "/mail", "--secret-file", directory + "/secret",
         ] + serveArguments)
         try waitUntil("the worker's socket appears") { FileManager.default.fileExists(atPath: self.socket) }

@@ -7,15 +7,14 @@ import Foundation
 /// What the entrance does for a kiosk, whether it asks through its pages or through the
 /// device API: scan a code, issue a walk-in ticket, report the store's live state. Both
 /// front ends show the same words and the same stable codes.
-struct EntranceDesk {
-    let environment: AppEnvironment
-
-    private var database: AppDatabase { environment.database }
+struct EntranceDesk: Sendable {
+    let database: AppDatabase
+    let tickets: TicketToken
 
     /// Scans `code` (the text a QR scanner typed, or the camera read) at `kiosk`'s store.
     func scan(code: String, kiosk: Kiosk, now: Date) throws -> ScanReport {
         let trimmed = code.trimmingCharacters(in: .whitespacesAndNewlines)
-        let id = environment.tickets.reservationId(from: trimmed)
+        let id = tickets.reservationId(from: trimmed)
         return ScanReport(try database.scan(reservationId: id, at: kiosk.storeId, now: now), now: now)
     }
 

@@ -2,34 +2,29 @@ import CLupData
 import CLupDomain
 import CLupJobs
 import CLupSupport
+import CLupPaths
+import CLupTemplates
 import Foundation
 
 /// Addresses of the wizard's steps, carrying the plan and the shopper's position.
 enum WizardLinks {
     static func start(_ storeId: Int64, shopper: ShopperContext, plan: VisitPlan? = nil) -> String {
-        "/stores/\(storeId)/reserve?" + FormData(pairs: (plan?.fields ?? []) + shopper.fields).urlEncoded
+        Paths.reserve(storeId, query: FormData(pairs: (plan?.fields ?? []) + shopper.fields).urlEncoded)
     }
 
     static func how(_ storeId: Int64, plan: VisitPlan, shopper: ShopperContext) -> String {
-        "/stores/\(storeId)/reserve/how?" + FormData(pairs: plan.fields + shopper.fields).urlEncoded
+        Paths.reserveHow(storeId, query: FormData(pairs: plan.fields + shopper.fields).urlEncoded)
     }
 
     static func slots(_ storeId: Int64, plan: VisitPlan, shopper: ShopperContext, day: Int? = nil) -> String {
-        "/stores/\(storeId)/reserve/slots?"
-            + FormData(pairs: plan.fields + shopper.fields + (day.map { [("day", String($0))] } ?? [])).urlEncoded
+        let day = day.map { [(name: "day", value: String($0))] } ?? []
+        return Paths.reserveSlots(storeId, query: FormData(pairs: plan.fields + shopper.fields + day).urlEncoded)
     }
 
     static func bookingRecap(_ storeId: Int64, slot: Slot, plan: VisitPlan, shopper: ShopperContext) -> String {
         let pairs = [("kind", "booking"), ("slot", String(Int(slot.start.timeIntervalSince1970)))] + plan.fields
-        return "/stores/\(storeId)/reserve/recap?" + FormData(pairs: pairs + shopper.fields).urlEncoded
+        return Paths.reserveRecap(storeId, query: FormData(pairs: pairs + shopper.fields).urlEncoded)
     }
-}
-
-/// Another store or slot to offer, ready to show.
-struct SuggestionRow {
-    var name: String
-    var detail: String
-    var href: String
 }
 
 /// Where else, or when else, a customer can go when their choice is refused (G4, RASD

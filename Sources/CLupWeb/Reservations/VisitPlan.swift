@@ -64,12 +64,6 @@ struct VisitPlan {
     }
 }
 
-/// A form field carried from page to page of the wizard.
-struct HiddenField {
-    var name: String
-    var value: String
-}
-
 extension ShopperContext {
     /// The position as form fields, so a GET form keeps it like a link does.
     var fields: [(name: String, value: String)] {

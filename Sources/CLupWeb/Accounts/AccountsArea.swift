@@ -1,0 +1,353 @@
+import CLupData
+import CLupDomain
+import CLupJobs
+import CLupSupport
+import CLupPaths
+import CLupTemplates
+import Foundation
+
+/// Sign up, confirm, sign in and out, reset a forgotten password, and the account page
+/// (profile, password, sign out everywhere, delete).
+///
+/// An unconfirmed account may sign in, browse and edit its profile, but cannot reserve: the
+/// reservation pages check `User.isConfirmed`. Forms that fail validation are shown again
+/// with what was typed (never the passwords) and a message per field.
+struct AccountsArea {
+    let database: AppDatabase
+    let views: Views
+    let settings: SiteSettings
+    private let hasher = PasswordHasher()
+
+    init(database: AppDatabase, views: Views, settings: SiteSettings) {
+        self.database = database
+        self.views = views
+        self.settings = settings
+    }
+
+    func addRoutes(to pages: RouteGroup<BrowserContext>) {
+        pages.get(Paths.signUp, signUpForm)
+        pages.post(Paths.signUp, signUp)
+        pages.get(Paths.signIn, signInForm)
+        pages.post(Paths.signIn, signIn)
+        pages.post(Paths.signOut, signOut)
+        pages.get(Paths.confirm, confirmForm)
+        pages.post(Paths.confirm, confirm)
+        pages.get(Paths.forgot, forgotForm)
+        pages.post(Paths.forgot, forgot)
+        pages.get(Paths.reset, resetForm)
+        pages.post(Paths.reset, reset)
+
+        let account = pages.adding(.signedIn)
+        account.post(Paths.signOutEverywhere, signOutEverywhere)
+        account.post(Paths.resendConfirmation, resendConfirmation)
+        account.get(Paths.account, self.account)
+        account.post(Paths.accountProfile, updateProfile)
+        account.post(Paths.accountPassword, changePassword)
+        account.post(Paths.accountDelete, deleteAccount)
+    }
+
+    private func mail(_ context: some HandlerContext) -> AccountMail {
+        AccountMail(baseURL: settings.baseURL, now: context.now)
+    }
+
+    // MARK: Sign up
+
+    func signUpForm(_ context: BrowserContext) -> Response {
+        if context.visitor.user != nil { return .redirect(to: Paths.account()) }
+        return views.page(title: "Create an account", context, SignUpPage())
+    }
+
+    func signUp(_ context: BrowserContext) throws -> Response {
+        let form = context.form
+        var page = SignUpPage(email: form["email"]?.trimmed ?? "", displayName: form["displayName"]?.trimmed ?? "")
+        let password = form["password"] ?? ""
+        page.emailError = AccountFields.emailProblem(page.email)
+        page.displayNameError = AccountFields.nameProblem(page.displayName)
+        page.passwordError = PasswordHasher.weakness(of: password, email: page.email, displayName: page.displayName)
+        if page.passwordError == nil, password != form["passwordAgain"] {
+            page.passwordError = "The two passwords do not match."
+        }
+        guard !page.hasErrors else {
+            return views.page(title: "Create an account", context, page, status: 422)
+        }
+        let hash = hasher.hash(password)
+        let token = Secrets.token(bytes: 32)
+        let mail = self.mail(context)
+        do {
+            _ = try database.createUser(
+                email: page.email, displayName: page.displayName, passwordHash: hash, now: context.now,
+                confirmation: (token, { mail.confirmation(to: $0, token: token) }))
+        } catch AccountError.emailTaken {
+            // Tell the owner, and answer exactly as for a new account.
+            if let existing = try database.user(email: page.email) {
+                try database.enqueueMail(mail.alreadyRegistered(to: existing), now: context.now)
+            }
+        }
+        return views.page(title: "Check your email", context, MessagePage(
+            title: "Check your email",
+            lines: ["We have sent a link to \(page.email). Open it to confirm your address.",
+                    "Then sign in to line up or book a visit. The link works for 7 days."],
+            link: ("Sign in", Paths.signIn())))
+    }
+
+    // MARK: Confirm
+
+    func confirmForm(_ context: BrowserContext) throws -> Response {
+        let token = context.request.query["token"] ?? ""
+        guard try database.isLinkValid(token, purpose: .confirm, now: context.now) else {
+            return views.page(title: "Link expired", context, MessagePage(
+                title: "This link has expired or was already used",
+                lines: ["Confirmation links work once, for 7 days. Sign in to ask for a new one."],
+                link: ("Sign in", Paths.signIn())), status: 410)
+        }
+        // Opening the link changes nothing: confirming is a button (a POST), so link scanners
+        // and prefetchers cannot confirm on the owner's behalf.
+        return views.page(title: "Confirm your email", context, ConfirmPage(token: token))
+    }
+
+    func confirm(_ context: BrowserContext) throws -> Response {
+        do {
+            _ = try database.confirmEmail(token: context.form["token"] ?? "", now: context.now)
+        } catch AccountError.invalidOrExpiredLink {
+            throw HTTPError(410, "This confirmation link has expired or was already used. Sign in to ask for a new one.")
+        }
+        let next = context.visitor.user == nil ? ("Sign in", Paths.signIn()) : ("Find a store", Paths.home())
+        return views.page(title: "Email confirmed", context, MessagePage(
+            title: "Your email is confirmed", lines: ["You can now line up and book visits."], link: next))
+    }
+
+    func resendConfirmation(_ context: CustomerContext) throws -> Response {
+        let user = context.user
+        if !user.isConfirmed {
+            let token = Secrets.token(bytes: 32)
+            let mail = self.mail(context)
+            try database.issueLink(purpose: .confirm, email: user.email, token: token, now: context.now,
+                                   mail: { mail.confirmation(to: $0, token: token) })
+        }
+        return views.page(title: "Check your email", context, MessagePage(
+            title: "Check your email", lines: ["We have sent a new confirmation link to \(user.email)."],
+            link: ("Back to your account", Paths.account())))
+    }
+
+    // MARK: Sign in and out
+
+    func signInForm(_ context: BrowserContext) -> Response {
+        let next = safeNextPath(context.request.query["next"])
+        if context.visitor.user != nil { return .redirect(to: next) }
+        return views.page(title: "Sign in", context, SignInPage(next: next))
+    }
+
+    /// Throttled per address and client (`SignInThrottle`). An unknown address costs the same
+    /// argon2id verification as a wrong password and gets the same answer.
+    func signIn(_ context: BrowserContext) throws -> Response {
+        let email = context.form["email"]?.trimmed ?? ""
+        let account = email.lowercased()
+        let client = context.request.remoteAddress
+        var page = SignInPage(email: email, next: safeNextPath(context.form["next"]))
+        let history = try database.signInFailures(account: account, clientAddress: client,
+                                                  since: context.now - SignInThrottle.memory)
+        if let wait = SignInThrottle.wait(history: history, now: context.now) {
+            page.error = "Too many failed attempts. Please wait \(Formatting.duration(wait)) and try again, "
+                + "or reset your password."
+            var response = views.page(title: "Sign in", context, page, status: 429)
+            response.headers.append(("Retry-After", String(Int(wait))))
+            return response
+        }
+        let user = account.isEmpty ? nil : try database.user(email: account)
+        let verified = hasher.verify(context.form["password"] ?? "", against: user?.passwordHash ?? PasswordHasher.decoy)
+        guard verified, let user else {
+            try database.recordSignInFailure(account: account, clientAddress: client, now: context.now)
+            page.error = "That email address and password do not match an account."
+            return views.page(title: "Sign in", context, page, status: 401)
+        }
+        try database.clearSignInFailures(account: account, clientAddress: client)
+        // Always a new session id at sign-in, so an id planted before cannot be ridden.
+        if let old = context.visitor.session { try database.deleteSession(idHash: old.idHash) }
+        let token = Secrets.token()
+        _ = try database.createSession(idHash: Secrets.hash(token), csrfToken: Secrets.token(), userId: user.id,
+                                       now: context.now)
+        var response = Response.redirect(to: page.next)
+        response.setCookie(Cookie(name: Visitor.sessionCookie(secure: context.secure), value: token,
+                                  maxAge: Int(Visitor.absoluteLifetime), secure: context.secure))
+        return response
+    }
+
+    func signOut(_ context: BrowserContext) throws -> Response {
+        if let session = context.visitor.session { try database.deleteSession(idHash: session.idHash) }
+        var response = Response.redirect(to: Paths.home())
+        response.setCookie(Visitor.endedSession(secure: context.secure))
+        return response
+    }
+
+    func signOutEverywhere(_ context: CustomerContext) throws -> Response {
+        let user = context.user
+        try database.deleteSessions(userId: user.id)
+        var response = Response.redirect(to: Paths.signIn())
+        response.setCookie(Visitor.endedSession(secure: context.secure))
+        return response
+    }
+
+    // MARK: Forgotten password
+
+    func forgotForm(_ context: BrowserContext) -> Response {
+        views.page(title: "Forgotten password", context, ForgotPage(email: context.request.query["email"] ?? ""))
+    }
+
+    /// The same page, after the same work (one email enqueued), whether or not the address has
+    /// an account.
+    func forgot(_ context: BrowserContext) throws -> Response {
+        let email = context.form["email"]?.trimmed ?? ""
+        if let problem = AccountFields.emailProblem(email) {
+            return views.page(title: "Forgotten password", context,
+                            ForgotPage(email: email, error: problem), status: 422)
+        }
+        let token = Secrets.token(bytes: 32)
+        let mail = self.mail(context)
+        try database.issueLink(purpose: .reset, email: email, token: token, now: context.now,
+                               mail: { mail.passwordReset(to: $0, token: token) },
+                               ifNoAccount: mail.noAccount(email: email))
+        return views.page(title: "Check your email", context, MessagePage(
+            title: "Check your email",
+            lines: ["If \(email) has a CLup account, we have sent it a link to choose a new password.",
+                    "The link works once, for one hour."],
+            link: ("Back to sign in", Paths.signIn())))
+    }
+
+    func resetForm(_ context: BrowserContext) throws -> Response {
+        let token = context.request.query["token"] ?? ""
+        guard try database.isLinkValid(token, purpose: .reset, now: context.now) else {
+            return views.page(title: "Link expired", context, MessagePage(
+                title: "This link has expired or was already used",
+                lines: ["Password reset links work once, for one hour. You can ask for a new one."],
+                link: ("Ask for a new link", Paths.forgot())), status: 410)
+        }
+        return views.page(title: "Choose a new password", context, ResetPage(token: token))
+    }
+
+    func reset(_ context: BrowserContext) throws -> Response {
+        let token = context.form["token"] ?? ""
+        let password = context.form["password"] ?? ""
+        var page = ResetPage(token: token)
+        page.error = PasswordHasher.weakness(of: password)
+        if page.error == nil, password != context.form["passwordAgain"] { page.error = "The two passwords do not match." }
+        if page.error != nil {
+            return views.page(title: "Choose a new password", context, page, status: 422)
+        }
+        do {
+            _ = try database.resetPassword(token: token, passwordHash: hasher.hash(password), now: context.now)
+        } catch AccountError.invalidOrExpiredLink {
+            throw HTTPError(410, "This password reset link has expired or was already used. Please ask for a new one.")
+        }
+        var response = views.page(title: "Password changed", context, MessagePage(
+            title: "Your password is changed",
+            lines: ["Every device was signed out. Sign in with your new password."], link: ("Sign in", Paths.signIn())))
+        response.setCookie(Visitor.endedSession(secure: context.secure))
+        return response
+    }
+
+    // MARK: Account page
+
+    func account(_ context: CustomerContext) throws -> Response {
+        let user = context.user
+        var page = AccountPage(user: user)
+        switch context.request.query["saved"] {
+        case "profile": page.notice = "Your profile is saved."
+        case "password": page.notice = "Your password is changed. Other devices were signed out."
+        default: break
+        }
+        return views.page(title: "Your account", section: .account, context, page)
+    }
+
+    func updateProfile(_ context: CustomerContext) throws -> Response {
+        let user = context.user
+        let name = context.form["displayName"]?.trimmed ?? ""
+        var page = AccountPage(user: user)
+        page.displayName = name
+        page.displayNameError = AccountFields.nameProblem(name)
+        guard let mode = TravelMode(rawValue: context.form["travelMode"] ?? "") else {
+            throw HTTPError.badRequest("Choose a means of transport from the list.")
+        }
+        if page.displayNameError != nil {
+            return views.page(title: "Your account", section: .account, context, page, status: 422)
+        }
+        try database.updateProfile(userId: user.id, displayName: name, travelMode: mode,
+                                   loyaltyOptIn: context.form["loyaltyOptIn"] == "on")
+        return .redirect(to: Paths.account(query: "saved=profile"))
+    }
+
+    func changePassword(_ context: CustomerContext) throws -> Response {
+        let user = context.user
+        var page = AccountPage(user: user)
+        let new = context.form["newPassword"] ?? ""
+        if !hasher.verify(context.form["currentPassword"] ?? "", against: user.passwordHash) {
+            page.passwordError = "Your current password is not right."
+        } else if let weakness = PasswordHasher.weakness(of: new, email: user.email, displayName: user.displayName) {
+            page.passwordError = weakness
+        } else if new != context.form["newPasswordAgain"] {
+            page.passwordError = "The two new passwords do not match."
+        }
+        if page.passwordError != nil {
+            return views.page(title: "Your account", section: .account, context, page, status: 422)
+        }
+        let mail = self.mail(context)
+        try database.changePassword(userId: user.id, passwordHash: hasher.hash(new),
+                                    keepingSession: context.visitor.session?.idHash, now: context.now,
+                                    notice: { mail.passwordChanged(to: $0) })
+        return .redirect(to: Paths.account(query: "saved=password"))
+    }
+
+    /// Deletes the account and its personal data after the password is given again.
+    func deleteAccount(_ context: CustomerContext) throws -> Response {
+        let user = context.user
+        guard hasher.verify(context.form["password"] ?? "", against: user.passwordHash) else {
+            var page = AccountPage(user: user)
+            page.deleteError = "Your password is not right, so the account was not deleted."
+            return views.page(title: "Your account", section: .account, context, page, status: 422)
+        }
+        try database.deleteUser(id: user.id)
+        var response = views.page(title: "Account deleted", context, MessagePage(
+            title: "Your account is deleted",
+            lines: ["Your account and personal data are gone. Visits you made stay in the stores' statistics, "
+                + "with nothing that names you."],
+            link: ("Back to the stores", Paths.home())))
+        response.setCookie(Visitor.endedSession(secure: context.secure))
+        return response
+    }
+}
+
+/// Checks on the fields of account forms.
+enum AccountFields {
+    /// A deliberately simple check: one @, something on each side, a dot in the domain, no
+    /// spaces. The confirmation email is the real test.
+    static func emailProblem(_ email: String) -> String? {
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
+            !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
+            !email.contains(where: { $0.isWhitespace || $0.isNewline }),
+            !email.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { return "Enter an email address like name@example.com." }
+        return nil
+    }
+
+    static func nameProblem(_ name: String) -> String? {
+        if name.isEmpty { return "Enter the name we should greet you with." }
+        if name.count > 60 { return "Use at most 60 characters." }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "Use letters, numbers and punctuation only."
+        }
+        return nil
+    }
+}
+
+extension AccountPage {
+    init(user: User) {
+        self.init(
+            email: user.email, displayName: user.displayName, confirmed: user.isConfirmed,
+            modes: TravelMode.allCases.map { Choice(value: $0.rawValue, label: $0.label, checked: $0 == user.travelMode) },
+            loyaltyOptIn: user.loyaltyOptIn)
+    }
+}
+
+extension String {
+    var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+}

@@ -1,0 +1,176 @@
+import CLupData
+import CLupDomain
+import CLupJobs
+import CLupSupport
+import CLupPaths
+import Foundation
+
+/// The API for the entrance's hardware — QR scanners and ticket dispensers (RASD 3.1.3) —
+/// described in `Public/api/openapi.json`.
+///
+/// A device authenticates every request with its kiosk's key (`Authorization: Bearer …`) and
+/// acts only for that kiosk's store. No cookies are read, so no CSRF token is needed: a page
+/// elsewhere cannot make a browser send the key. Errors are JSON with a stable `code` and a
+/// `message` a person can act on.
+struct DeviceArea {
+    let database: AppDatabase
+    let desk: EntranceDesk
+    let tickets: TicketToken
+
+    func addRoutes(to api: RouteGroup<RequestContext>) {
+        let devices = api.adding(.deviceKey(database: database))
+        devices.post(Paths.apiScan, scan)
+        devices.post(Paths.apiTickets, issueTicket)
+        devices.adding(.deviceOfStore).get(Paths.apiStoreStatus, storeStatus)
+    }
+
+    func scan(_ context: DeviceContext) throws -> Response {
+        let body = try decode(ScanRequest.self, from: context.request)
+        return .json(try desk.scan(code: body.code, kiosk: context.kiosk, now: context.now))
+    }
+
+    func issueTicket(_ context: DeviceContext) throws -> Response {
+        let body = try decode(TicketRequest.self, from: context.request)
+        switch try desk.issueTicket(people: body.people, minutes: body.residenceMinutes, requestKey: body.requestKey,
+                                    kiosk: context.kiosk, now: context.now)
+        {
+        case .success(let ticket): return .json(try ticketJSON(ticket, now: context.now), status: 201)
+        case .failure(let error): throw error
+        }
+    }
+
+    func storeStatus(_ context: DeviceContext) throws -> Response {
+        .json(try status(storeId: context.kiosk.storeId, now: context.now))
+    }
+
+    // MARK: Requests
+
+    struct ScanRequest: Decodable {
+        var code: String
+    }
+
+    struct TicketRequest: Decodable {
+        var people: Int
+        var residenceMinutes: Int
+        /// Any unique text of 16+ URL-safe characters: a request repeated with it issues one ticket.
+        var requestKey: String?
+    }
+
+    private func decode<Body: Decodable>(_ type: Body.Type, from request: Request) throws -> Body {
+        guard request.headers["content-type"]?.lowercased().hasPrefix("application/json") == true else {
+            throw EntranceError(415, "unsupportedMediaType", "Send the body as application/json.")
+        }
+        do {
+            return try JSONDecoder().decode(type, from: Data(request.body))
+        } catch {
+            throw EntranceError(400, "invalidBody", "The body is not the JSON this operation expects: \(Self.describe(error))")
+        }
+    }
+
+    /// A short, safe description of what was wrong with a JSON body.
+    private static func describe(_ error: Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): "`\(key.stringValue)` is missing."
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            "`\(context.codingPath.map(\.stringValue).joined(separator: "."))` has the wrong type."
+        default: "it could not be read."
+        }
+    }
+
+    // MARK: Responses
+
+    struct TicketJSON: Encodable {
+        var id: Int64
+        var number: Int
+        /// The QR code's text, to print as a QR code.
+        var code: String
+        var status: String
+        var people: Int
+        var residenceMinutes: Int
+        var issuedAt: String
+        /// Expected wait in minutes; 0 when called at once; null when it cannot be told.
+        var estimatedWaitMinutes: Int?
+        var storeName: String
+    }
+
+    private func ticketJSON(_ ticket: Reservation, now: Date) throws -> TicketJSON {
+        let wait: Int?
+        if ticket.status == .called {
+            wait = 0
+        } else {
+            wait = try desk.standing(of: ticket, now: now)?.entry.map { Int(($0.timeIntervalSince(now) / 60).rounded(.up)) }
+        }
+        let store = try database.store(id: ticket.storeId)
+        return TicketJSON(
+            id: ticket.id, number: ticket.number, code: tickets.token(for: ticket.id),
+            status: ticket.status.rawValue, people: ticket.people, residenceMinutes: ticket.residenceMinutes,
+            issuedAt: ticket.createdAt.formatted(.iso8601), estimatedWaitMinutes: wait, storeName: store?.name ?? "")
+    }
+
+    struct StatusJSON: Encodable {
+        struct Queue: Encodable {
+            var parties: Int
+            var people: Int
+        }
+
+        var storeId: Int64
+        var name: String
+        var open: Bool
+        var capacity: Int
+        var peopleInside: Int
+        var onlineQueue: Queue
+        var walkInQueue: Queue
+        /// Numbers called and not yet scanned in, latest first.
+        var calling: [Int]
+        /// Wait for a new party of one, online and at the kiosk, in minutes; null: not taking tickets.
+        var waitMinutes: Int?
+        var walkInWaitMinutes: Int?
+    }
+
+    private func status(storeId: Int64, now: Date) throws -> StatusJSON {
+        guard let details = try database.storeDetails(id: storeId) else {
+            throw EntranceError(404, "notFound", "There is no store with that id.")
+        }
+        let store = details.store
+        let live = try database.liveTraffic(storeId: storeId, now: now)
+        let board = EntranceBoard(live, next: 0)
+        func queue(_ pool: Pool) -> StatusJSON.Queue {
+            let waiting = live.live.filter { $0.pool == pool && $0.state == .waiting }
+            return StatusJSON.Queue(parties: waiting.count, people: waiting.reduce(0) { $0 + $1.people })
+        }
+        func wait(_ pool: Pool) -> Int? {
+            guard pool.places(store.settings) > 0,
+                case .accepted(let wait, _) = live.lineUpDecision(
+                    people: 1, residence: StoreStatus.typicalVisit, settings: store.settings,
+                    hours: details.openingHours, now: now, pool: pool)
+            else { return nil }
+            return Int((wait / 60).rounded(.up))
+        }
+        var open = false
+        if case .open = details.openingHours.state(at: now) { open = true }
+        return StatusJSON(
+            storeId: storeId, name: store.name, open: open, capacity: store.capacity, peopleInside: live.peopleInside,
+            onlineQueue: queue(.online), walkInQueue: queue(.walkIn), calling: board.called.map(\.number),
+            waitMinutes: wait(.online), walkInWaitMinutes: wait(.walkIn))
+    }
+
+    static func error(_ error: EntranceError) -> Response {
+        struct Body: Encodable {
+            var code: String
+            var message: String
+        }
+        var response = Response.json(Body(code: error.code, message: error.message), status: error.status)
+        if error.status == 401 { response.headers.append(("WWW-Authenticate", "Bearer")) }
+        return response
+    }
+
+    static func code(for status: Int) -> String {
+        switch status {
+        case 400: "badRequest"
+        case 404: "notFound"
+        case 405: "methodNotAllowed"
+        case 413: "payloadTooLarge"
+        default: "error"
+        }
+    }
+}

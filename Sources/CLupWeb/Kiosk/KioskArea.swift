@@ -1,0 +1,208 @@
+import CLupData
+import CLupDomain
+import CLupPaths
+import CLupSupport
+import CLupTemplates
+import Foundation
+import Logging
+
+/// The browser at a store's entrance (SPEC 7–9): enrolled once with a device key, it
+/// dispenses walk-in tickets, scans codes at entry and exit, and shows the numbers called.
+///
+/// Every screen but enrolment is behind the `kiosk` guard, which reads this browser's kiosk
+/// cookie afresh on each request, so a revoked key stops working at once; a kiosk only ever
+/// acts for its own store.
+struct KioskArea {
+    let database: AppDatabase
+    let views: Views
+    let desk: EntranceDesk
+    let logger: Logger
+
+    /// A browser stays enrolled for as long as browsers keep a cookie (about 400 days).
+    static let cookieLifetime = 400 * 24 * 3600
+    /// The kiosk shows a ticket for this long after issuing it; then only its QR code on paper
+    /// opens the door.
+    static let ticketShownFor: TimeInterval = 10 * 60
+
+    func addRoutes(to pages: RouteGroup<BrowserContext>) {
+        pages.get(Paths.kiosk, home)
+        pages.post(Paths.kioskEnrol, enrol)
+        pages.post(Paths.kioskLeave, leave)
+
+        let kiosk = pages.adding(.kiosk)
+        kiosk.get(Paths.kioskDispenser, dispenser)
+        kiosk.post(Paths.kioskTickets, issue)
+        kiosk.get(Paths.kioskTicket, ticket)
+        kiosk.get(Paths.kioskScanner, scanner)
+        kiosk.post(Paths.kioskScan, scan)
+        kiosk.get(Paths.kioskBoard, board)
+    }
+
+    // MARK: Enrolment
+
+    /// The kiosk's start page: the enrolment form, or the store's three screens.
+    func home(_ context: BrowserContext) throws -> Response {
+        guard let kiosk = context.visitor.kiosk else {
+            let revoked = context.request.cookies[Visitor.kioskCookie(secure: context.secure)] != nil
+            var response = enrolPage(context, error: revoked
+                ? "This browser's device key no longer works: it was revoked. Enter a new key to go on." : nil)
+            if revoked { response.setCookie(kioskCookie(value: "", maxAge: 0, secure: context.secure)) }
+            return response
+        }
+        return views.page(title: "Kiosk", context,
+                          KioskHomePage(storeName: try store(of: kiosk).name, label: kiosk.label))
+    }
+
+    func enrol(_ context: BrowserContext) throws -> Response {
+        let key = (context.form["key"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let kiosk = try database.kiosk(key: key) else {
+            return enrolPage(context, error: "That device key is not valid, or it was revoked. Check it and try again.",
+                             status: 403)
+        }
+        logger.info("kiosk \(kiosk.id) enrolled a browser from \(context.request.remoteAddress)")
+        var response = Response.redirect(to: Paths.kiosk())
+        response.setCookie(kioskCookie(value: key, maxAge: Self.cookieLifetime, secure: context.secure))
+        return response
+    }
+
+    /// Forgets the key in this browser (the key itself stays valid until an admin revokes it).
+    func leave(_ context: BrowserContext) throws -> Response {
+        var response = Response.redirect(to: Paths.kiosk())
+        response.setCookie(kioskCookie(value: "", maxAge: 0, secure: context.secure))
+        return response
+    }
+
+    private func enrolPage(_ context: BrowserContext, error: String?, status: Int = 200) -> Response {
+        views.page(title: "Set up a kiosk", context, KioskEnrolPage(error: error), status: status)
+    }
+
+    private func kioskCookie(value: String, maxAge: Int, secure: Bool) -> Cookie {
+        Cookie(name: Visitor.kioskCookie(secure: secure), value: value, maxAge: maxAge, secure: secure)
+    }
+
+    // MARK: Ticket dispenser
+
+    func dispenser(_ context: KioskContext) throws -> Response {
+        try dispenserPage(context, error: nil)
+    }
+
+    func issue(_ context: KioskContext) throws -> Response {
+        let outcome = try desk.issueTicket(
+            people: context.form["people"].flatMap { Int($0) }, minutes: context.form["minutes"].flatMap { Int($0) },
+            requestKey: context.form["requestKey"], kiosk: context.kiosk, now: context.now)
+        switch outcome {
+        case .success(let ticket):
+            return .redirect(to: Paths.kioskTicket(ticket.id))
+        case .failure(let error):
+            return try dispenserPage(context, error: error)
+        }
+    }
+
+    private func dispenserPage(_ context: KioskContext, error: EntranceError?) throws -> Response {
+        guard let details = try database.storeDetails(id: context.kiosk.storeId) else { throw HTTPError.notFound }
+        let live = try database.liveTraffic(storeId: context.kiosk.storeId, now: context.now)
+        let page = DispenserPage(details: details, live: live, now: context.now, error: error?.message)
+        return views.page(title: "Take a ticket", context, page, status: error?.status ?? 200)
+    }
+
+    /// The ticket to print. Only this store's walk-in tickets, and only while they are fresh:
+    /// the kiosk is a public screen, not a history.
+    func ticket(_ context: KioskContext) throws -> Response {
+        let kiosk = context.kiosk
+        guard let ticket = try database.walkInTicket(id: try context.id(), storeId: kiosk.storeId),
+            context.now.timeIntervalSince(ticket.createdAt) < Self.ticketShownFor
+        else { throw HTTPError.notFound }
+        let store = try store(of: kiosk)
+        let code = try QRCode(encoding: desk.tickets.token(for: ticket.id))
+        let page = KioskTicketPage(ticket: ticket, store: store, code: code,
+                                   standing: try desk.standing(of: ticket, now: context.now), now: context.now)
+        return views.page(title: "Your ticket", context, page)
+    }
+
+    // MARK: Scanner
+
+    func scanner(_ context: KioskContext) throws -> Response {
+        let store = try store(of: context.kiosk)
+        let inside = try database.liveTraffic(storeId: store.id, now: context.now).peopleInside
+        return views.page(title: "Scanner", context,
+                          ScannerPage(storeName: store.name, report: nil, peopleInside: inside, capacity: store.capacity))
+    }
+
+    /// A scan from the scanner page: the page again with the verdict, or the verdict as JSON
+    /// for the page's script.
+    func scan(_ context: KioskContext) throws -> Response {
+        let report = try desk.scan(code: context.form["code"] ?? "", kiosk: context.kiosk, now: context.now)
+        if context.request.headers["accept"]?.contains("application/json") == true { return .json(report) }
+        let store = try store(of: context.kiosk)
+        let page = ScannerPage(
+            storeName: store.name,
+            report: ScanDisplay(result: report.result, headline: report.headline, message: report.message),
+            peopleInside: report.peopleInside, capacity: store.capacity)
+        return views.page(title: report.headline, context, page)
+    }
+
+    // MARK: Now calling
+
+    func board(_ context: KioskContext) throws -> Response {
+        let store = try store(of: context.kiosk)
+        let board = EntranceBoard(try database.liveTraffic(storeId: store.id, now: context.now))
+        return views.page(title: "Now calling", context, BoardPage(
+            storeName: store.name, called: board.called.map(\.number), next: board.waiting.map(\.number),
+            peopleInside: board.peopleInside, capacity: store.capacity))
+    }
+
+    private func store(of kiosk: Kiosk) throws -> Store {
+        guard let store = try database.store(id: kiosk.storeId) else { throw HTTPError.notFound }
+        return store
+    }
+}
+
+extension DispenserPage {
+    /// The dispenser with 30 minutes and one person chosen, and the walk-in wait right now.
+    init(details: StoreDetails, live: LiveTraffic, now: Date, error: String?) {
+        let store = details.store
+        let waitText: String
+        if store.settings.walkInPlaces == 0 {
+            waitText = "This store keeps no places for walk-ins: please line up with CLup online."
+        } else {
+            let decision = live.lineUpDecision(people: 1, residence: StoreStatus.typicalVisit, settings: store.settings,
+                                               hours: details.openingHours, now: now, pool: .walkIn)
+            if case .accepted(let wait, _) = decision {
+                waitText = wait < 60 ? "No wait right now." : "Wait right now: about \(Formatting.duration(wait))."
+            } else {
+                waitText = EntranceDesk.refusal(decision, now: now, zone: store.zone).message
+            }
+        }
+        self.init(
+            storeName: store.name,
+            presets: ResidenceTime.presets.map { Choice(value: String($0), label: "\($0) min", checked: $0 == 30) },
+            people: [Choice(value: "1", label: "Just me", checked: true),
+                     Choice(value: "2", label: "Two of us", checked: false)],
+            requestKey: Secrets.token(), waitText: waitText, error: error)
+    }
+}
+
+extension KioskTicketPage {
+    init(ticket: Reservation, store: Store, code: QRCode, standing: QueueStanding?, now: Date) {
+        let zone = store.zone
+        let called = ticket.status == .called
+        let headline: String
+        if called {
+            let deadline = (ticket.calledAt ?? now) + Double(store.callGraceMinutes) * 60
+            headline = "Go in now: scan this code at the entrance by \(Formatting.clock(deadline, now: now, timeZone: zone))."
+        } else if let entry = standing?.entry {
+            headline = "Wait: about \(Formatting.duration(entry.timeIntervalSince(now))) (around "
+                + "\(Formatting.clock(entry, now: now, timeZone: zone))). Watch the screen for your number."
+        } else {
+            headline = "Watch the screen at the entrance for your number."
+        }
+        self.init(
+            storeName: store.name, storeAddress: store.address, number: ticket.number,
+            facts: [
+                Fact("Issued", Formatting.moment(ticket.createdAt, now: now, timeZone: zone)),
+                Fact("People", Formatting.people(ticket.people)),
+                Fact("Visit length", "about \(ticket.residenceMinutes) min"),
+            ],
+            called: called, headline: headline, code: QRDrawing(side: code.svgSide, path: code.svgPath))
+    }
+}

@@ -1,0 +1,46 @@
+import CLupData
+import CLupDomain
+import CLupPaths
+import CLupTemplates
+import Foundation
+
+/// The manager's area: the stores they manage and, for each, its live figures, settings and
+/// enrolled kiosks. Only managers and admins get in; a store's page only for a store they
+/// manage (admins manage all); guessing another store's id gets a 403.
+struct ManageArea {
+    let database: AppDatabase
+    let views: Views
+
+    func addRoutes(to pages: RouteGroup<BrowserContext>) {
+        let managers = pages.adding(.signedIn).adding(.manager)
+        managers.get(Paths.manage, list)
+        let store = managers.adding(.managerOfStore(database: database))
+        store.get(Paths.manageStore, self.store)
+    }
+
+    func list(_ context: ManagerContext) throws -> Response {
+        let user = context.user
+        let stores = user.role == .admin
+            ? try database.storeListings().map(\.store) : try database.managedStores(userId: user.id)
+        let page = ManagePage(stores: stores.map { ManagePage.Row(id: $0.id, name: $0.name, address: $0.address) })
+        return views.page(title: "Your stores", section: .manage, context, page)
+    }
+
+    func store(_ context: ManagedStoreContext) throws -> Response {
+        guard let details = try database.storeDetails(id: context.storeId) else { throw HTTPError.notFound }
+        let store = details.store
+        let status = StoreStatus(settings: store.settings, hours: details.openingHours,
+                                 live: try database.liveTraffic(storeId: store.id, now: context.now), now: context.now)
+        let kiosks = try database.kiosks(storeId: store.id).map { kiosk in
+            ManageStorePage.KioskRow(
+                id: kiosk.id, label: kiosk.label,
+                enrolled: Formatting.clock(kiosk.createdAt, now: context.now, timeZone: store.zone),
+                revoked: kiosk.revokedAt != nil)
+        }
+        let page = ManageStorePage(
+            id: store.id, name: store.name, address: store.address, capacity: store.capacity,
+            peopleInside: status.peopleInside, wait: Formatting.wait(status.wait), light: status.light.rawValue,
+            reason: status.reason.text, kiosks: kiosks)
+        return views.page(title: store.name, section: .manage, context, page)
+    }
+}

@@ -1,0 +1,72 @@
+import CLupData
+import CLupDomain
+import CLupPaths
+import CLupSupport
+import CLupTemplates
+import Foundation
+
+/// Lining up and booking (RASD use case 3) and the customer's tickets (R15, MP1).
+///
+/// The wizard: how long and how many → line up or book → (means of transport | slot) → recap
+/// → confirm. Every step is a plain page and a GET form, so it works without JavaScript and
+/// the back button; only confirming changes anything. Its steps live in `WizardStep*.swift`.
+/// Only confirmed customers may reserve; a ticket is only ever shown to its owner.
+struct ReservationsArea {
+    let database: AppDatabase
+    let views: Views
+    let settings: SiteSettings
+    let tickets: TicketToken
+
+    func addRoutes(to pages: RouteGroup<BrowserContext>) {
+        let customers = pages.adding(.signedIn)
+        let wizard = customers.adding(.confirmed)
+        wizard.get(Paths.reserve, start)
+        wizard.get(Paths.reserveHow, how)
+        wizard.get(Paths.reserveSlots, slots)
+        wizard.get(Paths.reserveRecap, recap)
+        wizard.post(Paths.storeReservations, create)
+
+        customers.get(Paths.reservations, list)
+        let owner = customers.adding(.reservationOwner(database: database))
+        owner.get(Paths.ticket, ticket)
+        owner.get(Paths.ticketStatus, status)
+        owner.get(Paths.ticketImage, qrImage)
+        owner.post(Paths.ticketCancel, cancel)
+    }
+
+    // MARK: Helpers the steps share
+
+    func store(_ context: some HandlerContext) throws -> StoreDetails {
+        guard let details = try database.storeDetails(id: try context.id()) else { throw HTTPError.notFound }
+        return details
+    }
+
+    func shopper(_ context: CustomerContext) -> ShopperContext {
+        ShopperContext(request: context.request, settings: settings, user: context.user)
+    }
+
+    /// The customer's usual visit length at the store, once they have enough visits (R1.3).
+    func usualMinutes(userId: Int64, storeId: Int64) throws -> Int? {
+        ResidenceTime.fromVisits(try database.visitDurations(userId: userId, storeId: storeId))
+    }
+
+    func alternatives(_ context: some HandlerContext, plan: VisitPlan, shopper: ShopperContext) -> Alternatives {
+        Alternatives(database: database, now: context.now, plan: plan, shopper: shopper)
+    }
+
+    static func slotStart(_ form: FormData) throws(HTTPError) -> Date {
+        guard let seconds = form["slot"].flatMap({ Int($0) }), seconds > 0 else {
+            throw .badRequest("Choose a time slot from the list.")
+        }
+        return Date(timeIntervalSince1970: Double(seconds))
+    }
+
+    static func hidden(_ pairs: [(name: String, value: String)]) -> [HiddenField] {
+        pairs.map { HiddenField(name: $0.name, value: $0.value) }
+    }
+}
+
+extension String {
+    /// "today" → "Today".
+    var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
+}

@@ -1,0 +1,41 @@
+import CLupData
+import CLupDomain
+import CLupPaths
+import CLupTemplates
+import Foundation
+
+/// Step 1: how long and how many.
+extension ReservationsArea {
+    func start(_ context: CustomerContext) throws -> Response {
+        let details = try store(context)
+        let usual = try usualMinutes(userId: context.user.id, storeId: details.store.id)
+        var choice = VisitPlan.Choice(time: nil, departmentIds: [], people: nil)
+        if let plan = try? VisitPlan.parse(context.request.query) {
+            choice.time = ResidenceTime.presets.contains(plan.minutes) ? String(plan.minutes) : nil
+            choice.people = plan.people
+        }
+        let page = ReservePage(details: details, choice: choice, usual: usual, shopper: shopper(context))
+        return views.page(title: "Reserve at \(details.store.name)", section: .stores, context, page)
+    }
+}
+
+extension ReservePage {
+    init(details: StoreDetails, choice: VisitPlan.Choice, usual: Int?, shopper: ShopperContext) {
+        let id = details.store.id
+        let time = choice.time ?? (usual != nil ? "usual" : "30")
+        self.init(
+            storeName: details.store.name, storeHref: Paths.store(id, query: shopper.query()),
+            action: Paths.reserveHow(id),
+            presets: ResidenceTime.presets.map { Choice(value: String($0), label: "\($0) min", checked: time == String($0)) },
+            usual: usual.map { Choice(value: "usual", label: "Your usual: about \($0) min", checked: time == "usual") },
+            departments: details.departments.map { department in
+                Choice(value: String(department.id), label: "\(department.name) · \(department.estimatedMinutes) min",
+                       checked: choice.departmentIds.contains(department.id))
+            },
+            departmentsChosen: time == "departments",
+            people: [Choice(value: "1", label: "Just me", checked: choice.people != 2),
+                     Choice(value: "2", label: "Two of us", checked: choice.people == 2)],
+            timeError: choice.timeError, peopleError: choice.peopleError,
+            hidden: ReservationsArea.hidden(shopper.fields))
+    }
+}

@@ -1,0 +1,82 @@
+import CLupData
+import CLupDomain
+import CLupPaths
+import CLupTemplates
+import Foundation
+
+/// Step 2: line up now (the wait, and how the customer will get there), or book a time.
+extension ReservationsArea {
+    func how(_ context: CustomerContext) throws -> Response {
+        let details = try store(context)
+        let store = details.store
+        let shopper = self.shopper(context)
+        let query = context.request.query
+        let plan: VisitPlan
+        if query["minutes"] != nil {
+            plan = try VisitPlan.parse(query)
+        } else {
+            let usual = try usualMinutes(userId: context.user.id, storeId: store.id)
+            let choice = VisitPlan.choose(query, departments: details.departments, usual: usual)
+            guard let chosen = choice.plan else {
+                let page = ReservePage(details: details, choice: choice, usual: usual, shopper: shopper)
+                return views.page(title: "Reserve at \(store.name)", section: .stores, context, page, status: 422)
+            }
+            plan = chosen
+        }
+        let now = context.now
+        let alternatives = self.alternatives(context, plan: plan, shopper: shopper)
+        let live = try database.liveTraffic(storeId: store.id, now: now)
+        let decision = alternatives.decision(for: details, live: live)
+        let queued = live.traffic(settings: store.settings, now: now).queue.reduce(0) { $0 + $1.people }
+        var lineUp: HowPage.LineUp?
+        var refusal: String?
+        var suggestions: [SuggestionRow] = []
+        if case .accepted(let wait, let entry) = decision {
+            lineUp = HowPage.LineUp(
+                estimate: wait < 60 ? "No wait: you could go in as soon as you arrive."
+                    : "Estimated wait \(Formatting.wait(wait)): you would enter around "
+                        + Formatting.clock(entry, now: now, timeZone: store.zone) + ".",
+                modes: TravelMode.allCases.map { mode in
+                    let travel = mode.travelTime(metres: shopper.position.distance(to: store.position))
+                    return Choice(value: mode.rawValue, label: "\(mode.label) · \(Formatting.duration(travel))",
+                                  checked: mode == shopper.mode)
+                },
+                hidden: Self.hidden([("kind", "lineUp")] + plan.fields + shopper.fields))
+        } else {
+            refusal = Self.refusal(decision, now: now, zone: store.zone)
+            suggestions = try alternatives.lineUpStores(near: store)
+        }
+        let page = HowPage(
+            storeName: store.name, summary: plan.summary,
+            changeHref: WizardLinks.start(store.id, shopper: shopper, plan: plan),
+            recapAction: Paths.reserveRecap(store.id),
+            queued: queued == 0 ? "Nobody is in the queue." : "\(Formatting.people(queued)) in the queue.",
+            lineUp: lineUp, refusal: refusal, suggestions: suggestions,
+            slotsHref: WizardLinks.slots(store.id, plan: plan, shopper: shopper),
+            firstSlot: details.slotCalendar.firstBookable(now: now).map {
+                Formatting.slot($0, now: now, timeZone: store.zone)
+            })
+        return views.page(title: "Line up or book", section: .stores, context, page)
+    }
+
+    /// Why the party cannot line up, in words they can act on.
+    static func refusal(_ decision: LineUpPolicy.Decision, now: Date, zone: TimeZone) -> String {
+        switch decision {
+        case .accepted:
+            return ""
+        case .closed(let opensAt):
+            return "The store is closed now"
+                + (opensAt.map { " and opens \(Formatting.clock($0, now: now, timeZone: zone))." } ?? ".")
+                + " You can book a time instead."
+        case .waitTooLong(let wait?):
+            return "The wait is \(Formatting.wait(wait)), over the 2 hours CLup lets anyone wait. Book a time "
+                + "instead, or try a store nearby."
+        case .waitTooLong(nil):
+            return "This store keeps too few places for the queue to let a party of your size in. Try a store "
+                + "nearby, or come alone."
+        case .closesFirst(let closes, let entry):
+            return "Your turn would come around \(Formatting.clock(entry, now: now, timeZone: zone)), too close to "
+                + "closing time (\(Formatting.clock(closes, now: now, timeZone: zone))) for your visit."
+        }
+    }
+}

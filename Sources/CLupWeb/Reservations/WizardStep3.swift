@@ -1,0 +1,63 @@
+import CLupData
+import CLupDomain
+import CLupPaths
+import CLupTemplates
+import Foundation
+
+/// Step 3, for a booking: the slot picker, one day at a time.
+extension ReservationsArea {
+    func slots(_ context: CustomerContext) throws -> Response {
+        let details = try store(context)
+        let store = details.store
+        let plan = try VisitPlan.parse(context.request.query)
+        let shopper = self.shopper(context)
+        let now = context.now
+        let calendar = details.slotCalendar
+        let days = calendar.bookingDays(now: now)
+        let firstDay = calendar.firstBookable(now: now).map { calendar.localDay(of: $0.start) } ?? days[0]
+        let requested = context.request.query["day"].flatMap { Int($0) }
+        let day = requested.flatMap { days.contains($0) ? $0 : nil } ?? firstDay
+        let daySlots = calendar.slots(localDay: day, now: now)
+        // Only bookable slots are offered; a line says why earlier or later ones are not.
+        let slots = daySlots.filter { calendar.isBookable($0, now: now) }
+        var notes: [String] = []
+        if let first = slots.first ?? daySlots.last,
+            daySlots.contains(where: { $0.start < now + SlotCalendar.leadTime })
+        {
+            notes.append(slots.isEmpty
+                ? "Bookings open 2 hours ahead: there is no time left to book on this day."
+                : "Bookings open 2 hours ahead: the first time you can book on this day is "
+                    + Formatting.time(first.start, timeZone: store.zone, now: now) + ".")
+        }
+        if daySlots.contains(where: { $0.start > now + SlotCalendar.horizon }) {
+            notes.append("Later times on this day are more than 7 days ahead and cannot be booked yet.")
+        }
+        let booked = try slots.first.map { first in
+            try database.bookedPeople(storeId: store.id, in: first.start...(slots.last?.start ?? first.start))
+        } ?? [:]
+        let offsets = ZoneOffsets.table(for: store.zone, around: now)
+        let page = SlotsPage(
+            storeName: store.name, summary: plan.summary,
+            changeHref: WizardLinks.how(store.id, plan: plan, shopper: shopper),
+            action: Paths.reserveRecap(store.id),
+            days: days.map { candidate in
+                let noon = offsets.instant(localSeconds: candidate * ZoneOffsets.secondsPerDay + 12 * 3600)
+                return DayTab(label: Formatting.day(noon, now: now, timeZone: store.zone).capitalizedFirst,
+                              href: WizardLinks.slots(store.id, plan: plan, shopper: shopper, day: candidate),
+                              current: candidate == day)
+            },
+            slots: slots.map { slot in
+                let taken = booked[slot.start] ?? 0
+                let availability = SlotAvailability.of(booked: taken, capacity: store.slotCapacity, people: plan.people)
+                return SlotChoice(
+                    value: String(Int(slot.start.timeIntervalSince1970)),
+                    time: Formatting.time(slot.start, timeZone: store.zone, now: now) + "–"
+                        + Formatting.time(slot.end, timeZone: store.zone, now: now),
+                    state: availability.rawValue,
+                    note: availability == .full ? "full" : Formatting.placesLeft(store.slotCapacity - taken))
+            },
+            notes: notes, closed: daySlots.isEmpty,
+            hidden: Self.hidden([("kind", "booking")] + plan.fields + shopper.fields))
+        return views.page(title: "Choose a time", section: .stores, context, page)
+    }
+}

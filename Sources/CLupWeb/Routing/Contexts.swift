@@ -1,0 +1,88 @@
+import CLupData
+import Foundation
+
+/// What every handler can read about its request, whatever group it is in.
+protocol HandlerContext {
+    var base: RequestContext { get }
+}
+
+extension HandlerContext {
+    var request: Request { base.request }
+    var now: Date { base.now }
+    /// The request reached the web server over TLS, so cookies must be `Secure`.
+    var secure: Bool { base.request.isHTTPS }
+
+    /// A route parameter that must be a positive id, else 404.
+    func id(_ name: String = "id") throws(HTTPError) -> Int64 {
+        guard let value = base.parameters[name].flatMap({ Int64($0) }), value > 0 else { throw .notFound }
+        return value
+    }
+}
+
+/// The request, its route's parameters, and the instant it is handled at (read once, so every
+/// figure on a page is for the same moment).
+struct RequestContext: HandlerContext, Sendable {
+    var request: Request
+    var parameters: [String: String]
+    var now: Date
+
+    var base: RequestContext { self }
+}
+
+/// A request from a browser: who sent it (session, kiosk cookie, CSRF token) and its form
+/// fields, already checked against the CSRF token for an unsafe method.
+protocol BrowserRequest: HandlerContext {
+    var browser: BrowserContext { get }
+}
+
+extension BrowserRequest {
+    var base: RequestContext { browser.base }
+    var visitor: Visitor { browser.visitor }
+    var form: FormData { browser.form }
+}
+
+struct BrowserContext: BrowserRequest {
+    var base: RequestContext
+    var visitor: Visitor
+    var form = FormData()
+
+    var browser: BrowserContext { self }
+}
+
+/// A signed-in person: `user` is who they are.
+struct CustomerContext: BrowserRequest {
+    var browser: BrowserContext
+    var user: User
+}
+
+/// A signed-in manager (or admin).
+struct ManagerContext: BrowserRequest {
+    var browser: BrowserContext
+    var user: User
+}
+
+/// A manager acting on `storeId`, which they manage (admins manage every store).
+struct ManagedStoreContext: BrowserRequest {
+    var browser: BrowserContext
+    var user: User
+    var storeId: Int64
+}
+
+/// The customer who owns the reservation in the address.
+struct OwnedTicketContext: BrowserRequest {
+    var browser: BrowserContext
+    var user: User
+    var owned: ReservationWithStore
+}
+
+/// An enrolled kiosk browser, acting for `kiosk.storeId` only.
+struct KioskContext: BrowserRequest {
+    var browser: BrowserContext
+    var kiosk: Kiosk
+}
+
+/// A device authenticated by its kiosk's key (no cookies read).
+struct DeviceContext: HandlerContext {
+    var base: RequestContext
+    var kiosk: Kiosk
+}

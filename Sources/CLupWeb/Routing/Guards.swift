@@ -1,0 +1,174 @@
+import CLupData
+import CLupPaths
+import Foundation
+import Logging
+
+// The guards the areas declare on their route groups. Each is written once here; a route
+// gets one by being added to a group that declared it, never by a check in its handler.
+
+extension Middleware where Input == RequestContext, Output == BrowserContext {
+    /// The site's pages: resolves who is asking (session, kiosk and CSRF cookies) before
+    /// anything else, adds the cookies that resolution set, and answers every error of the
+    /// routes after it as a page in the site's layout — an `HTTPError` with its status and
+    /// message, anything else as a 500 that reveals nothing (the details go to the log).
+    static func pages(database: AppDatabase, views: Views, logger: Logger) -> Middleware {
+        Middleware("session") { context, next in
+            var visitor = Visitor.anonymous
+            do {
+                visitor = try Visitor.resolve(context.request, database: database, now: context.now)
+                var response = try next(BrowserContext(base: context, visitor: visitor))
+                // First, so a cookie the handler sets (a new session) overrides one cleared here.
+                response.headers.insert(contentsOf: visitor.cookies.map { ("Set-Cookie", $0.headerValue) }, at: 0)
+                return response
+            } catch let error as HTTPError {
+                var response = views.errorResponse(error, visitor: visitor)
+                visitor.cookies.forEach { response.setCookie($0) }
+                return response
+            } catch {
+                logger.error("\(context.request.method.rawValue) \(context.request.path) failed: \(String(reflecting: error))")
+                return views.errorResponse(.internal, visitor: visitor)
+            }
+        }
+    }
+}
+
+extension Middleware where Input == BrowserContext, Output == BrowserContext {
+    /// Unsafe methods must carry the visitor's CSRF token in their form, checked in constant
+    /// time before any handler runs; nothing has changed when this refuses.
+    static let csrf = Middleware("csrf", methods: [.post, .put, .patch, .delete]) { context, next in
+        var context = context
+        if context.request.method.isUnsafe {
+            context.form = try context.request.form()
+            try context.visitor.checkCSRF(context.form)
+        }
+        return try next(context)
+    }
+}
+
+extension Middleware where Input == BrowserContext, Output == KioskContext {
+    /// An enrolled kiosk browser (its key is checked on every request, so a revoked key stops
+    /// at once). Others are sent to the enrolment page (GET) or refused.
+    static let kiosk = Middleware.check("kiosk") { context in
+        guard let kiosk = context.visitor.kiosk else {
+            if context.request.method.isSafe { throw HTTPError.redirect(to: Paths.kiosk()) }
+            throw HTTPError(403, "This browser is not an enrolled kiosk (or its key was revoked). Enrol it again at /kiosk.")
+        }
+        return KioskContext(browser: context, kiosk: kiosk)
+    }
+}
+
+extension Middleware where Input == BrowserContext, Output == CustomerContext {
+    /// Someone signed in. A guest asking for a page is sent to sign in and brought back; a
+    /// form from an ended session is refused.
+    static let signedIn = Middleware.check("signedIn") { context in
+        guard let user = context.visitor.user else {
+            if context.request.method.isSafe {
+                throw HTTPError.redirect(to: Paths.signIn(query: FormData(pairs: [("next", context.request.path)]).urlEncoded))
+            }
+            throw HTTPError(403, "Please sign in again: your session has ended.")
+        }
+        return CustomerContext(browser: context.browser, user: user)
+    }
+}
+
+extension Middleware where Input == CustomerContext, Output == CustomerContext {
+    /// An account whose email address is confirmed: only those may line up or book.
+    static let confirmed = Middleware.check("confirmed") { context in
+        guard context.user.isConfirmed else {
+            throw HTTPError(403, "Please confirm your email address before you line up or book: open the link we "
+                + "sent you. You can ask for a new link from the banner at the top of the page.")
+        }
+        return context
+    }
+}
+
+extension Middleware where Input == CustomerContext, Output == OwnedTicketContext {
+    /// The owner of the reservation in the address. Anyone else gets the 404 an unknown id
+    /// gets, so ids reveal nothing.
+    static func reservationOwner(database: AppDatabase) -> Middleware {
+        .check("reservationOwner") { context in
+            guard let owned = try database.reservation(id: try context.id()), owned.reservation.userId == context.user.id
+            else { throw HTTPError.notFound }
+            return OwnedTicketContext(browser: context.browser, user: context.user, owned: owned)
+        }
+    }
+}
+
+extension Middleware where Input == CustomerContext, Output == ManagerContext {
+    /// A manager or an admin.
+    static let manager = Middleware.check("manager") { context in
+        guard context.user.role != .customer else { throw HTTPError.forbidden }
+        return ManagerContext(browser: context.browser, user: context.user)
+    }
+}
+
+extension Middleware where Input == ManagerContext, Output == ManagedStoreContext {
+    /// The store in the address is one this manager manages (admins manage every store);
+    /// another store's id gets a 403.
+    static func managerOfStore(database: AppDatabase) -> Middleware {
+        .check("managerOfStore") { context in
+            let storeId = try context.id()
+            let allowed = try context.user.role == .admin || database.isManager(userId: context.user.id, of: storeId)
+            guard allowed else {
+                throw HTTPError.forbidden
+            }
+            return ManagedStoreContext(browser: context.browser, user: context.user, storeId: storeId)
+        }
+    }
+}
+
+extension Middleware where Input == RequestContext, Output == RequestContext {
+    /// The device API's errors: JSON `{code, message}` with a stable code, never a page.
+    static func jsonErrors(logger: Logger) -> Middleware {
+        Middleware("jsonErrors") { context, next in
+            do {
+                return try next(context)
+            } catch let error as EntranceError {
+                return DeviceArea.error(error)
+            } catch let error as HTTPError {
+                var response = DeviceArea.error(EntranceError(error.status, DeviceArea.code(for: error.status), error.message))
+                for (name, value) in error.headers.sorted(by: { $0.key < $1.key }) { response.headers.append((name, value)) }
+                return response
+            } catch {
+                logger.error("\(context.request.method.rawValue) \(context.request.path) failed: \(String(reflecting: error))")
+                return DeviceArea.error(EntranceError(500, "internal", "Something went wrong on our side. Please try again."))
+            }
+        }
+    }
+}
+
+extension Middleware where Input == RequestContext, Output == DeviceContext {
+    /// A device sending its kiosk's key as `Authorization: Bearer <key>`. No cookies are read,
+    /// so no other site can make a browser use the API: no CSRF token is needed.
+    static func deviceKey(database: AppDatabase) -> Middleware {
+        .check("deviceKey") { context in
+            guard let header = context.request.headers["authorization"], header.lowercased().hasPrefix("bearer ") else {
+                throw EntranceError(401, "unauthorized", "Send the kiosk's device key as `Authorization: Bearer <key>`.")
+            }
+            let key = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
+            guard let kiosk = try database.kiosk(key: key) else {
+                throw EntranceError(401, "invalidKey", "This device key is not valid, or it was revoked.")
+            }
+            return DeviceContext(base: context, kiosk: kiosk)
+        }
+    }
+}
+
+extension Middleware where Input == DeviceContext, Output == DeviceContext {
+    /// The store in the address is the device's own.
+    static let deviceOfStore = Middleware.check("deviceOfStore") { context in
+        guard let id = context.base.parameters["id"].flatMap({ Int64($0) }), id > 0 else {
+            throw EntranceError(404, "notFound", "There is no store with that id.")
+        }
+        guard id == context.kiosk.storeId else {
+            throw EntranceError(403, "otherStore", "This device's key is for another store.")
+        }
+        return context
+    }
+}
+
+extension HTTPMethod {
+    /// GET and HEAD change nothing; every other method may.
+    var isSafe: Bool { self == .get || self == .head || self == .options }
+    var isUnsafe: Bool { !isSafe }
+}

@@ -1,0 +1,41 @@
+import CLupData
+import CLupDomain
+import CLupPaths
+import CLupTemplates
+import Foundation
+
+extension StoreCard {
+    /// A store's card from its record, hours and live traffic, as seen from the shopper.
+    init(store: Store, hours: OpeningHours, live: LiveTraffic, shopper: ShopperContext, now: Date) {
+        let status = StoreStatus(settings: store.settings, hours: hours, live: live, now: now)
+        let metres = shopper.position.distance(to: store.position)
+        let openText: String
+        switch status.openState {
+        case .open(let until):
+            openText = "Open until " + Formatting.clock(until, now: now, timeZone: store.zone)
+        case .closed(let opensAt):
+            openText = opensAt.map { "Closed · opens " + Formatting.clock($0, now: now, timeZone: store.zone) } ?? "Closed"
+        }
+        self.init(
+            id: store.id, name: store.name, address: store.address,
+            href: Paths.store(store.id, query: shopper.query()),
+            distance: Formatting.distance(metres: metres),
+            travel: Formatting.duration(shopper.mode.travelTime(metres: metres)) + " " + shopper.mode.phrase,
+            hoursToday: Formatting.intervals(hours.intervals(on: now)), openText: openText,
+            peopleInside: status.peopleInside, capacity: status.capacity,
+            wait: status.openState.isOpen ? Formatting.wait(status.wait) : "—",
+            light: status.light.rawValue, reason: status.reason.text,
+            latitude: String(format: "%.5f", store.latitude), longitude: String(format: "%.5f", store.longitude))
+    }
+}
+
+extension TravelMode {
+    /// "on foot", "by car": completes "12 min …".
+    var phrase: String {
+        switch self {
+        case .walking: "on foot"
+        case .car: "by car"
+        case .transit: "by public transport"
+        }
+    }
+}

@@ -1,0 +1,117 @@
+/// A label and its value, for recaps, tickets and receipts.
+public struct Fact: Sendable, Equatable {
+    public var label: String
+    public var value: String
+
+    public init(_ label: String, _ value: String) {
+        self.label = label
+        self.value = value
+    }
+}
+
+/// One option of a radio group, checkbox list or select.
+public struct Choice: Sendable, Equatable {
+    public var value: String
+    public var label: String
+    public var checked: Bool
+
+    public init(value: String, label: String, checked: Bool) {
+        self.value = value
+        self.label = label
+        self.checked = checked
+    }
+}
+
+/// A form field the person does not see, carried from step to step.
+public struct HiddenField: Sendable, Equatable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// Another store or slot to offer, ready to show.
+public struct SuggestionRow: Sendable, Equatable {
+    public var name: String
+    public var detail: String
+    public var href: String
+
+    public init(name: String, detail: String, href: String) {
+        self.name = name
+        self.detail = detail
+        self.href = href
+    }
+}
+
+/// A QR code as an SVG path of its dark modules, `side` modules square with the quiet zone.
+public struct QRDrawing: Sendable, Equatable {
+    public var side: Int
+    public var path: String
+
+    public init(side: Int, path: String) {
+        self.side = side
+        self.path = path
+    }
+}
+
+/// Pieces several pages share.
+enum Fragments {
+    static func hidden(_ fields: [HiddenField]) -> HTML {
+        HTML.joined(fields.map { "<input type=\"hidden\" name=\"\($0.name)\" value=\"\($0.value)\">" })
+    }
+
+    /// `<dl>` rows of label and value.
+    static func facts(_ facts: [Fact]) -> HTML {
+        HTML.joined(facts.map { "<div><dt>\($0.label)</dt><dd>\($0.value)</dd></div>" })
+    }
+
+    /// Radio buttons (or checkboxes) of `name`, each in its own label of class `style`.
+    static func options(_ choices: [Choice], name: String, type: String = "radio", style: String = "check",
+                        required: Bool = false) -> HTML
+    {
+        """
+        \(choices.map { choice in
+            "<label class=\"\(style)\"><input type=\"\(type)\" name=\"\(name)\" value=\"\(choice.value)\"\(if: choice.checked, " checked")\(if: required, " required")> \(choice.label)</label>"
+        })
+        """
+    }
+
+    /// `<option>`s of a select.
+    static func selectOptions(_ choices: [Choice]) -> HTML {
+        HTML.joined(choices.map { "<option value=\"\($0.value)\"\(if: $0.checked, " selected")>\($0.label)</option>" })
+    }
+
+    static func suggestions(_ rows: [SuggestionRow]) -> HTML {
+        """
+        <ul class="suggestions">
+          \(rows.map { "<li><a href=\"\($0.href)\"><strong>\($0.name)</strong> <span class=\"fine\">\($0.detail)</span></a></li>" })
+        </ul>
+        """
+    }
+
+    static func qr(_ code: QRDrawing, label: String) -> HTML {
+        """
+        <svg viewBox="0 0 \(code.side) \(code.side)" role="img" aria-label="\(label)" shape-rendering="crispEdges"><rect width="\(code.side)" height="\(code.side)" fill="#fff"/><path d="\(code.path)" fill="#000"/></svg>
+        """
+    }
+
+    /// `aria-invalid` and `aria-describedby` for a field with an error message.
+    static func invalid(_ error: String?, describedBy id: String) -> HTML {
+        error == nil ? .empty : " aria-invalid=\"true\" aria-describedby=\"\(id)\""
+    }
+
+    static func fieldError(_ error: String?, id: String) -> HTML {
+        error.map { "<p class=\"field-error\" id=\"\(id)\">\($0)</p>" } ?? .empty
+    }
+
+    static func formError(_ error: String?, role: String = "alert") -> HTML {
+        error.map { "<p class=\"form-error\" role=\"\(role)\">\($0)</p>" } ?? .empty
+    }
+
+    static func notice(_ notice: String?) -> HTML {
+        notice.map { "<p class=\"notice\" role=\"status\">\($0)</p>" } ?? .empty
+    }
+}

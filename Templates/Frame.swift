@@ -1,0 +1,132 @@
+import CLupPaths
+
+/// A page of the site: a model that renders itself inside the frame every page shares.
+public protocol Page {
+    func render(in frame: Frame) -> HTML
+}
+
+/// Which navigation entry is current.
+public enum Section: Sendable {
+    case none, stores, reservations, account, manage
+}
+
+/// What the shared layouts need on every page: the title, fingerprinted assets, navigation,
+/// who is signed in, and the CSRF token for the forms (sign out is a form in the header).
+public struct Frame: Sendable {
+    public var title: String
+    public var stylesheet: String
+    public var script: String
+    public var icon: String
+    public var section: Section
+    /// The token every form of the page carries.
+    public var csrf: String
+    /// The signed-in person's name; nil for a guest.
+    public var userName: String?
+    public var isManager: Bool
+    /// Signed in with an address not yet confirmed: the banner asks to confirm it.
+    public var unconfirmed: Bool
+
+    public init(title: String, stylesheet: String, script: String, icon: String, section: Section, csrf: String,
+                userName: String?, isManager: Bool, unconfirmed: Bool)
+    {
+        self.title = title
+        self.stylesheet = stylesheet
+        self.script = script
+        self.icon = icon
+        self.section = section
+        self.csrf = csrf
+        self.userName = userName
+        self.isManager = isManager
+        self.unconfirmed = unconfirmed
+    }
+
+    /// The hidden field that carries the CSRF token; every form that POSTs starts with it.
+    public var csrfField: HTML { "<input type=\"hidden\" name=\"csrf\" value=\"\(csrf)\">" }
+
+    private func current(_ section: Section) -> HTML {
+        self.section == section ? " aria-current=\"page\"" : .empty
+    }
+
+    /// The shopper's and manager's layout: header with navigation, banner, main, footer.
+    public func site(head: HTML = .empty, _ content: HTML) -> HTML {
+        """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(title) · CLup</title>
+        <link rel="icon" href="\(icon)" type="image/svg+xml">
+        <link rel="stylesheet" href="\(stylesheet)">
+        \(head)
+        </head>
+        <body>
+        <a class="skip" href="#main">Skip to content</a>
+        <header class="site-header">
+          <a class="brand" href="\(Paths.home())"><img src="\(icon)" alt="" width="28" height="28"> CLup</a>
+          <nav aria-label="Main">
+            <a href="\(Paths.home())"\(current(.stores))>Stores</a>
+            \(if: isManager, "<a href=\"\(Paths.manage())\"\(current(.manage))>Manage</a>")
+            \(userName == nil ? signInLink : signedInLinks)
+          </nav>
+        </header>
+        \(if: unconfirmed, confirmBanner)
+        <main id="main">
+        \(content)
+        </main>
+        <footer class="site-footer">
+          <p>CLup — line up for your grocery store from home, and walk in when it is your turn.</p>
+        </footer>
+        <script src="\(script)" defer></script>
+        </body>
+        </html>
+        """
+    }
+
+    private var signInLink: HTML { "<a href=\"\(Paths.signIn())\">Sign in</a>" }
+
+    private var signedInLinks: HTML {
+        """
+        <a href="\(Paths.reservations())"\(current(.reservations))>My reservations</a>
+            <a href="\(Paths.account())"\(current(.account))>Account</a>
+            <form class="inline" method="post" action="\(Paths.signOut())">\(csrfField)<button type="submit" class="link">Sign out</button></form>
+        """
+    }
+
+    private var confirmBanner: HTML {
+        """
+        <div class="banner" role="status">
+          <p>Please confirm your email address to line up or book. We sent you a link.</p>
+          <form class="inline" method="post" action="\(Paths.resendConfirmation())">\(csrfField)<button type="submit" class="link">Send it again</button></form>
+        </div>
+        """
+    }
+
+    /// The entrance kiosk's layout: the store's name in a slim header, no navigation.
+    public func kiosk(storeName: String?, head: HTML = .empty, _ content: HTML) -> HTML {
+        """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="robots" content="noindex">
+        <title>\(title) · CLup kiosk</title>
+        <link rel="icon" href="\(icon)" type="image/svg+xml">
+        <link rel="stylesheet" href="\(stylesheet)">
+        \(head)
+        </head>
+        <body class="kiosk">
+        <header class="kiosk-header no-print">
+          <span class="brand"><img src="\(icon)" alt="" width="28" height="28"> CLup</span>
+          <span class="kiosk-store">\(storeName)</span>
+        </header>
+        <main id="main">
+        \(content)
+        </main>
+        <script src="\(script)" defer></script>
+        </body>
+        </html>
+        """
+    }
+}

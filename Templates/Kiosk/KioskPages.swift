@@ -1,0 +1,250 @@
+import CLupPaths
+
+/// Enter a device key to make this browser a store's kiosk.
+public struct KioskEnrolPage: Page {
+    public var error: String?
+
+    public init(error: String?) {
+        self.error = error
+    }
+
+    public func render(in frame: Frame) -> HTML {
+        frame.kiosk(storeName: nil, """
+            <section class="narrow panel">
+              <h1>Set up this kiosk</h1>
+              <p>Enter the device key an administrator created for this entrance (<code>clup admin enrol-kiosk</code>). This browser then stays the store's kiosk until the key is revoked.</p>
+              \(Fragments.formError(error))
+              <form method="post" action="\(Paths.kioskEnrol())" class="stack">
+                \(frame.csrfField)
+                <label>Device key
+                  <input type="password" name="key" required autocomplete="off" autocapitalize="off" spellcheck="false" minlength="32" maxlength="200">
+                </label>
+                <button type="submit">Enrol this browser</button>
+              </form>
+            </section>
+            """)
+    }
+}
+
+/// An enrolled kiosk's start page: its store and its three screens.
+public struct KioskHomePage: Page {
+    public var storeName: String
+    public var label: String
+
+    public init(storeName: String, label: String) {
+        self.storeName = storeName
+        self.label = label
+    }
+
+    public func render(in frame: Frame) -> HTML {
+        frame.kiosk(storeName: storeName, """
+            <section class="kiosk-menu">
+              <h1>\(storeName)</h1>
+              <p class="fine">Kiosk “\(label)”. Choose what this screen does:</p>
+              <nav class="kiosk-choices" aria-label="Kiosk screens">
+                <a class="kiosk-choice" href="\(Paths.kioskDispenser())"><strong>Ticket dispenser</strong><span>Walk-ins take a printed ticket</span></a>
+                <a class="kiosk-choice" href="\(Paths.kioskScanner())"><strong>Scanner</strong><span>Scan codes at entry and exit</span></a>
+                <a class="kiosk-choice" href="\(Paths.kioskBoard())"><strong>Now calling</strong><span>The numbers called, for a screen at the door</span></a>
+              </nav>
+              <form method="post" action="\(Paths.kioskLeave())" class="kiosk-leave">
+                \(frame.csrfField)
+                <button type="submit" class="link" data-confirm="Stop using this browser as the kiosk? You will need the device key to enrol it again.">Stop using this browser as a kiosk</button>
+              </form>
+            </section>
+            """)
+    }
+}
+
+/// The ticket dispenser: how long, how many, print. Touch targets are large; 30 minutes and
+/// one person are chosen already, so one tap prints the commonest ticket.
+public struct DispenserPage: Page {
+    public var storeName: String
+    public var presets: [Choice]
+    public var people: [Choice]
+    /// A fresh key per form: a double tap prints one ticket.
+    public var requestKey: String
+    public var waitText: String
+    public var error: String?
+
+    public init(storeName: String, presets: [Choice], people: [Choice], requestKey: String, waitText: String,
+                error: String?)
+    {
+        self.storeName = storeName
+        self.presets = presets
+        self.people = people
+        self.requestKey = requestKey
+        self.waitText = waitText
+        self.error = error
+    }
+
+    public func render(in frame: Frame) -> HTML {
+        frame.kiosk(storeName: storeName, """
+            <section class="dispenser">
+              <h1>Take a ticket</h1>
+              <p class="dispenser-wait" data-field="wait">\(waitText)</p>
+              \(Fragments.formError(error))
+              <form method="post" action="\(Paths.kioskTickets())" class="stack">
+                \(frame.csrfField)
+                <input type="hidden" name="requestKey" value="\(requestKey)">
+                <fieldset class="choices">
+                  <legend>How long will you stay?</legend>
+                  <div class="tiles">
+                    \(Self.tiles(presets, name: "minutes"))
+                  </div>
+                </fieldset>
+                <fieldset class="choices">
+                  <legend>How many people?</legend>
+                  <div class="tiles two">
+                    \(Self.tiles(people, name: "people"))
+                  </div>
+                </fieldset>
+                <button type="submit" class="huge">Print my ticket</button>
+              </form>
+            </section>
+            """)
+    }
+
+    static func tiles(_ choices: [Choice], name: String) -> HTML {
+        HTML.joined(choices.map {
+            "<label class=\"tile\"><input type=\"radio\" name=\"\(name)\" value=\"\($0.value)\"\(if: $0.checked, " checked")><span>\($0.label)</span></label>"
+        })
+    }
+}
+
+/// The printed walk-in ticket: store, number, QR code, time issued and the expected wait. It
+/// returns to the dispenser by itself for the next person.
+public struct KioskTicketPage: Page {
+    /// Seconds before the screen returns to the dispenser.
+    public static let resetAfter = 20
+
+    public var storeName: String
+    public var storeAddress: String
+    public var number: Int
+    public var facts: [Fact]
+    public var called: Bool
+    public var headline: String
+    public var code: QRDrawing
+
+    public init(storeName: String, storeAddress: String, number: Int, facts: [Fact], called: Bool, headline: String,
+                code: QRDrawing)
+    {
+        self.storeName = storeName
+        self.storeAddress = storeAddress
+        self.number = number
+        self.facts = facts
+        self.called = called
+        self.headline = headline
+        self.code = code
+    }
+
+    public func render(in frame: Frame) -> HTML {
+        frame.kiosk(storeName: storeName, head: """
+            <meta http-equiv="refresh" content="\(Self.resetAfter);url=\(Paths.kioskDispenser())">
+            """, """
+            <article class="receipt" data-autoprint>
+              <p class="receipt-store">\(storeName)</p>
+              <p class="receipt-address">\(storeAddress)</p>
+              <p class="receipt-number"><span>Ticket</span> \(number)</p>
+              <p class="receipt-headline\(if: called, " called")">\(headline)</p>
+              <figure class="receipt-qr">
+                \(Fragments.qr(code, label: "QR code of ticket \(number)"))
+              </figure>
+              <dl class="receipt-facts">
+                \(Fragments.facts(facts))
+              </dl>
+              <p class="receipt-note">Scan this code at the entrance when your number is called, and again on your way out.</p>
+            </article>
+            <p class="no-print kiosk-next"><a class="button huge" href="\(Paths.kioskDispenser())">Done — next customer</a></p>
+            """)
+    }
+}
+
+/// The last scan's verdict as the scanner shows it.
+public struct ScanDisplay: Sendable {
+    /// enter, exit or refused: the colour.
+    public var result: String
+    public var headline: String
+    public var message: String
+
+    public init(result: String, headline: String, message: String) {
+        self.result = result
+        self.headline = headline
+        self.message = message
+    }
+}
+
+/// The scanner: one input that a USB or Bluetooth scanner types into, the last verdict, and
+/// the count inside.
+public struct ScannerPage: Page {
+    public var storeName: String
+    public var report: ScanDisplay?
+    public var peopleInside: Int
+    public var capacity: Int
+
+    public init(storeName: String, report: ScanDisplay?, peopleInside: Int, capacity: Int) {
+        self.storeName = storeName
+        self.report = report
+        self.peopleInside = peopleInside
+        self.capacity = capacity
+    }
+
+    public func render(in frame: Frame) -> HTML {
+        let shown = report ?? ScanDisplay(result: "", headline: "Ready", message: "Scan a ticket's QR code.")
+        return frame.kiosk(storeName: storeName, """
+            <section class="scanner" data-scanner>
+              <div class="scan-result\(report.map { " result-\($0.result)" })" data-scan-result aria-live="assertive">
+                <p class="scan-headline" data-field="headline">\(shown.headline)</p>
+                <p class="scan-message" data-field="message">\(shown.message)</p>
+              </div>
+              <p class="scan-count">Inside: <strong data-field="peopleInside">\(peopleInside)</strong> / \(capacity)</p>
+              <form method="post" action="\(Paths.kioskScan())" class="scan-form" data-scan-form>
+                \(frame.csrfField)
+                <label for="code">Code</label>
+                <input id="code" name="code" autofocus autocomplete="off" autocapitalize="off" spellcheck="false" maxlength="200" data-scan-input>
+                <button type="submit">Check</button>
+              </form>
+              <div class="camera" data-camera hidden>
+                <button type="button" class="secondary" data-camera-toggle>Use the camera</button>
+                <video data-camera-video playsinline muted hidden></video>
+              </div>
+            </section>
+            """)
+    }
+}
+
+/// The "now calling" screen at the entrance.
+public struct BoardPage: Page {
+    public static let refreshSeconds = 10
+
+    public var storeName: String
+    public var called: [Int]
+    public var next: [Int]
+    public var peopleInside: Int
+    public var capacity: Int
+
+    public init(storeName: String, called: [Int], next: [Int], peopleInside: Int, capacity: Int) {
+        self.storeName = storeName
+        self.called = called
+        self.next = next
+        self.peopleInside = peopleInside
+        self.capacity = capacity
+    }
+
+    public func render(in frame: Frame) -> HTML {
+        frame.kiosk(storeName: storeName, head: "<meta http-equiv=\"refresh\" content=\"\(Self.refreshSeconds)\">", """
+            <section class="board" aria-live="polite">
+              <h1>Now calling</h1>
+              \(called.isEmpty ? Self.nobodyCalled : "<ul class=\"board-called\">\(Self.items(called))</ul>")
+              <p class="board-hint">Called? Scan your code at the entrance.</p>
+              \(if: !next.isEmpty, "<h2>Next</h2><ul class=\"board-next\">\(Self.items(next))</ul>")
+              <p class="board-count">Inside: <strong>\(peopleInside)</strong> / \(capacity)</p>
+            </section>
+            """)
+    }
+
+    static let nobodyCalled: HTML = "<p class=\"board-empty\">Nobody is being called right now.</p>"
+
+    static func items(_ numbers: [Int]) -> HTML {
+        HTML.joined(numbers.map { "<li>\($0)</li>" })
+    }
+}

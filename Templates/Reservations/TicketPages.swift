@@ -1,0 +1,196 @@
+import CLupPaths
+
+/// Where a reservation stands now, in words and figures; the ticket page and its JSON agree.
+public struct TicketProgress: Sendable, Equatable {
+    /// The reservation's status, as a stable code (`waiting`, `called`…).
+    public var status: String
+    public var headline: String
+    public var detail: String
+    public var peopleAhead: Int?
+    public var entry: String?
+    /// Still changing: the page refreshes itself.
+    public var live: Bool
+
+    public init(status: String, headline: String, detail: String, peopleAhead: Int? = nil, entry: String? = nil,
+                live: Bool)
+    {
+        self.status = status
+        self.headline = headline
+        self.detail = detail
+        self.peopleAhead = peopleAhead
+        self.entry = entry
+        self.live = live
+    }
+}
+
+/// The ticket page: live progress, the QR code, and the recap.
+public struct TicketPage: Page {
+    public var storeName: String
+    public var number: Int
+    public var kind: String
+    public var progress: TicketProgress
+    public var facts: [Fact]
+    /// Nil once the reservation is over: its code no longer opens the door.
+    public var code: QRDrawing?
+    public var pngHref: String
+    public var statusHref: String
+    public var cancelAction: String?
+
+    public init(storeName: String, number: Int, kind: String, progress: TicketProgress, facts: [Fact],
+                code: QRDrawing?, pngHref: String, statusHref: String, cancelAction: String?)
+    {
+        self.storeName = storeName
+        self.number = number
+        self.kind = kind
+        self.progress = progress
+        self.facts = facts
+        self.code = code
+        self.pngHref = pngHref
+        self.statusHref = statusHref
+        self.cancelAction = cancelAction
+    }
+
+    public func render(in frame: Frame) -> HTML {
+        frame.site(head: progress.live ? "<noscript><meta http-equiv=\"refresh\" content=\"30\"></noscript>" : .empty, """
+            <article class="ticket" data-status="\(progress.status)" data-status-url="\(progress.live ? statusHref : "")">
+              <header class="ticket-head">
+                <p class="ticket-store">\(storeName)</p>
+                <p class="ticket-number"><span class="fine">\(kind) No.</span> \(number)</p>
+              </header>
+              <section class="ticket-status status-\(progress.status)" aria-live="polite">
+                <h1 data-field="headline">\(progress.headline)</h1>
+                <p data-field="detail">\(progress.detail)</p>
+              </section>
+              \(code.map(qr))
+              <dl class="recap">
+                \(Fragments.facts(facts))
+              </dl>
+              <div class="actions no-print">
+                \(if: code != nil, saveAndPrint)
+                <a class="button secondary" href="\(Paths.reservations())">My reservations</a>
+              </div>
+              \(cancelAction.map { cancelForm($0, frame) })
+            </article>
+            """)
+    }
+
+    private func qr(_ code: QRDrawing) -> HTML {
+        """
+        <figure class="qr">
+            \(Fragments.qr(code, label: "QR code of ticket \(number)"))
+            <figcaption>Show this code at the entrance, and again on your way out.</figcaption>
+          </figure>
+        """
+    }
+
+    private var saveAndPrint: HTML {
+        """
+        <a class="button secondary" href="\(pngHref)" download>Save the code (PNG)</a>
+            <button type="button" class="secondary" data-print hidden>Print</button>
+        """
+    }
+
+    private func cancelForm(_ action: String, _ frame: Frame) -> HTML {
+        """
+        <form method="post" action="\(action)" class="no-print cancel-form">
+            \(frame.csrfField)
+            <button type="submit" class="danger" data-confirm="Cancel this reservation? Your place will be given to someone else.">Cancel this reservation</button>
+          </form>
+        """
+    }
+}
+
+/// My reservations: the active one with its live status, and the history.
+public struct ReservationsPage: Page {
+    public struct Active: Sendable {
+        public var summary: TicketSummary
+        public var progress: TicketProgress
+        public var href: String
+        public var cancelAction: String?
+
+        public init(summary: TicketSummary, progress: TicketProgress, href: String, cancelAction: String?) {
+            self.summary = summary
+            self.progress = progress
+            self.href = href
+            self.cancelAction = cancelAction
+        }
+    }
+
+    public struct HistoryRow: Sendable {
+        public var storeName: String
+        public var kind: String
+        public var when: String
+        public var outcome: String
+        public var href: String
+
+        public init(storeName: String, kind: String, when: String, outcome: String, href: String) {
+            self.storeName = storeName
+            self.kind = kind
+            self.when = when
+            self.outcome = outcome
+            self.href = href
+        }
+    }
+
+    public var active: Active?
+    public var history: [HistoryRow]
+    public var cancelled: Bool
+
+    public init(active: Active?, history: [HistoryRow], cancelled: Bool) {
+        self.active = active
+        self.history = history
+        self.cancelled = cancelled
+    }
+
+    public func render(in frame: Frame) -> HTML {
+        frame.site("""
+            <h1>My reservations</h1>
+            \(if: cancelled, "<p class=\"notice\" role=\"status\">Your reservation was cancelled.</p>")
+            \(active.map { activePanel($0, frame) } ?? noActivePanel)
+            <section class="panel">
+              <h2>History</h2>
+              \(history.isEmpty ? "<p class=\"fine\">Your past visits will be listed here, with the times you went in and out.</p>" : historyTable)
+            </section>
+            """)
+    }
+
+    private func activePanel(_ active: Active, _ frame: Frame) -> HTML {
+        """
+        <section class="panel">
+          <h2>Now</h2>
+          <p><strong>\(active.summary.storeName)</strong> · \(active.summary.kind) No. \(active.summary.number), \(active.summary.when)</p>
+          <p class="status">\(active.progress.headline)</p><p>\(active.progress.detail)</p>
+          <div class="actions">
+            <a class="button" href="\(active.href)">Show ticket and QR code</a>
+            \(active.cancelAction.map { action in
+                """
+                <form method="post" action="\(action)" class="inline">
+                      \(frame.csrfField)
+                      <button type="submit" class="danger" data-confirm="Cancel this reservation? Your place will be given to someone else.">Cancel</button>
+                    </form>
+                """
+            })
+          </div>
+        </section>
+        """
+    }
+
+    private var noActivePanel: HTML {
+        """
+        <section class="panel">
+          <p>You have no reservation at the moment. <a href="\(Paths.home())">Find a store</a> to line up or book a visit.</p>
+        </section>
+        """
+    }
+
+    private var historyTable: HTML {
+        """
+        <table class="history">
+            <thead><tr><th scope="col">Store</th><th scope="col">Reservation</th><th scope="col">Outcome</th></tr></thead>
+            <tbody>
+            \(history.map { "<tr><td><a href=\"\($0.href)\">\($0.storeName)</a></td><td>\($0.kind), \($0.when)</td><td>\($0.outcome)</td></tr>" })
+            </tbody>
+          </table>
+        """
+    }
+}

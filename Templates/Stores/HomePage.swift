@@ -1,0 +1,154 @@
+import CLupPaths
+
+/// One store in the list: everything a shopper compares, already formatted.
+public struct StoreCard: Sendable {
+    public var id: Int64
+    public var name: String
+    public var address: String
+    /// The store's page, keeping the shopper's position.
+    public var href: String
+    public var distance: String
+    public var travel: String
+    public var hoursToday: String
+    public var openText: String
+    public var peopleInside: Int
+    public var capacity: Int
+    public var wait: String
+    /// green, yellow or red: the traffic light's class.
+    public var light: String
+    public var reason: String
+    public var latitude: String
+    public var longitude: String
+
+    public init(id: Int64, name: String, address: String, href: String, distance: String, travel: String,
+                hoursToday: String, openText: String, peopleInside: Int, capacity: Int, wait: String, light: String,
+                reason: String, latitude: String, longitude: String)
+    {
+        self.id = id
+        self.name = name
+        self.address = address
+        self.href = href
+        self.distance = distance
+        self.travel = travel
+        self.hoursToday = hoursToday
+        self.openText = openText
+        self.peopleInside = peopleInside
+        self.capacity = capacity
+        self.wait = wait
+        self.light = light
+        self.reason = reason
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+}
+
+/// A means of transport as a link that switches to it.
+public struct ModeLink: Sendable {
+    public var choice: Choice
+    public var href: String
+
+    public init(choice: Choice, href: String) {
+        self.choice = choice
+        self.href = href
+    }
+}
+
+/// Stores near you: the controls, the map and the list, closest first.
+public struct HomePage: Page {
+    public var positionLabel: String
+    public var notice: String?
+    public var latitude: String
+    public var longitude: String
+    public var modePhrase: String
+    public var modeKey: String
+    public var stores: [StoreCard]
+    public var places: [Choice]
+    public var modes: [ModeLink]
+    public var tileURL: String
+    public var tileAttribution: String
+
+    public init(positionLabel: String, notice: String?, latitude: String, longitude: String, modePhrase: String,
+                modeKey: String, stores: [StoreCard], places: [Choice], modes: [ModeLink], tileURL: String,
+                tileAttribution: String)
+    {
+        self.positionLabel = positionLabel
+        self.notice = notice
+        self.latitude = latitude
+        self.longitude = longitude
+        self.modePhrase = modePhrase
+        self.modeKey = modeKey
+        self.stores = stores
+        self.places = places
+        self.modes = modes
+        self.tileURL = tileURL
+        self.tileAttribution = tileAttribution
+    }
+
+    public func render(in frame: Frame) -> HTML {
+        frame.site(head: """
+            <link rel="stylesheet" href="/vendor/leaflet/leaflet.css">
+            <script src="/vendor/leaflet/leaflet.js" defer></script>
+            """, """
+            <section class="intro">
+              <h1>Stores near you</h1>
+              <p class="lead">Live waiting times and how full each store is, closest first. Distances from <strong>\(positionLabel)</strong>; travel times <strong>\(modePhrase)</strong>.</p>
+              \(Fragments.notice(notice))
+            </section>
+
+            <form class="controls" method="get" action="\(Paths.home())">
+              <div class="field">
+                <label for="place">Measure from</label>
+                <select id="place" name="place">
+                  \(Fragments.selectOptions(places))
+                </select>
+              </div>
+              <div class="field">
+                <label for="mode">Travelling</label>
+                <select id="mode" name="mode">
+                  \(Fragments.selectOptions(modes.map(\.choice)))
+                </select>
+              </div>
+              <div class="actions">
+                <button type="submit">Update</button>
+                <button type="button" class="secondary" data-locate hidden>Use my location</button>
+              </div>
+              <p class="locate-status" data-locate-status role="status" hidden></p>
+            </form>
+
+            <nav class="modes" aria-label="Means of transport">
+              \(modes.map { "<a href=\"\($0.href)\"\(if: $0.choice.checked, " aria-current=\"true\"")>\($0.choice.label)</a>" })
+            </nav>
+
+            <div class="map" id="map" data-tiles="\(tileURL)" data-attribution="\(tileAttribution)" data-lat="\(latitude)" data-lon="\(longitude)" data-mode="\(modeKey)" hidden></div>
+            <p class="fine map-hint" data-map-hint hidden>Tap the map to measure distances from that point.</p>
+
+            <p class="count">\(stores.count) stores</p>
+            <ol class="stores">
+            \(each: stores, Self.card)
+            </ol>
+            \(if: stores.isEmpty, "<p class=\"empty\">No stores are registered yet.</p>")
+            """)
+    }
+
+    static func card(_ store: StoreCard) -> HTML {
+        """
+          <li class="store" data-store data-lat="\(store.latitude)" data-lon="\(store.longitude)" data-name="\(store.name)" data-light="\(store.light)" data-href="\(store.href)" data-wait="\(store.wait)">
+            <a class="store-link" href="\(store.href)">
+              <span class="light light-\(store.light)" aria-hidden="true"></span>
+              <span class="store-main">
+                <span class="store-name">\(store.name)</span>
+                <span class="store-address">\(store.address)</span>
+                <span class="store-hours">\(store.openText) · today \(store.hoursToday)</span>
+              </span>
+              <span class="store-figures">
+                <span class="status status-\(store.light)">\(store.reason)</span>
+                <span class="figure"><span class="figure-label">Wait</span> \(store.wait)</span>
+                <span class="figure"><span class="figure-label">Inside</span> \(store.peopleInside) / \(store.capacity)</span>
+                <span class="figure"><span class="figure-label">Distance</span> \(store.distance) · \(store.travel)</span>
+              </span>
+            </a>
+          </li>
+
+        """
+    }
+}
