@@ -119,7 +119,7 @@ public struct Frame: Sendable {
         <body class="kiosk">
         <header class="kiosk-header no-print">
           <span class="brand"><img src="\(icon)" alt="" width="28" height="28"> CLup</span>
-          <span class="kiosk-store">\(storeName)</span>
+          <span class="kiosk-store">\(storeName ?? "")</span>
         </header>
         <main id="main">
         \(content)

@@ -53,10 +53,9 @@ public struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, Custo
             HTML.escape(value, into: &text)
         }
 
-        /// Text if present; nothing if nil.
-        public mutating func appendInterpolation(_ value: String?) {
-            if let value { HTML.escape(value, into: &text) }
-        }
+        // No overload takes `String?`: `\(optional.map { "<p>…</p>" })` must then be a fragment
+        // (`HTML?`), never text that would show its own markup escaped. Optional text is
+        // written `\(value ?? "")`.
 
         public mutating func appendInterpolation(_ value: Int) {
             text += String(value)

@@ -66,6 +66,11 @@ public struct App: Sendable {
         }
     }
 
+    /// The route `method` and `path` reach, with the captured parameters (for the route tests).
+    func route(_ method: HTTPMethod, _ path: String) throws -> (route: RouteEntry, parameters: [String: String]) {
+        try router.match(method: method, path: path)
+    }
+
     /// The transport's entry point: a body over the limit is refused before anything is parsed.
     public func respond(cgiParams: [String: [UInt8]], body: [UInt8], bodyTooLarge: Bool) -> Response {
         if bodyTooLarge { return views.errorResponse(.payloadTooLarge, visitor: .anonymous) }

@@ -60,7 +60,7 @@ public struct RefusedPage: Page {
             <section class="narrow panel">
               <h1>\(heading)</h1>
               <p class="form-error" role="alert">\(message)</p>
-              \(if: !slots.isEmpty, "<h2>\(slotsHeading)</h2>\n\(Fragments.suggestions(slots))")
+              \(if: !slots.isEmpty, "<h2>\(slotsHeading ?? "")</h2>\n\(Fragments.suggestions(slots))")
               \(if: !suggestions.isEmpty, "<h2>Stores nearby that can take you</h2>\n\(Fragments.suggestions(suggestions))")
               <p><a class="button secondary" href="\(backHref)">\(backLabel)</a></p>
             </section>

@@ -510,7 +510,11 @@ struct AuthorizationTests {
         #expect(try database.kiosk(key: "short") == nil)
         let manager = try signedIn("manager@example.org")
         #expect(try manager.get("/manage/stores/\(first)").bodyText.contains("Entrance"))
+        // The figure beside the store's live numbers counts them (it rendered blank under Mustache).
+        #expect(try manager.get("/manage/stores/\(first)").bodyText.contains("<dt>Kiosks</dt><dd>1 active</dd>"))
+        #expect(try manager.get("/manage/stores/\(second)").status == 403)
         #expect(try database.revokeKiosk(id: kiosk.id, now: Fixture.wednesdayMorning))
+        #expect(try manager.get("/manage/stores/\(first)").bodyText.contains("<dt>Kiosks</dt><dd>0 active, 1 revoked</dd>"))
         #expect(try database.kiosk(key: key) == nil)
         #expect(try !database.revokeKiosk(id: kiosk.id, now: Fixture.wednesdayMorning))
         #expect(throws: AccountError.noSuchStore) {

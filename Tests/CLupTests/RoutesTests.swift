@@ -1,0 +1,124 @@
+import CLupPaths
+import Foundation
+import Testing
+
+@testable import CLupData
+@testable import CLupWeb
+
+/// The route table: every route with the guards its group declared, and the table of paths
+/// that builds both the router and every link.
+@Suite("Routes, guards and paths")
+struct RoutesTests {
+    let app: App
+
+    init() throws {
+        app = try Fixture.app()
+    }
+
+    /// Every route and its guards. A route added without the guards its group needs, or a
+    /// guard removed from a group, changes this listing and fails the test: update it only
+    /// when the change is meant.
+    static let expected = """
+        GET /healthz
+        GET / session
+        GET /stores/{id} session
+        GET /signup session
+        POST /signup session csrf
+        GET /signin session
+        POST /signin session csrf
+        POST /signout session csrf
+        GET /confirm session
+        POST /confirm session csrf
+        GET /forgot session
+        POST /forgot session csrf
+        GET /reset session
+        POST /reset session csrf
+        POST /signout/everywhere session csrf signedIn
+        POST /confirm/resend session csrf signedIn
+        GET /account session signedIn
+        POST /account/profile session csrf signedIn
+        POST /account/password session csrf signedIn
+        POST /account/delete session csrf signedIn
+        GET /stores/{id}/reserve session signedIn confirmed
+        GET /stores/{id}/reserve/how session signedIn confirmed
+        GET /stores/{id}/reserve/slots session signedIn confirmed
+        GET /stores/{id}/reserve/recap session signedIn confirmed
+        POST /stores/{id}/reservations session csrf signedIn confirmed
+        GET /reservations session signedIn
+        GET /reservations/{id} session signedIn reservationOwner
+        GET /reservations/{id}/status session signedIn reservationOwner
+        GET /reservations/{id}/qr.png session signedIn reservationOwner
+        POST /reservations/{id}/cancel session csrf signedIn reservationOwner
+        GET /manage session signedIn manager
+        GET /manage/stores/{id} session signedIn manager managerOfStore
+        GET /kiosk session
+        POST /kiosk/enrol session csrf
+        POST /kiosk/leave session csrf
+        GET /kiosk/dispenser session kiosk
+        POST /kiosk/tickets session csrf kiosk
+        GET /kiosk/tickets/{id} session kiosk
+        GET /kiosk/scanner session kiosk
+        POST /kiosk/scan session csrf kiosk
+        GET /kiosk/board session kiosk
+        POST /api/v1/scan jsonErrors deviceKey
+        POST /api/v1/tickets jsonErrors deviceKey
+        GET /api/v1/stores/{id}/status jsonErrors deviceKey deviceOfStore
+        """
+
+    @Test("every route is listed with the guards it needs, and each is registered once")
+    func listing() {
+        let listing = app.routeTable.map { ([$0.method.rawValue, $0.pattern] + $0.guards).joined(separator: " ") }
+        #expect(listing.joined(separator: "\n") == Self.expected)
+        #expect(Set(listing).count == listing.count)
+    }
+
+    @Test("rules every route must keep, whatever is added later")
+    func rules() {
+        for route in app.routeTable {
+            let name = "\(route.method.rawValue) \(route.pattern)"
+            if route.pattern.hasPrefix("/api/") {
+                #expect(route.guards.contains("deviceKey") && !route.guards.contains("session"), "\(name)")
+            } else if route.pattern != Paths.health.pattern {
+                #expect(route.guards.first == "session", "\(name)")
+                #expect(route.guards.contains("csrf") == (route.method != .get), "\(name)")
+            }
+            if route.pattern.hasPrefix("/account") || route.pattern.hasPrefix("/reservations") {
+                #expect(route.guards.contains("signedIn"), "\(name)")
+            }
+            if route.pattern.hasPrefix("/stores/{id}/reserv") { #expect(route.guards.contains("confirmed"), "\(name)") }
+            if route.pattern.hasPrefix("/reservations/{id}") {
+                #expect(route.guards.contains("reservationOwner"), "\(name)")
+            }
+            if route.pattern.hasPrefix("/manage") { #expect(route.guards.contains("manager"), "\(name)") }
+            if route.pattern.hasPrefix("/manage/stores/{id}") {
+                #expect(route.guards.contains("managerOfStore"), "\(name)")
+            }
+            if route.pattern.hasPrefix("/kiosk/"), route.pattern != "/kiosk/enrol", route.pattern != "/kiosk/leave" {
+                #expect(route.guards.contains("kiosk"), "\(name)")
+            }
+        }
+    }
+
+    @Test("every path of the table is routed, and a link built from it routes back to it with its id")
+    func pathsRoundTrip() throws {
+        let patterns = Set(app.routeTable.map(\.pattern))
+        #expect(patterns == Set(Paths.all.map(\.pattern)))
+        for path in Paths.all {
+            let (link, id): (String, String?) = switch path {
+            case let fixed as FixedPath: (fixed(), nil)
+            case let withId as IdPath: (withId(4_711), "4711")
+            default: ("", nil)
+            }
+            let entries = app.routeTable.filter { $0.pattern == path.pattern }
+            #expect(!entries.isEmpty, "\(path.pattern)")
+            for entry in entries {
+                let (matched, parameters) = try app.route(entry.method, link)
+                #expect(matched.pattern == path.pattern, "\(link) → \(matched.pattern)")
+                #expect(parameters["id"] == id, "\(link)")
+            }
+        }
+        // A query string is appended, not mixed into the path.
+        #expect(Paths.store(12, query: "place=duomo") == "/stores/12?place=duomo")
+        #expect(Paths.account(query: "saved=profile") == "/account?saved=profile")
+    }
+}
