@@ -10,7 +10,7 @@ import PackageDescription
 //   CLupPaths      the table of every address: nothing
 //   CLupTemplates  typed HTML templates over page models (Templates/): CLupPaths
 //   CLupWeb        Request → Response: areas, routes, guards, page models built from data:
-//                  everything above
+//                  CLupDomain, CLupSupport, CLupData, CLupPaths, CLupTemplates
 //   FastCGI        transport only: nothing of ours
 //   clup           the executable: wiring and commands
 let package = Package(
@@ -50,7 +50,7 @@ let package = Package(
         .target(
             name: "CLupWeb",
             dependencies: [
-                "CLupDomain", "CLupSupport", "CLupData", "CLupJobs", "CLupPaths", "CLupTemplates",
+                "CLupDomain", "CLupSupport", "CLupData", "CLupPaths", "CLupTemplates",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,6 +1,5 @@
 import CLupData
 import CLupDomain
-import CLupJobs
 import CLupSupport
 import Foundation
 import Logging

@@ -1,7 +1,5 @@
 import CLupData
 import CLupDomain
-import CLupJobs
-import CLupSupport
 /// Decoded `application/x-www-form-urlencoded` pairs, from a query string or a form body, in
 /// the order sent. A key may repeat (checkboxes); `first` and `all` say which is meant.
 public struct FormData: Sendable, Equatable {

@@ -1,7 +1,5 @@
 import CLupData
 import CLupDomain
-import CLupJobs
-import CLupSupport
 import Foundation
 
 /// How numbers and times are written on pages: short, unambiguous, 24-hour clock.

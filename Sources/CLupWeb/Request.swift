@@ -1,7 +1,5 @@
 import CLupData
 import CLupDomain
-import CLupJobs
-import CLupSupport
 /// An HTTP request as the application sees it, independent of the transport: built from CGI
 /// parameters (what nginx passes over FastCGI) or directly in tests.
 public struct Request: Sendable {

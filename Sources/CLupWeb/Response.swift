@@ -1,7 +1,5 @@
 import CLupData
 import CLupDomain
-import CLupJobs
-import CLupSupport
 import Foundation
 
 /// What the application answers: status, headers in order (`Set-Cookie` may repeat), body.

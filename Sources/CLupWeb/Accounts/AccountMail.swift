@@ -1,7 +1,5 @@
 import CLupData
 import CLupDomain
-import CLupJobs
-import CLupSupport
 import Foundation
 
 /// The emails accounts receive. Plain text: readable in every client, nothing to render.

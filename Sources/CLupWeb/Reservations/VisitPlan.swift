@@ -1,7 +1,5 @@
 import CLupData
 import CLupDomain
-import CLupJobs
-import CLupSupport
 import Foundation
 
 /// The visit being planned — how long and how many — as the wizard's pages pass it along in

@@ -51,7 +51,7 @@ extension Middleware where Input == BrowserContext, Output == KioskContext {
     static let kiosk = Middleware.check("kiosk") { context in
         guard let kiosk = context.visitor.kiosk else {
             if context.request.method.isSafe { throw HTTPError.redirect(to: Paths.kiosk()) }
-            throw HTTPError(403, "This browser is not an enrolled kiosk (or its key was revoked). Enrol it again at /kiosk.")
+            throw HTTPError(403, "This browser is not an enrolled kiosk (or its key was revoked). Enrol it again at \(Paths.kiosk.pattern).")
         }
         return KioskContext(browser: context, kiosk: kiosk)
     }

@@ -1,7 +1,5 @@
 import CLupData
 import CLupDomain
-import CLupJobs
-import CLupSupport
 import Foundation
 
 /// Where the shopper measures distances from and how they travel, read from the query string
