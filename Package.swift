@@ -15,7 +15,7 @@ import PackageDescription
 //   clup           the executable: wiring and commands
 let package = Package(
     name: "CLup",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "clup", targets: ["clup"])
     ],

@@ -93,19 +93,38 @@ extension AppDatabase {
         "id, storeId, status, people, residenceMinutes, calledAt, enteredAt, slotStart, walkIn, number, day"
 
     private static func append(_ row: Row, to result: inout [Int64: LiveTraffic]) throws {
-        let storeId: Int64 = row["storeId"]
+        guard let live = live(row) else { return }
+        result[row["storeId"], default: .none].live.append(live)
+    }
+
+    /// A reservation row as the wait estimate sees it; nil once it has ended.
+    private static func live(_ row: Row) -> LiveReservation? {
         let state: LiveReservation.State
         switch Reservation.Status(rawValue: row["status"]) {
         case .waiting: state = .waiting
         case .called: state = .called(at: row["calledAt"])
         case .inside: state = .inside(since: row["enteredAt"])
         case .booked: state = .booked(slotStart: row["slotStart"])
-        default: return
+        default: return nil
         }
         let minutes: Int = row["residenceMinutes"]
-        result[storeId, default: .none].live.append(
-            LiveReservation(id: row["id"], state: state, people: row["people"], residence: Double(minutes) * 60,
-                            walkIn: row["walkIn"], number: row["number"], day: row["day"]))
+        return LiveReservation(id: row["id"], state: state, people: row["people"], residence: Double(minutes) * 60,
+                               walkIn: row["walkIn"], number: row["number"], day: row["day"])
+    }
+
+    /// Reservations matching `condition`, each with its store and as the estimate sees it (nil:
+    /// ended — returned only `includingEnded`), in id order.
+    static func liveRows(where condition: String, arguments: StatementArguments, _ db: Database,
+                         includingEnded: Bool = false) throws -> [(storeId: Int64, id: Int64, live: LiveReservation?)]
+    {
+        let rows = try Row.fetchCursor(db, sql: "SELECT \(liveColumns) FROM reservation WHERE \(condition) ORDER BY id",
+                                       arguments: arguments)
+        var result: [(storeId: Int64, id: Int64, live: LiveReservation?)] = []
+        while let row = try rows.next() {
+            let live = live(row)
+            if live != nil || includingEnded { result.append((row["storeId"], row["id"], live)) }
+        }
+        return result
     }
 
     /// People booked per slot start at a store, for slots starting in `range`.

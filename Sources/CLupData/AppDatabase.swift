@@ -7,11 +7,20 @@ import GRDB
 /// named method here, so all SQL lives in one place and each write is one transaction.
 public struct AppDatabase: Sendable {
     public let writer: any DatabaseWriter
+    /// Each store's live state, kept up to date by the transactions that change it.
+    public let board: StoreBoard
 
-    /// Wraps `writer` and brings its schema up to date.
+    /// Wraps `writer`, brings its schema up to date and loads the board.
     public init(_ writer: any DatabaseWriter) throws {
         self.writer = writer
         try Self.migrator.migrate(writer)
+        board = StoreBoard()
+        let observer = BoardObserver(board: board)
+        try writer.write { db in
+            db.add(transactionObserver: observer, extent: .databaseLifetime)
+            try board.reload(db)
+            _ = board.swapDataVersion(try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0)
+        }
     }
 
     /// The production database: a WAL-mode pool at `path`, created if missing.
@@ -36,6 +45,17 @@ public struct AppDatabase: Sendable {
     }
 
     public var reader: any DatabaseReader { writer }
+
+    /// Reloads the board if another process wrote to the database since the last look
+    /// (SQLite's `data_version` changes only for other connections' commits). The queue
+    /// timer calls this; the worker's own writes keep the board up to date as they commit.
+    public func refreshBoard() throws {
+        try writer.write { db in
+            let version = try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+            guard board.swapDataVersion(version) != version else { return }
+            try board.reload(db)
+        }
+    }
 }
 
 // MARK: - Stores
@@ -60,6 +80,17 @@ extension AppDatabase {
     /// One store with hours and departments, or nil if there is no such store.
     public func storeDetails(id: Int64) throws -> StoreDetails? {
         try reader.read { db in try Self.storeDetails(id: id, db) }
+    }
+
+    /// Every store with everything its page shows, in id order (the board loads them once).
+    static func allStoreDetails(_ db: Database) throws -> [StoreDetails] {
+        try Store
+            .including(all: Store.openingIntervals.order(OpeningIntervalRecord.Columns.weekday,
+                                                         OpeningIntervalRecord.Columns.opens))
+            .including(all: Store.departments.order(Department.Columns.position))
+            .order(Store.Columns.id)
+            .asRequest(of: StoreDetails.self)
+            .fetchAll(db)
     }
 
     static func storeDetails(id: Int64, _ db: Database) throws -> StoreDetails? {

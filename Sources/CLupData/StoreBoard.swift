@@ -1,0 +1,327 @@
+import CLupDomain
+import Foundation
+import GRDB
+import Synchronization
+
+/// Each store's live state, kept in the worker instead of read and recomputed per request:
+/// the store as registered (decoded once), its live reservations — queued, called, inside and
+/// booked — its residence ratio, and, once asked for, its standing at an instant (status,
+/// every waiting ticket's place and expected entry, a newcomer's wait).
+///
+/// It changes only when a transaction that changed a store commits: `BoardObserver` notes the
+/// rows each transaction touches and, after its commit, on the writer's queue (so in commit
+/// order, before the next write), reads them back and applies them. Time changes it through
+/// the queue timer, whose transactions expire and call tickets like any other; and the timer
+/// reloads it whole if another process wrote to the database (`refreshBoard`).
+///
+/// A standing is computed from memory and kept until the store changes or it is older than
+/// `standingLifetime`, so a page reads each store in O(1).
+public final class StoreBoard: Sendable {
+    /// How old a store's standing may be when read: the live numbers a page shows are at most
+    /// this old, unless the store changed, which recomputes them at once.
+    public static let standingLifetime: TimeInterval = 1
+
+    /// One store as the board keeps it.
+    public struct Entry: Sendable {
+        public var details: StoreDetails
+        public var hours: OpeningHours
+        public var calendar: SlotCalendar
+        /// Queued, called and inside, by id (queue order).
+        var active: [LiveReservation] = []
+        /// Booked (a week at most ahead), by slot start then id.
+        var booked: [LiveReservation] = []
+        public var ratio: Double = 1
+        /// Bumped by every change to the store, so a standing of an older version is not used.
+        public var version = 0
+        var standing: StoreStanding?
+        var standingVersion = -1
+
+        public var store: Store { details.store }
+
+        /// The store's live traffic, in queue order, as `AppDatabase.liveTraffic` reads it.
+        public var live: LiveTraffic { LiveTraffic(live: active + booked, ratio: ratio) }
+    }
+
+    struct State {
+        var entries: [Int64: Entry] = [:]
+        var grid = StoreGrid()
+    }
+
+    private let state = Mutex(State())
+    private let dataVersion = Mutex(-1)
+
+    init() {}
+
+    // MARK: Reading
+
+    /// One store, or nil if there is none with that id.
+    public func entry(_ id: Int64) -> Entry? {
+        state.withLock { $0.entries[id] }
+    }
+
+    public var storeCount: Int { state.withLock { $0.entries.count } }
+
+    /// Every store, in id order.
+    public func entries() -> [Entry] {
+        state.withLock { state in state.entries.values.sorted { $0.store.id < $1.store.id } }
+    }
+
+    /// The `limit` stores nearest `point`, nearest first (ties by id), with their distances,
+    /// found through the grid: the cost depends on how many stores are near, not on how many
+    /// there are.
+    public func nearest(to point: GeoPoint, limit: Int, excluding: Int64? = nil) -> [(entry: Entry, metres: Double)] {
+        state.withLock { state in
+            state.grid.nearest(to: point, limit: limit, excluding: excluding).compactMap { found in
+                state.entries[found.id].map { ($0, found.metres) }
+            }
+        }
+    }
+
+    /// The store's standing at `now`: the kept one if the store has not changed since and it is
+    /// younger than `standingLifetime` (and not from the future), else computed afresh and kept.
+    public func standing(of id: Int64, now: Date, maxAge: TimeInterval = standingLifetime) -> StoreStanding? {
+        if let kept = state.withLock({ state -> StoreStanding? in
+            guard let entry = state.entries[id], let standing = entry.standing, entry.standingVersion == entry.version,
+                standing.at <= now, now.timeIntervalSince(standing.at) <= maxAge
+            else { return nil }
+            return standing
+        }) {
+            return kept
+        }
+        guard let entry = entry(id) else { return nil }
+        // Computed outside the lock: other stores are read meanwhile. Kept only if the store
+        // is still at the version it was computed from.
+        let standing = StoreStanding(live: entry.live, settings: entry.store.settings, hours: entry.hours, now: now)
+        state.withLock { state in
+            guard state.entries[id]?.version == entry.version else { return }
+            if let kept = state.entries[id]?.standing, state.entries[id]?.standingVersion == entry.version,
+                kept.at > now
+            { return }
+            state.entries[id]?.standing = standing
+            state.entries[id]?.standingVersion = entry.version
+        }
+        return standing
+    }
+
+    // MARK: Changing
+
+    /// Records SQLite's `data_version` as last seen; returns the one seen before.
+    func swapDataVersion(_ version: Int) -> Int {
+        dataVersion.withLock { seen in
+            defer { seen = version }
+            return seen
+        }
+    }
+
+    func apply(_ changes: BoardChanges) {
+        guard !changes.isEmpty else { return }
+        state.withLock { state in changes.apply(to: &state) }
+    }
+
+    /// Replaces everything with what `db` holds.
+    func reload(_ db: Database) throws {
+        var fresh = State()
+        for details in try AppDatabase.allStoreDetails(db) {
+            fresh.entries[details.store.id] = Entry(details: details)
+            fresh.grid.insert(id: details.store.id, at: details.store.position)
+        }
+        for load in try StoreLoad.fetchAll(db) { fresh.entries[load.storeId]?.ratio = load.ratio.value }
+        for (storeId, _, reservation) in try AppDatabase.liveRows(
+            where: "status IN ('waiting', 'called', 'inside') OR status = 'booked'", arguments: [], db)
+        {
+            if let reservation { fresh.entries[storeId]?.upsert(reservation) }
+        }
+        state.withLock { $0 = fresh }
+    }
+}
+
+extension StoreBoard.Entry {
+    init(details: StoreDetails) {
+        self.details = details
+        hours = details.openingHours
+        calendar = details.slotCalendar
+    }
+
+    /// Adds or replaces `reservation` where its state puts it.
+    mutating func upsert(_ reservation: LiveReservation) {
+        remove(reservation.id)
+        if case .booked(let start) = reservation.state {
+            let index = booked.partitioningIndex { entry in
+                guard case .booked(let other) = entry.state else { return false }
+                return (other, entry.id) > (start, reservation.id)
+            }
+            booked.insert(reservation, at: index)
+        } else {
+            let index = active.partitioningIndex { $0.id > reservation.id }
+            active.insert(reservation, at: index)
+        }
+        version += 1
+    }
+
+    func contains(_ id: Int64) -> Bool {
+        active.contains { $0.id == id } || booked.contains { $0.id == id }
+    }
+
+    mutating func remove(_ id: Int64) {
+        let index = active.partitioningIndex { $0.id >= id }
+        if index < active.count, active[index].id == id {
+            active.remove(at: index)
+            version += 1
+        } else if let index = booked.firstIndex(where: { $0.id == id }) {
+            booked.remove(at: index)
+            version += 1
+        }
+    }
+}
+
+/// What one transaction changed on the board.
+struct BoardChanges: Sendable {
+    /// Reservations as they now are (nil: no longer live), with their store (nil: deleted).
+    var reservations: [(storeId: Int64?, id: Int64, live: LiveReservation?)] = []
+    var ratios: [Int64: Double] = [:]
+    var stores: [StoreDetails] = []
+
+    var isEmpty: Bool { reservations.isEmpty && ratios.isEmpty && stores.isEmpty }
+
+    mutating func merge(_ other: BoardChanges) {
+        reservations += other.reservations
+        ratios.merge(other.ratios) { $1 }
+        stores += other.stores
+    }
+
+    func apply(to state: inout StoreBoard.State) {
+        for details in stores {
+            let id = details.store.id
+            if var entry = state.entries[id] {
+                state.grid.remove(id: id, at: entry.store.position)
+                entry.details = details
+                entry.hours = details.openingHours
+                entry.calendar = details.slotCalendar
+                entry.version += 1
+                state.entries[id] = entry
+            } else {
+                state.entries[id] = StoreBoard.Entry(details: details)
+            }
+            state.grid.insert(id: id, at: details.store.position)
+        }
+        for change in reservations {
+            if let live = change.live, let storeId = change.storeId {
+                state.entries[storeId]?.upsert(live)
+            } else if let storeId = change.storeId {
+                state.entries[storeId]?.remove(change.id)
+            } else {
+                // A row gone from the table: its store is not known any more.
+                for id in state.entries.keys where state.entries[id]?.contains(change.id) == true {
+                    state.entries[id]?.remove(change.id)
+                }
+            }
+        }
+        for (storeId, ratio) in ratios where state.entries[storeId]?.ratio != ratio {
+            state.entries[storeId]?.ratio = ratio
+            state.entries[storeId]?.version += 1
+        }
+    }
+}
+
+/// Notes the rows each transaction changes in the tables the board mirrors and, once it has
+/// committed, reads them back and applies them to the board — on the writer's queue, so in
+/// commit order and before the next write begins. Nothing is noted for a transaction that
+/// rolls back. Every write path is covered, triggers and bulk updates included, without any
+/// of them having to say what it changed.
+final class BoardObserver: TransactionObserver, @unchecked Sendable {
+    // @unchecked: GRDB calls an observer only on the writer's queue, one call at a time, so
+    // these sets are never touched by two threads at once.
+    let board: StoreBoard
+    private var reservations: Set<Int64> = []
+    private var ratios: Set<Int64> = []
+    private var stores: Set<Int64> = []
+    private var storeRows: [String: Set<Int64>] = [:]
+    private var storesDeleted = false
+
+    static let tables: Set<String> = ["reservation", "storeLoad", "store", "openingInterval", "department"]
+
+    init(board: StoreBoard) {
+        self.board = board
+    }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+        Self.tables.contains(eventKind.tableName)
+    }
+
+    func databaseDidChange(with event: DatabaseEvent) {
+        switch event.tableName {
+        case "reservation": reservations.insert(event.rowID)
+        case "storeLoad": ratios.insert(event.rowID)
+        case "store": stores.insert(event.rowID)
+        default:
+            if event.kind == .delete { storesDeleted = true } else { storeRows[event.tableName, default: []].insert(event.rowID) }
+        }
+    }
+
+    func databaseWillCommit() throws {}
+
+    func databaseDidCommit(_ db: Database) {
+        defer { reset() }
+        do {
+            if storesDeleted {
+                try board.reload(db)
+                return
+            }
+            var changes = BoardChanges()
+            var storeIds = stores
+            for (table, rowIDs) in storeRows {
+                storeIds.formUnion(try Int64.fetchAll(db, sql: "SELECT storeId FROM \(table) WHERE rowid IN (\(rowIDs.list))"))
+            }
+            for id in storeIds.sorted() {
+                if let details = try AppDatabase.storeDetails(id: id, db) { changes.stores.append(details) }
+            }
+            if !reservations.isEmpty {
+                let found = try AppDatabase.liveRows(where: "id IN (\(reservations.list))", arguments: [], db,
+                                                     includingEnded: true)
+                var seen: Set<Int64> = []
+                for (storeId, id, live) in found {
+                    seen.insert(id)
+                    changes.reservations.append((storeId, id, live))
+                }
+                for id in reservations.subtracting(seen) { changes.reservations.append((nil, id, nil)) }
+            }
+            if !ratios.isEmpty {
+                for load in try StoreLoad.filter(keys: Array(ratios)).fetchAll(db) {
+                    changes.ratios[load.storeId] = load.ratio.value
+                }
+            }
+            board.apply(changes)
+        } catch {
+            // The commit stands; the board cannot be trusted, so it is read again whole.
+            try? board.reload(db)
+        }
+    }
+
+    func databaseDidRollback(_ db: Database) { reset() }
+
+    private func reset() {
+        reservations = []
+        ratios = []
+        stores = []
+        storeRows = [:]
+        storesDeleted = false
+    }
+}
+
+extension Set<Int64> {
+    /// "1, 2, 3", for an `IN (…)` of integers (nothing else goes into it).
+    var list: String { map(String.init).joined(separator: ", ") }
+}
+
+extension Array {
+    /// The first index whose element satisfies `belongsInSecondPartition` (all before it do not).
+    func partitioningIndex(where belongsInSecondPartition: (Element) -> Bool) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if belongsInSecondPartition(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}

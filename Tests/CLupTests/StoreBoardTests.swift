@@ -1,0 +1,172 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import CLupData
+@testable import CLupDomain
+@testable import CLupSupport
+
+/// A generator of repeatable random numbers (SplitMix64), so a failing sequence can be replayed
+/// from its seed.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The store board: what the worker keeps of each store must always be what the database says.
+@Suite("The kept store board")
+struct StoreBoardTests {
+    static let passwordHash = PasswordHasher().hash("correct horse battery")
+
+    /// The standing the board keeps, against one computed from the database at the same instant.
+    func expectAgreement(_ database: AppDatabase, stores: [Store], now: Date, step: String) throws {
+        for store in stores {
+            let kept = try #require(database.board.standing(of: store.id, now: now, maxAge: 0))
+            let details = try #require(try database.storeDetails(id: store.id))
+            let recomputed = StoreStanding(live: try database.liveTraffic(storeId: store.id, now: now),
+                                           settings: details.store.settings, hours: details.openingHours, now: now)
+            #expect(kept == recomputed, "\(step), store \(store.id)")
+            let entry = try #require(database.board.entry(store.id))
+            let ratio = try database.liveTraffic(storeId: store.id, now: now).ratio
+            #expect(entry.store == details.store && entry.ratio == ratio, "\(step), store \(store.id)")
+        }
+    }
+
+    @Test("after any sequence of line-ups, bookings, cancellations, scans, expiries and clock moves, the kept standing equals a recomputation", arguments: 1...12)
+    func keptEqualsRecomputed(seed: UInt64) throws {
+        var random = SeededGenerator(state: seed)
+        let database = try AppDatabase.inMemory()
+        var now = Fixture.date(2026, 11, 18, 9)
+        let small = try database.createStore(
+            NewStore(name: "Small", address: "Via 1", phone: "1", position: Place.milan[0].position, capacity: 6,
+                     timeZone: "Europe/Rome", settings: StoreSettings(capacity: 6, walkInPercent: 34, slotMinutes: 15,
+                                                                      slotCapacity: 2)),
+            hours: (1...7).map { OpeningInterval(weekday: $0, opens: 8 * 60, closes: 22 * 60) }, departments: [])
+        let other = try database.createStore(
+            Fixture.store("Other", at: GeoPoint(latitude: 45.47, longitude: 9.19), capacity: 3),
+            hours: Fixture.weekdayHours, departments: [])
+        let stores = [small, other]
+        // One visit short of the history the residence ratio needs: the next exit changes it.
+        try database.writer.write { db in
+            try db.execute(sql: """
+                UPDATE storeLoad SET measuredVisits = 19, declaredSeconds = 19 * 1800, actualSeconds = 19 * 2700
+                WHERE storeId = ?
+                """, arguments: [small.id])
+        }
+        var customers: [Int64] = []
+        for index in 0..<14 {
+            customers.append(try database.createUser(email: "c\(index)@example.org", displayName: "C\(index)",
+                                                     passwordHash: Self.passwordHash, now: now, confirmation: nil).id)
+        }
+        try expectAgreement(database, stores: stores, now: now, step: "start")
+        for step in 0..<80 {
+            let store = stores[Int.random(in: 0..<stores.count, using: &random)]
+            let customer = customers[Int.random(in: 0..<customers.count, using: &random)]
+            let action: String
+            switch Int.random(in: 0..<9, using: &random) {
+            case 0, 1:
+                action = "line up"
+                _ = try database.reserve(ReservationRequest(
+                    storeId: store.id, userId: customer, kind: .lineUp, people: Int.random(in: 1...2, using: &random),
+                    residenceMinutes: [15, 30, 45, 60].randomElement(using: &random)!, requestKey: Secrets.token(),
+                    replacingActive: Bool.random(using: &random)), now: now)
+            case 2:
+                action = "book"
+                let calendar = try #require(database.board.entry(store.id)).calendar
+                let slot = calendar.firstBookable(now: now)
+                _ = try database.reserve(ReservationRequest(
+                    storeId: store.id, userId: customer, kind: .booking, people: 1, residenceMinutes: 30,
+                    slotStart: slot?.start, requestKey: Secrets.token(), replacingActive: true), now: now)
+            case 3:
+                action = "walk in"
+                _ = try database.issueWalkInTicket(storeId: store.id, people: Int.random(in: 1...2, using: &random),
+                                                   residenceMinutes: 30, requestKey: nil, now: now)
+            case 4:
+                action = "cancel"
+                if let active = try database.activeReservation(userId: customer) {
+                    _ = try database.cancelReservation(id: active.reservation.id, userId: customer, now: now)
+                }
+            case 5, 6:
+                action = "scan"
+                let candidates = try database.writer.read { db in
+                    try Int64.fetchAll(db, sql: "SELECT id FROM reservation WHERE status IN ('called', 'inside', 'booked')")
+                }
+                if let id = candidates.randomElement(using: &random) {
+                    _ = try database.scan(reservationId: id, at: store.id, now: now)
+                }
+            case 7:
+                action = "clock"
+                now += Double(Int.random(in: 1...40, using: &random)) * 60
+            default:
+                action = "timer"
+                now += Double(Int.random(in: 0...20, using: &random))
+                try database.advanceQueues(now: now)
+            }
+            try expectAgreement(database, stores: stores, now: now, step: "seed \(seed) step \(step) (\(action))")
+        }
+    }
+
+    @Test("a kept standing is reused while the store is unchanged and young, and recomputed after a change")
+    func reuse() throws {
+        let database = try AppDatabase.inMemory()
+        let now = Fixture.wednesdayMorning
+        let store = try database.createStore(Fixture.store("Kept", at: .milanCentre, capacity: 1),
+                                             hours: Fixture.weekdayHours, departments: [])
+        let user = try database.createUser(email: "k@example.org", displayName: "K", passwordHash: Self.passwordHash,
+                                           now: now, confirmation: nil)
+        let first = try #require(database.board.standing(of: store.id, now: now))
+        #expect(database.board.standing(of: store.id, now: now + 0.5)?.at == first.at)  // reused
+        #expect(database.board.standing(of: store.id, now: now + 2)?.at == now + 2)  // too old
+        _ = try database.reserve(ReservationRequest(storeId: store.id, userId: user.id, kind: .lineUp, people: 1,
+                                                    residenceMinutes: 30, requestKey: Secrets.token()), now: now + 2.1)
+        let changed = try #require(database.board.standing(of: store.id, now: now + 2.2))
+        #expect(changed.at == now + 2.2 && changed.status.peopleInside == 0 && changed.online.parties + 1 >= 1)
+    }
+
+    @Test("a write from another connection is picked up when the board is refreshed")
+    func externalWrites() throws {
+        let path = NSTemporaryDirectory() + "clup-board-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let worker = try AppDatabase.open(path: path)
+        let elsewhere = try AppDatabase.open(path: path)
+        _ = try elsewhere.createStore(Fixture.store("Added elsewhere", at: .milanCentre), hours: [], departments: [])
+        #expect(worker.board.storeCount == 0)
+        try worker.refreshBoard()
+        #expect(worker.board.storeCount == 1)
+        try worker.refreshBoard()  // nothing new: nothing reloaded, still right
+        #expect(worker.board.storeCount == 1)
+    }
+
+    @Test("the grid finds the same nearest stores as comparing every store", arguments: [3, 60, 2_000])
+    func grid(count: Int) {
+        var random = SeededGenerator(state: UInt64(count))
+        var grid = StoreGrid()
+        var points: [(id: Int64, point: GeoPoint)] = []
+        for id in 1...Int64(count) {
+            // Most in a city, a few far away.
+            let far = Int.random(in: 0..<20, using: &random) == 0
+            let point = GeoPoint(latitude: (far ? 40 : 45.4) + Double.random(in: 0...(far ? 10 : 0.2), using: &random),
+                                 longitude: (far ? 2 : 9.1) + Double.random(in: 0...(far ? 15 : 0.2), using: &random))
+            grid.insert(id: id, at: point)
+            points.append((id, point))
+        }
+        grid.remove(id: 2, at: points[1].point)
+        points.remove(at: 1)
+        for _ in 0..<25 {
+            let from = GeoPoint(latitude: 45.3 + Double.random(in: 0...0.4, using: &random),
+                                longitude: 9.0 + Double.random(in: 0...0.4, using: &random))
+            for limit in [1, 5, 30] {
+                let expected = points.map { ($0.id, from.distance(to: $0.point)) }
+                    .sorted { ($0.1, $0.0) < ($1.1, $1.0) }.prefix(limit).map(\.0)
+                #expect(grid.nearest(to: from, limit: limit).map(\.id) == Array(expected))
+            }
+        }
+    }
+}
