@@ -79,11 +79,13 @@ extension AppDatabase {
     /// and the next tickets are called where places are free. The server runs this every few
     /// seconds, since time alone frees places (a grace period ends, a booking's window closes).
     /// Returns how many tickets were called.
+    ///
+    /// The board says, from memory, which stores have anything to do; only those get a
+    /// transaction, which decides again from the committed rows.
     @discardableResult
     public func advanceQueues(now: Date) throws -> Int {
-        let storeIds = try reader.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM store ORDER BY id") }
         var called = 0
-        for storeId in storeIds {
+        for storeId in board.storesWithQueueWork(now: now) {
             called += try writer.write { db in try Self.advanceQueue(storeId: storeId, now: now, db).call.count }
         }
         return called

@@ -50,14 +50,9 @@ public enum ReservationOutcome: Sendable {
 extension AppDatabase {
     // MARK: Reading traffic
 
-    /// Every store's live traffic at `now`, by store id. Reads only what the estimate needs —
-    /// queued, called and inside tickets, and bookings whose slot is near — through partial
-    /// indexes, so its cost does not grow with the history.
-    public func liveTraffic(now: Date) throws -> [Int64: LiveTraffic] {
-        try reader.read { db in try Self.liveTraffic(storeId: nil, now: now, db) }
-    }
-
-    /// One store's live traffic at `now`.
+    /// One store's live traffic at `now`, read from the committed rows through partial
+    /// indexes — queued, called and inside tickets, and bookings whose slot is near — so its
+    /// cost does not grow with the history. Transactions decide from it; pages read the board.
     public func liveTraffic(storeId: Int64, now: Date) throws -> LiveTraffic {
         try reader.read { db in try Self.liveTraffic(storeId: storeId, now: now, db)[storeId] ?? .none }
     }

@@ -77,6 +77,13 @@ public final class StoreBoard: Sendable {
         }
     }
 
+    /// A store and its standing at `now` (see `standing(of:now:)`), or nil if there is no such
+    /// store.
+    public func live(_ id: Int64, now: Date) -> (entry: Entry, standing: StoreStanding)? {
+        guard let standing = standing(of: id, now: now), let entry = entry(id) else { return nil }
+        return (entry, standing)
+    }
+
     /// The store's standing at `now`: the kept one if the store has not changed since and it is
     /// younger than `standingLifetime` (and not from the future), else computed afresh and kept.
     public func standing(of id: Int64, now: Date, maxAge: TimeInterval = standingLifetime) -> StoreStanding? {
@@ -101,6 +108,26 @@ public final class StoreBoard: Sendable {
             state.entries[id]?.standingVersion = entry.version
         }
         return standing
+    }
+
+    /// Stores where advancing the queue at `now` would change something: a ticket to call or
+    /// expire, a visit to close, or a booking whose entry window has closed unused.
+    public func storesWithQueueWork(now: Date) -> [Int64] {
+        let entries = state.withLock { Array($0.entries.values) }
+        return entries.filter { entry in
+            let settings = entry.store.settings
+            let lastEntry = now - Double(settings.entryAfterMinutes) * 60
+            if entry.booked.first.map({ if case .booked(let start) = $0.state { start < lastEntry } else { false } })
+                ?? false
+            {
+                return true
+            }
+            guard !entry.active.isEmpty else { return false }
+            let plan = QueueCaller.plan(live: entry.active + entry.booked, settings: settings, ratio: entry.ratio,
+                                        today: entry.calendar.localDay(of: now), isOpen: entry.hours.state(at: now).isOpen,
+                                        now: now)
+            return !(plan.call.isEmpty && plan.expire.isEmpty && plan.close.isEmpty)
+        }.map(\.store.id).sorted()
     }
 
     // MARK: Changing

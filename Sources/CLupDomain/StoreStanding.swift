@@ -55,6 +55,13 @@ public struct StoreStanding: Sendable, Equatable {
         self.positions = positions
     }
 
+    /// Whether a new party of one with the typical visit may join `pool`'s queue: the line-up
+    /// rule (open, wait within 2 hours, done by closing) on the newcomer's wait.
+    public func newcomerDecision(_ pool: Pool) -> LineUpPolicy.Decision {
+        let wait = (pool == .online ? online : walkIn).newcomerWait
+        return LineUpPolicy.decide(wait: wait, residence: StoreStatus.typicalVisit, openState: status.openState, now: at)
+    }
+
     /// Where waiting ticket `id` stands, or nil if it is not waiting.
     public func standing(of id: Int64) -> QueueStanding? {
         guard let position = positions[id] else { return nil }

@@ -167,17 +167,23 @@ private func startMailLoop(_ delivery: MailDelivery, logger: Logger, interval: D
 }
 
 /// Advances every store's queue from a thread of its own: time alone frees places (a call's
-/// grace period ends, a booking's window closes), so calling cannot wait for a request.
+/// grace period ends, a booking's window closes), so calling cannot wait for a request. Every
+/// second it also picks up what other processes wrote (`clup admin`) into the store board.
 private func startQueueLoop(_ database: AppDatabase, logger: Logger, interval: Double) {
     let thread = Thread {
+        var lastAdvance = Date.distantPast
         while true {
             do {
-                let called = try database.advanceQueues(now: Date())
-                if called > 0 { logger.info("called \(called) tickets") }
+                try database.refreshBoard()
+                if Date().timeIntervalSince(lastAdvance) >= interval {
+                    lastAdvance = Date()
+                    let called = try database.advanceQueues(now: lastAdvance)
+                    if called > 0 { logger.info("called \(called) tickets") }
+                }
             } catch {
                 logger.error("advancing queues: \(error)")
             }
-            Thread.sleep(forTimeInterval: interval)
+            Thread.sleep(forTimeInterval: min(1, interval))
         }
     }
     thread.name = "queues"

@@ -1,4 +1,5 @@
 import CLupPaths
+import Foundation
 
 /// One store in the list: everything a shopper compares, already formatted.
 public struct StoreCard: Sendable {
@@ -62,14 +63,17 @@ public struct HomePage: Page {
     public var modePhrase: String
     public var modeKey: String
     public var stores: [StoreCard]
+    /// How many stores there are in all, and the link that lists more of them.
+    public var totalStores: Int
+    public var moreHref: String?
     public var places: [Choice]
     public var modes: [ModeLink]
     public var tileURL: String
     public var tileAttribution: String
 
     public init(positionLabel: String, notice: String?, latitude: String, longitude: String, modePhrase: String,
-                modeKey: String, stores: [StoreCard], places: [Choice], modes: [ModeLink], tileURL: String,
-                tileAttribution: String)
+                modeKey: String, stores: [StoreCard], totalStores: Int, moreHref: String?, places: [Choice],
+                modes: [ModeLink], tileURL: String, tileAttribution: String)
     {
         self.positionLabel = positionLabel
         self.notice = notice
@@ -78,6 +82,8 @@ public struct HomePage: Page {
         self.modePhrase = modePhrase
         self.modeKey = modeKey
         self.stores = stores
+        self.totalStores = totalStores
+        self.moreHref = moreHref
         self.places = places
         self.modes = modes
         self.tileURL = tileURL
@@ -122,12 +128,19 @@ public struct HomePage: Page {
             <div class="map" id="map" data-tiles="\(tileURL)" data-attribution="\(tileAttribution)" data-lat="\(latitude)" data-lon="\(longitude)" data-mode="\(modeKey)" hidden></div>
             <p class="fine map-hint" data-map-hint hidden>Tap the map to measure distances from that point.</p>
 
-            <p class="count">\(stores.count) stores</p>
+            <p class="count">\(countText)</p>
             <ol class="stores">
             \(each: stores, Self.card)
             </ol>
+            \(moreHref.map { "<p class=\"more\"><a class=\"button secondary\" href=\"\($0)\">Show more stores</a></p>" })
             \(if: stores.isEmpty, "<p class=\"empty\">No stores are registered yet.</p>")
             """)
+    }
+
+    /// "34 stores", or "The 30 nearest of 2,000 stores".
+    var countText: String {
+        stores.count == totalStores ? "\(totalStores) stores"
+            : "The \(stores.count) nearest of \(totalStores.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_GB")))) stores"
     }
 
     static func card(_ store: StoreCard) -> HTML {

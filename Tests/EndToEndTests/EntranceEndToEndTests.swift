@@ -21,7 +21,8 @@ struct EntranceEndToEndTests {
                   position: GeoPoint(latitude: 45.466, longitude: 9.19), capacity: capacity, timeZone: "UTC",
                   settings: StoreSettings(capacity: capacity, walkInPercent: walkInPercent, slotCapacity: slotCapacity)),
             hours: (1...7).map { OpeningInterval(weekday: $0, opens: 0, closes: 1440) }, departments: [])
-        return try #require(store.id)
+        try stack.waitForStore(store.id)
+        return store.id
     }
 
     /// A kiosk enrolled as an administrator does it; returns the device key it printed.

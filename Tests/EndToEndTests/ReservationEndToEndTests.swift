@@ -17,7 +17,8 @@ struct ReservationEndToEndTests {
                   position: GeoPoint(latitude: 45.466, longitude: 9.19), capacity: 60, timeZone: "UTC",
                   settings: StoreSettings(capacity: 60, walkInPercent: 20, slotMinutes: 15, slotCapacity: 10)),
             hours: (1...7).map { OpeningInterval(weekday: $0, opens: 0, closes: 1440) }, departments: [])
-        return try #require(store.id)
+        try stack.waitForStore(store.id)
+        return store.id
     }
 
     /// The start of the first 15-minute slot at least `hours` from now.

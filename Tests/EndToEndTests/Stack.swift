@@ -109,6 +109,16 @@ final class Stack {
         try curl([baseURL + path])
     }
 
+    /// Waits until the worker serves store `id`, which was written from outside it (as `clup
+    /// admin` does): the worker picks up other processes' writes within about a second.
+    func waitForStore(_ id: Int64) throws {
+        let deadline = Date() + 10
+        while try get("/stores/\(id)").status != 200 {
+            guard Date() < deadline else { throw StackError("store \(id) never appeared in the worker") }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+    }
+
     func post(_ path: String, body: String, contentType: String = "application/x-www-form-urlencoded") throws
         -> HTTPResponse
     {

@@ -99,7 +99,7 @@ struct DeviceArea {
         } else {
             wait = try desk.standing(of: ticket, now: now)?.entry.map { Int(($0.timeIntervalSince(now) / 60).rounded(.up)) }
         }
-        let store = try database.store(id: ticket.storeId)
+        let store = database.board.entry(ticket.storeId)?.store
         return TicketJSON(
             id: ticket.id, number: ticket.number, code: tickets.token(for: ticket.id),
             status: ticket.status.rawValue, people: ticket.people, residenceMinutes: ticket.residenceMinutes,
@@ -127,29 +127,22 @@ struct DeviceArea {
     }
 
     private func status(storeId: Int64, now: Date) throws -> StatusJSON {
-        guard let details = try database.storeDetails(id: storeId) else {
+        guard let (entry, standing) = database.board.live(storeId, now: now) else {
             throw EntranceError(404, "notFound", "There is no store with that id.")
         }
-        let store = details.store
-        let live = try database.liveTraffic(storeId: storeId, now: now)
-        let board = EntranceBoard(live, next: 0)
-        func queue(_ pool: Pool) -> StatusJSON.Queue {
-            let waiting = live.live.filter { $0.pool == pool && $0.state == .waiting }
-            return StatusJSON.Queue(parties: waiting.count, people: waiting.reduce(0) { $0 + $1.people })
+        let store = entry.store
+        let board = EntranceBoard(entry.live, next: 0)
+        func queue(_ pool: StoreStanding.PoolStanding) -> StatusJSON.Queue {
+            StatusJSON.Queue(parties: pool.parties, people: pool.people)
         }
         func wait(_ pool: Pool) -> Int? {
-            guard pool.places(store.settings) > 0,
-                case .accepted(let wait, _) = live.lineUpDecision(
-                    people: 1, residence: StoreStatus.typicalVisit, settings: store.settings,
-                    hours: details.openingHours, now: now, pool: pool)
-            else { return nil }
+            guard case .accepted(let wait, _) = standing.newcomerDecision(pool) else { return nil }
             return Int((wait / 60).rounded(.up))
         }
-        var open = false
-        if case .open = details.openingHours.state(at: now) { open = true }
         return StatusJSON(
-            storeId: storeId, name: store.name, open: open, capacity: store.capacity, peopleInside: live.peopleInside,
-            onlineQueue: queue(.online), walkInQueue: queue(.walkIn), calling: board.called.map(\.number),
+            storeId: storeId, name: store.name, open: standing.status.openState.isOpen, capacity: store.capacity,
+            peopleInside: standing.status.peopleInside, onlineQueue: queue(standing.online),
+            walkInQueue: queue(standing.walkIn), calling: board.called.map(\.number),
             waitMinutes: wait(.online), walkInWaitMinutes: wait(.walkIn))
     }
 

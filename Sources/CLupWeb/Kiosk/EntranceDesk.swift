@@ -39,7 +39,7 @@ struct EntranceDesk: Sendable {
         case .noSuchStore:
             return .failure(EntranceError(404, "notFound", "This kiosk's store no longer exists."))
         case .refused(let decision):
-            let zone = try database.store(id: kiosk.storeId)?.zone ?? .gmt
+            let zone = database.board.entry(kiosk.storeId)?.store.zone ?? .gmt
             return .failure(Self.refusal(decision, now: now, zone: zone))
         }
     }
@@ -68,10 +68,7 @@ struct EntranceDesk: Sendable {
     func standing(of ticket: Reservation, now: Date) throws -> QueueStanding? {
         guard ticket.status == .waiting else { return nil }
         let id = ticket.id
-        let live = try database.liveTraffic(storeId: ticket.storeId, now: now)
-        guard let store = try database.store(id: ticket.storeId) else { return nil }
-        return QueueStanding.of(id, live: live.live, settings: store.settings,
-                                estimator: live.estimator(settings: store.settings, pool: ticket.pool), now: now)
+        return database.board.standing(of: ticket.storeId, now: now)?.standing(of: id)
     }
 }
 

@@ -99,9 +99,10 @@ struct KioskArea {
     }
 
     private func dispenserPage(_ context: KioskContext, error: EntranceError?) throws -> Response {
-        guard let details = try database.storeDetails(id: context.kiosk.storeId) else { throw HTTPError.notFound }
-        let live = try database.liveTraffic(storeId: context.kiosk.storeId, now: context.now)
-        let page = DispenserPage(details: details, live: live, now: context.now, error: error?.message)
+        guard let (entry, standing) = database.board.live(context.kiosk.storeId, now: context.now) else {
+            throw HTTPError.notFound
+        }
+        let page = DispenserPage(entry: entry, standing: standing, now: context.now, error: error?.message)
         return views.page(title: "Take a ticket", context, page, status: error?.status ?? 200)
     }
 
@@ -123,7 +124,7 @@ struct KioskArea {
 
     func scanner(_ context: KioskContext) throws -> Response {
         let store = try store(of: context.kiosk)
-        let inside = try database.liveTraffic(storeId: store.id, now: context.now).peopleInside
+        let inside = database.board.standing(of: store.id, now: context.now)?.status.peopleInside ?? 0
         return views.page(title: "Scanner", context,
                           ScannerPage(storeName: store.name, report: nil, peopleInside: inside, capacity: store.capacity))
     }
@@ -145,28 +146,27 @@ struct KioskArea {
 
     func board(_ context: KioskContext) throws -> Response {
         let store = try store(of: context.kiosk)
-        let board = EntranceBoard(try database.liveTraffic(storeId: store.id, now: context.now))
+        let board = EntranceBoard(database.board.entry(store.id)?.live ?? .none)
         return views.page(title: "Now calling", context, BoardPage(
             storeName: store.name, called: board.called.map(\.number), next: board.waiting.map(\.number),
             peopleInside: board.peopleInside, capacity: store.capacity))
     }
 
     private func store(of kiosk: Kiosk) throws -> Store {
-        guard let store = try database.store(id: kiosk.storeId) else { throw HTTPError.notFound }
+        guard let store = database.board.entry(kiosk.storeId)?.store else { throw HTTPError.notFound }
         return store
     }
 }
 
 extension DispenserPage {
     /// The dispenser with 30 minutes and one person chosen, and the walk-in wait right now.
-    init(details: StoreDetails, live: LiveTraffic, now: Date, error: String?) {
-        let store = details.store
+    init(entry: StoreBoard.Entry, standing: StoreStanding, now: Date, error: String?) {
+        let store = entry.store
         let waitText: String
         if store.settings.walkInPlaces == 0 {
             waitText = "This store keeps no places for walk-ins: please line up with CLup online."
         } else {
-            let decision = live.lineUpDecision(people: 1, residence: StoreStatus.typicalVisit, settings: store.settings,
-                                               hours: details.openingHours, now: now, pool: .walkIn)
+            let decision = standing.newcomerDecision(.walkIn)
             if case .accepted(let wait, _) = decision {
                 waitText = wait < 60 ? "No wait right now." : "Wait right now: about \(Formatting.duration(wait))."
             } else {

@@ -21,16 +21,17 @@ struct ManageArea {
     func list(_ context: ManagerContext) throws -> Response {
         let user = context.user
         let stores = user.role == .admin
-            ? try database.storeListings().map(\.store) : try database.managedStores(userId: user.id)
+            ? database.board.entries().map(\.store) : try database.managedStores(userId: user.id)
         let page = ManagePage(stores: stores.map { ManagePage.Row(id: $0.id, name: $0.name, address: $0.address) })
         return views.page(title: "Your stores", section: .manage, context, page)
     }
 
     func store(_ context: ManagedStoreContext) throws -> Response {
-        guard let details = try database.storeDetails(id: context.storeId) else { throw HTTPError.notFound }
-        let store = details.store
-        let status = StoreStatus(settings: store.settings, hours: details.openingHours,
-                                 live: try database.liveTraffic(storeId: store.id, now: context.now), now: context.now)
+        guard let (entry, standing) = database.board.live(context.storeId, now: context.now) else {
+            throw HTTPError.notFound
+        }
+        let store = entry.store
+        let status = standing.status
         let kiosks = try database.kiosks(storeId: store.id).map { kiosk in
             ManageStorePage.KioskRow(
                 id: kiosk.id, label: kiosk.label,

@@ -35,22 +35,27 @@ struct Alternatives {
 
     /// Stores nearest `store` where the party could line up now.
     func lineUpStores(near store: Store) throws -> [SuggestionRow] {
-        let traffic = try database.liveTraffic(now: now)
-        let listings = try database.storeListings()
+        let listings = candidates(near: store)
         return Suggestions.nearest(
             to: store.position, among: listings, excluding: store.id, id: { $0.store.id },
             position: \.store.position,
-            acceptable: { listing in
-                decision(for: listing, live: traffic[listing.store.id] ?? .none).isAccepted
-            }
+            acceptable: { listing in decision(for: listing.details, live: listing.live).isAccepted }
         ).map { entry in
             let id = entry.candidate.store.id
-            let decision = decision(for: entry.candidate, live: traffic[id] ?? .none)
+            let decision = decision(for: entry.candidate.details, live: entry.candidate.live)
             return SuggestionRow(
                 name: entry.candidate.store.name,
                 detail: "\(Formatting.distance(metres: entry.metres)) away · wait \(decision.waitText)",
                 href: WizardLinks.how(id, plan: plan, shopper: shopper))
         }
+    }
+
+    /// How many of the stores nearest the chosen one are considered, nearest first.
+    static let candidateReach = 200
+
+    /// The stores nearest `store`, from the board's grid.
+    private func candidates(near store: Store) -> [StoreBoard.Entry] {
+        database.board.nearest(to: store.position, limit: Self.candidateReach, excluding: store.id).map(\.entry)
     }
 
     /// Whether the party could line up at `listing` now.
@@ -61,13 +66,13 @@ struct Alternatives {
 
     /// Stores nearest `store` with room for the party in their slot at `start`.
     func bookingStores(near store: Store, at start: Date) throws -> [SuggestionRow] {
-        let listings = try database.storeListings()
+        let listings = candidates(near: store)
         var found: [Int64: Slot] = [:]
         return try Suggestions.nearest(
             to: store.position, among: listings, excluding: store.id, id: { $0.store.id },
             position: \.store.position,
             acceptable: { listing in
-                let calendar = listing.slotCalendar
+                let calendar = listing.calendar
                 guard let slot = calendar.slot(containing: start, now: now), calendar.isBookable(slot, now: now)
                 else { return false }
                 let id = listing.store.id

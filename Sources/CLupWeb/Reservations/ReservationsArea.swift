@@ -37,7 +37,7 @@ struct ReservationsArea {
     // MARK: Helpers the steps share
 
     func store(_ context: some HandlerContext) throws -> StoreDetails {
-        guard let details = try database.storeDetails(id: try context.id()) else { throw HTTPError.notFound }
+        guard let details = database.board.entry(try context.id())?.details else { throw HTTPError.notFound }
         return details
     }
 

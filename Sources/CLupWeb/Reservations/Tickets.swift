@@ -66,10 +66,7 @@ extension ReservationsArea {
     private func progress(_ owned: ReservationWithStore, now: Date) throws -> TicketProgress {
         let reservation = owned.reservation
         guard reservation.status == .waiting else { return TicketProgress(owned, standing: nil, now: now) }
-        let live = try database.liveTraffic(storeId: reservation.storeId, now: now)
-        let settings = owned.store.settings
-        let standing = QueueStanding.of(reservation.id, live: live.live, settings: settings,
-                                        estimator: live.estimator(settings: settings, pool: reservation.pool), now: now)
+        let standing = database.board.standing(of: reservation.storeId, now: now)?.standing(of: reservation.id)
         return TicketProgress(owned, standing: standing, now: now)
     }
 }

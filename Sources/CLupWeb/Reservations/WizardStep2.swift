@@ -25,9 +25,9 @@ extension ReservationsArea {
         }
         let now = context.now
         let alternatives = self.alternatives(context, plan: plan, shopper: shopper)
-        let live = try database.liveTraffic(storeId: store.id, now: now)
+        let live = database.board.entry(store.id)?.live ?? .none
         let decision = alternatives.decision(for: details, live: live)
-        let queued = live.traffic(settings: store.settings, now: now).queue.reduce(0) { $0 + $1.people }
+        let queued = database.board.standing(of: store.id, now: now)?.online.people ?? 0
         var lineUp: HowPage.LineUp?
         var refusal: String?
         var suggestions: [SuggestionRow] = []

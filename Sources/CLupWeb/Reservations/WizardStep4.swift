@@ -20,7 +20,7 @@ extension ReservationsArea {
         case "lineUp":
             let mode = query["mode"].flatMap(TravelMode.init(rawValue:)) ?? shopper.mode
             let decision = alternatives(context, plan: plan, shopper: shopper)
-                .decision(for: details, live: try database.liveTraffic(storeId: store.id, now: now))
+                .decision(for: details, live: database.board.entry(store.id)?.live ?? .none)
             guard case .accepted(let wait, let entry) = decision else {
                 return try refusedLineUp(context, details: details, plan: plan, shopper: shopper, decision: decision,
                                          status: 200)

@@ -59,7 +59,7 @@ struct ShopperContext {
     }
 
     /// The query that keeps this position (and optionally a mode) in links.
-    func query(mode: TravelMode? = nil) -> String {
+    func query(mode: TravelMode? = nil, extra: [(name: String, value: String)] = []) -> String {
         var pairs: [(name: String, value: String)] = []
         if let placeKey {
             pairs.append(("place", placeKey))
@@ -68,7 +68,7 @@ struct ShopperContext {
             pairs.append(("lon", String(format: "%.5f", position.longitude)))
         }
         if let mode { pairs.append(("mode", mode.rawValue)) }
-        return FormData(pairs: pairs).urlEncoded
+        return FormData(pairs: pairs + extra).urlEncoded
     }
 
     /// Remembers the chosen mode for a year. A preference, not account state: it may be set

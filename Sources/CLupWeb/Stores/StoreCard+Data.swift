@@ -5,10 +5,10 @@ import CLupTemplates
 import Foundation
 
 extension StoreCard {
-    /// A store's card from its record, hours and live traffic, as seen from the shopper.
-    init(store: Store, hours: OpeningHours, live: LiveTraffic, shopper: ShopperContext, now: Date) {
-        let status = StoreStatus(settings: store.settings, hours: hours, live: live, now: now)
-        let metres = shopper.position.distance(to: store.position)
+    /// A store's card from the board's entry and its status, `metres` from the shopper.
+    init(entry: StoreBoard.Entry, status: StoreStatus, metres: Double, shopper: ShopperContext, now: Date) {
+        let store = entry.store
+        let hours = entry.hours
         let openText: String
         switch status.openState {
         case .open(let until):

@@ -15,24 +15,32 @@ struct StoresArea {
         pages.get(Paths.store, store)
     }
 
-    /// The stores sorted by distance from the shopper, each with its live status.
+    /// How many stores the home page lists at first, and how many more each "more" adds.
+    static let pageSize = 30
+    static let mostShown = 300
+
+    /// The stores nearest the shopper, each with its live status: found through the board's
+    /// grid and read from its kept standings, so the cost does not grow with the stores there
+    /// are.
     func home(_ context: BrowserContext) throws -> Response {
         let shopper = ShopperContext(request: context.request, settings: settings, user: context.visitor.user)
         let now = context.now
-        let traffic = try database.liveTraffic(now: now)
-        let cards = try database.storeListings()
-            .map { listing in
-                (shopper.position.distance(to: listing.store.position),
-                 StoreCard(store: listing.store, hours: listing.openingHours, live: traffic[listing.store.id] ?? .none,
-                           shopper: shopper, now: now))
-            }
-            .sorted { ($0.0, $0.1.id) < ($1.0, $1.1.id) }
-            .map(\.1)
+        let board = database.board
+        let shown = context.request.query["show"].flatMap { Int($0) }
+            .map { min(Self.mostShown, max(Self.pageSize, $0)) } ?? Self.pageSize
+        let cards = board.nearest(to: shopper.position, limit: shown).compactMap { found -> StoreCard? in
+            guard let standing = board.standing(of: found.entry.store.id, now: now) else { return nil }
+            return StoreCard(entry: found.entry, status: standing.status, metres: found.metres, shopper: shopper, now: now)
+        }
+        let total = board.storeCount
+        let more = cards.count < total && shown < Self.mostShown
+            ? Paths.home(query: shopper.query(mode: nil, extra: [("show", String(shown + Self.pageSize))])) : nil
         let page = HomePage(
             positionLabel: shopper.positionLabel, notice: shopper.notice,
             latitude: String(format: "%.5f", shopper.position.latitude),
             longitude: String(format: "%.5f", shopper.position.longitude),
-            modePhrase: shopper.mode.phrase, modeKey: shopper.mode.rawValue, stores: cards,
+            modePhrase: shopper.mode.phrase, modeKey: shopper.mode.rawValue, stores: cards, totalStores: total,
+            moreHref: more,
             places: settings.places.map { Choice(value: $0.key, label: $0.name, checked: $0.key == shopper.placeKey) },
             modes: TravelMode.allCases.map { mode in
                 ModeLink(choice: Choice(value: mode.rawValue, label: mode.label, checked: mode == shopper.mode),
@@ -46,14 +54,14 @@ struct StoresArea {
 
     /// One store: address, phone, status, the week's hours and its departments.
     func store(_ context: BrowserContext) throws -> Response {
-        guard let details = try database.storeDetails(id: try context.id()) else { throw HTTPError.notFound }
-        let shopper = ShopperContext(request: context.request, settings: settings, user: context.visitor.user)
         let now = context.now  // once: every figure on the page is for the same instant
-        let live = try database.liveTraffic(storeId: details.store.id, now: now)
-        let card = StoreCard(store: details.store, hours: details.openingHours, live: live, shopper: shopper, now: now)
-        let hours = details.openingHours
+        guard let (entry, standing) = database.board.live(try context.id(), now: now) else { throw HTTPError.notFound }
+        let shopper = ShopperContext(request: context.request, settings: settings, user: context.visitor.user)
+        let store = entry.store
+        let card = StoreCard(entry: entry, status: standing.status, metres: shopper.position.distance(to: store.position),
+                             shopper: shopper, now: now)
+        let hours = entry.hours
         let today = hours.weekday(at: now)
-        let store = details.store
         let page = StorePage(
             card: card, phone: store.phone, phoneHref: "tel:" + store.phone.filter { $0.isNumber || $0 == "+" },
             timeZone: store.timeZone,
@@ -61,7 +69,9 @@ struct StoresArea {
                 StorePage.Day(name: OpeningHours.weekdayNames[weekday - 1],
                               hours: Formatting.intervals(hours.intervals(weekday: weekday)), isToday: weekday == today)
             },
-            departments: details.departments.map { StorePage.DepartmentRow(name: $0.name, minutes: $0.estimatedMinutes) },
+            departments: entry.details.departments.map {
+                StorePage.DepartmentRow(name: $0.name, minutes: $0.estimatedMinutes)
+            },
             backHref: Paths.home(query: shopper.query()), reserveHref: Paths.reserve(store.id, query: shopper.query()),
             positionLabel: shopper.positionLabel, notice: shopper.notice)
         var response = views.page(title: store.name, context, page)
