@@ -10,12 +10,16 @@ import Glibc
 /// A FastCGI responder over libfcgi: a fixed pool of OS threads, each owning one `FCGX_Request`
 /// and blocking in `FCGX_Accept_r`, so blocking calls never occupy Swift's cooperative pool.
 ///
+/// It may listen on several sockets, each with threads of its own: a request on one socket
+/// never waits for a thread busy with another's (the entrance's scans are not queued behind
+/// pages).
+///
 /// Each request is copied into a `FastCGIRequest` before the handler runs, and the response is
 /// written with `FCGX_PutStr` (the variadic `FCGX_FPrintF` cannot be called from Swift).
 /// SIGTERM or SIGINT stops accepting; requests in flight finish; `run` then returns.
 public final class FastCGIServer: @unchecked Sendable {
-    // @unchecked: the mutable state is `stopping`, guarded by `lock`; the listening descriptor is
-    // written once in `init` and only read afterwards.
+    // @unchecked: the mutable state is `stopping`, guarded by `lock`; the listening descriptors
+    // are written once in `init` and only read afterwards.
 
     /// Where the server listens.
     public enum Endpoint: Sendable, CustomStringConvertible {
@@ -32,19 +36,37 @@ public final class FastCGIServer: @unchecked Sendable {
         }
     }
 
-    public struct Configuration: Sendable {
+    /// A socket and the threads that serve it.
+    public struct Listener: Sendable {
         public var endpoint: Endpoint
         /// Worker threads; each serves one request at a time.
         public var threads: Int
+        /// Names the threads (`fastcgi-pages-0`).
+        public var name: String
+
+        public init(endpoint: Endpoint, threads: Int, name: String = "main") {
+            self.endpoint = endpoint
+            self.threads = max(1, threads)
+            self.name = name
+        }
+    }
+
+    public struct Configuration: Sendable {
+        public var listeners: [Listener]
         /// Bodies larger than this are answered without being read.
         public var maxBodySize: Int
         public var backlog: Int32
 
-        public init(endpoint: Endpoint, threads: Int, maxBodySize: Int, backlog: Int32 = 1024) {
-            self.endpoint = endpoint
-            self.threads = max(1, threads)
+        public init(listeners: [Listener], maxBodySize: Int, backlog: Int32 = 1024) {
+            self.listeners = listeners
             self.maxBodySize = maxBodySize
             self.backlog = backlog
+        }
+
+        /// One socket.
+        public init(endpoint: Endpoint, threads: Int, maxBodySize: Int, backlog: Int32 = 1024) {
+            self.init(listeners: [Listener(endpoint: endpoint, threads: threads)], maxBodySize: maxBodySize,
+                      backlog: backlog)
         }
     }
 
@@ -65,7 +87,7 @@ public final class FastCGIServer: @unchecked Sendable {
 
     private let configuration: Configuration
     private let logger: Logger
-    private let listenFD: Int32
+    private let listenFDs: [Int32]
     private let lock = NSLock()
     private var stopping = false
 
@@ -75,18 +97,22 @@ public final class FastCGIServer: @unchecked Sendable {
         self.logger = logger
         let code = FCGX_Init()
         guard code == 0 else { throw Error.initFailed(code) }
-        switch configuration.endpoint {
-        case .unix(let path, let mode):
-            unlink(path)  // a socket left by a killed worker would make bind fail
-            let fd = FCGX_OpenSocket(path, configuration.backlog)
-            guard fd >= 0 else { throw Error.cannotListen(configuration.endpoint.description, errno: errno) }
-            chmod(path, mode)
-            listenFD = fd
-        case .tcp(let port):
-            let fd = FCGX_OpenSocket("127.0.0.1:\(port)", configuration.backlog)
-            guard fd >= 0 else { throw Error.cannotListen(configuration.endpoint.description, errno: errno) }
-            listenFD = fd
+        var descriptors: [Int32] = []
+        for listener in configuration.listeners {
+            let fd: Int32
+            switch listener.endpoint {
+            case .unix(let path, let mode):
+                unlink(path)  // a socket left by a killed worker would make bind fail
+                fd = FCGX_OpenSocket(path, configuration.backlog)
+                guard fd >= 0 else { throw Error.cannotListen(listener.endpoint.description, errno: errno) }
+                chmod(path, mode)
+            case .tcp(let port):
+                fd = FCGX_OpenSocket("127.0.0.1:\(port)", configuration.backlog)
+                guard fd >= 0 else { throw Error.cannotListen(listener.endpoint.description, errno: errno) }
+            }
+            descriptors.append(fd)
         }
+        listenFDs = descriptors
     }
 
     private var isStopping: Bool {
@@ -104,7 +130,7 @@ public final class FastCGIServer: @unchecked Sendable {
         }
         guard first else { return }
         FCGX_ShutdownPending()
-        shutdown(listenFD, Int32(SHUT_RDWR))
+        for fd in listenFDs { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
     /// Serves requests on `configuration.threads` threads until SIGTERM, SIGINT or `stop()`.
@@ -124,24 +150,28 @@ public final class FastCGIServer: @unchecked Sendable {
         }
         defer { sources.forEach { $0.cancel() } }
 
-        logger.info("listening on \(configuration.endpoint) with \(configuration.threads) threads")
         let group = DispatchGroup()
-        for index in 0..<configuration.threads {
-            group.enter()
-            let thread = Thread { [self] in
-                serveLoop(handler: handler)
-                group.leave()
+        for (listener, fd) in zip(configuration.listeners, listenFDs) {
+            logger.info("listening on \(listener.endpoint) with \(listener.threads) threads (\(listener.name))")
+            for index in 0..<listener.threads {
+                group.enter()
+                let thread = Thread { [self] in
+                    serveLoop(listenFD: fd, handler: handler)
+                    group.leave()
+                }
+                thread.name = "fastcgi-\(listener.name)-\(index)"
+                thread.start()
             }
-            thread.name = "fastcgi-\(index)"
-            thread.start()
         }
         group.wait()
-        close(listenFD)
-        if case .unix(let path, _) = configuration.endpoint { unlink(path) }
+        for (listener, fd) in zip(configuration.listeners, listenFDs) {
+            close(fd)
+            if case .unix(let path, _) = listener.endpoint { unlink(path) }
+        }
         logger.info("stopped")
     }
 
-    private func serveLoop(handler: Handler) {
+    private func serveLoop(listenFD: Int32, handler: Handler) {
         var request = FCGX_Request()
         guard FCGX_InitRequest(&request, listenFD, 0) == 0 else {
             logger.critical("FCGX_InitRequest failed")

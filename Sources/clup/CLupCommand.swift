@@ -111,8 +111,17 @@ struct Serve: ParsableCommand {
     @Option(help: "Permission bits of the socket, octal (0660 lets the web server's group connect).")
     var socketMode: String = "0660"
 
-    @Option(help: "Worker threads (default: 2 per core).")
+    @Option(help: "Worker threads for pages (default: 2 per core).")
     var threads: Int = 2 * ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Unix socket for the entrance: the device API and the kiosk's scans, on threads of their own (default: the socket's name with -entrance).")
+    var entranceSocket: String? = ProcessInfo.processInfo.environment["CLUP_ENTRANCE_SOCKET"]
+
+    @Option(help: "With --port: the entrance's TCP port (default: the next port).")
+    var entrancePort: Int?
+
+    @Option(help: "Threads that serve only the entrance socket.")
+    var entranceThreads: Int = 2
 
     @Option(help: "Largest request body accepted, in bytes.")
     var maxBody: Int = 1 << 20
@@ -137,8 +146,13 @@ struct Serve: ParsableCommand {
             tickets: try secret.tickets())
         let app = App(environment: environment, views: views)
         let endpoint: FastCGIServer.Endpoint = port.map { .tcp(port: $0) } ?? .unix(path: socket, mode: mode)
+        let entrance: FastCGIServer.Endpoint = port.map { .tcp(port: entrancePort ?? $0 + 1) }
+            ?? .unix(path: entranceSocket ?? Self.entranceSocket(for: socket), mode: mode)
         let server = try FastCGIServer(
-            configuration: .init(endpoint: endpoint, threads: threads, maxBodySize: maxBody), logger: logger)
+            configuration: .init(listeners: [.init(endpoint: endpoint, threads: threads, name: "pages"),
+                                             .init(endpoint: entrance, threads: entranceThreads, name: "entrance")],
+                                 maxBodySize: maxBody),
+            logger: logger)
         startMailLoop(mail.delivery(database: environment.database, logger: logger), logger: logger,
                       interval: mailInterval)
         startQueueLoop(environment.database, logger: logger, interval: queueInterval)
@@ -147,6 +161,13 @@ struct Serve: ParsableCommand {
                                        bodyTooLarge: request.bodyTooLarge)
             return FastCGIResponse(status: response.status, headers: response.headers, body: response.body)
         }
+    }
+}
+
+extension Serve {
+    /// `run/clup.sock` → `run/clup-entrance.sock`.
+    static func entranceSocket(for socket: String) -> String {
+        socket.hasSuffix(".sock") ? String(socket.dropLast(5)) + "-entrance.sock" : socket + "-entrance"
     }
 }
 
@@ -266,6 +287,8 @@ struct NginxConfigCommand: ParsableCommand {
     @Option(help: "Directory for nginx's pid, logs and temporary files.") var runDir: String
     @Option(help: "The worker's unix socket.") var socket: String?
     @Option(help: "The worker's TCP port, instead of a socket.") var workerPort: Int?
+    @Option(help: "The worker's entrance socket (default: the socket's name with -entrance).") var entranceSocket: String?
+    @Option(help: "The worker's entrance TCP port (default: the worker port's next).") var entrancePort: Int?
     @Option(name: .customLong("public"), help: "Static files.") var publicDirectory: String = "Public"
     @Option(help: "Directory of the nginx snippets.") var nginxDir: String = "nginx"
     @Option(help: "Leaflet's directory.") var leaflet: String = "/usr/share/javascript/leaflet"
@@ -280,14 +303,19 @@ struct NginxConfigCommand: ParsableCommand {
             path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         }
         let upstream: String
+        let entranceUpstream: String
         if let workerPort {
             upstream = "127.0.0.1:\(workerPort)"
+            entranceUpstream = "127.0.0.1:\(entrancePort ?? workerPort + 1)"
         } else {
-            upstream = "unix:" + absolute(socket ?? "\(runDir)/clup.sock")
+            let socket = absolute(socket ?? "\(runDir)/clup.sock")
+            upstream = "unix:" + socket
+            entranceUpstream = "unix:" + absolute(entranceSocket ?? Serve.entranceSocket(for: socket))
         }
         let text = try String(contentsOfFile: template, encoding: .utf8)
         print(try NginxConfig.render(template: text, values: [
             "PORT": String(port), "RUN_DIR": absolute(runDir), "UPSTREAM": upstream,
+            "ENTRANCE_UPSTREAM": entranceUpstream,
             "PUBLIC_DIR": absolute(publicDirectory), "NGINX_DIR": absolute(nginxDir), "LEAFLET_DIR": leaflet,
             "ACCESS_LOG": accessLog == "off" ? "off" : absolute(accessLog), "MAX_BODY": maxBody,
             "TILE_ORIGIN": NginxConfig.imageOrigin(ofTileURL: tileURL),

@@ -77,7 +77,7 @@ struct StartupTests {
     func nginxConfig() throws {
         let template = try String(contentsOfFile: Fixture.root + "/nginx/clup-local.conf.in", encoding: .utf8)
         #expect(throws: NginxConfig.RenderError.self) { try NginxConfig.render(template: template, values: ["PORT": "1"]) }
-        let values = ["PORT", "RUN_DIR", "UPSTREAM", "PUBLIC_DIR", "NGINX_DIR", "LEAFLET_DIR", "ACCESS_LOG", "MAX_BODY",
+        let values = ["PORT", "RUN_DIR", "UPSTREAM", "ENTRANCE_UPSTREAM", "PUBLIC_DIR", "NGINX_DIR", "LEAFLET_DIR", "ACCESS_LOG", "MAX_BODY",
                       "TILE_ORIGIN"]
         let text = try NginxConfig.render(template: template, values: Dictionary(uniqueKeysWithValues: values.map { ($0, "x") }))
         #expect(!text.contains("@"))
