@@ -31,6 +31,8 @@ let package = Package(
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // glibc's malloc.h, for mallopt (the worker keeps freed memory for reuse).
+        .systemLibrary(name: "CMalloc"),
 
         // Transport only: libfcgi worker threads handing Sendable requests to a handler.
         .target(name: "FastCGI", dependencies: ["CFastCGI"]),
@@ -59,7 +61,7 @@ let package = Package(
         .executableTarget(
             name: "clup",
             dependencies: [
-                "CLupDomain", "CLupSupport", "CLupData", "CLupJobs", "CLupWeb", "FastCGI",
+                "CLupDomain", "CLupSupport", "CLupData", "CLupJobs", "CLupWeb", "FastCGI", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

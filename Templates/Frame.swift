@@ -1,4 +1,5 @@
 import CLupPaths
+import Synchronization
 
 /// A page of the site: a model that renders itself inside the frame every page shares.
 public protocol Page {
@@ -25,6 +26,8 @@ public struct Frame: Sendable {
     public var isManager: Bool
     /// Signed in with an address not yet confirmed: the banner asks to confirm it.
     public var unconfirmed: Bool
+    /// Whether the page rendered in this frame wrote the CSRF field (a form that POSTs).
+    private let csrfWritten = CSRFUse()
 
     public init(title: String, stylesheet: String, script: String, icon: String, section: Section, csrf: String,
                 userName: String?, isManager: Bool, unconfirmed: Bool)
@@ -41,7 +44,14 @@ public struct Frame: Sendable {
     }
 
     /// The hidden field that carries the CSRF token; every form that POSTs starts with it.
-    public var csrfField: HTML { "<input type=\"hidden\" name=\"csrf\" value=\"\(csrf)\">" }
+    public var csrfField: HTML {
+        csrfWritten.flag.store(true, ordering: .relaxed)
+        return "<input type=\"hidden\" name=\"csrf\" value=\"\(csrf)\">"
+    }
+
+    /// The page rendered in this frame has a form carrying the CSRF token, so the visitor must
+    /// hold it as a cookie.
+    public var usedCSRF: Bool { csrfWritten.flag.load(ordering: .relaxed) }
 
     private func current(_ section: Section) -> HTML {
         self.section == section ? " aria-current=\"page\"" : .empty
@@ -129,4 +139,9 @@ public struct Frame: Sendable {
         </html>
         """
     }
+}
+
+/// Records, across the copies of one frame, that its CSRF field was written.
+private final class CSRFUse: Sendable {
+    let flag = Atomic(false)
 }

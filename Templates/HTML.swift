@@ -92,25 +92,33 @@ public struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, Custo
         }
     }
 
-    /// Escapes `&`, `<`, `>`, `"` and `'`. Text without any of them — nearly all — is appended
-    /// as it is, found by one pass over its UTF-8 bytes.
+    /// Escapes `&`, `<`, `>`, `"` and `'`, copying the runs between them whole: one pass over
+    /// the UTF-8 bytes, and text without any of them (nearly all) is appended as it is.
     static func escape(_ value: String, into text: inout String) {
-        let needsEscaping = value.utf8.contains { byte in
-            byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
-                || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")
-        }
-        guard needsEscaping else {
-            text += value
-            return
-        }
-        for character in value.unicodeScalars {
-            switch character {
-            case "&": text += "&amp;"
-            case "<": text += "&lt;"
-            case ">": text += "&gt;"
-            case "\"": text += "&quot;"
-            case "'": text += "&#39;"
-            default: text.unicodeScalars.append(character)
+        var utf8 = value
+        utf8.withUTF8 { bytes in
+            var runStart = 0
+            for index in bytes.indices {
+                let replacement: String
+                switch bytes[index] {
+                case UInt8(ascii: "&"): replacement = "&amp;"
+                case UInt8(ascii: "<"): replacement = "&lt;"
+                case UInt8(ascii: ">"): replacement = "&gt;"
+                case UInt8(ascii: "\""): replacement = "&quot;"
+                case UInt8(ascii: "'"): replacement = "&#39;"
+                default: continue
+                }
+                if runStart < index {
+                    // Special characters are ASCII, so runs between them are whole UTF-8 sequences.
+                    text += String(decoding: UnsafeBufferPointer(rebasing: bytes[runStart..<index]), as: UTF8.self)
+                }
+                text += replacement
+                runStart = index + 1
+            }
+            if runStart == 0 {
+                text += value
+            } else if runStart < bytes.count {
+                text += String(decoding: UnsafeBufferPointer(rebasing: bytes[runStart...]), as: UTF8.self)
             }
         }
     }

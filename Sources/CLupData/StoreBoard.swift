@@ -77,6 +77,30 @@ public final class StoreBoard: Sendable {
         }
     }
 
+    /// The `limit` stores nearest `point` with their standings at `now` (see
+    /// `standing(of:now:)`) and distances, nearest first: one lock for all of them, unless some
+    /// standings must be computed afresh.
+    public func nearestLive(to point: GeoPoint, limit: Int, now: Date, maxAge: TimeInterval = standingLifetime)
+        -> [(entry: Entry, standing: StoreStanding, metres: Double)]
+    {
+        var stale: [Int] = []
+        var found = state.withLock { state in
+            state.grid.nearest(to: point, limit: limit).compactMap { near -> (Entry, StoreStanding?, Double)? in
+                guard let entry = state.entries[near.id] else { return nil }
+                let fresh = entry.standing.flatMap { standing in
+                    entry.standingVersion == entry.version && standing.at <= now
+                        && now.timeIntervalSince(standing.at) <= maxAge ? standing : nil
+                }
+                return (entry, fresh, near.metres)
+            }
+        }
+        for index in found.indices where found[index].1 == nil { stale.append(index) }
+        for index in stale {
+            found[index].1 = standing(of: found[index].0.store.id, now: now, maxAge: maxAge)
+        }
+        return found.compactMap { entry, standing, metres in standing.map { (entry, $0, metres) } }
+    }
+
     /// A store and its standing at `now` (see `standing(of:now:)`), or nil if there is no such
     /// store.
     public func live(_ id: Int64, now: Date) -> (entry: Entry, standing: StoreStanding)? {

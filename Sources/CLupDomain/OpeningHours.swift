@@ -100,7 +100,7 @@ public struct OpeningHours: Sendable, Hashable {
     /// "08:00", "01:30" — minutes past midnight as a 24-hour clock reading.
     public static func clockText(_ minutes: Int) -> String {
         let rest = minutes % 1440
-        return String(format: "%02d:%02d", rest / 60, rest % 60)
+        return NumberText.clock(hours: rest / 60, minutes: rest % 60)
     }
 
     public static let weekdayNames = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]

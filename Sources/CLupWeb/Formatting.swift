@@ -8,7 +8,7 @@ enum Formatting {
     static func distance(metres: Double) -> String {
         if metres < 950 { return "\(Int((metres / 50).rounded()) * 50) m" }
         let kilometres = metres / 1000
-        if kilometres < 10 { return String(format: "%.1f km", kilometres) }
+        if kilometres < 10 { return NumberText.fixed(kilometres, digits: 1) + " km" }
         return "\(Int(kilometres.rounded())) km"
     }
 
@@ -18,7 +18,7 @@ enum Formatting {
         let minutes = max(0, Int((interval / 60).rounded(.up)))
         if minutes < 60 { return "\(minutes) min" }
         let rest = minutes % 60
-        return rest == 0 ? "\(minutes / 60) h" : String(format: "%d h %02d min", minutes / 60, rest)
+        return rest == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(NumberText.twoDigits(rest)) min"
     }
 
     /// "No wait" or an approximate duration.
@@ -32,7 +32,7 @@ enum Formatting {
     static func clock(_ date: Date, now: Date, timeZone: TimeZone) -> String {
         let offsets = ZoneOffsets.table(for: timeZone, around: now)
         let (day, second) = offsets.localDay(date)
-        let time = String(format: "%02d:%02d", second / 3600, second % 3600 / 60)
+        let time = NumberText.clock(hours: second / 3600, minutes: second % 3600 / 60)
         switch day - offsets.localDay(now).day {
         case 0: return time
         case 1: return "tomorrow \(time)"
@@ -67,7 +67,7 @@ extension Formatting {
     /// "14:30" on the store's clock.
     static func time(_ date: Date, timeZone: TimeZone, now: Date) -> String {
         let second = ZoneOffsets.table(for: timeZone, around: now).localDay(date).second
-        return String(format: "%02d:%02d", second / 3600, second % 3600 / 60)
+        return NumberText.clock(hours: second / 3600, minutes: second % 3600 / 60)
     }
 
     /// "tomorrow, 14:30–14:45".

@@ -23,7 +23,10 @@ public struct Views: Sendable {
     func page(title: String, section: Section = .none, _ context: some BrowserRequest, _ page: some Page,
               status: Int = 200) -> Response
     {
-        .html(page.render(in: frame(title: title, section: section, visitor: context.visitor)).text, status: status)
+        let frame = frame(title: title, section: section, visitor: context.visitor)
+        var response = Response.html(page.render(in: frame).text, status: status)
+        if frame.usedCSRF, let cookie = context.visitor.newGuestToken { response.setCookie(cookie) }
+        return response
     }
 
     /// An error as a page in the site's layout; a redirect "error" becomes the redirect.

@@ -12,8 +12,12 @@ public struct Visitor: Sendable {
     public var kiosk: Kiosk?
     /// The token forms must carry: the session's when signed in, else the guest cookie's.
     public var csrfToken: String
-    /// Cookies to add to the response (a new guest token; a session ended or begun).
+    /// Cookies to add to the response (a session ended or begun).
     var cookies: [Cookie] = []
+    /// A guest without a CSRF cookie gets a new token, sent as a cookie only with a page that
+    /// has a form using it: a page without forms is then the same for every guest, and can
+    /// be cached.
+    var newGuestToken: Cookie?
 
     public static let anonymous = Visitor(csrfToken: "")
 
@@ -69,8 +73,8 @@ public struct Visitor: Sendable {
                 visitor.csrfToken = token
             } else {
                 visitor.csrfToken = Secrets.token()
-                visitor.cookies.append(Cookie(name: csrfCookie(secure: secure), value: visitor.csrfToken, maxAge: nil,
-                                              secure: secure))
+                visitor.newGuestToken = Cookie(name: csrfCookie(secure: secure), value: visitor.csrfToken, maxAge: nil,
+                                               secure: secure)
             }
         }
         return visitor

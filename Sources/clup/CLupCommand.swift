@@ -8,6 +8,10 @@ import FastCGI
 import Foundation
 import Logging
 
+#if canImport(CMalloc)
+import CMalloc
+#endif
+
 /// The `clup` command: serve the site, manage the database, and produce the files nginx needs.
 @main
 struct CLupCommand: ParsableCommand {
@@ -137,6 +141,13 @@ struct Serve: ParsableCommand {
     func run() throws {
         let logger = Logger(label: "clup")
         guard Sodium.ensureInitialized() else { throw ValidationError("libsodium could not be initialised") }
+        #if canImport(CMalloc)
+        // Every page builds and frees buffers of tens of kilobytes on several threads; glibc's
+        // default trims and unmaps such memory back to the kernel at once, and the madvise
+        // and TLB shootdowns that follow cost more than rendering. Keep it for reuse.
+        mallopt(M_TRIM_THRESHOLD, 64 << 20)
+        mallopt(M_MMAP_THRESHOLD, 16 << 20)
+        #endif
         guard let mode = mode_t(socketMode, radix: 8) else { throw ValidationError("--socket-mode must be octal") }
         // Everything that can fail is checked before the socket opens: assets, secret, schema.
         let views = try site.views()

@@ -53,3 +53,23 @@ struct GeographyTests {
         #expect(TravelMode.transit.travelTime(metres: 8_000) < TravelMode.walking.travelTime(metres: 8_000))
     }
 }
+
+@Suite("Numbers written for pages")
+struct NumberTextTests {
+    @Test("fixed decimals read as printf writes them, for the values pages show")
+    func fixed() {
+        for value in [0.0, 0.5, 1.25, 2.35, 9.99, 45.464172, 9.190361, -0.00001, -45.123456, 123_456.789] {
+            for digits in [0, 1, 5] {
+                #expect(NumberText.fixed(value, digits: digits) == String(format: "%.\(digits)f", value),
+                        "\(value) to \(digits)")
+            }
+        }
+    }
+
+    @Test("two digits and clock times")
+    func clock() {
+        #expect(NumberText.twoDigits(0) == "00" && NumberText.twoDigits(7) == "07" && NumberText.twoDigits(42) == "42")
+        #expect(NumberText.clock(hours: 8, minutes: 5) == "08:05")
+        #expect(OpeningHours.clockText(26 * 60 + 30) == "02:30")
+    }
+}

@@ -253,7 +253,7 @@ struct AccountsTests {
         #expect(try user("ada@example.org")?.displayName == "Ada")
         // A guest's token is not a session's: the token from before signing in no longer works.
         let guest = Browser(app)
-        try guest.get("/")
+        try guest.get("/signin")
         let guestToken = try #require(guest.formToken)
         #expect(try browser.post("/account/profile", fields, csrf: .some(guestToken)).status == 403)
         #expect(try browser.post("/account/profile", fields).status == 303)

@@ -55,7 +55,8 @@ final class Browser {
     func post(_ path: String, _ fields: [(String, String)] = [], csrf: String?? = .none, accept: String? = nil) throws
         -> Response
     {
-        if formToken == nil { try get("/") }
+        // Like a person who opened a page with a form first (a page without one sets no token).
+        if formToken == nil { try get("/signin") }
         var pairs = fields.map { (name: $0.0, value: $0.1) }
         switch csrf {
         case .none: pairs.append(("csrf", formToken ?? ""))

@@ -188,6 +188,18 @@ struct StoresPageTests {
         #expect(!body.contains("session") && !body.contains("SQLite") && !body.contains("no such table"))
     }
 
+    @Test("a guest's page without a form sets no cookie and is the same for every guest; a form's page sets its token")
+    func guestToken() throws {
+        let first = app.get("/?place=duomo")
+        let second = app.get("/?place=duomo")
+        #expect(first.setCookie(named: "clup_csrf") == nil && !first.bodyText.contains("name=\"csrf\""))
+        #expect(first.bodyText == second.bodyText)
+        let signIn = app.get("/signin")
+        let cookie = try #require(signIn.setCookie(named: "clup_csrf"))
+        let token = try #require(signIn.bodyText.firstMatch(of: /name="csrf" value="([^"]*)"/)).1
+        #expect(cookie.hasPrefix("clup_csrf=\(token);"))
+    }
+
     @Test("/healthz answers in JSON")
     func health() {
         let response = app.get("/healthz")

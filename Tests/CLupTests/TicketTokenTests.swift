@@ -54,3 +54,16 @@ struct TicketTokenTests {
         #expect(Array(png.suffix(12).prefix(8)) == [0, 0, 0, 0] + Array("IEND".utf8))
     }
 }
+
+@Suite("Random tokens")
+struct SecretsTests {
+    @Test("tokens are unpadded base64url of their bytes, and differ")
+    func tokens() {
+        let bytes: [UInt8] = [0xfb, 0xff, 0xbf, 0x00, 0x10, 0x83]
+        #expect(Secrets.base64url(bytes) == "-_-_ABCD")
+        #expect(Secrets.base64url([0xff]) == "_w" && Secrets.base64url([]) == "")
+        let tokens = (0..<100).map { _ in Secrets.token() }
+        #expect(Set(tokens).count == 100 && tokens.allSatisfy { $0.count == 22 && Secrets.isWellFormed($0) })
+        #expect(Secrets.token(bytes: 32).count == 43)
+    }
+}

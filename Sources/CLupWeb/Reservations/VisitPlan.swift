@@ -64,8 +64,5 @@ struct VisitPlan {
 
 extension ShopperContext {
     /// The position as form fields, so a GET form keeps it like a link does.
-    var fields: [(name: String, value: String)] {
-        if let placeKey { return [("place", placeKey)] }
-        return [("lat", String(format: "%.5f", position.latitude)), ("lon", String(format: "%.5f", position.longitude))]
-    }
+    var fields: [(name: String, value: String)] { positionFields }
 }

@@ -15,6 +15,8 @@ struct ShopperContext {
     /// The mode was chosen in this request and should be remembered.
     var modeChanged: Bool
     var notice: String?
+    /// `query()`: the same for every link of a page, so encoded once.
+    private(set) var positionQuery: String
 
     static let modeCookie = "mode"
 
@@ -56,19 +58,21 @@ struct ShopperContext {
             }
         }
         notice = notices.isEmpty ? nil : notices.joined(separator: " ")
+        positionQuery = ""
+        positionQuery = FormData(pairs: positionFields).urlEncoded
     }
 
-    /// The query that keeps this position (and optionally a mode) in links.
+    /// The query that keeps this position (and optionally a mode and more fields) in links.
     func query(mode: TravelMode? = nil, extra: [(name: String, value: String)] = []) -> String {
-        var pairs: [(name: String, value: String)] = []
-        if let placeKey {
-            pairs.append(("place", placeKey))
-        } else {
-            pairs.append(("lat", String(format: "%.5f", position.latitude)))
-            pairs.append(("lon", String(format: "%.5f", position.longitude)))
-        }
-        if let mode { pairs.append(("mode", mode.rawValue)) }
-        return FormData(pairs: pairs + extra).urlEncoded
+        guard mode != nil || !extra.isEmpty else { return positionQuery }
+        return FormData(pairs: positionFields + (mode.map { [("mode", $0.rawValue)] } ?? []) + extra).urlEncoded
+    }
+
+    /// The position as query fields: the named place, or the point.
+    var positionFields: [(name: String, value: String)] {
+        if let placeKey { return [("place", placeKey)] }
+        return [("lat", NumberText.fixed(position.latitude, digits: 5)),
+                ("lon", NumberText.fixed(position.longitude, digits: 5))]
     }
 
     /// Remembers the chosen mode for a year. A preference, not account state: it may be set

@@ -25,7 +25,7 @@ extension StoreCard {
             peopleInside: status.peopleInside, capacity: status.capacity,
             wait: status.openState.isOpen ? Formatting.wait(status.wait) : "—",
             light: status.light.rawValue, reason: status.reason.text,
-            latitude: String(format: "%.5f", store.latitude), longitude: String(format: "%.5f", store.longitude))
+            latitude: NumberText.fixed(store.latitude, digits: 5), longitude: NumberText.fixed(store.longitude, digits: 5))
     }
 }
 

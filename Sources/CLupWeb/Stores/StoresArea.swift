@@ -28,17 +28,16 @@ struct StoresArea {
         let board = database.board
         let shown = context.request.query["show"].flatMap { Int($0) }
             .map { min(Self.mostShown, max(Self.pageSize, $0)) } ?? Self.pageSize
-        let cards = board.nearest(to: shopper.position, limit: shown).compactMap { found -> StoreCard? in
-            guard let standing = board.standing(of: found.entry.store.id, now: now) else { return nil }
-            return StoreCard(entry: found.entry, status: standing.status, metres: found.metres, shopper: shopper, now: now)
+        let cards = board.nearestLive(to: shopper.position, limit: shown, now: now).map { found in
+            StoreCard(entry: found.entry, status: found.standing.status, metres: found.metres, shopper: shopper, now: now)
         }
         let total = board.storeCount
         let more = cards.count < total && shown < Self.mostShown
             ? Paths.home(query: shopper.query(mode: nil, extra: [("show", String(shown + Self.pageSize))])) : nil
         let page = HomePage(
             positionLabel: shopper.positionLabel, notice: shopper.notice,
-            latitude: String(format: "%.5f", shopper.position.latitude),
-            longitude: String(format: "%.5f", shopper.position.longitude),
+            latitude: NumberText.fixed(shopper.position.latitude, digits: 5),
+            longitude: NumberText.fixed(shopper.position.longitude, digits: 5),
             modePhrase: shopper.mode.phrase, modeKey: shopper.mode.rawValue, stores: cards, totalStores: total,
             moreHref: more,
             places: settings.places.map { Choice(value: $0.key, label: $0.name, checked: $0.key == shopper.placeKey) },
