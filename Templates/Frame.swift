@@ -59,38 +59,45 @@ public struct Frame: Sendable {
 
     /// The shopper's and manager's layout: header with navigation, banner, main, footer.
     public func site(head: HTML = .empty, _ content: HTML) -> HTML {
-        """
-        <!doctype html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(title) · CLup</title>
-        <link rel="icon" href="\(icon)" type="image/svg+xml">
-        <link rel="stylesheet" href="\(stylesheet)">
-        \(head)
-        </head>
-        <body>
-        <a class="skip" href="#main">Skip to content</a>
-        <header class="site-header">
-          <a class="brand" href="\(Paths.home())"><img src="\(icon)" alt="" width="28" height="28"> CLup</a>
-          <nav aria-label="Main">
-            <a href="\(Paths.home())"\(current(.stores))>Stores</a>
-            \(if: isManager, "<a href=\"\(Paths.manage())\"\(current(.manage))>Manage</a>")
-            \(userName == nil ? signInLink : signedInLinks)
-          </nav>
-        </header>
-        \(if: unconfirmed, confirmBanner)
-        <main id="main">
-        \(content)
-        </main>
-        <footer class="site-footer">
-          <p>CLup — line up for your grocery store from home, and walk in when it is your turn.</p>
-        </footer>
-        <script src="\(script)" defer></script>
-        </body>
-        </html>
-        """
+        var html: HTML = """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(title) · CLup</title>
+            <link rel="icon" href="\(icon)" type="image/svg+xml">
+            <link rel="stylesheet" href="\(stylesheet)">
+            \(head)
+            </head>
+            <body>
+            <a class="skip" href="#main">Skip to content</a>
+            <header class="site-header">
+              <a class="brand" href="\(Paths.home())"><img src="\(icon)" alt="" width="28" height="28"> CLup</a>
+              <nav aria-label="Main">
+                <a href="\(Paths.home())"\(current(.stores))>Stores</a>
+                \(if: isManager, "<a href=\"\(Paths.manage())\"\(current(.manage))>Manage</a>")
+                \(userName == nil ? signInLink : signedInLinks)
+              </nav>
+            </header>
+            \(if: unconfirmed, confirmBanner)
+            <main id="main">
+
+            """
+        // Appended rather than interpolated: the content is copied once into the page.
+        html.reserveCapacity(html.byteCount + content.byteCount + 400)
+        html += content
+        html += """
+
+            </main>
+            <footer class="site-footer">
+              <p>CLup — line up for your grocery store from home, and walk in when it is your turn.</p>
+            </footer>
+            <script src="\(script)" defer></script>
+            </body>
+            </html>
+            """
+        return html
     }
 
     private var signInLink: HTML { "<a href=\"\(Paths.signIn())\">Sign in</a>" }

@@ -29,6 +29,14 @@ public struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, Custo
         lhs.text += rhs.text
     }
 
+    /// Makes room for `count` bytes, so a page built piece by piece is not copied as it grows.
+    public mutating func reserveCapacity(_ count: Int) {
+        text.reserveCapacity(count)
+    }
+
+    /// The length in UTF-8 bytes.
+    public var byteCount: Int { text.utf8.count }
+
     /// Fragments one after another.
     public static func joined(_ parts: some Sequence<HTML>) -> HTML {
         var html = HTML.empty

@@ -21,11 +21,26 @@ public final class StoreBoard: Sendable {
     /// this old, unless the store changed, which recomputes them at once.
     public static let standingLifetime: TimeInterval = 1
 
+    /// A store as registered, with its hours read as the domain evaluates them: replaced whole
+    /// when the store is edited, shared (not copied) by every read of the board.
+    public final class Definition: Sendable {
+        public let details: StoreDetails
+        public let hours: OpeningHours
+        public let calendar: SlotCalendar
+
+        init(_ details: StoreDetails) {
+            self.details = details
+            hours = details.openingHours
+            calendar = details.slotCalendar
+        }
+    }
+
     /// One store as the board keeps it.
     public struct Entry: Sendable {
-        public var details: StoreDetails
-        public var hours: OpeningHours
-        public var calendar: SlotCalendar
+        public var definition: Definition
+        public var details: StoreDetails { definition.details }
+        public var hours: OpeningHours { definition.hours }
+        public var calendar: SlotCalendar { definition.calendar }
         /// Queued, called and inside, by id (queue order).
         var active: [LiveReservation] = []
         /// Booked (a week at most ahead), by slot start then id.
@@ -36,7 +51,7 @@ public final class StoreBoard: Sendable {
         var standing: StoreStanding?
         var standingVersion = -1
 
-        public var store: Store { details.store }
+        public var store: Store { definition.details.store }
 
         /// The store's live traffic, in queue order, as `AppDatabase.liveTraffic` reads it.
         public var live: LiveTraffic { LiveTraffic(live: active + booked, ratio: ratio) }
@@ -188,9 +203,7 @@ public final class StoreBoard: Sendable {
 
 extension StoreBoard.Entry {
     init(details: StoreDetails) {
-        self.details = details
-        hours = details.openingHours
-        calendar = details.slotCalendar
+        definition = StoreBoard.Definition(details)
     }
 
     /// Adds or replaces `reservation` where its state puts it.
@@ -245,9 +258,7 @@ struct BoardChanges: Sendable {
             let id = details.store.id
             if var entry = state.entries[id] {
                 state.grid.remove(id: id, at: entry.store.position)
-                entry.details = details
-                entry.hours = details.openingHours
-                entry.calendar = details.slotCalendar
+                entry.definition = StoreBoard.Definition(details)
                 entry.version += 1
                 state.entries[id] = entry
             } else {

@@ -1,15 +1,13 @@
 import CLupPaths
 import Foundation
 
-/// One store in the list: everything a shopper compares, already formatted.
-public struct StoreCard: Sendable {
+/// What a shopper compares about a store, whoever and wherever they are, already formatted:
+/// it changes with the store's status only, so the worker keeps one per store and status, with
+/// its card's HTML rendered once (`cardOpening`, `cardBody`).
+public struct StoreSummary: Sendable {
     public var id: Int64
     public var name: String
     public var address: String
-    /// The store's page, keeping the shopper's position.
-    public var href: String
-    public var distance: String
-    public var travel: String
     public var hoursToday: String
     public var openText: String
     public var peopleInside: Int
@@ -20,17 +18,16 @@ public struct StoreCard: Sendable {
     public var reason: String
     public var latitude: String
     public var longitude: String
+    /// The card up to its link's address, and from after it to the distance.
+    public let cardOpening: HTML
+    public let cardBody: HTML
 
-    public init(id: Int64, name: String, address: String, href: String, distance: String, travel: String,
-                hoursToday: String, openText: String, peopleInside: Int, capacity: Int, wait: String, light: String,
-                reason: String, latitude: String, longitude: String)
+    public init(id: Int64, name: String, address: String, hoursToday: String, openText: String, peopleInside: Int,
+                capacity: Int, wait: String, light: String, reason: String, latitude: String, longitude: String)
     {
         self.id = id
         self.name = name
         self.address = address
-        self.href = href
-        self.distance = distance
-        self.travel = travel
         self.hoursToday = hoursToday
         self.openText = openText
         self.peopleInside = peopleInside
@@ -40,6 +37,39 @@ public struct StoreCard: Sendable {
         self.reason = reason
         self.latitude = latitude
         self.longitude = longitude
+        cardOpening = """
+              <li class="store" data-store data-lat="\(latitude)" data-lon="\(longitude)" data-name="\(name)" data-light="\(light)" data-wait="\(wait)" data-href="
+            """
+        cardBody = """
+            ">
+                  <span class="light light-\(light)" aria-hidden="true"></span>
+                  <span class="store-main">
+                    <span class="store-name">\(name)</span>
+                    <span class="store-address">\(address)</span>
+                    <span class="store-hours">\(openText) · today \(hoursToday)</span>
+                  </span>
+                  <span class="store-figures">
+                    <span class="status status-\(light)">\(reason)</span>
+                    <span class="figure"><span class="figure-label">Wait</span> \(wait)</span>
+                    <span class="figure"><span class="figure-label">Inside</span> \(peopleInside) / \(capacity)</span>
+                    <span class="figure"><span class="figure-label">Distance</span>\u{20}
+            """
+    }
+}
+
+/// One store in the list: its summary, and what depends on where the shopper is.
+public struct StoreCard: Sendable {
+    public var summary: StoreSummary
+    /// The store's page, keeping the shopper's position.
+    public var href: String
+    public var distance: String
+    public var travel: String
+
+    public init(summary: StoreSummary, href: String, distance: String, travel: String) {
+        self.summary = summary
+        self.href = href
+        self.distance = distance
+        self.travel = travel
     }
 }
 
@@ -130,7 +160,7 @@ public struct HomePage: Page {
 
             <p class="count">\(countText)</p>
             <ol class="stores">
-            \(each: stores, Self.card)
+            \(Self.cards(stores))
             </ol>
             \(moreHref.map { "<p class=\"more\"><a class=\"button secondary\" href=\"\($0)\">Show more stores</a></p>" })
             \(if: stores.isEmpty, "<p class=\"empty\">No stores are registered yet.</p>")
@@ -143,25 +173,18 @@ public struct HomePage: Page {
             : "The \(stores.count) nearest of \(totalStores.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_GB")))) stores"
     }
 
-    static func card(_ store: StoreCard) -> HTML {
-        """
-          <li class="store" data-store data-lat="\(store.latitude)" data-lon="\(store.longitude)" data-name="\(store.name)" data-light="\(store.light)" data-href="\(store.href)" data-wait="\(store.wait)">
-            <a class="store-link" href="\(store.href)">
-              <span class="light light-\(store.light)" aria-hidden="true"></span>
-              <span class="store-main">
-                <span class="store-name">\(store.name)</span>
-                <span class="store-address">\(store.address)</span>
-                <span class="store-hours">\(store.openText) · today \(store.hoursToday)</span>
-              </span>
-              <span class="store-figures">
-                <span class="status status-\(store.light)">\(store.reason)</span>
-                <span class="figure"><span class="figure-label">Wait</span> \(store.wait)</span>
-                <span class="figure"><span class="figure-label">Inside</span> \(store.peopleInside) / \(store.capacity)</span>
-                <span class="figure"><span class="figure-label">Distance</span> \(store.distance) · \(store.travel)</span>
-              </span>
-            </a>
-          </li>
-
-        """
+    /// The cards, each from its summary's fragments, written into one buffer: only the
+    /// shopper's part is formatted per page.
+    static func cards(_ cards: [StoreCard]) -> HTML {
+        var html = HTML.empty
+        html.reserveCapacity(cards.reduce(0) { $0 + $1.summary.cardOpening.byteCount + $1.summary.cardBody.byteCount
+            + 2 * $1.href.utf8.count + 160 })
+        for card in cards {
+            html += card.summary.cardOpening
+            html += "\(card.href)\">\n    <a class=\"store-link\" href=\"\(card.href)"
+            html += card.summary.cardBody
+            html += "\(card.distance) · \(card.travel)</span>\n      </span>\n    </a>\n  </li>\n"
+        }
+        return html
     }
 }

@@ -54,21 +54,21 @@ public struct StorePage: Page {
             <p class="back"><a href="\(backHref)">← All stores</a></p>
             \(Fragments.notice(notice))
             <section class="store-head">
-              <h1><span class="light light-\(card.light)" aria-hidden="true"></span> \(card.name)</h1>
-              <p class="status status-\(card.light)">\(card.reason) · \(card.openText)</p>
+              <h1><span class="light light-\(card.summary.light)" aria-hidden="true"></span> \(card.summary.name)</h1>
+              <p class="status status-\(card.summary.light)">\(card.summary.reason) · \(card.summary.openText)</p>
             </section>
             <p class="cta"><a class="button" href="\(reserveHref)">Line up or book a visit</a></p>
 
             <dl class="facts">
-              <div><dt>Estimated wait</dt><dd>\(card.wait)</dd></div>
-              <div><dt>People inside</dt><dd>\(card.peopleInside) of \(card.capacity)</dd></div>
+              <div><dt>Estimated wait</dt><dd>\(card.summary.wait)</dd></div>
+              <div><dt>People inside</dt><dd>\(card.summary.peopleInside) of \(card.summary.capacity)</dd></div>
               <div><dt>Distance</dt><dd>\(card.distance) from \(positionLabel)</dd></div>
               <div><dt>Travel time</dt><dd>\(card.travel)</dd></div>
             </dl>
 
             <section class="panel">
               <h2>Address and phone</h2>
-              <p>\(card.address)</p>
+              <p>\(card.summary.address)</p>
               <p><a href="\(phoneHref)">\(phone)</a></p>
             </section>
 

@@ -25,10 +25,11 @@ struct TemplatesTests {
         let hidden = [HiddenField(name: "minutes", value: "30")]
         let rows = [SuggestionRow(name: "Mercato", detail: "700 m away", href: "/stores/2")]
         let code = QRDrawing(side: 25, path: "M4 4h7")
-        let card = StoreCard(id: 1, name: "Bottega", address: "Via Roma 1", href: "/stores/1", distance: "450 m",
-                             travel: "6 min on foot", hoursToday: "08:00–21:00", openText: "Open until 21:00",
-                             peopleInside: 3, capacity: 10, wait: "No wait", light: "green", reason: "Short wait",
-                             latitude: "45.46", longitude: "9.19")
+        let card = StoreCard(
+            summary: StoreSummary(id: 1, name: "Bottega", address: "Via Roma 1", hoursToday: "08:00–21:00",
+                                  openText: "Open until 21:00", peopleInside: 3, capacity: 10, wait: "No wait",
+                                  light: "green", reason: "Short wait", latitude: "45.46", longitude: "9.19"),
+            href: "/stores/1", distance: "450 m", travel: "6 min on foot")
         let progress = TicketProgress(status: "waiting", headline: "You are in the queue", detail: "Nobody is ahead.",
                                       live: true)
         let summary = TicketSummary(storeName: "Bottega", kind: "Line-up", when: "taken today at 10:00", number: 3)

@@ -3,12 +3,12 @@ import CLupDomain
 import CLupPaths
 import CLupTemplates
 import Foundation
+import Synchronization
 
-extension StoreCard {
-    /// A store's card from the board's entry and its status, `metres` from the shopper.
-    init(entry: StoreBoard.Entry, status: StoreStatus, metres: Double, shopper: ShopperContext, now: Date) {
+extension StoreSummary {
+    /// A store's summary from the board's entry and its status at `now`.
+    init(entry: StoreBoard.Entry, status: StoreStatus, now: Date) {
         let store = entry.store
-        let hours = entry.hours
         let openText: String
         switch status.openState {
         case .open(let until):
@@ -18,14 +18,55 @@ extension StoreCard {
         }
         self.init(
             id: store.id, name: store.name, address: store.address,
-            href: Paths.store(store.id, query: shopper.query()),
-            distance: Formatting.distance(metres: metres),
-            travel: Formatting.duration(shopper.mode.travelTime(metres: metres)) + " " + shopper.mode.phrase,
-            hoursToday: Formatting.intervals(hours.intervals(on: now)), openText: openText,
+            hoursToday: Formatting.intervals(entry.hours.intervals(on: now)), openText: openText,
             peopleInside: status.peopleInside, capacity: status.capacity,
             wait: status.openState.isOpen ? Formatting.wait(status.wait) : "—",
             light: status.light.rawValue, reason: status.reason.text,
             latitude: NumberText.fixed(store.latitude, digits: 5), longitude: NumberText.fixed(store.longitude, digits: 5))
+    }
+}
+
+extension StoreCard {
+    /// A store's card: its summary, and the shopper's link, distance and travel time.
+    init(summary: StoreSummary, metres: Double, shopper: ShopperContext) {
+        self.init(
+            summary: summary, href: Paths.store(summary.id, query: shopper.query()),
+            distance: Formatting.distance(metres: metres),
+            travel: Formatting.duration(shopper.mode.travelTime(metres: metres)) + " " + shopper.mode.phrase)
+    }
+}
+
+/// Each store's summary, kept for the standing it was made from: the store list formats and
+/// renders a store's card once per change of its status, not once per page.
+final class StoreSummaries: Sendable {
+    /// Past this many stores kept, the oldest are forgotten (all at once: simple, and rare).
+    static let capacity = 5_000
+    private let kept = Mutex<[Int64: (version: Int, at: Date, summary: StoreSummary)]>([:])
+
+    /// The summaries of `found` (board entries with their standings), made where missing.
+    func summaries(_ found: [(entry: StoreBoard.Entry, standing: StoreStanding, metres: Double)]) -> [StoreSummary] {
+        var result = kept.withLock { kept in
+            found.map { item -> StoreSummary? in
+                guard let summary = kept[item.entry.store.id], summary.version == item.entry.version,
+                    summary.at == item.standing.at
+                else { return nil }
+                return summary.summary
+            }
+        }
+        var made: [(Int64, Int, Date, StoreSummary)] = []
+        for index in result.indices where result[index] == nil {
+            let item = found[index]
+            let summary = StoreSummary(entry: item.entry, status: item.standing.status, now: item.standing.at)
+            result[index] = summary
+            made.append((item.entry.store.id, item.entry.version, item.standing.at, summary))
+        }
+        if !made.isEmpty {
+            kept.withLock { kept in
+                if kept.count + made.count > Self.capacity { kept.removeAll(keepingCapacity: true) }
+                for (id, version, at, summary) in made { kept[id] = (version, at, summary) }
+            }
+        }
+        return result.map { $0! }
     }
 }
 

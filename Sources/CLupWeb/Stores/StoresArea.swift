@@ -9,6 +9,7 @@ struct StoresArea {
     let database: AppDatabase
     let views: Views
     let settings: SiteSettings
+    let summaries = StoreSummaries()
 
     func addRoutes(to pages: RouteGroup<BrowserContext>) {
         pages.get(Paths.home, home)
@@ -28,8 +29,9 @@ struct StoresArea {
         let board = database.board
         let shown = context.request.query["show"].flatMap { Int($0) }
             .map { min(Self.mostShown, max(Self.pageSize, $0)) } ?? Self.pageSize
-        let cards = board.nearestLive(to: shopper.position, limit: shown, now: now).map { found in
-            StoreCard(entry: found.entry, status: found.standing.status, metres: found.metres, shopper: shopper, now: now)
+        let found = board.nearestLive(to: shopper.position, limit: shown, now: now)
+        let cards = zip(summaries.summaries(found), found).map { summary, found in
+            StoreCard(summary: summary, metres: found.metres, shopper: shopper)
         }
         let total = board.storeCount
         let more = cards.count < total && shown < Self.mostShown
@@ -57,8 +59,8 @@ struct StoresArea {
         guard let (entry, standing) = database.board.live(try context.id(), now: now) else { throw HTTPError.notFound }
         let shopper = ShopperContext(request: context.request, settings: settings, user: context.visitor.user)
         let store = entry.store
-        let card = StoreCard(entry: entry, status: standing.status, metres: shopper.position.distance(to: store.position),
-                             shopper: shopper, now: now)
+        let card = StoreCard(summary: StoreSummary(entry: entry, status: standing.status, now: now),
+                             metres: shopper.position.distance(to: store.position), shopper: shopper)
         let hours = entry.hours
         let today = hours.weekday(at: now)
         let page = StorePage(
