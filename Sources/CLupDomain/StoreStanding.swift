@@ -25,34 +25,40 @@ public struct StoreStanding: Sendable, Equatable {
     public var status: StoreStatus
     public var online: PoolStanding
     public var walkIn: PoolStanding
-    private var positions: [Int64: (pool: Pool, index: Int)]
 
     public init(live: LiveTraffic, settings: StoreSettings, hours: OpeningHours, now: Date) {
         at = now
-        status = StoreStatus(settings: settings, hours: hours, live: live, now: now)
+        // One pass sorts the live reservations into the two pools, in queue order.
+        var online: [LiveReservation] = []
+        var walkIn: [LiveReservation] = []
+        online.reserveCapacity(live.live.count)
+        for reservation in live.live {
+            if reservation.walkIn { walkIn.append(reservation) } else { online.append(reservation) }
+        }
         func standing(_ pool: Pool) -> PoolStanding {
-            let traffic = live.traffic(settings: settings, now: now, pool: pool)
+            let members = pool == .online ? online : walkIn
+            let traffic = StoreTraffic(live: members, settings: settings, ratio: live.ratio, now: now)
             let estimator = live.estimator(settings: settings, pool: pool)
             let newcomer = QueuedParty(people: 1, residence: StoreStatus.typicalVisit)
             let entries = estimator.entryTimes(traffic: traffic, appending: [newcomer], now: now)
-            let ids = live.live.lazy.filter { $0.pool == pool && $0.state == .waiting }.map(\.id)
             var waiting: [(id: Int64, peopleAhead: Int, entry: Date?)] = []
             waiting.reserveCapacity(traffic.queue.count)
             var ahead = 0
-            for (index, id) in ids.enumerated() {
-                waiting.append((id, ahead, entries[index]))
-                ahead += traffic.queue[index].people
+            var index = 0
+            for reservation in members where reservation.state == .waiting {
+                waiting.append((reservation.id, ahead, entries[index]))
+                ahead += reservation.people
+                index += 1
             }
             let newcomerWait = (entries.last ?? nil).map { $0.timeIntervalSince(now).rounded() }
             return PoolStanding(waiting: waiting, parties: waiting.count, people: ahead,
                                 newcomerWait: pool.places(settings) > 0 ? newcomerWait : nil)
         }
-        online = standing(.online)
-        walkIn = standing(.walkIn)
-        var positions: [Int64: (pool: Pool, index: Int)] = [:]
-        for (index, ticket) in online.waiting.enumerated() { positions[ticket.id] = (.online, index) }
-        for (index, ticket) in walkIn.waiting.enumerated() { positions[ticket.id] = (.walkIn, index) }
-        self.positions = positions
+        self.online = standing(.online)
+        self.walkIn = standing(.walkIn)
+        // The status is the online pool's newcomer's: the same simulation, not another one.
+        status = StoreStatus(capacity: settings.capacity, hours: hours, peopleInside: live.peopleInside,
+                             wait: self.online.newcomerWait, now: now)
     }
 
     /// Whether a new party of one with the typical visit may join `pool`'s queue: the line-up
@@ -62,11 +68,22 @@ public struct StoreStanding: Sendable, Equatable {
         return LineUpPolicy.decide(wait: wait, residence: StoreStatus.typicalVisit, openState: status.openState, now: at)
     }
 
-    /// Where waiting ticket `id` stands, or nil if it is not waiting.
+    /// Where waiting ticket `id` stands, or nil if it is not waiting: found by binary search,
+    /// since a queue is in id order.
     public func standing(of id: Int64) -> QueueStanding? {
-        guard let position = positions[id] else { return nil }
-        let ticket = (position.pool == .online ? online : walkIn).waiting[position.index]
-        return QueueStanding(partiesAhead: position.index, peopleAhead: ticket.peopleAhead, entry: ticket.entry)
+        for pool in [online, walkIn] {
+            var low = 0
+            var high = pool.waiting.count
+            while low < high {
+                let middle = (low + high) / 2
+                if pool.waiting[middle].id < id { low = middle + 1 } else { high = middle }
+            }
+            if low < pool.waiting.count, pool.waiting[low].id == id {
+                let ticket = pool.waiting[low]
+                return QueueStanding(partiesAhead: low, peopleAhead: ticket.peopleAhead, entry: ticket.entry)
+            }
+        }
+        return nil
     }
 
     public static func == (lhs: StoreStanding, rhs: StoreStanding) -> Bool {

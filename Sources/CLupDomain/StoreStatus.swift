@@ -14,6 +14,15 @@ public struct StoreStatus: Sendable, Equatable {
     /// The visit length assumed for "how long would I wait" when nobody has said yet.
     public static let typicalVisit: TimeInterval = 30 * 60
 
+    /// A status from a newcomer's `wait` already worked out (nil: could never enter).
+    public init(capacity: Int, hours: OpeningHours, peopleInside: Int, wait: TimeInterval?, now: Date) {
+        openState = hours.state(at: now)
+        self.peopleInside = peopleInside
+        self.capacity = capacity
+        self.wait = wait
+        (light, reason) = TrafficLight.evaluate(wait: wait, openState: openState, now: now)
+    }
+
     /// `estimator` decides the wait (by default: the whole capacity, no history correction).
     public init(capacity: Int, hours: OpeningHours, traffic: StoreTraffic, estimator: WaitEstimator? = nil, now: Date) {
         let estimator = estimator ?? WaitEstimator(capacity: capacity)

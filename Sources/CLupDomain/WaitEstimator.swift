@@ -70,24 +70,38 @@ public struct WaitEstimator: Sendable {
     /// The expected entry time of every party in `traffic.queue` followed by `newcomers`,
     /// in order; nil from the first party that can never enter (larger than the capacity).
     public func entryTimes(traffic: StoreTraffic, appending newcomers: [QueuedParty] = [], now: Date) -> [Date?] {
-        let held = traffic.inside + traffic.bookingsDue
-        var exits = Heap(held.map { Exit(time: max(now, $0.expectedExit), people: $0.people) })
-        var free = capacity - held.reduce(0) { $0 + $1.people }
+        var exits = Heap<Exit>()
+        var held = 0
+        for occupant in traffic.inside { exits.insert(Exit(time: max(now, occupant.expectedExit), people: occupant.people)) }
+        for occupant in traffic.bookingsDue {
+            exits.insert(Exit(time: max(now, occupant.expectedExit), people: occupant.people))
+        }
+        for occupant in traffic.inside { held += occupant.people }
+        for occupant in traffic.bookingsDue { held += occupant.people }
+        var free = capacity - held
         var clock = now
+        let total = traffic.queue.count + newcomers.count
         var result: [Date?] = []
-        result.reserveCapacity(traffic.queue.count + newcomers.count)
-        for party in traffic.queue + newcomers {
+        result.reserveCapacity(total)
+        // The queue, then the newcomers, without joining the two arrays.
+        func enter(_ party: QueuedParty) -> Bool {
             while free < party.people, let exit = exits.popMin() {
                 clock = max(clock, exit.time)
                 free += exit.people
             }
-            guard free >= party.people else {
-                result.append(contentsOf: repeatElement(nil, count: traffic.queue.count + newcomers.count - result.count))
-                break
-            }
+            guard free >= party.people else { return false }
             result.append(clock)
             free -= party.people
             exits.insert(Exit(time: clock + party.residence * residenceRatio, people: party.people))
+            return true
+        }
+        for party in traffic.queue where !enter(party) {
+            result.append(contentsOf: repeatElement(nil, count: total - result.count))
+            return result
+        }
+        for party in newcomers where !enter(party) {
+            result.append(contentsOf: repeatElement(nil, count: total - result.count))
+            return result
         }
         return result
     }

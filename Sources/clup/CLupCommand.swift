@@ -18,7 +18,7 @@ struct CLupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clup",
         abstract: "CLup — customer line-up for grocery stores.",
-        subcommands: [Serve.self, Migrate.self, SeedDemo.self, SendMail.self, Admin.self, Generate.self,
+        subcommands: [Serve.self, Migrate.self, SeedDemo.self, SendMail.self, Admin.self, Generate.self, MeasureBoard.self,
                       NginxConfigCommand.self]
     )
 }

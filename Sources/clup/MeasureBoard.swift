@@ -1,0 +1,120 @@
+import ArgumentParser
+import CLupData
+import CLupDomain
+import CLupSupport
+import Foundation
+import GRDB
+
+/// `clup measure-board`: what keeping a store's status costs as its queue grows, measured in
+/// the worker's own code on an in-memory database (the benchmark script runs it). For each
+/// queue length it times, as medians over repeated runs: a read of the kept standing, and
+/// each kind of update — a new ticket, a cancellation, an exit — from the change reaching the
+/// board to the standing being readable again (the board's share of the work; the changes are
+/// written straight to the table, since past two hours of queue the line-up rule refuses new
+/// tickets).
+struct MeasureBoard: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "measure-board", abstract: "Time the kept store status's reads and updates (prints JSON).")
+
+    @Option(help: "Queue lengths, comma-separated.") var waiting: String = "100,1000,10000"
+    @Option(help: "Updates timed per kind and queue length.") var repeats: Int = 30
+
+    struct Row: Encodable {
+        var waiting: Int
+        var readMicroseconds: Double
+        var newTicketMs: Double
+        var cancellationMs: Double
+        var exitMs: Double
+    }
+
+    func run() throws {
+        guard Sodium.ensureInitialized() else { throw ValidationError("libsodium could not be initialised") }
+        var rows: [Row] = []
+        for size in waiting.split(separator: ",").compactMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
+            rows.append(try measure(waiting: size))
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print(String(decoding: try encoder.encode(rows), as: UTF8.self))
+    }
+
+    private func measure(waiting size: Int) throws -> Row {
+        let database = try AppDatabase.inMemory()
+        let now = Date()
+        let store = try database.createStore(
+            NewStore(name: "Measured", address: "Via 1", phone: "0", position: GeoPoint(latitude: 45.46, longitude: 9.19),
+                     capacity: 60, timeZone: "UTC"),
+            hours: (1...7).map { OpeningInterval(weekday: $0, opens: 0, closes: 1440) }, departments: [])
+        let day = Int(now.timeIntervalSince1970) / 86_400
+        // A full store: people inside, and the queue behind them.
+        try database.writer.write { db in
+            for number in 1...(size + 60) {
+                let inside = number <= 60
+                try db.execute(sql: """
+                    INSERT INTO reservation (storeId, kind, walkIn, day, number, people, residenceMinutes, status,
+                                             createdAt, enteredAt)
+                    VALUES (?, 'lineUp', ?, ?, ?, 1, ?, ?, ?, ?)
+                    """, arguments: [store.id, number % 5 == 0, day, number, [15, 30, 45, 60][number % 4],
+                                     inside ? "inside" : "waiting", now, inside ? now - Double(number * 20) : nil])
+            }
+        }
+        func standing(at time: Date) -> StoreStanding {
+            database.board.standing(of: store.id, now: time)!
+        }
+        var clock = now
+        _ = standing(at: clock)
+        // Reads of the kept standing.
+        let reads = 10_000
+        let started = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<reads { _ = standing(at: clock) }
+        let readMicroseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1000 / Double(reads)
+
+        /// The board's share of an update: `sql` commits (through the board's observer, which
+        /// is timed with it), then the next read recomputes the standing.
+        func timeUpdate(_ change: () throws -> Void) throws -> Double {
+            clock += 0.001
+            let begin = DispatchTime.now().uptimeNanoseconds
+            try change()
+            _ = standing(at: clock)
+            return Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e6
+        }
+        func write(_ sql: String, _ arguments: StatementArguments) throws {
+            try database.writer.write { db in try db.execute(sql: sql, arguments: arguments) }
+        }
+        var newTicket: [Double] = []
+        for index in 0..<repeats {
+            newTicket.append(try timeUpdate {
+                try write("""
+                    INSERT INTO reservation (storeId, kind, walkIn, day, number, people, residenceMinutes, status,
+                                             createdAt)
+                    VALUES (?, 'lineUp', 0, ?, ?, 1, 30, 'waiting', ?)
+                    """, [store.id, day, size + 61 + index, clock])
+            })
+        }
+        let middle = try database.writer.read { db in
+            try Int64.fetchAll(db, sql: """
+                SELECT id FROM reservation WHERE status = 'waiting' ORDER BY id LIMIT ? OFFSET ?
+                """, arguments: [repeats, size / 2])
+        }
+        var cancellations: [Double] = []
+        for id in middle {
+            cancellations.append(try timeUpdate {
+                try write("UPDATE reservation SET status = 'cancelled', endedAt = ? WHERE id = ?", [clock, id])
+            })
+        }
+        var exits: [Double] = []
+        let insideIds = try database.writer.read { db in
+            try Int64.fetchAll(db, sql: "SELECT id FROM reservation WHERE status = 'inside' ORDER BY id LIMIT ?",
+                               arguments: [repeats])
+        }
+        for id in insideIds {
+            exits.append(try timeUpdate { _ = try database.scan(reservationId: id, at: store.id, now: clock) })
+        }
+        func median(_ values: [Double]) -> Double {
+            let sorted = values.sorted()
+            return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        }
+        return Row(waiting: size, readMicroseconds: readMicroseconds, newTicketMs: median(newTicket),
+                   cancellationMs: median(cancellations), exitMs: median(exits))
+    }
+}
