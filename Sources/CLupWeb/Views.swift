@@ -26,7 +26,23 @@ public struct Views: Sendable {
         let frame = frame(title: title, section: section, visitor: context.visitor)
         var response = Response.html(page.render(in: frame).text, status: status)
         if frame.usedCSRF, let cookie = context.visitor.newGuestToken { response.setCookie(cookie) }
+        if Self.isSharedGuestPage(context.visitor, usedCSRF: frame.usedCSRF) {
+            // First: nginx reads headers in order, and a Cache-Control: no-store (for browsers)
+            // seen before it would make the response uncacheable for nginx too.
+            response.headers.insert(("X-Accel-Expires", String(Self.guestPageLifetime)), at: 0)
+        }
         return response
+    }
+
+    /// How long nginx may serve a guest's page from its cache (seconds): with the board's
+    /// standings at most a second old, the live numbers a guest sees are at most two.
+    static let guestPageLifetime = 1
+
+    /// A page that is the same for every guest: nobody signed in, no kiosk, no form carrying
+    /// a token. nginx caches such pages briefly (`X-Accel-Expires`); it never caches a response
+    /// that sets a cookie, nor serves its cache to a request carrying a session or kiosk cookie.
+    static func isSharedGuestPage(_ visitor: Visitor, usedCSRF: Bool) -> Bool {
+        visitor.user == nil && visitor.kiosk == nil && visitor.session == nil && !usedCSRF
     }
 
     /// An error as a page in the site's layout; a redirect "error" becomes the redirect.

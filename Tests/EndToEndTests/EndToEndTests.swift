@@ -45,6 +45,32 @@ struct EndToEndTests {
         #expect(health.body == #"{"database":"ok","status":"ok"}"#)
     }
 
+    @Test("a guest's page is served from nginx's cache for a second; a signed-in or cookie-setting one never is")
+    func guestCache() throws {
+        let stack = try Stack()
+        let first = try stack.get("/?place=duomo")
+        let again = try stack.get("/?place=duomo")
+        #expect(first.header("X-Cache-Status") == "MISS" && again.header("X-Cache-Status") == "HIT")
+        #expect(again.body == first.body)
+        #expect(again.header("X-Accel-Expires") == nil)  // for nginx only
+        #expect(again.header("Content-Security-Policy")?.contains("frame-ancestors 'none'") == true)
+        #expect(again.header("X-Content-Type-Options") == "nosniff")
+        // Another mode is another page.
+        #expect(try stack.curl(["-H", "Cookie: mode=car", stack.baseURL + "/?place=duomo"])
+            .header("X-Cache-Status") == "MISS")
+        // A session or kiosk cookie bypasses the cache, whatever it holds.
+        for cookie in ["clup_session=someone", "__Host-clup_session=someone", "a=1; clup_kiosk=key"] {
+            let personal = try stack.curl(["-H", "Cookie: \(cookie)", stack.baseURL + "/?place=duomo"])
+            #expect(personal.header("X-Cache-Status") == "BYPASS", "\(cookie)")
+        }
+        // A page that sets a cookie (the sign-in form's token) is never stored.
+        _ = try stack.get("/signin")
+        #expect(try stack.get("/signin").header("X-Cache-Status") == "MISS")
+        // After its second, the page is fetched again.
+        Thread.sleep(forTimeInterval: 2.1)
+        #expect(["EXPIRED", "MISS", "UPDATING", "STALE"].contains(try stack.get("/?place=duomo").header("X-Cache-Status")))
+    }
+
     @Test("oversized bodies are refused with the site's 413 page")
     func oversized() throws {
         let stack = try Stack(maxBody: "64k")
@@ -60,8 +86,9 @@ struct EndToEndTests {
         #expect(try stack.stopWorker() == 0)
         #expect(!FileManager.default.fileExists(atPath: stack.socket))
 
-        // Static files never needed the worker.
-        let home = try stack.get("/")
+        // Static files never needed the worker. (A guest's page asked for within its second
+        // may still come from nginx's cache; a page nobody shares cannot.)
+        let home = try stack.get("/signin")
         #expect(home.status == 502)
         #expect(home.body.contains("CLup is restarting"))
         #expect(try stack.get("/vendor/leaflet/leaflet.css").status == 200)
@@ -74,13 +101,17 @@ struct EndToEndTests {
     @Test("SIGTERM under load: every request in flight is answered in full, the rest see the restarting page")
     func drainOnShutdown() throws {
         let stack = try Stack()
-        let fullSize = try stack.get("/?place=duomo").body.utf8.count
+        // A session cookie (even an unknown one) keeps nginx's guest cache out of the way: every
+        // request reaches the worker.
+        let cookie = "Cookie: clup_session=unknown-session-token-0000"
+        let fullSize = try stack.curl(["-H", cookie, stack.baseURL + "/?place=duomo"]).body.utf8.count
 
         // Given 80 page requests, up to 20 at a time, …
         let urls = (0..<80).flatMap { _ in ["-o", "/dev/null", stack.baseURL + "/?place=duomo"] }
         let curl = Process()
         curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        curl.arguments = ["-s", "--parallel", "--parallel-max", "20", "-w", "%{http_code} %{size_download}\\n"] + urls
+        curl.arguments = ["-s", "-H", cookie, "--parallel", "--parallel-max", "20", "-w", "%{http_code} %{size_download}\\n"]
+            + urls
         let output = Pipe()
         curl.standardOutput = output
         try curl.run()
