@@ -95,12 +95,15 @@ extension AppDatabase {
     }
 
     /// The session and its user, if the session exists.
+    /// The session and its user; remembered until a session or user changes.
     public func session(idHash: String) throws -> (session: UserSession, user: User)? {
-        try reader.read { db in
-            guard let session = try UserSession.fetchOne(db, key: idHash),
-                let user = try User.fetchOne(db, id: session.userId)
-            else { return nil }
-            return (session, user)
+        try credentials.session(idHash) {
+            try reader.read { db in
+                guard let session = try UserSession.fetchOne(db, key: idHash),
+                    let user = try User.fetchOne(db, id: session.userId)
+                else { return nil }
+                return (session, user)
+            }
         }
     }
 
@@ -318,8 +321,11 @@ extension AppDatabase {
     /// The enrolled, unrevoked kiosk a device key belongs to.
     public func kiosk(key: String) throws -> Kiosk? {
         guard Secrets.isWellFormed(key, minimumLength: 32) else { return nil }
-        return try reader.read { db in
-            try Kiosk.filter(Kiosk.Columns.keyHash == Secrets.hash(key)).filter(Kiosk.Columns.revokedAt == nil).fetchOne(db)
+        let keyHash = Secrets.hash(key)
+        return try credentials.kiosk(keyHash) {
+            try reader.read { db in
+                try Kiosk.filter(Kiosk.Columns.keyHash == keyHash).filter(Kiosk.Columns.revokedAt == nil).fetchOne(db)
+            }
         }
     }
 

@@ -9,13 +9,16 @@ public struct AppDatabase: Sendable {
     public let writer: any DatabaseWriter
     /// Each store's live state, kept up to date by the transactions that change it.
     public let board: StoreBoard
+    /// Sessions and kiosk keys as last read, emptied by any change to them.
+    let credentials: CredentialCache
 
     /// Wraps `writer`, brings its schema up to date and loads the board.
     public init(_ writer: any DatabaseWriter) throws {
         self.writer = writer
         try Self.migrator.migrate(writer)
         board = StoreBoard()
-        let observer = BoardObserver(board: board)
+        credentials = CredentialCache()
+        let observer = BoardObserver(board: board, credentials: credentials)
         try writer.write { db in
             db.add(transactionObserver: observer, extent: .databaseLifetime)
             try board.reload(db)
@@ -53,6 +56,7 @@ public struct AppDatabase: Sendable {
         try writer.write { db in
             let version = try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0
             guard board.swapDataVersion(version) != version else { return }
+            credentials.clear()
             try board.reload(db)
         }
     }
@@ -82,15 +86,51 @@ extension AppDatabase {
         try reader.read { db in try Self.storeDetails(id: id, db) }
     }
 
-    /// Every store with everything its page shows, in id order (the board loads them once).
-    static func allStoreDetails(_ db: Database) throws -> [StoreDetails] {
-        try Store
-            .including(all: Store.openingIntervals.order(OpeningIntervalRecord.Columns.weekday,
-                                                         OpeningIntervalRecord.Columns.opens))
-            .including(all: Store.departments.order(Department.Columns.position))
-            .order(Store.Columns.id)
-            .asRequest(of: StoreDetails.self)
-            .fetchAll(db)
+    /// Every store with its hours and departments, in id order, read with three cursors and
+    /// columns by position rather than decoded: the board loads a hundred thousand stores at
+    /// start-up, and GRDB's associated-record decoding held several times their size at once.
+    static func streamStoreDetails(_ db: Database, _ each: (StoreDetails) -> Void) throws {
+        // Three cursors in store order, merged as they go: nothing is held for more than one
+        // store at a time (holding every store's hours first left the heap fragmented).
+        let intervalRows = try Row.fetchCursor(db, sql: """
+            SELECT storeId, weekday, opens, closes FROM openingInterval ORDER BY storeId, weekday, opens
+            """)
+        let departmentRows = try Row.fetchCursor(db, sql: """
+            SELECT id, storeId, name, estimatedMinutes, position FROM department ORDER BY storeId, position
+            """)
+        var nextInterval = try intervalRows.next().map { row -> OpeningIntervalRecord in
+            OpeningIntervalRecord(storeId: row[0], interval: OpeningInterval(weekday: row[1], opens: row[2], closes: row[3]))
+        }
+        var nextDepartment = try departmentRows.next().map { row -> Department in
+            Department(id: row[0], storeId: row[1], name: row[2], estimatedMinutes: row[3], position: row[4])
+        }
+        let storeRows = try Row.fetchCursor(db, sql: """
+            SELECT id, name, address, phone, latitude, longitude, capacity, timeZone, walkInPercent, slotMinutes,
+                   slotCapacity, entryBeforeMinutes, entryAfterMinutes, callGraceMinutes
+            FROM store ORDER BY id
+            """)
+        while let row = try storeRows.next() {
+            let store = Store(
+                id: row[0], name: row[1], address: row[2], phone: row[3], latitude: row[4], longitude: row[5],
+                capacity: row[6], timeZone: row[7], walkInPercent: row[8], slotMinutes: row[9], slotCapacity: row[10],
+                entryBeforeMinutes: row[11], entryAfterMinutes: row[12], callGraceMinutes: row[13])
+            var intervals: [OpeningIntervalRecord] = []
+            while let interval = nextInterval, interval.storeId <= store.id {
+                if interval.storeId == store.id { intervals.append(interval) }
+                nextInterval = try intervalRows.next().map { row in
+                    OpeningIntervalRecord(storeId: row[0],
+                                          interval: OpeningInterval(weekday: row[1], opens: row[2], closes: row[3]))
+                }
+            }
+            var departments: [Department] = []
+            while let department = nextDepartment, department.storeId <= store.id {
+                if department.storeId == store.id { departments.append(department) }
+                nextDepartment = try departmentRows.next().map { row in
+                    Department(id: row[0], storeId: row[1], name: row[2], estimatedMinutes: row[3], position: row[4])
+                }
+            }
+            each(StoreDetails(store: store, openingIntervals: intervals, departments: departments))
+        }
     }
 
     static func storeDetails(id: Int64, _ db: Database) throws -> StoreDetails? {

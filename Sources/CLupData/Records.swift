@@ -2,6 +2,7 @@ import CLupDomain
 import CLupSupport
 import Foundation
 import GRDB
+import Synchronization
 
 /// A store registered with CLup (R23), as stored: it always has its id.
 public struct Store: Codable, Sendable, Hashable, Identifiable, FetchableRecord, PersistableRecord {
@@ -41,7 +42,23 @@ public struct Store: Codable, Sendable, Hashable, Identifiable, FetchableRecord,
     public var position: GeoPoint { GeoPoint(latitude: latitude, longitude: longitude) }
 
     /// The store's zone; stores are validated on insert, so the fallback is never expected.
-    public var zone: TimeZone { TimeZone(identifier: timeZone) ?? .gmt }
+    /// One instance per zone name is shared by every store: a zone holds ICU calendars, and
+    /// a fresh one per store cost kilobytes each for a hundred thousand stores.
+    public var zone: TimeZone { Self.zones.zone(named: timeZone) }
+
+    static let zones = ZoneDirectory()
+}
+
+/// Time zones by IANA name, made once each.
+final class ZoneDirectory: Sendable {
+    private let zones = Mutex<[String: TimeZone]>([:])
+
+    func zone(named name: String) -> TimeZone {
+        if let zone = zones.withLock({ $0[name] }) { return zone }
+        let zone = TimeZone(identifier: name) ?? .gmt
+        zones.withLock { $0[name] = zone }
+        return zone
+    }
 }
 
 /// A store about to be registered: everything but the id, which the database gives it

@@ -22,25 +22,31 @@ public final class StoreBoard: Sendable {
     public static let standingLifetime: TimeInterval = 1
 
     /// A store as registered, with its hours read as the domain evaluates them: replaced whole
-    /// when the store is edited, shared (not copied) by every read of the board.
+    /// when the store is edited, shared (not copied) by every read of the board. The raw
+    /// opening-interval rows are not kept: `openingHours` holds the same intervals.
     public final class Definition: Sendable {
-        public let details: StoreDetails
-        public let hours: OpeningHours
-        public let calendar: SlotCalendar
+        public let store: Store
+        public let departments: [Department]
+        public let openingHours: OpeningHours
+        /// Made on demand: a calendar is the hours and the slot length, nothing more to keep.
+        public var slotCalendar: SlotCalendar { SlotCalendar(hours: openingHours, slotMinutes: store.slotMinutes) }
 
         init(_ details: StoreDetails) {
-            self.details = details
-            hours = details.openingHours
-            calendar = details.slotCalendar
+            store = details.store
+            departments = details.departments
+            // Stores of a chain keep the same hours: one copy of each week serves them all.
+            let hours = details.openingHours
+            openingHours = OpeningHours(intervals: Self.weeks.intern(hours.intervals), timeZone: hours.timeZone)
         }
+
+        private static let weeks = Interner<[OpeningInterval]>()
     }
 
     /// One store as the board keeps it.
     public struct Entry: Sendable {
         public var definition: Definition
-        public var details: StoreDetails { definition.details }
-        public var hours: OpeningHours { definition.hours }
-        public var calendar: SlotCalendar { definition.calendar }
+        public var hours: OpeningHours { definition.openingHours }
+        public var calendar: SlotCalendar { definition.slotCalendar }
         /// Queued, called and inside, by id (queue order).
         var active: [LiveReservation] = []
         /// Booked (a week at most ahead), by slot start then id.
@@ -48,10 +54,12 @@ public final class StoreBoard: Sendable {
         public var ratio: Double = 1
         /// Bumped by every change to the store, so a standing of an older version is not used.
         public var version = 0
-        var standing: StoreStanding?
-        var standingVersion = -1
+        /// Boxed: most stores are never asked for one, and the entry stays small.
+        var kept: KeptStanding?
+        var standing: StoreStanding? { kept?.standing }
+        var standingVersion: Int { kept?.version ?? -1 }
 
-        public var store: Store { definition.details.store }
+        public var store: Store { definition.store }
 
         /// The store's live traffic, in queue order, as `AppDatabase.liveTraffic` reads it.
         public var live: LiveTraffic { LiveTraffic(live: active + booked, ratio: ratio) }
@@ -143,8 +151,7 @@ public final class StoreBoard: Sendable {
             if let kept = state.entries[id]?.standing, state.entries[id]?.standingVersion == entry.version,
                 kept.at > now
             { return }
-            state.entries[id]?.standing = standing
-            state.entries[id]?.standingVersion = entry.version
+            state.entries[id]?.kept = KeptStanding(standing: standing, version: entry.version)
         }
         return standing
     }
@@ -187,7 +194,7 @@ public final class StoreBoard: Sendable {
     /// Replaces everything with what `db` holds.
     func reload(_ db: Database) throws {
         var fresh = State()
-        for details in try AppDatabase.allStoreDetails(db) {
+        try AppDatabase.streamStoreDetails(db) { details in
             fresh.entries[details.store.id] = Entry(details: details)
             fresh.grid.insert(id: details.store.id, at: details.store.position)
         }
@@ -198,6 +205,30 @@ public final class StoreBoard: Sendable {
             if let reservation { fresh.entries[storeId]?.upsert(reservation) }
         }
         state.withLock { $0 = fresh }
+    }
+}
+
+/// One shared instance of each distinct value: equal arrays share their storage.
+final class Interner<Value: Hashable & Sendable>: Sendable {
+    private let values = Mutex<Set<Value>>([])
+
+    func intern(_ value: Value) -> Value {
+        values.withLock { values in
+            if let existing = values.firstIndex(of: value) { return values[existing] }
+            values.insert(value)
+            return value
+        }
+    }
+}
+
+/// A standing and the version of the store it was computed from.
+final class KeptStanding: Sendable {
+    let standing: StoreStanding
+    let version: Int
+
+    init(standing: StoreStanding, version: Int) {
+        self.standing = standing
+        self.version = version
     }
 }
 
@@ -294,6 +325,8 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
     // @unchecked: GRDB calls an observer only on the writer's queue, one call at a time, so
     // these sets are never touched by two threads at once.
     let board: StoreBoard
+    let credentials: CredentialCache
+    private var credentialsChanged = false
     private var reservations: Set<Int64> = []
     private var ratios: Set<Int64> = []
     private var stores: Set<Int64> = []
@@ -301,16 +334,22 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
     private var storesDeleted = false
 
     static let tables: Set<String> = ["reservation", "storeLoad", "store", "openingInterval", "department"]
+    static let credentialTables: Set<String> = ["session", "user", "kiosk"]
 
-    init(board: StoreBoard) {
+    init(board: StoreBoard, credentials: CredentialCache) {
         self.board = board
+        self.credentials = credentials
     }
 
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
-        Self.tables.contains(eventKind.tableName)
+        Self.tables.contains(eventKind.tableName) || Self.credentialTables.contains(eventKind.tableName)
     }
 
     func databaseDidChange(with event: DatabaseEvent) {
+        if Self.credentialTables.contains(event.tableName) {
+            credentialsChanged = true
+            return
+        }
         switch event.tableName {
         case "reservation": reservations.insert(event.rowID)
         case "storeLoad": ratios.insert(event.rowID)
@@ -324,6 +363,7 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
 
     func databaseDidCommit(_ db: Database) {
         defer { reset() }
+        if credentialsChanged { credentials.clear() }
         do {
             if storesDeleted {
                 try board.reload(db)
@@ -362,6 +402,7 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
     func databaseDidRollback(_ db: Database) { reset() }
 
     private func reset() {
+        credentialsChanged = false
         reservations = []
         ratios = []
         stores = []

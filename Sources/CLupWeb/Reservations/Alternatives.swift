@@ -39,10 +39,10 @@ struct Alternatives {
         return Suggestions.nearest(
             to: store.position, among: listings, excluding: store.id, id: { $0.store.id },
             position: \.store.position,
-            acceptable: { listing in decision(for: listing.details, live: listing.live).isAccepted }
+            acceptable: { listing in decision(for: listing.definition, live: listing.live).isAccepted }
         ).map { entry in
             let id = entry.candidate.store.id
-            let decision = decision(for: entry.candidate.details, live: entry.candidate.live)
+            let decision = decision(for: entry.candidate.definition, live: entry.candidate.live)
             return SuggestionRow(
                 name: entry.candidate.store.name,
                 detail: "\(Formatting.distance(metres: entry.metres)) away · wait \(decision.waitText)",
@@ -59,7 +59,7 @@ struct Alternatives {
     }
 
     /// Whether the party could line up at `listing` now.
-    func decision(for listing: some StoreWithHours, live: LiveTraffic) -> LineUpPolicy.Decision {
+    func decision(for listing: StoreBoard.Definition, live: LiveTraffic) -> LineUpPolicy.Decision {
         live.lineUpDecision(people: plan.people, residence: plan.residence, settings: listing.store.settings,
                             hours: listing.openingHours, now: now)
     }
@@ -95,7 +95,7 @@ struct Alternatives {
     }
 
     /// The store's free slots nearest in time to `start`, on its day and the next, in order.
-    func otherSlots(_ details: StoreDetails, around start: Date, limit: Int = 4) throws -> [SuggestionRow] {
+    func otherSlots(_ details: StoreBoard.Definition, around start: Date, limit: Int = 4) throws -> [SuggestionRow] {
         let calendar = details.slotCalendar
         let store = details.store
         let id = store.id

@@ -36,8 +36,8 @@ struct ReservationsArea {
 
     // MARK: Helpers the steps share
 
-    func store(_ context: some HandlerContext) throws -> StoreDetails {
-        guard let details = database.board.entry(try context.id())?.details else { throw HTTPError.notFound }
+    func store(_ context: some HandlerContext) throws -> StoreBoard.Definition {
+        guard let details = database.board.entry(try context.id())?.definition else { throw HTTPError.notFound }
         return details
     }
 

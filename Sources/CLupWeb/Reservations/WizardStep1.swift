@@ -20,7 +20,7 @@ extension ReservationsArea {
 }
 
 extension ReservePage {
-    init(details: StoreDetails, choice: VisitPlan.Choice, usual: Int?, shopper: ShopperContext) {
+    init(details: StoreBoard.Definition, choice: VisitPlan.Choice, usual: Int?, shopper: ShopperContext) {
         let id = details.store.id
         let time = choice.time ?? (usual != nil ? "usual" : "30")
         self.init(

@@ -116,7 +116,7 @@ extension ReservationsArea {
 
     // MARK: Refusals, each with somewhere else to go
 
-    private func refusedLineUp(_ context: CustomerContext, details: StoreDetails, plan: VisitPlan,
+    private func refusedLineUp(_ context: CustomerContext, details: StoreBoard.Definition, plan: VisitPlan,
                                shopper: ShopperContext, decision: LineUpPolicy.Decision, status: Int) throws -> Response
     {
         let store = details.store
@@ -129,7 +129,7 @@ extension ReservationsArea {
         return views.page(title: "Cannot line up", section: .stores, context, page, status: status)
     }
 
-    private func refusedFull(_ context: CustomerContext, details: StoreDetails, plan: VisitPlan,
+    private func refusedFull(_ context: CustomerContext, details: StoreBoard.Definition, plan: VisitPlan,
                              shopper: ShopperContext, start: Date, status: Int) throws -> Response
     {
         let store = details.store
@@ -148,7 +148,7 @@ extension ReservationsArea {
         return views.page(title: "Slot full", section: .stores, context, page, status: status)
     }
 
-    private func refusedSlot(_ context: CustomerContext, details: StoreDetails, plan: VisitPlan,
+    private func refusedSlot(_ context: CustomerContext, details: StoreBoard.Definition, plan: VisitPlan,
                              shopper: ShopperContext, verdict: SlotCalendar.Verdict, status: Int) throws -> Response
     {
         let store = details.store

@@ -70,7 +70,7 @@ struct StoresArea {
                 StorePage.Day(name: OpeningHours.weekdayNames[weekday - 1],
                               hours: Formatting.intervals(hours.intervals(weekday: weekday)), isToday: weekday == today)
             },
-            departments: entry.details.departments.map {
+            departments: entry.definition.departments.map {
                 StorePage.DepartmentRow(name: $0.name, minutes: $0.estimatedMinutes)
             },
             backHref: Paths.home(query: shopper.query()), reserveHref: Paths.reserve(store.id, query: shopper.query()),
