@@ -46,7 +46,7 @@ SECRET = "benchmark secret, long enough to key an HMAC"
 
 FULL = dict(stores=50, customers=5000, writers=30000, queue=(100, 300), bookings_per_day=20, history=10_000,
             read_seconds=10, write_seconds=10, scan_seconds=10, commit_seconds=5, probe_seconds=3,
-            queue_sizes=(100, 1000, 10_000), history_sizes=(10_000, 1_000_000), scan_codes=40_000,
+            queue_sizes=(100, 1000, 10_000), history_sizes=(10_000, 1_000_000), scan_codes=8000,
             store_counts=(1000, 100_000), board_queues="100,1000,10000", board_repeats=30)
 SMOKE = dict(stores=6, customers=50, writers=2000, queue=(5, 10), bookings_per_day=2, history=500,
              read_seconds=1, write_seconds=1, scan_seconds=1, commit_seconds=1, probe_seconds=1,
