@@ -20,21 +20,23 @@ final class CredentialCache: Sendable {
     func session(_ idHash: String, orRead read: () throws -> (session: UserSession, user: User)?) rethrows
         -> (session: UserSession, user: User)?
     {
-        if let found = entries.withLock({ $0.sessions[idHash] }) { return found }
-        let value = try read()
-        entries.withLock { entries in
-            if entries.sessions.count >= Self.capacity { entries.sessions.removeAll(keepingCapacity: true) }
-            entries.sessions[idHash] = .some(value)
-        }
-        return value
+        try remembered(idHash, in: \.sessions, orRead: read)
     }
 
     func kiosk(_ keyHash: String, orRead read: () throws -> Kiosk?) rethrows -> Kiosk? {
-        if let found = entries.withLock({ $0.kiosks[keyHash] }) { return found }
+        try remembered(keyHash, in: \.kiosks, orRead: read)
+    }
+
+    /// The value kept for `key` in `table` (a remembered nil included), else `read()`, kept.
+    private func remembered<Value: Sendable>(_ key: String, in table: WritableKeyPath<Entries, [String: Value?]>,
+                                   orRead read: () throws -> Value?) rethrows -> Value?
+    {
+        let found: Value?? = entries.withLock { $0[keyPath: table][key] }
+        if let found { return found }
         let value = try read()
         entries.withLock { entries in
-            if entries.kiosks.count >= Self.capacity { entries.kiosks.removeAll(keepingCapacity: true) }
-            entries.kiosks[keyHash] = .some(value)
+            if entries[keyPath: table].count >= Self.capacity { entries[keyPath: table].removeAll(keepingCapacity: true) }
+            entries[keyPath: table][key] = .some(value)
         }
         return value
     }
