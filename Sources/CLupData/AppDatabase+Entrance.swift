@@ -36,9 +36,11 @@ extension AppDatabase {
     /// so the queue is advanced in the same transaction. A refusal changes nothing.
     public func scan(reservationId: Int64?, at storeId: Int64, now: Date) throws -> ScanResult {
         try writer.write { db in
-            guard let store = try Store.fetchOne(db, id: storeId) else { throw AccountError.noSuchStore }
+            guard let store = try transactionDefinition(storeId: storeId, db)?.store else {
+                throw AccountError.noSuchStore
+            }
             var reservation = try reservationId.flatMap { try Reservation.fetchOne(db, id: $0) }
-            var inside = try Self.peopleInside(storeId: storeId, db)
+            var inside = try transactionTraffic(storeId: storeId, db).peopleInside
             let verdict = Entrance.verdict(for: reservation?.doorTicket, at: storeId, settings: store.settings,
                                            peopleInside: inside, now: now)
             var otherStoreName: String?
@@ -54,7 +56,7 @@ extension AppDatabase {
                 reservation?.endedAt = now
                 try reservation?.update(db, columns: ["status", "exitedAt", "endedAt"])
                 inside -= reservation?.people ?? 0
-                try Self.advanceQueue(storeId: storeId, now: now, db)
+                try advanceQueue(storeId: storeId, now: now, db)
             case .refused(.otherStore(let otherId)):
                 otherStoreName = try String.fetchOne(db, sql: "SELECT name FROM store WHERE id = ?", arguments: [otherId])
             case .refused:
@@ -63,14 +65,6 @@ extension AppDatabase {
             return ScanResult(verdict: verdict, reservation: reservation, otherStoreName: otherStoreName,
                               peopleInside: inside, capacity: store.capacity, zone: store.zone)
         }
-    }
-
-    /// People inside a store now, through the live rows' partial index.
-    static func peopleInside(storeId: Int64, _ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: """
-            SELECT COALESCE(SUM(people), 0) FROM reservation
-            WHERE storeId = ? AND status IN ('waiting', 'called', 'inside') AND status = 'inside'
-            """, arguments: [storeId]) ?? 0
     }
 
     // MARK: Calling
@@ -86,29 +80,29 @@ extension AppDatabase {
     public func advanceQueues(now: Date) throws -> Int {
         var called = 0
         for storeId in board.storesWithQueueWork(now: now) {
-            called += try writer.write { db in try Self.advanceQueue(storeId: storeId, now: now, db).call.count }
+            called += try writer.write { db in try advanceQueue(storeId: storeId, now: now, db).call.count }
         }
         return called
     }
 
     /// One store's queue brought up to date, inside the caller's transaction.
     @discardableResult
-    static func advanceQueue(storeId: Int64, now: Date, _ db: Database) throws -> QueueCaller.Plan {
-        guard let details = try storeDetails(id: storeId, db) else { return QueueCaller.Plan() }
+    func advanceQueue(storeId: Int64, now: Date, _ db: Database) throws -> QueueCaller.Plan {
+        guard let details = try transactionDefinition(storeId: storeId, db) else { return QueueCaller.Plan() }
         let settings = details.store.settings
         // Bookings whose entry window has closed unused: a no-show.
         try db.execute(sql: """
             UPDATE reservation SET status = 'expired', endedAt = ?
             WHERE status = 'booked' AND slotStart < ? AND storeId = ?
             """, arguments: [now, now - Double(settings.entryAfterMinutes) * 60, storeId])
-        let live = try liveTraffic(storeId: storeId, now: now, db)[storeId] ?? .none
+        let live = try transactionTraffic(storeId: storeId, db)
         var isOpen = false
         if case .open = details.openingHours.state(at: now) { isOpen = true }
         let plan = QueueCaller.plan(live: live.live, settings: settings, ratio: live.ratio,
                                     today: details.slotCalendar.localDay(of: now), isOpen: isOpen, now: now)
-        try update(plan.expire, to: .expired, from: [.waiting, .called], set: "endedAt", now: now, db)
-        try update(plan.close, to: .done, from: [.inside], set: "endedAt", now: now, db)
-        try update(plan.call, to: .called, from: [.waiting], set: "calledAt", now: now, db)
+        try Self.update(plan.expire, to: .expired, from: [.waiting, .called], set: "endedAt", now: now, db)
+        try Self.update(plan.close, to: .done, from: [.inside], set: "endedAt", now: now, db)
+        try Self.update(plan.call, to: .called, from: [.waiting], set: "calledAt", now: now, db)
         return plan
     }
 
@@ -130,7 +124,7 @@ extension AppDatabase {
                                   now: Date) throws -> WalkInOutcome
     {
         try writer.write { db in
-            guard let details = try Self.storeDetails(id: storeId, db) else { return .noSuchStore }
+            guard let details = try transactionDefinition(storeId: storeId, db) else { return .noSuchStore }
             if let requestKey, let earlier = try Reservation.filter(Reservation.Columns.storeId == storeId)
                 .filter(Reservation.Columns.requestKey == requestKey).fetchOne(db)
             {
@@ -138,7 +132,7 @@ extension AppDatabase {
             }
             let settings = details.store.settings
             guard settings.walkInPlaces > 0 else { return .noWalkInPlaces }
-            let live = try Self.liveTraffic(storeId: storeId, now: now, db)[storeId] ?? .none
+            let live = try transactionTraffic(storeId: storeId, db)
             let decision = live.lineUpDecision(people: people, residence: Double(residenceMinutes) * 60,
                                                settings: settings, hours: details.openingHours, now: now, pool: .walkIn)
             guard case .accepted = decision else { return .refused(decision) }
@@ -148,7 +142,7 @@ extension AppDatabase {
                 number: try Self.nextNumber(storeId: storeId, day: day, db), people: people,
                 residenceMinutes: residenceMinutes, status: .waiting, createdAt: now, requestKey: requestKey
             ).insertAndFetch(db, as: Reservation.self)
-            try Self.advanceQueue(storeId: storeId, now: now, db)
+            try advanceQueue(storeId: storeId, now: now, db)
             return .issued(try Reservation.fetchOne(db, id: ticket.id) ?? ticket)
         }
     }

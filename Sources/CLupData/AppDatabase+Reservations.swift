@@ -151,7 +151,7 @@ extension AppDatabase {
     public func reserve(_ request: ReservationRequest, now: Date) throws -> ReservationOutcome {
         do {
             return try writer.write { db in
-                guard let details = try Self.storeDetails(id: request.storeId, db) else { return .noSuchStore }
+                guard let details = try transactionDefinition(storeId: request.storeId, db) else { return .noSuchStore }
                 let store = details.store
                 let active = try Reservation
                     .filter(Reservation.Columns.userId == request.userId)
@@ -165,7 +165,7 @@ extension AppDatabase {
                 var slot: Slot?
                 switch request.kind {
                 case .lineUp:
-                    let traffic = try Self.liveTraffic(storeId: store.id, now: now, db)[request.storeId] ?? .none
+                    let traffic = try transactionTraffic(storeId: request.storeId, db)
                     let decision = traffic.lineUpDecision(
                         people: request.people, residence: Double(request.residenceMinutes) * 60,
                         settings: store.settings, hours: details.openingHours, now: now)
@@ -205,7 +205,7 @@ extension AppDatabase {
                 var queuesToAdvance: Set<Int64> = []
                 if request.kind == .lineUp { queuesToAdvance.insert(request.storeId) }
                 if let active { queuesToAdvance.insert(active.storeId) }
-                for storeId in queuesToAdvance.sorted() { try Self.advanceQueue(storeId: storeId, now: now, db) }
+                for storeId in queuesToAdvance.sorted() { try advanceQueue(storeId: storeId, now: now, db) }
                 return .created(try Reservation.fetchOne(db, id: reservation.id) ?? reservation)
             }
         } catch let refusal as Refusal {
@@ -235,7 +235,7 @@ extension AppDatabase {
                 reservation.status.isCancellable
             else { return false }
             try Self.end(reservation, as: .cancelled, now: now, db)
-            try Self.advanceQueue(storeId: reservation.storeId, now: now, db)
+            try advanceQueue(storeId: reservation.storeId, now: now, db)
             return true
         }
     }

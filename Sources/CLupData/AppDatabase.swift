@@ -11,6 +11,8 @@ public struct AppDatabase: Sendable {
     public let board: StoreBoard
     /// Sessions and kiosk keys as last read, emptied by any change to them.
     let credentials: CredentialCache
+    /// Notes what each transaction changes, for the board and for the transaction itself.
+    let observer: BoardObserver
 
     /// Wraps `writer`, brings its schema up to date and loads the board.
     public init(_ writer: any DatabaseWriter) throws {
@@ -19,6 +21,7 @@ public struct AppDatabase: Sendable {
         board = StoreBoard()
         credentials = CredentialCache()
         let observer = BoardObserver(board: board, credentials: credentials)
+        self.observer = observer
         try writer.write { db in
             db.add(transactionObserver: observer, extent: .databaseLifetime)
             try board.reload(db)
@@ -48,6 +51,45 @@ public struct AppDatabase: Sendable {
     }
 
     public var reader: any DatabaseReader { writer }
+
+    /// A store's live traffic inside the write transaction in progress, without reading the
+    /// store's live rows: the board holds what has committed (every commit of this worker is
+    /// applied before the next write begins, and another process's is caught by
+    /// `data_version` here), and this transaction's own changes so far are read back by id.
+    /// The queue at 10,000 waiting cost 12 ms to read from the table; this costs what the
+    /// transaction changed.
+    func transactionTraffic(storeId: Int64, _ db: Database) throws -> LiveTraffic {
+        try ensureBoardCurrent(db)
+        guard var entry = board.entry(storeId) else { return try Self.liveTraffic(storeId: storeId, now: Date(), db)[storeId] ?? .none }
+        let pending = observer.pendingReservations
+        if !pending.isEmpty {
+            for (rowStore, id, live) in try Self.liveRows(where: "id IN (\(pending.list))", arguments: [], db,
+                                                          includingEnded: true) where rowStore == storeId
+            {
+                if let live { entry.upsert(live) } else { entry.remove(id) }
+            }
+        }
+        if observer.pendingRatios.contains(storeId), let load = try StoreLoad.fetchOne(db, key: storeId) {
+            entry.ratio = load.ratio.value
+        }
+        return entry.live
+    }
+
+    /// The store as the board keeps it, inside a write transaction (see `transactionTraffic`).
+    func transactionDefinition(storeId: Int64, _ db: Database) throws -> StoreBoard.Definition? {
+        try ensureBoardCurrent(db)
+        return board.entry(storeId)?.definition
+    }
+
+    /// Reloads the board inside the transaction in progress if another process has committed
+    /// since the last look.
+    private func ensureBoardCurrent(_ db: Database) throws {
+        let version = try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+        guard board.swapDataVersion(version) != version else { return }
+        credentials.clear()
+        try board.reload(db)
+        observer.reloadedInTransaction = true
+    }
 
     /// Reloads the board if another process wrote to the database since the last look
     /// (SQLite's `data_version` changes only for other connections' commits). The queue

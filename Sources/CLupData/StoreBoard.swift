@@ -329,6 +329,14 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
     private var credentialsChanged = false
     private var reservations: Set<Int64> = []
     private var ratios: Set<Int64> = []
+    /// The board was reloaded inside the transaction in progress, so it holds that
+    /// transaction's changes: if it rolls back, the board is read again.
+    var reloadedInTransaction = false
+
+    /// Reservations and store loads the transaction in progress has changed so far (writer
+    /// queue only): what a transaction must read back to see its own changes.
+    var pendingReservations: Set<Int64> { reservations }
+    var pendingRatios: Set<Int64> { ratios }
     private var stores: Set<Int64> = []
     private var storeRows: [String: Set<Int64>] = [:]
     private var storesDeleted = false
@@ -399,10 +407,14 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
         }
     }
 
-    func databaseDidRollback(_ db: Database) { reset() }
+    func databaseDidRollback(_ db: Database) {
+        if reloadedInTransaction { try? board.reload(db) }
+        reset()
+    }
 
     private func reset() {
         credentialsChanged = false
+        reloadedInTransaction = false
         reservations = []
         ratios = []
         stores = []

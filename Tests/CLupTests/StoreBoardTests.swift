@@ -5,6 +5,7 @@ import Testing
 @testable import CLupData
 @testable import CLupDomain
 @testable import CLupSupport
+@testable import CLupWeb
 
 /// A generator of repeatable random numbers (SplitMix64), so a failing sequence can be replayed
 /// from its seed.
@@ -37,6 +38,16 @@ struct StoreBoardTests {
             let ratio = try database.liveTraffic(storeId: store.id, now: now).ratio
             #expect(entry.store == details.store && entry.ratio == ratio, "\(step), store \(store.id)")
         }
+    }
+
+    /// The line-up decision recomputed from the database's committed rows.
+    func expectedDecision(_ database: AppDatabase, store: Store, people: Int, minutes: Int, now: Date, pool: Pool) throws
+        -> LineUpPolicy.Decision
+    {
+        let details = try #require(try database.storeDetails(id: store.id))
+        return try database.liveTraffic(storeId: store.id, now: now).lineUpDecision(
+            people: people, residence: Double(minutes) * 60, settings: details.store.settings,
+            hours: details.openingHours, now: now, pool: pool)
     }
 
     @Test("after any sequence of line-ups, bookings, cancellations, scans, expiries and clock moves, the kept standing equals a recomputation", arguments: 1...12)
@@ -73,10 +84,19 @@ struct StoreBoardTests {
             switch Int.random(in: 0..<9, using: &random) {
             case 0, 1:
                 action = "line up"
-                _ = try database.reserve(ReservationRequest(
-                    storeId: store.id, userId: customer, kind: .lineUp, people: Int.random(in: 1...2, using: &random),
-                    residenceMinutes: [15, 30, 45, 60].randomElement(using: &random)!, requestKey: Secrets.token(),
-                    replacingActive: Bool.random(using: &random)), now: now)
+                let people = Int.random(in: 1...2, using: &random)
+                let minutes = [15, 30, 45, 60].randomElement(using: &random)!
+                // The transaction decides from the board and its own changes; the database says.
+                let expected = try expectedDecision(database, store: store, people: people, minutes: minutes,
+                                                    now: now, pool: .online)
+                let outcome = try database.reserve(ReservationRequest(
+                    storeId: store.id, userId: customer, kind: .lineUp, people: people, residenceMinutes: minutes,
+                    requestKey: Secrets.token(), replacingActive: Bool.random(using: &random)), now: now)
+                switch outcome {
+                case .lineUpRefused(let decision): #expect(decision == expected, "seed \(seed) step \(step)")
+                case .created, .hasActive: #expect(expected.isAccepted, "seed \(seed) step \(step)")
+                default: break
+                }
             case 2:
                 action = "book"
                 let calendar = try #require(database.board.entry(store.id)).calendar
@@ -86,8 +106,16 @@ struct StoreBoardTests {
                     slotStart: slot?.start, requestKey: Secrets.token(), replacingActive: true), now: now)
             case 3:
                 action = "walk in"
-                _ = try database.issueWalkInTicket(storeId: store.id, people: Int.random(in: 1...2, using: &random),
-                                                   residenceMinutes: 30, requestKey: nil, now: now)
+                let people = Int.random(in: 1...2, using: &random)
+                let expected = try expectedDecision(database, store: store, people: people, minutes: 30, now: now,
+                                                    pool: .walkIn)
+                let outcome = try database.issueWalkInTicket(storeId: store.id, people: people, residenceMinutes: 30,
+                                                             requestKey: nil, now: now)
+                switch outcome {
+                case .refused(let decision): #expect(decision == expected, "seed \(seed) step \(step)")
+                case .issued: #expect(expected.isAccepted, "seed \(seed) step \(step)")
+                default: break
+                }
             case 4:
                 action = "cancel"
                 if let active = try database.activeReservation(userId: customer) {
