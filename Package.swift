@@ -33,9 +33,11 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // glibc's malloc.h, for mallopt (the worker keeps freed memory for reuse).
         .systemLibrary(name: "CMalloc"),
+        // The calling thread's kernel id (gettid), to lower the page threads' priority.
+        .systemLibrary(name: "CThread"),
 
         // Transport only: libfcgi worker threads handing Sendable requests to a handler.
-        .target(name: "FastCGI", dependencies: ["CFastCGI"]),
+        .target(name: "FastCGI", dependencies: ["CFastCGI", "CThread"]),
 
         .target(name: "CLupDomain", dependencies: [.product(name: "HeapModule", package: "swift-collections")]),
         .target(name: "CLupSupport", dependencies: ["CSodium", "CQRencode", "CZlib"]),

@@ -1,4 +1,5 @@
 import CFastCGI
+import CThread
 import Dispatch
 import Foundation
 import Logging
@@ -43,11 +44,15 @@ public final class FastCGIServer: @unchecked Sendable {
         public var threads: Int
         /// Names the threads (`fastcgi-pages-0`).
         public var name: String
+        /// The threads' nice value (Linux schedules threads one by one): a higher value yields
+        /// the CPU to the other listeners' threads when both have work.
+        public var niceness: Int32
 
-        public init(endpoint: Endpoint, threads: Int, name: String = "main") {
+        public init(endpoint: Endpoint, threads: Int, name: String = "main", niceness: Int32 = 0) {
             self.endpoint = endpoint
             self.threads = max(1, threads)
             self.name = name
+            self.niceness = niceness
         }
     }
 
@@ -155,7 +160,13 @@ public final class FastCGIServer: @unchecked Sendable {
             logger.info("listening on \(listener.endpoint) with \(listener.threads) threads (\(listener.name))")
             for index in 0..<listener.threads {
                 group.enter()
+                let niceness = listener.niceness
                 let thread = Thread { [self] in
+                    #if os(Linux)
+                    if niceness != 0 {
+                        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(clup_thread_id()), niceness)
+                    }
+                    #endif
                     serveLoop(listenFD: fd, handler: handler)
                     group.leave()
                 }

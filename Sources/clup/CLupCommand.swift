@@ -160,7 +160,9 @@ struct Serve: ParsableCommand {
         let entrance: FastCGIServer.Endpoint = port.map { .tcp(port: entrancePort ?? $0 + 1) }
             ?? .unix(path: entranceSocket ?? Self.entranceSocket(for: socket), mode: mode)
         let server = try FastCGIServer(
-            configuration: .init(listeners: [.init(endpoint: endpoint, threads: threads, name: "pages"),
+            // Page threads yield the CPU to the entrance's when both have work (nice 5: a
+            // third of the weight), so a scan at the door does not wait behind page renders.
+            configuration: .init(listeners: [.init(endpoint: endpoint, threads: threads, name: "pages", niceness: 5),
                                              .init(endpoint: entrance, threads: entranceThreads, name: "entrance")],
                                  maxBodySize: maxBody),
             logger: logger)
