@@ -106,19 +106,13 @@ public final class StoreBoard: Sendable {
     public func nearestLive(to point: GeoPoint, limit: Int, now: Date, maxAge: TimeInterval = standingLifetime)
         -> [(entry: Entry, standing: StoreStanding, metres: Double)]
     {
-        var stale: [Int] = []
         var found = state.withLock { state in
             state.grid.nearest(to: point, limit: limit).compactMap { near -> (Entry, StoreStanding?, Double)? in
                 guard let entry = state.entries[near.id] else { return nil }
-                let fresh = entry.standing.flatMap { standing in
-                    entry.standingVersion == entry.version && standing.at <= now
-                        && now.timeIntervalSince(standing.at) <= maxAge ? standing : nil
-                }
-                return (entry, fresh, near.metres)
+                return (entry, entry.freshStanding(now: now, maxAge: maxAge), near.metres)
             }
         }
-        for index in found.indices where found[index].1 == nil { stale.append(index) }
-        for index in stale {
+        for index in found.indices where found[index].1 == nil {
             found[index].1 = standing(of: found[index].0.store.id, now: now, maxAge: maxAge)
         }
         return found.compactMap { entry, standing, metres in standing.map { (entry, $0, metres) } }
@@ -134,12 +128,7 @@ public final class StoreBoard: Sendable {
     /// The store's standing at `now`: the kept one if the store has not changed since and it is
     /// younger than `standingLifetime` (and not from the future), else computed afresh and kept.
     public func standing(of id: Int64, now: Date, maxAge: TimeInterval = standingLifetime) -> StoreStanding? {
-        if let kept = state.withLock({ state -> StoreStanding? in
-            guard let entry = state.entries[id], let standing = entry.standing, entry.standingVersion == entry.version,
-                standing.at <= now, now.timeIntervalSince(standing.at) <= maxAge
-            else { return nil }
-            return standing
-        }) {
+        if let kept = state.withLock({ $0.entries[id]?.freshStanding(now: now, maxAge: maxAge) }) {
             return kept
         }
         guard let entry = entry(id) else { return nil }
@@ -251,6 +240,15 @@ extension StoreBoard.Entry {
             active.insert(reservation, at: index)
         }
         version += 1
+    }
+
+    /// The kept standing if the store has not changed since it was computed, and it is not
+    /// older than `maxAge` at `now` nor from after `now`.
+    func freshStanding(now: Date, maxAge: TimeInterval) -> StoreStanding? {
+        guard let standing, standingVersion == version, standing.at <= now,
+            now.timeIntervalSince(standing.at) <= maxAge
+        else { return nil }
+        return standing
     }
 
     func contains(_ id: Int64) -> Bool {

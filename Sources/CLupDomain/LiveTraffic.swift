@@ -41,16 +41,6 @@ public struct LiveTraffic: Sendable {
     }
 }
 
-extension StoreStatus {
-    /// A store's status from its live reservations: everyone inside counts, and the wait is
-    /// the one a party lining up online would have (the online pool's, history applied).
-    public init(settings: StoreSettings, hours: OpeningHours, live: LiveTraffic, now: Date) {
-        self.init(capacity: settings.capacity, hours: hours, traffic: live.traffic(settings: settings, now: now),
-                  estimator: live.estimator(settings: settings), now: now)
-        peopleInside = live.peopleInside
-    }
-}
-
 /// The entrance's screen: who is called, who is next, how full the store is.
 public struct EntranceBoard: Sendable {
     public var called: [LiveReservation]

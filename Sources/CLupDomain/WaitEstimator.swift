@@ -71,14 +71,11 @@ public struct WaitEstimator: Sendable {
     /// in order; nil from the first party that can never enter (larger than the capacity).
     public func entryTimes(traffic: StoreTraffic, appending newcomers: [QueuedParty] = [], now: Date) -> [Date?] {
         var exits = Heap<Exit>()
-        var held = 0
-        for occupant in traffic.inside { exits.insert(Exit(time: max(now, occupant.expectedExit), people: occupant.people)) }
-        for occupant in traffic.bookingsDue {
+        var free = capacity
+        for occupant in [traffic.inside, traffic.bookingsDue].joined() {
             exits.insert(Exit(time: max(now, occupant.expectedExit), people: occupant.people))
+            free -= occupant.people
         }
-        for occupant in traffic.inside { held += occupant.people }
-        for occupant in traffic.bookingsDue { held += occupant.people }
-        var free = capacity - held
         var clock = now
         let total = traffic.queue.count + newcomers.count
         var result: [Date?] = []
