@@ -21,7 +21,7 @@ extension AppDatabase {
         confirmation: (token: String, mail: (User) -> NewOutboxMessage)?
     ) throws -> User {
         do {
-            return try writer.write { db in
+            return try write { db in
                 let user = try NewUser(
                     email: email, displayName: displayName, passwordHash: passwordHash, role: role,
                     emailConfirmedAt: confirmation == nil ? now : nil, travelMode: .walking, loyaltyOptIn: false,
@@ -44,7 +44,7 @@ extension AppDatabase {
     }
 
     public func updateProfile(userId: Int64, displayName: String, travelMode: TravelMode, loyaltyOptIn: Bool) throws {
-        try writer.write { db in
+        try write { db in
             guard var user = try User.fetchOne(db, id: userId) else { throw AccountError.noSuchUser }
             user.displayName = displayName
             user.travelMode = travelMode
@@ -57,7 +57,7 @@ extension AppDatabase {
     public func changePassword(
         userId: Int64, passwordHash: String, keepingSession idHash: String?, now: Date, notice: (User) -> NewOutboxMessage
     ) throws {
-        try writer.write { db in
+        try write { db in
             guard var user = try User.fetchOne(db, id: userId) else { throw AccountError.noSuchUser }
             user.passwordHash = passwordHash
             try user.update(db)
@@ -71,7 +71,7 @@ extension AppDatabase {
     /// Removes the account and everything personal with it (sessions, links, pending mail to
     /// it). Anonymous records that point to it keep their statistics and lose the person.
     public func deleteUser(id: Int64) throws {
-        try writer.write { db in
+        try write { db in
             guard let user = try User.fetchOne(db, id: id) else { throw AccountError.noSuchUser }
             try OutboxMessage.filter(OutboxMessage.Columns.recipient == user.email)
                 .filter(OutboxMessage.Columns.sentAt == nil).deleteAll(db)
@@ -87,7 +87,7 @@ extension AppDatabase {
 extension AppDatabase {
     /// Starts a session for `userId`; the caller keeps the random id, the table its hash.
     public func createSession(idHash: String, csrfToken: String, userId: Int64, now: Date) throws -> UserSession {
-        try writer.write { db in
+        try write { db in
             let session = UserSession(idHash: idHash, userId: userId, csrfToken: csrfToken, createdAt: now, lastSeenAt: now)
             try session.insert(db)
             return session
@@ -108,18 +108,18 @@ extension AppDatabase {
     }
 
     public func touchSession(idHash: String, now: Date) throws {
-        _ = try writer.write { db in
+        _ = try write { db in
             try UserSession.filter(key: idHash).updateAll(db, UserSession.Columns.lastSeenAt.set(to: now))
         }
     }
 
     public func deleteSession(idHash: String) throws {
-        _ = try writer.write { db in try UserSession.deleteOne(db, key: idHash) }
+        _ = try write { db in try UserSession.deleteOne(db, key: idHash) }
     }
 
     /// Signs the account out everywhere.
     public func deleteSessions(userId: Int64) throws {
-        _ = try writer.write { db in try UserSession.filter(UserSession.Columns.userId == userId).deleteAll(db) }
+        _ = try write { db in try UserSession.filter(UserSession.Columns.userId == userId).deleteAll(db) }
     }
 
     public func sessionCount(userId: Int64) throws -> Int {
@@ -162,7 +162,7 @@ extension AppDatabase {
     /// Enqueues an email on its own (e.g. "you already have an account").
     @discardableResult
     public func enqueueMail(_ message: NewOutboxMessage, now: Date) throws -> Bool {
-        try writer.write { db in try Self.enqueue(message, now: now, db) }
+        try write { db in try Self.enqueue(message, now: now, db) }
     }
 
     /// Issues a link for the account at `email` with its email, in one transaction; with no
@@ -173,7 +173,7 @@ extension AppDatabase {
         purpose: EmailToken.Purpose, email: String, token: String, now: Date, mail: (User) -> NewOutboxMessage,
         ifNoAccount: NewOutboxMessage? = nil
     ) throws -> Bool {
-        try writer.write { db in
+        try write { db in
             guard let user = try User.filter(User.Columns.email == email).fetchOne(db) else {
                 if let ifNoAccount { _ = try Self.enqueue(ifNoAccount, now: now, db) }
                 return false
@@ -208,7 +208,7 @@ extension AppDatabase {
 
     /// Confirms the address the link was sent to.
     public func confirmEmail(token: String, now: Date) throws -> User {
-        try writer.write { db in
+        try write { db in
             var user = try Self.consume(token, purpose: .confirm, now: now, db)
             if user.emailConfirmedAt == nil {
                 user.emailConfirmedAt = now
@@ -222,7 +222,7 @@ extension AppDatabase {
     /// sign-ins that may have throttled the account. Following the link also proves the
     /// address, so an unconfirmed account becomes confirmed.
     public func resetPassword(token: String, passwordHash: String, now: Date) throws -> User {
-        try writer.write { db in
+        try write { db in
             var user = try Self.consume(token, purpose: .reset, now: now, db)
             user.passwordHash = passwordHash
             if user.emailConfirmedAt == nil { user.emailConfirmedAt = now }
@@ -255,7 +255,7 @@ extension AppDatabase {
 
     /// Records a failure and forgets those older than an hour.
     public func recordSignInFailure(account: String, clientAddress: String, now: Date) throws {
-        try writer.write { db in
+        try write { db in
             try SignInFailure(account: account, clientAddress: clientAddress, at: now).insert(db)
             try SignInFailure.filter(SignInFailure.Columns.at < now - SignInThrottle.memory).deleteAll(db)
         }
@@ -263,7 +263,7 @@ extension AppDatabase {
 
     /// A successful sign-in forgives the failures of that address from that client.
     public func clearSignInFailures(account: String, clientAddress: String) throws {
-        _ = try writer.write { db in
+        _ = try write { db in
             try SignInFailure.filter(SignInFailure.Columns.account == account)
                 .filter(SignInFailure.Columns.clientAddress == clientAddress).deleteAll(db)
         }
@@ -274,7 +274,7 @@ extension AppDatabase {
 
 extension AppDatabase {
     public func assignStore(storeId: Int64, toManager email: String) throws {
-        try writer.write { db in
+        try write { db in
             guard let user = try User.filter(User.Columns.email == email).fetchOne(db) else {
                 throw AccountError.noSuchUser
             }
@@ -303,7 +303,7 @@ extension AppDatabase {
 
     /// Enrols a kiosk for a store; the caller shows `key` once, the table keeps its hash.
     public func enrolKiosk(storeId: Int64, label: String, key: String, now: Date) throws -> Kiosk {
-        try writer.write { db in
+        try write { db in
             guard try Store.exists(db, id: storeId) else { throw AccountError.noSuchStore }
             return try NewKiosk(storeId: storeId, label: label, keyHash: Secrets.hash(key), createdAt: now)
                 .insertAndFetch(db, as: Kiosk.self)
@@ -312,7 +312,7 @@ extension AppDatabase {
 
     /// Revokes a kiosk at once; returns false if there is no such kiosk.
     public func revokeKiosk(id: Int64, now: Date) throws -> Bool {
-        try writer.write { db in
+        try write { db in
             try Kiosk.filter(id: id).filter(Kiosk.Columns.revokedAt == nil)
                 .updateAll(db, Kiosk.Columns.revokedAt.set(to: now)) > 0
         }
@@ -341,7 +341,7 @@ extension AppDatabase {
     /// senders never send the same message at once and a sender that dies mid-way only
     /// delays it: the lease runs out and the message is due again.
     public func claimDueMail(now: Date, lease: TimeInterval = 300, limit: Int = 20) throws -> [OutboxMessage] {
-        try writer.write { db in
+        try write { db in
             let due = try OutboxMessage.filter(OutboxMessage.Columns.sentAt == nil)
                 .filter(OutboxMessage.Columns.nextAttemptAt <= now)
                 .order(OutboxMessage.Columns.id).limit(limit).fetchAll(db)
@@ -355,14 +355,14 @@ extension AppDatabase {
     }
 
     public func markMailSent(id: Int64, now: Date) throws {
-        _ = try writer.write { db in
+        _ = try write { db in
             try OutboxMessage.filter(id: id).updateAll(db, OutboxMessage.Columns.sentAt.set(to: now),
                                                        Column("lastError").set(to: nil))
         }
     }
 
     public func markMailFailed(id: Int64, error: String, retryAt: Date) throws {
-        _ = try writer.write { db in
+        _ = try write { db in
             try OutboxMessage.filter(id: id).updateAll(db, OutboxMessage.Columns.nextAttemptAt.set(to: retryAt),
                                                        Column("lastError").set(to: String(error.prefix(500))))
         }

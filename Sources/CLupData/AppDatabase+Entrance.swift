@@ -35,26 +35,30 @@ extension AppDatabase {
     /// other's entries and the store never holds more than its capacity. An exit frees places,
     /// so the queue is advanced in the same transaction. A refusal changes nothing.
     public func scan(reservationId: Int64?, at storeId: Int64, now: Date) throws -> ScanResult {
-        try writer.write { db in
+        try write { db in
             guard let store = try transactionDefinition(storeId: storeId, db)?.store else {
                 throw AccountError.noSuchStore
             }
-            var reservation = try reservationId.flatMap { try Reservation.fetchOne(db, id: $0) }
+            var reservation = try reservationId.flatMap { try Reservation.find($0, db) }
             var inside = try transactionTraffic(storeId: storeId, db).peopleInside
             let verdict = Entrance.verdict(for: reservation?.doorTicket, at: storeId, settings: store.settings,
                                            peopleInside: inside, now: now)
             var otherStoreName: String?
             switch verdict {
             case .enter:
-                reservation?.status = .inside
-                reservation?.enteredAt = now
-                try reservation?.update(db, columns: ["status", "enteredAt"])
+                if let id = reservation?.id {
+                    try Reservation.setStatus(.inside, .enteredAt, to: now, id: id, from: .active, db)
+                    reservation?.status = .inside
+                    reservation?.enteredAt = now
+                }
                 inside += reservation?.people ?? 0
             case .exit:
-                reservation?.status = .done
-                reservation?.exitedAt = now
-                reservation?.endedAt = now
-                try reservation?.update(db, columns: ["status", "exitedAt", "endedAt"])
+                if let id = reservation?.id {
+                    try Reservation.setStatus(.done, .exitedAndEndedAt, to: now, id: id, from: .inside, db)
+                    reservation?.status = .done
+                    reservation?.exitedAt = now
+                    reservation?.endedAt = now
+                }
                 inside -= reservation?.people ?? 0
                 try advanceQueue(storeId: storeId, now: now, db)
             case .refused(.otherStore(let otherId)):
@@ -80,7 +84,7 @@ extension AppDatabase {
     public func advanceQueues(now: Date) throws -> Int {
         var called = 0
         for storeId in board.storesWithQueueWork(now: now) {
-            called += try writer.write { db in try advanceQueue(storeId: storeId, now: now, db).call.count }
+            called += try write { db in try advanceQueue(storeId: storeId, now: now, db).call.count }
         }
         return called
     }
@@ -91,27 +95,19 @@ extension AppDatabase {
         guard let details = try transactionDefinition(storeId: storeId, db) else { return QueueCaller.Plan() }
         let settings = details.store.settings
         // Bookings whose entry window has closed unused: a no-show.
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             UPDATE reservation SET status = 'expired', endedAt = ?
             WHERE status = 'booked' AND slotStart < ? AND storeId = ?
-            """, arguments: [now, now - Double(settings.entryAfterMinutes) * 60, storeId])
+            """).execute(arguments: [now.databaseText, (now - Double(settings.entryAfterMinutes) * 60).databaseText, storeId])
         let live = try transactionTraffic(storeId: storeId, db)
         var isOpen = false
         if case .open = details.openingHours.state(at: now) { isOpen = true }
         let plan = QueueCaller.plan(live: live.live, settings: settings, ratio: live.ratio,
                                     today: details.slotCalendar.localDay(of: now), isOpen: isOpen, now: now)
-        try Self.update(plan.expire, to: .expired, from: [.waiting, .called], set: "endedAt", now: now, db)
-        try Self.update(plan.close, to: .done, from: [.inside], set: "endedAt", now: now, db)
-        try Self.update(plan.call, to: .called, from: [.waiting], set: "calledAt", now: now, db)
+        for id in plan.expire { try Reservation.setStatus(.expired, .endedAt, to: now, id: id, from: .waitingOrCalled, db) }
+        for id in plan.close { try Reservation.setStatus(.done, .endedAt, to: now, id: id, from: .inside, db) }
+        for id in plan.call { try Reservation.setStatus(.called, .calledAt, to: now, id: id, from: .waiting, db) }
         return plan
-    }
-
-    private static func update(_ ids: [Int64], to status: Reservation.Status, from statuses: [Reservation.Status],
-                               set column: String, now: Date, _ db: Database) throws
-    {
-        guard !ids.isEmpty else { return }
-        try Reservation.filter(ids: ids).filter(statuses.map(\.rawValue).contains(Reservation.Columns.status))
-            .updateAll(db, Reservation.Columns.status.set(to: status.rawValue), Column(column).set(to: now))
     }
 
     // MARK: Walk-in tickets
@@ -123,11 +119,9 @@ extension AppDatabase {
     public func issueWalkInTicket(storeId: Int64, people: Int, residenceMinutes: Int, requestKey: String?,
                                   now: Date) throws -> WalkInOutcome
     {
-        try writer.write { db in
+        try write { db in
             guard let details = try transactionDefinition(storeId: storeId, db) else { return .noSuchStore }
-            if let requestKey, let earlier = try Reservation.filter(Reservation.Columns.storeId == storeId)
-                .filter(Reservation.Columns.requestKey == requestKey).fetchOne(db)
-            {
+            if let requestKey, let earlier = try Reservation.walkIn(storeId: storeId, requestKey: requestKey, db) {
                 return .alreadyIssued(earlier)
             }
             let settings = details.store.settings
@@ -141,17 +135,17 @@ extension AppDatabase {
                 storeId: storeId, userId: nil, kind: .lineUp, walkIn: true, day: day,
                 number: try Self.nextNumber(storeId: storeId, day: day, db), people: people,
                 residenceMinutes: residenceMinutes, status: .waiting, createdAt: now, requestKey: requestKey
-            ).insertAndFetch(db, as: Reservation.self)
+            ).insert(returning: db)
             try advanceQueue(storeId: storeId, now: now, db)
-            return .issued(try Reservation.fetchOne(db, id: ticket.id) ?? ticket)
+            return .issued(try Reservation.find(ticket.id, db) ?? ticket)
         }
     }
 
     /// The next ticket number of a store's day.
     static func nextNumber(storeId: Int64, day: Int, _ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: """
+        try Int.fetchOne(db.cachedStatement(sql: """
             SELECT COALESCE(MAX(number), 0) + 1 FROM reservation WHERE storeId = ? AND day = ?
-            """, arguments: [storeId, day]) ?? 1
+            """), arguments: [storeId, day]) ?? 1
     }
 
     /// A walk-in ticket of store `storeId`, for the kiosk that printed it.

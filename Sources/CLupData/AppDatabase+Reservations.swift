@@ -107,17 +107,26 @@ extension AppDatabase {
                                walkIn: row["walkIn"], number: row["number"], day: row["day"])
     }
 
-    /// Reservations matching `condition`, each with its store and as the estimate sees it (nil:
-    /// ended — returned only `includingEnded`), in id order.
-    static func liveRows(where condition: String, arguments: StatementArguments, _ db: Database,
-                         includingEnded: Bool = false) throws -> [(storeId: Int64, id: Int64, live: LiveReservation?)]
+    /// The reservations `ids` as the estimate sees them, each with its store (nil: ended), in
+    /// id order; an id with no row is left out. One prepared statement per id: a transaction
+    /// reads back the few rows it changed.
+    static func liveRows(ids: Set<Int64>, _ db: Database) throws -> [(storeId: Int64, id: Int64, live: LiveReservation?)] {
+        let statement = try db.cachedStatement(sql: "SELECT \(liveColumns) FROM reservation WHERE id = ?")
+        return try ids.sorted().compactMap { id in
+            try Row.fetchOne(statement, arguments: [id]).map { row in (row["storeId"], id, live(row)) }
+        }
+    }
+
+    /// Reservations matching `condition` that have not ended, each with its store and as the
+    /// estimate sees it, in id order.
+    static func liveRows(where condition: String, arguments: StatementArguments, _ db: Database) throws
+        -> [(storeId: Int64, id: Int64, live: LiveReservation)]
     {
         let rows = try Row.fetchCursor(db, sql: "SELECT \(liveColumns) FROM reservation WHERE \(condition) ORDER BY id",
                                        arguments: arguments)
-        var result: [(storeId: Int64, id: Int64, live: LiveReservation?)] = []
+        var result: [(storeId: Int64, id: Int64, live: LiveReservation)] = []
         while let row = try rows.next() {
-            let live = live(row)
-            if live != nil || includingEnded { result.append((row["storeId"], row["id"], live)) }
+            if let live = live(row) { result.append((row["storeId"], row["id"], live)) }
         }
         return result
     }
@@ -133,11 +142,11 @@ extension AppDatabase {
     }
 
     static func bookedPeople(storeId: Int64, in range: ClosedRange<Date>, _ db: Database) throws -> [Date: Int] {
-        let rows = try Row.fetchAll(db, sql: """
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT slotStart, SUM(people) AS people FROM reservation
             WHERE status = 'booked' AND storeId = ? AND slotStart BETWEEN ? AND ?
             GROUP BY slotStart
-            """, arguments: [storeId, range.lowerBound, range.upperBound])
+            """), arguments: [storeId, range.lowerBound.databaseText, range.upperBound.databaseText])
         return Dictionary(uniqueKeysWithValues: rows.map { ($0["slotStart"] as Date, $0["people"] as Int) })
     }
 
@@ -150,13 +159,10 @@ extension AppDatabase {
     /// Nothing changes unless the outcome is `.created`.
     public func reserve(_ request: ReservationRequest, now: Date) throws -> ReservationOutcome {
         do {
-            return try writer.write { db in
+            return try write { db in
                 guard let details = try transactionDefinition(storeId: request.storeId, db) else { return .noSuchStore }
                 let store = details.store
-                let active = try Reservation
-                    .filter(Reservation.Columns.userId == request.userId)
-                    .filter(Reservation.Status.active.map(\.rawValue).contains(Reservation.Columns.status))
-                    .fetchOne(db)
+                let active = try Reservation.active(userId: request.userId, db)
                 if let active, active.requestKey == request.requestKey { return .alreadyMade(active) }
                 // The rules of time come first: there is no point asking whether to replace the
                 // active reservation with one that cannot be made.
@@ -182,7 +188,7 @@ extension AppDatabase {
                         guard let activeStore = try Store.fetchOne(db, id: active.storeId) else { return .noSuchStore }
                         return .hasActive(ReservationWithStore(reservation: active, store: activeStore))
                     }
-                    try Self.end(active, as: .cancelled, now: now, db)
+                    try Self.cancel(active, now: now, db)
                 }
                 if let slot {
                     let booked = try Self.bookedPeople(storeId: request.storeId, in: slot.start...slot.start, db)
@@ -198,7 +204,7 @@ extension AppDatabase {
                     slotStart: request.kind == .booking ? request.slotStart : nil,
                     status: request.kind == .lineUp ? .waiting : .booked, createdAt: now,
                     requestKey: request.requestKey
-                ).insertAndFetch(db, as: Reservation.self)
+                ).insert(returning: db)
                 // A queue with free places calls a new line-up at once; a replaced
                 // reservation's places go to the next in its store's queue. A booking alone
                 // (two hours ahead at least) changes nobody's turn.
@@ -206,7 +212,7 @@ extension AppDatabase {
                 if request.kind == .lineUp { queuesToAdvance.insert(request.storeId) }
                 if let active { queuesToAdvance.insert(active.storeId) }
                 for storeId in queuesToAdvance.sorted() { try advanceQueue(storeId: storeId, now: now, db) }
-                return .created(try Reservation.fetchOne(db, id: reservation.id) ?? reservation)
+                return .created(try Reservation.find(reservation.id, db) ?? reservation)
             }
         } catch let refusal as Refusal {
             // Thrown inside the transaction so that a replaced reservation's cancellation is
@@ -230,21 +236,18 @@ extension AppDatabase {
     /// Cancels the customer's reservation if it is theirs and not yet used; false otherwise.
     /// Its place goes to the next in the queue.
     public func cancelReservation(id: Int64, userId: Int64, now: Date) throws -> Bool {
-        try writer.write { db in
-            guard let reservation = try Reservation.fetchOne(db, id: id), reservation.userId == userId,
+        try write { db in
+            guard let reservation = try Reservation.find(id, db), reservation.userId == userId,
                 reservation.status.isCancellable
             else { return false }
-            try Self.end(reservation, as: .cancelled, now: now, db)
+            try Self.cancel(reservation, now: now, db)
             try advanceQueue(storeId: reservation.storeId, now: now, db)
             return true
         }
     }
 
-    static func end(_ reservation: Reservation, as status: Reservation.Status, now: Date, _ db: Database) throws {
-        var ended = reservation
-        ended.status = status
-        ended.endedAt = now
-        try ended.update(db, columns: ["status", "endedAt"])
+    static func cancel(_ reservation: Reservation, now: Date, _ db: Database) throws {
+        try Reservation.setStatus(.cancelled, .endedAt, to: now, id: reservation.id, from: .active, db)
     }
 
     // MARK: Reading reservations

@@ -13,6 +13,8 @@ public struct AppDatabase: Sendable {
     let credentials: CredentialCache
     /// Notes what each transaction changes, for the board and for the transaction itself.
     let observer: BoardObserver
+    /// Writes the transactions that arrive together with one commit.
+    private let commits: GroupCommit
 
     /// Wraps `writer`, brings its schema up to date and loads the board.
     public init(_ writer: any DatabaseWriter) throws {
@@ -22,6 +24,7 @@ public struct AppDatabase: Sendable {
         credentials = CredentialCache()
         let observer = BoardObserver(board: board, credentials: credentials)
         self.observer = observer
+        commits = GroupCommit(writer: writer)
         try writer.write { db in
             db.add(transactionObserver: observer, extent: .databaseLifetime)
             try board.reload(db)
@@ -52,6 +55,14 @@ public struct AppDatabase: Sendable {
 
     public var reader: any DatabaseReader { writer }
 
+    /// Runs `work` as one write transaction (BEGIN IMMEDIATE), returning once it is durable.
+    /// Transactions asked for at the same moment share one commit (see `GroupCommit`), so
+    /// `work` must depend only on the database: it may be run again if another in its group
+    /// fails.
+    func write<T>(_ work: (Database) throws -> T) throws -> T {
+        try commits.write(work)
+    }
+
     /// A store's live traffic inside the write transaction in progress, without reading the
     /// store's live rows: the board holds what has committed (every commit of this worker is
     /// applied before the next write begins, and another process's is caught by
@@ -63,13 +74,11 @@ public struct AppDatabase: Sendable {
         guard var entry = board.entry(storeId) else { return try Self.liveTraffic(storeId: storeId, now: Date(), db)[storeId] ?? .none }
         let pending = observer.pendingReservations
         if !pending.isEmpty {
-            for (rowStore, id, live) in try Self.liveRows(where: "id IN (\(pending.list))", arguments: [], db,
-                                                          includingEnded: true) where rowStore == storeId
-            {
+            for (rowStore, id, live) in try Self.liveRows(ids: pending, db) where rowStore == storeId {
                 if let live { entry.upsert(live) } else { entry.remove(id) }
             }
         }
-        if observer.pendingRatios.contains(storeId), let load = try StoreLoad.fetchOne(db, key: storeId) {
+        if observer.pendingRatios.contains(storeId), let load = try StoreLoad.find(storeId, db) {
             entry.ratio = load.ratio.value
         }
         return entry.live
@@ -84,7 +93,7 @@ public struct AppDatabase: Sendable {
     /// Reloads the board inside the transaction in progress if another process has committed
     /// since the last look.
     private func ensureBoardCurrent(_ db: Database) throws {
-        let version = try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+        let version = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? 0
         guard board.swapDataVersion(version) != version else { return }
         credentials.clear()
         try board.reload(db)
@@ -199,12 +208,12 @@ extension AppDatabase {
     public func createStore(_ store: NewStore, hours: [OpeningInterval], departments: [(name: String, minutes: Int)])
         throws -> Store
     {
-        try writer.write { db in try Self.insert((store, hours, departments), db) }
+        try write { db in try Self.insert((store, hours, departments), db) }
     }
 
     /// Registers `stores` in one transaction if there are none yet; returns how many were added.
     public func createStoresIfEmpty(_ stores: [StoreRegistration]) throws -> Int {
-        try writer.write { db in
+        try write { db in
             guard try Store.fetchCount(db) == 0 else { return 0 }
             for store in stores { _ = try Self.insert(store, db) }
             return stores.count

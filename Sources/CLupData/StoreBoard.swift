@@ -191,7 +191,7 @@ public final class StoreBoard: Sendable {
         for (storeId, _, reservation) in try AppDatabase.liveRows(
             where: "status IN ('waiting', 'called', 'inside') OR status = 'booked'", arguments: [], db)
         {
-            if let reservation { fresh.entries[storeId]?.upsert(reservation) }
+            fresh.entries[storeId]?.upsert(reservation)
         }
         state.withLock { $0 = fresh }
     }
@@ -384,8 +384,7 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
                 if let details = try AppDatabase.storeDetails(id: id, db) { changes.stores.append(details) }
             }
             if !reservations.isEmpty {
-                let found = try AppDatabase.liveRows(where: "id IN (\(reservations.list))", arguments: [], db,
-                                                     includingEnded: true)
+                let found = try AppDatabase.liveRows(ids: reservations, db)
                 var seen: Set<Int64> = []
                 for (storeId, id, live) in found {
                     seen.insert(id)
@@ -394,8 +393,8 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
                 for id in reservations.subtracting(seen) { changes.reservations.append((nil, id, nil)) }
             }
             if !ratios.isEmpty {
-                for load in try StoreLoad.filter(keys: Array(ratios)).fetchAll(db) {
-                    changes.ratios[load.storeId] = load.ratio.value
+                for storeId in ratios {
+                    if let load = try StoreLoad.find(storeId, db) { changes.ratios[storeId] = load.ratio.value }
                 }
             }
             board.apply(changes)

@@ -405,7 +405,7 @@ struct ReservationsTests {
         let traced = Array(statements.values.dropFirst())  // the COMMIT of the write that set the trace
         #expect(traced.first == "BEGIN IMMEDIATE TRANSACTION")
         let commit = try #require(traced.firstIndex(of: "COMMIT TRANSACTION"))
-        #expect(traced[..<commit].contains { $0.hasPrefix("INSERT INTO \"reservation\"") })
+        #expect(traced[..<commit].contains { $0.hasPrefix("INSERT INTO reservation") })
         // After the commit, only the store board reads back the rows it changed.
         #expect(traced[(commit + 1)...].allSatisfy { $0.hasPrefix("SELECT") })
     }

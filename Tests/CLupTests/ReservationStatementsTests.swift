@@ -1,0 +1,55 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import CLupData
+@testable import CLupDomain
+
+/// The write path's prepared statements must read and write exactly what GRDB's records do.
+@Suite("Prepared reservation statements")
+struct ReservationStatementsTests {
+    @Test("dates are written as GRDB writes them, to the millisecond, from 1970 to 2200")
+    func dateText() {
+        var generator = SeededGenerator(state: 2026)
+        var dates: [Date] = [
+            Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 0.0005), Date(timeIntervalSince1970: 951_782_400),
+            Date(timeIntervalSince1970: 4_107_542_399.9999), Date(timeIntervalSinceReferenceDate: 0.1234),
+        ]
+        for _ in 0..<50_000 {
+            dates.append(Date(timeIntervalSince1970: Double.random(in: 0...7_258_118_400, using: &generator)))
+        }
+        for _ in 0..<5_000 {
+            // Whole and half seconds, as clocks in tests and slot starts are.
+            dates.append(Date(timeIntervalSince1970: Double(Int.random(in: 0...4_000_000_000, using: &generator)) / 2))
+        }
+        for date in dates {
+            #expect(date.databaseText == String.fromDatabaseValue(date.databaseValue), "\(date.timeIntervalSince1970)")
+        }
+    }
+
+    @Test("a reservation read by column position equals one decoded by GRDB, and so does one inserted")
+    func positionalRows() throws {
+        let database = try AppDatabase.inMemory()
+        let store = try database.createStore(
+            NewStore(name: "Statements", address: "Via Roma 1", phone: "", position: GeoPoint(latitude: 45.46, longitude: 9.19),
+                     capacity: 40, timeZone: "Europe/Rome"),
+            hours: (1...7).map { OpeningInterval(weekday: $0, opens: 0, closes: 1440) }, departments: [])
+        let now = Date(timeIntervalSince1970: 1_800_000_000.25)
+        try database.writer.write { db in
+            let made = try NewReservation(
+                storeId: store.id, userId: nil, kind: .booking, walkIn: false, day: 20_833, number: 7, people: 2,
+                residenceMinutes: 45, travelMode: .transit, slotStart: now + 7200, status: .booked, createdAt: now,
+                requestKey: "key"
+            ).insert(returning: db)
+            let decoded = try #require(try Reservation.fetchOne(db, id: made.id))
+            #expect(made == decoded)
+            #expect(try Reservation.find(made.id, db) == decoded)
+            try Reservation.setStatus(.cancelled, .endedAt, to: now + 60, id: made.id, from: .active, db)
+            let ended = try #require(try Reservation.fetchOne(db, id: made.id))
+            #expect(ended.status == .cancelled && ended.endedAt == now + 60)
+            #expect(try Reservation.find(made.id, db) == ended)
+            // A change from a status the reservation no longer has does nothing.
+            #expect(try !Reservation.setStatus(.called, .calledAt, to: now, id: made.id, from: .waiting, db))
+        }
+    }
+}
