@@ -13,11 +13,41 @@ public struct StoreStanding: Sendable, Equatable {
         public var people: Int
         /// Wait for a new party of one with the typical visit; nil if it could never enter.
         public var newcomerWait: TimeInterval?
+        /// The simulation after the last waiting ticket: where the next one starts from.
+        var tail: WaitEstimator.Simulation
 
         public static func == (lhs: PoolStanding, rhs: PoolStanding) -> Bool {
             lhs.parties == rhs.parties && lhs.people == rhs.people && lhs.newcomerWait == rhs.newcomerWait
                 && lhs.waiting.elementsEqual(rhs.waiting) { $0.id == $1.id && $0.peopleAhead == $1.peopleAhead
                     && $0.entry == $1.entry }
+        }
+
+        /// A pool's standing at `now` from its members (in queue order).
+        init(members: [LiveReservation], estimator: WaitEstimator, places: Int, settings: StoreSettings, now: Date) {
+            let traffic = StoreTraffic(live: members, settings: settings, ratio: estimator.residenceRatio, now: now)
+            tail = WaitEstimator.Simulation(estimator: estimator, traffic: traffic, now: now)
+            waiting = []
+            waiting.reserveCapacity(traffic.queue.count)
+            parties = 0
+            people = 0
+            for party in members where party.state == .waiting {
+                append(party, places: places, now: now, updatingNewcomer: false)
+            }
+            newcomerWait = places > 0 ? Self.newcomerWait(after: tail, now: now) : nil
+        }
+
+        /// Simulates waiting ticket `party` joining the back of the queue.
+        mutating func append(_ party: LiveReservation, places: Int, now: Date, updatingNewcomer: Bool = true) {
+            let entry = tail.enter(QueuedParty(people: party.people, residence: party.residence))
+            waiting.append((party.id, people, entry))
+            parties += 1
+            people += party.people
+            if updatingNewcomer { newcomerWait = places > 0 ? Self.newcomerWait(after: tail, now: now) : nil }
+        }
+
+        private static func newcomerWait(after tail: WaitEstimator.Simulation, now: Date) -> TimeInterval? {
+            tail.entry(ofNewcomer: QueuedParty(people: 1, residence: StoreStatus.typicalVisit))
+                .map { $0.timeIntervalSince(now).rounded() }
         }
     }
 
@@ -36,29 +66,33 @@ public struct StoreStanding: Sendable, Equatable {
             if reservation.walkIn { walkIn.append(reservation) } else { online.append(reservation) }
         }
         func standing(_ pool: Pool) -> PoolStanding {
-            let members = pool == .online ? online : walkIn
-            let traffic = StoreTraffic(live: members, settings: settings, ratio: live.ratio, now: now)
-            let estimator = live.estimator(settings: settings, pool: pool)
-            let newcomer = QueuedParty(people: 1, residence: StoreStatus.typicalVisit)
-            let entries = estimator.entryTimes(traffic: traffic, appending: [newcomer], now: now)
-            var waiting: [(id: Int64, peopleAhead: Int, entry: Date?)] = []
-            waiting.reserveCapacity(traffic.queue.count)
-            var ahead = 0
-            var index = 0
-            for reservation in members where reservation.state == .waiting {
-                waiting.append((reservation.id, ahead, entries[index]))
-                ahead += reservation.people
-                index += 1
-            }
-            let newcomerWait = (entries.last ?? nil).map { $0.timeIntervalSince(now).rounded() }
-            return PoolStanding(waiting: waiting, parties: waiting.count, people: ahead,
-                                newcomerWait: pool.places(settings) > 0 ? newcomerWait : nil)
+            PoolStanding(members: pool == .online ? online : walkIn, estimator: live.estimator(settings: settings, pool: pool),
+                         places: pool.places(settings), settings: settings, now: now)
         }
         self.online = standing(.online)
         self.walkIn = standing(.walkIn)
         // The status is the online pool's newcomer's: the same simulation, not another one.
         status = StoreStatus(capacity: settings.capacity, hours: hours, peopleInside: live.peopleInside,
                              wait: self.online.newcomerWait, now: now)
+    }
+
+    /// The standing with waiting ticket `party` joined at the back of its pool's queue, at the
+    /// same instant: what a recomputation with it would give, in O(log places) rather than a
+    /// new simulation of the queue. `party` must come after every waiting ticket of its pool.
+    public mutating func appendWaiting(_ party: LiveReservation, settings: StoreSettings, hours: OpeningHours) {
+        precondition(party.state == .waiting, "only a waiting ticket joins the back of the queue")
+        if party.walkIn {
+            walkIn.append(party, places: settings.walkInPlaces, now: at)
+        } else {
+            online.append(party, places: settings.onlinePlaces, now: at)
+        }
+        status = StoreStatus(capacity: settings.capacity, hours: hours, peopleInside: status.peopleInside,
+                             wait: online.newcomerWait, now: at)
+    }
+
+    /// The last waiting ticket of either pool, if any: a ticket after it joins at the back.
+    public var lastWaitingId: Int64? {
+        [online.waiting.last?.id, walkIn.waiting.last?.id].compactMap { $0 }.max()
     }
 
     /// Whether a new party of one with the typical visit may join `pool`'s queue: the line-up

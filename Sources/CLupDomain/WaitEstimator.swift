@@ -61,45 +61,74 @@ public struct WaitEstimator: Sendable {
         self.residenceRatio = residenceRatio
     }
 
-    private struct Exit: Comparable {
+    struct Exit: Comparable, Sendable {
         var time: Date
         var people: Int
         static func < (lhs: Exit, rhs: Exit) -> Bool { lhs.time < rhs.time }
     }
 
-    /// The expected entry time of every party in `traffic.queue` followed by `newcomers`,
-    /// in order; nil from the first party that can never enter (larger than the capacity).
-    public func entryTimes(traffic: StoreTraffic, appending newcomers: [QueuedParty] = [], now: Date) -> [Date?] {
+    /// The simulation between two parties of the queue: the clock (the last entry), the free
+    /// places and the pending exits. Its size is bounded by the places (every pending exit
+    /// holds at least one), not by the queue: a party joining the back of the queue is
+    /// simulated from it in O(log places), without going through the queue again.
+    public struct Simulation: Sendable {
         var exits = Heap<Exit>()
-        var free = capacity
-        for occupant in [traffic.inside, traffic.bookingsDue].joined() {
-            exits.insert(Exit(time: max(now, occupant.expectedExit), people: occupant.people))
-            free -= occupant.people
+        var free: Int
+        var clock: Date
+        /// A party larger than the places was met: nobody after it can enter.
+        var blocked = false
+        let residenceRatio: Double
+
+        /// The state before the first party of `traffic.queue`: its people inside and places
+        /// held, at `now`.
+        init(estimator: WaitEstimator, traffic: StoreTraffic, now: Date) {
+            free = estimator.capacity
+            clock = now
+            residenceRatio = estimator.residenceRatio
+            for occupant in [traffic.inside, traffic.bookingsDue].joined() {
+                exits.insert(Exit(time: max(now, occupant.expectedExit), people: occupant.people))
+                free -= occupant.people
+            }
         }
-        var clock = now
-        let total = traffic.queue.count + newcomers.count
-        var result: [Date?] = []
-        result.reserveCapacity(total)
-        // The queue, then the newcomers, without joining the two arrays.
-        func enter(_ party: QueuedParty) -> Bool {
+
+        /// Lets the next party in line enter: returns when, or nil if it never could.
+        public mutating func enter(_ party: QueuedParty) -> Date? {
+            guard !blocked else { return nil }
             while free < party.people, let exit = exits.popMin() {
                 clock = max(clock, exit.time)
                 free += exit.people
             }
-            guard free >= party.people else { return false }
-            result.append(clock)
+            guard free >= party.people else {
+                blocked = true
+                return nil
+            }
             free -= party.people
             exits.insert(Exit(time: clock + party.residence * residenceRatio, people: party.people))
-            return true
+            return clock
         }
-        for party in traffic.queue where !enter(party) {
-            result.append(contentsOf: repeatElement(nil, count: total - result.count))
-            return result
+
+        /// When `party` would enter if it joined now, leaving the simulation as it is.
+        public func entry(ofNewcomer party: QueuedParty) -> Date? {
+            var copy = self
+            return copy.enter(party)
         }
-        for party in newcomers where !enter(party) {
-            result.append(contentsOf: repeatElement(nil, count: total - result.count))
-            return result
-        }
+    }
+
+    /// The simulation after every party of `traffic.queue` has entered.
+    public func simulation(after traffic: StoreTraffic, now: Date) -> Simulation {
+        var simulation = Simulation(estimator: self, traffic: traffic, now: now)
+        for party in traffic.queue { _ = simulation.enter(party) }
+        return simulation
+    }
+
+    /// The expected entry time of every party in `traffic.queue` followed by `newcomers`,
+    /// in order; nil from the first party that can never enter (larger than the capacity).
+    public func entryTimes(traffic: StoreTraffic, appending newcomers: [QueuedParty] = [], now: Date) -> [Date?] {
+        var simulation = Simulation(estimator: self, traffic: traffic, now: now)
+        var result: [Date?] = []
+        result.reserveCapacity(traffic.queue.count + newcomers.count)
+        for party in traffic.queue { result.append(simulation.enter(party)) }
+        for party in newcomers { result.append(simulation.enter(party)) }
         return result
     }
 

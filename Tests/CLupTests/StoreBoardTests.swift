@@ -29,6 +29,15 @@ struct StoreBoardTests {
     /// The standing the board keeps, against one computed from the database at the same instant.
     func expectAgreement(_ database: AppDatabase, stores: [Store], now: Date, step: String) throws {
         for store in stores {
+            // A standing kept across changes (a ticket joining the back of the queue extends it
+            // in place) must be what a recomputation at its own instant gives.
+            if let kept = database.board.keptStanding(of: store.id) {
+                let details = try #require(try database.storeDetails(id: store.id))
+                let recomputed = StoreStanding(live: try database.liveTraffic(storeId: store.id, now: kept.at),
+                                               settings: details.store.settings, hours: details.openingHours,
+                                               now: kept.at)
+                #expect(kept == recomputed, "\(step), store \(store.id), kept standing")
+            }
             let kept = try #require(database.board.standing(of: store.id, now: now, maxAge: 0))
             let details = try #require(try database.storeDetails(id: store.id))
             let recomputed = StoreStanding(live: try database.liveTraffic(storeId: store.id, now: now),
