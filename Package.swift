@@ -3,7 +3,7 @@ import PackageDescription
 
 // Layers are targets, so the compiler keeps them apart. What may import what:
 //
-//   CLupDomain     pure rules: nothing of ours (Foundation, HeapModule)
+//   CLupDomain     pure rules: nothing of ours (Foundation only)
 //   CLupSupport    libsodium, libqrencode, zlib wrappers: nothing of ours
 //   CLupData       AppDatabase, migrations, records: CLupDomain, CLupSupport, GRDB
 //   CLupJobs       mail delivery from the outbox: CLupData, CLupSupport
@@ -23,7 +23,6 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // System libraries from Debian: a module map and a shim that includes only the header.
@@ -39,7 +38,7 @@ let package = Package(
         // Transport only: libfcgi worker threads handing Sendable requests to a handler.
         .target(name: "FastCGI", dependencies: ["CFastCGI", "CThread"]),
 
-        .target(name: "CLupDomain", dependencies: [.product(name: "HeapModule", package: "swift-collections")]),
+        .target(name: "CLupDomain"),
         .target(name: "CLupSupport", dependencies: ["CSodium", "CQRencode", "CZlib"]),
         .target(
             name: "CLupData",

@@ -26,14 +26,22 @@ public enum QueueCaller {
     }
 
     /// The plan for `live` (the store's live reservations, in queue order). Nobody is called
-    /// while the store is closed; `today` is the store-local day number.
-    public static func plan(live: [LiveReservation], settings: StoreSettings, ratio: Double, today: Int, isOpen: Bool,
-                            now: Date) -> Plan
+    /// while the store is closed; `today` is the store-local day number. Two passes over
+    /// `live` and no copies of it: the timer asks every store with a queue, and the scan of an
+    /// exit asks inside its transaction.
+    public static func plan<Live: Collection>(live: Live, settings: StoreSettings, ratio: Double, today: Int,
+                                              isOpen: Bool, now: Date) -> Plan where Live.Element == LiveReservation
     {
         var plan = Plan()
         let grace = Double(settings.callGraceMinutes) * 60
-        var remaining: [LiveReservation] = []
+        let before = Double(settings.entryBeforeMinutes) * 60
+        let after = Double(settings.entryAfterMinutes) * 60
+        // Places each pool holds: its people inside, its called tickets on their way and its
+        // bookings due (as `StoreTraffic` counts them).
+        var heldOnline = 0
+        var heldWalkIn = 0
         for reservation in live {
+            var holds = false
             switch reservation.state {
             case .called(let at) where now > at + grace:
                 plan.expire.append(reservation.id)
@@ -41,20 +49,35 @@ public enum QueueCaller {
                 plan.expire.append(reservation.id)
             case .inside where reservation.day < today:
                 plan.close.append(reservation.id)
-            default:
-                remaining.append(reservation)
+            case .waiting:
+                break
+            case .called, .inside:
+                holds = true
+            case .booked(let slotStart):
+                holds = slotStart - before <= now + StoreTraffic.bookingLookahead && slotStart + after >= now
+            }
+            if holds {
+                if reservation.walkIn { heldWalkIn += reservation.people } else { heldOnline += reservation.people }
             }
         }
         guard isOpen else { return plan }
-        for pool in Pool.allCases {
-            let members = remaining.filter { $0.pool == pool }
-            let traffic = StoreTraffic(live: members, settings: settings, ratio: ratio, now: now)
-            var free = pool.places(settings) - traffic.peopleInside - traffic.bookingsDue.reduce(0) { $0 + $1.people }
-            for reservation in members where reservation.state == .waiting {
-                guard reservation.people <= free else { break }
-                plan.call.append(reservation.id)
-                free -= reservation.people
+        // Each pool's queue is called in order until a party does not fit.
+        var freeOnline = Pool.online.places(settings) - heldOnline
+        var freeWalkIn = Pool.walkIn.places(settings) - heldWalkIn
+        var onlineStopped = false
+        var walkInStopped = false
+        for reservation in live where reservation.state == .waiting && reservation.day >= today {
+            if onlineStopped && walkInStopped { break }
+            if reservation.walkIn {
+                guard !walkInStopped else { continue }
+                guard reservation.people <= freeWalkIn else { walkInStopped = true; continue }
+                freeWalkIn -= reservation.people
+            } else {
+                guard !onlineStopped else { continue }
+                guard reservation.people <= freeOnline else { onlineStopped = true; continue }
+                freeOnline -= reservation.people
             }
+            plan.call.append(reservation.id)
         }
         return plan
     }

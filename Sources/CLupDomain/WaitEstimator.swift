@@ -1,5 +1,4 @@
 import Foundation
-import HeapModule
 
 /// A party (1 or 2 people, R14) inside the store, expected to leave at `expectedExit`.
 public struct Occupant: Sendable, Hashable {
@@ -48,8 +47,8 @@ public struct StoreTraffic: Sendable, Hashable {
 /// people inside leave at their expected exit, places held for bookings due are not given
 /// away, and the queue enters in order as places free.
 ///
-/// The simulation keeps pending exits in a min-heap, so the cost is O(n log n) in the queue
-/// length and independent of the store's history.
+/// The simulation keeps pending exits in a min-heap, so the cost is O(n log p) for n parties
+/// queued and p places, independent of the store's history.
 public struct WaitEstimator: Sendable {
     /// Places available to the queue (the store's capacity, less any share kept for others).
     public var capacity: Int
@@ -61,10 +60,52 @@ public struct WaitEstimator: Sendable {
         self.residenceRatio = residenceRatio
     }
 
-    struct Exit: Comparable, Sendable {
+    struct Exit: Sendable {
         var time: Date
         var people: Int
-        static func < (lhs: Exit, rhs: Exit) -> Bool { lhs.time < rhs.time }
+    }
+
+    /// Pending exits, soonest first: a binary min-heap on an array. The simulation's usual
+    /// step — the soonest exit frees the place a party of one takes — replaces the root and
+    /// sifts once, where popping and pushing sift twice.
+    struct Exits: Sendable {
+        private var heap: [Exit] = []
+
+        var soonest: Exit? { heap.first }
+
+        mutating func insert(_ exit: Exit) {
+            heap.append(exit)
+            var child = heap.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard exit.time < heap[parent].time else { break }
+                heap[child] = heap[parent]
+                child = parent
+            }
+            heap[child] = exit
+        }
+
+        mutating func popSoonest() -> Exit? {
+            guard let last = heap.popLast() else { return nil }
+            guard let first = heap.first else { return last }
+            replaceSoonest(with: last)
+            return first
+        }
+
+        /// Puts `exit` in place of the soonest one.
+        mutating func replaceSoonest(with exit: Exit) {
+            let count = heap.count
+            var parent = 0
+            while true {
+                var child = 2 * parent + 1
+                guard child < count else { break }
+                if child + 1 < count, heap[child + 1].time < heap[child].time { child += 1 }
+                guard heap[child].time < exit.time else { break }
+                heap[parent] = heap[child]
+                parent = child
+            }
+            heap[parent] = exit
+        }
     }
 
     /// The simulation between two parties of the queue: the clock (the last entry), the free
@@ -72,7 +113,7 @@ public struct WaitEstimator: Sendable {
     /// holds at least one), not by the queue: a party joining the back of the queue is
     /// simulated from it in O(log places), without going through the queue again.
     public struct Simulation: Sendable {
-        var exits = Heap<Exit>()
+        var exits = Exits()
         var free: Int
         var clock: Date
         /// A party larger than the places was met: nobody after it can enter.
@@ -94,7 +135,14 @@ public struct WaitEstimator: Sendable {
         /// Lets the next party in line enter: returns when, or nil if it never could.
         public mutating func enter(_ party: QueuedParty) -> Date? {
             guard !blocked else { return nil }
-            while free < party.people, let exit = exits.popMin() {
+            let stay = party.residence * residenceRatio
+            // The usual step: no place free, and the soonest exit frees exactly enough.
+            if free == 0, let soonest = exits.soonest, soonest.people == party.people {
+                clock = max(clock, soonest.time)
+                exits.replaceSoonest(with: Exit(time: clock + stay, people: party.people))
+                return clock
+            }
+            while free < party.people, let exit = exits.popSoonest() {
                 clock = max(clock, exit.time)
                 free += exit.people
             }
@@ -103,7 +151,7 @@ public struct WaitEstimator: Sendable {
                 return nil
             }
             free -= party.people
-            exits.insert(Exit(time: clock + party.residence * residenceRatio, people: party.people))
+            exits.insert(Exit(time: clock + stay, people: party.people))
             return clock
         }
 

@@ -141,13 +141,7 @@ struct Serve: ParsableCommand {
     func run() throws {
         let logger = Logger(label: "clup")
         guard Sodium.ensureInitialized() else { throw ValidationError("libsodium could not be initialised") }
-        #if canImport(CMalloc)
-        // Every page builds and frees buffers of tens of kilobytes on several threads; glibc's
-        // default trims and unmaps such memory back to the kernel at once, and the madvise
-        // and TLB shootdowns that follow cost more than rendering. Keep it for reuse.
-        mallopt(M_TRIM_THRESHOLD, 64 << 20)
-        mallopt(M_MMAP_THRESHOLD, 16 << 20)
-        #endif
+        keepFreedMemory()
         guard let mode = mode_t(socketMode, radix: 8) else { throw ValidationError("--socket-mode must be octal") }
         // Everything that can fail is checked before the socket opens: assets, secret, schema.
         let views = try site.views()
@@ -334,4 +328,15 @@ struct NginxConfigCommand: ParsableCommand {
             "TILE_ORIGIN": NginxConfig.imageOrigin(ofTileURL: tileURL),
         ]), terminator: "")
     }
+}
+
+/// Every page builds and frees buffers of tens of kilobytes on several threads; glibc's
+/// default trims and unmaps such memory back to the kernel at once, and the madvise and TLB
+/// shootdowns that follow cost more than rendering. The worker keeps it for reuse (and so does
+/// `measure-board`, to time what the worker does).
+func keepFreedMemory() {
+    #if canImport(CMalloc)
+    mallopt(M_TRIM_THRESHOLD, 64 << 20)
+    mallopt(M_MMAP_THRESHOLD, 16 << 20)
+    #endif
 }

@@ -29,6 +29,7 @@ struct MeasureBoard: ParsableCommand {
 
     func run() throws {
         guard Sodium.ensureInitialized() else { throw ValidationError("libsodium could not be initialised") }
+        keepFreedMemory()
         var rows: [Row] = []
         for size in waiting.split(separator: ",").compactMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
             rows.append(try measure(waiting: size))
