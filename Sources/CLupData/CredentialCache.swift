@@ -7,8 +7,10 @@ import Synchronization
 /// process has written to the database (`refreshBoard`, within a second): a signed-out session,
 /// a changed profile or a revoked key is never answered from here afterwards.
 final class CredentialCache: Sendable {
-    /// Past this many entries the cache starts again empty (simple, and rare).
-    static let capacity = 20_000
+    /// Past this many entries the cache starts again empty (simple, and rare): the sessions
+    /// active within moments of each other, not every session there is (a cached session with
+    /// its user is about half a kilobyte; a miss costs one indexed read).
+    static let capacity = 5_000
 
     private struct Entries {
         var sessions: [String: (session: UserSession, user: User)?] = [:]

@@ -191,6 +191,9 @@ public final class StoreBoard: Sendable {
     /// Replaces everything with what `db` holds.
     func reload(_ db: Database) throws {
         var fresh = State()
+        // Sized once: growing a dictionary of a hundred thousand stores holds the old and the
+        // new storage at once, several times over.
+        fresh.entries.reserveCapacity(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM store") ?? 0)
         try AppDatabase.streamStoreDetails(db) { details in
             fresh.entries[details.store.id] = Entry(details: details)
             fresh.grid.insert(id: details.store.id, at: details.store.position)

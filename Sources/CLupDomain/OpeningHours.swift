@@ -41,8 +41,15 @@ public struct OpeningHours: Sendable, Hashable {
     public var timeZone: TimeZone
 
     public init(intervals: [OpeningInterval], timeZone: TimeZone) {
-        self.intervals = intervals.sorted { ($0.weekday, $0.opens) < ($1.weekday, $1.opens) }
+        // Intervals already in order are kept as given, so stores that share one week of hours
+        // share its storage too (a sorted copy per store was 200 bytes each).
+        let inOrder = zip(intervals, intervals.dropFirst()).allSatisfy(Self.precedes)
+        self.intervals = inOrder ? intervals : intervals.sorted(by: Self.precedes)
         self.timeZone = timeZone
+    }
+
+    private static func precedes(_ first: OpeningInterval, _ second: OpeningInterval) -> Bool {
+        (first.weekday, first.opens) < (second.weekday, second.opens)
     }
 
     /// Open or closed at `instant`; when open, until when (a run of back-to-back intervals
