@@ -47,10 +47,14 @@ public final class StoreBoard: Sendable {
         public var definition: Definition
         public var hours: OpeningHours { definition.openingHours }
         public var calendar: SlotCalendar { definition.slotCalendar }
-        /// Queued, called and inside, by id (queue order).
-        var active: [LiveReservation] = []
-        /// Booked (a week at most ahead), by slot start then id.
-        var booked: [LiveReservation] = []
+        /// The live reservations in queue order, as the estimate reads them: first the
+        /// queued, called and inside ones by id (`activeCount` of them), then the booked ones
+        /// (a week at most ahead) by slot start then id. One array, so a transaction or a
+        /// standing reads it without joining two.
+        var reservations: [LiveReservation] = []
+        var activeCount = 0
+        var active: ArraySlice<LiveReservation> { reservations[..<activeCount] }
+        var booked: ArraySlice<LiveReservation> { reservations[activeCount...] }
         public var ratio: Double = 1
         /// Bumped by every change to the store, so a standing of an older version is not used.
         public var version = 0
@@ -62,7 +66,7 @@ public final class StoreBoard: Sendable {
         public var store: Store { definition.store }
 
         /// The store's live traffic, in queue order, as `AppDatabase.liveTraffic` reads it.
-        public var live: LiveTraffic { LiveTraffic(live: active + booked, ratio: ratio) }
+        public var live: LiveTraffic { LiveTraffic(live: reservations, ratio: ratio) }
     }
 
     struct State {
@@ -166,7 +170,7 @@ public final class StoreBoard: Sendable {
                 return true
             }
             guard !entry.active.isEmpty else { return false }
-            let plan = QueueCaller.plan(live: [entry.active, entry.booked].joined(), settings: settings, ratio: entry.ratio,
+            let plan = QueueCaller.plan(live: entry.reservations, settings: settings, ratio: entry.ratio,
                                         today: entry.calendar.localDay(of: now), isOpen: entry.hours.state(at: now).isOpen,
                                         now: now)
             return !(plan.call.isEmpty && plan.expire.isEmpty && plan.close.isEmpty)
@@ -247,10 +251,11 @@ extension StoreBoard.Entry {
                 guard case .booked(let other) = entry.state else { return false }
                 return (other, entry.id) > (start, reservation.id)
             }
-            booked.insert(reservation, at: index)
+            reservations.insert(reservation, at: index)
         } else {
             let index = active.partitioningIndex { $0.id > reservation.id }
-            active.insert(reservation, at: index)
+            reservations.insert(reservation, at: index)
+            activeCount += 1
         }
         version += 1
     }
@@ -278,16 +283,17 @@ extension StoreBoard.Entry {
     }
 
     func contains(_ id: Int64) -> Bool {
-        active.contains { $0.id == id } || booked.contains { $0.id == id }
+        reservations.contains { $0.id == id }
     }
 
     mutating func remove(_ id: Int64) {
         let index = active.partitioningIndex { $0.id >= id }
-        if index < active.count, active[index].id == id {
-            active.remove(at: index)
+        if index < activeCount, reservations[index].id == id {
+            reservations.remove(at: index)
+            activeCount -= 1
             version += 1
         } else if let index = booked.firstIndex(where: { $0.id == id }) {
-            booked.remove(at: index)
+            reservations.remove(at: index)
             version += 1
         }
     }
@@ -452,11 +458,12 @@ extension Set<Int64> {
     var list: String { map(String.init).joined(separator: ", ") }
 }
 
-extension Array {
-    /// The first index whose element satisfies `belongsInSecondPartition` (all before it do not).
+extension RandomAccessCollection where Index == Int {
+    /// The first index whose element satisfies `belongsInSecondPartition` (all before it do
+    /// not), by binary search: the collection must be so partitioned.
     func partitioningIndex(where belongsInSecondPartition: (Element) -> Bool) -> Int {
-        var low = 0
-        var high = count
+        var low = startIndex
+        var high = endIndex
         while low < high {
             let middle = (low + high) / 2
             if belongsInSecondPartition(self[middle]) { high = middle } else { low = middle + 1 }
