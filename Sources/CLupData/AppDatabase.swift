@@ -49,6 +49,9 @@ public struct AppDatabase: Sendable {
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Pages read the board, not SQLite: a reader looks up a session or one customer's
+            // reservations, and needs little of SQLite's page cache (2 MB each by default).
+            if db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -512") }
         }
         return configuration
     }
