@@ -22,24 +22,21 @@ public struct StoreStanding: Sendable, Equatable {
                     && $0.entry == $1.entry }
         }
 
-        /// A pool's standing at `now` from its members (in queue order).
-        init(members: [LiveReservation], estimator: WaitEstimator, places: Int, settings: StoreSettings, now: Date) {
-            let traffic = StoreTraffic(live: members, settings: settings, ratio: estimator.residenceRatio, now: now)
+        /// A pool's standing at `now` from its traffic and the ids of its queue, in order.
+        init(traffic: StoreTraffic, queueIds: [Int64], estimator: WaitEstimator, places: Int, now: Date) {
             tail = WaitEstimator.Simulation(estimator: estimator, traffic: traffic, now: now)
             waiting = []
-            waiting.reserveCapacity(traffic.queue.count)
+            waiting.reserveCapacity(queueIds.count)
             parties = 0
             people = 0
-            for party in members where party.state == .waiting {
-                append(party, places: places, now: now, updatingNewcomer: false)
-            }
+            for (id, party) in zip(queueIds, traffic.queue) { append(id, party, places: places, now: now, updatingNewcomer: false) }
             newcomerWait = places > 0 ? Self.newcomerWait(after: tail, now: now) : nil
         }
 
-        /// Simulates waiting ticket `party` joining the back of the queue.
-        mutating func append(_ party: LiveReservation, places: Int, now: Date, updatingNewcomer: Bool = true) {
-            let entry = tail.enter(QueuedParty(people: party.people, residence: party.residence))
-            waiting.append((party.id, people, entry))
+        /// Simulates waiting ticket `id` joining the back of the queue.
+        mutating func append(_ id: Int64, _ party: QueuedParty, places: Int, now: Date, updatingNewcomer: Bool = true) {
+            let entry = tail.enter(party)
+            waiting.append((id, people, entry))
             parties += 1
             people += party.people
             if updatingNewcomer { newcomerWait = places > 0 ? Self.newcomerWait(after: tail, now: now) : nil }
@@ -58,19 +55,24 @@ public struct StoreStanding: Sendable, Equatable {
 
     public init(live: LiveTraffic, settings: StoreSettings, hours: OpeningHours, now: Date) {
         at = now
-        // One pass sorts the live reservations into the two pools, in queue order.
-        var online: [LiveReservation] = []
-        var walkIn: [LiveReservation] = []
-        online.reserveCapacity(live.live.count)
+        // One pass sorts the live reservations into the two pools' traffic, in queue order.
+        var traffic = (online: StoreTraffic(), walkIn: StoreTraffic())
+        var queueIds: (online: [Int64], walkIn: [Int64]) = ([], [])
         for reservation in live.live {
-            if reservation.walkIn { walkIn.append(reservation) } else { online.append(reservation) }
+            if reservation.walkIn {
+                if traffic.walkIn.add(reservation, settings: settings, ratio: live.ratio, now: now) {
+                    queueIds.walkIn.append(reservation.id)
+                }
+            } else if traffic.online.add(reservation, settings: settings, ratio: live.ratio, now: now) {
+                queueIds.online.append(reservation.id)
+            }
         }
-        func standing(_ pool: Pool) -> PoolStanding {
-            PoolStanding(members: pool == .online ? online : walkIn, estimator: live.estimator(settings: settings, pool: pool),
-                         places: pool.places(settings), settings: settings, now: now)
-        }
-        self.online = standing(.online)
-        self.walkIn = standing(.walkIn)
+        online = PoolStanding(traffic: traffic.online, queueIds: queueIds.online,
+                              estimator: live.estimator(settings: settings, pool: .online),
+                              places: Pool.online.places(settings), now: now)
+        walkIn = PoolStanding(traffic: traffic.walkIn, queueIds: queueIds.walkIn,
+                              estimator: live.estimator(settings: settings, pool: .walkIn),
+                              places: Pool.walkIn.places(settings), now: now)
         // The status is the online pool's newcomer's: the same simulation, not another one.
         status = StoreStatus(capacity: settings.capacity, hours: hours, peopleInside: live.peopleInside,
                              wait: self.online.newcomerWait, now: now)
@@ -81,10 +83,11 @@ public struct StoreStanding: Sendable, Equatable {
     /// new simulation of the queue. `party` must come after every waiting ticket of its pool.
     public mutating func appendWaiting(_ party: LiveReservation, settings: StoreSettings, hours: OpeningHours) {
         precondition(party.state == .waiting, "only a waiting ticket joins the back of the queue")
+        let queued = QueuedParty(people: party.people, residence: party.residence)
         if party.walkIn {
-            walkIn.append(party, places: settings.walkInPlaces, now: at)
+            walkIn.append(party.id, queued, places: settings.walkInPlaces, now: at)
         } else {
-            online.append(party, places: settings.onlinePlaces, now: at)
+            online.append(party.id, queued, places: settings.onlinePlaces, now: at)
         }
         status = StoreStatus(capacity: settings.capacity, hours: hours, peopleInside: status.peopleInside,
                              wait: online.newcomerWait, now: at)

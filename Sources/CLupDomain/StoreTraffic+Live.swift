@@ -85,23 +85,31 @@ extension StoreTraffic {
     /// `bookingLookahead`, and has not closed, hold theirs until the visit's expected end.
     public init(live: [LiveReservation], settings: StoreSettings, ratio: Double, now: Date) {
         self.init()
-        let before = Double(settings.entryBeforeMinutes) * 60
-        let after = Double(settings.entryAfterMinutes) * 60
-        for reservation in live {
-            let stay = reservation.residence * ratio
-            switch reservation.state {
-            case .waiting:
-                queue.append(QueuedParty(people: reservation.people, residence: reservation.residence))
-            case .called(let at):
-                // Not inside yet, but on the way: the place is theirs.
-                bookingsDue.append(Occupant(people: reservation.people, expectedExit: max(at, now) + stay))
-            case .inside(let since):
-                inside.append(Occupant(people: reservation.people, expectedExit: since + stay))
-            case .booked(let slotStart):
-                guard slotStart - before <= now + Self.bookingLookahead, slotStart + after >= now else { continue }
-                bookingsDue.append(Occupant(people: reservation.people, expectedExit: max(slotStart, now) + stay))
-            }
+        for reservation in live { add(reservation, settings: settings, ratio: ratio, now: now) }
+    }
+
+    /// Counts `reservation` where its state puts it at `now`: a waiting party joins the back of
+    /// the queue; a called, inside or due booked one holds its places until its expected exit;
+    /// a booking not due yet (or past its window) is left out. Returns whether it was queued.
+    @discardableResult
+    public mutating func add(_ reservation: LiveReservation, settings: StoreSettings, ratio: Double, now: Date) -> Bool {
+        let stay = reservation.residence * ratio
+        switch reservation.state {
+        case .waiting:
+            queue.append(QueuedParty(people: reservation.people, residence: reservation.residence))
+            return true
+        case .called(let at):
+            // Not inside yet, but on the way: the place is theirs.
+            bookingsDue.append(Occupant(people: reservation.people, expectedExit: max(at, now) + stay))
+        case .inside(let since):
+            inside.append(Occupant(people: reservation.people, expectedExit: since + stay))
+        case .booked(let slotStart):
+            let before = Double(settings.entryBeforeMinutes) * 60
+            let after = Double(settings.entryAfterMinutes) * 60
+            guard slotStart - before <= now + Self.bookingLookahead, slotStart + after >= now else { return false }
+            bookingsDue.append(Occupant(people: reservation.people, expectedExit: max(slotStart, now) + stay))
         }
+        return false
     }
 }
 
