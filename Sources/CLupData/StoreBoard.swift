@@ -310,6 +310,21 @@ extension StoreBoard.Entry {
         kept.version = version
     }
 
+    /// Brings the kept standing along when the change just made (`remove`) took a waiting
+    /// ticket out of the queue (a cancellation, an expiry), and the standing was current
+    /// before it: only the tickets behind it are simulated again.
+    mutating func shrinkStanding(without leaving: LiveReservation) {
+        guard let kept, kept.version == version - 1 else { return }
+        if kept.standing.removeWaiting(leaving.id, settings: store.settings, hours: hours) { kept.version = version }
+    }
+
+    /// Reservation `id` if it is waiting in the queue.
+    func waitingTicket(_ id: Int64) -> LiveReservation? {
+        let index = active.partitioningIndex { $0.id >= id }
+        guard index < activeCount, reservations[index].id == id, reservations[index].state == .waiting else { return nil }
+        return reservations[index]
+    }
+
     /// The kept standing if the store has not changed since it was computed, and it is not
     /// older than `maxAge` at `now` nor from after `now`.
     func freshStanding(now: Date, maxAge: TimeInterval) -> StoreStanding? {
@@ -372,7 +387,11 @@ struct BoardChanges: Sendable {
                     entry.extendStanding(with: live)
                 }
             } else if let storeId = change.storeId {
-                state.entries.update(storeId) { $0.remove(change.id) }
+                state.entries.update(storeId) { entry in
+                    let leaving = entry.waitingTicket(change.id)
+                    entry.remove(change.id)
+                    if let leaving { entry.shrinkStanding(without: leaving) }
+                }
             } else {
                 // A row gone from the table: its store is not known any more.
                 for id in state.entries.ids where state.entries[id]?.contains(change.id) == true {

@@ -15,6 +15,10 @@ public struct StoreStanding: Sendable, Equatable {
         public var newcomerWait: TimeInterval?
         /// The simulation after the last waiting ticket: where the next one starts from.
         var tail: WaitEstimator.Simulation
+        /// The simulation before the first waiting ticket, and each waiting party: what a
+        /// ticket leaving the queue is simulated again from.
+        var head: WaitEstimator.Simulation
+        var queue: [QueuedParty]
 
         public static func == (lhs: PoolStanding, rhs: PoolStanding) -> Bool {
             lhs.parties == rhs.parties && lhs.people == rhs.people && lhs.newcomerWait == rhs.newcomerWait
@@ -25,6 +29,9 @@ public struct StoreStanding: Sendable, Equatable {
         /// A pool's standing at `now` from its traffic and the ids of its queue, in order.
         init(traffic: StoreTraffic, queueIds: [Int64], estimator: WaitEstimator, places: Int, now: Date) {
             tail = WaitEstimator.Simulation(estimator: estimator, traffic: traffic, now: now)
+            head = tail
+            queue = []
+            queue.reserveCapacity(queueIds.count)
             waiting = []
             waiting.reserveCapacity(queueIds.count)
             parties = 0
@@ -37,9 +44,33 @@ public struct StoreStanding: Sendable, Equatable {
         mutating func append(_ id: Int64, _ party: QueuedParty, places: Int, now: Date, updatingNewcomer: Bool = true) {
             let entry = tail.enter(party)
             waiting.append((id, people, entry))
+            queue.append(party)
             parties += 1
             people += party.people
             if updatingNewcomer { newcomerWait = places > 0 ? Self.newcomerWait(after: tail, now: now) : nil }
+        }
+
+        /// Takes the waiting ticket at `index` out of the queue (cancelled, or expired): the
+        /// tickets ahead of it keep their entries, and only those behind it are simulated
+        /// again, from the state after the one before it (`Simulation.resumed`).
+        mutating func removeWaiting(at index: Int, places: Int, now: Date) {
+            let leaving = queue[index]
+            // Once a party can never enter, nobody behind it can: if that is someone ahead,
+            // nothing behind changes but the people ahead.
+            if index == 0 || waiting[index - 1].entry != nil {
+                var simulation = index == 0
+                    ? head
+                    : head.resumed(at: waiting[index - 1].entry!,
+                                   after: (0..<index).map { (waiting[$0].entry!, queue[$0]) })
+                for later in (index + 1)..<waiting.count { waiting[later].entry = simulation.enter(queue[later]) }
+                tail = simulation
+            }
+            for later in (index + 1)..<waiting.count { waiting[later].peopleAhead -= leaving.people }
+            waiting.remove(at: index)
+            queue.remove(at: index)
+            parties -= 1
+            people -= leaving.people
+            newcomerWait = places > 0 ? Self.newcomerWait(after: tail, now: now) : nil
         }
 
         private static func newcomerWait(after tail: WaitEstimator.Simulation, now: Date) -> TimeInterval? {
@@ -93,6 +124,22 @@ public struct StoreStanding: Sendable, Equatable {
                              wait: online.newcomerWait, now: at)
     }
 
+    /// The standing with waiting ticket `id` gone from the queue (cancelled or expired), at
+    /// the same instant: what a recomputation without it would give, simulating only the
+    /// tickets behind it. False (and nothing changed) if `id` is not waiting here.
+    @discardableResult
+    public mutating func removeWaiting(_ id: Int64, settings: StoreSettings, hours: OpeningHours) -> Bool {
+        guard let (pool, index) = position(of: id) else { return false }
+        if pool == .walkIn {
+            walkIn.removeWaiting(at: index, places: settings.walkInPlaces, now: at)
+        } else {
+            online.removeWaiting(at: index, places: settings.onlinePlaces, now: at)
+        }
+        status = StoreStatus(capacity: settings.capacity, hours: hours, peopleInside: status.peopleInside,
+                             wait: online.newcomerWait, now: at)
+        return true
+    }
+
     /// The last waiting ticket of either pool, if any: a ticket after it joins at the back.
     public var lastWaitingId: Int64? {
         [online.waiting.last?.id, walkIn.waiting.last?.id].compactMap { $0 }.max()
@@ -105,20 +152,24 @@ public struct StoreStanding: Sendable, Equatable {
         return LineUpPolicy.decide(wait: wait, residence: StoreStatus.typicalVisit, openState: status.openState, now: at)
     }
 
-    /// Where waiting ticket `id` stands, or nil if it is not waiting: found by binary search,
-    /// since a queue is in id order.
+    /// Where waiting ticket `id` stands, or nil if it is not waiting.
     public func standing(of id: Int64) -> QueueStanding? {
-        for pool in [online, walkIn] {
+        guard let (pool, index) = position(of: id) else { return nil }
+        let ticket = (pool == .online ? online : walkIn).waiting[index]
+        return QueueStanding(partiesAhead: index, peopleAhead: ticket.peopleAhead, entry: ticket.entry)
+    }
+
+    /// The pool and place in its queue of waiting ticket `id`: found by binary search, since
+    /// a queue is in id order.
+    private func position(of id: Int64) -> (Pool, Int)? {
+        for (pool, standing) in [(Pool.online, online), (.walkIn, walkIn)] {
             var low = 0
-            var high = pool.waiting.count
+            var high = standing.waiting.count
             while low < high {
                 let middle = (low + high) / 2
-                if pool.waiting[middle].id < id { low = middle + 1 } else { high = middle }
+                if standing.waiting[middle].id < id { low = middle + 1 } else { high = middle }
             }
-            if low < pool.waiting.count, pool.waiting[low].id == id {
-                let ticket = pool.waiting[low]
-                return QueueStanding(partiesAhead: low, peopleAhead: ticket.peopleAhead, entry: ticket.entry)
-            }
+            if low < standing.waiting.count, standing.waiting[low].id == id { return (pool, low) }
         }
         return nil
     }

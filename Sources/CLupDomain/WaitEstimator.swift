@@ -72,6 +72,8 @@ public struct WaitEstimator: Sendable {
         private var heap: [Exit] = []
 
         var soonest: Exit? { heap.first }
+        /// Every pending exit, in no particular order.
+        var all: [Exit] { heap }
 
         mutating func insert(_ exit: Exit) {
             heap.append(exit)
@@ -119,17 +121,38 @@ public struct WaitEstimator: Sendable {
         /// A party larger than the places was met: nobody after it can enter.
         var blocked = false
         let residenceRatio: Double
+        let places: Int
 
         /// The state before the first party of `traffic.queue`: its people inside and places
         /// held, at `now`.
         init(estimator: WaitEstimator, traffic: StoreTraffic, now: Date) {
             free = estimator.capacity
+            places = estimator.capacity
             clock = now
             residenceRatio = estimator.residenceRatio
             for occupant in [traffic.inside, traffic.bookingsDue].joined() {
                 exits.insert(Exit(time: max(now, occupant.expectedExit), people: occupant.people))
                 free -= occupant.people
             }
+        }
+
+        /// The state just after a party entered at `clock`, from this state (the one before
+        /// the first party) and the parties that entered so far, each entering at `entry` and
+        /// staying `stay`: the same as simulating them one by one, without the heap. Exits at
+        /// or before `clock` are as good as free places — a party needing a place takes it at
+        /// `clock` either way — so only later ones are kept, and they hold the places taken.
+        public func resumed(at clock: Date, after entered: [(entry: Date, party: QueuedParty)]) -> Simulation {
+            var resumed = self
+            resumed.clock = clock
+            resumed.exits = Exits()
+            resumed.free = places
+            let stillInside = exits.all.lazy.map { ($0.time, $0.people) }
+                + entered.lazy.map { ($0.entry + $0.party.residence * residenceRatio, $0.party.people) }
+            for (time, people) in stillInside where time > clock {
+                resumed.exits.insert(Exit(time: time, people: people))
+                resumed.free -= people
+            }
+            return resumed
         }
 
         /// Lets the next party in line enter: returns when, or nil if it never could.

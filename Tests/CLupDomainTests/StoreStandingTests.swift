@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+@testable import CLupDomain
+
+/// A kept standing changed in place — a ticket joining the back of the queue, a ticket leaving
+/// it — must be exactly the standing computed afresh from the changed reservations.
+@Suite("Kept standings")
+struct StoreStandingTests {
+    let now = Fixture.wednesdayMorning
+    let hours = OpeningHours(intervals: (1...7).map { OpeningInterval(weekday: $0, opens: 0, closes: 24 * 60) },
+                             timeZone: Fixture.rome)
+
+    /// SplitMix64, so a failing case can be replayed from its seed.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// A store with people inside, tickets called, bookings due and a queue, in both pools.
+    func live(_ random: inout Generator, settings: StoreSettings, queue: Int) -> [LiveReservation] {
+        var live: [LiveReservation] = []
+        var id: Int64 = 0
+        func add(_ state: LiveReservation.State, walkIn: Bool) {
+            id += 1
+            live.append(LiveReservation(
+                id: id, state: state, people: Int.random(in: 1...2, using: &random),
+                residence: Double([5, 15, 20, 30, 45, 60, 90].randomElement(using: &random)!) * 60, walkIn: walkIn))
+        }
+        for _ in 0..<Int.random(in: 0...settings.capacity, using: &random) {
+            let walkIn = Int.random(in: 0..<5, using: &random) == 0
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0: add(.called(at: now - Double(Int.random(in: 0...600, using: &random))), walkIn: walkIn)
+            case 1: add(.booked(slotStart: now + Double(Int.random(in: -20...40, using: &random)) * 60), walkIn: false)
+            default: add(.inside(since: now - Double(Int.random(in: 0...5400, using: &random))), walkIn: walkIn)
+            }
+        }
+        for _ in 0..<queue { add(.waiting, walkIn: Int.random(in: 0..<4, using: &random) == 0) }
+        return live
+    }
+
+    @Test("removing any waiting ticket, or adding one at the back, equals a recomputation", arguments: 1...40)
+    func keptEqualsRecomputed(seed: UInt64) {
+        var random = Generator(state: seed)
+        let settings = StoreSettings(capacity: Int.random(in: 3...40, using: &random),
+                                     walkInPercent: [0, 20, 34].randomElement(using: &random)!)
+        var live = live(&random, settings: settings, queue: Int.random(in: 0...60, using: &random))
+        let ratio = [1, 0.8, 1.3].randomElement(using: &random)!
+        func fresh() -> StoreStanding {
+            StoreStanding(live: LiveTraffic(live: live, ratio: ratio), settings: settings, hours: hours, now: now)
+        }
+        var kept = fresh()
+        #expect(kept == fresh())
+        for step in 0..<30 {
+            let waiting = live.filter { $0.state == .waiting }
+            if !waiting.isEmpty, Bool.random(using: &random) {
+                // A ticket anywhere in either queue leaves it.
+                let leaving = waiting.randomElement(using: &random)!
+                live.removeAll { $0.id == leaving.id }
+                let removed = kept.removeWaiting(leaving.id, settings: settings, hours: hours)
+                #expect(removed, "seed \(seed) step \(step)")
+            } else {
+                let joining = LiveReservation(
+                    id: (live.map(\.id).max() ?? 0) + 1, state: .waiting, people: Int.random(in: 1...2, using: &random),
+                    residence: Double(Int.random(in: 1...12, using: &random)) * 300,
+                    walkIn: Int.random(in: 0..<4, using: &random) == 0)
+                live.append(joining)
+                kept.appendWaiting(joining, settings: settings, hours: hours)
+            }
+            #expect(kept == fresh(), "seed \(seed) step \(step)")
+        }
+        // A ticket that is not waiting is not taken out.
+        let removed = kept.removeWaiting(-1, settings: settings, hours: hours)
+        #expect(!removed)
+    }
+}
