@@ -282,6 +282,15 @@ extension StoreBoard.Entry {
 
     /// Adds or replaces `reservation` where its state puts it.
     mutating func upsert(_ reservation: LiveReservation) {
+        // A queued ticket called, a called one let in: same place in the queue, no shifting.
+        if !reservation.isBooked {
+            let index = active.partitioningIndex { $0.id >= reservation.id }
+            if index < activeCount, reservations[index].id == reservation.id {
+                reservations[index] = reservation
+                version += 1
+                return
+            }
+        }
         remove(reservation.id)
         if case .booked(let start) = reservation.state {
             let index = booked.partitioningIndex { entry in
@@ -530,5 +539,12 @@ extension RandomAccessCollection where Index == Int {
             if belongsInSecondPartition(self[middle]) { high = middle } else { low = middle + 1 }
         }
         return low
+    }
+}
+
+extension LiveReservation {
+    /// A booking not yet used: kept with the bookings, by slot, rather than in the queue.
+    var isBooked: Bool {
+        if case .booked = state { true } else { false }
     }
 }
