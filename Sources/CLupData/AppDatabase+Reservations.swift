@@ -178,7 +178,7 @@ extension AppDatabase {
                     guard case .accepted = decision else { throw Refusal.lineUp(decision) }
                 case .booking:
                     guard let start = request.slotStart else { throw Refusal.slot(.notASlot) }
-                    let verdict = calendar.verdict(start: start, now: now)
+                    let verdict = calendar.verdict(start: start, residence: Double(request.residenceMinutes) * 60, now: now)
                     guard case .bookable(let bookable) = verdict else { throw Refusal.slot(verdict) }
                     slot = bookable
                     day = calendar.localDay(of: bookable.start)

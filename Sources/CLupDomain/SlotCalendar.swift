@@ -36,6 +36,9 @@ public struct SlotCalendar: Sendable {
         case tooFar(latest: Date)
         /// Not the start of one of the store's slots (closed then, or not on the grid).
         case notASlot
+        /// A visit of that length entering at the slot's start would still be going on when
+        /// the store closes at `closes` (the same rule as a line-up's "closes first").
+        case endsAfterClosing(Slot, closes: Date)
     }
 
     /// The store-local day number (days since 1970-01-01 on the store's clock) of `instant`.
@@ -78,14 +81,23 @@ public struct SlotCalendar: Sendable {
         return nil
     }
 
-    /// The verdict on booking the slot that starts at `start`.
-    public func verdict(start: Date, now: Date) -> Verdict {
+    /// The verdict on booking the slot that starts at `start` for a visit of `residence`.
+    public func verdict(start: Date, residence: TimeInterval, now: Date) -> Verdict {
         if start < now + Self.leadTime { return .tooSoon(earliest: firstBookable(now: now)) }
         if start > now + Self.horizon { return .tooFar(latest: now + Self.horizon) }
         guard let slot = slots(localDay: localDay(of: start), now: now).first(where: { $0.start == start })
             ?? slots(localDay: localDay(of: start) - 1, now: now).first(where: { $0.start == start })
         else { return .notASlot }
+        if let closes = closing(ifVisitOf: residence, startsAt: slot) { return .endsAfterClosing(slot, closes: closes) }
         return .bookable(slot)
+    }
+
+    /// When the store closes, if a visit of `residence` entering at `slot`'s start would not
+    /// be over by then; nil if it fits. Back-to-back intervals count as one opening (a store
+    /// open 18:00–24:00 and 00:00–02:00 closes at 02:00).
+    public func closing(ifVisitOf residence: TimeInterval, startsAt slot: Slot) -> Date? {
+        guard case .open(let until) = hours.state(at: slot.start) else { return nil }
+        return slot.start + residence > until ? until : nil
     }
 
     /// The store's slot during which `instant` falls (for suggesting "the same time" at a store

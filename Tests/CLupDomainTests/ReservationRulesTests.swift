@@ -63,22 +63,43 @@ struct SlotCalendarTests {
 
     @Test("slots within 2 hours are too soon, and the earliest bookable one is named")
     func tooSoon() {
-        #expect(calendar.verdict(start: at(18, 11), now: now)
+        #expect(calendar.verdict(start: at(18, 11), residence: 15 * 60, now: now)
             == .tooSoon(earliest: Slot(start: at(18, 12), end: at(18, 12, 15))))
-        #expect(calendar.verdict(start: at(18, 12), now: now) == .bookable(Slot(start: at(18, 12), end: at(18, 12, 15))))
+        #expect(calendar.verdict(start: at(18, 12), residence: 15 * 60, now: now) == .bookable(Slot(start: at(18, 12), end: at(18, 12, 15))))
     }
 
     @Test("slots beyond 7 days are too far; the seventh day's are fine")
     func tooFar() {
-        #expect(calendar.verdict(start: at(25, 9), now: now) == .bookable(Slot(start: at(25, 9), end: at(25, 9, 15))))
-        #expect(calendar.verdict(start: at(26, 9), now: now) == .tooFar(latest: at(25, 10)))
+        #expect(calendar.verdict(start: at(25, 9), residence: 15 * 60, now: now) == .bookable(Slot(start: at(25, 9), end: at(25, 9, 15))))
+        #expect(calendar.verdict(start: at(26, 9), residence: 15 * 60, now: now) == .tooFar(latest: at(25, 10)))
     }
 
     @Test("a time off the grid or when closed is not a slot")
     func notASlot() {
-        #expect(calendar.verdict(start: at(18, 14, 5), now: now) == .notASlot)
-        #expect(calendar.verdict(start: at(18, 22), now: now) == .notASlot)
-        #expect(calendar.verdict(start: at(22, 12), now: now) == .notASlot)
+        #expect(calendar.verdict(start: at(18, 14, 5), residence: 15 * 60, now: now) == .notASlot)
+        #expect(calendar.verdict(start: at(18, 22), residence: 15 * 60, now: now) == .notASlot)
+        #expect(calendar.verdict(start: at(22, 12), residence: 15 * 60, now: now) == .notASlot)
+    }
+
+    @Test("a visit must be over by closing: the last slots are refused to a long visit, past midnight too")
+    func endsAfterClosing() {
+        let last = Slot(start: at(18, 20, 45), end: at(18, 21))
+        #expect(calendar.verdict(start: at(18, 20, 45), residence: 15 * 60, now: now) == .bookable(last))
+        #expect(calendar.verdict(start: at(18, 20, 45), residence: 30 * 60, now: now)
+            == .endsAfterClosing(last, closes: at(18, 21)))
+        #expect(calendar.verdict(start: at(18, 20, 30), residence: 30 * 60, now: now)
+            == .bookable(Slot(start: at(18, 20, 30), end: at(18, 20, 45))))
+        // Open Wednesday 18:00–24:00 and on into Thursday until 02:00: one opening.
+        let late = SlotCalendar(
+            hours: OpeningHours(intervals: [OpeningInterval(weekday: 3, opens: 18 * 60, closes: 24 * 60),
+                                            OpeningInterval(weekday: 4, opens: 0, closes: 2 * 60)],
+                                timeZone: hours.timeZone),
+            slotMinutes: 15)
+        #expect(late.verdict(start: at(18, 23, 45), residence: 60 * 60, now: now)
+            == .bookable(Slot(start: at(18, 23, 45), end: at(19, 0))))
+        #expect(late.verdict(start: at(19, 1, 45), residence: 30 * 60, now: now)
+            == .endsAfterClosing(Slot(start: at(19, 1, 45), end: at(19, 2)), closes: at(19, 2)))
+        #expect(late.closing(ifVisitOf: 15 * 60, startsAt: Slot(start: at(19, 1, 45), end: at(19, 2))) == nil)
     }
 
     @Test("booking days run from today to the seventh day; Saturday evening's first bookable slot is Monday's")

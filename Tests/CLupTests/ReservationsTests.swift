@@ -248,6 +248,26 @@ struct ReservationsTests {
         #expect(!ticket.bodyText.contains("http-equiv=\"refresh\""))
     }
 
+    @Test("a visit that would end after closing is not offered, and is refused at the recap and at confirmation")
+    func endsAfterClosing() throws {
+        let (browser, userId) = try customer("ada@example.org")
+        let picker = try browser.get("/stores/1/reserve/slots?minutes=30&people=1")
+        #expect(picker.bodyText.contains("20:30–20:45"))  // over at 21:00, as the store closes
+        #expect(!picker.bodyText.contains("20:45–21:00"))
+        #expect(picker.bodyText.contains("Times too close to closing for a visit of about 30 min are not shown."))
+        let recap = try browser.get("/stores/1/reserve/recap?kind=booking&minutes=30&people=1&slot=\(slotValue(at(20, 45)))")
+        #expect(recap.status == 422)
+        #expect(recap.bodyText.contains("closes at 21:00, before a visit of about 30 min starting at 20:45 would be over."))
+        let confirmed = try browser.post("/stores/1/reservations", [
+            ("kind", "booking"), ("minutes", "30"), ("people", "1"), ("slot", slotValue(at(20, 45))),
+            ("requestKey", Secrets.token())])
+        #expect(confirmed.status == 422)
+        #expect(try database.activeReservation(userId: userId) == nil)
+        // A short visit still fits the last slot.
+        let short = try browser.get("/stores/1/reserve/recap?kind=booking&minutes=15&people=1&slot=\(slotValue(at(20, 45)))")
+        #expect(short.status == 200)
+    }
+
     @Test("a full slot is refused with the store's other free times and nearby stores free then")
     func fullSlot() throws {
         try created(try reserve(try customer("b@example.org").id, at: duomo, kind: .booking, people: 2, slot: at(14)))

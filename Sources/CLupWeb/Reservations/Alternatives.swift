@@ -73,7 +73,8 @@ struct Alternatives {
             position: \.store.position,
             acceptable: { listing in
                 let calendar = listing.calendar
-                guard let slot = calendar.slot(containing: start, now: now), calendar.isBookable(slot, now: now)
+                guard let slot = calendar.slot(containing: start, now: now), calendar.isBookable(slot, now: now),
+                    calendar.closing(ifVisitOf: plan.residence, startsAt: slot) == nil
                 else { return false }
                 let id = listing.store.id
                 let booked = try database.bookedPeople(storeId: id, at: slot.start)
@@ -101,7 +102,10 @@ struct Alternatives {
         let id = store.id
         let day = calendar.localDay(of: start)
         let candidates = (calendar.slots(localDay: day, now: now) + calendar.slots(localDay: day + 1, now: now))
-            .filter { $0.start != start && calendar.isBookable($0, now: now) }
+            .filter {
+                $0.start != start && calendar.isBookable($0, now: now)
+                    && calendar.closing(ifVisitOf: plan.residence, startsAt: $0) == nil
+            }
         guard let first = candidates.first, let last = candidates.last else { return [] }
         let booked = try database.bookedPeople(storeId: id, in: first.start...last.start)
         return candidates

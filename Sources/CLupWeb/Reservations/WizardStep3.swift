@@ -18,8 +18,9 @@ extension ReservationsArea {
         let requested = context.request.query["day"].flatMap { Int($0) }
         let day = requested.flatMap { days.contains($0) ? $0 : nil } ?? firstDay
         let daySlots = calendar.slots(localDay: day, now: now)
-        // Only bookable slots are offered; a line says why earlier or later ones are not.
-        let slots = daySlots.filter { calendar.isBookable($0, now: now) }
+        // Only bookable slots the visit fits in are offered; a line says why others are not.
+        let bookable = daySlots.filter { calendar.isBookable($0, now: now) }
+        let slots = bookable.filter { calendar.closing(ifVisitOf: plan.residence, startsAt: $0) == nil }
         var notes: [String] = []
         if let first = slots.first ?? daySlots.last,
             daySlots.contains(where: { $0.start < now + SlotCalendar.leadTime })
@@ -28,6 +29,9 @@ extension ReservationsArea {
                 ? "Bookings open 2 hours ahead: there is no time left to book on this day."
                 : "Bookings open 2 hours ahead: the first time you can book on this day is "
                     + Formatting.time(first.start, timeZone: store.zone, now: now) + ".")
+        }
+        if slots.count < bookable.count {
+            notes.append("Times too close to closing for a visit of about \(plan.minutes) min are not shown.")
         }
         if daySlots.contains(where: { $0.start > now + SlotCalendar.horizon }) {
             notes.append("Later times on this day are more than 7 days ahead and cannot be booked yet.")

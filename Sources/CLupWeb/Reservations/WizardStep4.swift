@@ -33,7 +33,7 @@ extension ReservationsArea {
         case "booking":
             let start = try Self.slotStart(query)
             let slot: Slot
-            switch details.slotCalendar.verdict(start: start, now: now) {
+            switch details.slotCalendar.verdict(start: start, residence: plan.residence, now: now) {
             case .bookable(let bookable): slot = bookable
             case let verdict:
                 return try refusedSlot(context, details: details, plan: plan, shopper: shopper, verdict: verdict,
@@ -163,6 +163,11 @@ extension ReservationsArea {
         case .tooFar(let latest):
             message = "You can book up to 7 days ahead, until "
                 + "\(Formatting.moment(latest, now: now, timeZone: store.zone)). Please choose an earlier day."
+        case .endsAfterClosing(let slot, let closes):
+            let starts = Formatting.time(slot.start, timeZone: store.zone, now: now)
+            message = "\(store.name) closes at \(Formatting.clock(closes, now: now, timeZone: store.zone)), before a "
+                + "visit of about \(plan.minutes) min starting at \(starts) would be over. Please choose an earlier "
+                + "time, or plan a shorter visit."
         case .notASlot, .bookable:
             message = "\(store.name) has no slot starting at that time. Please choose one from the list."
         }
