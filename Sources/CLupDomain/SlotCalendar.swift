@@ -63,6 +63,12 @@ public struct SlotCalendar: Sendable {
         return slots
     }
 
+    /// The slots starting on local day `day`, in order, as a customer reads a day: a late
+    /// opening that runs past midnight gives its small hours to the next day.
+    public func slots(startingOn day: Int, now: Date) -> [Slot] {
+        (slots(localDay: day - 1, now: now) + slots(localDay: day, now: now)).filter { localDay(of: $0.start) == day }
+    }
+
     /// The local days a booking made at `now` can fall on: today to the day the horizon ends.
     public func bookingDays(now: Date) -> [Int] {
         Array(localDay(of: now)...localDay(of: now + Self.horizon))

@@ -102,6 +102,21 @@ struct SlotCalendarTests {
         #expect(late.closing(ifVisitOf: 15 * 60, startsAt: Slot(start: at(19, 1, 45), end: at(19, 2))) == nil)
     }
 
+    @Test("a day's slots are those starting on it: a late opening's small hours belong to the next day")
+    func slotsStartingOnADay() {
+        // Open Wednesday 07:00 to Thursday 02:00.
+        let late = SlotCalendar(
+            hours: OpeningHours(intervals: [OpeningInterval(weekday: 3, opens: 7 * 60, closes: 26 * 60)],
+                                timeZone: hours.timeZone),
+            slotMinutes: 15)
+        let wednesday = late.localDay(of: at(18, 12))
+        #expect(late.slots(localDay: wednesday, now: now).last?.start == at(19, 1, 45))  // the opening's
+        #expect(late.slots(startingOn: wednesday, now: now).first?.start == at(18, 7))
+        #expect(late.slots(startingOn: wednesday, now: now).last == Slot(start: at(18, 23, 45), end: at(19, 0)))
+        #expect(late.slots(startingOn: wednesday + 1, now: now)
+            == (0..<8).map { Slot(start: at(19, $0 / 4, $0 % 4 * 15), end: at(19, ($0 + 1) / 4, ($0 + 1) % 4 * 15)) })
+    }
+
     @Test("booking days run from today to the seventh day; Saturday evening's first bookable slot is Monday's")
     func days() {
         #expect(calendar.bookingDays(now: now).count == 8)

@@ -248,6 +248,27 @@ struct ReservationsTests {
         #expect(!ticket.bodyText.contains("http-equiv=\"refresh\""))
     }
 
+    @Test("a day's tab lists the slots starting that day: past midnight they are the next day's")
+    func slotsPastMidnight() throws {
+        let late = try database.createStore(
+            Fixture.store("Notturno", at: GeoPoint(latitude: 45.466, longitude: 9.19), capacity: 30),
+            hours: (1...7).map { OpeningInterval(weekday: $0, opens: 18 * 60, closes: 26 * 60) }, departments: [])
+        let (browser, _) = try customer("ada@example.org")
+        let today = try browser.get("/stores/\(late.id)/reserve/slots?minutes=30&people=1")
+        #expect(today.bodyText.contains("aria-current=\"page\">Today</a>"))
+        #expect(today.bodyText.contains("<span class=\"slot-time\">18:00–18:15</span>"))
+        #expect(today.bodyText.contains("<span class=\"slot-time\">23:45–00:00</span>"))
+        #expect(!today.bodyText.contains("<span class=\"slot-time\">00:00–00:15</span>"))
+        let thursday = SlotCalendar(hours: OpeningHours(intervals: [], timeZone: Fixture.rome), slotMinutes: 15)
+            .localDay(of: at(12, day: 19))
+        let tomorrow = try browser.get("/stores/\(late.id)/reserve/slots?minutes=30&people=1&day=\(thursday)")
+        #expect(tomorrow.bodyText.contains("aria-current=\"page\">Tomorrow</a>"))
+        #expect(tomorrow.bodyText.contains("<span class=\"slot-time\">00:00–00:15</span>"))
+        let recap = try browser.get(
+            "/stores/\(late.id)/reserve/recap?kind=booking&minutes=30&people=1&slot=\(slotValue(at(0, 30, day: 19)))")
+        #expect(recap.bodyText.contains("<dt>Slot</dt><dd>tomorrow, 00:30–00:45</dd>"))
+    }
+
     @Test("a visit that would end after closing is not offered, and is refused at the recap and at confirmation")
     func endsAfterClosing() throws {
         let (browser, userId) = try customer("ada@example.org")

@@ -17,7 +17,7 @@ extension ReservationsArea {
         let firstDay = calendar.firstBookable(now: now).map { calendar.localDay(of: $0.start) } ?? days[0]
         let requested = context.request.query["day"].flatMap { Int($0) }
         let day = requested.flatMap { days.contains($0) ? $0 : nil } ?? firstDay
-        let daySlots = calendar.slots(localDay: day, now: now)
+        let daySlots = calendar.slots(startingOn: day, now: now)
         // Only bookable slots the visit fits in are offered; a line says why others are not.
         let bookable = daySlots.filter { calendar.isBookable($0, now: now) }
         let slots = bookable.filter { calendar.closing(ifVisitOf: plan.residence, startsAt: $0) == nil }
