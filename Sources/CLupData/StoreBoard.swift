@@ -264,8 +264,8 @@ final class Interner<Value: Hashable & Sendable>: Sendable {
 
 /// A standing and the version of the store it describes.
 final class KeptStanding: @unchecked Sendable {
-    // @unchecked: changed only with the board's lock held (a waiting ticket joining the back
-    // of the queue extends it in place), and read only with it held.
+    // @unchecked: changed only with the board's lock held (a ticket joining or leaving the
+    // queue changes it in place), and read only with it held.
     var standing: StoreStanding
     var version: Int
 

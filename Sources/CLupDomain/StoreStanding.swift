@@ -36,7 +36,9 @@ public struct StoreStanding: Sendable, Equatable {
             waiting.reserveCapacity(queueIds.count)
             parties = 0
             people = 0
-            for (id, party) in zip(queueIds, traffic.queue) { append(id, party, places: places, now: now, updatingNewcomer: false) }
+            for (id, party) in zip(queueIds, traffic.queue) {
+                append(id, party, places: places, now: now, updatingNewcomer: false)
+            }
             newcomerWait = places > 0 ? Self.newcomerWait(after: tail, now: now) : nil
         }
 
