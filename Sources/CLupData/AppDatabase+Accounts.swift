@@ -4,11 +4,21 @@ import Foundation
 import GRDB
 
 /// Why an account change was refused, in words for the person.
-public enum AccountError: Error, Equatable, Sendable {
+public enum AccountError: Error, Equatable, Sendable, CustomStringConvertible {
     case emailTaken
     case invalidOrExpiredLink
     case noSuchUser
     case noSuchStore
+
+    /// As a command line prints it.
+    public var description: String {
+        switch self {
+        case .emailTaken: "an account with that email address exists already"
+        case .invalidOrExpiredLink: "that link is not valid, or has expired"
+        case .noSuchUser: "no account with that email address"
+        case .noSuchStore: "no store with that id"
+        }
+    }
 }
 
 // MARK: - Users

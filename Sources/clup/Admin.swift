@@ -34,7 +34,7 @@ struct Admin: ParsableCommand {
             } else {
                 password = Secrets.token(bytes: 15)
             }
-            let user = try database.open().createUser(
+            let user = try database.openExisting().createUser(
                 email: email, displayName: name, passwordHash: PasswordHasher().hash(password), role: role, now: Date(),
                 confirmation: nil)
             print("created \(role.rawValue) \(user.email) (id \(user.id))")
@@ -51,7 +51,7 @@ struct Admin: ParsableCommand {
         @Option(help: "Store id.") var store: Int64
 
         func run() throws {
-            try database.open().assignStore(storeId: store, toManager: email)
+            try database.openExisting().assignStore(storeId: store, toManager: email)
             print("\(email) now manages store \(store)")
         }
     }
@@ -66,7 +66,7 @@ struct Admin: ParsableCommand {
 
         func run() throws {
             let key = Secrets.token(bytes: 32)
-            let kiosk = try database.open().enrolKiosk(storeId: store, label: label, key: key, now: Date())
+            let kiosk = try database.openExisting().enrolKiosk(storeId: store, label: label, key: key, now: Date())
             print("kiosk \(kiosk.id) enrolled for store \(store)")
             print("device key (shown once; only its hash is kept): \(key)")
         }
@@ -80,7 +80,7 @@ struct Admin: ParsableCommand {
         @Option(help: "Kiosk id.") var id: Int64
 
         func run() throws {
-            guard try database.open().revokeKiosk(id: id, now: Date()) else {
+            guard try database.openExisting().revokeKiosk(id: id, now: Date()) else {
                 throw ValidationError("no active kiosk with id \(id)")
             }
             print("kiosk \(id) revoked")
@@ -94,7 +94,7 @@ struct Admin: ParsableCommand {
         @Option(help: "Store id.") var store: Int64
 
         func run() throws {
-            for kiosk in try database.open().kiosks(storeId: store) {
+            for kiosk in try database.openExisting().kiosks(storeId: store) {
                 print("\(kiosk.id)\t\(kiosk.label)\t\(kiosk.revokedAt == nil ? "active" : "revoked")")
             }
         }

@@ -32,6 +32,16 @@ struct DatabaseOptions: ParsableArguments {
     func open() throws -> AppDatabase {
         try AppDatabase.open(path: database)
     }
+
+    /// The database, which must exist already: an administrator's command never creates an
+    /// empty one (in whatever folder it was typed) to then find nobody in it.
+    func openExisting() throws -> AppDatabase {
+        guard FileManager.default.fileExists(atPath: database) else {
+            throw CommandError("no database at \(database): set CLUP_DATABASE or pass --database "
+                + "(`clup migrate` creates one)")
+        }
+        return try open()
+    }
 }
 
 /// Where the static files are, and what pages show. (Page templates are compiled in.)
@@ -344,4 +354,13 @@ func keepFreedMemory() {
     mallopt(M_MMAP_THRESHOLD, 16 << 20)
     mallopt(M_ARENA_MAX, Int32(2 * max(1, ProcessInfo.processInfo.activeProcessorCount)))
     #endif
+}
+
+/// A command that cannot go on, said in words (printed as "Error: …", exit status 1).
+struct CommandError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
 }
