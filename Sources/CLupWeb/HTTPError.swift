@@ -8,11 +8,15 @@ public struct HTTPError: Error, Sendable, Equatable {
     public var message: String
     /// Headers the error response must carry, e.g. `Allow` for 405.
     public var headers: [String: String]
+    /// The page's heading when the refusal is an ordinary situation with its own name (the
+    /// status code is then not shown); nil: the status's generic heading.
+    public var title: String?
 
-    public init(_ status: Int, _ message: String, headers: [String: String] = [:]) {
+    public init(_ status: Int, _ message: String, headers: [String: String] = [:], title: String? = nil) {
         self.status = status
         self.message = message
         self.headers = headers
+        self.title = title
     }
 
     public static func badRequest(_ message: String) -> HTTPError { HTTPError(400, message) }

@@ -48,8 +48,9 @@ public struct Views: Sendable {
     /// An error as a page in the site's layout; a redirect "error" becomes the redirect.
     func errorResponse(_ error: HTTPError, visitor: Visitor) -> Response {
         if error.status == 303, let location = error.headers["Location"] { return .redirect(to: location) }
-        var response = Response.html(errorPage(status: error.status, message: error.message, visitor: visitor),
-                                     status: error.status)
+        var response = Response.html(
+            errorPage(status: error.status, message: error.message, title: error.title, visitor: visitor),
+            status: error.status)
         for (name, value) in error.headers.sorted(by: { $0.key < $1.key }) {
             response.headers.append((name, value))
         }
@@ -58,10 +59,9 @@ public struct Views: Sendable {
 
     /// The HTML of an error page; also written as the static pages nginx serves when the
     /// worker cannot answer (413, 502).
-    public func errorPage(status: Int, message: String, visitor: Visitor = .anonymous) -> String {
-        let title = ErrorPage.title(for: status)
-        return ErrorPage(status: status, title: title, message: message)
-            .render(in: frame(title: title, section: .none, visitor: visitor)).text
+    public func errorPage(status: Int, message: String, title: String? = nil, visitor: Visitor = .anonymous) -> String {
+        ErrorPage(status: title == nil ? status : nil, title: title ?? ErrorPage.title(for: status), message: message)
+            .render(in: frame(title: title ?? ErrorPage.title(for: status), section: .none, visitor: visitor)).text
     }
 }
 

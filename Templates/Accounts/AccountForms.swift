@@ -198,11 +198,12 @@ public struct MessagePage: Page {
 
 /// An error the person can act on, in the site's layout.
 public struct ErrorPage: Page {
-    public var status: Int
+    /// Shown above the heading; nil for a refusal that is an ordinary situation.
+    public var status: Int?
     public var title: String
     public var message: String
 
-    public init(status: Int, title: String, message: String) {
+    public init(status: Int?, title: String, message: String) {
         self.status = status
         self.title = title
         self.message = message
@@ -211,7 +212,7 @@ public struct ErrorPage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.site("""
             <section class="error-page">
-              <p class="error-code">\(status)</p>
+              \(status.map { "<p class=\"error-code\">\($0)</p>" })
               <h1>\(title)</h1>
               <p>\(message)</p>
               <p><a class="button" href="\(Paths.home())">Go to the store list</a></p>

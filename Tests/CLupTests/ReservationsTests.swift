@@ -89,6 +89,11 @@ struct ReservationsTests {
         let refused = try fresh.get("/stores/1/reserve")
         #expect(refused.status == 403)
         #expect(refused.bodyText.contains("Please confirm your email address before you line up or book"))
+        // An ordinary situation, named as one: not "403 Not allowed".
+        #expect(refused.bodyText.contains("<title>Confirm your email address first · CLup</title>"))
+        #expect(refused.bodyText.contains("<h1>Confirm your email address first</h1>"))
+        #expect(!refused.bodyText.contains("error-code") && !refused.bodyText.contains("Not allowed"))
+        #expect(refused.bodyText.contains("Send it again"))
         #expect(try fresh.post("/stores/1/reservations", [("kind", "lineUp"), ("minutes", "30"), ("people", "1"),
                                                           ("requestKey", Secrets.token())]).status == 403)
         let newId = try require(try database.user(email: "new@example.org")?.id)

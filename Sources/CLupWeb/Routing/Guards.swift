@@ -76,7 +76,8 @@ extension Middleware where Input == CustomerContext, Output == CustomerContext {
     static let confirmed = Middleware.check("confirmed") { context in
         guard context.user.isConfirmed else {
             throw HTTPError(403, "Please confirm your email address before you line up or book: open the link we "
-                + "sent you. You can ask for a new link from the banner at the top of the page.")
+                + "sent you. You can ask for a new link from the banner at the top of the page.",
+                title: "Confirm your email address first")
         }
         return context
     }
