@@ -120,7 +120,9 @@ public struct Frame: Sendable {
     }
 
     /// The entrance kiosk's layout: the store's name in a slim header, no navigation.
-    public func kiosk(storeName: String?, head: HTML = .empty, _ content: HTML) -> HTML {
+    /// A kiosk screen. An enrolled kiosk's screens (not its menu) link back to the menu, so
+    /// staff can switch a screen without typing an address.
+    public func kiosk(storeName: String?, head: HTML = .empty, isMenu: Bool = false, _ content: HTML) -> HTML {
         """
         <!doctype html>
         <html lang="en">
@@ -137,6 +139,7 @@ public struct Frame: Sendable {
         <header class="kiosk-header no-print">
           <span class="brand"><img src="\(icon)" alt="" width="28" height="28"> CLup</span>
           <span class="kiosk-store">\(storeName ?? "")</span>
+          \(if: storeName != nil && !isMenu, "<a class=\"kiosk-menu-link\" href=\"\(Paths.kiosk())\">Kiosk menu</a>")
         </header>
         <main id="main">
         \(content)

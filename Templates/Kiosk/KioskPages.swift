@@ -37,7 +37,7 @@ public struct KioskHomePage: Page {
     }
 
     public func render(in frame: Frame) -> HTML {
-        frame.kiosk(storeName: storeName, """
+        frame.kiosk(storeName: storeName, isMenu: true, """
             <section class="kiosk-menu">
               <h1>\(storeName)</h1>
               <p class="fine">Kiosk “\(label)”. Choose what this screen does:</p>

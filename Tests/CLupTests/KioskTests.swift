@@ -75,6 +75,20 @@ struct KioskTests {
 
     // MARK: Enrolment
 
+    @Test("every screen of an enrolled kiosk links back to its menu; the menu and the enrolment page do not")
+    func menuLink() throws {
+        let link = "<a class=\"kiosk-menu-link\" href=\"/kiosk\">Kiosk menu</a>"
+        let stranger = Browser(app, address: "192.0.2.60")
+        #expect(!(try stranger.get("/kiosk").bodyText.contains(link)))  // the enrolment form
+        let browser = try kiosk()
+        #expect(!(try browser.get("/kiosk").bodyText.contains(link)))
+        for screen in ["/kiosk/dispenser", "/kiosk/scanner", "/kiosk/board"] {
+            #expect(try browser.get(screen).bodyText.contains(link), "\(screen)")
+        }
+        let ticket = try walkIn(browser)
+        #expect(try browser.get("/kiosk/tickets/\(ticket.id)").bodyText.contains(link))
+    }
+
     @Test("a browser becomes the store's kiosk with its device key, stays so, and stops when the key is revoked")
     func enrolment() throws {
         let browser = Browser(app)
