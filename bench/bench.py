@@ -165,6 +165,8 @@ class Stack:
 # MARK: - The data set
 
 def open_database(path):
+    """The loader's connection. Its transactions begin IMMEDIATE: one that read first and
+    wrote after would fail at once, not wait, if the worker committed in between."""
     connection = sqlite3.connect(path, timeout=30, isolation_level=None)
     connection.execute("PRAGMA foreign_keys = ON")
     connection.execute("PRAGMA busy_timeout = 30000")
@@ -268,7 +270,7 @@ def add_customers(db, count, now, prefix):
     """Confirmed customers, each with a session: (user id, session cookie, CSRF token)."""
     created = stamp(now)
     customers = []
-    db.execute("BEGIN")
+    db.execute("BEGIN IMMEDIATE")
     for index in range(count):
         cursor = db.execute(
             "INSERT INTO user (email, displayName, passwordHash, emailConfirmedAt, createdAt) VALUES (?, ?, ?, ?, ?)",
@@ -282,7 +284,7 @@ def add_customers(db, count, now, prefix):
 
 
 def build_data_set(db, p, now, rng):
-    db.execute("BEGIN")
+    db.execute("BEGIN IMMEDIATE")
     stores = [add_store(db, "Store %02d" % i, rng.choice((60, 100, 150, 200)),
                         latitude=45.40 + rng.random() * 0.12, longitude=9.10 + rng.random() * 0.18)
               for i in range(p["stores"])]
@@ -301,7 +303,7 @@ def build_data_set(db, p, now, rng):
                              stamp(now), None, None, None, None))
     db.executemany(RESERVATION, rows)
     db.execute("COMMIT")
-    db.execute("BEGIN")
+    db.execute("BEGIN IMMEDIATE")
     add_history(db, stores, p["history"], now, rng)
     db.execute("COMMIT")
     add_customers(db, p["customers"], now, "c")
@@ -439,7 +441,7 @@ def main():
         print("==> loading the data set", flush=True)
         db = open_database(database)
         stores = build_data_set(db, p, now, rng)
-        db.execute("BEGIN")
+        db.execute("BEGIN IMMEDIATE")
         # Stores the write and scan paths use: room for everyone, so every request is a write.
         write_store_ids = [add_store(db, "Write %d" % i, 10_000, walk_in=0, slot_capacity=10_000) for i in range(4)]
         scan_store = add_store(db, "Scan", 10_000, walk_in=0)
@@ -509,7 +511,7 @@ def main():
 
         # Codes called to the entrance just now, to scan in and out.
         day = int(time.time() // 86400)
-        db.execute("BEGIN")
+        db.execute("BEGIN IMMEDIATE")
         db.executemany(RESERVATION, [(scan_store, None, "lineUp", 0, day, n, 1, 30, None, "called",
                                       stamp(datetime.datetime.utcnow()), stamp(datetime.datetime.utcnow()),
                                       None, None, None) for n in range(1, p["scan_codes"] + 1)])
@@ -542,7 +544,7 @@ def main():
         total_stores = db.execute("SELECT COUNT(*) FROM store").fetchone()[0]
         queued = 0
         for size in p["queue_sizes"]:
-            db.execute("BEGIN")
+            db.execute("BEGIN IMMEDIATE")
             add_queue(db, probe_store, size - queued, now, rng)
             db.execute("COMMIT")
             queued = size
@@ -550,14 +552,14 @@ def main():
             scaling.append(dict(case="%s waiting at one store" % format(size, ","),
                                 home_ms=probe(clup.url + home, p["probe_seconds"], signed_in),
                                 estimate_ms=probe(estimate_url, p["probe_seconds"], auth)))
-        db.execute("BEGIN")
+        db.execute("BEGIN IMMEDIATE")
         db.execute("DELETE FROM reservation WHERE storeId = ? AND status = 'waiting'", (probe_store,))
         add_queue(db, probe_store, p["queue_sizes"][0], now, rng)
         db.execute("COMMIT")
         history = db.execute("SELECT COUNT(*) FROM reservation WHERE status = 'done'").fetchone()[0]
         for size in p["history_sizes"]:
             if size > history:
-                db.execute("BEGIN")
+                db.execute("BEGIN IMMEDIATE")
                 add_history(db, stores + [probe_store], size - history, now, rng)
                 db.execute("COMMIT")
                 history = size
@@ -569,7 +571,7 @@ def main():
                             home_ms=probe(clup.url + home, p["probe_seconds"], signed_in),
                             estimate_ms=probe(estimate_url, p["probe_seconds"], auth)))
         for count in p["store_counts"]:
-            db.execute("BEGIN")
+            db.execute("BEGIN IMMEDIATE")
             add_stores(db, count - total_stores, rng)
             db.execute("COMMIT")
             total_stores = count
