@@ -21,10 +21,11 @@ enum Formatting {
         return rest == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(NumberText.twoDigits(rest)) min"
     }
 
-    /// "No wait" or an approximate duration.
+    /// "under 1 min" or an approximate duration: it reads after a label ("Wait under 1 min",
+    /// "Estimated wait: about 25 min", "wait about 25 min").
     static func wait(_ interval: TimeInterval?) -> String {
         guard let interval else { return "Not taking tickets" }
-        return interval < 60 ? "No wait" : "about " + duration(interval)
+        return interval < 60 ? "under 1 min" : "about " + duration(interval)
     }
 
     /// "21:00", "tomorrow 08:00", or "Tue 08:00" when further: `date` as read on the store's

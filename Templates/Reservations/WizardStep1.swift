@@ -33,7 +33,7 @@ public struct ReservePage: Page {
         frame.site("""
             <p class="back"><a href="\(storeHref)">← \(storeName)</a></p>
             <section class="narrow panel">
-              <p class="steps">Step 1 of 3</p>
+              <p class="steps">Step 1 · Your visit</p>
               <h1>Plan your visit to \(storeName)</h1>
               <form method="get" action="\(action)" class="stack">
                 \(Fragments.hidden(hidden))

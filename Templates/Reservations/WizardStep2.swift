@@ -44,7 +44,7 @@ public struct HowPage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.site("""
             <section class="narrow">
-              <p class="steps">Step 2 of 3</p>
+              <p class="steps">Step 2 · Line up or book</p>
               <h1>Line up or book at \(storeName)</h1>
               <p class="lead">\(summary) · <a href="\(changeHref)">change</a></p>
 
@@ -74,7 +74,7 @@ public struct HowPage: Page {
                 <legend>How will you get there?</legend>
                 \(Fragments.options(lineUp.modes, name: "mode"))
               </fieldset>
-              <button type="submit">Line up</button>
+              <button type="submit">Continue</button>
             </form>
         """
     }

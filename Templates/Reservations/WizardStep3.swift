@@ -58,7 +58,7 @@ public struct SlotsPage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.site("""
             <section class="narrow">
-              <p class="steps">Step 3 of 3</p>
+              <p class="steps">Step 3 · Choose a time</p>
               <h1>Choose a time at \(storeName)</h1>
               <p class="lead">\(summary) · <a href="\(changeHref)">back</a></p>
               <nav class="days" aria-label="Day">

@@ -17,6 +17,7 @@ public struct RecapPage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.site("""
             <section class="narrow panel">
+              <p class="steps">Last step</p>
               <h1>Check and confirm</h1>
               <dl class="recap">
                 \(Fragments.facts(facts))

@@ -108,15 +108,22 @@ struct ReservationsTests {
         let start = try browser.get("/stores/1/reserve?place=duomo")
         #expect(start.status == 200)
         #expect(start.bodyText.contains("Bakery · 10 min"))
+        // Steps are named, not counted (a line-up has three, a booking four).
+        #expect(start.bodyText.contains("<p class=\"steps\">Step 1 · Your visit</p>"))
         // Given Bakery (10) and Fruit (4): 14 min → the 15-minute floor.
         let how = try browser.get("/stores/1/reserve/how?place=duomo&time=departments&department=1&department=3&people=2")
         #expect(how.status == 200)
         #expect(how.bodyText.contains("About 15 min · 2 people"))
         #expect(how.bodyText.contains("Nobody is in the queue."))
         #expect(how.bodyText.contains("<input type=\"radio\" name=\"mode\" value=\"walking\" checked> On foot"))
+        #expect(how.bodyText.contains("<p class=\"steps\">Step 2 · Line up or book</p>"))
+        // The button leads to the recap, so it does not claim to line up.
+        #expect(how.bodyText.contains("<button type=\"submit\">Continue</button>"))
+        #expect(!how.bodyText.contains(">Line up</button>"))
         let recap = try browser.get("/stores/1/reserve/recap?kind=lineUp&minutes=15&people=2&place=duomo&mode=car")
         #expect(recap.status == 200)
         #expect(recap.bodyText.contains("<dt>Getting there</dt><dd>5 min by car</dd>"))
+        #expect(recap.bodyText.contains("<p class=\"steps\">Last step</p>"))
         let confirmed = try browser.post("/stores/1/reservations", confirmFields(recap))
         #expect(confirmed.status == 303)
         let location = try require(confirmed.header("Location"))
@@ -187,6 +194,7 @@ struct ReservationsTests {
         let brera = try require(how.bodyText.range(of: "Mercato Brera"))
         let porta = try require(how.bodyText.range(of: "Spesa Porta Venezia"))
         #expect(brera.lowerBound < porta.lowerBound)  // 700 m before 1 km
+        #expect(how.bodyText.contains("away · wait under 1 min"))  // not "wait none"
         let refused = try browser.post("/stores/1/reservations", [
             ("kind", "lineUp"), ("minutes", "30"), ("people", "1"), ("requestKey", Secrets.token())])
         #expect(refused.status == 409)

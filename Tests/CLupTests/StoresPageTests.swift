@@ -63,7 +63,7 @@ struct StoresPageTests {
         #expect(body.contains("Open until 21:00 · today 08:00–21:00"))
         #expect(body.contains("Open until tomorrow 02:00 · today 07:00–02:00"))  // open late, past midnight
         #expect(body.contains("0 / 40"))
-        #expect(body.contains("No wait"))
+        #expect(body.contains("<span class=\"figure-label\">Wait</span> under 1 min"))  // not "Wait No wait"
         #expect(body.contains("light-green"))
         // Bottega Duomo is 141 m from the centre (92 m north, 107 m west): shown as 150 m; on
         // foot 141 × 1.3 m at 4.8 km/h is 137 s, rounded up to 3 min.

@@ -132,9 +132,9 @@ extension LineUpPolicy.Decision {
         return false
     }
 
-    /// "no wait", "about 25 min".
+    /// "under 1 min", "about 25 min".
     var waitText: String {
-        if case .accepted(let wait, _) = self { return wait < 60 ? "none" : "about " + Formatting.duration(wait) }
+        if case .accepted(let wait, _) = self { return Formatting.wait(wait) }
         return "over 2 h"
     }
 }
