@@ -8,8 +8,7 @@
     var params = new URLSearchParams();
     params.set("lat", lat.toFixed(5));
     params.set("lon", lon.toFixed(5));
-    var mode = document.getElementById("mode");
-    if (mode) params.set("mode", mode.value);
+    // The means of transport stays as chosen: the page remembers it (the mode cookie).
     window.location.assign("/?" + params.toString());
   }
 

@@ -138,12 +138,6 @@ public struct HomePage: Page {
                   \(Fragments.selectOptions(places))
                 </select>
               </div>
-              <div class="field">
-                <label for="mode">Travelling</label>
-                <select id="mode" name="mode">
-                  \(Fragments.selectOptions(modes.map(\.choice)))
-                </select>
-              </div>
               <div class="actions">
                 <button type="submit">Update</button>
                 <button type="button" class="secondary" data-locate hidden>Use my location</button>

@@ -78,14 +78,15 @@ struct StoresPageTests {
         #expect(body.contains("light-red"))
     }
 
-    @Test("the position and transport forms offer every place and mode, the current one selected")
+    @Test("the position form offers every place and the mode links every mode, the current ones marked, once each")
     func formOptions() {
         let body = app.get("/?place=navigli&mode=car").bodyText
         #expect(body.contains(#"<option value="navigli" selected>Navigli (Darsena)</option>"#))
         #expect(body.contains(#"<option value="duomo">Duomo (city centre)</option>"#))
-        #expect(body.contains(#"<option value="car" selected>Car</option>"#))
-        #expect(body.contains(#"<option value="transit">Public transport</option>"#))
         #expect(body.contains(#"<a href="/?place=navigli&amp;mode=walking">On foot</a>"#))
+        #expect(body.contains(#"<a href="/?place=navigli&amp;mode=car" aria-current="true">Car</a>"#))
+        // The means of transport is chosen in one place only, not also in a select.
+        #expect(!body.contains(#"name="mode""#) && !body.contains("Travelling"))
     }
 
     @Test("choosing a means of transport changes travel times and is remembered in a safe cookie")
