@@ -100,10 +100,8 @@ extension AppDatabase {
             WHERE status = 'booked' AND slotStart < ? AND storeId = ?
             """).execute(arguments: [now.databaseText, (now - Double(settings.entryAfterMinutes) * 60).databaseText, storeId])
         let live = try transactionTraffic(storeId: storeId, db)
-        var isOpen = false
-        if case .open = details.openingHours.state(at: now) { isOpen = true }
-        let plan = QueueCaller.plan(live: live.live, settings: settings, ratio: live.ratio,
-                                    today: details.slotCalendar.localDay(of: now), isOpen: isOpen, now: now)
+        let plan = QueueCaller.plan(live: live.live, settings: settings, today: details.slotCalendar.localDay(of: now),
+                                    isOpen: details.openingHours.state(at: now).isOpen, now: now)
         for id in plan.expire { try Reservation.setStatus(.expired, .endedAt, to: now, id: id, from: .waitingOrCalled, db) }
         for id in plan.close { try Reservation.setStatus(.done, .endedAt, to: now, id: id, from: .inside, db) }
         for id in plan.call { try Reservation.setStatus(.called, .calledAt, to: now, id: id, from: .waiting, db) }

@@ -37,7 +37,7 @@ extension Reservation {
     static func active(userId: Int64, _ db: Database) throws -> Reservation? {
         try first(db, """
             SELECT \(columnList) FROM reservation
-            WHERE userId = ? AND status IN ('waiting', 'called', 'inside', 'booked')
+            WHERE userId = ? AND status IN \(StatusSet.active.rawValue)
             """, [userId])
     }
 

@@ -170,7 +170,7 @@ public final class StoreBoard: Sendable {
                 return true
             }
             guard !entry.active.isEmpty else { return false }
-            let plan = QueueCaller.plan(live: entry.reservations, settings: settings, ratio: entry.ratio,
+            let plan = QueueCaller.plan(live: entry.reservations, settings: settings,
                                         today: entry.calendar.localDay(of: now), isOpen: entry.hours.state(at: now).isOpen,
                                         now: now)
             return !(plan.call.isEmpty && plan.expire.isEmpty && plan.close.isEmpty)

@@ -29,8 +29,8 @@ public enum QueueCaller {
     /// while the store is closed; `today` is the store-local day number. Two passes over
     /// `live` and no copies of it: the timer asks every store with a queue, and the scan of an
     /// exit asks inside its transaction.
-    public static func plan(live: [LiveReservation], settings: StoreSettings, ratio: Double, today: Int, isOpen: Bool,
-                            now: Date) -> Plan
+    public static func plan(live: [LiveReservation], settings: StoreSettings, today: Int, isOpen: Bool, now: Date)
+        -> Plan
     {
         var plan = Plan()
         let grace = Double(settings.callGraceMinutes) * 60

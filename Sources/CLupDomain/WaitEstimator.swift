@@ -185,13 +185,6 @@ public struct WaitEstimator: Sendable {
         }
     }
 
-    /// The simulation after every party of `traffic.queue` has entered.
-    public func simulation(after traffic: StoreTraffic, now: Date) -> Simulation {
-        var simulation = Simulation(estimator: self, traffic: traffic, now: now)
-        for party in traffic.queue { _ = simulation.enter(party) }
-        return simulation
-    }
-
     /// The expected entry time of every party in `traffic.queue` followed by `newcomers`,
     /// in order; nil from the first party that can never enter (larger than the capacity).
     public func entryTimes(traffic: StoreTraffic, appending newcomers: [QueuedParty] = [], now: Date) -> [Date?] {

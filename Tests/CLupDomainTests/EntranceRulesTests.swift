@@ -69,7 +69,7 @@ struct EntranceRulesTests {
     }
 
     func plan(_ live: [LiveReservation], open: Bool = true, at time: Date? = nil) -> QueueCaller.Plan {
-        QueueCaller.plan(live: live, settings: settings, ratio: 1, today: 5, isOpen: open, now: time ?? now)
+        QueueCaller.plan(live: live, settings: settings, today: 5, isOpen: open, now: time ?? now)
     }
 
     @Test("the online queue is called into the online places, in order, keeping room for bookings due")
