@@ -6,7 +6,7 @@ import PackageDescription
 //   CLupDomain     pure rules: nothing of ours (Foundation only)
 //   CLupSupport    libsodium, libqrencode, zlib wrappers: nothing of ours
 //   CLupData       AppDatabase, migrations, records: CLupDomain, CLupSupport, GRDB
-//   CLupJobs       mail delivery from the outbox: CLupData, CLupSupport
+//   CLupJobs       mail and push delivery from the outboxes: CLupData, CLupSupport, swift-crypto
 //   CLupPaths      the table of every address: nothing
 //   CLupTemplates  typed HTML templates over page models (Templates/): CLupPaths
 //   CLupWeb        Request → Response: areas, routes, guards, page models built from data:
@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // P-256, HKDF and AES-GCM for Web Push (RFC 8291, RFC 8292): libsodium has none of them.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // System libraries from Debian: a module map and a shim that includes only the header.
@@ -46,7 +48,10 @@ let package = Package(
         ),
         .target(
             name: "CLupJobs",
-            dependencies: ["CLupData", "CLupSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "CLupData", "CLupSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .target(name: "CLupPaths"),
         .target(name: "CLupTemplates", dependencies: ["CLupPaths"], path: "Templates"),
@@ -72,7 +77,10 @@ let package = Package(
         .testTarget(name: "CLupDomainTests", dependencies: ["CLupDomain"]),
         .testTarget(
             name: "CLupTests",
-            dependencies: ["CLupDomain", "CLupSupport", "CLupData", "CLupJobs", "CLupPaths", "CLupTemplates", "CLupWeb"]
+            dependencies: [
+                "CLupDomain", "CLupSupport", "CLupData", "CLupJobs", "CLupPaths", "CLupTemplates", "CLupWeb",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "EndToEndTests",

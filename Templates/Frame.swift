@@ -26,12 +26,16 @@ public struct Frame: Sendable {
     public var isManager: Bool
     /// Signed in with an address not yet confirmed: the banner asks to confirm it.
     public var unconfirmed: Bool
+    /// The server's VAPID public key (base64url), for a browser to subscribe to push messages;
+    /// nil where push is not configured.
+    public var pushKey: String?
     /// Whether the page rendered in this frame wrote the CSRF field (a form that POSTs).
     private let csrfWritten = CSRFUse()
 
     public init(title: String, stylesheet: String, script: String, icon: String, section: Section, csrf: String,
-                userName: String?, isManager: Bool, unconfirmed: Bool)
+                userName: String?, isManager: Bool, unconfirmed: Bool, pushKey: String? = nil)
     {
+        self.pushKey = pushKey
         self.title = title
         self.stylesheet = stylesheet
         self.script = script
@@ -53,6 +57,10 @@ public struct Frame: Sendable {
     /// hold it as a cookie.
     public var usedCSRF: Bool { csrfWritten.flag.load(ordering: .relaxed) }
 
+    private var pushKeyMeta: HTML {
+        pushKey.map { "<meta name=\"clup-push-key\" content=\"\($0)\">" } ?? .empty
+    }
+
     private func current(_ section: Section) -> HTML {
         self.section == section ? " aria-current=\"page\"" : .empty
     }
@@ -67,6 +75,10 @@ public struct Frame: Sendable {
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(title) · CLup</title>
             <link rel="icon" href="\(icon)" type="image/svg+xml">
+            <link rel="manifest" href="/manifest.webmanifest">
+            <link rel="apple-touch-icon" href="/assets/icon-192.png">
+            <meta name="theme-color" content="#14532d">
+            \(if: userName != nil, pushKeyMeta)
             <link rel="stylesheet" href="\(stylesheet)">
             \(head)
             </head>

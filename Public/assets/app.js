@@ -1,6 +1,7 @@
 // CLup progressive enhancement. Every page works without this file; with it the home page
 // gains "use my location" and a map of the stores (Leaflet, when the page provides it), and a
-// ticket keeps its figures up to date without reloading.
+// ticket keeps its figures up to date without reloading, says when its status changes, and
+// offers push notifications on this device.
 "use strict";
 
 (function () {
@@ -60,30 +61,160 @@
     map.on("click", function (event) { navigateTo(event.latlng.lat, event.latlng.lng); });
   }
 
-  // A live ticket asks for its status every 20 s while the page is visible; without this
-  // script the page reloads itself (a meta refresh inside <noscript>).
+  // A live ticket asks for its status every 10 s while the page is visible (every 30 s when
+  // hidden), and says what changed: the figures in place, and on a change of status a banner,
+  // the page title, a vibration and a short tone where the browser allows. A failed refresh
+  // shows that the page may be out of date, until one succeeds. Without this script the page
+  // reloads itself (a meta refresh inside <noscript>).
   function setUpLiveTicket() {
     var ticket = document.querySelector("[data-status-url]");
     if (!ticket || !ticket.dataset.statusUrl || !window.fetch) return;
     var url = ticket.dataset.statusUrl;
     var status = ticket.dataset.status;
+    var banner = ticket.querySelector("[data-alert]");
+    var lost = ticket.querySelector("[data-connection-lost]");
+    var title = document.title;
+    var timer = null;
+
+    function announce(data) {
+      banner.textContent = data.headline + ". " + data.detail;
+      banner.className = "ticket-alert alert-" + data.status;
+      banner.hidden = false;
+      document.title = "● " + data.headline + " · CLup";
+      if (navigator.vibrate) navigator.vibrate([300, 150, 300]);
+      chime();
+      var section = ticket.querySelector(".ticket-status");
+      if (section) section.className = "ticket-status status-" + data.status;
+      var over = ["done", "cancelled", "expired"].indexOf(data.status) >= 0;
+      ticket.querySelectorAll(".qr, .travel-form, .cancel-form, .confirm-form").forEach(function (element) {
+        if (over || element.classList.contains("confirm-form")) element.hidden = true;
+      });
+    }
+
+    function chime() {
+      var Context = window.AudioContext || window.webkitAudioContext;
+      if (!Context) return;
+      try {
+        var audio = new Context();
+        var tone = audio.createOscillator();
+        var gain = audio.createGain();
+        tone.frequency.value = 880;
+        gain.gain.setValueAtTime(0.2, audio.currentTime);
+        gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.6);
+        tone.connect(gain).connect(audio.destination);
+        tone.start();
+        tone.stop(audio.currentTime + 0.6);
+      } catch (error) { /* a browser that allows no sound before a tap */ }
+    }
+
+    function schedule() {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(refresh, document.hidden ? 30000 : 10000);
+    }
+
     function refresh() {
-      if (document.hidden) return;
-      fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
-        .then(function (response) { return response.ok ? response.json() : null; })
+      fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" }, cache: "no-store" })
+        .then(function (response) {
+          if (!response.ok) throw new Error("HTTP " + response.status);
+          return response.json();
+        })
         .then(function (data) {
-          if (!data) return;
-          if (status && data.status !== status) { window.location.reload(); return; }
+          lost.hidden = true;
+          if (status && data.status !== status) announce(data);
           status = data.status;
           ticket.querySelectorAll("[data-field]").forEach(function (element) {
             var value = data[element.dataset.field];
             if (typeof value === "string") element.textContent = value;
           });
+          var leave = ticket.querySelector(".leave-by");
+          if (leave) leave.hidden = typeof data.leaveBy !== "string";
         })
-        .catch(function () {});
+        .catch(function () {
+          lost.hidden = false;
+          document.title = title;
+        })
+        .then(schedule);
     }
-    window.setInterval(refresh, 20000);
-    document.addEventListener("visibilitychange", refresh);
+
+    document.addEventListener("visibilitychange", function () {
+      if (!document.hidden) { document.title = title; refresh(); }
+    });
+    window.addEventListener("online", refresh);
+    schedule();
+  }
+
+  // "Notify me on this device": registers the service worker, asks permission and subscribes
+  // to push messages with the server's key, then gives the subscription to the server. Shown
+  // only where the browser can do all of it.
+  function setUpPush() {
+    var key = document.querySelector("meta[name=clup-push-key]");
+    var offers = document.querySelectorAll("[data-push-offer]");
+    if (!key || !offers.length || !("serviceWorker" in navigator) || !("PushManager" in window)
+        || !("Notification" in window)) return;
+    var csrf = document.querySelector("input[name=csrf]");
+
+    function keyBytes(text) {
+      var base64 = text.replace(/-/g, "+").replace(/_/g, "/");
+      base64 += "===".slice((base64.length + 3) % 4);
+      var raw = window.atob(base64);
+      var bytes = new Uint8Array(raw.length);
+      for (var i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+      return bytes;
+    }
+
+    function send(action, subscription) {
+      var json = subscription.toJSON();
+      var body = new URLSearchParams();
+      body.set("csrf", csrf ? csrf.value : "");
+      body.set("endpoint", json.endpoint);
+      body.set("p256dh", json.keys.p256dh);
+      body.set("auth", json.keys.auth);
+      return fetch(action, { method: "POST", credentials: "same-origin", body: body }).then(function (response) {
+        if (!response.ok) throw new Error("HTTP " + response.status);
+      });
+    }
+
+    navigator.serviceWorker.register("/sw.js").then(function (registration) {
+      return registration.pushManager.getSubscription().then(function (existing) {
+        offers.forEach(function (offer) {
+          if (!offer.dataset.pushOffer) return;
+          var button = offer.querySelector("[data-push-enable]");
+          var state = offer.querySelector("[data-push-state]");
+          offer.hidden = false;
+          if (existing && Notification.permission === "granted") {
+            button.hidden = true;
+            state.textContent = "Notifications are on for this device.";
+            send(offer.dataset.pushOffer, existing).catch(function () {});
+            return;
+          }
+          if (Notification.permission === "denied") {
+            button.hidden = true;
+            state.textContent = "Notifications are blocked for this site in your browser's settings.";
+            return;
+          }
+          button.addEventListener("click", function () {
+            button.disabled = true;
+            state.textContent = "Asking your browser…";
+            Notification.requestPermission()
+              .then(function (permission) {
+                if (permission !== "granted") throw new Error("not allowed");
+                return registration.pushManager.subscribe({
+                  userVisibleOnly: true, applicationServerKey: keyBytes(key.content)
+                });
+              })
+              .then(function (subscription) { return send(offer.dataset.pushOffer, subscription); })
+              .then(function () {
+                button.hidden = true;
+                state.textContent = "Notifications are on for this device.";
+              })
+              .catch(function () {
+                button.disabled = false;
+                state.textContent = "Notifications could not be turned on; we will email you instead.";
+              });
+          });
+        });
+      });
+    }).catch(function () {});
   }
 
   function setUpPrintAndConfirm() {
@@ -211,6 +342,7 @@
     setUpLocate();
     setUpMap();
     setUpLiveTicket();
+    setUpPush();
     setUpPrintAndConfirm();
     setUpAutoPrint();
     setUpScanner();

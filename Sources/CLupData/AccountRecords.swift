@@ -23,6 +23,10 @@ public struct User: Codable, Sendable, Identifiable, Equatable, FetchableRecord,
     public var travelMode: TravelMode
     public var loyaltyOptIn: Bool
     public var createdAt: Date
+    /// The channels the customer chose for reservation messages (email is used anyway when
+    /// nothing else would reach them).
+    public var notifyEmail: Bool
+    public var notifyPush: Bool
 
     public static let databaseTableName = "user"
 

@@ -63,6 +63,14 @@ extension AppDatabase {
         }
     }
 
+    /// The channels the customer wants reservation messages on.
+    public func updateNotificationChannels(userId: Int64, email: Bool, push: Bool) throws {
+        try write { db in
+            try db.execute(sql: "UPDATE user SET notifyEmail = ?, notifyPush = ? WHERE id = ?",
+                           arguments: [email, push, userId])
+        }
+    }
+
     /// Sets a new password, signs out every other session of the account, and tells the owner.
     public func changePassword(
         userId: Int64, passwordHash: String, keepingSession idHash: String?, now: Date, notice: (User) -> NewOutboxMessage

@@ -74,37 +74,51 @@ extension AppDatabase {
     // MARK: Calling
 
     /// Brings every store's queue up to date at `now`: lapsed calls and missed bookings expire,
-    /// and the next tickets are called where places are free. The server runs this every few
-    /// seconds, since time alone frees places (a grace period ends, a booking's window closes).
-    /// Returns how many tickets were called.
+    /// customers whose turn nears are told to leave, and the next tickets are called where
+    /// places are free. The server runs this every few seconds, since time alone frees places
+    /// (a grace period ends, a booking's window closes) and brings turns nearer. Returns how
+    /// many tickets were called.
     ///
     /// The board says, from memory, which stores have anything to do; only those get a
     /// transaction, which decides again from the committed rows.
     @discardableResult
     public func advanceQueues(now: Date) throws -> Int {
         var called = 0
-        for storeId in board.storesWithQueueWork(now: now) {
-            called += try write { db in try advanceQueue(storeId: storeId, now: now, db).call.count }
+        for work in board.queueWork(now: now) {
+            called += try write { db in
+                for id in work.sendOff { try Self.sendOff(id, now: now, db) }
+                return try advanceQueue(storeId: work.storeId, now: now, db).call.count
+            }
         }
         return called
     }
 
-    /// One store's queue brought up to date, inside the caller's transaction.
+    /// One store's queue brought up to date, inside the caller's transaction, with a notice for
+    /// each customer it concerns.
     @discardableResult
     func advanceQueue(storeId: Int64, now: Date, _ db: Database) throws -> QueueCaller.Plan {
         guard let details = try transactionDefinition(storeId: storeId, db) else { return QueueCaller.Plan() }
         let settings = details.store.settings
         // Bookings whose entry window has closed unused: a no-show.
-        try db.cachedStatement(sql: """
-            UPDATE reservation SET status = 'expired', endedAt = ?
-            WHERE status = 'booked' AND slotStart < ? AND storeId = ?
-            """).execute(arguments: [now.databaseText, (now - Double(settings.entryAfterMinutes) * 60).databaseText, storeId])
+        let missed = try Int64.fetchAll(db.cachedStatement(sql: """
+            SELECT id FROM reservation WHERE status = 'booked' AND slotStart < ? AND storeId = ?
+            """), arguments: [(now - Double(settings.entryAfterMinutes) * 60).databaseText, storeId])
+        for id in missed where try Reservation.setStatus(.expired, .endedAt, to: now, id: id, from: .booked, db) {
+            try Self.notice(.expired, reservationId: id, reason: .missedWindow, now: now, db)
+        }
         let live = try transactionTraffic(storeId: storeId, db)
-        let plan = QueueCaller.plan(live: live.live, settings: settings, today: details.slotCalendar.localDay(of: now),
+        let today = details.slotCalendar.localDay(of: now)
+        let plan = QueueCaller.plan(live: live.live, settings: settings, today: today,
                                     isOpen: details.openingHours.state(at: now).isOpen, now: now)
-        for id in plan.expire { try Reservation.setStatus(.expired, .endedAt, to: now, id: id, from: .waitingOrCalled, db) }
+        for id in plan.expire where try Reservation.setStatus(.expired, .endedAt, to: now, id: id, from: .waitingOrCalled, db) {
+            let wasCalled = live.live.first { $0.id == id }?.state.isCalled ?? false
+            try Self.notice(.expired, reservationId: id, reason: wasCalled ? .notScanned : .storeClosed, now: now, db)
+        }
         for id in plan.close { try Reservation.setStatus(.done, .endedAt, to: now, id: id, from: .inside, db) }
-        for id in plan.call { try Reservation.setStatus(.called, .calledAt, to: now, id: id, from: .waiting, db) }
+        for id in plan.sendOff { try Self.sendOff(id, now: now, db) }
+        for id in plan.call where try Reservation.setStatus(.called, .calledAt, to: now, id: id, from: .waiting, db) {
+            try Self.notice(.yourTurn, reservationId: id, now: now, db)
+        }
         return plan
     }
 

@@ -227,6 +227,65 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v6: travel, departures, booking replies, notifications, push subscriptions") { db in
+            try db.alter(table: "reservation") { t in
+                // How far the customer was from the store when they lined up: with the means of
+                // transport, their travel time (changeable from the ticket).
+                t.add(column: "travelMetres", .integer).check { $0 == nil || ($0 >= 0 && $0 <= 1_000_000) }
+                // When the customer was told to leave for the store.
+                t.add(column: "leftAt", .datetime)
+                // A booking's reminder, and the customer's answer to it.
+                t.add(column: "remindedAt", .datetime)
+                t.add(column: "confirmedAt", .datetime)
+            }
+            try db.alter(table: "user") { t in
+                t.add(column: "notifyEmail", .boolean).notNull().defaults(to: true)
+                t.add(column: "notifyPush", .boolean).notNull().defaults(to: true)
+            }
+            // Reservation events to tell the customer about, written in the transaction that
+            // makes the event, at most one of each kind per reservation. Dispatching one turns
+            // it into an email in the outbox and a push message per subscribed browser, in one
+            // transaction.
+            try db.create(table: "notice") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.belongsTo("reservation", onDelete: .cascade).notNull()
+                t.column("kind", .text).notNull().check { Notice.Kind.allCases.map(\.rawValue).contains($0) }
+                t.column("reason", .text)
+                t.column("createdAt", .datetime).notNull()
+                t.column("dispatchedAt", .datetime)
+                t.uniqueKey(["reservationId", "kind"])
+            }
+            try db.create(index: "notice_pending", on: "notice", columns: ["id"],
+                          condition: Column("dispatchedAt") == nil)
+            // Bookings awaiting a reminder or an answer to it, by slot.
+            try db.execute(sql: """
+                CREATE INDEX reservation_unanswered ON reservation(slotStart) WHERE status = 'booked' AND confirmedAt IS NULL
+                """)
+            try db.create(table: "pushSubscription") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.belongsTo("user", onDelete: .cascade).notNull()
+                t.column("endpoint", .text).notNull().unique(onConflict: .replace)
+                    .check { length($0) >= 10 && length($0) <= 1000 }
+                t.column("p256dh", .text).notNull().check { length($0) <= 200 }
+                t.column("auth", .text).notNull().check { length($0) <= 100 }
+                t.column("createdAt", .datetime).notNull()
+            }
+            try db.create(table: "pushMessage") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.belongsTo("pushSubscription", onDelete: .cascade).notNull()
+                t.column("payload", .text).notNull()
+                t.column("urgency", .text).notNull()
+                t.column("createdAt", .datetime).notNull()
+                t.column("expiresAt", .datetime).notNull()
+                t.column("attempts", .integer).notNull().defaults(to: 0)
+                t.column("nextAttemptAt", .datetime).notNull()
+                t.column("sentAt", .datetime)
+                t.column("lastError", .text)
+            }
+            try db.create(index: "pushMessage_pending", on: "pushMessage", columns: ["nextAttemptAt"],
+                          condition: Column("sentAt") == nil)
+        }
+
         return migrator
     }
 }

@@ -17,11 +17,15 @@ public struct ReservationRequest: Sendable {
     public var requestKey: String
     /// Cancel the customer's active reservation to make this one (R13, they said so).
     public var replacingActive: Bool
+    /// How far from the store the customer is, for a line-up's travel time.
+    public var travelMetres: Int?
 
     public init(
         storeId: Int64, userId: Int64, kind: Reservation.Kind, people: Int, residenceMinutes: Int,
-        travelMode: TravelMode? = nil, slotStart: Date? = nil, requestKey: String, replacingActive: Bool = false
+        travelMode: TravelMode? = nil, slotStart: Date? = nil, requestKey: String, replacingActive: Bool = false,
+        travelMetres: Int? = nil
     ) {
+        self.travelMetres = travelMetres
         self.storeId = storeId
         self.userId = userId
         self.kind = kind
@@ -31,6 +35,14 @@ public struct ReservationRequest: Sendable {
         self.slotStart = slotStart
         self.requestKey = requestKey
         self.replacingActive = replacingActive
+    }
+}
+
+extension ReservationRequest {
+    /// The line-up's travel time, from the means of transport and the distance.
+    var travel: TimeInterval {
+        guard kind == .lineUp, let travelMode, let travelMetres else { return 0 }
+        return TravelMode.travel(mode: travelMode, metres: travelMetres)
     }
 }
 
@@ -85,7 +97,8 @@ extension AppDatabase {
     }
 
     private static let liveColumns =
-        "id, storeId, status, people, residenceMinutes, calledAt, enteredAt, slotStart, walkIn, number, day"
+        "id, storeId, status, people, residenceMinutes, calledAt, enteredAt, slotStart, walkIn, number, day, "
+            + "travelMode, travelMetres, leftAt"
 
     private static func append(_ row: Row, to result: inout [Int64: LiveTraffic]) throws {
         guard let live = live(row) else { return }
@@ -103,8 +116,16 @@ extension AppDatabase {
         default: return nil
         }
         let minutes: Int = row["residenceMinutes"]
+        let walkIn: Bool = row["walkIn"]
+        var travel: TimeInterval = 0
+        if !walkIn, state == .waiting || state.isCalled, let metres: Int = row["travelMetres"],
+            let mode = (row["travelMode"] as String?).flatMap(TravelMode.init(rawValue:))
+        {
+            travel = TravelMode.travel(mode: mode, metres: metres)
+        }
         return LiveReservation(id: row["id"], state: state, people: row["people"], residence: Double(minutes) * 60,
-                               walkIn: row["walkIn"], number: row["number"], day: row["day"])
+                               walkIn: walkIn, number: row["number"], day: row["day"], travel: travel,
+                               leftAt: row["leftAt"])
     }
 
     /// The reservations `ids` as the estimate sees them, each with its store (nil: ended), in
@@ -174,7 +195,7 @@ extension AppDatabase {
                     let traffic = try transactionTraffic(storeId: request.storeId, db)
                     let decision = traffic.lineUpDecision(
                         people: request.people, residence: Double(request.residenceMinutes) * 60,
-                        settings: store.settings, hours: details.openingHours, now: now)
+                        travel: request.travel, settings: store.settings, hours: details.openingHours, now: now)
                     guard case .accepted = decision else { throw Refusal.lineUp(decision) }
                 case .booking:
                     guard let start = request.slotStart else { throw Refusal.slot(.notASlot) }
@@ -188,7 +209,7 @@ extension AppDatabase {
                         guard let activeStore = try Store.fetchOne(db, id: active.storeId) else { return .noSuchStore }
                         return .hasActive(ReservationWithStore(reservation: active, store: activeStore))
                     }
-                    try Self.cancel(active, now: now, db)
+                    try Self.cancel(active, reason: .replaced, now: now, db)
                 }
                 if let slot {
                     let booked = try Self.bookedPeople(storeId: request.storeId, in: slot.start...slot.start, db)
@@ -203,7 +224,7 @@ extension AppDatabase {
                     travelMode: request.kind == .lineUp ? request.travelMode : nil,
                     slotStart: request.kind == .booking ? request.slotStart : nil,
                     status: request.kind == .lineUp ? .waiting : .booked, createdAt: now,
-                    requestKey: request.requestKey
+                    requestKey: request.requestKey, travelMetres: request.kind == .lineUp ? request.travelMetres : nil
                 ).insert(returning: db)
                 // A queue with free places calls a new line-up at once; a replaced
                 // reservation's places go to the next in its store's queue. A booking alone
@@ -240,14 +261,17 @@ extension AppDatabase {
             guard let reservation = try Reservation.find(id, db), reservation.userId == userId,
                 reservation.status.isCancellable
             else { return false }
-            try Self.cancel(reservation, now: now, db)
+            try Self.cancel(reservation, reason: .byCustomer, now: now, db)
             try advanceQueue(storeId: reservation.storeId, now: now, db)
             return true
         }
     }
 
-    static func cancel(_ reservation: Reservation, now: Date, _ db: Database) throws {
-        try Reservation.setStatus(.cancelled, .endedAt, to: now, id: reservation.id, from: .active, db)
+    static func cancel(_ reservation: Reservation, reason: Notice.Reason, now: Date, _ db: Database) throws {
+        guard try Reservation.setStatus(.cancelled, .endedAt, to: now, id: reservation.id, from: .active, db) else {
+            return
+        }
+        try notice(.cancelled, reservationId: reservation.id, reason: reason, now: now, db)
     }
 
     // MARK: Reading reservations

@@ -34,6 +34,13 @@ public struct Reservation: Codable, Sendable, Hashable, Identifiable, FetchableR
     public var endedAt: Date?
     /// The confirming form's one-time key: a form sent twice makes one reservation.
     public var requestKey: String?
+    /// How far from the store the customer was when they lined up.
+    public var travelMetres: Int?
+    /// When the customer was told to leave for the store.
+    public var leftAt: Date?
+    /// When a booking's reminder went out, and when the customer confirmed it.
+    public var remindedAt: Date?
+    public var confirmedAt: Date?
 
     public enum Columns {
         static let id = Column(CodingKeys.id)
@@ -51,6 +58,18 @@ public struct Reservation: Codable, Sendable, Hashable, Identifiable, FetchableR
     static let store = belongsTo(Store.self)
 
     public var residence: TimeInterval { Double(residenceMinutes) * 60 }
+
+    /// How long the customer needs to reach the store: 0 for a walk-in or a booking, and for
+    /// a line-up made without a known distance.
+    public var travel: TimeInterval {
+        guard kind == .lineUp, !walkIn, let travelMode, let travelMetres else { return 0 }
+        return TravelMode.travel(mode: travelMode, metres: travelMetres)
+    }
+
+    /// When a called ticket must be scanned by.
+    public func callDeadline(grace minutes: Int) -> Date? {
+        calledAt.map { $0 + Double(minutes) * 60 }
+    }
 
     /// The share of the capacity the ticket draws on.
     public var pool: Pool { walkIn ? .walkIn : .online }
@@ -76,6 +95,7 @@ struct NewReservation: Codable, Sendable, PersistableRecord {
     var status: ReservationStatus
     var createdAt: Date
     var requestKey: String?
+    var travelMetres: Int?
 
     static let databaseTableName = Reservation.databaseTableName
 }

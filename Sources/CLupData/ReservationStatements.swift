@@ -13,7 +13,7 @@ extension Reservation {
     /// Every column, in the order `init(columnsOf:)` reads them.
     static let columnList = """
         id, storeId, userId, kind, walkIn, day, number, people, residenceMinutes, travelMode, slotStart, status, \
-        createdAt, calledAt, enteredAt, exitedAt, endedAt, requestKey
+        createdAt, calledAt, enteredAt, exitedAt, endedAt, requestKey, travelMetres, leftAt, remindedAt, confirmedAt
         """
 
     /// A row selected with `columnList`.
@@ -25,7 +25,8 @@ extension Reservation {
             id: row[0], storeId: row[1], userId: row[2], kind: kind, walkIn: row[4], day: row[5], number: row[6],
             people: row[7], residenceMinutes: row[8], travelMode: (row[9] as String?).flatMap(TravelMode.init(rawValue:)),
             slotStart: row[10], status: status, createdAt: row[12], calledAt: row[13], enteredAt: row[14],
-            exitedAt: row[15], endedAt: row[16], requestKey: row[17])
+            exitedAt: row[15], endedAt: row[16], requestKey: row[17], travelMetres: row[18], leftAt: row[19],
+            remindedAt: row[20], confirmedAt: row[21])
     }
 
     /// The reservation `id`, if it exists.
@@ -75,6 +76,7 @@ extension Reservation {
         case waiting = "('waiting')"
         case waitingOrCalled = "('waiting', 'called')"
         case inside = "('inside')"
+        case booked = "('booked')"
         case active = "('waiting', 'called', 'inside', 'booked')"
     }
 }
@@ -84,17 +86,17 @@ extension NewReservation {
     func insert(returning db: Database) throws -> Reservation {
         try db.cachedStatement(sql: """
             INSERT INTO reservation (storeId, userId, kind, walkIn, day, number, people, residenceMinutes, travelMode,
-                                     slotStart, status, createdAt, requestKey)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                     slotStart, status, createdAt, requestKey, travelMetres)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 storeId, userId, kind.rawValue, walkIn, day, number, people, residenceMinutes, travelMode?.rawValue,
-                slotStart?.databaseText, status.rawValue, createdAt.databaseText, requestKey,
+                slotStart?.databaseText, status.rawValue, createdAt.databaseText, requestKey, travelMetres,
             ])
         return Reservation(
             id: db.lastInsertedRowID, storeId: storeId, userId: userId, kind: kind, walkIn: walkIn, day: day,
             number: number, people: people, residenceMinutes: residenceMinutes, travelMode: travelMode,
             slotStart: slotStart, status: status, createdAt: createdAt, calledAt: nil, enteredAt: nil, exitedAt: nil,
-            endedAt: nil, requestKey: requestKey)
+            endedAt: nil, requestKey: requestKey, travelMetres: travelMetres)
     }
 }
 

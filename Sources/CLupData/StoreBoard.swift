@@ -157,24 +157,42 @@ public final class StoreBoard: Sendable {
         }
     }
 
-    /// Stores where advancing the queue at `now` would change something: a ticket to call or
-    /// expire, a visit to close, or a booking whose entry window has closed unused.
-    public func storesWithQueueWork(now: Date) -> [Int64] {
+    /// Stores where advancing the queue at `now` would change something — a ticket to call,
+    /// expire or send off, a visit to close, or a booking whose entry window has closed unused —
+    /// each with the waiting customers its estimate says should leave now (`Departure.isDue`),
+    /// in id order.
+    public func queueWork(now: Date) -> [(storeId: Int64, sendOff: [Int64])] {
         let entries = state.withLock { $0.entries.values }
-        return entries.filter { entry in
+        var work: [(storeId: Int64, sendOff: [Int64])] = []
+        for entry in entries {
             let settings = entry.store.settings
             let lastEntry = now - Double(settings.entryAfterMinutes) * 60
-            if entry.booked.first.map({ if case .booked(let start) = $0.state { start < lastEntry } else { false } })
+            var due = entry.booked.first.map { if case .booked(let start) = $0.state { start < lastEntry } else { false } }
                 ?? false
-            {
-                return true
+            var sendOff: [Int64] = []
+            if !entry.active.isEmpty {
+                let plan = QueueCaller.plan(live: entry.reservations, settings: settings,
+                                            today: entry.calendar.localDay(of: now),
+                                            isOpen: entry.hours.state(at: now).isOpen, now: now)
+                due = due || !(plan.call.isEmpty && plan.sendOff.isEmpty && plan.expire.isEmpty && plan.close.isEmpty)
+                sendOff = departuresDue(entry, now: now)
             }
-            guard !entry.active.isEmpty else { return false }
-            let plan = QueueCaller.plan(live: entry.reservations, settings: settings,
-                                        today: entry.calendar.localDay(of: now), isOpen: entry.hours.state(at: now).isOpen,
-                                        now: now)
-            return !(plan.call.isEmpty && plan.expire.isEmpty && plan.close.isEmpty)
-        }.map(\.store.id).sorted()
+            if due || !sendOff.isEmpty { work.append((entry.store.id, sendOff)) }
+        }
+        return work.sorted { $0.storeId < $1.storeId }
+    }
+
+    /// Waiting customers of `entry` not yet told to leave whose expected entry, less their
+    /// travel, is within `Departure.noticeMargin` of `now`.
+    private func departuresDue(_ entry: Entry, now: Date) -> [Int64] {
+        let travelling = entry.active.filter { $0.state == .waiting && $0.travel > 0 && $0.leftAt == nil }
+        guard !travelling.isEmpty, let standing = standing(of: entry.store.id, now: now) else { return [] }
+        return travelling.compactMap { ticket in
+            guard let entry = standing.standing(of: ticket.id)?.entry,
+                Departure.isDue(entry: entry, travel: ticket.travel, now: now)
+            else { return nil }
+            return ticket.id
+        }
     }
 
     // MARK: Changing

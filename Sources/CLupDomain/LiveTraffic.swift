@@ -29,14 +29,17 @@ public struct LiveTraffic: Sendable {
         WaitEstimator(capacity: pool.places(settings), residenceRatio: ratio)
     }
 
-    /// Whether a party of `people` staying `residence` may join `pool`'s queue now: the one
-    /// rule the wizard shows and the reservation transaction enforces (and the kiosk, for
-    /// walk-ins).
-    public func lineUpDecision(people: Int, residence: TimeInterval, settings: StoreSettings, hours: OpeningHours,
-                               now: Date, pool: Pool = .online) -> LineUpPolicy.Decision
+    /// Whether a party of `people` staying `residence` and `travel` away may join `pool`'s
+    /// queue now: the one rule the wizard shows and the reservation transaction enforces (and
+    /// the kiosk, for walk-ins). The wait counts to the party's entry, so it is never shorter
+    /// than its travel: a visit that would end after closing once they have got there is refused.
+    public func lineUpDecision(people: Int, residence: TimeInterval, travel: TimeInterval = 0,
+                               settings: StoreSettings, hours: OpeningHours, now: Date, pool: Pool = .online)
+        -> LineUpPolicy.Decision
     {
         let wait = estimator(settings: settings, pool: pool).waitForNewParty(
-            people: people, residence: residence, traffic: traffic(settings: settings, now: now, pool: pool), now: now)
+            people: people, residence: residence, travel: travel,
+            traffic: traffic(settings: settings, now: now, pool: pool), now: now)
         return LineUpPolicy.decide(wait: wait, residence: residence, openState: hours.state(at: now), now: now)
     }
 }

@@ -6,20 +6,26 @@ import Foundation
 /// Each pool (walk-in and online) is called against its own share of the capacity. A pool's
 /// free places are its share less the people of that pool inside, the called tickets on their
 /// way and the bookings due soon (`StoreTraffic` holds their places), so bookings keep their
-/// room. The queue is called strictly in order: a party of two at the head is not overtaken
-/// by a party of one behind it, so it cannot be starved.
+/// room. The queue is given places strictly in order: a party of two at the head is not
+/// overtaken by a party of one behind it, so it cannot be starved. A customer who has to
+/// travel keeps the places given to them while on the way (`Departure`): they are told to
+/// leave, and called when they are about to arrive.
 public enum QueueCaller {
     public struct Plan: Sendable, Equatable {
         /// Waiting tickets to call now.
         public var call: [Int64] = []
+        /// Waiting tickets with places free for them whose customers have not been told to
+        /// leave yet: tell them now (their places are held).
+        public var sendOff: [Int64] = []
         /// Called tickets not scanned within the grace period, and tickets of a past day still
         /// waiting.
         public var expire: [Int64] = []
         /// Visits of a past day never scanned out: closed without an exit time.
         public var close: [Int64] = []
 
-        public init(call: [Int64] = [], expire: [Int64] = [], close: [Int64] = []) {
+        public init(call: [Int64] = [], sendOff: [Int64] = [], expire: [Int64] = [], close: [Int64] = []) {
             self.call = call
+            self.sendOff = sendOff
             self.expire = expire
             self.close = close
         }
@@ -77,7 +83,15 @@ public enum QueueCaller {
                 guard reservation.people <= freeOnline else { onlineStopped = true; continue }
                 freeOnline -= reservation.people
             }
-            plan.call.append(reservation.id)
+            if reservation.travel <= 0 {
+                plan.call.append(reservation.id)
+            } else if let leftAt = reservation.leftAt {
+                if Departure.mayCall(leftAt: leftAt, travel: reservation.travel, now: now) {
+                    plan.call.append(reservation.id)
+                }
+            } else {
+                plan.sendOff.append(reservation.id)
+            }
         }
         return plan
     }

@@ -19,6 +19,9 @@ public struct StoreStanding: Sendable, Equatable {
         /// ticket leaving the queue is simulated again from.
         var head: WaitEstimator.Simulation
         var queue: [QueuedParty]
+        /// When each waiting party is given its places (its entry, unless it is still
+        /// travelling then): where the simulation resumes after it.
+        var placed: [Date]
 
         public static func == (lhs: PoolStanding, rhs: PoolStanding) -> Bool {
             lhs.parties == rhs.parties && lhs.people == rhs.people && lhs.newcomerWait == rhs.newcomerWait
@@ -32,6 +35,8 @@ public struct StoreStanding: Sendable, Equatable {
             head = tail
             queue = []
             queue.reserveCapacity(queueIds.count)
+            placed = []
+            placed.reserveCapacity(queueIds.count)
             waiting = []
             waiting.reserveCapacity(queueIds.count)
             parties = 0
@@ -47,6 +52,7 @@ public struct StoreStanding: Sendable, Equatable {
             let entry = tail.enter(party)
             waiting.append((id, people, entry))
             queue.append(party)
+            placed.append(tail.clock)
             parties += 1
             people += party.people
             if updatingNewcomer { newcomerWait = places > 0 ? Self.newcomerWait(after: tail, now: now) : nil }
@@ -62,14 +68,18 @@ public struct StoreStanding: Sendable, Equatable {
             if index == 0 || waiting[index - 1].entry != nil {
                 var simulation = index == 0
                     ? head
-                    : head.resumed(at: waiting[index - 1].entry!,
+                    : head.resumed(at: placed[index - 1],
                                    after: (0..<index).map { (waiting[$0].entry!, queue[$0]) })
-                for later in (index + 1)..<waiting.count { waiting[later].entry = simulation.enter(queue[later]) }
+                for later in (index + 1)..<waiting.count {
+                    waiting[later].entry = simulation.enter(queue[later])
+                    placed[later] = simulation.clock
+                }
                 tail = simulation
             }
             for later in (index + 1)..<waiting.count { waiting[later].peopleAhead -= leaving.people }
             waiting.remove(at: index)
             queue.remove(at: index)
+            placed.remove(at: index)
             parties -= 1
             people -= leaving.people
             newcomerWait = places > 0 ? Self.newcomerWait(after: tail, now: now) : nil
@@ -116,7 +126,7 @@ public struct StoreStanding: Sendable, Equatable {
     /// new simulation of the queue. `party` must come after every waiting ticket of its pool.
     public mutating func appendWaiting(_ party: LiveReservation, settings: StoreSettings, hours: OpeningHours) {
         precondition(party.state == .waiting, "only a waiting ticket joins the back of the queue")
-        let queued = QueuedParty(people: party.people, residence: party.residence)
+        let queued = party.queued(now: at)
         if party.walkIn {
             walkIn.append(party.id, queued, places: settings.walkInPlaces, now: at)
         } else {

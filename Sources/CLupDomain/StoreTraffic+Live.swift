@@ -8,6 +8,10 @@ public struct LiveReservation: Sendable, Hashable {
         case called(at: Date)
         case inside(since: Date)
         case booked(slotStart: Date)
+
+        public var isCalled: Bool {
+            if case .called = self { true } else { false }
+        }
     }
 
     public var id: Int64
@@ -20,9 +24,13 @@ public struct LiveReservation: Sendable, Hashable {
     public var number: Int
     /// The store-local day the ticket belongs to; a queue never carries over to the next day.
     public var day: Int
+    /// How long the customer needs to reach the store (0: at hand, as a walk-in is).
+    public var travel: TimeInterval
+    /// When the customer was told to leave for the store, if they were.
+    public var leftAt: Date?
 
     public init(id: Int64, state: State, people: Int, residence: TimeInterval, walkIn: Bool = false, number: Int = 0,
-                day: Int = 0)
+                day: Int = 0, travel: TimeInterval = 0, leftAt: Date? = nil)
     {
         self.id = id
         self.state = state
@@ -31,9 +39,22 @@ public struct LiveReservation: Sendable, Hashable {
         self.walkIn = walkIn
         self.number = number
         self.day = day
+        self.travel = travel
+        self.leftAt = leftAt
     }
 
     public var pool: Pool { walkIn ? .walkIn : .online }
+
+    /// The earliest time the customer can be at the door, as seen at `now`: a travel time after
+    /// they were told to leave, or after now if they have not been yet. Nil: at hand.
+    public func arrival(now: Date) -> Date? {
+        travel > 0 ? (leftAt ?? now) + travel : nil
+    }
+
+    /// The ticket as a party of the queue, as seen at `now`.
+    public func queued(now: Date) -> QueuedParty {
+        QueuedParty(people: people, residence: residence, arrival: arrival(now: now))
+    }
 }
 
 /// The two shares of a store's capacity (D4, R22): the places kept for walk-ins, who take a
@@ -96,7 +117,7 @@ extension StoreTraffic {
         let stay = reservation.residence * ratio
         switch reservation.state {
         case .waiting:
-            queue.append(QueuedParty(people: reservation.people, residence: reservation.residence))
+            queue.append(reservation.queued(now: now))
             return true
         case .called(let at):
             // Not inside yet, but on the way: the place is theirs.
@@ -139,7 +160,7 @@ public struct QueueStanding: Sendable, Equatable {
         let ahead = Set(waiting[..<index].map(\.id))
         var traffic = StoreTraffic(live: live.filter { $0.state != .waiting || ahead.contains($0.id) },
                                    settings: settings, ratio: estimator.residenceRatio, now: now)
-        traffic.queue.append(QueuedParty(people: waiting[index].people, residence: waiting[index].residence))
+        traffic.queue.append(waiting[index].queued(now: now))
         let entry = estimator.entryTimes(traffic: traffic, now: now).last ?? nil
         return QueueStanding(partiesAhead: index, peopleAhead: waiting[..<index].reduce(0) { $0 + $1.people },
                              entry: entry)

@@ -14,6 +14,15 @@ public enum TravelMode: String, Sendable, CaseIterable, Codable {
         }
     }
 
+    /// "on foot", "by car": completes "12 min …".
+    public var phrase: String {
+        switch self {
+        case .walking: "on foot"
+        case .car: "by car"
+        case .transit: "by public transport"
+        }
+    }
+
     /// Travel time without a routing service (none is reachable offline): the straight-line
     /// distance lengthened by a detour factor for city streets, covered at a typical urban
     /// speed, plus a fixed overhead (parking; walking to the stop and waiting).
@@ -24,6 +33,11 @@ public enum TravelMode: String, Sendable, CaseIterable, Codable {
         let parameters = self.parameters
         let seconds = metres * parameters.detour / (parameters.kilometresPerHour / 3.6)
         return seconds + parameters.overhead
+    }
+
+    /// A line-up's travel time, to the second: what its ticket keeps.
+    public static func travel(mode: TravelMode, metres: Int) -> TimeInterval {
+        mode.travelTime(metres: Double(metres)).rounded()
     }
 
     private var parameters: (detour: Double, kilometresPerHour: Double, overhead: TimeInterval) {

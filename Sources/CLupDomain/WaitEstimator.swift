@@ -11,14 +11,18 @@ public struct Occupant: Sendable, Hashable {
     }
 }
 
-/// A party waiting in the virtual queue, with the time it declared it will stay.
+/// A party waiting in the virtual queue, with the time it declared it will stay and, for a
+/// customer who has to travel, the earliest time it can be at the door.
 public struct QueuedParty: Sendable, Hashable {
     public var people: Int
     public var residence: TimeInterval
+    /// Nil: the party is at hand (a walk-in at the kiosk, or a customer with no travel).
+    public var arrival: Date?
 
-    public init(people: Int, residence: TimeInterval) {
+    public init(people: Int, residence: TimeInterval, arrival: Date? = nil) {
         self.people = people
         self.residence = residence
+        self.arrival = arrival
     }
 }
 
@@ -45,7 +49,9 @@ public struct StoreTraffic: Sendable, Hashable {
 
 /// Estimates when each party in a store's queue will enter, by simulating expected exits:
 /// people inside leave at their expected exit, places held for bookings due are not given
-/// away, and the queue enters in order as places free.
+/// away, and the queue is given places in order as they free. A party still travelling when
+/// its places free holds them until it arrives (`QueuedParty.arrival`), as `QueueCaller` does:
+/// it enters at the later of the two, and leaves its stay after that.
 ///
 /// The simulation keeps pending exits in a min-heap, so the cost is O(n log p) for n parties
 /// queued and p places, independent of the store's history.
@@ -117,6 +123,8 @@ public struct WaitEstimator: Sendable {
     public struct Simulation: Sendable {
         var exits = Exits()
         var free: Int
+        /// When the last party was given its places (parties are given places in order; one
+        /// still travelling enters later, at its arrival).
         var clock: Date
         /// A party larger than the places was met: nobody after it can enter.
         var blocked = false
@@ -136,11 +144,12 @@ public struct WaitEstimator: Sendable {
             }
         }
 
-        /// The state just after a party entered at `clock`, from this state (the one before
-        /// the first party) and the parties that entered so far, each entering at `entry` and
-        /// staying `stay`: the same as simulating them one by one, without the heap. Exits at
-        /// or before `clock` are as good as free places — a party needing a place takes it at
-        /// `clock` either way — so only later ones are kept, and they hold the places taken.
+        /// The state just after a party was given its places at `clock`, from this state (the
+        /// one before the first party) and the parties given places so far, each entering at
+        /// `entry` and staying `stay`: the same as simulating them one by one, without the
+        /// heap. Exits at or before `clock` are as good as free places — a party needing a
+        /// place takes it at `clock` either way — so only later ones are kept, and they hold
+        /// the places taken.
         public func resumed(at clock: Date, after entered: [(entry: Date, party: QueuedParty)]) -> Simulation {
             var resumed = self
             resumed.clock = clock
@@ -155,15 +164,18 @@ public struct WaitEstimator: Sendable {
             return resumed
         }
 
-        /// Lets the next party in line enter: returns when, or nil if it never could.
+        /// Lets the next party in line enter: returns when, or nil if it never could. Its
+        /// places are taken at `clock` (from then on they are its, as it travels) and freed a
+        /// stay after it enters.
         public mutating func enter(_ party: QueuedParty) -> Date? {
             guard !blocked else { return nil }
             let stay = party.residence * residenceRatio
             // The usual step: no place free, and the soonest exit frees exactly enough.
             if free == 0, let soonest = exits.soonest, soonest.people == party.people {
                 clock = max(clock, soonest.time)
-                exits.replaceSoonest(with: Exit(time: clock + stay, people: party.people))
-                return clock
+                let entry = party.arrival.map { max(clock, $0) } ?? clock
+                exits.replaceSoonest(with: Exit(time: entry + stay, people: party.people))
+                return entry
             }
             while free < party.people, let exit = exits.popSoonest() {
                 clock = max(clock, exit.time)
@@ -174,8 +186,9 @@ public struct WaitEstimator: Sendable {
                 return nil
             }
             free -= party.people
-            exits.insert(Exit(time: clock + stay, people: party.people))
-            return clock
+            let entry = party.arrival.map { max(clock, $0) } ?? clock
+            exits.insert(Exit(time: entry + stay, people: party.people))
+            return entry
         }
 
         /// When `party` would enter if it joined now, leaving the simulation as it is.
@@ -198,10 +211,11 @@ public struct WaitEstimator: Sendable {
 
     /// How long a new party of `people` joining the back of the queue would wait, to the second
     /// (date arithmetic leaves sub-microsecond residue); nil if it could never enter.
+    /// `travel`: how long the party needs to reach the store from now.
     public func waitForNewParty(
-        people: Int, residence: TimeInterval = 30 * 60, traffic: StoreTraffic, now: Date
+        people: Int, residence: TimeInterval = 30 * 60, travel: TimeInterval = 0, traffic: StoreTraffic, now: Date
     ) -> TimeInterval? {
-        let newcomer = QueuedParty(people: people, residence: residence)
+        let newcomer = QueuedParty(people: people, residence: residence, arrival: travel > 0 ? now + travel : nil)
         guard let entry = entryTimes(traffic: traffic, appending: [newcomer], now: now).last ?? nil else { return nil }
         return entry.timeIntervalSince(now).rounded()
     }

@@ -23,6 +23,10 @@ public enum Paths {
     public static let accountProfile = FixedPath("/account/profile")
     public static let accountPassword = FixedPath("/account/password")
     public static let accountDelete = FixedPath("/account/delete")
+    public static let accountNotifications = FixedPath("/account/notifications")
+    /// This browser's push subscription: POST keeps it, POST to `…/remove` forgets it.
+    public static let accountPush = FixedPath("/account/push")
+    public static let accountPushRemove = FixedPath("/account/push/remove")
 
     // Reservations: the wizard, tickets, my reservations
     public static let reserve = IdPath("/stores/{id}/reserve")
@@ -35,6 +39,10 @@ public enum Paths {
     public static let ticketStatus = IdPath("/reservations/{id}/status")
     public static let ticketImage = IdPath("/reservations/{id}/qr.png")
     public static let ticketCancel = IdPath("/reservations/{id}/cancel")
+    public static let ticketTravel = IdPath("/reservations/{id}/travel")
+    public static let ticketConfirm = IdPath("/reservations/{id}/confirm")
+    /// A booking reminder's Confirm and Cancel links (a signed token, no sign-in needed).
+    public static let bookingReply = FixedPath("/bookings/reply")
 
     // Managers
     public static let manage = FixedPath("/manage")
@@ -62,8 +70,10 @@ public enum Paths {
     /// Every routed path, for the round-trip test.
     public static let all: [any RoutePath] = [
         home, store, health, signUp, signIn, signOut, signOutEverywhere, confirm, resendConfirmation, forgot, reset,
-        account, accountProfile, accountPassword, accountDelete, reserve, reserveHow, reserveSlots, reserveRecap,
-        storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, manage, manageStore, kiosk,
+        account, accountProfile, accountPassword, accountDelete, accountNotifications, accountPush, accountPushRemove,
+        reserve, reserveHow, reserveSlots, reserveRecap,
+        storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketConfirm,
+        bookingReply, manage, manageStore, kiosk,
         kioskEnrol, kioskLeave, kioskDispenser, kioskTickets, kioskTicket, kioskScanner, kioskScan, kioskBoard,
         apiScan, apiTickets, apiStoreStatus,
     ]

@@ -35,7 +35,7 @@ public enum Secrets {
 
     /// Unpadded base64url, by libsodium (Foundation's encoder and three replacements cost more
     /// than the random bytes on every guest's page).
-    static func base64url(_ bytes: [UInt8]) -> String {
+    public static func base64url(_ bytes: [UInt8]) -> String {
         let variant = sodium_base64_VARIANT_URLSAFE_NO_PADDING
         let capacity = sodium_base64_encoded_len(bytes.count, variant)
         return String(unsafeUninitializedCapacity: capacity) { buffer in

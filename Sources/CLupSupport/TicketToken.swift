@@ -29,6 +29,16 @@ public struct TicketToken: Sendable {
         key = Sodium.sha256(Array(trimmed.utf8))
     }
 
+    private init(key: [UInt8]) {
+        self.key = key
+    }
+
+    /// Tokens of another purpose under the same secret (a booking reminder's reply links): a
+    /// token of one purpose is never valid as one of another.
+    public func derived(for purpose: String) -> TicketToken {
+        TicketToken(key: Sodium.sha256(key + Array("|\(purpose)".utf8)))
+    }
+
     /// The token for reservation `id`.
     public func token(for id: Int64) -> String {
         let payload = [Self.version] + Self.bytes(of: id)
@@ -61,6 +71,15 @@ public struct TicketToken: Sendable {
 }
 
 extension Secrets {
+    /// Decodes unpadded base64url (padding tolerated); nil if it is not.
+    public static func base64urlBytes(_ text: String) -> [UInt8]? {
+        let trimmed = text.hasSuffix("=") ? String(text.prefix { $0 != "=" }) : text
+        guard trimmed.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            return nil
+        }
+        return base64urlDecoded(trimmed)
+    }
+
     /// Decodes unpadded base64url; nil if it is not.
     static func base64urlDecoded(_ text: String) -> [UInt8]? {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")

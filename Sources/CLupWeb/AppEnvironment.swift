@@ -36,6 +36,19 @@ public struct SiteSettings: Sendable {
     public var places: [Place]
     /// The site's public address, for links in emails (no trailing slash).
     public var baseURL: String
+    /// The push services browsers may subscribe through: a subscription's endpoint must be on
+    /// one of these hosts or a subdomain (Chrome's, Firefox's, Edge's and Safari's), so a
+    /// forged subscription cannot make the server post to an address of the attacker's choice.
+    public var pushHosts = ["fcm.googleapis.com", "push.services.mozilla.com", "notify.windows.com", "push.apple.com"]
+    /// Accepts push subscriptions to a plain-HTTP service on this machine (end-to-end tests).
+    public var allowsLoopbackPush = false
+
+    /// Whether a browser's push subscription may post to `url`.
+    public func acceptsPushEndpoint(_ url: URL) -> Bool {
+        if allowsLoopbackPush, url.scheme == "http", url.host == "127.0.0.1" { return true }
+        guard url.scheme == "https", let host = url.host?.lowercased() else { return false }
+        return pushHosts.contains { host == $0 || host.hasSuffix("." + $0) }
+    }
 
     public init(
         tileURL: String = "https://tile.openstreetmap.org/{z}/{x}/{y}.png",

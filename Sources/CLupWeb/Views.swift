@@ -6,9 +6,12 @@ import Foundation
 /// model lacks does not build, and rendering involves no lookup by name.
 public struct Views: Sendable {
     public let assets: Assets
+    /// The VAPID public key pages give browsers to subscribe to push messages, if push is on.
+    public let pushKey: String?
 
-    public init(assets: Assets) {
+    public init(assets: Assets, pushKey: String? = nil) {
         self.assets = assets
+        self.pushKey = pushKey
     }
 
     /// The frame of a page for this visitor: title, assets, navigation, CSRF token.
@@ -16,7 +19,7 @@ public struct Views: Sendable {
         Frame(title: title, stylesheet: assets.stylesheet, script: assets.script, icon: assets.icon, section: section,
               csrf: visitor.csrfToken, userName: visitor.user?.displayName,
               isManager: visitor.user.map { $0.role != .customer } ?? false,
-              unconfirmed: visitor.user.map { !$0.isConfirmed } ?? false)
+              unconfirmed: visitor.user.map { !$0.isConfirmed } ?? false, pushKey: pushKey)
     }
 
     /// A page of the site for the visitor making `context`'s request.

@@ -58,8 +58,53 @@ struct SiteOptions: ParsableArguments {
 
     var settings: SiteSettings { SiteSettings(tileURL: tileURL, baseURL: baseURL) }
 
-    func views() throws -> Views {
-        Views(assets: try Assets(publicDirectory: publicDirectory))
+    func views(pushKey: String? = nil) throws -> Views {
+        Views(assets: try Assets(publicDirectory: publicDirectory), pushKey: pushKey)
+    }
+}
+
+/// The application server's key for Web Push (VAPID). Made on the first start if the file is
+/// missing; keep it across restarts, since browsers subscribed with its public half.
+struct PushOptions: ParsableArguments {
+    @Option(help: "File holding the VAPID private key (created, readable only by CLup, if missing).")
+    var vapidKeyFile: String = ProcessInfo.processInfo.environment["CLUP_VAPID_KEY_FILE"] ?? "run/vapid-key"
+
+    @Option(help: "Contact for push services, a mailto: or https: URL (default: mailto: and the sender address).")
+    var vapidSubject: String? = ProcessInfo.processInfo.environment["CLUP_VAPID_SUBJECT"]
+
+    @Flag(help: .hidden)
+    var allowLoopbackPush = false
+
+    func key(mailFrom: String, logger: Logger) throws -> VAPIDKey {
+        let subject = vapidSubject ?? "mailto:\(mailFrom)"
+        if let data = FileManager.default.contents(atPath: vapidKeyFile) {
+            do {
+                return try VAPIDKey(privateKey: String(decoding: data, as: UTF8.self), subject: subject)
+            } catch {
+                throw ValidationError("\(vapidKeyFile): \(error)")
+            }
+        }
+        let privateKey = VAPIDKey.generatePrivateKey()
+        guard FileManager.default.createFile(atPath: vapidKeyFile, contents: Data((privateKey + "\n").utf8),
+                                             attributes: [.posixPermissions: 0o600])
+        else { throw ValidationError("cannot write the VAPID key to \(vapidKeyFile)") }
+        logger.info("made a new VAPID key in \(vapidKeyFile)")
+        return try VAPIDKey(privateKey: privateKey, subject: subject)
+    }
+}
+
+/// A clock for end-to-end tests: real time plus the offset in seconds a file holds, so a test
+/// moves the worker's time forward without waiting. Unset in production.
+struct ClockOptions: ParsableArguments {
+    @Option(help: .hidden)
+    var clockOffsetFile: String?
+
+    var now: @Sendable () -> Date {
+        guard let path = clockOffsetFile else { return { Date() } }
+        return {
+            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "0"
+            return Date() + (Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0)
+        }
     }
 }
 
@@ -148,16 +193,23 @@ struct Serve: ParsableCommand {
     @Option(help: "Seconds between updates of the queues (lapsed calls expire, the next tickets are called).")
     var queueInterval: Double = 5
 
+    @OptionGroup var push: PushOptions
+    @OptionGroup var clock: ClockOptions
+
     func run() throws {
         let logger = Logger(label: "clup")
         guard Sodium.ensureInitialized() else { throw ValidationError("libsodium could not be initialised") }
         keepFreedMemory()
         guard let mode = mode_t(socketMode, radix: 8) else { throw ValidationError("--socket-mode must be octal") }
-        // Everything that can fail is checked before the socket opens: assets, secret, schema.
-        let views = try site.views()
+        // Everything that can fail is checked before the socket opens: assets, secrets, schema.
+        let vapid = try push.key(mailFrom: mail.mailFrom, logger: logger)
+        let views = try site.views(pushKey: vapid.publicKey)
         _ = PasswordHasher.decoy  // computed now, so the first unknown-address sign-in is not slower
+        var settings = site.settings
+        settings.allowsLoopbackPush = push.allowLoopbackPush
+        let now = clock.now
         let environment = AppEnvironment(
-            database: try database.open(), now: { Date() }, logger: logger, settings: site.settings,
+            database: try database.open(), now: now, logger: logger, settings: settings,
             tickets: try secret.tickets())
         let app = App(environment: environment, views: views)
         let endpoint: FastCGIServer.Endpoint = port.map { .tcp(port: $0) } ?? .unix(path: socket, mode: mode)
@@ -170,9 +222,12 @@ struct Serve: ParsableCommand {
                                              .init(endpoint: entrance, threads: entranceThreads, name: "entrance")],
                                  maxBodySize: maxBody),
             logger: logger)
-        startMailLoop(mail.delivery(database: environment.database, logger: logger), logger: logger,
-                      interval: mailInterval)
-        startQueueLoop(environment.database, logger: logger, interval: queueInterval)
+        let database = environment.database
+        startMailLoop(mail.delivery(database: database, logger: logger), logger: logger, interval: mailInterval,
+                      now: now)
+        startQueueLoop(database, logger: logger, interval: queueInterval, now: now)
+        startNoticeLoop(database, writer: NoticeWriter(settings: settings, tickets: environment.tickets),
+                        push: PushDelivery(database: database, vapid: vapid, logger: logger), logger: logger, now: now)
         server.run { request in
             let response = app.respond(cgiParams: request.params, body: request.body,
                                        bodyTooLarge: request.bodyTooLarge)
@@ -189,11 +244,13 @@ extension Serve {
 }
 
 /// Sends the outbox from a thread of its own, so a slow mail server never holds a request.
-private func startMailLoop(_ delivery: MailDelivery, logger: Logger, interval: Double = 2) {
+private func startMailLoop(_ delivery: MailDelivery, logger: Logger, interval: Double = 2,
+                           now: @escaping @Sendable () -> Date)
+{
     let thread = Thread {
         while true {
             do {
-                try delivery.deliverDue(now: Date())
+                try delivery.deliverDue(now: now())
             } catch {
                 logger.error("mail delivery: \(error)")
             }
@@ -207,7 +264,9 @@ private func startMailLoop(_ delivery: MailDelivery, logger: Logger, interval: D
 /// Advances every store's queue from a thread of its own: time alone frees places (a call's
 /// grace period ends, a booking's window closes), so calling cannot wait for a request. Every
 /// second it also picks up what other processes wrote (`clup admin`) into the store board.
-private func startQueueLoop(_ database: AppDatabase, logger: Logger, interval: Double) {
+private func startQueueLoop(_ database: AppDatabase, logger: Logger, interval: Double,
+                            now: @escaping @Sendable () -> Date)
+{
     let thread = Thread {
         var lastAdvance = Date.distantPast
         while true {
@@ -215,8 +274,12 @@ private func startQueueLoop(_ database: AppDatabase, logger: Logger, interval: D
                 try database.refreshBoard()
                 if Date().timeIntervalSince(lastAdvance) >= interval {
                     lastAdvance = Date()
-                    let called = try database.advanceQueues(now: lastAdvance)
+                    let called = try database.advanceQueues(now: now())
                     if called > 0 { logger.info("called \(called) tickets") }
+                    let bookings = try database.remindBookings(now: now())
+                    if bookings.reminded + bookings.cancelled > 0 {
+                        logger.info("reminded \(bookings.reminded) bookings, cancelled \(bookings.cancelled) unconfirmed")
+                    }
                 }
             } catch {
                 logger.error("advancing queues: \(error)")
@@ -225,6 +288,31 @@ private func startQueueLoop(_ database: AppDatabase, logger: Logger, interval: D
         }
     }
     thread.name = "queues"
+    thread.start()
+}
+
+/// Turns reservation notices into messages every second, and starts sending the push messages
+/// that are due, from a thread of its own (each push is sent on a thread of its own).
+private func startNoticeLoop(_ database: AppDatabase, writer: NoticeWriter, push: PushDelivery, logger: Logger,
+                             now: @escaping @Sendable () -> Date)
+{
+    let thread = Thread {
+        var lastPurge = Date.distantPast
+        while true {
+            do {
+                try database.dispatchNotices(now: now(), render: writer.render)
+                try push.deliverDue(now: now())
+                if Date().timeIntervalSince(lastPurge) > 3600 {
+                    lastPurge = Date()
+                    try database.purgeSettledPush(before: now() - 86400)
+                }
+            } catch {
+                logger.error("notices: \(error)")
+            }
+            Thread.sleep(forTimeInterval: 1)
+        }
+    }
+    thread.name = "notices"
     thread.start()
 }
 

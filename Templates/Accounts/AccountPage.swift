@@ -7,6 +7,10 @@ public struct AccountPage: Page {
     public var confirmed: Bool
     public var modes: [Choice]
     public var loyaltyOptIn: Bool
+    public var notifyEmail = true
+    public var notifyPush = true
+    /// Browsers with notifications turned on.
+    public var pushDevices = 0
     public var notice: String?
     public var displayNameError: String?
     public var passwordError: String?
@@ -44,6 +48,21 @@ public struct AccountPage: Page {
                 <label class="check"><input type="checkbox" name="loyaltyOptIn"\(if: loyaltyOptIn, " checked")> List me among a store's loyal customers (managers see your name and visit count; never shown publicly)</label>
                 <button type="submit">Save profile</button>
               </form>
+            </section>
+
+            <section class="panel" id="notifications">
+              <h2>Notifications</h2>
+              <p class="fine">We tell you when to leave for the store, when it is your turn, and remind you of a booking 2 hours before, asking you to confirm. If you choose no channel, we still send email.</p>
+              <form method="post" action="\(Paths.accountNotifications())" class="stack">
+                \(frame.csrfField)
+                <label class="check"><input type="checkbox" name="email"\(if: notifyEmail, " checked")> By email, to \(email)</label>
+                <label class="check"><input type="checkbox" name="push"\(if: notifyPush, " checked")> On my devices (\(pushDevices == 1 ? "1 browser" : "\(pushDevices) browsers") turned on)</label>
+                <button type="submit">Save notifications</button>
+              </form>
+              <p class="push-offer" data-push-offer="\(Paths.accountPush())" hidden>
+                <button type="button" class="secondary" data-push-enable>Turn on notifications on this device</button>
+                <span class="fine" data-push-state></span>
+              </p>
             </section>
 
             <section class="panel">

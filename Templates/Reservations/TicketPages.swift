@@ -8,18 +8,32 @@ public struct TicketProgress: Sendable, Equatable {
     public var detail: String
     public var peopleAhead: Int?
     public var entry: String?
+    /// When to leave for the store ("20:14", "now"), for a line-up with a travel time.
+    public var leaveBy: String?
     /// Still changing: the page refreshes itself.
     public var live: Bool
 
     public init(status: String, headline: String, detail: String, peopleAhead: Int? = nil, entry: String? = nil,
-                live: Bool)
+                leaveBy: String? = nil, live: Bool)
     {
         self.status = status
         self.headline = headline
         self.detail = detail
         self.peopleAhead = peopleAhead
         self.entry = entry
+        self.leaveBy = leaveBy
         self.live = live
+    }
+}
+
+/// The ticket's form to change how the customer travels (R5.2).
+public struct TravelForm: Sendable {
+    public var action: String
+    public var choices: [Choice]
+
+    public init(action: String, choices: [Choice]) {
+        self.action = action
+        self.choices = choices
     }
 }
 
@@ -35,10 +49,19 @@ public struct TicketPage: Page {
     public var pngHref: String
     public var statusHref: String
     public var cancelAction: String?
+    public var travel: TravelForm?
+    /// A booking awaiting the customer's confirmation.
+    public var confirmAction: String?
+    /// Where this browser can turn on notifications (shown by the script when it can).
+    public var pushAction: String
 
     public init(storeName: String, number: Int, kind: String, progress: TicketProgress, facts: [Fact],
-                code: QRDrawing?, pngHref: String, statusHref: String, cancelAction: String?)
+                code: QRDrawing?, pngHref: String, statusHref: String, cancelAction: String?,
+                travel: TravelForm? = nil, confirmAction: String? = nil, pushAction: String = "")
     {
+        self.travel = travel
+        self.confirmAction = confirmAction
+        self.pushAction = pushAction
         self.storeName = storeName
         self.number = number
         self.kind = kind
@@ -57,10 +80,14 @@ public struct TicketPage: Page {
                 <p class="ticket-store">\(storeName)</p>
                 <p class="ticket-number"><span class="fine">\(kind) No.</span> \(number)</p>
               </header>
+              <p class="ticket-alert" role="alert" data-alert hidden></p>
+              <p class="connection-lost" role="status" data-connection-lost hidden>Connection lost: what this page shows may be out of date. Trying again…</p>
               <section class="ticket-status status-\(progress.status)" aria-live="polite">
                 <h1 data-field="headline">\(progress.headline)</h1>
                 <p data-field="detail">\(progress.detail)</p>
+                \(progress.leaveBy.map(leaveBy))
               </section>
+              \(confirmAction.map { confirmForm($0, frame) })
               \(code.map(qr))
               <dl class="recap">
                 \(Fragments.facts(facts))
@@ -69,9 +96,40 @@ public struct TicketPage: Page {
                 \(if: code != nil, saveAndPrint)
                 <a class="button secondary" href="\(Paths.reservations())">My reservations</a>
               </div>
+              \(travel.map { travelForm($0, frame) })
+              <p class="no-print push-offer" data-push-offer="\(pushAction)" hidden>
+                <button type="button" class="secondary" data-push-enable>Notify me on this device</button>
+                <span class="fine" data-push-state></span>
+              </p>
               \(cancelAction.map { cancelForm($0, frame) })
             </article>
             """)
+    }
+
+    private func leaveBy(_ time: String) -> HTML {
+        "<p class=\"leave-by\">Leave by <strong data-field=\"leaveBy\">\(time)</strong></p>"
+    }
+
+    private func confirmForm(_ action: String, _ frame: Frame) -> HTML {
+        """
+        <form method="post" action="\(action)" class="no-print confirm-form">
+            \(frame.csrfField)
+            <button type="submit">Confirm my visit</button>
+          </form>
+        """
+    }
+
+    private func travelForm(_ form: TravelForm, _ frame: Frame) -> HTML {
+        """
+        <form method="post" action="\(form.action)" class="no-print travel-form">
+            \(frame.csrfField)
+            <label for="travel-mode">How you are getting there</label>
+            <span class="inline-field">
+              <select id="travel-mode" name="mode">\(Fragments.selectOptions(form.choices))</select>
+              <button type="submit" class="secondary">Change</button>
+            </span>
+          </form>
+        """
     }
 
     private func qr(_ code: QRDrawing) -> HTML {
@@ -192,5 +250,44 @@ public struct ReservationsPage: Page {
             </tbody>
           </table>
         """
+    }
+}
+
+/// A booking reminder's link: the booking, and buttons that confirm or cancel it (a GET
+/// changes nothing; the button's POST does).
+public struct BookingReplyPage: Page {
+    public var storeName: String
+    public var facts: [Fact]
+    public var token: String
+    public var action: String
+    /// The answer the link was for, whose button comes first.
+    public var cancelFirst: Bool
+
+    public init(storeName: String, facts: [Fact], token: String, action: String, cancelFirst: Bool) {
+        self.storeName = storeName
+        self.facts = facts
+        self.token = token
+        self.action = action
+        self.cancelFirst = cancelFirst
+    }
+
+    public func render(in frame: Frame) -> HTML {
+        let confirm: HTML = "<button type=\"submit\" name=\"answer\" value=\"confirm\"\(if: cancelFirst, " class=\"secondary\"")>Confirm my visit</button>"
+        let cancel: HTML = "<button type=\"submit\" name=\"answer\" value=\"cancel\" class=\"\(cancelFirst ? "danger" : "secondary")\">Cancel the booking</button>"
+        return frame.site("""
+            <section class="narrow panel">
+              <h1>Your visit to \(storeName)</h1>
+              <dl class="recap">
+                \(Fragments.facts(facts))
+              </dl>
+              <p>Will you come? Confirm to keep your place; cancel to give it to someone else.</p>
+              <form method="post" action="\(action)" class="actions">
+                \(frame.csrfField)
+                <input type="hidden" name="t" value="\(token)">
+                \(cancelFirst ? cancel : confirm)
+                \(cancelFirst ? confirm : cancel)
+              </form>
+            </section>
+            """)
     }
 }

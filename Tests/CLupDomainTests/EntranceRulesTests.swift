@@ -105,4 +105,51 @@ struct EntranceRulesTests {
         #expect(plan(queue) == QueueCaller.Plan(call: [5], expire: [1, 3], close: [4]))
         #expect(plan(queue, open: false) == QueueCaller.Plan(expire: [1, 3], close: [4]))
     }
+
+    // MARK: Travel
+
+    static let allDay = OpeningHours(intervals: (1...7).map { OpeningInterval(weekday: $0, opens: 0, closes: 24 * 60) },
+                                     timeZone: Fixture.rome)
+
+    func traveller(_ id: Int64, travel: TimeInterval, leftAt: Date? = nil, people: Int = 1) -> LiveReservation {
+        LiveReservation(id: id, state: .waiting, people: people, residence: 1800, number: Int(id), day: 5,
+                        travel: travel, leftAt: leftAt)
+    }
+
+    @Test("a customer still at home when places free is told to leave, and the places are held for them")
+    func sendOffHolds() {
+        // 8 online places, 7 taken: one free. The head lives 30 minutes away and has not left:
+        // told to leave now; the single behind them is not called in their place.
+        let full = (1...7).map { live($0, .inside(since: now)) }
+        let queue = full + [traveller(10, travel: 1800), live(11, .waiting)]
+        #expect(plan(queue) == QueueCaller.Plan(sendOff: [10]))
+        // Told to leave 20 minutes ago: still on the way, the place stays held, nobody is called.
+        let onTheWay = full + [traveller(10, travel: 1800, leftAt: now - 1200), live(11, .waiting)]
+        #expect(plan(onTheWay) == QueueCaller.Plan())
+        // Called `callMargin` before they are expected at the door.
+        let arriving = full + [traveller(10, travel: 1800, leftAt: now - 1800 + Departure.callMargin),
+                               live(11, .waiting)]
+        #expect(plan(arriving) == QueueCaller.Plan(call: [10]))
+        // With two places free, both are given theirs: the one at hand is called at once.
+        #expect(plan(Array(full.dropLast()) + [traveller(10, travel: 1800), live(11, .waiting)])
+            == QueueCaller.Plan(call: [11], sendOff: [10]))
+    }
+
+    @Test("the estimate holds the places of a customer on the way until they arrive, as calling does")
+    func estimateWaitsForArrival() {
+        let settings = StoreSettings(capacity: 1, walkInPercent: 0)
+        let traffic = LiveTraffic(live: [traveller(1, travel: 1800), live(2, .waiting)], ratio: 1)
+        let standing = StoreStanding(live: traffic, settings: settings, hours: Self.allDay, now: now)
+        // The head enters when they arrive (30 min), stays 30 min; the next enters after them.
+        #expect(standing.standing(of: 1)?.entry == now + 1800)
+        #expect(standing.standing(of: 2)?.entry == now + 3600)
+        #expect(Departure.leaveBy(entry: now + 1800, travel: 1800) == now)
+        #expect(Departure.isDue(entry: now + 1800, travel: 1800, now: now))
+        #expect(!Departure.isDue(entry: now + 3600, travel: 1800, now: now + 1799 - Departure.noticeMargin))
+        #expect(Departure.isDue(entry: now + 3600, travel: 1800, now: now + 1800 - Departure.noticeMargin))
+        // Someone told to leave 20 minutes ago arrives in 10: their entry is then.
+        let leaving = LiveTraffic(live: [traveller(1, travel: 1800, leftAt: now - 1200)], ratio: 1)
+        #expect(StoreStanding(live: leaving, settings: settings, hours: Self.allDay, now: now)
+            .standing(of: 1)?.entry == now + 600)
+    }
 }

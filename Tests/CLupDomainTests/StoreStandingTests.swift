@@ -29,9 +29,11 @@ struct StoreStandingTests {
         var id: Int64 = 0
         func add(_ state: LiveReservation.State, walkIn: Bool) {
             id += 1
+            let (travel, leftAt) = walkIn || state != .waiting ? (0, nil) : journey(&random)
             live.append(LiveReservation(
                 id: id, state: state, people: Int.random(in: 1...2, using: &random),
-                residence: Double([5, 15, 20, 30, 45, 60, 90].randomElement(using: &random)!) * 60, walkIn: walkIn))
+                residence: Double([5, 15, 20, 30, 45, 60, 90].randomElement(using: &random)!) * 60, walkIn: walkIn,
+                travel: travel, leftAt: leftAt))
         }
         for _ in 0..<Int.random(in: 0...settings.capacity, using: &random) {
             let walkIn = Int.random(in: 0..<5, using: &random) == 0
@@ -43,6 +45,14 @@ struct StoreStandingTests {
         }
         for _ in 0..<queue { add(.waiting, walkIn: Int.random(in: 0..<4, using: &random) == 0) }
         return live
+    }
+
+    /// An online customer's travel: none, or minutes to most of an hour, and sometimes already
+    /// told to leave (their arrival is then fixed).
+    func journey(_ random: inout Generator) -> (TimeInterval, Date?) {
+        let travel = Double([0, 0, 3, 12, 25, 50].randomElement(using: &random)!) * 60
+        guard travel > 0, Bool.random(using: &random) else { return (travel, nil) }
+        return (travel, now - Double(Int.random(in: 0...Int(travel), using: &random)))
     }
 
     @Test("removing any waiting ticket, or adding one at the back, equals a recomputation", arguments: 1...40)
@@ -66,10 +76,12 @@ struct StoreStandingTests {
                 let removed = kept.removeWaiting(leaving.id, settings: settings, hours: hours)
                 #expect(removed, "seed \(seed) step \(step)")
             } else {
+                let walkIn = Int.random(in: 0..<4, using: &random) == 0
+                let (travel, leftAt) = walkIn ? (0, nil) : journey(&random)
                 let joining = LiveReservation(
                     id: (live.map(\.id).max() ?? 0) + 1, state: .waiting, people: Int.random(in: 1...2, using: &random),
-                    residence: Double(Int.random(in: 1...12, using: &random)) * 300,
-                    walkIn: Int.random(in: 0..<4, using: &random) == 0)
+                    residence: Double(Int.random(in: 1...12, using: &random)) * 300, walkIn: walkIn, travel: travel,
+                    leftAt: leftAt)
                 live.append(joining)
                 kept.appendWaiting(joining, settings: settings, hours: hours)
             }

@@ -123,6 +123,9 @@ struct ReservationsTests {
         let recap = try browser.get("/stores/1/reserve/recap?kind=lineUp&minutes=15&people=2&place=duomo&mode=car")
         #expect(recap.status == 200)
         #expect(recap.bodyText.contains("<dt>Getting there</dt><dd>5 min by car</dd>"))
+        // A place is free: the customer leaves now, and goes in when they arrive.
+        #expect(recap.bodyText.contains("<dt>Leave</dt><dd>now, when you confirm</dd>"))
+        #expect(recap.bodyText.contains("<dt>Expected entry</dt><dd>around 10:05</dd>"))
         #expect(recap.bodyText.contains("<p class=\"steps\">Last step</p>"))
         let confirmed = try browser.post("/stores/1/reservations", confirmFields(recap))
         #expect(confirmed.status == 303)
@@ -130,13 +133,24 @@ struct ReservationsTests {
         let reservation = try require(try database.activeReservation(userId: userId)).reservation
         #expect(location == "/reservations/\(try require(reservation.id))")
         #expect(reservation.kind == .lineUp && reservation.people == 2 && reservation.residenceMinutes == 15)
-        // Nobody is in the store: the new ticket is called at once.
-        #expect(reservation.travelMode == .car && reservation.number == 1 && reservation.status == .called)
+        // Nobody is in the store, but the customer is 5 minutes away by car: they are told to
+        // leave now, their place is held, and the ticket is called as they are about to arrive.
+        #expect(reservation.travelMode == .car && reservation.number == 1 && reservation.status == .waiting)
+        #expect(reservation.leftAt == clock.now && reservation.travel == 300)
+        let leaving = try browser.get(location)
+        #expect(leaving.bodyText.contains("Time to leave for the store"))
+        #expect(leaving.bodyText.contains("Leave by <strong data-field=\"leaveBy\">now</strong>"))
+        #expect(leaving.bodyText.contains("<option value=\"car\" selected>Car · 5 min</option>"))
+        clock.advance(2 * 60)
+        #expect(try database.advanceQueues(now: clock.now) == 0)
+        clock.advance(60)
+        #expect(try database.advanceQueues(now: clock.now) == 1)
+        #expect(try database.notices(reservationId: try require(reservation.id)).map(\.kind) == [.leaveNow, .yourTurn])
 
         let ticket = try browser.get(location)
         #expect(ticket.status == 200)
         #expect(ticket.bodyText.contains("It is your turn: please go to the entrance"))
-        #expect(ticket.bodyText.contains("Scan your code at the entrance by 10:10, or the ticket expires."))
+        #expect(ticket.bodyText.contains("Scan your code at the entrance by 10:13, or the ticket expires."))
         // The QR code drawn is the signed token of this reservation, and verifies.
         let token = Fixture.tickets.token(for: try require(reservation.id))
         #expect(Fixture.tickets.reservationId(from: token) == reservation.id)
@@ -212,7 +226,7 @@ struct ReservationsTests {
         let how = try browser.get("/stores/\(try require(tiny.id))/reserve/how?minutes=30&people=2")
         #expect(how.bodyText.contains("too few places for the queue to let a party of your size in"))
         #expect(try browser.get("/stores/\(try require(tiny.id))/reserve/how?minutes=30&people=1").bodyText
-            .contains("No wait"))
+            .contains("A place is free now."))
     }
 
     // MARK: Book

@@ -39,6 +39,11 @@ struct RoutesTests {
         POST /account/profile session csrf signedIn
         POST /account/password session csrf signedIn
         POST /account/delete session csrf signedIn
+        POST /account/notifications session csrf signedIn
+        POST /account/push session csrf signedIn
+        POST /account/push/remove session csrf signedIn
+        GET /bookings/reply session
+        POST /bookings/reply session csrf
         GET /stores/{id}/reserve session signedIn confirmed
         GET /stores/{id}/reserve/how session signedIn confirmed
         GET /stores/{id}/reserve/slots session signedIn confirmed
@@ -49,6 +54,8 @@ struct RoutesTests {
         GET /reservations/{id}/status session signedIn reservationOwner
         GET /reservations/{id}/qr.png session signedIn reservationOwner
         POST /reservations/{id}/cancel session csrf signedIn reservationOwner
+        POST /reservations/{id}/travel session csrf signedIn reservationOwner
+        POST /reservations/{id}/confirm session csrf signedIn reservationOwner
         GET /manage session signedIn manager
         GET /manage/stores/{id} session signedIn manager managerOfStore
         GET /kiosk session

@@ -53,7 +53,9 @@ struct ReservationEndToEndTests {
         let ticketPath = try #require(made.header("Location"))
         let id = try #require(Int64(ticketPath.split(separator: "/").last ?? ""))
         let ticket = try client.get(ticketPath)
-        #expect(ticket.body.contains("It is your turn: please go to the entrance"))  // the store is empty
+        // The store is empty, and Ada is a few minutes' walk away: she leaves now, and her place
+        // is held until she arrives.
+        #expect(ticket.body.contains("Time to leave for the store"))
         #expect(ticket.body.contains("<svg viewBox="))
 
         // The PNG decodes, and its token names this reservation under the server's secret.

@@ -31,6 +31,8 @@ final class Stack {
     /// The server secret the worker signs QR codes with, so tests can verify them.
     let secret = "end-to-end secret, long enough to key an HMAC"
     var socket: String { directory + "/clup.sock" }
+    /// The worker's clock is real time plus the seconds this file holds (see `advanceClock`).
+    var clockFile: String { directory + "/clock-offset" }
     private(set) var worker: Process?
     private var nginx: Process?
 
@@ -46,6 +48,7 @@ final class Stack {
         chmod(directory, 0o755)  // nginx's workers run unprivileged and must reach the socket
         database = directory + "/clup.sqlite"
         try secret.write(toFile: directory + "/secret", atomically: true, encoding: .utf8)
+        try "0".write(toFile: directory + "/clock-offset", atomically: true, encoding: .utf8)
         port = try Self.freePort()
         try Self.check(FileManager.default.isExecutableFile(atPath: Self.clupBinary),
                        "clup is not built at \(Self.clupBinary); run scripts/test")
@@ -71,8 +74,32 @@ final class Stack {
             "serve", "--database", database, "--socket", socket, "--socket-mode", "0666", "--threads", "4",
             "--public", Self.root + "/Public", "--max-body", "65536",
             "--base-url", baseURL, "--mail-dir", directory + "/mail", "--secret-file", directory + "/secret",
+            "--vapid-key-file", directory + "/vapid-key", "--clock-offset-file", clockFile,
         ] + serveArguments)
         try waitUntil("the worker's socket appears") { FileManager.default.fileExists(atPath: self.socket) }
+    }
+
+    /// The worker's time now.
+    var now: Date {
+        Date() + (Double((try? String(contentsOfFile: clockFile, encoding: .utf8)) ?? "0") ?? 0)
+    }
+
+    /// Moves the worker's clock `seconds` forward, without waiting.
+    func advanceClock(by seconds: TimeInterval) throws {
+        let offset = Double((try? String(contentsOfFile: clockFile, encoding: .utf8)) ?? "0") ?? 0
+        try String(offset + seconds).write(toFile: clockFile, atomically: true, encoding: .utf8)
+    }
+
+    /// Kills the worker as a crash would (SIGKILL: no cleanup), then starts a new one and waits
+    /// until it answers through nginx.
+    func crashAndRestartWorker() throws {
+        guard let worker else { return }
+        kill(worker.processIdentifier, SIGKILL)
+        worker.waitUntilExit()
+        self.worker = nil
+        try FileManager.default.removeItem(atPath: socket)
+        try startWorker()
+        try waitUntil("the new worker answers") { (try? self.get("/healthz").status) == 200 }
     }
 
     /// Sends SIGTERM to the worker and returns its exit status.

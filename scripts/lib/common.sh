@@ -7,9 +7,10 @@ cd "$ROOT"
 # Debian packages CLup builds and runs with. nginx is checked by command, so an nginx
 # already installed in another flavour is kept.
 CLUP_PACKAGES=(libfcgi-dev libqrencode-dev libsodium-dev libsqlite3-dev zlib1g-dev pkg-config libjs-leaflet curl)
-# Only the tests need these: a real SMTP server for the account journey, and zbarimg to
-# read the QR codes CLup draws.
-TEST_PACKAGES=(python3-aiosmtpd zbar-tools)
+# Only the tests need these: a real SMTP server for the account journey, Python's
+# cryptography for the test's push service (it decrypts what CLup sends), and zbarimg to read
+# the QR codes CLup draws.
+TEST_PACKAGES=(python3-aiosmtpd python3-cryptography zbar-tools)
 # The benchmark's load generator and the C compiler for its ceiling (the test command runs a
 # smoke-size benchmark, so it installs these too).
 BENCH_PACKAGES=(wrk gcc libc6-dev)

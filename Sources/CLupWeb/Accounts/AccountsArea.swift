@@ -43,6 +43,9 @@ struct AccountsArea {
         account.post(Paths.accountProfile, updateProfile)
         account.post(Paths.accountPassword, changePassword)
         account.post(Paths.accountDelete, deleteAccount)
+        account.post(Paths.accountNotifications, updateNotifications)
+        account.post(Paths.accountPush, savePush)
+        account.post(Paths.accountPushRemove, removePush)
     }
 
     private func mail(_ context: some HandlerContext) -> AccountMail {
@@ -249,8 +252,10 @@ struct AccountsArea {
     func account(_ context: CustomerContext) throws -> Response {
         let user = context.user
         var page = AccountPage(user: user)
+        page.pushDevices = try database.pushSubscriptions(userId: user.id).count
         switch context.request.query["saved"] {
         case "profile": page.notice = "Your profile is saved."
+        case "notifications": page.notice = "Your notification choices are saved."
         case "password": page.notice = "Your password is changed. Other devices were signed out."
         default: break
         }
@@ -272,6 +277,31 @@ struct AccountsArea {
         try database.updateProfile(userId: user.id, displayName: name, travelMode: mode,
                                    loyaltyOptIn: context.form["loyaltyOptIn"] == "on")
         return .redirect(to: Paths.account(query: "saved=profile"))
+    }
+
+    func updateNotifications(_ context: CustomerContext) throws -> Response {
+        try database.updateNotificationChannels(userId: context.user.id, email: context.form["email"] == "on",
+                                                push: context.form["push"] == "on")
+        return .redirect(to: Paths.account(query: "saved=notifications"))
+    }
+
+    /// Keeps this browser's push subscription (sent by the page's script: the Push API's
+    /// endpoint and keys). Answers 204, or 400 with what is wrong.
+    func savePush(_ context: CustomerContext) throws -> Response {
+        let form = context.form
+        guard let endpoint = form["endpoint"], endpoint.count <= 1000, let url = URL(string: endpoint),
+            settings.acceptsPushEndpoint(url)
+        else { throw HTTPError.badRequest("This browser's push service is not one CLup can send to.") }
+        guard let p256dh = form["p256dh"], PushKeys.isPublicKey(p256dh), let auth = form["auth"], PushKeys.isAuth(auth)
+        else { throw HTTPError.badRequest("The push subscription's keys are not valid.") }
+        try database.savePushSubscription(userId: context.user.id, endpoint: endpoint, p256dh: p256dh, auth: auth,
+                                          now: context.now)
+        return Response(status: 204, headers: [("Cache-Control", "no-store")], body: [])
+    }
+
+    func removePush(_ context: CustomerContext) throws -> Response {
+        try database.deletePushSubscription(userId: context.user.id, endpoint: context.form["endpoint"] ?? "")
+        return Response(status: 204, headers: [("Cache-Control", "no-store")], body: [])
     }
 
     func changePassword(_ context: CustomerContext) throws -> Response {
@@ -344,8 +374,23 @@ extension AccountPage {
             email: user.email, displayName: user.displayName, confirmed: user.isConfirmed,
             modes: TravelMode.allCases.map { Choice(value: $0.rawValue, label: $0.label, checked: $0 == user.travelMode) },
             loyaltyOptIn: user.loyaltyOptIn)
+        notifyEmail = user.notifyEmail
+        notifyPush = user.notifyPush
     }
 }
+
+/// The shape of a Push API subscription's keys (RFC 8291): a P-256 public key, uncompressed
+/// (65 bytes), and a 16-byte secret, both base64url.
+enum PushKeys {
+    static func isPublicKey(_ text: String) -> Bool {
+        Secrets.base64urlBytes(text).map { $0.count == 65 && $0.first == 4 } ?? false
+    }
+
+    static func isAuth(_ text: String) -> Bool {
+        Secrets.base64urlBytes(text)?.count == 16
+    }
+}
+
 
 extension String {
     var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }

@@ -58,10 +58,12 @@ struct Alternatives {
         database.board.nearest(to: store.position, limit: Self.candidateReach, excluding: store.id).map(\.entry)
     }
 
-    /// Whether the party could line up at `listing` now.
-    func decision(for listing: StoreBoard.Definition, live: LiveTraffic) -> LineUpPolicy.Decision {
-        live.lineUpDecision(people: plan.people, residence: plan.residence, settings: listing.store.settings,
-                            hours: listing.openingHours, now: now)
+    /// Whether the party could line up at `listing` now, `travel` away.
+    func decision(for listing: StoreBoard.Definition, live: LiveTraffic, travel: TimeInterval = 0)
+        -> LineUpPolicy.Decision
+    {
+        live.lineUpDecision(people: plan.people, residence: plan.residence, travel: travel,
+                            settings: listing.store.settings, hours: listing.openingHours, now: now)
     }
 
     /// Stores nearest `store` with room for the party in their slot at `start`.

@@ -16,8 +16,13 @@ struct ReservationsArea {
     let views: Views
     let settings: SiteSettings
     let tickets: TicketToken
+    /// Signs the Confirm and Cancel links of booking reminders.
+    var replies: TicketToken { tickets.derived(for: Self.replyPurpose) }
+    static let replyPurpose = "booking-reply"
 
     func addRoutes(to pages: RouteGroup<BrowserContext>) {
+        pages.get(Paths.bookingReply, replyForm)
+        pages.post(Paths.bookingReply, reply)
         let customers = pages.adding(.signedIn)
         let wizard = customers.adding(.confirmed)
         wizard.get(Paths.reserve, start)
@@ -32,6 +37,8 @@ struct ReservationsArea {
         owner.get(Paths.ticketStatus, status)
         owner.get(Paths.ticketImage, qrImage)
         owner.post(Paths.ticketCancel, cancel)
+        owner.post(Paths.ticketTravel, changeTravel)
+        owner.post(Paths.ticketConfirm, confirmBooking)
     }
 
     // MARK: Helpers the steps share

@@ -17,6 +17,29 @@ extension ReservationsArea {
         return views.page(title: "Your ticket", section: .reservations, context, page)
     }
 
+    /// Changes how the customer travels (R5.2): their travel time, "leave by" and call follow.
+    func changeTravel(_ context: OwnedTicketContext) throws -> Response {
+        let reservation = context.owned.reservation
+        guard let mode = context.form["mode"].flatMap(TravelMode.init(rawValue:)) else {
+            throw HTTPError.badRequest("Choose on foot, car or public transport.")
+        }
+        guard try database.changeTravelMode(id: reservation.id, userId: context.user.id, to: mode) else {
+            throw HTTPError(409, "This ticket is no longer waiting for its turn, so how you travel no longer matters.")
+        }
+        return .redirect(to: Paths.ticket(reservation.id))
+    }
+
+    /// Confirms the booking from its ticket (R17).
+    func confirmBooking(_ context: OwnedTicketContext) throws -> Response {
+        let reservation = context.owned.reservation
+        switch try database.confirmBooking(id: reservation.id, userId: context.user.id, now: context.now) {
+        case .confirmed, .alreadyConfirmed:
+            return .redirect(to: Paths.ticket(reservation.id))
+        case .notBooked, .notFound:
+            throw HTTPError(409, "This booking is no longer waiting for a visit, so there is nothing to confirm.")
+        }
+    }
+
     /// The ticket's live figures, for the script that refreshes the page.
     func status(_ context: OwnedTicketContext) throws -> Response {
         .json(try progress(context.owned, now: context.now).json)
@@ -93,7 +116,28 @@ extension TicketProgress {
         let zone = owned.store.zone
         func clock(_ date: Date) -> String { Formatting.clock(date, now: now, timeZone: zone) }
         let status = reservation.status.rawValue
+        let travel = reservation.travel
+        let journey = reservation.travelMode.map { "\(Formatting.duration(travel)) \($0.phrase)" } ?? ""
         switch reservation.status {
+        case .waiting where travel > 0 && reservation.leftAt != nil:
+            let arrival = reservation.leftAt! + travel
+            self.init(
+                status: status, headline: "Time to leave for the store",
+                detail: "Leave now: it takes you about \(journey). Your place is held for you until you arrive, "
+                    + "around \(clock(arrival)); we will tell you when to go in.",
+                peopleAhead: standing?.peopleAhead, entry: standing?.entry.map { "around " + clock($0) }, leaveBy: "now",
+                live: true)
+        case .waiting where travel > 0 && standing?.entry != nil:
+            let entry = standing!.entry!
+            let leave = Departure.leaveBy(entry: entry, travel: travel)
+            let ahead = standing!.peopleAhead == 0 ? "Nobody is ahead of you."
+                : "\(Formatting.people(standing!.peopleAhead)) ahead of you."
+            self.init(
+                status: status, headline: "You are in the queue",
+                detail: ahead + " Expected entry around \(clock(entry)). It takes you about \(journey): "
+                    + (leave <= now ? "leave now." : "leave by \(clock(leave)); we will tell you when."),
+                peopleAhead: standing!.peopleAhead, entry: "around " + clock(entry),
+                leaveBy: leave <= now ? "now" : clock(leave), live: true)
         case .waiting:
             guard let standing, let entry = standing.entry else {
                 self.init(status: status, headline: "You are in the queue",
@@ -115,12 +159,22 @@ extension TicketProgress {
         case .booked:
             let slot = owned.slot ?? Slot(start: now, end: now)
             let window = owned.store.settings.entryWindow(slotStart: slot.start)
-            self.init(
-                status: status, headline: "Your visit is booked",
-                detail: "Slot \(Formatting.slot(slot, now: now, timeZone: zone)). Scan your code at the entrance between "
-                    + "\(Formatting.time(window.lowerBound, timeZone: zone, now: now)) and "
-                    + "\(Formatting.time(window.upperBound, timeZone: zone, now: now)).",
-                live: false)
+            let when = "Slot \(Formatting.slot(slot, now: now, timeZone: zone)). Scan your code at the entrance between "
+                + "\(Formatting.time(window.lowerBound, timeZone: zone, now: now)) and "
+                + "\(Formatting.time(window.upperBound, timeZone: zone, now: now))."
+            if reservation.confirmedAt != nil {
+                self.init(status: status, headline: "Your visit is booked · Confirmed", detail: when, live: false)
+            } else if let reminded = reservation.remindedAt {
+                self.init(
+                    status: status, headline: "Please confirm your visit",
+                    detail: when + " Confirm by \(clock(reminded + BookingReminder.replyWindow)), or the booking is "
+                        + "cancelled and its place given to someone else.",
+                    live: true)
+            } else {
+                self.init(
+                    status: status, headline: "Your visit is booked",
+                    detail: when + " We will remind you 2 hours before and ask you to confirm.", live: false)
+            }
         case .inside:
             self.init(status: status, headline: "You are in the store",
                       detail: "Since \(clock(reservation.enteredAt ?? now)). Scan your code again on your way out.",
@@ -130,7 +184,9 @@ extension TicketProgress {
                       live: false)
         case .cancelled:
             self.init(status: status, headline: "Cancelled",
-                      detail: "You cancelled this reservation"
+                      detail: (reservation.remindedAt != nil && reservation.confirmedAt == nil && reservation.kind == .booking
+                          ? "This booking was cancelled because it was not confirmed within an hour of its reminder"
+                          : "This reservation was cancelled")
                           + (reservation.endedAt.map { " " + Formatting.moment($0, now: now, timeZone: zone) } ?? "") + ".",
                       live: false)
         case .expired:
@@ -153,9 +209,12 @@ extension TicketProgress {
         var detail: String
         var peopleAhead: Int?
         var entry: String?
+        var leaveBy: String?
     }
 
-    var json: JSON { JSON(status: status, headline: headline, detail: detail, peopleAhead: peopleAhead, entry: entry) }
+    var json: JSON {
+        JSON(status: status, headline: headline, detail: detail, peopleAhead: peopleAhead, entry: entry, leaveBy: leaveBy)
+    }
 }
 
 extension TicketPage {
@@ -167,12 +226,26 @@ extension TicketPage {
         if let slot = owned.slot { facts.append(Fact("Slot", Formatting.slot(slot, now: now, timeZone: store.zone))) }
         facts.append(Fact("Visit length", "about \(reservation.residenceMinutes) min"))
         facts.append(Fact("People", Formatting.people(reservation.people)))
-        if let mode = reservation.travelMode { facts.append(Fact("Getting there", mode.label)) }
+        if let mode = reservation.travelMode {
+            facts.append(Fact("Getting there", reservation.travel > 0
+                ? "\(mode.label) · \(Formatting.duration(reservation.travel))" : mode.label))
+        }
+        var travel: TravelForm?
+        if let metres = reservation.travelMetres, reservation.status == .waiting || reservation.status == .called {
+            travel = TravelForm(action: Paths.ticketTravel(reservation.id), choices: TravelMode.allCases.map { mode in
+                Choice(value: mode.rawValue,
+                       label: "\(mode.label) · \(Formatting.duration(TravelMode.travel(mode: mode, metres: metres)))",
+                       checked: mode == reservation.travelMode)
+            })
+        }
+        let awaitsConfirmation = reservation.status == .booked && reservation.confirmedAt == nil
         self.init(
             storeName: store.name, number: reservation.number, kind: summary.kind, progress: progress, facts: facts,
             code: code.map { QRDrawing(side: $0.svgSide, path: $0.svgPath) },
             pngHref: Paths.ticketImage(reservation.id), statusHref: Paths.ticketStatus(reservation.id),
-            cancelAction: reservation.status.isCancellable ? Paths.ticketCancel(reservation.id) : nil)
+            cancelAction: reservation.status.isCancellable ? Paths.ticketCancel(reservation.id) : nil,
+            travel: travel, confirmAction: awaitsConfirmation ? Paths.ticketConfirm(reservation.id) : nil,
+            pushAction: reservation.status.isActive ? Paths.accountPush() : "")
     }
 }
 

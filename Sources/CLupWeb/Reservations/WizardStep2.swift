@@ -32,13 +32,19 @@ extension ReservationsArea {
         var refusal: String?
         var suggestions: [SuggestionRow] = []
         if case .accepted(let wait, let entry) = decision {
+            let metres = shopper.position.distance(to: store.position)
             lineUp = HowPage.LineUp(
-                estimate: wait < 60 ? "No wait: you could go in as soon as you arrive."
-                    : "Estimated wait \(Formatting.wait(wait)): you would enter around "
-                        + Formatting.clock(entry, now: now, timeZone: store.zone) + ".",
+                estimate: wait < 60 ? "A place is free now. It is held for you while you travel, and you go in when "
+                        + "you arrive."
+                    : "Estimated wait \(Formatting.wait(wait)) for a place, around "
+                        + Formatting.clock(entry, now: now, timeZone: store.zone)
+                        + ". We tell you when to leave, and hold your place while you travel.",
                 modes: TravelMode.allCases.map { mode in
-                    let travel = mode.travelTime(metres: shopper.position.distance(to: store.position))
-                    return Choice(value: mode.rawValue, label: "\(mode.label) · \(Formatting.duration(travel))",
+                    let travel = mode.travelTime(metres: metres)
+                    return Choice(value: mode.rawValue,
+                                  label: "\(mode.label) · \(Formatting.duration(travel)) · "
+                                      + Self.departure(alternatives.decision(for: details, live: live, travel: travel),
+                                                       travel: travel, now: now, zone: store.zone),
                                   checked: mode == shopper.mode)
                 },
                 hidden: Self.hidden([("kind", "lineUp")] + plan.fields + shopper.fields))
@@ -57,6 +63,16 @@ extension ReservationsArea {
                 Formatting.slot($0, now: now, timeZone: store.zone)
             })
         return views.page(title: "Line up or book", section: .stores, context, page)
+    }
+
+    /// When to leave and go in, for a line-up `travel` away: "leave now, in around 20:39".
+    static func departure(_ decision: LineUpPolicy.Decision, travel: TimeInterval, now: Date, zone: TimeZone)
+        -> String
+    {
+        guard case .accepted(_, let entry) = decision else { return "too late to go today" }
+        let leave = Departure.leaveBy(entry: entry, travel: travel)
+        return (leave <= now + 60 ? "leave now" : "leave around " + Formatting.clock(leave, now: now, timeZone: zone))
+            + ", in around " + Formatting.clock(entry, now: now, timeZone: zone)
     }
 
     /// Why the party cannot line up, in words they can act on.

@@ -19,16 +19,20 @@ extension ReservationsArea {
         switch query["kind"] {
         case "lineUp":
             let mode = query["mode"].flatMap(TravelMode.init(rawValue:)) ?? shopper.mode
+            let metres = Int(shopper.position.distance(to: store.position).rounded())
+            let travel = TravelMode.travel(mode: mode, metres: metres)
             let decision = alternatives(context, plan: plan, shopper: shopper)
-                .decision(for: details, live: database.board.entry(store.id)?.live ?? .none)
-            guard case .accepted(let wait, let entry) = decision else {
+                .decision(for: details, live: database.board.entry(store.id)?.live ?? .none, travel: travel)
+            guard case .accepted(_, let entry) = decision else {
                 return try refusedLineUp(context, details: details, plan: plan, shopper: shopper, decision: decision,
                                          status: 200)
             }
-            let travel = mode.travelTime(metres: shopper.position.distance(to: store.position))
-            facts += [Fact("Reservation", "Line up now"), Fact("Estimated wait", Formatting.wait(wait)),
-                      Fact("Expected entry", "around " + Formatting.clock(entry, now: now, timeZone: store.zone)),
-                      Fact("Getting there", "\(Formatting.duration(travel)) \(mode.phrase)")]
+            let leave = Departure.leaveBy(entry: entry, travel: travel)
+            facts += [Fact("Reservation", "Line up now"),
+                      Fact("Getting there", "\(Formatting.duration(travel)) \(mode.phrase)"),
+                      Fact("Leave", leave <= now + 60 ? "now, when you confirm"
+                          : "around " + Formatting.clock(leave, now: now, timeZone: store.zone) + " (we will tell you)"),
+                      Fact("Expected entry", "around " + Formatting.clock(entry, now: now, timeZone: store.zone))]
             fields += [("kind", "lineUp"), ("mode", mode.rawValue)]
         case "booking":
             let start = try Self.slotStart(query)
@@ -88,7 +92,8 @@ extension ReservationsArea {
         let request = ReservationRequest(
             storeId: store.id, userId: context.user.id, kind: kind, people: plan.people, residenceMinutes: plan.minutes,
             travelMode: form["mode"].flatMap(TravelMode.init(rawValue:)) ?? shopper.mode, slotStart: slotStart,
-            requestKey: requestKey, replacingActive: form["replace"] == "1")
+            requestKey: requestKey, replacingActive: form["replace"] == "1",
+            travelMetres: Int(shopper.position.distance(to: store.position).rounded()))
         switch try database.reserve(request, now: context.now) {
         case .created(let reservation), .alreadyMade(let reservation):
             return .redirect(to: Paths.ticket(reservation.id))

@@ -69,14 +69,3 @@ final class StoreSummaries: Sendable {
         return result.map { $0! }
     }
 }
-
-extension TravelMode {
-    /// "on foot", "by car": completes "12 min …".
-    var phrase: String {
-        switch self {
-        case .walking: "on foot"
-        case .car: "by car"
-        case .transit: "by public transport"
-        }
-    }
-}

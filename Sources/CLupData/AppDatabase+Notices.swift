@@ -1,0 +1,260 @@
+import CLupDomain
+import Foundation
+import GRDB
+
+/// What a booking's customer answered, or why the answer changed nothing.
+public enum BookingReply: Sendable, Equatable {
+    case confirmed
+    case alreadyConfirmed
+    /// Not a booked visit any more (cancelled, expired, used): nothing to confirm.
+    case notBooked(ReservationStatus)
+    case notFound
+}
+
+extension AppDatabase {
+    // MARK: Writing notices
+
+    /// Records notice `kind` for reservation `reservationId`, inside the transaction that makes
+    /// the event, if the reservation has a customer to tell (a walk-in has none) and has no
+    /// notice of that kind yet.
+    static func notice(_ kind: Notice.Kind, reservationId: Int64, reason: Notice.Reason? = nil, now: Date,
+                       _ db: Database) throws
+    {
+        try db.cachedStatement(sql: """
+            INSERT OR IGNORE INTO notice (reservationId, kind, reason, createdAt)
+            SELECT id, ?, ?, ? FROM reservation WHERE id = ? AND userId IS NOT NULL
+            """).execute(arguments: [kind.rawValue, reason?.rawValue, now.databaseText, reservationId])
+    }
+
+    /// Tells the customer of waiting ticket `id` to leave for the store, once: their places are
+    /// held from now on. False if it is not waiting, or they were told already.
+    @discardableResult
+    static func sendOff(_ id: Int64, now: Date, _ db: Database) throws -> Bool {
+        try db.cachedStatement(sql: """
+            UPDATE reservation SET leftAt = ? WHERE id = ? AND status IN ('waiting', 'called') AND leftAt IS NULL
+            """).execute(arguments: [now.databaseText, id])
+        guard db.changesCount > 0 else { return false }
+        try notice(.leaveNow, reservationId: id, now: now, db)
+        return true
+    }
+
+    // MARK: Bookings: reminder, confirmation, no answer
+
+    /// Reminds the customers of bookings starting within `BookingReminder.lead`, and cancels
+    /// those reminded `BookingReminder.replyWindow` ago that were not confirmed, freeing their
+    /// places. Run by the queue timer: a read through a partial index finds the few bookings
+    /// concerned, and only then a transaction decides again from the committed rows.
+    @discardableResult
+    public func remindBookings(now: Date) throws -> (reminded: Int, cancelled: Int) {
+        let arguments: StatementArguments = [(now + BookingReminder.lead).databaseText,
+                                             (now - BookingReminder.replyWindow).databaseText]
+        let condition = """
+            status = 'booked' AND confirmedAt IS NULL AND slotStart <= ?1 AND (remindedAt IS NULL OR remindedAt <= ?2)
+            """
+        let due = try reader.read { db in
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM reservation WHERE \(condition)"),
+                             arguments: arguments) ?? 0
+        }
+        guard due > 0 else { return (0, 0) }
+        return try write { db in
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT id, storeId, remindedAt FROM reservation WHERE \(condition) ORDER BY id
+                """), arguments: arguments)
+            var reminded = 0
+            var cancelled: Set<Int64> = []
+            for row in rows {
+                let id: Int64 = row["id"]
+                if (row["remindedAt"] as Date?) == nil {
+                    try db.cachedStatement(sql: "UPDATE reservation SET remindedAt = ? WHERE id = ?")
+                        .execute(arguments: [now.databaseText, id])
+                    try Self.notice(.reminder, reservationId: id, now: now, db)
+                    reminded += 1
+                } else if try Reservation.setStatus(.cancelled, .endedAt, to: now, id: id, from: .booked, db) {
+                    try Self.notice(.autoCancelled, reservationId: id, reason: .unconfirmed, now: now, db)
+                    cancelled.insert(row["storeId"])
+                }
+            }
+            // A booking due soon holds places: freed, they go to the queue.
+            for storeId in cancelled.sorted() { try advanceQueue(storeId: storeId, now: now, db) }
+            return (reminded, cancelled.count)
+        }
+    }
+
+    /// Confirms the customer's booking `id` (from its reminder or its ticket).
+    public func confirmBooking(id: Int64, userId: Int64, now: Date) throws -> BookingReply {
+        try write { db in
+            guard let reservation = try Reservation.find(id, db), reservation.userId == userId else { return .notFound }
+            guard reservation.status == .booked else { return .notBooked(reservation.status) }
+            guard reservation.confirmedAt == nil else { return .alreadyConfirmed }
+            try db.cachedStatement(sql: "UPDATE reservation SET confirmedAt = ? WHERE id = ? AND status = 'booked'")
+                .execute(arguments: [now.databaseText, id])
+            return .confirmed
+        }
+    }
+
+    // MARK: Travel
+
+    /// Changes how the customer of line-up `id` travels (R5.2), while it waits or is called;
+    /// their travel time, "leave by" and call follow. False if it is not theirs or is over.
+    public func changeTravelMode(id: Int64, userId: Int64, to mode: TravelMode) throws -> Bool {
+        try write { db in
+            try db.cachedStatement(sql: """
+                UPDATE reservation SET travelMode = ?
+                WHERE id = ? AND userId = ? AND kind = 'lineUp' AND status IN ('waiting', 'called')
+                """).execute(arguments: [mode.rawValue, id, userId])
+            return db.changesCount > 0
+        }
+    }
+
+    // MARK: Dispatching
+
+    /// Turns up to `limit` pending notices into messages, in one transaction: an email in the
+    /// outbox and a push message for each of the customer's browsers, as their account
+    /// chooses (email when nothing else would reach them). A notice that no longer applies —
+    /// the reservation moved on meanwhile — is dispatched to nobody. Returns how many were
+    /// dispatched.
+    @discardableResult
+    public func dispatchNotices(now: Date, limit: Int = 50, render: @Sendable (NoticeSubject) -> RenderedNotice) throws
+        -> Int
+    {
+        let pending = try reader.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notice WHERE dispatchedAt IS NULL") ?? 0
+        }
+        guard pending > 0 else { return 0 }
+        return try write { db in
+            let notices = try Notice.fetchAll(db, sql: """
+                SELECT * FROM notice WHERE dispatchedAt IS NULL ORDER BY id LIMIT ?
+                """, arguments: [limit])
+            for notice in notices {
+                try db.execute(sql: "UPDATE notice SET dispatchedAt = ? WHERE id = ?",
+                               arguments: [now.databaseText, notice.id])
+                guard let reservation = try Reservation.find(notice.reservationId, db),
+                    notice.appliesTo.contains(reservation.status), let userId = reservation.userId,
+                    let user = try User.fetchOne(db, id: userId), let store = try Store.fetchOne(db, id: reservation.storeId)
+                else { continue }
+                let message = render(NoticeSubject(notice: notice, reservation: reservation, store: store, user: user))
+                var pushed = 0
+                if user.notifyPush, let payload = message.push {
+                    let subscriptions = try Int64.fetchAll(db, sql: "SELECT id FROM pushSubscription WHERE userId = ?",
+                                                           arguments: [userId])
+                    for subscription in subscriptions {
+                        try db.execute(sql: """
+                            INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt)
+                            VALUES (?, ?, ?, ?, ?, ?)
+                            """, arguments: [subscription, payload, message.urgency, now, now + message.pushLifetime, now])
+                    }
+                    pushed = subscriptions.count
+                }
+                if user.notifyEmail || pushed == 0 {
+                    try NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body, now: now)
+                        .insert(db)
+                }
+            }
+            return notices.count
+        }
+    }
+
+    /// The notices of reservation `id`, oldest first (for tests and the ticket's history).
+    public func notices(reservationId: Int64) throws -> [Notice] {
+        try reader.read { db in
+            try Notice.fetchAll(db, sql: "SELECT * FROM notice WHERE reservationId = ? ORDER BY id",
+                                arguments: [reservationId])
+        }
+    }
+
+    // MARK: Push subscriptions and messages
+
+    /// Keeps the browser subscription `endpoint` for the customer (the same endpoint again
+    /// replaces the old keys, whoever held it).
+    public func savePushSubscription(userId: Int64, endpoint: String, p256dh: String, auth: String, now: Date) throws {
+        try write { db in
+            try db.execute(sql: """
+                INSERT INTO pushSubscription (userId, endpoint, p256dh, auth, createdAt) VALUES (?, ?, ?, ?, ?)
+                """, arguments: [userId, endpoint, p256dh, auth, now])
+        }
+    }
+
+    /// Forgets the customer's subscription `endpoint`; false if they had none such.
+    @discardableResult
+    public func deletePushSubscription(userId: Int64, endpoint: String) throws -> Bool {
+        try write { db in
+            try db.execute(sql: "DELETE FROM pushSubscription WHERE userId = ? AND endpoint = ?",
+                           arguments: [userId, endpoint])
+            return db.changesCount > 0
+        }
+    }
+
+    public func pushSubscriptions(userId: Int64) throws -> [PushSubscription] {
+        try reader.read { db in
+            try PushSubscription.fetchAll(db, sql: "SELECT * FROM pushSubscription WHERE userId = ? ORDER BY id",
+                                          arguments: [userId])
+        }
+    }
+
+    /// Push messages due at `now`, each with its subscription, leased for `lease` seconds so
+    /// that another sender does not take them meanwhile. Messages past their lifetime are
+    /// settled unsent.
+    public func claimDuePush(now: Date, lease: TimeInterval = 60, limit: Int = 32) throws
+        -> [(message: PushMessage, subscription: PushSubscription)]
+    {
+        let due = try reader.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pushMessage WHERE sentAt IS NULL AND nextAttemptAt <= ?",
+                             arguments: [now]) ?? 0
+        }
+        guard due > 0 else { return [] }
+        return try write { db in
+            try db.execute(sql: """
+                UPDATE pushMessage SET sentAt = ?, lastError = 'expired before delivery'
+                WHERE sentAt IS NULL AND expiresAt <= ?
+                """, arguments: [now, now])
+            let messages = try PushMessage.fetchAll(db, sql: """
+                SELECT * FROM pushMessage WHERE sentAt IS NULL AND nextAttemptAt <= ? ORDER BY id LIMIT ?
+                """, arguments: [now, limit])
+            var claimed: [(PushMessage, PushSubscription)] = []
+            for var message in messages {
+                guard let subscription = try PushSubscription.fetchOne(db, id: message.pushSubscriptionId) else { continue }
+                message.attempts += 1
+                try db.execute(sql: "UPDATE pushMessage SET attempts = ?, nextAttemptAt = ? WHERE id = ?",
+                               arguments: [message.attempts, now + lease, message.id])
+                claimed.append((message, subscription))
+            }
+            return claimed
+        }
+    }
+
+    public func markPushSent(id: Int64, now: Date) throws {
+        try write { db in
+            try db.execute(sql: "UPDATE pushMessage SET sentAt = ?, lastError = NULL WHERE id = ?", arguments: [now, id])
+        }
+    }
+
+    public func markPushFailed(id: Int64, error: String, retryAt: Date) throws {
+        try write { db in
+            try db.execute(sql: "UPDATE pushMessage SET nextAttemptAt = ?, lastError = ? WHERE id = ?",
+                           arguments: [retryAt, String(error.prefix(500)), id])
+        }
+    }
+
+    /// Forgets a subscription the push service says is gone (404 or 410), with its messages.
+    public func removePushSubscription(id: Int64) throws {
+        try write { db in try db.execute(sql: "DELETE FROM pushSubscription WHERE id = ?", arguments: [id]) }
+    }
+
+    /// Forgets push messages settled before `date` (sent, refused or expired): their payloads
+    /// name stores and times, and nothing reads them once settled.
+    @discardableResult
+    public func purgeSettledPush(before date: Date) throws -> Int {
+        try write { db in
+            try db.execute(sql: "DELETE FROM pushMessage WHERE sentAt < ?", arguments: [date])
+            return db.changesCount
+        }
+    }
+
+    /// Push messages to subscription `id` (for tests).
+    public func pushMessages(subscriptionId id: Int64) throws -> [PushMessage] {
+        try reader.read { db in
+            try PushMessage.fetchAll(db, sql: "SELECT * FROM pushMessage WHERE pushSubscriptionId = ? ORDER BY id",
+                                     arguments: [id])
+        }
+    }
+}

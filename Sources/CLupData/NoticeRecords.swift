@@ -1,0 +1,121 @@
+import CLupDomain
+import Foundation
+import GRDB
+
+/// Something that happened to a reservation that its customer should hear about. Written in
+/// the transaction that makes it happen, at most one of each kind per reservation (the schema's
+/// unique key), and later dispatched to the customer's channels.
+public struct Notice: Codable, Sendable, Identifiable, FetchableRecord, TableRecord {
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        /// Time to leave for the store.
+        case leaveNow
+        /// Called: the place is theirs, to be at the door by the call's deadline.
+        case yourTurn
+        /// A booking's reminder, two hours ahead, asking to confirm or cancel.
+        case reminder
+        case cancelled
+        case expired
+        /// A booking not confirmed within an hour of its reminder.
+        case autoCancelled
+    }
+
+    /// Why a reservation ended, for the message that says so.
+    public enum Reason: String, Codable, Sendable {
+        /// The customer cancelled it.
+        case byCustomer
+        /// The customer made another reservation in its place.
+        case replaced
+        /// Called, and not scanned within the grace period.
+        case notScanned
+        /// Still waiting when the store's day ended.
+        case storeClosed
+        /// A booking whose entry window closed unused.
+        case missedWindow
+        /// A booking whose reminder went unanswered.
+        case unconfirmed
+    }
+
+    public var id: Int64
+    public var reservationId: Int64
+    public var kind: Kind
+    public var reason: Reason?
+    public var createdAt: Date
+    public var dispatchedAt: Date?
+
+    public static let databaseTableName = "notice"
+
+    /// The statuses in which a notice of this kind still applies: a ticket cancelled before
+    /// its call was dispatched gets no "your turn".
+    public var appliesTo: Set<ReservationStatus> {
+        switch kind {
+        case .leaveNow: [.waiting, .called]
+        case .yourTurn: [.called]
+        case .reminder: [.booked]
+        case .cancelled, .autoCancelled: [.cancelled]
+        case .expired: [.expired]
+        }
+    }
+}
+
+/// A browser that asked for push messages (the Push API's subscription): where to post, and
+/// the keys to encrypt for it (RFC 8291).
+public struct PushSubscription: Codable, Sendable, Identifiable, Equatable, FetchableRecord, TableRecord {
+    public var id: Int64
+    public var userId: Int64
+    public var endpoint: String
+    /// The browser's P-256 public key, uncompressed, base64url.
+    public var p256dh: String
+    /// The 16-byte authentication secret, base64url.
+    public var auth: String
+    public var createdAt: Date
+
+    public static let databaseTableName = "pushSubscription"
+}
+
+/// A push message waiting to be sent to one subscription: the payload in clear, encrypted at
+/// sending (each attempt with a fresh key, as RFC 8291 requires).
+public struct PushMessage: Codable, Sendable, Identifiable, FetchableRecord, TableRecord {
+    public var id: Int64
+    public var pushSubscriptionId: Int64
+    public var payload: String
+    /// RFC 8030's Urgency: `high` for a call, `normal` otherwise.
+    public var urgency: String
+    public var createdAt: Date
+    /// Not worth delivering after this (the push service's TTL is what is left).
+    public var expiresAt: Date
+    public var attempts: Int
+    public var nextAttemptAt: Date
+    public var sentAt: Date?
+    public var lastError: String?
+
+    public static let databaseTableName = "pushMessage"
+}
+
+/// What a notice says on each channel, as the dispatcher renders it.
+public struct RenderedNotice: Sendable {
+    public var subject: String
+    public var body: String
+    /// The push payload (JSON the service worker shows), or nil for no push message.
+    public var push: String?
+    public var urgency: String
+    /// How long the push message stays worth delivering.
+    public var pushLifetime: TimeInterval
+
+    public init(subject: String, body: String, push: String?, urgency: String = "normal",
+                pushLifetime: TimeInterval = 3600)
+    {
+        self.subject = subject
+        self.body = body
+        self.push = push
+        self.urgency = urgency
+        self.pushLifetime = pushLifetime
+    }
+}
+
+/// Everything a notice's message is written from.
+public struct NoticeSubject: Sendable {
+    public var notice: Notice
+    public var reservation: Reservation
+    public var store: Store
+    public var user: User
+}

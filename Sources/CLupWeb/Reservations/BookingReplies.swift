@@ -1,0 +1,78 @@
+import CLupData
+import CLupDomain
+import CLupPaths
+import CLupSupport
+import CLupTemplates
+import Foundation
+
+/// A booking reminder's Confirm and Cancel links (R17, UC8). They carry a token signed for
+/// this purpose alone, so they work from the email without signing in; opening one changes
+/// nothing, and the page's button (a CSRF-checked POST) gives the answer.
+extension ReservationsArea {
+    func replyForm(_ context: BrowserContext) throws -> Response {
+        let query = context.request.query
+        let (owned, token) = try repliedBooking(query["t"])
+        let now = context.now
+        guard owned.reservation.status == .booked else { return replyOutcome(context, owned, answered: nil) }
+        var facts = [Fact("Store", owned.store.name), Fact("Address", owned.store.address)]
+        if let slot = owned.slot { facts.append(Fact("Slot", Formatting.slot(slot, now: now, timeZone: owned.store.zone))) }
+        facts.append(Fact("People", Formatting.people(owned.reservation.people)))
+        if owned.reservation.confirmedAt != nil { facts.append(Fact("Status", "Confirmed")) }
+        let page = BookingReplyPage(storeName: owned.store.name, facts: facts, token: token,
+                                    action: Paths.bookingReply(), cancelFirst: query["answer"] == "cancel")
+        return views.page(title: "Your booking", context, page)
+    }
+
+    func reply(_ context: BrowserContext) throws -> Response {
+        let (owned, _) = try repliedBooking(context.form["t"])
+        let reservation = owned.reservation
+        guard let userId = reservation.userId else { throw HTTPError.notFound }
+        switch context.form["answer"] {
+        case "confirm":
+            let reply = try database.confirmBooking(id: reservation.id, userId: userId, now: context.now)
+            return replyOutcome(context, try database.reservation(id: reservation.id) ?? owned,
+                                answered: reply == .confirmed || reply == .alreadyConfirmed ? "confirm" : nil)
+        case "cancel":
+            let cancelled = try database.cancelReservation(id: reservation.id, userId: userId, now: context.now)
+            return replyOutcome(context, try database.reservation(id: reservation.id) ?? owned,
+                                answered: cancelled ? "cancel" : nil)
+        default:
+            throw HTTPError.badRequest("Choose to confirm or to cancel the booking.")
+        }
+    }
+
+    /// The booking a reply token names; 404 for a token that is not one.
+    private func repliedBooking(_ token: String?) throws -> (ReservationWithStore, String) {
+        guard let token, let id = replies.reservationId(from: token), let owned = try database.reservation(id: id),
+            owned.reservation.kind == .booking
+        else {
+            throw HTTPError(404, "This link is not one we sent, or it was cut short. Open the booking from My "
+                + "reservations instead.")
+        }
+        return (owned, token)
+    }
+
+    private func replyOutcome(_ context: BrowserContext, _ owned: ReservationWithStore, answered: String?) -> Response {
+        let store = owned.store.name
+        let title: String
+        let line: String
+        switch (answered, owned.reservation.status) {
+        case ("confirm", _):
+            title = "Your visit is confirmed"
+            line = "Thank you: \(store) expects you. Show your code at the entrance."
+        case ("cancel", _):
+            title = "Your booking is cancelled"
+            line = "Your place at \(store) is free for someone else."
+        case (_, .cancelled):
+            title = "This booking was cancelled"
+            line = owned.reservation.remindedAt != nil && owned.reservation.confirmedAt == nil
+                ? "It was not confirmed within an hour of its reminder, so its place went to someone else."
+                : "It was cancelled before this answer."
+        default:
+            title = "This booking is over"
+            line = "There is nothing left to confirm or cancel."
+        }
+        return views.page(title: title, context, MessagePage(
+            title: title, lines: [line], link: ("My reservations", Paths.reservations())))
+    }
+}

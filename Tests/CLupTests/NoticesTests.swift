@@ -1,0 +1,314 @@
+import Foundation
+import Testing
+
+@testable import CLupData
+@testable import CLupDomain
+@testable import CLupSupport
+@testable import CLupWeb
+
+/// Travel-aware calling, and the notices that reach the customer: leave now, your turn, the
+/// booking reminder with its reply, cancellations and expiries — each at most once, and only
+/// while it still applies.
+@Suite("Notices")
+struct NoticesTests {
+    let clock = TestClock()
+    let database: AppDatabase
+    let app: App
+    /// Capacity 4, none kept for walk-ins, 2 places a slot.
+    let store: Store
+    let writer = NoticeWriter(settings: SiteSettings(baseURL: "https://clup.example.org"), tickets: Fixture.tickets)
+
+    init() throws {
+        database = try AppDatabase.inMemory()
+        store = try database.createStore(
+            NewStore(name: "Bottega Duomo", address: "Piazza Duomo 1", phone: "+39 02 1", position: Place.milan[0].position,
+                     capacity: 4, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 0, slotCapacity: 2)),
+            hours: Fixture.weekdayHours, departments: [])
+        let clock = self.clock
+        app = try Fixture.app(clock: { clock.now }, database: database)
+    }
+
+    var storeId: Int64 { store.id }
+
+    func user(_ email: String) throws -> User {
+        try database.createUser(email: email, displayName: "Ada", passwordHash: ReservationsTests.passwordHash,
+                                now: clock.now, confirmation: nil)
+    }
+
+    func signedIn(_ email: String) throws -> Browser {
+        let browser = Browser(app, address: "192.0.2.\(abs(email.hashValue) % 200 + 1)")
+        try browser.signIn(email: email)
+        try browser.get("/")
+        return browser
+    }
+
+    @discardableResult
+    func lineUp(_ user: User, metres: Int? = nil, mode: TravelMode = .walking) throws -> Reservation {
+        let outcome = try database.reserve(ReservationRequest(
+            storeId: storeId, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: mode,
+            requestKey: Secrets.token(), travelMetres: metres), now: clock.now)
+        guard case .created(let reservation) = outcome else { throw Stack("not created: \(outcome)") }
+        return reservation
+    }
+
+    func book(_ user: User, at slot: Date) throws -> ReservationOutcome {
+        try database.reserve(ReservationRequest(
+            storeId: storeId, userId: user.id, kind: .booking, people: 1, residenceMinutes: 30, slotStart: slot,
+            requestKey: Secrets.token()), now: clock.now)
+    }
+
+    /// Four customers at hand fill the store.
+    func fillStore() throws -> [Reservation] {
+        try (1...4).map { index in
+            let ticket = try lineUp(try user("inside\(index)@example.org"))
+            #expect(try database.scan(reservationId: ticket.id, at: storeId, now: clock.now).verdict == .enter)
+            return ticket
+        }
+    }
+
+    func reservation(_ id: Int64) throws -> Reservation {
+        try require(try database.reservation(id: id)).reservation
+    }
+
+    func mail(to email: String) throws -> [OutboxMessage] { try database.mail(to: email) }
+
+    struct Stack: Error { let message: String; init(_ message: String) { self.message = message } }
+
+    // MARK: Travel
+
+    @Test("a customer 8 minutes away is told to leave 8 minutes before their place frees, and called as they arrive")
+    func leaveThenCall() throws {
+        let inside = try fillStore()
+        let ada = try user("ada@example.org")
+        // 500 m on foot: 8 min 7 s. The store is full until 10:30.
+        let ticket = try lineUp(ada, metres: 500)
+        #expect(ticket.travel == 488)
+        let browser = try signedIn("ada@example.org")
+        let page = try browser.get("/reservations/\(ticket.id)")
+        #expect(page.bodyText.contains("Expected entry around 10:30. It takes you about 9 min on foot: leave by 10:21"))
+        #expect(page.bodyText.contains("Leave by <strong data-field=\"leaveBy\">10:21</strong>"))
+        #expect(try browser.get("/reservations/\(ticket.id)/status").bodyText.contains("\"leaveBy\":\"10:21\""))
+
+        // "Leave now" goes out `noticeMargin` (3 min) before the time to leave (10:21:52), once.
+        clock.advance(18 * 60)
+        try database.advanceQueues(now: clock.now)
+        #expect(try reservation(ticket.id).leftAt == nil)
+        clock.advance(60)
+        try database.advanceQueues(now: clock.now)
+        #expect(try reservation(ticket.id).leftAt == clock.now)
+        try database.advanceQueues(now: clock.now + 5)
+        #expect(try database.notices(reservationId: ticket.id).map(\.kind) == [.leaveNow])
+        #expect(try browser.get("/reservations/\(ticket.id)").bodyText.contains("Time to leave for the store"))
+
+        // 10:30: someone leaves. Ada left at 10:19 and arrives at 10:27: she is called at once,
+        // and has the grace period from now.
+        clock.advance(11 * 60)
+        #expect(try database.scan(reservationId: inside[0].id, at: storeId, now: clock.now).verdict == .exit)
+        #expect(try reservation(ticket.id).status == .called)
+        #expect(try database.notices(reservationId: ticket.id).map(\.kind) == [.leaveNow, .yourTurn])
+
+        try database.dispatchNotices(now: clock.now, render: writer.render)
+        let messages = try mail(to: "ada@example.org")
+        #expect(messages.map(\.subject) == ["Time to leave for Bottega Duomo", "It is your turn at Bottega Duomo"])
+        #expect(messages[0].body.contains("it takes you about 9 min on foot. Your place is held for you while you "
+            + "travel, and you should go in around 10:27"))
+        #expect(messages[1].body.contains("scan your code by 10:40"))
+        #expect(messages[1].body.contains("https://clup.example.org/reservations/\(ticket.id)"))
+        // Dispatched once: nothing more goes out.
+        #expect(try database.dispatchNotices(now: clock.now, render: writer.render) == 0)
+        #expect(try mail(to: "ada@example.org").count == 2)
+    }
+
+    @Test("at a store with room, a customer far away leaves now; the place waits for them and nobody expires on the way")
+    func roomButFar() throws {
+        let ada = try user("ada@example.org")
+        // 2.4 km on foot: 39 minutes.
+        let ticket = try lineUp(ada, metres: 2400)
+        #expect(try reservation(ticket.id).status == .waiting)
+        #expect(try reservation(ticket.id).leftAt == clock.now)
+        // The board's estimate agrees: entry when she arrives.
+        let standing = try require(database.board.standing(of: storeId, now: clock.now)?.standing(of: ticket.id))
+        #expect(standing.entry == clock.now + ticket.travel)
+        // 36 minutes on: still held, not called, not expired.
+        clock.advance(ticket.travel - Departure.callMargin - 1)
+        #expect(try database.advanceQueues(now: clock.now) == 0)
+        clock.advance(1)
+        #expect(try database.advanceQueues(now: clock.now) == 1)
+        // Arriving on time, within the grace period, the code lets her in.
+        clock.advance(Departure.callMargin + 60)
+        #expect(try database.advanceQueues(now: clock.now) == 0)
+        #expect(try database.scan(reservationId: ticket.id, at: storeId, now: clock.now).verdict == .enter)
+    }
+
+    @Test("the wizard says when to leave for each means of transport, never that a far customer just walks in")
+    func wizardDepartures() throws {
+        _ = try user("ada@example.org")
+        let browser = try signedIn("ada@example.org")
+        // From Brera (about 1 km from the Duomo).
+        let how = try browser.get("/stores/\(storeId)/reserve/how?minutes=30&people=1&place=brera")
+        #expect(how.status == 200)
+        #expect(how.bodyText.contains("A place is free now. It is held for you while you travel"))
+        #expect(!how.bodyText.contains("as soon as you arrive"))
+        #expect(how.bodyText.range(of: #"On foot · \d+ min · leave now, in around 10:\d\d"#, options: .regularExpression)
+            != nil)
+    }
+
+    @Test("the means of transport can be changed from the ticket, and the times follow")
+    func changeTravel() throws {
+        _ = try fillStore()
+        let ada = try user("ada@example.org")
+        let ticket = try lineUp(ada, metres: 2400)
+        let browser = try signedIn("ada@example.org")
+        #expect(try browser.get("/reservations/\(ticket.id)").bodyText.contains("leave by 09:51") == false)
+        let changed = try browser.post("/reservations/\(ticket.id)/travel", [("mode", "car")])
+        #expect(changed.status == 303)
+        let updated = try reservation(ticket.id)
+        #expect(updated.travelMode == .car && updated.travel == TravelMode.travel(mode: .car, metres: 2400))
+        #expect(try browser.get("/reservations/\(ticket.id)").bodyText.contains("<option value=\"car\" selected>"))
+        #expect(try browser.post("/reservations/\(ticket.id)/travel", [("mode", "plane")]).status == 400)
+    }
+
+    // MARK: Applies or not
+
+    @Test("a notice that no longer applies goes to nobody: a ticket cancelled after its call gets no \"your turn\"")
+    func staleNotice() throws {
+        let ada = try user("ada@example.org")
+        let ticket = try lineUp(ada)
+        #expect(try reservation(ticket.id).status == .called)
+        #expect(try database.cancelReservation(id: ticket.id, userId: ada.id, now: clock.now))
+        try database.dispatchNotices(now: clock.now, render: writer.render)
+        #expect(try mail(to: "ada@example.org").map(\.subject) == ["Your reservation at Bottega Duomo is cancelled"])
+    }
+
+    @Test("a lapsed call expires with a message that says why")
+    func expiryMessage() throws {
+        let ada = try user("ada@example.org")
+        let ticket = try lineUp(ada)
+        try database.dispatchNotices(now: clock.now, render: writer.render)
+        clock.advance(10 * 60 + 1)
+        try database.advanceQueues(now: clock.now)
+        #expect(try reservation(ticket.id).status == .expired)
+        try database.dispatchNotices(now: clock.now, render: writer.render)
+        let messages = try mail(to: "ada@example.org")
+        #expect(messages.map(\.subject) == ["It is your turn at Bottega Duomo", "Your reservation at Bottega Duomo has expired"])
+        #expect(messages[1].body.contains("It was not scanned at the entrance by 10:10"))
+    }
+
+    // MARK: Bookings
+
+    @Test("a booking is reminded 2 h before; the link's page changes nothing, its button confirms; no answer cancels it")
+    func reminders() throws {
+        let ada = try user("ada@example.org")
+        let bob = try user("bob@example.org")
+        let slot = Fixture.date(2026, 11, 18, 12, 30)
+        guard case .created(let adaBooking) = try book(ada, at: slot),
+            case .created(let bobBooking) = try book(bob, at: slot)
+        else { throw Stack("not booked") }
+        let carol = try user("carol@example.org")
+        #expect(try book(carol, at: slot).isSlotFull)
+
+        clock.advance(29 * 60)
+        #expect(try database.remindBookings(now: clock.now) == (0, 0))
+        clock.advance(60)  // 10:30, two hours before
+        #expect(try database.remindBookings(now: clock.now) == (2, 0))
+        #expect(try database.remindBookings(now: clock.now) == (0, 0))
+        try database.dispatchNotices(now: clock.now, render: writer.render)
+        let reminder = try require(try mail(to: "ada@example.org").first)
+        #expect(reminder.subject == "Your visit to Bottega Duomo at 12:30: please confirm")
+        #expect(reminder.body.contains("If you do not confirm by 11:30, the booking is cancelled"))
+        let match = try require(reminder.body.firstMatch(of: /Confirm: https:\/\/clup\.example\.org(\/bookings\/reply\?t=([A-Za-z0-9_-]+)&answer=confirm)/))
+        let link = String(match.1)
+        let token = String(match.2)
+        #expect(reminder.body.contains("Cancel: https://clup.example.org/bookings/reply?t=\(token)&answer=cancel"))
+
+        // Opening the link from the email, signed out: a page with the buttons, nothing changed.
+        let guest = Browser(app, address: "198.51.100.7")
+        let page = try guest.get(link)
+        #expect(page.status == 200)
+        #expect(page.bodyText.contains("Confirm my visit") && page.bodyText.contains("Cancel the booking"))
+        #expect(try reservation(adaBooking.id).confirmedAt == nil)
+        let confirmed = try guest.post("/bookings/reply", [("t", token), ("answer", "confirm")])
+        #expect(confirmed.status == 200 && confirmed.bodyText.contains("Your visit is confirmed"))
+        #expect(try reservation(adaBooking.id).confirmedAt == clock.now)
+        // A forged or a ticket's token is refused.
+        #expect(try guest.get("/bookings/reply?t=\(Fixture.tickets.token(for: adaBooking.id))").status == 404)
+        #expect(try guest.post("/bookings/reply", [("t", token), ("answer", "confirm")], csrf: "wrong").status == 403)
+        let adaTicket = try signedIn("ada@example.org").get("/reservations/\(adaBooking.id)")
+        #expect(adaTicket.bodyText.contains("Your visit is booked · Confirmed"))
+        let bobTicket = try signedIn("bob@example.org").get("/reservations/\(bobBooking.id)")
+        #expect(bobTicket.bodyText.contains("Please confirm your visit"))
+        #expect(bobTicket.bodyText.contains("Confirm my visit"))
+
+        // 11:30: Bob never answered; his booking is cancelled. Its place is not held when the
+        // slot comes near, so the queue gets it: with two people inside and Ada's booking
+        // holding one place from 11:50, Dave, lining up at 12:00, is called at once.
+        clock.advance(59 * 60)
+        #expect(try database.remindBookings(now: clock.now) == (0, 0))
+        clock.advance(60)
+        #expect(try database.remindBookings(now: clock.now) == (0, 1))
+        #expect(try reservation(bobBooking.id).status == .cancelled)
+        #expect(try reservation(adaBooking.id).status == .booked)
+        try database.dispatchNotices(now: clock.now, render: writer.render)
+        #expect(try mail(to: "bob@example.org").map(\.subject)
+            == ["Your visit to Bottega Duomo at 12:30: please confirm", "Your booking at Bottega Duomo was cancelled"])
+        clock.advance(30 * 60)
+        for index in 1...2 {
+            let ticket = try lineUp(try user("inside\(index)@example.org"))
+            #expect(try database.scan(reservationId: ticket.id, at: storeId, now: clock.now).verdict == .enter)
+        }
+        let dave = try lineUp(try user("dave@example.org"))
+        #expect(try reservation(dave.id).status == .called)
+        let erin = try lineUp(try user("erin@example.org"))
+        #expect(try reservation(erin.id).status == .waiting)
+    }
+
+    // MARK: Channels
+
+    @Test("push subscriptions: kept per browser, checked, and each notice goes to every one of them")
+    func pushSubscriptions() throws {
+        let ada = try user("ada@example.org")
+        let browser = try signedIn("ada@example.org")
+        let key = Secrets.base64url([4] + [UInt8](repeating: 7, count: 64))
+        let auth = Secrets.base64url([UInt8](repeating: 1, count: 16))
+        #expect(try browser.post("/account/push", [("endpoint", "https://fcm.googleapis.com/fcm/send/a"), ("p256dh", key),
+                                                   ("auth", auth)]).status == 204)
+        #expect(try browser.post("/account/push", [("endpoint", "https://updates.push.services.mozilla.com/wpush/v2/b"), ("p256dh", key),
+                                                   ("auth", auth)]).status == 204)
+        // Not a key; not https; not a push service.
+        #expect(try browser.post("/account/push", [("endpoint", "https://attacker.example/hook"), ("p256dh", key),
+                                                   ("auth", auth)]).status == 400)
+        #expect(try browser.post("/account/push", [("endpoint", "https://fcm.googleapis.com.attacker.example/x"),
+                                                   ("p256dh", key), ("auth", auth)]).status == 400)
+        #expect(try browser.post("/account/push", [("endpoint", "https://fcm.googleapis.com/fcm/send/c"), ("p256dh", "abc"),
+                                                   ("auth", auth)]).status == 400)
+        #expect(try browser.post("/account/push", [("endpoint", "http://127.0.0.1:9/x"), ("p256dh", key),
+                                                   ("auth", auth)]).status == 400)
+        #expect(try database.pushSubscriptions(userId: ada.id).count == 2)
+        #expect(try browser.get("/account").bodyText.contains("2 browsers"))
+
+        // Push only: no email.
+        #expect(try browser.post("/account/notifications", [("push", "on")]).status == 303)
+        let ticket = try lineUp(ada)
+        try database.dispatchNotices(now: clock.now, render: writer.render)
+        #expect(try mail(to: "ada@example.org").isEmpty)
+        let subscriptions = try database.pushSubscriptions(userId: ada.id)
+        let payload = try require(try database.pushMessages(subscriptionId: subscriptions[0].id).first).payload
+        #expect(payload.contains("\"title\":\"It is your turn at Bottega Duomo\""))
+        #expect(payload.contains("\"url\":\"https:\\/\\/clup.example.org\\/reservations\\/\(ticket.id)\""))
+        #expect(try database.pushMessages(subscriptionId: subscriptions[1].id).count == 1)
+
+        // No channel chosen: email anyway. Removing a browser forgets it.
+        #expect(try browser.post("/account/notifications", []).status == 303)
+        #expect(try browser.post("/account/push/remove", [("endpoint", "https://fcm.googleapis.com/fcm/send/a")]).status == 204)
+        #expect(try database.pushSubscriptions(userId: ada.id).map(\.endpoint) == ["https://updates.push.services.mozilla.com/wpush/v2/b"])
+        #expect(try database.cancelReservation(id: ticket.id, userId: ada.id, now: clock.now))
+        try database.dispatchNotices(now: clock.now, render: writer.render)
+        #expect(try mail(to: "ada@example.org").count == 1)
+    }
+}
+
+extension ReservationOutcome {
+    var isSlotFull: Bool {
+        if case .slotFull = self { true } else { false }
+    }
+}
