@@ -14,11 +14,14 @@ public struct Choice: Sendable, Equatable {
     public var value: String
     public var label: String
     public var checked: Bool
+    /// Shown, but not possible to choose (its label says why).
+    public var disabled: Bool
 
-    public init(value: String, label: String, checked: Bool) {
+    public init(value: String, label: String, checked: Bool, disabled: Bool = false) {
         self.value = value
         self.label = label
         self.checked = checked
+        self.disabled = disabled
     }
 }
 
@@ -74,7 +77,7 @@ enum Fragments {
     {
         """
         \(choices.map { choice in
-            "<label class=\"\(style)\"><input type=\"\(type)\" name=\"\(name)\" value=\"\(choice.value)\"\(if: choice.checked, " checked")\(if: required, " required")> \(choice.label)</label>"
+            "<label class=\"\(style)\"><input type=\"\(type)\" name=\"\(name)\" value=\"\(choice.value)\"\(if: choice.checked, " checked")\(if: choice.disabled, " disabled")\(if: required, " required")> \(choice.label)</label>"
         })
         """
     }

@@ -113,8 +113,13 @@
     }
 
     function refresh() {
-      fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" }, cache: "no-store" })
+      // A request that hangs counts as lost too (a stalled network answers nothing at all).
+      var controller = window.AbortController ? new AbortController() : null;
+      var stalled = controller ? window.setTimeout(function () { controller.abort(); }, 8000) : null;
+      fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" }, cache: "no-store",
+                   signal: controller ? controller.signal : undefined })
         .then(function (response) {
+          window.clearTimeout(stalled);
           if (!response.ok) throw new Error("HTTP " + response.status);
           return response.json();
         })
@@ -130,8 +135,8 @@
           if (leave) leave.hidden = typeof data.leaveBy !== "string";
         })
         .catch(function () {
+          window.clearTimeout(stalled);
           lost.hidden = false;
-          document.title = title;
         })
         .then(schedule);
     }

@@ -92,6 +92,16 @@ extension AppDatabase {
         }
     }
 
+    /// A store's bookings whose slot starts in `from...to`, soonest first.
+    public func bookings(storeId: Int64, from: Date, to: Date) throws -> [Reservation] {
+        try reader.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT \(Reservation.columnList) FROM reservation
+                WHERE storeId = ? AND status = 'booked' AND slotStart BETWEEN ? AND ? ORDER BY slotStart, id
+                """), arguments: [storeId, from.databaseText, to.databaseText]).map(Reservation.init(columnsOf:))
+        }
+    }
+
     // MARK: Travel
 
     /// Changes how the customer of line-up `id` travels (R5.2), while it waits or is called;

@@ -56,6 +56,22 @@ public struct ManageStorePage: Page {
     public var light: String
     public var reason: String
     public var kiosks: [KioskRow]
+    public var bookings: [BookingRow] = []
+
+    /// A booking coming up, and whether its customer confirmed it.
+    public struct BookingRow: Sendable {
+        public var slot: String
+        public var number: Int
+        public var people: Int
+        public var answer: String
+
+        public init(slot: String, number: Int, people: Int, answer: String) {
+            self.slot = slot
+            self.number = number
+            self.people = people
+            self.answer = answer
+        }
+    }
 
     public init(id: Int64, name: String, address: String, capacity: Int, peopleInside: Int, wait: String,
                 light: String, reason: String, kiosks: [KioskRow])
@@ -100,6 +116,17 @@ public struct ManageStorePage: Page {
                 </tbody>
               </table>
               \(if: kiosks.isEmpty, "<p>No kiosk is enrolled for this store.</p>")
+            </section>
+            <section class="panel">
+              <h2>Bookings in the next 24 hours</h2>
+              <p class="fine">Customers are reminded 2 hours before their slot and asked to confirm; a booking not confirmed within the hour is cancelled and its place freed.</p>
+              <table class="hours">
+                <thead><tr><th>Slot</th><th>No.</th><th>People</th><th>Confirmation</th></tr></thead>
+                <tbody>
+                \(bookings.map { "<tr><td>\($0.slot)</td><td>\($0.number)</td><td>\($0.people)</td><td>\($0.answer)</td></tr>" })
+                </tbody>
+              </table>
+              \(if: bookings.isEmpty, "<p>No booking in the next 24 hours.</p>")
             </section>
             """)
     }

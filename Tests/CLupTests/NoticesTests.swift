@@ -238,6 +238,13 @@ struct NoticesTests {
         let bobTicket = try signedIn("bob@example.org").get("/reservations/\(bobBooking.id)")
         #expect(bobTicket.bodyText.contains("Please confirm your visit"))
         #expect(bobTicket.bodyText.contains("Confirm my visit"))
+        // The store sees who confirmed.
+        _ = try database.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: ReservationsTests.passwordHash,
+                                    role: .manager, now: clock.now, confirmation: nil)
+        try database.assignStore(storeId: storeId, toManager: "boss@example.org")
+        let manage = try signedIn("boss@example.org").get("/manage/stores/\(storeId)")
+        #expect(manage.bodyText.contains("<tr><td>12:30</td><td>\(adaBooking.number)</td><td>1</td><td>Confirmed</td></tr>"))
+        #expect(manage.bodyText.contains("<tr><td>12:30</td><td>\(bobBooking.number)</td><td>1</td><td>Asked; cancelled if no answer by 11:30</td></tr>"))
 
         // 11:30: Bob never answered; his booking is cancelled. Its place is not held when the
         // slot comes near, so the queue gets it: with two people inside and Ada's booking

@@ -38,10 +38,26 @@ struct ManageArea {
                 enrolled: Formatting.clock(kiosk.createdAt, now: context.now, timeZone: store.zone),
                 revoked: kiosk.revokedAt != nil)
         }
-        let page = ManageStorePage(
+        var page = ManageStorePage(
             id: store.id, name: store.name, address: store.address, capacity: store.capacity,
             peopleInside: status.peopleInside, wait: Formatting.wait(status.wait), light: status.light.rawValue,
             reason: status.reason.text, kiosks: kiosks)
+        let now = context.now
+        page.bookings = try database.bookings(storeId: store.id, from: now, to: now + 86400).map { booking in
+            let answer: String
+            if booking.confirmedAt != nil {
+                answer = "Confirmed"
+            } else if let reminded = booking.remindedAt {
+                answer = "Asked; cancelled if no answer by "
+                    + Formatting.clock(reminded + BookingReminder.replyWindow, now: now, timeZone: store.zone)
+            } else {
+                answer = "Reminder at "
+                    + Formatting.clock((booking.slotStart ?? now) - BookingReminder.lead, now: now, timeZone: store.zone)
+            }
+            return ManageStorePage.BookingRow(
+                slot: Formatting.clock(booking.slotStart ?? now, now: now, timeZone: store.zone), number: booking.number,
+                people: booking.people, answer: answer)
+        }
         return views.page(title: store.name, section: .manage, context, page)
     }
 }

@@ -231,7 +231,7 @@ extension TicketPage {
                 ? "\(mode.label) · \(Formatting.duration(reservation.travel))" : mode.label))
         }
         var travel: TravelForm?
-        if let metres = reservation.travelMetres, reservation.status == .waiting || reservation.status == .called {
+        if let metres = reservation.travelMetres, reservation.status == .waiting {
             travel = TravelForm(action: Paths.ticketTravel(reservation.id), choices: TravelMode.allCases.map { mode in
                 Choice(value: mode.rawValue,
                        label: "\(mode.label) · \(Formatting.duration(TravelMode.travel(mode: mode, metres: metres)))",

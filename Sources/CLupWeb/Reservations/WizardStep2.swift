@@ -39,13 +39,8 @@ extension ReservationsArea {
                     : "Estimated wait \(Formatting.wait(wait)) for a place, around "
                         + Formatting.clock(entry, now: now, timeZone: store.zone)
                         + ". We tell you when to leave, and hold your place while you travel.",
-                modes: TravelMode.allCases.map { mode in
-                    let travel = mode.travelTime(metres: metres)
-                    return Choice(value: mode.rawValue,
-                                  label: "\(mode.label) · \(Formatting.duration(travel)) · "
-                                      + Self.departure(alternatives.decision(for: details, live: live, travel: travel),
-                                                       travel: travel, now: now, zone: store.zone),
-                                  checked: mode == shopper.mode)
+                modes: Self.travelChoices(metres: metres, preferred: shopper.mode, now: now, zone: store.zone) { travel in
+                    alternatives.decision(for: details, live: live, travel: travel)
                 },
                 hidden: Self.hidden([("kind", "lineUp")] + plan.fields + shopper.fields))
         } else {
@@ -65,14 +60,32 @@ extension ReservationsArea {
         return views.page(title: "Line up or book", section: .stores, context, page)
     }
 
-    /// When to leave and go in, for a line-up `travel` away: "leave now, in around 20:39".
-    static func departure(_ decision: LineUpPolicy.Decision, travel: TimeInterval, now: Date, zone: TimeZone)
-        -> String
+    /// Each means of transport with its travel time and when the customer would leave and go
+    /// in ("On foot · 39 min · leave now, in around 20:39"); one that would get them there too
+    /// late is shown but cannot be chosen. The preferred one is chosen if it can be.
+    static func travelChoices(metres: Double, preferred: TravelMode, now: Date, zone: TimeZone,
+                              decision: (TimeInterval) -> LineUpPolicy.Decision) -> [Choice]
     {
-        guard case .accepted(_, let entry) = decision else { return "too late to go today" }
-        let leave = Departure.leaveBy(entry: entry, travel: travel)
-        return (leave <= now + 60 ? "leave now" : "leave around " + Formatting.clock(leave, now: now, timeZone: zone))
-            + ", in around " + Formatting.clock(entry, now: now, timeZone: zone)
+        var choices = TravelMode.allCases.map { mode in
+            let travel = TravelMode.travel(mode: mode, metres: Int(metres.rounded()))
+            let label = "\(mode.label) · \(Formatting.duration(travel)) · "
+            switch decision(travel) {
+            case .accepted(_, let entry):
+                let leave = Departure.leaveBy(entry: entry, travel: travel)
+                return Choice(value: mode.rawValue, label: label
+                    + (leave <= now + 60 ? "leave now" : "leave around " + Formatting.clock(leave, now: now, timeZone: zone))
+                    + ", in around " + Formatting.clock(entry, now: now, timeZone: zone), checked: false)
+            case .closesFirst:
+                return Choice(value: mode.rawValue, label: label + "too late: the store closes first", checked: false,
+                              disabled: true)
+            case .waitTooLong, .closed:
+                return Choice(value: mode.rawValue, label: label + "too far to line up", checked: false, disabled: true)
+            }
+        }
+        let chosen = choices.firstIndex { $0.value == preferred.rawValue && !$0.disabled }
+            ?? choices.firstIndex { !$0.disabled }
+        if let chosen { choices[chosen].checked = true }
+        return choices
     }
 
     /// Why the party cannot line up, in words they can act on.
