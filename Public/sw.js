@@ -27,9 +27,7 @@ self.addEventListener("notificationclick", function (event) {
   if (url.origin !== self.location.origin) url = new URL("/reservations", self.location.origin);
   event.waitUntil(self.clients.matchAll({ type: "window", includeUncontrolled: true }).then(function (windows) {
     for (var i = 0; i < windows.length; i++) {
-      if (new URL(windows[i].url).pathname === url.pathname && "focus" in windows[i]) {
-        return windows[i].navigate(url.href).then(function (client) { return client && client.focus(); });
-      }
+      if (new URL(windows[i].url).pathname === url.pathname && "focus" in windows[i]) return windows[i].focus();
     }
     return self.clients.openWindow(url.href);
   }));

@@ -460,7 +460,8 @@ def main():
         clup = Stack(work, args.clup, lambda sock: [
             args.clup, "serve", "--database", database, "--socket", sock, "--socket-mode", "0666",
             "--threads", str(threads), "--public", ROOT + "/Public",
-            "--secret-file", os.path.join(work, "secret"), "--mail-dir", os.path.join(work, "mail")], "clup")
+            "--secret-file", os.path.join(work, "secret"), "--mail-dir", os.path.join(work, "mail"),
+            "--vapid-key-file", os.path.join(work, "vapid-key")], "clup")
         stacks.append(clup)
         home = "/?lat=45.4642&lon=9.19"
 

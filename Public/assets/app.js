@@ -77,7 +77,7 @@
     var timer = null;
 
     function announce(data) {
-      banner.textContent = data.headline + ". " + data.detail;
+      banner.textContent = "New at " + data.asOf + ": " + data.headline + ".";
       banner.className = "ticket-alert alert-" + data.status;
       banner.hidden = false;
       document.title = "● " + data.headline + " · CLup";

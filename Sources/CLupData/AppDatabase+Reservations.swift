@@ -226,6 +226,12 @@ extension AppDatabase {
                     status: request.kind == .lineUp ? .waiting : .booked, createdAt: now,
                     requestKey: request.requestKey, travelMetres: request.kind == .lineUp ? request.travelMetres : nil
                 ).insert(returning: db)
+                // A booking made too close to its slot for a reminder to make sense counts as
+                // confirmed: the customer has just chosen it.
+                if let slot, slot.start.timeIntervalSince(now) < BookingReminder.lead + BookingReminder.lateBookingMargin {
+                    try db.cachedStatement(sql: "UPDATE reservation SET confirmedAt = ? WHERE id = ?")
+                        .execute(arguments: [now.databaseText, reservation.id])
+                }
                 // A queue with free places calls a new line-up at once; a replaced
                 // reservation's places go to the next in its store's queue. A booking alone
                 // (two hours ahead at least) changes nobody's turn.

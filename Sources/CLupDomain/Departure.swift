@@ -38,4 +38,7 @@ public enum BookingReminder {
     public static let lead: TimeInterval = 2 * 3600
     /// A booking not confirmed this long after its reminder is cancelled, and its place freed.
     public static let replyWindow: TimeInterval = 3600
+    /// A booking made less than `lead` plus this before its slot is not reminded: the customer
+    /// has just chosen it, so it counts as confirmed.
+    public static let lateBookingMargin: TimeInterval = 15 * 60
 }

@@ -6,8 +6,10 @@ import Foundation
 /// a ticket's entry in the whole queue's simulation is the entry `QueueStanding.of` finds.
 public struct StoreStanding: Sendable, Equatable {
     public struct PoolStanding: Sendable, Equatable {
-        /// Waiting tickets in queue order, with people ahead and expected entry (nil: never).
-        public var waiting: [(id: Int64, peopleAhead: Int, entry: Date?)]
+        /// Waiting tickets in queue order, with people ahead, expected entry (nil: never) and
+        /// when the party is given its places (its entry, unless it is still travelling then):
+        /// where the simulation resumes after it.
+        public var waiting: [(id: Int64, peopleAhead: Int, entry: Date?, placed: Date)]
         /// Parties and people waiting.
         public var parties: Int
         public var people: Int
@@ -19,9 +21,6 @@ public struct StoreStanding: Sendable, Equatable {
         /// ticket leaving the queue is simulated again from.
         var head: WaitEstimator.Simulation
         var queue: [QueuedParty]
-        /// When each waiting party is given its places (its entry, unless it is still
-        /// travelling then): where the simulation resumes after it.
-        var placed: [Date]
 
         public static func == (lhs: PoolStanding, rhs: PoolStanding) -> Bool {
             lhs.parties == rhs.parties && lhs.people == rhs.people && lhs.newcomerWait == rhs.newcomerWait
@@ -35,8 +34,6 @@ public struct StoreStanding: Sendable, Equatable {
             head = tail
             queue = []
             queue.reserveCapacity(queueIds.count)
-            placed = []
-            placed.reserveCapacity(queueIds.count)
             waiting = []
             waiting.reserveCapacity(queueIds.count)
             parties = 0
@@ -50,9 +47,8 @@ public struct StoreStanding: Sendable, Equatable {
         /// Simulates waiting ticket `id` joining the back of the queue.
         mutating func append(_ id: Int64, _ party: QueuedParty, places: Int, now: Date, updatingNewcomer: Bool = true) {
             let entry = tail.enter(party)
-            waiting.append((id, people, entry))
+            waiting.append((id, people, entry, tail.clock))
             queue.append(party)
-            placed.append(tail.clock)
             parties += 1
             people += party.people
             if updatingNewcomer { newcomerWait = places > 0 ? Self.newcomerWait(after: tail, now: now) : nil }
@@ -68,18 +64,17 @@ public struct StoreStanding: Sendable, Equatable {
             if index == 0 || waiting[index - 1].entry != nil {
                 var simulation = index == 0
                     ? head
-                    : head.resumed(at: placed[index - 1],
+                    : head.resumed(at: waiting[index - 1].placed,
                                    after: (0..<index).map { (waiting[$0].entry!, queue[$0]) })
                 for later in (index + 1)..<waiting.count {
                     waiting[later].entry = simulation.enter(queue[later])
-                    placed[later] = simulation.clock
+                    waiting[later].placed = simulation.clock
                 }
                 tail = simulation
             }
             for later in (index + 1)..<waiting.count { waiting[later].peopleAhead -= leaving.people }
             waiting.remove(at: index)
             queue.remove(at: index)
-            placed.remove(at: index)
             parties -= 1
             people -= leaving.people
             newcomerWait = places > 0 ? Self.newcomerWait(after: tail, now: now) : nil

@@ -52,8 +52,9 @@ public struct LiveReservation: Sendable, Hashable {
     }
 
     /// The ticket as a party of the queue, as seen at `now`.
+    @inline(__always)
     public func queued(now: Date) -> QueuedParty {
-        QueuedParty(people: people, residence: residence, arrival: arrival(now: now))
+        QueuedParty(people: people, residence: residence, arrival: travel > 0 ? (leftAt ?? now) + travel : nil)
     }
 }
 

@@ -16,13 +16,14 @@ public struct Occupant: Sendable, Hashable {
 public struct QueuedParty: Sendable, Hashable {
     public var people: Int
     public var residence: TimeInterval
-    /// Nil: the party is at hand (a walk-in at the kiosk, or a customer with no travel).
-    public var arrival: Date?
+    /// `distantPast` for a party at hand (a walk-in at the kiosk, or a customer with no
+    /// travel): not optional, so the simulation's step takes a plain maximum.
+    public var arrival: Date
 
     public init(people: Int, residence: TimeInterval, arrival: Date? = nil) {
         self.people = people
         self.residence = residence
-        self.arrival = arrival
+        self.arrival = arrival ?? .distantPast
     }
 }
 
@@ -173,7 +174,7 @@ public struct WaitEstimator: Sendable {
             // The usual step: no place free, and the soonest exit frees exactly enough.
             if free == 0, let soonest = exits.soonest, soonest.people == party.people {
                 clock = max(clock, soonest.time)
-                let entry = party.arrival.map { max(clock, $0) } ?? clock
+                let entry = max(clock, party.arrival)
                 exits.replaceSoonest(with: Exit(time: entry + stay, people: party.people))
                 return entry
             }
@@ -186,7 +187,7 @@ public struct WaitEstimator: Sendable {
                 return nil
             }
             free -= party.people
-            let entry = party.arrival.map { max(clock, $0) } ?? clock
+            let entry = max(clock, party.arrival)
             exits.insert(Exit(time: entry + stay, people: party.people))
             return entry
         }

@@ -269,6 +269,17 @@ struct NoticesTests {
         #expect(try reservation(erin.id).status == .waiting)
     }
 
+    @Test("a booking made 2 hours ahead is not reminded: it counts as confirmed")
+    func lateBooking() throws {
+        let ada = try user("ada@example.org")
+        guard case .created(let booking) = try book(ada, at: Fixture.date(2026, 11, 18, 12)) else {
+            throw Stack("not booked")
+        }
+        #expect(try reservation(booking.id).confirmedAt == clock.now)
+        #expect(try database.remindBookings(now: clock.now + 60) == (0, 0))
+        #expect(try database.notices(reservationId: booking.id).isEmpty)
+    }
+
     // MARK: Channels
 
     @Test("push subscriptions: kept per browser, checked, and each notice goes to every one of them")

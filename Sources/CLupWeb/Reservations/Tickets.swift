@@ -42,7 +42,9 @@ extension ReservationsArea {
 
     /// The ticket's live figures, for the script that refreshes the page.
     func status(_ context: OwnedTicketContext) throws -> Response {
-        .json(try progress(context.owned, now: context.now).json)
+        let owned = context.owned
+        let asOf = Formatting.time(context.now, timeZone: owned.store.zone, now: context.now)
+        return .json(try progress(owned, now: context.now).json(asOf: asOf))
     }
 
     /// The QR code as a PNG to save or print.
@@ -119,25 +121,29 @@ extension TicketProgress {
         let travel = reservation.travel
         let journey = reservation.travelMode.map { "\(Formatting.duration(travel)) \($0.phrase)" } ?? ""
         switch reservation.status {
-        case .waiting where travel > 0 && reservation.leftAt != nil:
-            let arrival = reservation.leftAt! + travel
-            self.init(
-                status: status, headline: "Time to leave for the store",
-                detail: "Leave now: it takes you about \(journey). Your place is held for you until you arrive, "
-                    + "around \(clock(arrival)); we will tell you when to go in.",
-                peopleAhead: standing?.peopleAhead, entry: standing?.entry.map { "around " + clock($0) }, leaveBy: "now",
-                live: true)
-        case .waiting where travel > 0 && standing?.entry != nil:
-            let entry = standing!.entry!
-            let leave = Departure.leaveBy(entry: entry, travel: travel)
-            let ahead = standing!.peopleAhead == 0 ? "Nobody is ahead of you."
-                : "\(Formatting.people(standing!.peopleAhead)) ahead of you."
-            self.init(
-                status: status, headline: "You are in the queue",
-                detail: ahead + " Expected entry around \(clock(entry)). It takes you about \(journey): "
-                    + (leave <= now ? "leave now." : "leave by \(clock(leave)); we will tell you when."),
-                peopleAhead: standing!.peopleAhead, entry: "around " + clock(entry),
-                leaveBy: leave <= now ? "now" : clock(leave), live: true)
+        case .waiting where travel > 0:
+            if let leftAt = reservation.leftAt {
+                self.init(
+                    status: status, headline: "Time to leave for the store",
+                    detail: "Leave now: it takes you about \(journey). Your place is held for you until you arrive, "
+                        + "around \(clock(leftAt + travel)); we will tell you when to go in.",
+                    peopleAhead: standing?.peopleAhead, entry: standing?.entry.map { "around " + clock($0) },
+                    leaveBy: "now", live: true)
+                return
+            }
+            if let standing, let entry = standing.entry {
+                let leave = Departure.leaveBy(entry: entry, travel: travel)
+                let ahead = standing.peopleAhead == 0 ? "Nobody is ahead of you."
+                    : "\(Formatting.people(standing.peopleAhead)) ahead of you."
+                self.init(
+                    status: status, headline: "You are in the queue",
+                    detail: ahead + " Expected entry around \(clock(entry)). It takes you about \(journey): "
+                        + (leave <= now ? "leave now." : "leave by \(clock(leave)); we will tell you when."),
+                    peopleAhead: standing.peopleAhead, entry: "around " + clock(entry),
+                    leaveBy: leave <= now ? "now" : clock(leave), live: true)
+                return
+            }
+            fallthrough
         case .waiting:
             guard let standing, let entry = standing.entry else {
                 self.init(status: status, headline: "You are in the queue",
@@ -210,10 +216,13 @@ extension TicketProgress {
         var peopleAhead: Int?
         var entry: String?
         var leaveBy: String?
+        /// The store's local time of this answer ("20:14"), for the page to say when a change came.
+        var asOf: String
     }
 
-    var json: JSON {
-        JSON(status: status, headline: headline, detail: detail, peopleAhead: peopleAhead, entry: entry, leaveBy: leaveBy)
+    func json(asOf: String) -> JSON {
+        JSON(status: status, headline: headline, detail: detail, peopleAhead: peopleAhead, entry: entry, leaveBy: leaveBy,
+             asOf: asOf)
     }
 }
 
