@@ -14,7 +14,8 @@ loopback with a realistic data set, and measures:
 5. status updates: `clup measure-board` — a read of a store's kept status, and a new ticket,
    a cancellation and an exit as the queue grows from 100 to 10,000;
 6. scaling: the home page and one store's wait estimate as the queue, the history and the
-   number of stores (50 → 1,000 → 100,000) grow;
+   number of stores (50 → 1,000 → 100,000) grow; the statistics pages (public and manager's)
+   and rebuilding the statistics as the history grows;
 7. memory: the worker's peak resident size.
 
 Prints one table and writes JSON and Markdown to the results folder. Run through
@@ -414,6 +415,15 @@ def markdown(result):
     ]
     for row in r["scaling"]:
         lines.append("| %s | %.2f ms | %.2f ms |" % (row["case"], row["home_ms"], row["estimate_ms"]))
+    lines += [
+        "",
+        "| statistics (one client, median) | public store statistics | manager's statistics (7 days) |"
+        " rebuilding every store's statistics |",
+        "|---|---|---|---|",
+    ]
+    for row in r.get("statistics", []):
+        lines.append("| %s past visits | %.2f ms | %.2f ms | %.1f s |"
+                     % (format(row["visits"], ","), row["public_ms"], row["manager_ms"], row["rebuild_s"]))
     return "\n".join(lines)
 
 
@@ -452,6 +462,11 @@ def main():
         writers = add_customers(db, p["writers"], now, "w")
         reader = add_customers(db, 1, now, "r")[0]
         signed_in = ("Cookie: clup_session=%s" % reader[1],)
+        boss = add_customers(db, 1, now, "m")[0]
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("UPDATE user SET role = 'admin' WHERE id = ?", (boss[0],))
+        db.execute("COMMIT")
+        as_manager = ("Cookie: clup_session=%s" % boss[1],)
         write_requests(os.path.join(work, "writes.tsv"), writers, write_store_ids, now)
         counts = dict(db.execute("SELECT status, COUNT(*) FROM reservation GROUP BY status").fetchall())
         data_set = dict(stores=len(stores) + len(write_store_ids) + 2, customers=p["customers"] + p["writers"],
@@ -558,16 +573,27 @@ def main():
         add_queue(db, probe_store, p["queue_sizes"][0], now, rng)
         db.execute("COMMIT")
         history = db.execute("SELECT COUNT(*) FROM reservation WHERE status = 'done'").fetchone()[0]
+        statistics = []
         for size in p["history_sizes"]:
             if size > history:
                 db.execute("BEGIN IMMEDIATE")
                 add_history(db, stores + [probe_store], size - history, now, rng)
                 db.execute("COMMIT")
                 history = size
+            # The history was written straight to the table: the kept statistics are rebuilt
+            # from it, as `clup admin rebuild-stats` does after an import.
+            started = time.time()
+            subprocess.run([args.clup, "admin", "rebuild-stats", "--database", database], check=True,
+                           capture_output=True)
+            rebuild_s = time.time() - started
             time.sleep(2)
             scaling.append(dict(case="%s past visits (queue %d)" % (format(history, ","), p["queue_sizes"][0]),
                                 home_ms=probe(clup.url + home, p["probe_seconds"], signed_in),
                                 estimate_ms=probe(estimate_url, p["probe_seconds"], auth)))
+            statistics.append(dict(
+                visits=history, rebuild_s=rebuild_s,
+                public_ms=probe(clup.url + "/stores/%d/stats" % probe_store, p["probe_seconds"], signed_in),
+                manager_ms=probe(clup.url + "/manage/stores/%d/stats" % probe_store, p["probe_seconds"], as_manager)))
         scaling.append(dict(case="%d stores" % total_stores,
                             home_ms=probe(clup.url + home, p["probe_seconds"], signed_in),
                             estimate_ms=probe(estimate_url, p["probe_seconds"], auth)))
@@ -595,7 +621,8 @@ def main():
                        ceiling=commit_rate, ratio=(made / elapsed) / commit_rate),
             scan=dict(p50=scans["p50"], p99=scans["p99"], rps=scans["rps"], sent=scans["sent"],
                       not_200=scans["unexpected"]),
-            board=board, scaling=scaling, memory=dict(peak_rss_mb=rss), seconds=round(time.time() - began, 1))
+            board=board, scaling=scaling, statistics=statistics, memory=dict(peak_rss_mb=rss),
+            seconds=round(time.time() - began, 1))
         assert writes["unexpected"] == 0, "some reservations were refused: %s" % writes
         assert scans["unexpected"] == 0, "some scans failed: %s" % scans
         assert read_clup["non2xx3xx"] == 0 and guest_clup["non2xx3xx"] == 0, "some pages failed"

@@ -286,6 +286,35 @@ extension AppDatabase {
                           condition: Column("sentAt") == nil)
         }
 
+        migrator.registerMigration("v7: departments chosen, statistics kept per store and hour") { db in
+            // The departments a customer said they would visit (the wizard's first step), for
+            // the stores' department influx.
+            try db.create(table: "reservationDepartment") { t in
+                t.belongsTo("reservation", onDelete: .cascade).notNull()
+                t.belongsTo("department", onDelete: .cascade).notNull()
+                t.primaryKey(["reservationId", "departmentId"])
+            }
+            try db.create(table: "storeHour") { t in
+                t.belongsTo("store", onDelete: .cascade).notNull()
+                // Hours since 1970 (UTC): each maps to one local hour of any whole-hour zone.
+                t.column("hour", .integer).notNull()
+                for column in StoreHour.counters { t.column(column, .double).notNull().defaults(to: 0) }
+                t.primaryKey(["storeId", "hour"])
+            }
+            try db.create(table: "storeDepartmentHour") { t in
+                t.belongsTo("store", onDelete: .cascade).notNull()
+                t.belongsTo("department", onDelete: .cascade).notNull()
+                t.column("hour", .integer).notNull()
+                t.column("entries", .integer).notNull().defaults(to: 0)
+                t.primaryKey(["storeId", "departmentId", "hour"])
+            }
+            try db.execute(sql: StoreHour.triggers)
+            // Visits by store and entry time: the loyal customers' counts read a date range.
+            try db.execute(sql: """
+                CREATE INDEX reservation_entered ON reservation(storeId, enteredAt) WHERE enteredAt IS NOT NULL
+                """)
+        }
+
         return migrator
     }
 }

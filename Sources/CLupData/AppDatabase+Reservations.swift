@@ -19,13 +19,16 @@ public struct ReservationRequest: Sendable {
     public var replacingActive: Bool
     /// How far from the store the customer is, for a line-up's travel time.
     public var travelMetres: Int?
+    /// The departments they said they would visit (ids of other stores' are ignored).
+    public var departmentIds: [Int64]
 
     public init(
         storeId: Int64, userId: Int64, kind: Reservation.Kind, people: Int, residenceMinutes: Int,
         travelMode: TravelMode? = nil, slotStart: Date? = nil, requestKey: String, replacingActive: Bool = false,
-        travelMetres: Int? = nil
+        travelMetres: Int? = nil, departmentIds: [Int64] = []
     ) {
         self.travelMetres = travelMetres
+        self.departmentIds = departmentIds
         self.storeId = storeId
         self.userId = userId
         self.kind = kind
@@ -226,6 +229,12 @@ extension AppDatabase {
                     status: request.kind == .lineUp ? .waiting : .booked, createdAt: now,
                     requestKey: request.requestKey, travelMetres: request.kind == .lineUp ? request.travelMetres : nil
                 ).insert(returning: db)
+                for departmentId in request.departmentIds {
+                    try db.cachedStatement(sql: """
+                        INSERT OR IGNORE INTO reservationDepartment (reservationId, departmentId)
+                        SELECT ?, id FROM department WHERE id = ? AND storeId = ?
+                        """).execute(arguments: [reservation.id, departmentId, request.storeId])
+                }
                 // A booking made too close to its slot for a reminder to make sense counts as
                 // confirmed: the customer has just chosen it.
                 if let slot, slot.start.timeIntervalSince(now) < BookingReminder.lead + BookingReminder.lateBookingMargin {

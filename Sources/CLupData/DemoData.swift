@@ -1,6 +1,7 @@
 import CLupDomain
 import CLupSupport
 import Foundation
+import GRDB
 
 /// A realistic demo: 34 stores across Milan with plausible names, addresses and coordinates,
 /// capacities from 20 to 200, varied opening hours (one store closed on the day the demo is
@@ -106,7 +107,72 @@ public enum DemoData {
     /// Loads the demo into an empty database, in one transaction; returns how many stores were
     /// added (0 if the database already has stores, so running it twice changes nothing).
     @discardableResult
-    public static func seed(_ database: AppDatabase, now: Date, timeZone: TimeZone) throws -> Int {
-        try database.createStoresIfEmpty(stores(now: now, timeZone: timeZone))
+    /// Adds the demo stores to an empty database, with `weeks` of past visits; returns how
+    /// many stores were added.
+    public static func seed(_ database: AppDatabase, now: Date, timeZone: TimeZone, weeks: Int = 4) throws -> Int {
+        let added = try database.createStoresIfEmpty(stores(now: now, timeZone: timeZone))
+        if added > 0, weeks > 0 { try pastVisits(database, now: now, weeks: weeks) }
+        return added
+    }
+
+    /// Past visits at every store, so the statistics pages have something to show: more at
+    /// lunch and after work, more on Saturdays, each visit 15 to 60 minutes after a short wait.
+    /// Written as finished anonymous visits, then the statistics are rebuilt from them.
+    /// Deterministic (a fixed seed).
+    static func pastVisits(_ database: AppDatabase, now: Date, weeks: Int) throws {
+        var random = SplitMix(state: 20_261_122)
+        try database.write { db in
+            let stores = try Row.fetchAll(db, sql: "SELECT s.id, s.capacity, s.timeZone FROM store s ORDER BY s.id")
+            let insert = try db.makeStatement(sql: """
+                INSERT INTO reservation (storeId, kind, walkIn, day, number, people, residenceMinutes, status, createdAt,
+                                         calledAt, enteredAt, exitedAt, endedAt)
+                VALUES (?, 'lineUp', ?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?)
+                """)
+            for store in stores {
+                let storeId: Int64 = store[0]
+                let capacity: Int = store[1]
+                let hours = try OpeningIntervalRecord.fetchAll(db, sql: "SELECT * FROM openingInterval WHERE storeId = ?",
+                                                          arguments: [storeId])
+                let zone = TimeZone(identifier: store[2]) ?? .current
+                let opening = OpeningHours(intervals: hours.map(\.interval), timeZone: zone)
+                let today = Int(now.timeIntervalSince1970 / 86_400)
+                for dayOffset in 1...(7 * weeks) {
+                    var number = 10_000
+                    for hour in 0..<24 {
+                        let start = Date(timeIntervalSince1970: Double((today - dayOffset) * 86_400 + hour * 3600))
+                        guard opening.state(at: start + 1800).isOpen else { continue }
+                        let local = localHour(Int(start.timeIntervalSince1970) / 3600, in: zone)
+                        let weekday = ZoneOffsets.isoWeekday(day: local.day)
+                        let rush = [11: 1.6, 12: 2.0, 13: 1.4, 17: 1.5, 18: 2.0, 19: 1.5][local.hour] ?? 0.7
+                        let visits = Int(Double(capacity) / 10 * rush * (weekday == 6 ? 1.5 : 1) * Double.random(in: 0.6...1.2, using: &random))
+                        for _ in 0..<visits {
+                            let created = start + Double.random(in: 0..<3600, using: &random)
+                            let entered = created + Double.random(in: 0...(rush > 1.5 ? 1200 : 300), using: &random)
+                            let minutes = [15, 30, 30, 45, 60][Int.random(in: 0..<5, using: &random)]
+                            let exited = entered + Double(minutes) * 60 * Double.random(in: 0.7...1.3, using: &random)
+                            number += 1
+                            try insert.execute(arguments: [
+                                storeId, Int.random(in: 0..<5, using: &random) == 0, today - dayOffset, number,
+                                Int.random(in: 0..<4, using: &random) == 0 ? 2 : 1, minutes, created, entered, entered,
+                                exited, exited,
+                            ])
+                        }
+                    }
+                }
+            }
+        }
+        try database.rebuildStatistics()
+    }
+
+    /// SplitMix64: the demo's visits are the same on every machine.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
     }
 }

@@ -8,6 +8,7 @@ public enum Paths {
     // Stores
     public static let home = FixedPath("/")
     public static let store = IdPath("/stores/{id}")
+    public static let storeStats = IdPath("/stores/{id}/stats")
     public static let health = FixedPath("/healthz")
 
     // Accounts
@@ -47,6 +48,8 @@ public enum Paths {
     // Managers
     public static let manage = FixedPath("/manage")
     public static let manageStore = IdPath("/manage/stores/{id}")
+    public static let manageStoreStats = IdPath("/manage/stores/{id}/stats")
+    public static let manageStoreStatsCSV = IdPath("/manage/stores/{id}/stats.csv")
 
     // The entrance kiosk
     public static let kiosk = FixedPath("/kiosk")
@@ -69,11 +72,11 @@ public enum Paths {
 
     /// Every routed path, for the round-trip test.
     public static let all: [any RoutePath] = [
-        home, store, health, signUp, signIn, signOut, signOutEverywhere, confirm, resendConfirmation, forgot, reset,
+        home, store, storeStats, health, signUp, signIn, signOut, signOutEverywhere, confirm, resendConfirmation, forgot, reset,
         account, accountProfile, accountPassword, accountDelete, accountNotifications, accountPush, accountPushRemove,
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketConfirm,
-        bookingReply, manage, manageStore, kiosk,
+        bookingReply, manage, manageStore, manageStoreStats, manageStoreStatsCSV, kiosk,
         kioskEnrol, kioskLeave, kioskDispenser, kioskTickets, kioskTicket, kioskScanner, kioskScan, kioskBoard,
         apiScan, apiTickets, apiStoreStatus,
     ]

@@ -9,8 +9,22 @@ import Foundation
 /// Administration from the command line: people with roles, store assignments, kiosks.
 struct Admin: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Create managers and admins, assign stores, enrol and revoke kiosks.",
-        subcommands: [CreateUser.self, AssignStore.self, EnrolKiosk.self, RevokeKiosk.self, ListKiosks.self])
+        abstract: "Create managers and admins, assign stores, enrol and revoke kiosks, rebuild statistics.",
+        subcommands: [CreateUser.self, AssignStore.self, EnrolKiosk.self, RevokeKiosk.self, ListKiosks.self,
+                      RebuildStats.self])
+
+    struct RebuildStats: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rebuild-stats",
+            abstract: "Recompute every store's hourly statistics from the raw visits (after an import, or to check them).")
+
+        @OptionGroup var database: DatabaseOptions
+
+        func run() throws {
+            let hours = try database.openExisting().rebuildStatistics()
+            print("rebuilt \(hours) store-hours of statistics")
+        }
+    }
 
     struct CreateUser: ParsableCommand {
         static let configuration = CommandConfiguration(

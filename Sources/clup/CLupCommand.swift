@@ -349,9 +349,13 @@ struct SeedDemo: ParsableCommand {
     @Option(help: "Time zone of the demo stores.")
     var timeZone: String = "Europe/Rome"
 
+    @Option(help: "Weeks of past visits to make up, for the statistics pages (0: none).")
+    var weeks: Int = 4
+
     func run() throws {
         guard let zone = TimeZone(identifier: timeZone) else { throw ValidationError("unknown time zone \(timeZone)") }
-        let added = try DemoData.seed(try database.open(), now: Date(), timeZone: zone)
+        guard (0...52).contains(weeks) else { throw ValidationError("--weeks must be between 0 and 52") }
+        let added = try DemoData.seed(try database.open(), now: Date(), timeZone: zone, weeks: weeks)
         print(added > 0 ? "added \(added) demo stores" : "the database already has stores; nothing added")
     }
 }

@@ -100,6 +100,7 @@ public struct ManageStorePage: Page {
             <p class="back"><a href="\(Paths.manage())">← Your stores</a></p>
             <h1><span class="light light-\(light)" aria-hidden="true"></span> \(name)</h1>
             <p class="fine">\(address) · <a href="\(Paths.store(id))">public page</a></p>
+            <p><a class="button" href="\(Paths.manageStoreStats(id))">Statistics</a></p>
             <dl class="facts">
               <div><dt>Status</dt><dd>\(reason)</dd></div>
               <div><dt>People inside</dt><dd>\(peopleInside) of \(capacity)</dd></div>

@@ -21,6 +21,7 @@ public struct StoreSummary: Sendable {
     /// The card up to its link's address, and from after it to the distance.
     public let cardOpening: HTML
     public let cardBody: HTML
+    public let cardClosing: HTML
 
     public init(id: Int64, name: String, address: String, hoursToday: String, openText: String, peopleInside: Int,
                 capacity: Int, wait: String, light: String, reason: String, latitude: String, longitude: String)
@@ -53,6 +54,14 @@ public struct StoreSummary: Sendable {
                     <span class="figure"><span class="figure-label">Wait</span> \(wait)</span>
                     <span class="figure"><span class="figure-label">Inside</span> \(peopleInside) / \(capacity)</span>
                     <span class="figure"><span class="figure-label">Distance</span>\u{20}
+            """
+        cardClosing = """
+            </span>
+                  </span>
+                </a>
+                <a class="store-stats" href="\(Paths.storeStats(id))">Busy times</a>
+              </li>
+
             """
     }
 }
@@ -172,12 +181,13 @@ public struct HomePage: Page {
     static func cards(_ cards: [StoreCard]) -> HTML {
         var html = HTML.empty
         html.reserveCapacity(cards.reduce(0) { $0 + $1.summary.cardOpening.byteCount + $1.summary.cardBody.byteCount
-            + 2 * $1.href.utf8.count + 160 })
+            + $1.summary.cardClosing.byteCount + 2 * $1.href.utf8.count + 120 })
         for card in cards {
             html += card.summary.cardOpening
             html += "\(card.href)\">\n    <a class=\"store-link\" href=\"\(card.href)"
             html += card.summary.cardBody
-            html += "\(card.distance) · \(card.travel)</span>\n      </span>\n    </a>\n  </li>\n"
+            html += "\(card.distance) · \(card.travel)"
+            html += card.summary.cardClosing
         }
         return html
     }

@@ -1,3 +1,5 @@
+import CLupPaths
+
 /// One store: its live figures, address and phone, the week's hours and its departments.
 public struct StorePage: Page {
     public struct Day: Sendable {
@@ -57,7 +59,7 @@ public struct StorePage: Page {
               <h1><span class="light light-\(card.summary.light)" aria-hidden="true"></span> \(card.summary.name)</h1>
               <p class="status status-\(card.summary.light)">\(card.summary.reason) · \(card.summary.openText)</p>
             </section>
-            <p class="cta"><a class="button" href="\(reserveHref)">Line up or book a visit</a></p>
+            <p class="cta"><a class="button" href="\(reserveHref)">Line up or book a visit</a> <a class="button secondary" href="\(Paths.storeStats(card.summary.id))">Busy times</a></p>
 
             <dl class="facts">
               <div><dt>Estimated wait</dt><dd>\(card.summary.wait)</dd></div>

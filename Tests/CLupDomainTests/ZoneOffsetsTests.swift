@@ -45,3 +45,23 @@ struct ZoneOffsetsTests {
         #expect(table.instant(localSeconds: local) == Fixture.date(2026, 3, 29, 3, 30))
     }
 }
+
+@Suite("Local hours of kept statistics")
+struct LocalHoursTests {
+    @Test("a range's local hours equal the zone's own offsets, hour by hour, across both clock changes of 2026")
+    func acrossDST() {
+        for zoneName in ["Europe/Rome", "America/New_York", "Asia/Kolkata"] {
+            let zone = TimeZone(identifier: zoneName)!
+            let from = Int(Fixture.date(2026, 3, 1, 0, in: zone).timeIntervalSince1970 / 3600)
+            let to = Int(Fixture.date(2026, 11, 30, 0, in: zone).timeIntervalSince1970 / 3600)
+            let clock = LocalHours(zone: zone, from: from, to: to)
+            for hour in stride(from: from, through: to, by: 1) {
+                let local = hour * 3600 + zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(hour) * 3600))
+                let day = Int((Double(local) / 86_400).rounded(.down))
+                let expected = (day, (local - day * 86_400) / 3600)
+                let got = clock.local(hour)
+                #expect(got.day == expected.0 && got.hour == expected.1, "\(zoneName) \(hour)")
+            }
+        }
+    }
+}

@@ -22,6 +22,7 @@ struct RoutesTests {
         GET /healthz
         GET / session
         GET /stores/{id} session
+        GET /stores/{id}/stats session
         GET /signup session
         POST /signup session csrf
         GET /signin session
@@ -58,6 +59,8 @@ struct RoutesTests {
         POST /reservations/{id}/confirm session csrf signedIn reservationOwner
         GET /manage session signedIn manager
         GET /manage/stores/{id} session signedIn manager managerOfStore
+        GET /manage/stores/{id}/stats session signedIn manager managerOfStore
+        GET /manage/stores/{id}/stats.csv session signedIn manager managerOfStore
         GET /kiosk session
         POST /kiosk/enrol session csrf
         POST /kiosk/leave session csrf

@@ -52,8 +52,12 @@ struct StartupTests {
     func demo() throws {
         let database = try AppDatabase.inMemory()
         let now = Fixture.wednesdayMorning
-        #expect(try DemoData.seed(database, now: now, timeZone: Fixture.rome) >= 30)
+        #expect(try DemoData.seed(database, now: now, timeZone: Fixture.rome, weeks: 1) >= 30)
         #expect(try DemoData.seed(database, now: now, timeZone: Fixture.rome) == 0)  // idempotent
+        // A week of past visits, kept as statistics: every store has busy hours to show.
+        for store in database.board.entries().map(\.store) {
+            #expect(try database.storeHours(storeId: store.id, from: 0, to: Int.max / 7200).count > 40, "\(store.name)")
+        }
         let listings = try database.storeListings()
         #expect(listings.count >= 30)
         #expect(Set(listings.map(\.store.name)).count == listings.count)

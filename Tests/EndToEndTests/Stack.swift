@@ -53,7 +53,7 @@ final class Stack {
         try Self.check(FileManager.default.isExecutableFile(atPath: Self.clupBinary),
                        "clup is not built at \(Self.clupBinary); run scripts/test")
         _ = try run(Self.clupBinary, ["migrate", "--database", database])
-        _ = try run(Self.clupBinary, ["seed-demo", "--database", database])
+        _ = try run(Self.clupBinary, ["seed-demo", "--database", database, "--weeks", "0"])
         _ = try run(Self.clupBinary, ["generate", "--public",
                                       Self.root + "/Public", "--output", Self.root + "/Public/errors"])
         let config = try run(Self.clupBinary, [

@@ -16,6 +16,8 @@ struct ManageArea {
         managers.get(Paths.manage, list)
         let store = managers.adding(.managerOfStore(database: database))
         store.get(Paths.manageStore, self.store)
+        store.get(Paths.manageStoreStats, stats)
+        store.get(Paths.manageStoreStatsCSV, statsCSV)
     }
 
     func list(_ context: ManagerContext) throws -> Response {

@@ -7,13 +7,24 @@ import Foundation
 struct VisitPlan {
     var minutes: Int
     var people: Int
+    /// The departments the customer ticked (for the store's department influx).
+    var departments: [Int64] = []
 
     var residence: TimeInterval { Double(minutes) * 60 }
 
     /// "About 45 min · 2 people".
     var summary: String { "About \(minutes) min · " + Formatting.people(people) }
 
-    var fields: [(name: String, value: String)] { [("minutes", String(minutes)), ("people", String(people))] }
+    var fields: [(name: String, value: String)] {
+        [("minutes", String(minutes)), ("people", String(people))] + departments.map { ("department", String($0)) }
+    }
+
+    /// At most this many departments are carried along (a store lists a few dozen at most).
+    static let departmentLimit = 50
+
+    static func departmentIds(_ form: FormData) -> [Int64] {
+        Array(Set(form.all("department").compactMap { Int64($0) }).sorted().prefix(departmentLimit))
+    }
 
     /// From `minutes` and `people` fields, as every step after the first sends them.
     static func parse(_ form: FormData) throws(HTTPError) -> VisitPlan {
@@ -24,7 +35,7 @@ struct VisitPlan {
         guard let people = form["people"].flatMap({ Int($0) }), people == 1 || people == 2 else {
             throw .badRequest("A reservation is for 1 or 2 people. Please start again from the store's page.")
         }
-        return VisitPlan(minutes: minutes, people: people)
+        return VisitPlan(minutes: minutes, people: people, departments: departmentIds(form))
     }
 
     /// What the first step's form sent: `time` (a preset, `usual` or `departments`), the
@@ -57,7 +68,11 @@ struct VisitPlan {
         case nil:
             choice.timeError = "Choose how long you will stay."
         }
-        if let minutes, let people = choice.people { choice.plan = VisitPlan(minutes: minutes, people: people) }
+        if let minutes, let people = choice.people {
+            let known = Set(departments.map(\.id))
+            choice.plan = VisitPlan(minutes: minutes, people: people,
+                                    departments: departmentIds(form).filter { known.contains($0) })
+        }
         return choice
     }
 }

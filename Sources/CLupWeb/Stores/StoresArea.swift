@@ -14,6 +14,7 @@ struct StoresArea {
     func addRoutes(to pages: RouteGroup<BrowserContext>) {
         pages.get(Paths.home, home)
         pages.get(Paths.store, store)
+        pages.get(Paths.storeStats, stats)
     }
 
     /// How many stores the home page lists at first, and how many more each "more" adds.

@@ -1,0 +1,189 @@
+import CLupData
+import CLupDomain
+import CLupPaths
+import CLupTemplates
+import Foundation
+
+/// A store's statistics for its manager over a date range (§2.2.6b, §3.5.2): visits per day,
+/// people inside over the day, waits, visit lengths, tickets that ended unused, the kinds of
+/// visit, department influx and the loyal customers who opted in. Every table is also a CSV
+/// download with the same rows. Built from the kept hours (and, for loyal customers, the
+/// range's visits), so the page costs the same whatever the length of the history.
+extension ManageArea {
+    /// A range of the store's local days, from the `from` and `to` fields (yyyy-mm-dd).
+    struct DayRange {
+        var first: Int
+        var last: Int
+        var error: String?
+
+        static let longest = 366
+
+        init(_ query: FormData, today: Int) {
+            let from = query["from"].flatMap(Self.day(of:))
+            let to = query["to"].flatMap(Self.day(of:))
+            first = today - 6
+            last = today
+            if (query["from"] != nil && from == nil) || (query["to"] != nil && to == nil) {
+                error = "Enter dates as year-month-day, like 2026-11-01."
+            } else if let from, let to, from > to {
+                error = "The first day must not come after the last."
+            } else if let from, let to, to - from >= Self.longest {
+                error = "Choose at most \(Self.longest) days."
+            } else {
+                first = from ?? (to.map { $0 - 6 } ?? first)
+                last = to ?? (from.map { min(today, $0 + 6) } ?? last)
+                if last < first { last = first }
+            }
+        }
+
+        /// Days since 1970 of a `yyyy-mm-dd` date; nil if it is not one.
+        static func day(of text: String) -> Int? {
+            let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+            guard parts.count == 3, let year = parts[0], let month = parts[1], let day = parts[2],
+                (1970...2200).contains(year), (1...12).contains(month), (1...31).contains(day)
+            else { return nil }
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            guard let date = calendar.date(from: DateComponents(year: year, month: month, day: day)),
+                calendar.component(.day, from: date) == day
+            else { return nil }
+            return Int(date.timeIntervalSince1970 / 86_400)
+        }
+
+        static func text(of day: Int) -> String {
+            let date = Date(timeIntervalSince1970: Double(day) * 86_400)
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            let parts = calendar.dateComponents([.year, .month, .day], from: date)
+            return "\(parts.year!)-\(NumberText.twoDigits(parts.month!))-\(NumberText.twoDigits(parts.day!))"
+        }
+    }
+
+    static let tableNames = ["days", "hours", "departments", "loyal"]
+
+    func stats(_ context: ManagedStoreContext) throws -> Response {
+        guard let entry = database.board.entry(context.storeId) else { throw HTTPError.notFound }
+        let store = entry.store
+        let range = DayRange(context.request.query, today: entry.calendar.localDay(of: context.now))
+        let (report, tables) = try self.tables(store: store, range: range)
+        let query = "from=\(DayRange.text(of: range.first))&to=\(DayRange.text(of: range.last))"
+        var linked = tables
+        for index in linked.indices {
+            linked[index].csvHref = Paths.manageStoreStatsCSV(store.id, query: "table=\(Self.tableNames[index])&" + query)
+        }
+        let total = report.total
+        let capacity = Double(store.capacity)
+        let daysChart = BarChart(
+            id: "visits", title: "Visits per day",
+            description: "Bars: the number of visits that began each day from \(DayRange.text(of: range.first)) to "
+                + "\(DayRange.text(of: range.last)). The same numbers are in the table below.",
+            bars: report.days.map { BarChart.Bar(label: String(DayRange.text(of: $0.day).suffix(2)), value: $0.totals.entries) },
+            labelEvery: report.days.count > 16 ? (report.days.count + 15) / 16 : 1)
+        let hoursChart = BarChart(
+            id: "inside", title: "People inside over the day (average, % of capacity)",
+            description: "Bars: the average share of the capacity in use in each hour of the day over the range. The "
+                + "table below has the same numbers and the peaks.",
+            bars: report.hoursOfDay.map {
+                BarChart.Bar(label: NumberText.twoDigits($0.hour), value: $0.averageInside / capacity * 100)
+            },
+            minimumScale: 10, labelEvery: 3, unit: " %")
+        let facts = [
+            Fact("Visits", "\(Int(total.entries)) (\(Int(total.entryPeople)) people)"),
+            Fact("Line-ups · bookings · walk-ins", "\(Int(total.lineUps)) · \(Int(total.bookings)) · \(Int(total.walkIns))"),
+            Fact("Average wait, ticket to entry", total.averageWait.map(Formatting.wait) ?? "—"),
+            Fact("Visit length, declared → actual", Self.lengths(total)),
+            Fact("No-shows · expired tickets · cancellations",
+                 "\(Int(total.noShows)) · \(Int(total.expiries)) · \(Int(total.cancellations))"),
+            Fact("Peak inside", "\(Int(total.peakInside)) of \(store.capacity)"),
+        ]
+        let page = ManageStatsPage(
+            storeId: store.id, storeName: store.name, from: DayRange.text(of: range.first), to: DayRange.text(of: range.last),
+            rangeError: range.error, facts: facts,
+            charts: [(daysChart, linked[0]), (hoursChart, linked[1])], tables: Array(linked[2...]))
+        return views.page(title: "Statistics: \(store.name)", section: .manage, context, page,
+                          status: range.error == nil ? 200 : 422)
+    }
+
+    /// One table of the statistics page as CSV (RFC 4180), with the same rows.
+    func statsCSV(_ context: ManagedStoreContext) throws -> Response {
+        guard let entry = database.board.entry(context.storeId) else { throw HTTPError.notFound }
+        let range = DayRange(context.request.query, today: entry.calendar.localDay(of: context.now))
+        if let error = range.error { throw HTTPError.badRequest(error) }
+        guard let index = Self.tableNames.firstIndex(of: context.request.query["table"] ?? "") else {
+            throw HTTPError.badRequest("Choose a table: \(Self.tableNames.joined(separator: ", ")).")
+        }
+        let table = try tables(store: entry.store, range: range).1[index]
+        let name = "clup-store-\(entry.store.id)-\(Self.tableNames[index])-\(DayRange.text(of: range.first))-"
+            + "\(DayRange.text(of: range.last)).csv"
+        return Response(status: 200, headers: [
+            ("Content-Type", "text/csv; charset=utf-8"),
+            ("Content-Disposition", "attachment; filename=\"\(name)\""),
+            ("Cache-Control", "private, no-store"),
+        ], body: Array(CSV.text(header: table.header, rows: table.rows).utf8))
+    }
+
+    /// The report and its four tables: days, hours of the day, departments, loyal customers.
+    func tables(store: Store, range: DayRange) throws -> (StoreReport, [FigureTable]) {
+        let zone = store.zone
+        // Hours a day either side cover every local day of the range, whatever the offset.
+        let hours = try database.storeHours(storeId: store.id, from: (range.first - 1) * 24, to: (range.last + 2) * 24)
+        let report = StoreReport(hours: hours, zone: zone, firstDay: range.first, lastDay: range.last)
+        let capacity = Double(store.capacity)
+        func percent(_ inside: Double) -> String { "\(Int((inside / capacity * 100).rounded())) %" }
+        func minutes(_ seconds: TimeInterval?) -> String { seconds.map { Formatting.duration($0) } ?? "—" }
+        let days = FigureTable(
+            caption: "Day by day",
+            header: ["Day", "Visits", "People", "Line-ups", "Bookings", "Walk-ins", "Ticket → call", "Call → entry",
+                     "Ticket → entry", "Declared visit", "Actual visit", "No-shows", "Expired", "Cancelled",
+                     "Peak inside"],
+            rows: report.days.map { day in
+                let totals = day.totals
+                return [DayRange.text(of: day.day), "\(Int(totals.entries))", "\(Int(totals.entryPeople))",
+                        "\(Int(totals.lineUps))", "\(Int(totals.bookings))", "\(Int(totals.walkIns))",
+                        minutes(totals.averageCallWait), minutes(totals.averageDoorTime), minutes(totals.averageWait),
+                        minutes(totals.averageDeclared), minutes(totals.averageActual), "\(Int(totals.noShows))",
+                        "\(Int(totals.expiries))", "\(Int(totals.cancellations))", percent(totals.peakInside)]
+            })
+        let hoursOfDay = FigureTable(
+            caption: "Hour by hour over the range", header: ["Hour", "Average inside", "Peak inside"],
+            rows: report.hoursOfDay.map { hour in
+                [NumberText.clock(hours: hour.hour, minutes: 0), percent(hour.averageInside), percent(hour.peakInside)]
+            })
+        let departments = FigureTable(
+            caption: "Visits by department (as customers said when reserving)", header: ["Department", "Visits"],
+            rows: try database.departmentEntries(storeId: store.id, from: (range.first - 1) * 24,
+                                                 to: (range.last + 2) * 24).map { [$0.name, "\($0.entries)"] })
+        let start = ZoneOffsets(zone: zone, around: Date(timeIntervalSince1970: Double(range.first) * 86_400))
+            .instant(localSeconds: range.first * 86_400)
+        let end = ZoneOffsets(zone: zone, around: Date(timeIntervalSince1970: Double(range.last + 1) * 86_400))
+            .instant(localSeconds: (range.last + 1) * 86_400)
+        let loyal = FigureTable(
+            caption: "Loyal customers (only those who chose to be listed)", header: ["Customer", "Visits", "Last visit"],
+            rows: try database.loyalCustomers(storeId: store.id, from: start, to: end).map { customer in
+                let (day, second) = ZoneOffsets(zone: zone, around: customer.lastVisit).localDay(customer.lastVisit)
+                return [customer.name, "\(customer.visits)",
+                        DayRange.text(of: day) + " " + NumberText.clock(hours: second / 3600, minutes: second % 3600 / 60)]
+            })
+        return (report, [days, hoursOfDay, departments, loyal])
+    }
+
+    static func lengths(_ totals: HourTotals) -> String {
+        guard let declared = totals.averageDeclared, let actual = totals.averageActual else { return "—" }
+        return "\(Formatting.duration(declared)) → \(Formatting.duration(actual))"
+    }
+}
+
+/// Comma-separated values (RFC 4180): a field with a comma, quote or line break is quoted;
+/// one that a spreadsheet would run as a formula (=, +, -, @ first) is prefixed with '.
+enum CSV {
+    static func text(header: [String], rows: [[String]]) -> String {
+        ([header] + rows).map { $0.map(field).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
+    }
+
+    static func field(_ value: String) -> String {
+        var value = value
+        if let first = value.first, "=+-@\t\r".contains(first) { value = "'" + value }
+        guard value.contains(where: { ",\"\r\n".contains($0) }) else { return value }
+        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
