@@ -47,11 +47,11 @@ SECRET = "benchmark secret, long enough to key an HMAC"
 
 FULL = dict(stores=50, customers=5000, writers=30000, queue=(100, 300), bookings_per_day=20, history=10_000,
             read_seconds=10, write_seconds=10, scan_seconds=10, commit_seconds=5, probe_seconds=3,
-            queue_sizes=(100, 1000, 10_000), history_sizes=(10_000, 1_000_000), scan_codes=8000,
+            queue_sizes=(100, 1000, 10_000), history_sizes=(10_000, 1_000_000), scan_codes=8000, recent_per_hour=4,
             store_counts=(1000, 100_000), board_queues="100,1000,10000", board_repeats=30)
 SMOKE = dict(stores=6, customers=50, writers=2000, queue=(5, 10), bookings_per_day=2, history=500,
              read_seconds=1, write_seconds=1, scan_seconds=1, commit_seconds=1, probe_seconds=1,
-             queue_sizes=(10, 100), history_sizes=(1000, 3000), scan_codes=1000,
+             queue_sizes=(10, 100), history_sizes=(1000, 3000), scan_codes=1000, recent_per_hour=1,
              store_counts=(60,), board_queues="10,100", board_repeats=3)
 
 
@@ -254,6 +254,26 @@ def add_history(db, store_ids, count, now, rng):
             db.executemany(RESERVATION, rows)
             rows = []
     db.executemany(RESERVATION, rows)
+
+
+def add_recent_visits(db, store_id, per_hour, now, rng):
+    """`per_hour` past visits in every hour of the last eight weeks at one store: every hour its
+    statistics pages read has data, so their cost is compared at equal density and only the
+    length of the history differs."""
+    numbers = Numbers(db)
+    rows = []
+    for day_offset in range(1, 57):
+        for hour in range(24):
+            start = (now - datetime.timedelta(days=day_offset)).replace(hour=hour, minute=0, second=0, microsecond=0)
+            day = int(start.timestamp() // 86400)
+            for _ in range(per_hour):
+                entered = start + datetime.timedelta(seconds=rng.uniform(0, 3600))
+                exited = entered + datetime.timedelta(minutes=rng.randint(10, 60))
+                rows.append((store_id, None, "lineUp", 0, day, numbers.take(store_id, day), 1, 30, None, "done",
+                             stamp(entered - datetime.timedelta(minutes=10)), stamp(entered - datetime.timedelta(minutes=2)),
+                             stamp(entered), stamp(exited), stamp(exited)))
+    db.executemany(RESERVATION, rows)
+    return len(rows)
 
 
 def add_queue(db, store_id, count, now, rng, walk_in_share=0.2):
@@ -571,6 +591,9 @@ def main():
         db.execute("BEGIN IMMEDIATE")
         db.execute("DELETE FROM reservation WHERE storeId = ? AND status = 'waiting'", (probe_store,))
         add_queue(db, probe_store, p["queue_sizes"][0], now, rng)
+        db.execute("COMMIT")
+        db.execute("BEGIN IMMEDIATE")
+        add_recent_visits(db, probe_store, p["recent_per_hour"], now, rng)
         db.execute("COMMIT")
         history = db.execute("SELECT COUNT(*) FROM reservation WHERE status = 'done'").fetchone()[0]
         statistics = []
