@@ -34,41 +34,52 @@ extension AppDatabase {
     /// `storeId`'s entrance, in one IMMEDIATE transaction so that concurrent scans see each
     /// other's entries and the store never holds more than its capacity. An exit frees places,
     /// so the queue is advanced in the same transaction. A refusal changes nothing.
+    /// A refused scan is recorded for the store's staff (`doorActions`), as pretix does.
     public func scan(reservationId: Int64?, at storeId: Int64, now: Date) throws -> ScanResult {
         try write { db in
-            guard let store = try transactionDefinition(storeId: storeId, db)?.store else {
-                throw AccountError.noSuchStore
+            let result = try scan(reservationId.flatMap { try Reservation.find($0, db) }, at: storeId, now: now, db)
+            if case .refused(let refusal) = result.verdict {
+                try Self.recordDoorAction(.scanRefused, storeId: storeId, reservation: result.reservation,
+                                          reason: refusal.code, outcome: "refused", userId: nil, now: now, db)
             }
-            var reservation = try reservationId.flatMap { try Reservation.find($0, db) }
-            var inside = try transactionTraffic(storeId: storeId, db).peopleInside
-            let verdict = Entrance.verdict(for: reservation?.doorTicket, at: storeId, settings: store.settings,
-                                           peopleInside: inside, now: now)
-            var otherStoreName: String?
-            switch verdict {
-            case .enter:
-                if let id = reservation?.id {
-                    try Reservation.setStatus(.inside, .enteredAt, to: now, id: id, from: .active, db)
-                    reservation?.status = .inside
-                    reservation?.enteredAt = now
-                }
-                inside += reservation?.people ?? 0
-            case .exit:
-                if let id = reservation?.id {
-                    try Reservation.setStatus(.done, .exitedAndEndedAt, to: now, id: id, from: .inside, db)
-                    reservation?.status = .done
-                    reservation?.exitedAt = now
-                    reservation?.endedAt = now
-                }
-                inside -= reservation?.people ?? 0
-                try advanceQueue(storeId: storeId, now: now, db)
-            case .refused(.otherStore(let otherId)):
-                otherStoreName = try String.fetchOne(db, sql: "SELECT name FROM store WHERE id = ?", arguments: [otherId])
-            case .refused:
-                break
-            }
-            return ScanResult(verdict: verdict, reservation: reservation, otherStoreName: otherStoreName,
-                              peopleInside: inside, capacity: store.capacity, zone: store.zone)
+            return result
         }
+    }
+
+    /// A scan of `reservation` (nil: not a valid code), inside the caller's transaction.
+    func scan(_ reservation: Reservation?, at storeId: Int64, now: Date, _ db: Database) throws -> ScanResult {
+        guard let store = try transactionDefinition(storeId: storeId, db)?.store else {
+            throw AccountError.noSuchStore
+        }
+        var reservation = reservation
+        var inside = try transactionTraffic(storeId: storeId, db).peopleInside
+        let verdict = Entrance.verdict(for: reservation?.doorTicket, at: storeId, settings: store.settings,
+                                       peopleInside: inside, now: now)
+        var otherStoreName: String?
+        switch verdict {
+        case .enter:
+            if let id = reservation?.id {
+                try Reservation.setStatus(.inside, .enteredAt, to: now, id: id, from: .active, db)
+                reservation?.status = .inside
+                reservation?.enteredAt = now
+            }
+            inside += reservation?.people ?? 0
+        case .exit:
+            if let id = reservation?.id {
+                try Reservation.setStatus(.done, .exitedAndEndedAt, to: now, id: id, from: .inside, db)
+                reservation?.status = .done
+                reservation?.exitedAt = now
+                reservation?.endedAt = now
+            }
+            inside -= reservation?.people ?? 0
+            try advanceQueue(storeId: storeId, now: now, db)
+        case .refused(.otherStore(let otherId)):
+            otherStoreName = try String.fetchOne(db, sql: "SELECT name FROM store WHERE id = ?", arguments: [otherId])
+        case .refused:
+            break
+        }
+        return ScanResult(verdict: verdict, reservation: reservation, otherStoreName: otherStoreName,
+                          peopleInside: inside, capacity: store.capacity, zone: store.zone)
     }
 
     // MARK: Calling

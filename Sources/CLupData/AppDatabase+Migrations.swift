@@ -342,6 +342,22 @@ extension AppDatabase {
             try db.execute(sql: "CREATE INDEX user_loyal ON user(id) WHERE loyaltyOptIn = 1")
         }
 
+        migrator.registerMigration("v9: the door's log") { db in
+            // What staff did at the door, who did it and why, and every refused scan.
+            try db.create(table: "doorAction") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.belongsTo("store", onDelete: .cascade).notNull()
+                t.belongsTo("reservation", onDelete: .setNull)
+                t.column("number", .integer)
+                t.column("action", .text).notNull().check { DoorAction.Kind.allCases.map(\.rawValue).contains($0) }
+                t.column("reason", .text).notNull().check { length($0) <= 200 }
+                t.column("outcome", .text).notNull()
+                t.belongsTo("user", onDelete: .setNull)
+                t.column("at", .datetime).notNull()
+            }
+            try db.create(index: "doorAction_store", on: "doorAction", columns: ["storeId", "at"])
+        }
+
         return migrator
     }
 }

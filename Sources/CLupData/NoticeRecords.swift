@@ -33,6 +33,8 @@ public struct Notice: Codable, Sendable, Identifiable, FetchableRecord, TableRec
         case missedWindow
         /// A booking whose reminder went unanswered.
         case unconfirmed
+        /// Staff at the door marked it as not coming.
+        case markedNoShow
     }
 
     public var id: Int64

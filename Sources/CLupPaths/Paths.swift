@@ -50,6 +50,8 @@ public enum Paths {
     public static let manageStore = IdPath("/manage/stores/{id}")
     public static let manageStoreStats = IdPath("/manage/stores/{id}/stats")
     public static let manageStoreStatsCSV = IdPath("/manage/stores/{id}/stats.csv")
+    /// The door console: the store's lists, and actions by ticket number (POST).
+    public static let manageStoreDoor = IdPath("/manage/stores/{id}/door")
 
     // The entrance kiosk
     public static let kiosk = FixedPath("/kiosk")
@@ -76,7 +78,7 @@ public enum Paths {
         account, accountProfile, accountPassword, accountDelete, accountNotifications, accountPush, accountPushRemove,
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketConfirm,
-        bookingReply, manage, manageStore, manageStoreStats, manageStoreStatsCSV, kiosk,
+        bookingReply, manage, manageStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, kiosk,
         kioskEnrol, kioskLeave, kioskDispenser, kioskTickets, kioskTicket, kioskScanner, kioskScan, kioskBoard,
         apiScan, apiTickets, apiStoreStatus,
     ]

@@ -100,7 +100,7 @@ public struct ManageStorePage: Page {
             <p class="back"><a href="\(Paths.manage())">← Your stores</a></p>
             <h1><span class="light light-\(light)" aria-hidden="true"></span> \(name)</h1>
             <p class="fine">\(address) · <a href="\(Paths.store(id))">public page</a></p>
-            <p><a class="button" href="\(Paths.manageStoreStats(id))">Statistics</a></p>
+            <p><a class="button" href="\(Paths.manageStoreStats(id))">Statistics</a> <a class="button secondary" href="\(Paths.manageStoreDoor(id))">Door console</a></p>
             <dl class="facts">
               <div><dt>Status</dt><dd>\(reason)</dd></div>
               <div><dt>People inside</dt><dd>\(peopleInside) of \(capacity)</dd></div>
@@ -128,6 +128,119 @@ public struct ManageStorePage: Page {
                 </tbody>
               </table>
               \(if: bookings.isEmpty, "<p>No booking in the next 24 hours.</p>")
+            </section>
+            """)
+    }
+}
+
+/// The door console: who is called, waiting and inside, actions by ticket number with a
+/// reason, and the log of what staff did and which scans were refused.
+public struct DoorConsolePage: Page {
+    public struct Row: Sendable {
+        public var number: Int
+        public var detail: String
+
+        public init(number: Int, detail: String) {
+            self.number = number
+            self.detail = detail
+        }
+    }
+
+    public struct LogRow: Sendable {
+        public var time: String
+        public var what: String
+        public var number: String
+        public var who: String
+        public var why: String
+
+        public init(time: String, what: String, number: String, who: String, why: String) {
+            self.time = time
+            self.what = what
+            self.number = number
+            self.who = who
+            self.why = why
+        }
+    }
+
+    public var storeId: Int64
+    public var storeName: String
+    public var inside: String
+    public var called: [Row]
+    public var waiting: [Row]
+    public var insideRows: [Row]
+    public var actions: [Choice]
+    public var number: String
+    public var reason: String
+    public var message: String?
+    public var error: String?
+    public var log: [LogRow]
+
+    public init(storeId: Int64, storeName: String, inside: String, called: [Row], waiting: [Row], insideRows: [Row],
+                actions: [Choice], number: String, reason: String, message: String?, error: String?, log: [LogRow])
+    {
+        self.storeId = storeId
+        self.storeName = storeName
+        self.inside = inside
+        self.called = called
+        self.waiting = waiting
+        self.insideRows = insideRows
+        self.actions = actions
+        self.number = number
+        self.reason = reason
+        self.message = message
+        self.error = error
+        self.log = log
+    }
+
+    private func list(_ title: String, _ rows: [Row], empty: String) -> HTML {
+        """
+        <section class="panel door-list">
+          <h2>\(title)</h2>
+          \(rows.isEmpty ? "<p class=\"fine\">\(empty)</p>" as HTML : "<ul>\(rows.map { "<li><strong>\($0.number)</strong> \($0.detail)</li>" as HTML })</ul>")
+        </section>
+        """
+    }
+
+    public func render(in frame: Frame) -> HTML {
+        frame.site("""
+            <p class="back"><a href="\(Paths.manageStore(storeId))">← \(storeName)</a></p>
+            <h1>Door: \(storeName)</h1>
+            <p class="door-inside">\(inside)</p>
+            \(Fragments.notice(message))
+            \(Fragments.formError(error))
+            <section class="panel">
+              <h2>Act on a ticket</h2>
+              <form method="post" action="\(Paths.manageStoreDoor(storeId))" class="stack">
+                \(frame.csrfField)
+                <div class="field">
+                  <label for="number">Ticket number (today's)</label>
+                  <input id="number" name="number" inputmode="numeric" pattern="[0-9]*" required maxlength="6" value="\(number)">
+                </div>
+                <div class="field">
+                  <label for="action">Action</label>
+                  <select id="action" name="action">\(Fragments.selectOptions(actions))</select>
+                </div>
+                <div class="field">
+                  <label for="reason">Why (kept in the log)</label>
+                  <input id="reason" name="reason" required maxlength="200" value="\(reason)" placeholder="Phone screen cracked; checked the number">
+                </div>
+                <button type="submit">Do it</button>
+              </form>
+            </section>
+            <div class="door-lists">
+              \(list("Called", called, empty: "Nobody is called."))
+              \(list("Waiting", waiting, empty: "Nobody is waiting."))
+              \(list("Inside", insideRows, empty: "Nobody is inside."))
+            </div>
+            <section class="panel">
+              <h2>Log</h2>
+              <div class="table-wrap">
+                <table class="figures">
+                  <thead><tr><th scope="col">Time</th><th scope="col">What</th><th scope="col">Ticket</th><th scope="col">Who</th><th scope="col">Why</th></tr></thead>
+                  <tbody>\(log.map { "<tr><th scope=\"row\">\($0.time)</th><td>\($0.what)</td><td>\($0.number)</td><td>\($0.who)</td><td>\($0.why)</td></tr>" as HTML })</tbody>
+                </table>
+                \(if: log.isEmpty, "<p class=\"fine\">Nothing yet.</p>")
+              </div>
             </section>
             """)
     }

@@ -186,8 +186,10 @@ struct StatisticsTests {
         // actual (6 × 30 + 20 + 10 + 20) ÷ 9 = 25.6 min. The peak: six inside at 10:11.
         #expect(days == [
             ["Day", "Visits", "People", "Line-ups", "Bookings", "Walk-ins", "Ticket → call", "Call → entry",
-             "Ticket → entry", "Declared visit", "Actual visit", "No-shows", "Expired", "Cancelled", "Peak inside"],
-            ["2026-11-09", "9", "9", "7", "1", "1", "0 min", "2 min", "2 min", "30 min", "26 min", "1", "1", "1", "60 %"],
+             "Ticket → entry", "Declared visit", "Actual visit", "No-shows", "Expired", "Cancelled", "Refused scans",
+             "Peak inside"],
+            ["2026-11-09", "9", "9", "7", "1", "1", "0 min", "2 min", "2 min", "30 min", "26 min", "1", "1", "1", "0",
+             "60 %"],
         ])
         let hours = try Self.table("Hour by hour over the range", in: html)
         #expect(hours.contains(["10:00", "30 %", "60 %"]))  // 3 person-hours in the hour; six at once

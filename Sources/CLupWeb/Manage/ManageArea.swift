@@ -18,6 +18,8 @@ struct ManageArea {
         store.get(Paths.manageStore, self.store)
         store.get(Paths.manageStoreStats, stats)
         store.get(Paths.manageStoreStatsCSV, statsCSV)
+        store.get(Paths.manageStoreDoor, door)
+        store.post(Paths.manageStoreDoor, doorAction)
     }
 
     func list(_ context: ManagerContext) throws -> Response {

@@ -128,6 +128,15 @@ extension ManageArea {
         // Hours a day either side cover every local day of the range, whatever the offset.
         let hours = try database.storeHours(storeId: store.id, from: (range.first - 1) * 24, to: (range.last + 2) * 24)
         let report = StoreReport(hours: hours, zone: zone, firstDay: range.first, lastDay: range.last)
+        let start = ZoneOffsets(zone: zone, around: Date(timeIntervalSince1970: Double(range.first) * 86_400))
+            .instant(localSeconds: range.first * 86_400)
+        let end = ZoneOffsets(zone: zone, around: Date(timeIntervalSince1970: Double(range.last + 1) * 86_400))
+            .instant(localSeconds: (range.last + 1) * 86_400)
+        // Refused scans, from the door's log (a store refuses few: read as they are).
+        let refusedDates = try database.refusedScans(storeId: store.id, from: start, to: end)
+        let clock = LocalHours(zone: zone, from: HourTotals.hour(of: start), to: HourTotals.hour(of: end))
+        var refused: [Int: Int] = [:]
+        for date in refusedDates { refused[clock.local(HourTotals.hour(of: date)).day, default: 0] += 1 }
         let capacity = Double(store.capacity)
         func percent(_ inside: Double) -> String { "\(Int((inside / capacity * 100).rounded())) %" }
         func minutes(_ seconds: TimeInterval?) -> String { seconds.map { Formatting.duration($0) } ?? "—" }
@@ -135,14 +144,15 @@ extension ManageArea {
             caption: "Day by day",
             header: ["Day", "Visits", "People", "Line-ups", "Bookings", "Walk-ins", "Ticket → call", "Call → entry",
                      "Ticket → entry", "Declared visit", "Actual visit", "No-shows", "Expired", "Cancelled",
-                     "Peak inside"],
+                     "Refused scans", "Peak inside"],
             rows: report.days.map { day in
                 let totals = day.totals
                 return [DayRange.text(of: day.day), "\(Int(totals.entries))", "\(Int(totals.entryPeople))",
                         "\(Int(totals.lineUps))", "\(Int(totals.bookings))", "\(Int(totals.walkIns))",
                         minutes(totals.averageCallWait), minutes(totals.averageDoorTime), minutes(totals.averageWait),
                         minutes(totals.averageDeclared), minutes(totals.averageActual), "\(Int(totals.noShows))",
-                        "\(Int(totals.expiries))", "\(Int(totals.cancellations))", percent(totals.peakInside)]
+                        "\(Int(totals.expiries))", "\(Int(totals.cancellations))", "\(refused[day.day] ?? 0)",
+                        percent(totals.peakInside)]
             })
         let hoursOfDay = FigureTable(
             caption: "Hour by hour over the range", header: ["Hour", "Average inside", "Peak inside"],
@@ -153,10 +163,6 @@ extension ManageArea {
             caption: "Visits by department (as customers said when reserving)", header: ["Department", "Visits"],
             rows: try database.departmentEntries(storeId: store.id, from: (range.first - 1) * 24,
                                                  to: (range.last + 2) * 24).map { [$0.name, "\($0.entries)"] })
-        let start = ZoneOffsets(zone: zone, around: Date(timeIntervalSince1970: Double(range.first) * 86_400))
-            .instant(localSeconds: range.first * 86_400)
-        let end = ZoneOffsets(zone: zone, around: Date(timeIntervalSince1970: Double(range.last + 1) * 86_400))
-            .instant(localSeconds: (range.last + 1) * 86_400)
         let loyal = FigureTable(
             caption: "Loyal customers (only those who chose to be listed)", header: ["Customer", "Visits", "Last visit"],
             rows: try database.loyalCustomers(storeId: store.id, from: start, to: end).map { customer in

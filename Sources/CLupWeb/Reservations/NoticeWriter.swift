@@ -93,6 +93,7 @@ public struct NoticeWriter: Sendable {
             let why: String
             switch subject.notice.reason {
             case .storeClosed?: why = "The store's day ended before your turn came."
+            case .markedNoShow?: why = "The store's staff marked it as not used."
             case .missedWindow?:
                 let end = store.settings.entryWindow(slotStart: reservation.slotStart ?? now).upperBound
                 why = "Its entry window closed at \(time(end)) without a scan at the entrance."

@@ -1,0 +1,153 @@
+import CLupDomain
+import Foundation
+import GRDB
+
+/// What staff did at the door (or a scan that was refused), for the store's log.
+public struct DoorAction: Codable, Sendable, Identifiable, FetchableRecord, TableRecord {
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        /// A called ticket called again: its grace period starts afresh.
+        case recall
+        /// A ticket or booking marked as not coming: it expires, and its places go to the queue.
+        case noShow
+        /// Let in by ticket number (a code that will not scan): the same rules as a scan.
+        case admit
+        /// Let out by ticket number.
+        case letOut
+        /// Someone left without scanning out: the visit is closed, without an exit time.
+        case leftUnscanned
+        /// A code refused at the entrance.
+        case scanRefused
+    }
+
+    public var id: Int64
+    public var storeId: Int64
+    public var reservationId: Int64?
+    public var number: Int?
+    public var kind: Kind
+    /// Why (staff's words), or the refusal's code for a refused scan.
+    public var reason: String
+    public var outcome: String
+    /// The member of staff who did it; nil for a scan.
+    public var userId: Int64?
+    public var at: Date
+
+    public static let databaseTableName = "doorAction"
+
+    enum CodingKeys: String, CodingKey {
+        case id, storeId, reservationId, number, kind = "action", reason, outcome, userId, at
+    }
+}
+
+/// A door action's entry in the log, with the name of who did it.
+public struct DoorLogEntry: Sendable, Equatable {
+    public var at: Date
+    public var kind: DoorAction.Kind
+    public var number: Int?
+    public var reason: String
+    public var outcome: String
+    public var staff: String?
+}
+
+/// What became of a door action. Only `.done` changed anything.
+public enum DoorOutcome: Sendable, Equatable {
+    case done(Reservation)
+    /// A scan's rules refused it (admitting someone not called, a full store…).
+    case refusedByRules(ScanResult)
+    case noSuchTicket
+    /// The ticket is not in a state the action applies to.
+    case notApplicable(ReservationStatus)
+}
+
+extension ScanResult: Equatable {
+    public static func == (lhs: ScanResult, rhs: ScanResult) -> Bool {
+        lhs.verdict == rhs.verdict && lhs.reservation?.id == rhs.reservation?.id && lhs.peopleInside == rhs.peopleInside
+    }
+}
+
+extension AppDatabase {
+    /// Does `kind` to today's ticket `number` at the store, for staff member `userId` who gave
+    /// `reason`, and records it — all in one transaction. Admitting and letting out follow the
+    /// scan's rules exactly (a ticket not called is not let in; the capacity holds).
+    public func door(_ kind: DoorAction.Kind, storeId: Int64, number: Int, reason: String, userId: Int64, now: Date)
+        throws -> DoorOutcome
+    {
+        precondition(kind != .scanRefused, "a refused scan is recorded by the scan")
+        return try write { db in
+            guard let details = try transactionDefinition(storeId: storeId, db) else { throw AccountError.noSuchStore }
+            let today = details.slotCalendar.localDay(of: now)
+            guard var reservation = try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT \(Reservation.columnList) FROM reservation WHERE storeId = ? AND day = ? AND number = ?
+                """), arguments: [storeId, today, number]).map(Reservation.init(columnsOf:))
+            else { return .noSuchTicket }
+            let status = reservation.status
+            switch kind {
+            case .recall:
+                guard status == .called else { return .notApplicable(status) }
+                try db.cachedStatement(sql: "UPDATE reservation SET calledAt = ? WHERE id = ? AND status = 'called'")
+                    .execute(arguments: [now.databaseText, reservation.id])
+                reservation.calledAt = now
+            case .noShow:
+                let from: Reservation.StatusSet = status == .booked ? .booked : .waitingOrCalled
+                guard [.waiting, .called, .booked].contains(status),
+                    try Reservation.setStatus(.expired, .endedAt, to: now, id: reservation.id, from: from, db)
+                else { return .notApplicable(status) }
+                try Self.notice(.expired, reservationId: reservation.id, reason: .markedNoShow, now: now, db)
+                try advanceQueue(storeId: storeId, now: now, db)
+                reservation.status = .expired
+            case .admit, .letOut:
+                guard (kind == .admit) == (status != .inside) else { return .notApplicable(status) }
+                let scan = try self.scan(reservation, at: storeId, now: now, db)
+                guard scan.verdict == (kind == .admit ? .enter : .exit), let scanned = scan.reservation else {
+                    return .refusedByRules(scan)
+                }
+                reservation = scanned
+            case .leftUnscanned:
+                guard status == .inside,
+                    try Reservation.setStatus(.done, .endedAt, to: now, id: reservation.id, from: .inside, db)
+                else { return .notApplicable(status) }
+                try advanceQueue(storeId: storeId, now: now, db)
+                reservation.status = .done
+            case .scanRefused:
+                return .notApplicable(status)
+            }
+            try Self.recordDoorAction(kind, storeId: storeId, reservation: reservation, reason: reason,
+                                      outcome: reservation.status.rawValue, userId: userId, now: now, db)
+            return .done(reservation)
+        }
+    }
+
+    static func recordDoorAction(_ kind: DoorAction.Kind, storeId: Int64, reservation: Reservation?, reason: String,
+                                 outcome: String, userId: Int64?, now: Date, _ db: Database) throws
+    {
+        // Another store's ticket is not linked to this store's log.
+        let own = reservation?.storeId == storeId ? reservation : nil
+        try db.cachedStatement(sql: """
+            INSERT INTO doorAction (storeId, reservationId, number, action, reason, outcome, userId, at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [storeId, own?.id, own?.number, kind.rawValue, String(reason.prefix(200)), outcome,
+                                     userId, now.databaseText])
+    }
+
+    /// The store's latest door actions and refused scans, newest first.
+    public func doorLog(storeId: Int64, limit: Int = 30) throws -> [DoorLogEntry] {
+        try reader.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT d.at, d.action, d.number, d.reason, d.outcome, u.displayName FROM doorAction d
+                LEFT JOIN user u ON u.id = d.userId WHERE d.storeId = ? ORDER BY d.at DESC, d.id DESC LIMIT ?
+                """, arguments: [storeId, limit]).compactMap { row in
+                DoorAction.Kind(rawValue: row[1]).map {
+                    DoorLogEntry(at: row[0], kind: $0, number: row[2], reason: row[3], outcome: row[4], staff: row[5])
+                }
+            }
+        }
+    }
+
+    /// Refused scans per store-local day number between two instants, for the statistics.
+    public func refusedScans(storeId: Int64, from: Date, to: Date) throws -> [Date] {
+        try reader.read { db in
+            try Date.fetchAll(db, sql: """
+                SELECT at FROM doorAction WHERE storeId = ? AND action = 'scanRefused' AND at >= ? AND at < ?
+                """, arguments: [storeId, from.databaseText, to.databaseText])
+        }
+    }
+}
