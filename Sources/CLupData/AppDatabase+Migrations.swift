@@ -358,6 +358,20 @@ extension AppDatabase {
             try db.create(index: "doorAction_store", on: "doorAction", columns: ["storeId", "at"])
         }
 
+        migrator.registerMigration("v10: a store's changes") { db in
+            // Every change to a store's facts and rules: who, when, which field, from and to.
+            try db.create(table: "storeChange") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.belongsTo("store", onDelete: .cascade).notNull()
+                t.belongsTo("user", onDelete: .setNull)
+                t.column("at", .datetime).notNull()
+                t.column("field", .text).notNull()
+                t.column("before", .text).notNull()
+                t.column("after", .text).notNull()
+            }
+            try db.create(index: "storeChange_store", on: "storeChange", columns: ["storeId", "at"])
+        }
+
         return migrator
     }
 }

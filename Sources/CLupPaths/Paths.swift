@@ -50,6 +50,7 @@ public enum Paths {
     public static let manageStore = IdPath("/manage/stores/{id}")
     public static let manageStoreStats = IdPath("/manage/stores/{id}/stats")
     public static let manageStoreStatsCSV = IdPath("/manage/stores/{id}/stats.csv")
+    public static let manageStoreEdit = IdPath("/manage/stores/{id}/edit")
     /// The door console: the store's lists, and actions by ticket number (POST).
     public static let manageStoreDoor = IdPath("/manage/stores/{id}/door")
 
@@ -78,7 +79,7 @@ public enum Paths {
         account, accountProfile, accountPassword, accountDelete, accountNotifications, accountPush, accountPushRemove,
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketConfirm,
-        bookingReply, manage, manageStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, kiosk,
+        bookingReply, manage, manageStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreEdit, kiosk,
         kioskEnrol, kioskLeave, kioskDispenser, kioskTickets, kioskTicket, kioskScanner, kioskScan, kioskBoard,
         apiScan, apiTickets, apiStoreStatus,
     ]

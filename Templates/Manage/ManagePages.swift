@@ -57,6 +57,10 @@ public struct ManageStorePage: Page {
     public var reason: String
     public var kiosks: [KioskRow]
     public var bookings: [BookingRow] = []
+    /// What the last edit did.
+    public var notice: String?
+    /// The store's recent changes: when, who, what.
+    public var changes: [(when: String, who: String, what: String)] = []
 
     /// A booking coming up, and whether its customer confirmed it.
     public struct BookingRow: Sendable {
@@ -100,7 +104,8 @@ public struct ManageStorePage: Page {
             <p class="back"><a href="\(Paths.manage())">← Your stores</a></p>
             <h1><span class="light light-\(light)" aria-hidden="true"></span> \(name)</h1>
             <p class="fine">\(address) · <a href="\(Paths.store(id))">public page</a></p>
-            <p><a class="button" href="\(Paths.manageStoreStats(id))">Statistics</a> <a class="button secondary" href="\(Paths.manageStoreDoor(id))">Door console</a></p>
+            <p><a class="button" href="\(Paths.manageStoreStats(id))">Statistics</a> <a class="button secondary" href="\(Paths.manageStoreDoor(id))">Door console</a> <a class="button secondary" href="\(Paths.manageStoreEdit(id))">Edit the store</a></p>
+            \(Fragments.notice(notice))
             <dl class="facts">
               <div><dt>Status</dt><dd>\(reason)</dd></div>
               <div><dt>People inside</dt><dd>\(peopleInside) of \(capacity)</dd></div>
@@ -117,6 +122,13 @@ public struct ManageStorePage: Page {
                 </tbody>
               </table>
               \(if: kiosks.isEmpty, "<p>No kiosk is enrolled for this store.</p>")
+            </section>
+            <section class="panel">
+              <h2>Changes</h2>
+              \(if: changes.isEmpty, "<p class=\"fine\">No change recorded yet.</p>")
+              <ul class="changes">
+                \(changes.map { "<li><span class=\"fine\">\($0.when) · \($0.who)</span> \($0.what)</li>" as HTML })
+              </ul>
             </section>
             <section class="panel">
               <h2>Bookings in the next 24 hours</h2>
@@ -242,6 +254,63 @@ public struct DoorConsolePage: Page {
                 \(if: log.isEmpty, "<p class=\"fine\">Nothing yet.</p>")
               </div>
             </section>
+            """)
+    }
+}
+
+/// Editing a store's facts and rules: every field with its hint and, when refused, why.
+public struct StoreEditPage: Page {
+    public struct Field: Sendable {
+        public var name: String
+        public var label: String
+        public var value: String
+        public var hint: String
+        public var numeric: Bool
+        public var required: Bool
+        public var error: String?
+
+        public init(name: String, label: String, value: String, hint: String, numeric: Bool, required: Bool = true,
+                    error: String?)
+        {
+            self.required = required
+            self.name = name
+            self.label = label
+            self.value = value
+            self.hint = hint
+            self.numeric = numeric
+            self.error = error
+        }
+    }
+
+    public var storeId: Int64
+    public var storeName: String
+    public var fields: [Field]
+
+    public init(storeId: Int64, storeName: String, fields: [Field]) {
+        self.storeId = storeId
+        self.storeName = storeName
+        self.fields = fields
+    }
+
+    public func render(in frame: Frame) -> HTML {
+        frame.site("""
+            <p class="back"><a href="\(Paths.manageStore(storeId))">← \(storeName)</a></p>
+            <h1>Edit \(storeName)</h1>
+            \(if: fields.contains { $0.error != nil }, Fragments.formError("Nothing was changed: please correct the fields marked below."))
+            <form method="post" action="\(Paths.manageStoreEdit(storeId))" class="stack panel">
+              \(frame.csrfField)
+              \(fields.map { field in
+                  """
+                  <div class="field">
+                    <label for="\(field.name)">\(field.label)</label>
+                    <input id="\(field.name)" name="\(field.name)" value="\(field.value)"\(if: field.numeric, " inputmode=\"numeric\"")\(if: field.required, " required")\(Fragments.invalid(field.error, describedBy: field.name + "-error"))>
+                    <p class="fine">\(field.hint)</p>
+                    \(Fragments.fieldError(field.error, id: field.name + "-error"))
+                  </div>
+                  """ as HTML
+              })
+              <button type="submit">Save</button>
+            </form>
             """)
     }
 }

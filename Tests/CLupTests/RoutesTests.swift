@@ -63,6 +63,8 @@ struct RoutesTests {
         GET /manage/stores/{id}/stats.csv session signedIn manager managerOfStore
         GET /manage/stores/{id}/door session signedIn manager managerOfStore
         POST /manage/stores/{id}/door session csrf signedIn manager managerOfStore
+        GET /manage/stores/{id}/edit session signedIn manager managerOfStore
+        POST /manage/stores/{id}/edit session csrf signedIn manager managerOfStore
         GET /kiosk session
         POST /kiosk/enrol session csrf
         POST /kiosk/leave session csrf

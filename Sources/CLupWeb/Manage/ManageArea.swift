@@ -20,6 +20,8 @@ struct ManageArea {
         store.get(Paths.manageStoreStatsCSV, statsCSV)
         store.get(Paths.manageStoreDoor, door)
         store.post(Paths.manageStoreDoor, doorAction)
+        store.get(Paths.manageStoreEdit, editForm)
+        store.post(Paths.manageStoreEdit, edit)
     }
 
     func list(_ context: ManagerContext) throws -> Response {
@@ -47,6 +49,11 @@ struct ManageArea {
             peopleInside: status.peopleInside, wait: Formatting.wait(status.wait), light: status.light.rawValue,
             reason: status.reason.text, kiosks: kiosks)
         let now = context.now
+        page.notice = Self.editNotice(context.request.query)
+        page.changes = try database.storeChanges(storeId: store.id, limit: 20).map { change in
+            (Formatting.moment(change.at, now: now, timeZone: store.zone), change.by ?? "someone",
+             "\(change.field): \(change.before) → \(change.after)")
+        }
         page.bookings = try database.bookings(storeId: store.id, from: now, to: now + 86400).map { booking in
             let answer: String
             if booking.confirmedAt != nil {

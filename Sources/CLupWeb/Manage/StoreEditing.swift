@@ -1,0 +1,111 @@
+import CLupData
+import CLupDomain
+import CLupPaths
+import CLupTemplates
+import Foundation
+
+/// A manager edits the facts and rules of a store they manage: name, address, phone, capacity
+/// and the reservation rules. Every field is checked, with the reason next to it; a change is
+/// recorded field by field with who made it; the answer says what the new rules mean for the
+/// reservations the store already holds (which stand).
+extension ManageArea {
+    /// The editable fields: name, label, hint, and the check of a value (nil: fine).
+    struct EditField {
+        var name: String
+        var label: String
+        var hint: String
+        var numeric: Bool
+        var range: ClosedRange<Int>?
+        var maxLength: Int
+
+        /// Only the phone may be left empty.
+        var isRequired: Bool { range != nil || maxLength > 40 }
+
+        func problem(_ value: String) -> String? {
+            if let range {
+                guard let number = Int(value) else { return "Enter a whole number." }
+                guard range.contains(number) else { return "Enter a number from \(range.lowerBound) to \(range.upperBound)." }
+                return nil
+            }
+            if value.isEmpty && isRequired { return "This cannot be empty." }
+            if value.count > maxLength { return "Use at most \(maxLength) characters." }
+            if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                return "Use letters, numbers and punctuation only."
+            }
+            return nil
+        }
+    }
+
+    static let editFields = [
+        EditField(name: "name", label: "Name", hint: "As shoppers see it.", numeric: false, range: nil, maxLength: 100),
+        EditField(name: "address", label: "Address", hint: "Street, number, postcode and city.", numeric: false,
+                  range: nil, maxLength: 200),
+        EditField(name: "phone", label: "Phone", hint: "Optional.", numeric: false, range: nil, maxLength: 40),
+        EditField(name: "capacity", label: "Capacity (people inside at once)", hint: "1 to 10,000.", numeric: true,
+                  range: 1...10_000, maxLength: 5),
+        EditField(name: "walkInPercent", label: "Share kept for walk-ins (%)",
+                  hint: "0 to 90: the places kept for the kiosk's tickets; the rest is for online customers.",
+                  numeric: true, range: 0...90, maxLength: 2),
+        EditField(name: "slotCapacity", label: "People per booking slot", hint: "1 to 10,000.", numeric: true,
+                  range: 1...10_000, maxLength: 5),
+        EditField(name: "entryBeforeMinutes", label: "Entry opens before a slot (minutes)", hint: "0 to 60.",
+                  numeric: true, range: 0...60, maxLength: 2),
+        EditField(name: "entryAfterMinutes", label: "Entry closes after a slot starts (minutes)", hint: "0 to 60.",
+                  numeric: true, range: 0...60, maxLength: 2),
+        EditField(name: "callGraceMinutes", label: "Time to reach the door when called (minutes)", hint: "1 to 60.",
+                  numeric: true, range: 1...60, maxLength: 2),
+    ]
+
+    func editForm(_ context: ManagedStoreContext) throws -> Response {
+        guard let store = database.board.entry(context.storeId)?.store else { throw HTTPError.notFound }
+        let values = Dictionary(uniqueKeysWithValues: StoreEdit(store).fields)
+        return editPage(context, store: store, values: values, errors: [:], status: 200)
+    }
+
+    func edit(_ context: ManagedStoreContext) throws -> Response {
+        guard let store = database.board.entry(context.storeId)?.store else { throw HTTPError.notFound }
+        var values: [String: String] = [:]
+        var errors: [String: String] = [:]
+        for field in Self.editFields {
+            let value = (context.form[field.name] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            values[field.name] = value
+            errors[field.name] = field.problem(value)
+        }
+        guard errors.isEmpty else { return editPage(context, store: store, values: values, errors: errors, status: 422) }
+        func number(_ name: String) -> Int { Int(values[name] ?? "") ?? 0 }
+        let edit = StoreEdit(
+            name: values["name"] ?? "", address: values["address"] ?? "", phone: values["phone"] ?? "",
+            capacity: number("capacity"), walkInPercent: number("walkInPercent"), slotCapacity: number("slotCapacity"),
+            entryBeforeMinutes: number("entryBeforeMinutes"), entryAfterMinutes: number("entryAfterMinutes"),
+            callGraceMinutes: number("callGraceMinutes"))
+        let outcome = try database.editStore(store.id, to: edit, userId: context.user.id, now: context.now)
+        let query = "saved=\(outcome.changed.count)&over=\(outcome.overCapacity)&overbooked=\(outcome.slotsOverBooked)"
+        return .redirect(to: Paths.manageStore(store.id, query: query))
+    }
+
+    /// What the last edit did, from the page's address after saving.
+    static func editNotice(_ query: FormData) -> String? {
+        guard let saved = query["saved"].flatMap(Int.init) else { return nil }
+        guard saved > 0 else { return "Nothing was changed." }
+        var lines = [saved == 1 ? "1 change saved." : "\(saved) changes saved."]
+        if let over = query["over"].flatMap(Int.init), over > 0 {
+            lines.append("The store has \(Formatting.people(over)) more inside than its new capacity: they stay, and "
+                + "nobody new is let in until enough have left.")
+        }
+        if let overBooked = query["overbooked"].flatMap(Int.init), overBooked > 0 {
+            lines.append("\(overBooked == 1 ? "1 coming slot holds" : "\(overBooked) coming slots hold") more "
+                + "bookings than the new limit: those bookings stand; new ones are refused until there is room.")
+        }
+        return lines.joined(separator: " ")
+    }
+
+    private func editPage(_ context: ManagedStoreContext, store: Store, values: [String: String],
+                          errors: [String: String], status: Int) -> Response
+    {
+        let page = StoreEditPage(storeId: store.id, storeName: store.name, fields: Self.editFields.map { field in
+            StoreEditPage.Field(name: field.name, label: field.label, value: values[field.name] ?? "", hint: field.hint,
+                                numeric: field.numeric, required: field.isRequired, error: errors[field.name])
+        })
+        return views.page(title: "Edit \(store.name)", section: .manage, context, page, status: status)
+    }
+}

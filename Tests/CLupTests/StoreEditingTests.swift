@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+
+@testable import CLupData
+@testable import CLupDomain
+@testable import CLupSupport
+@testable import CLupWeb
+
+/// A manager edits a store: every field checked with its reason, every change recorded with
+/// who made it, the pages and the queue following at once, and what the new rules mean for
+/// reservations already made said plainly.
+@Suite("Editing a store")
+struct StoreEditingTests {
+    let clock = TestClock()
+    let database: AppDatabase
+    let app: App
+    let store: Store
+    var storeId: Int64 { store.id }
+
+    init() throws {
+        database = try AppDatabase.inMemory()
+        store = try database.createStore(
+            NewStore(name: "Bottega Uno", address: "Via Uno 1, Milano", phone: "+39 02 1", position: Place.milan[0].position,
+                     capacity: 4, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 0, slotCapacity: 2)),
+            hours: Fixture.weekdayHours, departments: [])
+        let clock = self.clock
+        app = try Fixture.app(clock: { clock.now }, database: database)
+        _ = try database.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: ReservationsTests.passwordHash,
+                                    role: .manager, now: clock.now, confirmation: nil)
+        try database.assignStore(storeId: store.id, toManager: "boss@example.org")
+    }
+
+    func fields(_ changes: [String: String] = [:]) -> [(String, String)] {
+        var values = Dictionary(uniqueKeysWithValues: StoreEdit(store).fields)
+        values.merge(changes) { $1 }
+        return ManageArea.editFields.map { ($0.name, values[$0.name] ?? "") }
+    }
+
+    func boss() throws -> Browser {
+        let browser = Browser(app)
+        try browser.signIn(email: "boss@example.org")
+        try browser.get("/manage/stores/\(storeId)/edit")
+        return browser
+    }
+
+    /// Four customers: three let in, one waiting behind a store made full.
+    func crowd() throws -> [Reservation] {
+        try (1...4).map { index in
+            let user = try database.createUser(email: "c\(index)@example.org", displayName: "C\(index)",
+                                               passwordHash: ReservationsTests.passwordHash, now: clock.now,
+                                               confirmation: nil)
+            guard case .created(let ticket) = try database.reserve(ReservationRequest(
+                storeId: storeId, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: .walking,
+                requestKey: Secrets.token()), now: clock.now)
+            else { throw RequireError(message: "not created") }
+            if index <= 3 { #expect(try database.scan(reservationId: ticket.id, at: storeId, now: clock.now).verdict == .enter) }
+            return ticket
+        }
+    }
+
+    @Test("a lower capacity is saved and recorded; those inside stay, and the page says so")
+    func lowerCapacity() throws {
+        _ = try crowd()
+        let browser = try boss()
+        let form = try browser.get("/manage/stores/\(storeId)/edit")
+        #expect(form.bodyText.contains("<input id=\"capacity\" name=\"capacity\" value=\"4\" inputmode=\"numeric\" required>"))
+        #expect(form.bodyText.contains("<input id=\"phone\" name=\"phone\" value=\"+39 02 1\">"))
+        let saved = try browser.post("/manage/stores/\(storeId)/edit", fields(["capacity": "2", "name": "Bottega Una"]))
+        #expect(saved.status == 303)
+        let page = try browser.get(try require(saved.header("Location")))
+        #expect(page.bodyText.contains("2 changes saved. The store has 1 person more inside than its new capacity: they "
+            + "stay, and nobody new is let in until enough have left."))
+        #expect(page.bodyText.contains("· Boss</span> capacity: 4 → 2</li>"))
+        #expect(page.bodyText.contains("· Boss</span> name: Bottega Uno → Bottega Una</li>"))
+        // The shoppers' pages follow at once.
+        #expect(try Browser(app).get("/stores/\(storeId)").bodyText.contains("Bottega Una"))
+        #expect(try database.board.entry(storeId)?.store.capacity == 2)
+    }
+
+    @Test("a higher capacity calls the next customers at once; fewer places per slot leave bookings standing")
+    func higherCapacityAndSlots() throws {
+        let tickets = try crowd()
+        // Three inside and one called: the fourth place is taken. A fifth waits.
+        let user = try database.createUser(email: "c5@example.org", displayName: "C5", passwordHash: ReservationsTests.passwordHash,
+                                           now: clock.now, confirmation: nil)
+        guard case .created(let fifth) = try database.reserve(ReservationRequest(
+            storeId: storeId, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: .walking,
+            requestKey: Secrets.token()), now: clock.now)
+        else { throw RequireError(message: "not created") }
+        #expect(try database.reservation(id: tickets[3].id)?.reservation.status == .called)
+        #expect(try database.reservation(id: fifth.id)?.reservation.status == .waiting)
+        // Two bookings in the 13:00 slot, then the slot limit lowered to 1.
+        for index in 6...7 {
+            let booker = try database.createUser(email: "b\(index)@example.org", displayName: "B", passwordHash: "x",
+                                                 now: clock.now, confirmation: nil)
+            _ = try database.reserve(ReservationRequest(
+                storeId: storeId, userId: booker.id, kind: .booking, people: 1, residenceMinutes: 30,
+                slotStart: Fixture.date(2026, 11, 18, 13), requestKey: Secrets.token()), now: clock.now)
+        }
+        let browser = try boss()
+        let saved = try browser.post("/manage/stores/\(storeId)/edit", fields(["capacity": "5", "slotCapacity": "1"]))
+        #expect(try database.reservation(id: fifth.id)?.reservation.status == .called)
+        let page = try browser.get(try require(saved.header("Location"))).bodyText
+        #expect(page.contains("1 coming slot holds more bookings than the new limit: those bookings stand; new ones are "
+            + "refused until there is room."))
+    }
+
+    @Test("every field is checked, with its reason next to it, and a refused form changes nothing")
+    func validation() throws {
+        let browser = try boss()
+        let refused = try browser.post("/manage/stores/\(storeId)/edit", fields([
+            "capacity": "0", "walkInPercent": "95", "name": "", "callGraceMinutes": "ten", "address": String(repeating: "a", count: 201),
+        ]))
+        #expect(refused.status == 422)
+        let html = refused.bodyText
+        #expect(html.contains("Nothing was changed: please correct the fields marked below."))
+        #expect(html.contains("<p class=\"field-error\" id=\"capacity-error\">Enter a number from 1 to 10000.</p>"))
+        #expect(html.contains("<p class=\"field-error\" id=\"walkInPercent-error\">Enter a number from 0 to 90.</p>"))
+        #expect(html.contains("<p class=\"field-error\" id=\"name-error\">This cannot be empty.</p>"))
+        #expect(html.contains("<p class=\"field-error\" id=\"callGraceMinutes-error\">Enter a whole number.</p>"))
+        #expect(html.contains("<p class=\"field-error\" id=\"address-error\">Use at most 200 characters.</p>"))
+        #expect(html.contains("aria-invalid=\"true\" aria-describedby=\"capacity-error\""))
+        #expect(try database.storeChanges(storeId: storeId).isEmpty)
+        #expect(try database.board.entry(storeId)?.store.capacity == 4)
+        // The phone may be left empty; the same values again change nothing.
+        #expect(try browser.post("/manage/stores/\(storeId)/edit", fields(["phone": ""])).status == 303)
+        let same = try browser.post("/manage/stores/\(storeId)/edit", fields(["phone": ""]))
+        #expect(try browser.get(try require(same.header("Location"))).bodyText.contains("Nothing was changed."))
+        #expect(try database.storeChanges(storeId: storeId).count == 1)
+        // Only the store's managers.
+        _ = try database.createUser(email: "c@example.org", displayName: "C", passwordHash: ReservationsTests.passwordHash,
+                                    now: clock.now, confirmation: nil)
+        let customer = Browser(app)
+        try customer.signIn(email: "c@example.org")
+        #expect(try customer.get("/manage/stores/\(storeId)/edit").status == 403)
+        #expect(try customer.post("/manage/stores/\(storeId)/edit", fields(["capacity": "9"])).status == 403)
+    }
+}
