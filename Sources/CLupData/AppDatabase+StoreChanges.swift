@@ -68,13 +68,14 @@ extension AppDatabase {
     /// places call the next customers at once) — in a transaction of its own, since calling
     /// decides from the board, which takes the new rules when the first commits. Reservations
     /// already made stand: the outcome says where the new rules are already exceeded.
-    public func editStore(_ id: Int64, to edit: StoreEdit, userId: Int64, now: Date) throws -> StoreEditOutcome {
+    /// `userId` nil: an administrator at the command line.
+    public func editStore(_ id: Int64, to edit: StoreEdit, userId: Int64?, now: Date) throws -> StoreEditOutcome {
         let outcome = try saveStore(id, edit, userId: userId, now: now)
         if !outcome.changed.isEmpty { try write { db in try advanceQueue(storeId: id, now: now, db) } }
         return outcome
     }
 
-    private func saveStore(_ id: Int64, _ edit: StoreEdit, userId: Int64, now: Date) throws -> StoreEditOutcome {
+    private func saveStore(_ id: Int64, _ edit: StoreEdit, userId: Int64?, now: Date) throws -> StoreEditOutcome {
         try write { db in
             guard var store = try Store.fetchOne(db, id: id) else { throw AccountError.noSuchStore }
             let before = StoreEdit(store).fields

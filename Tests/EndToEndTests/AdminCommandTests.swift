@@ -36,4 +36,31 @@ struct AdminCommandTests {
         #expect(unknown.status == 1)
         #expect(unknown.output.contains("Error: no account with that email address"))
     }
+
+    @Test("edit-store: the form's checks, each naming its option; a change recorded as the administrator's; stats rebuilt")
+    func editStore() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("clup-admin-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(try clup(["migrate", "--database", "clup.sqlite"], in: folder).status == 0)
+        #expect(try clup(["seed-demo", "--database", "clup.sqlite", "--weeks", "1"], in: folder).status == 0)
+
+        let refused = try clup(["admin", "edit-store", "--database", "clup.sqlite", "--store", "1", "--capacity", "0",
+                                "--walk-in-percent", "95"], in: folder)
+        #expect(refused.status == 1)
+        #expect(refused.output.contains("--capacity: Enter a number from 1 to 10000."))
+        #expect(refused.output.contains("--walk-in-percent: Enter a number from 0 to 90."))
+        let missing = try clup(["admin", "edit-store", "--database", "clup.sqlite", "--store", "999", "--capacity", "5"],
+                               in: folder)
+        #expect(missing.status == 1 && missing.output.contains("no store with id 999"))
+
+        let changed = try clup(["admin", "edit-store", "--database", "clup.sqlite", "--store", "1", "--capacity", "55"],
+                               in: folder)
+        #expect(changed.status == 0 && changed.output.contains("changed capacity"))
+        let again = try clup(["admin", "edit-store", "--database", "clup.sqlite", "--store", "1", "--capacity", "55"],
+                             in: folder)
+        #expect(again.output.contains("nothing changed"))
+        let rebuilt = try clup(["admin", "rebuild-stats", "--database", "clup.sqlite"], in: folder)
+        #expect(rebuilt.status == 0 && rebuilt.output.contains("store-hours of statistics"))
+    }
 }

@@ -51,7 +51,7 @@ struct ManageArea {
         let now = context.now
         page.notice = Self.editNotice(context.request.query)
         page.changes = try database.storeChanges(storeId: store.id, limit: 20).map { change in
-            (Formatting.moment(change.at, now: now, timeZone: store.zone), change.by ?? "someone",
+            (Formatting.moment(change.at, now: now, timeZone: store.zone), change.by ?? "an administrator (clup admin)",
              "\(change.field): \(change.before) → \(change.after)")
         }
         page.bookings = try database.bookings(storeId: store.id, from: now, to: now + 86400).map { booking in

@@ -18,6 +18,13 @@ extension ManageArea {
         var range: ClosedRange<Int>?
         var maxLength: Int
 
+        /// The matching `clup admin edit-store` option: `walkInPercent` → `walk-in-percent`.
+        var option: String {
+            name.reduce(into: "") { text, character in
+                if character.isUppercase { text += "-" + character.lowercased() } else { text.append(character) }
+            }
+        }
+
         /// Only the phone may be left empty.
         var isRequired: Bool { range != nil || maxLength > 40 }
 
@@ -83,6 +90,13 @@ extension ManageArea {
         return .redirect(to: Paths.manageStore(store.id, query: query))
     }
 
+    static func problems(in edit: StoreEdit) -> [(option: String, problem: String)] {
+        let values = Dictionary(uniqueKeysWithValues: edit.fields)
+        return editFields.compactMap { field in
+            field.problem(values[field.name] ?? "").map { (field.option, $0) }
+        }
+    }
+
     /// What the last edit did, from the page's address after saving.
     static func editNotice(_ query: FormData) -> String? {
         guard let saved = query["saved"].flatMap(Int.init) else { return nil }
@@ -107,5 +121,13 @@ extension ManageArea {
                                 numeric: field.numeric, required: field.isRequired, error: errors[field.name])
         })
         return views.page(title: "Edit \(store.name)", section: .manage, context, page, status: status)
+    }
+}
+
+/// The store form's checks, for an edit made elsewhere (`clup admin edit-store`).
+public enum StoreFields {
+    /// Each field's command-line option and its problem, by the same checks as the form's.
+    public static func problems(in edit: StoreEdit) -> [(option: String, problem: String)] {
+        ManageArea.problems(in: edit)
     }
 }
