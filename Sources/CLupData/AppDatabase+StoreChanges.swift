@@ -123,3 +123,48 @@ extension AppDatabase {
         }
     }
 }
+
+extension AppDatabase {
+    /// Replaces the store's weekly hours for staff member `userId` (nil: an administrator at
+    /// the command line), records the change, and cancels — telling each customer why — the
+    /// coming bookings whose slot the new hours no longer have, all in one transaction; then
+    /// brings the queue up to date under the new hours. Returns how many bookings were
+    /// cancelled.
+    public func replaceHours(storeId: Int64, with intervals: [OpeningInterval], userId: Int64?, now: Date) throws -> Int {
+        let cancelled = try write { db -> Int in
+            guard let store = try Store.fetchOne(db, id: storeId) else { throw AccountError.noSuchStore }
+            let old = try Self.storeDetails(id: storeId, db)?.openingHours.intervals ?? []
+            let new = intervals.sorted { ($0.weekday, $0.opens) < ($1.weekday, $1.opens) }
+            guard old.map(Self.text) != new.map(Self.text) else { return 0 }
+            try db.execute(sql: "DELETE FROM openingInterval WHERE storeId = ?", arguments: [storeId])
+            for interval in new { try OpeningIntervalRecord(storeId: storeId, interval: interval).insert(db) }
+            try db.execute(sql: """
+                INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'hours', ?, ?)
+                """, arguments: [storeId, userId, now, old.map(Self.text).joined(separator: ", "),
+                                 new.map(Self.text).joined(separator: ", ")])
+            let calendar = SlotCalendar(hours: OpeningHours(intervals: new, timeZone: store.zone),
+                                        slotMinutes: store.slotMinutes)
+            let booked = try Row.fetchAll(db, sql: """
+                SELECT id, slotStart FROM reservation WHERE storeId = ? AND status = 'booked' AND slotStart >= ?
+                """, arguments: [storeId, now])
+            var cancelled = 0
+            for row in booked {
+                let start: Date = row["slotStart"]
+                let stands = calendar.slots(startingOn: calendar.localDay(of: start), now: start).contains { $0.start == start }
+                if !stands, try Reservation.setStatus(.cancelled, .endedAt, to: now, id: row["id"], from: .booked, db) {
+                    try Self.notice(.cancelled, reservationId: row["id"], reason: .storeHoursChanged, now: now, db)
+                    cancelled += 1
+                }
+            }
+            return cancelled
+        }
+        try write { db in try advanceQueue(storeId: storeId, now: now, db) }
+        return cancelled
+    }
+
+    /// "Mon 08:00–21:00".
+    static func text(_ interval: OpeningInterval) -> String {
+        String(OpeningHours.weekdayNames[interval.weekday - 1].prefix(3)) + " "
+            + OpeningHours.clockText(interval.opens) + "–" + OpeningHours.clockText(interval.closes % 1440)
+    }
+}

@@ -35,6 +35,8 @@ public struct Notice: Codable, Sendable, Identifiable, FetchableRecord, TableRec
         case unconfirmed
         /// Staff at the door marked it as not coming.
         case markedNoShow
+        /// The store changed its opening hours, and the booked slot is no longer open.
+        case storeHoursChanged
     }
 
     public var id: Int64

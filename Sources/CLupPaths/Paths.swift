@@ -51,6 +51,7 @@ public enum Paths {
     public static let manageStoreStats = IdPath("/manage/stores/{id}/stats")
     public static let manageStoreStatsCSV = IdPath("/manage/stores/{id}/stats.csv")
     public static let manageStoreEdit = IdPath("/manage/stores/{id}/edit")
+    public static let manageStoreHours = IdPath("/manage/stores/{id}/hours")
     /// The door console: the store's lists, and actions by ticket number (POST).
     public static let manageStoreDoor = IdPath("/manage/stores/{id}/door")
 
@@ -79,7 +80,7 @@ public enum Paths {
         account, accountProfile, accountPassword, accountDelete, accountNotifications, accountPush, accountPushRemove,
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketConfirm,
-        bookingReply, manage, manageStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreEdit, kiosk,
+        bookingReply, manage, manageStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreEdit, manageStoreHours, kiosk,
         kioskEnrol, kioskLeave, kioskDispenser, kioskTickets, kioskTicket, kioskScanner, kioskScan, kioskBoard,
         apiScan, apiTickets, apiStoreStatus,
     ]

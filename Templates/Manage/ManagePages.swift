@@ -104,7 +104,7 @@ public struct ManageStorePage: Page {
             <p class="back"><a href="\(Paths.manage())">← Your stores</a></p>
             <h1><span class="light light-\(light)" aria-hidden="true"></span> \(name)</h1>
             <p class="fine">\(address) · <a href="\(Paths.store(id))">public page</a></p>
-            <p><a class="button" href="\(Paths.manageStoreStats(id))">Statistics</a> <a class="button secondary" href="\(Paths.manageStoreDoor(id))">Door console</a> <a class="button secondary" href="\(Paths.manageStoreEdit(id))">Edit the store</a></p>
+            <p><a class="button" href="\(Paths.manageStoreStats(id))">Statistics</a> <a class="button secondary" href="\(Paths.manageStoreDoor(id))">Door console</a> <a class="button secondary" href="\(Paths.manageStoreEdit(id))">Edit the store</a> <a class="button secondary" href="\(Paths.manageStoreHours(id))">Opening hours</a></p>
             \(Fragments.notice(notice))
             <dl class="facts">
               <div><dt>Status</dt><dd>\(reason)</dd></div>
@@ -310,6 +310,68 @@ public struct StoreEditPage: Page {
                   """ as HTML
               })
               <button type="submit">Save</button>
+            </form>
+            """)
+    }
+}
+
+/// A store's weekly hours: two openings a day at most, each a time to open and one to close
+/// (a closing earlier than the opening runs past midnight); a day left empty is closed.
+public struct StoreHoursPage: Page {
+    public struct Day: Sendable {
+        public var weekday: Int
+        public var name: String
+        /// Two openings: (opens, closes) as "HH:MM" or "".
+        public var openings: [(opens: String, closes: String)]
+        public var error: String?
+
+        public init(weekday: Int, name: String, openings: [(opens: String, closes: String)], error: String?) {
+            self.weekday = weekday
+            self.name = name
+            self.openings = openings
+            self.error = error
+        }
+    }
+
+    public var storeId: Int64
+    public var storeName: String
+    public var days: [Day]
+
+    public init(storeId: Int64, storeName: String, days: [Day]) {
+        self.storeId = storeId
+        self.storeName = storeName
+        self.days = days
+    }
+
+    public func render(in frame: Frame) -> HTML {
+        frame.site("""
+            <p class="back"><a href="\(Paths.manageStore(storeId))">← \(storeName)</a></p>
+            <h1>Opening hours of \(storeName)</h1>
+            \(if: days.contains { $0.error != nil }, Fragments.formError("Nothing was changed: please correct the days marked below."))
+            <p class="fine">Up to two openings a day. A closing time earlier than the opening runs past midnight (07:00 to 02:00). Leave a day empty when the store is closed. Bookings in slots the new hours no longer have are cancelled, and their customers told why.</p>
+            <form method="post" action="\(Paths.manageStoreHours(storeId))" class="panel">
+              \(frame.csrfField)
+              <div class="table-wrap">
+                <table class="figures hours-form">
+                  <thead><tr><th scope="col">Day</th><th scope="col">Opens</th><th scope="col">Closes</th><th scope="col">Opens again</th><th scope="col">Closes</th></tr></thead>
+                  <tbody>
+                  \(days.map { day in
+                      let cells: [HTML] = day.openings.enumerated().flatMap { index, opening -> [HTML] in
+                          let part = index == 0 ? "a" : "b"
+                          return [
+                              "<td><input type=\"time\" name=\"opens-\(day.weekday)-\(part)\" value=\"\(opening.opens)\" aria-label=\"\(day.name): opens\(index == 0 ? "" : " again")\"\(Fragments.invalid(day.error, describedBy: "day-\(day.weekday)-error"))></td>",
+                              "<td><input type=\"time\" name=\"closes-\(day.weekday)-\(part)\" value=\"\(opening.closes)\" aria-label=\"\(day.name): closes\(index == 0 ? "" : " again")\"\(Fragments.invalid(day.error, describedBy: "day-\(day.weekday)-error"))></td>",
+                          ]
+                      }
+                      return """
+                          <tr><th scope="row">\(day.name)</th>\(cells)</tr>
+                          \(day.error.map { "<tr><td colspan=\"5\">\(Fragments.fieldError($0, id: "day-\(day.weekday)-error"))</td></tr>" as HTML })
+                          """ as HTML
+                  })
+                  </tbody>
+                </table>
+              </div>
+              <button type="submit">Save the hours</button>
             </form>
             """)
     }

@@ -22,6 +22,8 @@ struct ManageArea {
         store.post(Paths.manageStoreDoor, doorAction)
         store.get(Paths.manageStoreEdit, editForm)
         store.post(Paths.manageStoreEdit, edit)
+        store.get(Paths.manageStoreHours, hoursForm)
+        store.post(Paths.manageStoreHours, saveHours)
     }
 
     func list(_ context: ManagerContext) throws -> Response {
@@ -49,7 +51,7 @@ struct ManageArea {
             peopleInside: status.peopleInside, wait: Formatting.wait(status.wait), light: status.light.rawValue,
             reason: status.reason.text, kiosks: kiosks)
         let now = context.now
-        page.notice = Self.editNotice(context.request.query)
+        page.notice = Self.editNotice(context.request.query) ?? Self.hoursNotice(context.request.query)
         page.changes = try database.storeChanges(storeId: store.id, limit: 20).map { change in
             (Formatting.moment(change.at, now: now, timeZone: store.zone), change.by ?? "an administrator (clup admin)",
              "\(change.field): \(change.before) → \(change.after)")

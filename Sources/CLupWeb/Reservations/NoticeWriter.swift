@@ -81,8 +81,14 @@ public struct NoticeWriter: Sendable {
             url = reply + "confirm"
             lifetime = BookingReminder.replyWindow
         case .cancelled:
-            let why = subject.notice.reason == .replaced
-                ? "You made a new reservation in its place." : "You cancelled it."
+            let why: String
+            switch subject.notice.reason {
+            case .replaced?: why = "You made a new reservation in its place."
+            case .storeHoursChanged?:
+                why = "The store changed its opening hours, and your slot at \(time(reservation.slotStart ?? now)) is no "
+                    + "longer open. We are sorry: please choose another time."
+            default: why = "You cancelled it."
+            }
             text = (
                 "Your reservation at \(store.name) is cancelled",
                 "Your reservation at \(store.name) (No. \(reservation.number)) is cancelled. \(why)\n\n"

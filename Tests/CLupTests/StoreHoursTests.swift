@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+@testable import CLupData
+@testable import CLupDomain
+@testable import CLupSupport
+@testable import CLupWeb
+
+/// A manager sets a store's weekly hours: each day checked, past midnight allowed, and
+/// bookings in slots the new hours no longer have cancelled with a message that says why.
+@Suite("Opening hours")
+struct StoreHoursTests {
+    let clock = TestClock()
+    let database: AppDatabase
+    let app: App
+    let store: Store
+    var storeId: Int64 { store.id }
+    let writer = NoticeWriter(settings: SiteSettings(baseURL: "https://clup.example.org"), tickets: Fixture.tickets)
+
+    init() throws {
+        database = try AppDatabase.inMemory()
+        store = try database.createStore(
+            NewStore(name: "Bottega Ore", address: "Via Ore 1", phone: "", position: Place.milan[0].position, capacity: 10,
+                     timeZone: "Europe/Rome"),
+            hours: Fixture.weekdayHours, departments: [])
+        let clock = self.clock
+        app = try Fixture.app(clock: { clock.now }, database: database)
+        _ = try database.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: ReservationsTests.passwordHash,
+                                    role: .manager, now: clock.now, confirmation: nil)
+        try database.assignStore(storeId: store.id, toManager: "boss@example.org")
+    }
+
+    func boss() throws -> Browser {
+        let browser = Browser(app)
+        try browser.signIn(email: "boss@example.org")
+        try browser.get("/manage/stores/\(storeId)/hours")
+        return browser
+    }
+
+    /// The form as it is, with `changes` ("opens-4-a": "08:00"…) applied.
+    func hours(_ changes: [String: String]) -> [(String, String)] {
+        var fields: [(String, String)] = []
+        for weekday in 1...7 {
+            for part in ["a", "b"] {
+                let open = part == "a" && weekday <= 6 ? "08:00" : ""
+                let close = part == "a" && weekday <= 6 ? "21:00" : ""
+                fields.append(("opens-\(weekday)-\(part)", changes["opens-\(weekday)-\(part)"] ?? open))
+                fields.append(("closes-\(weekday)-\(part)", changes["closes-\(weekday)-\(part)"] ?? close))
+            }
+        }
+        return fields
+    }
+
+    func book(_ email: String, at slot: Date) throws -> Reservation {
+        let user = try database.createUser(email: email, displayName: "Ada", passwordHash: "x", now: clock.now,
+                                           confirmation: nil)
+        guard case .created(let booking) = try database.reserve(ReservationRequest(
+            storeId: storeId, userId: user.id, kind: .booking, people: 1, residenceMinutes: 30, slotStart: slot,
+            requestKey: Secrets.token()), now: clock.now)
+        else { throw RequireError(message: "not booked") }
+        return booking
+    }
+
+    @Test("shorter hours cancel the bookings they no longer have, and say why to the manager and the customer")
+    func shorterHours() throws {
+        let browser = try boss()
+        let form = try browser.get("/manage/stores/\(storeId)/hours").bodyText
+        #expect(form.contains("<input type=\"time\" name=\"opens-1-a\" value=\"08:00\" aria-label=\"Monday: opens\">"))
+        #expect(form.contains("<input type=\"time\" name=\"opens-7-a\" value=\"\" aria-label=\"Sunday: opens\">"))
+        let late = try book("late@example.org", at: Fixture.date(2026, 11, 19, 15))
+        let early = try book("early@example.org", at: Fixture.date(2026, 11, 19, 9))
+        // Thursday: 08:00–13:00 only. Saturday: until 02:00.
+        let saved = try browser.post("/manage/stores/\(storeId)/hours",
+                                     hours(["closes-4-a": "13:00", "closes-6-a": "02:00"]))
+        #expect(saved.status == 303)
+        let page = try browser.get(try require(saved.header("Location"))).bodyText
+        #expect(page.contains("The opening hours are saved. 1 booking was in a slot the new hours do not have: it is "
+            + "cancelled, and its customer told why."))
+        #expect(page.contains("Thu 08:00–21:00"))  // the change, with before and after
+        #expect(try database.reservation(id: late.id)?.reservation.status == .cancelled)
+        #expect(try database.reservation(id: early.id)?.reservation.status == .booked)
+        try database.dispatchNotices(now: clock.now, render: writer.render)
+        let mail = try require(try database.mail(to: "late@example.org").first)
+        #expect(mail.body.contains("The store changed its opening hours, and your slot at"))
+        // The store's pages follow.
+        let hours = try require(database.board.entry(storeId)?.hours.intervals)
+        #expect(hours.contains(OpeningInterval(weekday: 4, opens: 480, closes: 780)))
+        #expect(hours.contains(OpeningInterval(weekday: 6, opens: 480, closes: 1560)))
+        #expect(!hours.contains { $0.weekday == 7 })
+    }
+
+    @Test("each day is checked, and a refused form changes nothing")
+    func validation() throws {
+        let browser = try boss()
+        let refused = try browser.post("/manage/stores/\(storeId)/hours", hours([
+            "opens-5-a": "25:00",
+            "opens-2-b": "12:00", "closes-2-b": "14:00",
+            "opens-3-b": "19:00",
+            "opens-7-a": "22:00", "closes-7-a": "09:00",
+        ]))
+        #expect(refused.status == 422)
+        let html = refused.bodyText
+        #expect(html.contains("Nothing was changed: please correct the days marked below."))
+        #expect(html.contains("id=\"day-5-error\">Give both times of an opening, as hours and minutes (08:00).</p>"))
+        #expect(html.contains("id=\"day-2-error\">The two openings overlap.</p>"))
+        #expect(html.contains("id=\"day-3-error\">Give both times of an opening, as hours and minutes (08:00).</p>"))
+        #expect(html.contains("id=\"day-7-error\">It runs past midnight beyond Monday&#39;s opening at 08:00.</p>"))
+        #expect(try database.storeChanges(storeId: storeId).isEmpty)
+        #expect(try database.board.entry(storeId)?.hours.intervals.count == 6)
+        // The same hours again change nothing.
+        #expect(try browser.post("/manage/stores/\(storeId)/hours", hours([:])).status == 303)
+        #expect(try database.storeChanges(storeId: storeId).isEmpty)
+    }
+}
