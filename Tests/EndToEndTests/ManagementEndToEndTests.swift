@@ -1,0 +1,62 @@
+import CLupData
+import CLupDomain
+import CLupSupport
+@testable import CLupWeb
+import Foundation
+import Testing
+
+/// A manager changes a store through the real nginx and worker, and shoppers see it at once.
+@Suite("Store management end to end", .serialized)
+struct ManagementEndToEndTests {
+    @Test("a manager edits a store's capacity and hours in the browser; the store page follows at once; bad input changes nothing")
+    func editThroughNginx() throws {
+        let stack = try Stack()
+        let storeId = try ReservationEndToEndTests.roundTheClockStore(stack)
+        let database = try AppDatabase.open(path: stack.database)
+        let hash = PasswordHasher().hash("correct horse battery")
+        _ = try database.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: hash, role: .manager,
+                                    now: Date(), confirmation: nil)
+        try database.assignStore(storeId: storeId, toManager: "boss@example.org")
+        let boss = Client(stack)
+        try boss.get("/signin")
+        #expect(try boss.post("/signin", [("email", "boss@example.org"), ("password", "correct horse battery")]).status == 303)
+
+        // Capacity 60 → 25, through the form.
+        let form = try boss.get("/manage/stores/\(storeId)/edit")
+        #expect(form.status == 200)
+        var fields: [(String, String)] = []
+        for field in ManageArea.editFields {
+            let pattern = try Regex("name=\"\(field.name)\" value=\"([^\"]*)\"")
+            fields.append((field.name, form.body.firstMatch(of: pattern)?.output[1].substring.map(String.init) ?? ""))
+        }
+        fields = fields.map { $0.0 == "capacity" ? ("capacity", "25") : $0 }
+        let saved = try boss.post("/manage/stores/\(storeId)/edit", fields)
+        #expect(saved.status == 303)
+        try stack.waitUntil("the store page shows the new capacity", seconds: 5) {
+            (try? stack.get("/stores/\(storeId)").body.contains("of 25</dd>")) == true
+        }
+
+        // Hours: closed on every day but today's weekday (UTC), open 00:00–23:00 then.
+        try boss.get("/manage/stores/\(storeId)/hours")
+        let today = Calendar(identifier: .iso8601).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date()).weekday!
+        let isoToday = (today + 5) % 7 + 1
+        var hours: [(String, String)] = []
+        for weekday in 1...7 {
+            let open = weekday == isoToday
+            hours += [("opens-\(weekday)-a", open ? "00:00" : ""), ("closes-\(weekday)-a", open ? "23:59" : ""),
+                      ("opens-\(weekday)-b", ""), ("closes-\(weekday)-b", "")]
+        }
+        #expect(try boss.post("/manage/stores/\(storeId)/hours", hours).status == 303)
+        try stack.waitUntil("the store page shows the new hours", seconds: 5) {
+            (try? stack.get("/stores/\(storeId)").body.contains("<td>Closed</td>")) == true
+        }
+        // Bad input: nothing changes, and the page says why.
+        let bad = try boss.post("/manage/stores/\(storeId)/edit", fields.map { $0.0 == "capacity" ? ("capacity", "0") : $0 })
+        #expect(bad.status == 422 && bad.body.contains("Enter a number from 1 to 10000."))
+        let badHours = try boss.post("/manage/stores/\(storeId)/hours",
+                                     hours.map { $0.0 == "opens-\(isoToday)-a" ? ($0.0, "9") : $0 })
+        #expect(badHours.status == 422 && badHours.body.contains("Give both times of an opening"))
+        #expect(try stack.get("/stores/\(storeId)").body.contains("of 25</dd>"))
+        #expect(try database.storeChanges(storeId: storeId).map(\.field).sorted() == ["capacity", "hours"])
+    }
+}
