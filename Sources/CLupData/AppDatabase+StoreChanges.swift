@@ -168,3 +168,14 @@ extension AppDatabase {
             + OpeningHours.clockText(interval.opens) + "–" + OpeningHours.clockText(interval.closes % 1440)
     }
 }
+
+extension AppDatabase {
+    /// Records that staff member `userId` registered the store.
+    public func recordRegistration(storeId: Int64, userId: Int64?, now: Date) throws {
+        try write { db in
+            try db.execute(sql: """
+                INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'store', '', 'registered')
+                """, arguments: [storeId, userId, now])
+        }
+    }
+}

@@ -48,6 +48,8 @@ public enum Paths {
     // Managers
     public static let manage = FixedPath("/manage")
     public static let manageStore = IdPath("/manage/stores/{id}")
+    /// An admin registers a store.
+    public static let manageNewStore = FixedPath("/manage/new-store")
     public static let manageStoreStats = IdPath("/manage/stores/{id}/stats")
     public static let manageStoreStatsCSV = IdPath("/manage/stores/{id}/stats.csv")
     public static let manageStoreEdit = IdPath("/manage/stores/{id}/edit")
@@ -80,7 +82,7 @@ public enum Paths {
         account, accountProfile, accountPassword, accountDelete, accountNotifications, accountPush, accountPushRemove,
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketConfirm,
-        bookingReply, manage, manageStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreEdit, manageStoreHours, kiosk,
+        bookingReply, manage, manageStore, manageNewStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreEdit, manageStoreHours, kiosk,
         kioskEnrol, kioskLeave, kioskDispenser, kioskTickets, kioskTicket, kioskScanner, kioskScan, kioskBoard,
         apiScan, apiTickets, apiStoreStatus,
     ]

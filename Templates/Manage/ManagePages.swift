@@ -15,6 +15,8 @@ public struct ManagePage: Page {
     }
 
     public var stores: [Row]
+    /// An admin may register stores.
+    public var canRegister = false
 
     public init(stores: [Row]) {
         self.stores = stores
@@ -23,6 +25,7 @@ public struct ManagePage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.site("""
             <h1>Your stores</h1>
+            \(if: canRegister, "<p><a class=\"button\" href=\"\(Paths.manageNewStore())\">Register a store</a></p>")
             <ul class="rows">
               \(stores.map { "<li><a href=\"\(Paths.manageStore($0.id))\"><strong>\($0.name)</strong></a> <span class=\"fine\">\($0.address)</span></li>" })
             </ul>
@@ -268,10 +271,16 @@ public struct StoreEditPage: Page {
         public var numeric: Bool
         public var required: Bool
         public var error: String?
+        /// A list to choose from instead of a text field.
+        public var options: [Choice]?
+        /// Several lines of text.
+        public var multiline: Bool
 
         public init(name: String, label: String, value: String, hint: String, numeric: Bool, required: Bool = true,
-                    error: String?)
+                    error: String?, options: [Choice]? = nil, multiline: Bool = false)
         {
+            self.options = options
+            self.multiline = multiline
             self.required = required
             self.name = name
             self.label = label
@@ -285,31 +294,45 @@ public struct StoreEditPage: Page {
     public var storeId: Int64
     public var storeName: String
     public var fields: [Field]
+    /// A new store's registration instead of an edit.
+    public var registering: Bool
 
-    public init(storeId: Int64, storeName: String, fields: [Field]) {
+    public init(storeId: Int64, storeName: String, fields: [Field], registering: Bool = false) {
         self.storeId = storeId
         self.storeName = storeName
         self.fields = fields
+        self.registering = registering
+    }
+
+    private func control(_ field: Field) -> HTML {
+        let invalid = Fragments.invalid(field.error, describedBy: field.name + "-error")
+        if let options = field.options {
+            return "<select id=\"\(field.name)\" name=\"\(field.name)\"\(invalid)>\(Fragments.selectOptions(options))</select>"
+        }
+        if field.multiline {
+            return "<textarea id=\"\(field.name)\" name=\"\(field.name)\" rows=\"6\"\(invalid)>\(field.value)</textarea>"
+        }
+        return "<input id=\"\(field.name)\" name=\"\(field.name)\" value=\"\(field.value)\"\(if: field.numeric, " inputmode=\"numeric\"")\(if: field.required, " required")\(invalid)>"
     }
 
     public func render(in frame: Frame) -> HTML {
         frame.site("""
-            <p class="back"><a href="\(Paths.manageStore(storeId))">← \(storeName)</a></p>
-            <h1>Edit \(storeName)</h1>
+            <p class="back"><a href="\(registering ? Paths.manage() : Paths.manageStore(storeId))">← \(registering ? "Your stores" : storeName)</a></p>
+            <h1>\(registering ? "Register a store" : "Edit \(storeName)")</h1>
             \(if: fields.contains { $0.error != nil }, Fragments.formError("Nothing was changed: please correct the fields marked below."))
-            <form method="post" action="\(Paths.manageStoreEdit(storeId))" class="stack panel">
+            <form method="post" action="\(registering ? Paths.manageNewStore() : Paths.manageStoreEdit(storeId))" class="stack panel">
               \(frame.csrfField)
               \(fields.map { field in
                   """
                   <div class="field">
                     <label for="\(field.name)">\(field.label)</label>
-                    <input id="\(field.name)" name="\(field.name)" value="\(field.value)"\(if: field.numeric, " inputmode=\"numeric\"")\(if: field.required, " required")\(Fragments.invalid(field.error, describedBy: field.name + "-error"))>
+                    \(control(field))
                     <p class="fine">\(field.hint)</p>
                     \(Fragments.fieldError(field.error, id: field.name + "-error"))
                   </div>
                   """ as HTML
               })
-              <button type="submit">Save</button>
+              <button type="submit">\(registering ? "Register the store" : "Save")</button>
             </form>
             """)
     }
@@ -336,17 +359,20 @@ public struct StoreHoursPage: Page {
     public var storeId: Int64
     public var storeName: String
     public var days: [Day]
+    public var notice: String?
 
-    public init(storeId: Int64, storeName: String, days: [Day]) {
+    public init(storeId: Int64, storeName: String, days: [Day], notice: String? = nil) {
         self.storeId = storeId
         self.storeName = storeName
         self.days = days
+        self.notice = notice
     }
 
     public func render(in frame: Frame) -> HTML {
         frame.site("""
             <p class="back"><a href="\(Paths.manageStore(storeId))">← \(storeName)</a></p>
             <h1>Opening hours of \(storeName)</h1>
+            \(Fragments.notice(notice))
             \(if: days.contains { $0.error != nil }, Fragments.formError("Nothing was changed: please correct the days marked below."))
             <p class="fine">Up to two openings a day. A closing time earlier than the opening runs past midnight (07:00 to 02:00). Leave a day empty when the store is closed. Bookings in slots the new hours no longer have are cancelled, and their customers told why.</p>
             <form method="post" action="\(Paths.manageStoreHours(storeId))" class="panel">

@@ -58,6 +58,8 @@ struct RoutesTests {
         POST /reservations/{id}/travel session csrf signedIn reservationOwner
         POST /reservations/{id}/confirm session csrf signedIn reservationOwner
         GET /manage session signedIn manager
+        GET /manage/new-store session signedIn manager admin
+        POST /manage/new-store session csrf signedIn manager admin
         GET /manage/stores/{id} session signedIn manager managerOfStore
         GET /manage/stores/{id}/stats session signedIn manager managerOfStore
         GET /manage/stores/{id}/stats.csv session signedIn manager managerOfStore

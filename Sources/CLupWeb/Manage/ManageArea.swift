@@ -14,6 +14,9 @@ struct ManageArea {
     func addRoutes(to pages: RouteGroup<BrowserContext>) {
         let managers = pages.adding(.signedIn).adding(.manager)
         managers.get(Paths.manage, list)
+        let admins = managers.adding(.admin)
+        admins.get(Paths.manageNewStore, newStoreForm)
+        admins.post(Paths.manageNewStore, registerStore)
         let store = managers.adding(.managerOfStore(database: database))
         store.get(Paths.manageStore, self.store)
         store.get(Paths.manageStoreStats, stats)
@@ -30,7 +33,8 @@ struct ManageArea {
         let user = context.user
         let stores = user.role == .admin
             ? database.board.entries().map(\.store) : try database.managedStores(userId: user.id)
-        let page = ManagePage(stores: stores.map { ManagePage.Row(id: $0.id, name: $0.name, address: $0.address) })
+        var page = ManagePage(stores: stores.map { ManagePage.Row(id: $0.id, name: $0.name, address: $0.address) })
+        page.canRegister = user.role == .admin
         return views.page(title: "Your stores", section: .manage, context, page)
     }
 

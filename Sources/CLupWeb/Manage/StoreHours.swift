@@ -18,8 +18,10 @@ extension ManageArea {
                                       openings: Array(intervals) + Array(repeating: ("", ""), count: 2 - intervals.count),
                                       error: nil)
         }
+        let notice = context.request.query["registered"] == nil ? nil
+            : "\(entry.store.name) is registered. Set its opening hours: until then it shows as closed."
         return views.page(title: "Opening hours", section: .manage, context,
-                          StoreHoursPage(storeId: entry.store.id, storeName: entry.store.name, days: days))
+                          StoreHoursPage(storeId: entry.store.id, storeName: entry.store.name, days: days, notice: notice))
     }
 
     func saveHours(_ context: ManagedStoreContext) throws -> Response {

@@ -103,6 +103,14 @@ extension Middleware where Input == CustomerContext, Output == ManagerContext {
     }
 }
 
+extension Middleware where Input == ManagerContext, Output == ManagerContext {
+    /// An admin: registering stores is theirs alone.
+    static let admin = Middleware.check("admin") { context in
+        guard context.user.role == .admin else { throw HTTPError.forbidden }
+        return context
+    }
+}
+
 extension Middleware where Input == ManagerContext, Output == ManagedStoreContext {
     /// The store in the address is one this manager manages (admins manage every store);
     /// another store's id gets a 403.

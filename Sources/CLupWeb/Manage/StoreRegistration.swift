@@ -1,0 +1,104 @@
+import CLupData
+import CLupDomain
+import CLupPaths
+import CLupTemplates
+import Foundation
+
+/// An admin registers a store: its name, address, position, phone, time zone, capacity, the
+/// walk-in share and slot length, and its departments with their usual shopping times. Every
+/// field is checked with its reason; the store then has no opening hours — it shows as closed
+/// — and the admin is taken to its hours.
+extension ManageArea {
+    static let zoneChoices = TimeZone.knownTimeZoneIdentifiers.sorted()
+
+    func newStoreForm(_ context: ManagerContext) throws -> Response {
+        registrationPage(context, values: ["timeZone": "Europe/Rome", "walkInPercent": "20", "slotMinutes": "15",
+                                           "capacity": "50"], errors: [:], status: 200)
+    }
+
+    func registerStore(_ context: ManagerContext) throws -> Response {
+        let form = context.form
+        var values: [String: String] = [:]
+        for name in ["name", "address", "latitude", "longitude", "phone", "timeZone", "capacity", "walkInPercent",
+                     "slotMinutes", "departments"] {
+            values[name] = (form[name] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        var errors: [String: String] = [:]
+        for field in Self.editFields where values[field.name] != nil {
+            errors[field.name] = field.problem(values[field.name] ?? "")
+        }
+        let latitude = Double(values["latitude"] ?? "")
+        let longitude = Double(values["longitude"] ?? "")
+        if latitude == nil || !(-90...90).contains(latitude!) { errors["latitude"] = "Enter a latitude from -90 to 90, like 45.4642." }
+        if longitude == nil || !(-180...180).contains(longitude!) {
+            errors["longitude"] = "Enter a longitude from -180 to 180, like 9.1900."
+        }
+        if !Self.zoneChoices.contains(values["timeZone"] ?? "") { errors["timeZone"] = "Choose a time zone from the list." }
+        let slotMinutes = Int(values["slotMinutes"] ?? "") ?? 0
+        if !StoreSettings.slotLengths.contains(slotMinutes) { errors["slotMinutes"] = "Choose a slot length from the list." }
+        let (departments, departmentError) = Self.departments(values["departments"] ?? "")
+        errors["departments"] = departmentError
+        guard errors.isEmpty, let latitude, let longitude, let position = GeoPoint(validLatitude: latitude, longitude: longitude)
+        else { return registrationPage(context, values: values, errors: errors, status: 422) }
+        let capacity = Int(values["capacity"] ?? "") ?? 1
+        let store = try database.createStore(
+            NewStore(name: values["name"] ?? "", address: values["address"] ?? "", phone: values["phone"] ?? "",
+                     position: position, capacity: capacity, timeZone: values["timeZone"] ?? "Europe/Rome",
+                     settings: StoreSettings(capacity: capacity, walkInPercent: Int(values["walkInPercent"] ?? "") ?? 20,
+                                             slotMinutes: slotMinutes)),
+            hours: [], departments: departments)
+        try database.recordRegistration(storeId: store.id, userId: context.user.id, now: context.now)
+        return .redirect(to: Paths.manageStoreHours(store.id, query: "registered=1"))
+    }
+
+    /// "Bakery, 10" per line: a department and its usual shopping time in minutes.
+    static func departments(_ text: String) -> ([(name: String, minutes: Int)], String?) {
+        var departments: [(name: String, minutes: Int)] = []
+        for (index, line) in text.split(whereSeparator: \.isNewline).enumerated() {
+            let line = line.trimmingCharacters(in: .whitespaces)
+            guard !line.isEmpty else { continue }
+            let parts = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let minutes = Int(parts[1]), (1...240).contains(minutes), (1...60).contains(parts[0].count)
+            else {
+                return ([], "Line \(index + 1): write a department's name (at most 60 characters), a comma and its "
+                    + "minutes (1 to 240), like \"Bakery, 10\".")
+            }
+            guard !departments.contains(where: { $0.name.lowercased() == parts[0].lowercased() }) else {
+                return ([], "Line \(index + 1): \(parts[0]) is listed twice.")
+            }
+            departments.append((parts[0], minutes))
+        }
+        guard departments.count <= 50 else { return ([], "List at most 50 departments.") }
+        return (departments, nil)
+    }
+
+    private func registrationPage(_ context: ManagerContext, values: [String: String], errors: [String: String],
+                                  status: Int) -> Response
+    {
+        func field(_ name: String, _ label: String, _ hint: String, numeric: Bool = false, required: Bool = true,
+                   options: [Choice]? = nil, multiline: Bool = false) -> StoreEditPage.Field
+        {
+            StoreEditPage.Field(name: name, label: label, value: values[name] ?? "", hint: hint, numeric: numeric,
+                                required: required, error: errors[name], options: options, multiline: multiline)
+        }
+        let fields = [
+            field("name", "Name", "As shoppers see it."),
+            field("address", "Address", "Street, number, postcode and city."),
+            field("latitude", "Latitude", "Where the store is, in degrees (Milan's Duomo: 45.4642).", numeric: true),
+            field("longitude", "Longitude", "In degrees (Milan's Duomo: 9.1900).", numeric: true),
+            field("phone", "Phone", "Optional.", required: false),
+            field("timeZone", "Time zone", "The zone its opening hours are written in.",
+                  options: Self.zoneChoices.map { Choice(value: $0, label: $0, checked: $0 == values["timeZone"]) }),
+            field("capacity", "Capacity (people inside at once)", "1 to 10,000.", numeric: true),
+            field("walkInPercent", "Share kept for walk-ins (%)", "0 to 90.", numeric: true),
+            field("slotMinutes", "Booking slot length", "Cannot be changed once bookings exist.",
+                  options: StoreSettings.slotLengths.map {
+                      Choice(value: String($0), label: "\($0) min", checked: String($0) == values["slotMinutes"])
+                  }),
+            field("departments", "Departments", "One per line: its name, a comma and its usual shopping time in "
+                  + "minutes (\"Bakery, 10\"). Optional.", required: false, multiline: true),
+        ]
+        return views.page(title: "Register a store", section: .manage, context,
+                          StoreEditPage(storeId: 0, storeName: "", fields: fields, registering: true), status: status)
+    }
+}
