@@ -59,4 +59,31 @@ struct ManagementEndToEndTests {
         #expect(try stack.get("/stores/\(storeId)").body.contains("of 25</dd>"))
         #expect(try database.storeChanges(storeId: storeId).map(\.field).sorted() == ["capacity", "hours"])
     }
+
+    @Test("an admin registers a store in the browser; it is on the shoppers' pages at once; bad input registers nothing")
+    func registerThroughNginx() throws {
+        let stack = try Stack()
+        let database = try AppDatabase.open(path: stack.database)
+        _ = try database.createUser(email: "admin@example.org", displayName: "Alba",
+                                    passwordHash: PasswordHasher().hash("correct horse battery"), role: .admin, now: Date(),
+                                    confirmation: nil)
+        let admin = Client(stack)
+        try admin.get("/signin")
+        #expect(try admin.post("/signin", [("email", "admin@example.org"), ("password", "correct horse battery")]).status == 303)
+        #expect(try admin.get("/manage").body.contains("Register a store"))
+        try admin.get("/manage/new-store")
+        var fields = [("name", "Bottega del Test"), ("address", "Via Prova 1, 20121 Milano"), ("latitude", "45.4700"),
+                      ("longitude", "9.1900"), ("phone", ""), ("timeZone", "Europe/Rome"), ("capacity", "30"),
+                      ("walkInPercent", "20"), ("slotMinutes", "15"), ("departments", "Bakery, 10")]
+        let bad = try admin.post("/manage/new-store", fields.map { $0.0 == "timeZone" ? ("timeZone", "Mars/Olympus") : $0 })
+        #expect(bad.status == 422 && bad.body.contains("Choose a time zone from the list."))
+        fields = fields.map { $0.0 == "capacity" ? ("capacity", "30") : $0 }
+        let made = try admin.post("/manage/new-store", fields)
+        #expect(made.status == 303)
+        let id = try #require(made.header("Location")?.split(separator: "/").dropFirst(2).first.flatMap { Int64($0) })
+        try stack.waitForStore(id)
+        let page = try stack.get("/stores/\(id)").body
+        #expect(page.contains("Bottega del Test") && page.contains("Bakery"))
+        #expect(try database.storeChanges(storeId: id).map(\.after) == ["registered"])
+    }
 }
