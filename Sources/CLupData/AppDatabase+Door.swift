@@ -142,7 +142,7 @@ extension AppDatabase {
         }
     }
 
-    /// Refused scans per store-local day number between two instants, for the statistics.
+    /// When the store refused scans between two instants, for the statistics (the caller counts them by day).
     public func refusedScans(storeId: Int64, from: Date, to: Date) throws -> [Date] {
         try reader.read { db in
             try Date.fetchAll(db, sql: """

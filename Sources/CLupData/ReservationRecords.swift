@@ -66,9 +66,9 @@ public struct Reservation: Codable, Sendable, Hashable, Identifiable, FetchableR
         return TravelMode.travel(mode: travelMode, metres: travelMetres)
     }
 
-    /// When a called ticket must be scanned by.
-    public func callDeadline(grace minutes: Int) -> Date? {
-        calledAt.map { $0 + Double(minutes) * 60 }
+    /// When a called ticket must be scanned by, at `store`.
+    public func callDeadline(at store: Store) -> Date? {
+        calledAt.map { $0 + Double(store.callGraceMinutes) * 60 }
     }
 
     /// The share of the capacity the ticket draws on.

@@ -47,6 +47,7 @@ public struct LiveReservation: Sendable, Hashable {
 
     /// The earliest time the customer can be at the door, as seen at `now`: a travel time after
     /// they were told to leave, or after now if they have not been yet. Nil: at hand.
+    @inline(__always)
     public func arrival(now: Date) -> Date? {
         travel > 0 ? (leftAt ?? now) + travel : nil
     }
@@ -54,7 +55,7 @@ public struct LiveReservation: Sendable, Hashable {
     /// The ticket as a party of the queue, as seen at `now`.
     @inline(__always)
     public func queued(now: Date) -> QueuedParty {
-        QueuedParty(people: people, residence: residence, arrival: travel > 0 ? (leftAt ?? now) + travel : nil)
+        QueuedParty(people: people, residence: residence, arrival: arrival(now: now))
     }
 }
 

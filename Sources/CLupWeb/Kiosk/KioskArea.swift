@@ -188,7 +188,7 @@ extension KioskTicketPage {
         let called = ticket.status == .called
         let headline: String
         if called {
-            let deadline = (ticket.calledAt ?? now) + Double(store.callGraceMinutes) * 60
+            let deadline = ticket.callDeadline(at: store) ?? now
             headline = "Go in now: scan this code at the entrance by \(Formatting.clock(deadline, now: now, timeZone: zone))."
         } else if let entry = standing?.entry {
             headline = "Wait: about \(Formatting.duration(entry.timeIntervalSince(now))) (around "

@@ -48,7 +48,7 @@ extension ManageArea {
             case .letOut: done = "Ticket \(number) is out."
             case .leftUnscanned: done = "Ticket \(number)'s visit is closed: the count inside is corrected."
             case .recall:
-                let deadline = ticket.callDeadline(grace: store?.callGraceMinutes ?? 10) ?? now
+                let deadline = store.flatMap(ticket.callDeadline(at:)) ?? now
                 done = "Ticket \(number) is called again, until "
                     + Formatting.clock(deadline, now: now, timeZone: store?.zone ?? .current) + "."
             case .noShow: done = "Ticket \(number) is marked as not coming; its place goes to the next in line."
@@ -83,7 +83,8 @@ extension ManageArea {
         let store = entry.store
         let now = context.now
         func time(_ date: Date) -> String { Formatting.clock(date, now: now, timeZone: store.zone) }
-        let board = try database.entranceBoard(storeId: store.id, now: now, next: 30)
+        // All from the board, as the entrance's own screen reads it.
+        let board = EntranceBoard(entry.live, next: 30)
         let live = entry.live.live
         let called = live.compactMap { ticket -> DoorConsolePage.Row? in
             guard case .called(let at) = ticket.state else { return nil }

@@ -54,7 +54,7 @@ public struct NoticeWriter: Sendable {
             urgency = "high"
             lifetime = max(300, travel)
         case .yourTurn:
-            let deadline = (reservation.calledAt ?? now) + Double(store.callGraceMinutes) * 60
+            let deadline = reservation.callDeadline(at: store) ?? now
             text = (
                 "It is your turn at \(store.name)",
                 "It is your turn at \(store.name), \(store.address). Please go to the entrance and scan your code "
@@ -104,7 +104,7 @@ public struct NoticeWriter: Sendable {
                 let end = store.settings.entryWindow(slotStart: reservation.slotStart ?? now).upperBound
                 why = "Its entry window closed at \(time(end)) without a scan at the entrance."
             default:
-                let deadline = (reservation.calledAt ?? now) + Double(store.callGraceMinutes) * 60
+                let deadline = reservation.callDeadline(at: store) ?? now
                 why = "It was not scanned at the entrance by \(time(deadline)), so the place went to the next customer."
             }
             text = (

@@ -159,7 +159,7 @@ extension TicketProgress {
                     : " Expected entry around \(clock(entry)) (in \(Formatting.duration(entry.timeIntervalSince(now))))."),
                 peopleAhead: standing.peopleAhead, entry: entry <= now ? "now" : "around " + clock(entry), live: true)
         case .called:
-            let deadline = (reservation.calledAt ?? now) + Double(owned.store.callGraceMinutes) * 60
+            let deadline = reservation.callDeadline(at: owned.store) ?? now
             self.init(status: status, headline: "It is your turn: please go to the entrance",
                       detail: "Scan your code at the entrance by \(clock(deadline)), or the ticket expires.", live: true)
         case .booked:
