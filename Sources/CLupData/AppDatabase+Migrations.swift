@@ -372,6 +372,38 @@ extension AppDatabase {
             try db.create(index: "storeChange_store", on: "storeChange", columns: ["storeId", "at"])
         }
 
+        migrator.registerMigration("v11: closed days, departments a store no longer has") { db in
+            try db.create(table: "storeClosure") { t in
+                t.belongsTo("store", onDelete: .cascade).notNull()
+                t.column("day", .integer).notNull()
+                t.column("reason", .text).notNull().check { length($0) <= 100 }
+                t.primaryKey(["storeId", "day"])
+            }
+            // A department removed from a store keeps its row, so past visits' influx still
+            // names it; the store's page and wizard no longer offer it.
+            try db.alter(table: "department") { t in
+                t.add(column: "retired", .boolean).notNull().defaults(to: false)
+            }
+            // A store's slot length may now change: bookings made before keep their time, off
+            // the new grid, and count in the slot during which they start (as the booking
+            // handler counts them), not only in one starting at the same instant.
+            try db.execute(sql: """
+                DROP TRIGGER reservation_slotCapacity;
+                CREATE TRIGGER reservation_slotCapacity BEFORE INSERT ON reservation
+                WHEN NEW.kind = 'booking' AND NEW.status = 'booked'
+                BEGIN
+                    SELECT RAISE(ABORT, 'slot full')
+                    WHERE NEW.people + (
+                        SELECT COALESCE(SUM(people), 0) FROM reservation
+                        WHERE storeId = NEW.storeId AND status = 'booked' AND slotStart >= NEW.slotStart
+                          AND slotStart < strftime('%Y-%m-%d %H:%M:%f', NEW.slotStart,
+                                                   '+' || (SELECT slotMinutes FROM store WHERE id = NEW.storeId)
+                                                   || ' minutes'))
+                          > (SELECT slotCapacity FROM store WHERE id = NEW.storeId);
+                END
+                """)
+        }
+
         return migrator
     }
 }

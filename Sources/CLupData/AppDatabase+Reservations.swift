@@ -155,23 +155,40 @@ extension AppDatabase {
         return result
     }
 
-    /// People booked per slot start at a store, for slots starting in `range`.
-    public func bookedPeople(storeId: Int64, in range: ClosedRange<Date>) throws -> [Date: Int] {
-        try reader.read { db in try Self.bookedPeople(storeId: storeId, in: range, db) }
+    /// People booked in each of `slots` (in order) at a store, by slot start.
+    public func bookedPeople(storeId: Int64, in slots: [Slot]) throws -> [Date: Int] {
+        try reader.read { db in try Self.bookedPeople(storeId: storeId, in: slots, db) }
     }
 
-    /// People booked in the slot starting at `start`.
-    public func bookedPeople(storeId: Int64, at start: Date) throws -> Int {
-        try bookedPeople(storeId: storeId, in: start...start)[start] ?? 0
+    /// People booked in `slot`.
+    public func bookedPeople(storeId: Int64, in slot: Slot) throws -> Int {
+        try bookedPeople(storeId: storeId, in: [slot])[slot.start] ?? 0
     }
 
-    static func bookedPeople(storeId: Int64, in range: ClosedRange<Date>, _ db: Database) throws -> [Date: Int] {
+    /// A booking counts in the slot during which it starts, not only the slot starting at its
+    /// start: one made before the store changed its slot length keeps its time, off the new
+    /// grid, and still takes its places.
+    static func bookedPeople(storeId: Int64, in slots: [Slot], _ db: Database) throws -> [Date: Int] {
+        guard let first = slots.first, let last = slots.last else { return [:] }
         let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT slotStart, SUM(people) AS people FROM reservation
-            WHERE status = 'booked' AND storeId = ? AND slotStart BETWEEN ? AND ?
+            WHERE status = 'booked' AND storeId = ? AND slotStart >= ? AND slotStart < ?
             GROUP BY slotStart
-            """), arguments: [storeId, range.lowerBound.databaseText, range.upperBound.databaseText])
-        return Dictionary(uniqueKeysWithValues: rows.map { ($0["slotStart"] as Date, $0["people"] as Int) })
+            """), arguments: [storeId, first.start.databaseText, last.end.databaseText])
+        var result: [Date: Int] = [:]
+        for row in rows {
+            let start: Date = row["slotStart"]
+            // The last slot starting at or before it; counted if the booking starts within it.
+            var low = 0
+            var high = slots.count
+            while low < high {
+                let middle = (low + high) / 2
+                if slots[middle].start <= start { low = middle + 1 } else { high = middle }
+            }
+            guard low > 0, start < slots[low - 1].end else { continue }
+            result[slots[low - 1].start, default: 0] += row["people"] as Int
+        }
+        return result
     }
 
     // MARK: Making and ending reservations
@@ -215,7 +232,7 @@ extension AppDatabase {
                     try Self.cancel(active, reason: .replaced, now: now, db)
                 }
                 if let slot {
-                    let booked = try Self.bookedPeople(storeId: request.storeId, in: slot.start...slot.start, db)
+                    let booked = try Self.bookedPeople(storeId: request.storeId, in: [slot], db)
                     guard (booked[slot.start] ?? 0) + request.people <= store.slotCapacity else {
                         throw Refusal.slotFull
                     }

@@ -9,19 +9,21 @@ public struct StoreEdit: Sendable, Equatable {
     public var phone: String
     public var capacity: Int
     public var walkInPercent: Int
+    public var slotMinutes: Int
     public var slotCapacity: Int
     public var entryBeforeMinutes: Int
     public var entryAfterMinutes: Int
     public var callGraceMinutes: Int
 
-    public init(name: String, address: String, phone: String, capacity: Int, walkInPercent: Int, slotCapacity: Int,
-                entryBeforeMinutes: Int, entryAfterMinutes: Int, callGraceMinutes: Int)
+    public init(name: String, address: String, phone: String, capacity: Int, walkInPercent: Int, slotMinutes: Int,
+                slotCapacity: Int, entryBeforeMinutes: Int, entryAfterMinutes: Int, callGraceMinutes: Int)
     {
         self.name = name
         self.address = address
         self.phone = phone
         self.capacity = capacity
         self.walkInPercent = walkInPercent
+        self.slotMinutes = slotMinutes
         self.slotCapacity = slotCapacity
         self.entryBeforeMinutes = entryBeforeMinutes
         self.entryAfterMinutes = entryAfterMinutes
@@ -30,7 +32,7 @@ public struct StoreEdit: Sendable, Equatable {
 
     public init(_ store: Store) {
         self.init(name: store.name, address: store.address, phone: store.phone, capacity: store.capacity,
-                  walkInPercent: store.walkInPercent, slotCapacity: store.slotCapacity,
+                  walkInPercent: store.walkInPercent, slotMinutes: store.slotMinutes, slotCapacity: store.slotCapacity,
                   entryBeforeMinutes: store.entryBeforeMinutes, entryAfterMinutes: store.entryAfterMinutes,
                   callGraceMinutes: store.callGraceMinutes)
     }
@@ -38,7 +40,8 @@ public struct StoreEdit: Sendable, Equatable {
     /// Each field by its column name, with its value as text (the record of changes, forms).
     public var fields: [(String, String)] {
         [("name", name), ("address", address), ("phone", phone), ("capacity", String(capacity)),
-         ("walkInPercent", String(walkInPercent)), ("slotCapacity", String(slotCapacity)),
+         ("walkInPercent", String(walkInPercent)), ("slotMinutes", String(slotMinutes)),
+         ("slotCapacity", String(slotCapacity)),
          ("entryBeforeMinutes", String(entryBeforeMinutes)), ("entryAfterMinutes", String(entryAfterMinutes)),
          ("callGraceMinutes", String(callGraceMinutes))]
     }
@@ -93,6 +96,7 @@ extension AppDatabase {
             store.phone = edit.phone
             store.capacity = edit.capacity
             store.walkInPercent = edit.walkInPercent
+            store.slotMinutes = edit.slotMinutes
             store.slotCapacity = edit.slotCapacity
             store.entryBeforeMinutes = edit.entryBeforeMinutes
             store.entryAfterMinutes = edit.entryAfterMinutes
@@ -101,11 +105,14 @@ extension AppDatabase {
             let inside = try Int.fetchOne(db, sql: """
                 SELECT COALESCE(SUM(people), 0) FROM reservation WHERE storeId = ? AND status = 'inside'
                 """, arguments: [id]) ?? 0
-            let overBooked = try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM (SELECT slotStart FROM reservation
-                                      WHERE storeId = ? AND status = 'booked' AND slotStart >= ?
-                                      GROUP BY slotStart HAVING SUM(people) > ?)
-                """, arguments: [id, now, edit.slotCapacity]) ?? 0
+            // Counted as the booking handler counts them, in the slots of the new length.
+            var overBooked = 0
+            if let calendar = try Self.storeDetails(id: id, db)?.slotCalendar {
+                let days = calendar.bookingDays(now: now)
+                let slots = ((days.first ?? 0) - 1...(days.last ?? 0)).flatMap { calendar.slots(localDay: $0, now: now) }
+                    .filter { $0.end > now }
+                overBooked = try Self.bookedPeople(storeId: id, in: slots, db).values.count { $0 > edit.slotCapacity }
+            }
             return StoreEditOutcome(changed: changed, overCapacity: max(0, inside - edit.capacity),
                                     slotsOverBooked: overBooked)
         }
@@ -142,23 +149,34 @@ extension AppDatabase {
                 INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'hours', ?, ?)
                 """, arguments: [storeId, userId, now, old.map(Self.text).joined(separator: ", "),
                                  new.map(Self.text).joined(separator: ", ")])
-            let calendar = SlotCalendar(hours: OpeningHours(intervals: new, timeZone: store.zone),
-                                        slotMinutes: store.slotMinutes)
-            let booked = try Row.fetchAll(db, sql: """
-                SELECT id, slotStart FROM reservation WHERE storeId = ? AND status = 'booked' AND slotStart >= ?
-                """, arguments: [storeId, now])
-            var cancelled = 0
-            for row in booked {
-                let start: Date = row["slotStart"]
-                let stands = calendar.slots(startingOn: calendar.localDay(of: start), now: start).contains { $0.start == start }
-                if !stands, try Reservation.setStatus(.cancelled, .endedAt, to: now, id: row["id"], from: .booked, db) {
-                    try Self.notice(.cancelled, reservationId: row["id"], reason: .storeHoursChanged, now: now, db)
-                    cancelled += 1
-                }
-            }
-            return cancelled
+            let closed = try Int.fetchAll(db, sql: "SELECT day FROM storeClosure WHERE storeId = ?", arguments: [storeId])
+            let hours = OpeningHours(intervals: new, timeZone: store.zone, closedDays: closed)
+            return try Self.cancelBookings(outside: hours, store: store, reason: .storeHoursChanged, now: now, db)
         }
         try write { db in try advanceQueue(storeId: storeId, now: now, db) }
+        return cancelled
+    }
+
+    /// Cancels the store's coming bookings whose slot `hours` no longer keeps open from its
+    /// start to its end, telling each customer `reason`; returns how many.
+    ///
+    /// Asks whether the store is open through the booking's slot rather than whether the slot
+    /// is still on the grid: a booking made before the slot length changed stands where it is.
+    static func cancelBookings(outside hours: OpeningHours, store: Store, reason: Notice.Reason, now: Date,
+                               _ db: Database) throws -> Int
+    {
+        let booked = try Row.fetchAll(db, sql: """
+            SELECT id, slotStart FROM reservation WHERE storeId = ? AND status = 'booked' AND slotStart >= ?
+            """, arguments: [store.id, now])
+        var cancelled = 0
+        for row in booked {
+            let start: Date = row["slotStart"]
+            if case .open(let until) = hours.state(at: start), until >= start + Double(store.slotMinutes) * 60 { continue }
+            if try Reservation.setStatus(.cancelled, .endedAt, to: now, id: row["id"], from: .booked, db) {
+                try Self.notice(.cancelled, reservationId: row["id"], reason: reason, now: now, db)
+                cancelled += 1
+            }
+        }
         return cancelled
     }
 
@@ -176,6 +194,95 @@ extension AppDatabase {
             try db.execute(sql: """
                 INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'store', '', 'registered')
                 """, arguments: [storeId, userId, now])
+        }
+    }
+}
+
+extension AppDatabase {
+    /// Closes the store on local day `day` for staff member `userId` (nil: an administrator at
+    /// the command line): records the closure and the change, and cancels the day's bookings
+    /// and, if the day is today, the line-ups waiting for it, telling each customer why, in one
+    /// transaction; people inside stay. Returns how many bookings were cancelled, or nil if the
+    /// day was closed already.
+    public func closeDay(storeId: Int64, day: Int, reason: String, userId: Int64?, now: Date) throws -> Int? {
+        let cancelled = try write { db -> Int? in
+            guard let details = try Self.storeDetails(id: storeId, db) else { throw AccountError.noSuchStore }
+            guard !details.closures.contains(where: { $0.day == day }) else { return nil }
+            try StoreClosure(storeId: storeId, day: day, reason: reason).insert(db)
+            try db.execute(sql: """
+                INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'closed', '', ?)
+                """, arguments: [storeId, userId, now, Self.closureText(day: day, reason: reason)])
+            var hours = details.openingHours
+            hours.closedDays.append(day)
+            // Closed the same day (a power cut): those queuing for it are told at once, rather
+            // than left waiting for a store that will not open.
+            let queued = try Int64.fetchAll(db, sql: """
+                SELECT id FROM reservation WHERE storeId = ? AND day = ? AND status IN ('waiting', 'called')
+                """, arguments: [storeId, day])
+            for id in queued where try Reservation.setStatus(.cancelled, .endedAt, to: now, id: id, from: .waitingOrCalled, db) {
+                try Self.notice(.cancelled, reservationId: id, reason: .storeClosedThatDay, now: now, db)
+            }
+            return try Self.cancelBookings(outside: hours, store: details.store, reason: .storeClosedThatDay,
+                                           now: now, db)
+        }
+        return cancelled
+    }
+
+    /// Opens the store again on local day `day`, as its weekly hours say; false if it was not
+    /// closed that day. Bookings cancelled by the closure stay cancelled: their customers were
+    /// told, and may have booked elsewhere.
+    public func reopenDay(storeId: Int64, day: Int, userId: Int64?, now: Date) throws -> Bool {
+        try write { db in
+            guard let reason = try String.fetchOne(db, sql: """
+                SELECT reason FROM storeClosure WHERE storeId = ? AND day = ?
+                """, arguments: [storeId, day])
+            else { return false }
+            try db.execute(sql: "DELETE FROM storeClosure WHERE storeId = ? AND day = ?", arguments: [storeId, day])
+            try db.execute(sql: """
+                INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'closed', ?, '')
+                """, arguments: [storeId, userId, now, Self.closureText(day: day, reason: reason)])
+            return true
+        }
+    }
+
+    /// "2026-12-25: Christmas".
+    static func closureText(day: Int, reason: String) -> String {
+        LocalDate(day: day).text + (reason.isEmpty ? "" : ": " + reason)
+    }
+
+    /// Replaces the store's departments with `departments`, in that order, for staff member
+    /// `userId`: a name already there (in any case) keeps its department — and the influx
+    /// counted for it — with the new minutes; a new name is added; a department left out is
+    /// retired, no longer offered, its past influx kept. Records the change; false if nothing
+    /// changed. Reservations already made keep the departments they chose.
+    public func replaceDepartments(storeId: Int64, with departments: [(name: String, minutes: Int)], userId: Int64?,
+                                   now: Date) throws -> Bool
+    {
+        try write { db in
+            guard let details = try Self.storeDetails(id: storeId, db) else { throw AccountError.noSuchStore }
+            func text(_ list: [(name: String, minutes: Int)]) -> String {
+                list.map { "\($0.name) \($0.minutes) min" }.joined(separator: ", ")
+            }
+            let old = details.departments.map { (name: $0.name, minutes: $0.estimatedMinutes) }
+            guard text(old) != text(departments) else { return false }
+            let all = try Row.fetchAll(db, sql: "SELECT id, name FROM department WHERE storeId = ?", arguments: [storeId])
+            var idByName: [String: Int64] = [:]
+            for row in all { idByName[(row["name"] as String).lowercased()] = row["id"] }
+            try db.execute(sql: "UPDATE department SET retired = 1 WHERE storeId = ?", arguments: [storeId])
+            for (position, department) in departments.enumerated() {
+                if let id = idByName[department.name.lowercased()] {
+                    try db.execute(sql: """
+                        UPDATE department SET name = ?, estimatedMinutes = ?, position = ?, retired = 0 WHERE id = ?
+                        """, arguments: [department.name, department.minutes, position, id])
+                } else {
+                    try NewDepartment(storeId: storeId, name: department.name, estimatedMinutes: department.minutes,
+                                      position: position).insert(db)
+                }
+            }
+            try db.execute(sql: """
+                INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'departments', ?, ?)
+                """, arguments: [storeId, userId, now, text(old), text(departments)])
+            return true
         }
     }
 }

@@ -125,6 +125,7 @@ extension AppDatabase {
             try Store
                 .including(all: Store.openingIntervals.order(OpeningIntervalRecord.Columns.weekday,
                                                              OpeningIntervalRecord.Columns.opens))
+                .including(all: Store.closures.order(Column("day")))
                 .order(Store.Columns.id)
                 .asRequest(of: StoreListing.self)
                 .fetchAll(db)
@@ -150,8 +151,11 @@ extension AppDatabase {
             SELECT storeId, weekday, opens, closes FROM openingInterval ORDER BY storeId, weekday, opens
             """)
         let departmentRows = try Row.fetchCursor(db, sql: """
-            SELECT id, storeId, name, estimatedMinutes, position FROM department ORDER BY storeId, position
+            SELECT id, storeId, name, estimatedMinutes, position FROM department WHERE NOT retired
+            ORDER BY storeId, position
             """)
+        let closureRows = try Row.fetchCursor(db, sql: "SELECT storeId, day, reason FROM storeClosure ORDER BY storeId, day")
+        var nextClosure = try closureRows.next().map { StoreClosure(storeId: $0[0], day: $0[1], reason: $0[2]) }
         var nextInterval = try intervalRows.next().map { row -> OpeningIntervalRecord in
             OpeningIntervalRecord(storeId: row[0], interval: OpeningInterval(weekday: row[1], opens: row[2], closes: row[3]))
         }
@@ -183,7 +187,12 @@ extension AppDatabase {
                     Department(id: row[0], storeId: row[1], name: row[2], estimatedMinutes: row[3], position: row[4])
                 }
             }
-            each(StoreDetails(store: store, openingIntervals: intervals, departments: departments))
+            var closures: [StoreClosure] = []
+            while let closure = nextClosure, closure.storeId <= store.id {
+                if closure.storeId == store.id { closures.append(closure) }
+                nextClosure = try closureRows.next().map { StoreClosure(storeId: $0[0], day: $0[1], reason: $0[2]) }
+            }
+            each(StoreDetails(store: store, openingIntervals: intervals, closures: closures, departments: departments))
         }
     }
 
@@ -192,7 +201,8 @@ extension AppDatabase {
             .filter(id: id)
             .including(all: Store.openingIntervals.order(OpeningIntervalRecord.Columns.weekday,
                                                          OpeningIntervalRecord.Columns.opens))
-            .including(all: Store.departments.order(Department.Columns.position))
+            .including(all: Store.closures.order(Column("day")))
+            .including(all: Store.departments.filter(Column("retired") == false).order(Department.Columns.position))
             .asRequest(of: StoreDetails.self)
             .fetchOne(db)
     }

@@ -37,6 +37,8 @@ public struct Notice: Codable, Sendable, Identifiable, FetchableRecord, TableRec
         case markedNoShow
         /// The store changed its opening hours, and the booked slot is no longer open.
         case storeHoursChanged
+        /// The store closed on the booking's day (a holiday).
+        case storeClosedThatDay
     }
 
     public var id: Int64

@@ -31,6 +31,7 @@ public struct Store: Codable, Sendable, Hashable, Identifiable, FetchableRecord,
     public static let databaseTableName = "store"
     static let openingIntervals = hasMany(OpeningIntervalRecord.self)
     static let departments = hasMany(Department.self)
+    static let closures = hasMany(StoreClosure.self, key: "closures")
 
     /// The store's reservation rules as the domain reads them.
     public var settings: StoreSettings {
@@ -142,6 +143,17 @@ public struct Department: Codable, Sendable, Hashable, Identifiable, FetchableRe
     public static let databaseTableName = "department"
 }
 
+/// A day a store stays closed whatever its weekly hours say (a holiday, a stocktake).
+public struct StoreClosure: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    public var storeId: Int64
+    /// The store-local day number (days since 1970-01-01 on the store's clock).
+    public var day: Int
+    /// Why, as shoppers read it: "Christmas".
+    public var reason: String
+
+    public static let databaseTableName = "storeClosure"
+}
+
 /// A department about to be registered (the database gives it its id).
 struct NewDepartment: Codable, Sendable, PersistableRecord {
     var storeId: Int64
@@ -156,12 +168,13 @@ struct NewDepartment: Codable, Sendable, PersistableRecord {
 public protocol StoreWithHours {
     var store: Store { get }
     var openingIntervals: [OpeningIntervalRecord] { get }
+    var closures: [StoreClosure] { get }
 }
 
 extension StoreWithHours {
-    /// The intervals as the domain evaluates them, in the store's zone.
+    /// The intervals as the domain evaluates them, in the store's zone, with its closed days.
     public var openingHours: OpeningHours {
-        OpeningHours(intervals: openingIntervals.map(\.interval), timeZone: store.zone)
+        OpeningHours(intervals: openingIntervals.map(\.interval), timeZone: store.zone, closedDays: closures.map(\.day))
     }
 
     /// The store's booking slots.
@@ -174,11 +187,15 @@ extension StoreWithHours {
 public struct StoreListing: Decodable, Sendable, FetchableRecord, StoreWithHours {
     public var store: Store
     public var openingIntervals: [OpeningIntervalRecord]
+    public var closures: [StoreClosure]
 }
 
 /// A store with everything its page shows.
 public struct StoreDetails: Decodable, Sendable, FetchableRecord, StoreWithHours {
     public var store: Store
     public var openingIntervals: [OpeningIntervalRecord]
+    /// Its closed days, past ones included (they change nothing).
+    public var closures: [StoreClosure]
+    /// The departments it has now, in display order (not those it no longer has).
     public var departments: [Department]
 }

@@ -28,15 +28,19 @@ public final class StoreBoard: Sendable {
         public let store: Store
         public let departments: [Department]
         public let openingHours: OpeningHours
+        /// The days it stays closed, with why, in order (their days are in `openingHours` too).
+        public let closures: [StoreClosure]
         /// Made on demand: a calendar is the hours and the slot length, nothing more to keep.
         public var slotCalendar: SlotCalendar { SlotCalendar(hours: openingHours, slotMinutes: store.slotMinutes) }
 
         init(_ details: StoreDetails) {
             store = details.store
             departments = details.departments
+            closures = details.closures
             // Stores of a chain keep the same hours: one copy of each week serves them all.
             let hours = details.openingHours
-            openingHours = OpeningHours(intervals: Self.weeks.intern(hours.intervals), timeZone: hours.timeZone)
+            openingHours = OpeningHours(intervals: Self.weeks.intern(hours.intervals), timeZone: hours.timeZone,
+                                        closedDays: hours.closedDays)
         }
 
         private static let weeks = Interner<[OpeningInterval]>()
@@ -460,7 +464,7 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
     private var storeRows: [String: Set<Int64>] = [:]
     private var storesDeleted = false
 
-    static let tables: Set<String> = ["reservation", "storeLoad", "store", "openingInterval", "department"]
+    static let tables: Set<String> = ["reservation", "storeLoad", "store", "openingInterval", "department", "storeClosure"]
     static let credentialTables: Set<String> = ["session", "user", "kiosk"]
 
     init(board: StoreBoard, credentials: CredentialCache) {

@@ -36,11 +36,18 @@ public enum OpenState: Sendable, Equatable {
 
 /// A store's weekly opening hours, evaluated in the store's own time zone, so that hours
 /// crossing midnight and daylight-saving changes come out right wherever the server runs.
+///
+/// A closed day (a holiday) removes the intervals that open on it, so a closing day's late
+/// opening that runs past midnight is closed whole, and the next day's hours are untouched.
 public struct OpeningHours: Sendable, Hashable {
     public var intervals: [OpeningInterval]
     public var timeZone: TimeZone
+    /// Local day numbers (days since 1970-01-01 on the store's clock) the store stays closed,
+    /// whatever its weekly hours say; in order.
+    public var closedDays: [Int]
 
-    public init(intervals: [OpeningInterval], timeZone: TimeZone) {
+    public init(intervals: [OpeningInterval], timeZone: TimeZone, closedDays: [Int] = []) {
+        self.closedDays = closedDays.sorted()
         // Intervals already in order are kept as given, so stores that share one week of hours
         // share its storage too (a sorted copy per store was 200 bytes each).
         let inOrder = zip(intervals, intervals.dropFirst()).allSatisfy(Self.precedes)
@@ -71,9 +78,21 @@ public struct OpeningHours: Sendable, Hashable {
         ZoneOffsets.isoWeekday(day: ZoneOffsets.table(for: timeZone, around: instant).localDay(instant).day)
     }
 
-    /// The intervals that open on the local day containing `instant`.
+    /// The intervals that open on the local day containing `instant` (none on a closed day).
     public func intervals(on instant: Date) -> [OpeningInterval] {
-        intervals(weekday: weekday(at: instant))
+        let day = ZoneOffsets.table(for: timeZone, around: instant).localDay(instant).day
+        return intervals(localDay: day)
+    }
+
+    /// The intervals that open on local day `day`: its weekday's, unless the day is closed.
+    public func intervals(localDay day: Int) -> [OpeningInterval] {
+        isClosed(localDay: day) ? [] : intervals(weekday: ZoneOffsets.isoWeekday(day: day))
+    }
+
+    /// Whether local day `day` is one the store stays closed.
+    public func isClosed(localDay day: Int) -> Bool {
+        // Few, and in order: a binary search would not pay.
+        closedDays.contains(day)
     }
 
     /// The intervals of one ISO weekday.
@@ -88,7 +107,7 @@ public struct OpeningHours: Sendable, Hashable {
         let offsets = ZoneOffsets.table(for: timeZone, around: instant)
         let today = offsets.localDay(instant).day
         var result: [(start: Date, end: Date)] = []
-        for day in (today - 1)...(today + 7) {
+        for day in (today - 1)...(today + 7) where !isClosed(localDay: day) {
             let weekday = ZoneOffsets.isoWeekday(day: day)
             let midnight = day * ZoneOffsets.secondsPerDay
             for interval in intervals where interval.weekday == weekday {

@@ -52,7 +52,7 @@ public struct SlotCalendar: Sendable {
         let offsets = ZoneOffsets.table(for: hours.timeZone, around: now)
         let midnight = day * ZoneOffsets.secondsPerDay
         var slots: [Slot] = []
-        for interval in hours.intervals(weekday: ZoneOffsets.isoWeekday(day: day)) {
+        for interval in hours.intervals(localDay: day) {
             var minute = interval.opens
             while minute + slotMinutes <= interval.closes {
                 slots.append(Slot(start: offsets.instant(localSeconds: midnight + minute * 60),

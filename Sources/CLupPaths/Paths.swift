@@ -54,6 +54,8 @@ public enum Paths {
     public static let manageStoreStatsCSV = IdPath("/manage/stores/{id}/stats.csv")
     public static let manageStoreEdit = IdPath("/manage/stores/{id}/edit")
     public static let manageStoreHours = IdPath("/manage/stores/{id}/hours")
+    /// Closing a store on a day, or opening it again (POST; listed on the hours page).
+    public static let manageStoreClosures = IdPath("/manage/stores/{id}/closures")
     /// The door console: the store's lists, and actions by ticket number (POST).
     public static let manageStoreDoor = IdPath("/manage/stores/{id}/door")
 
@@ -82,7 +84,8 @@ public enum Paths {
         account, accountProfile, accountPassword, accountDelete, accountNotifications, accountPush, accountPushRemove,
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketConfirm,
-        bookingReply, manage, manageStore, manageNewStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreEdit, manageStoreHours, kiosk,
+        bookingReply, manage, manageStore, manageNewStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreEdit, manageStoreHours,
+        manageStoreClosures, kiosk,
         kioskEnrol, kioskLeave, kioskDispenser, kioskTickets, kioskTicket, kioskScanner, kioskScan, kioskBoard,
         apiScan, apiTickets, apiStoreStatus,
     ]

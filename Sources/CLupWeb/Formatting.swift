@@ -65,6 +65,24 @@ extension Formatting {
         }
     }
 
+    /// A store's hours on local day `day`: "08:00–21:00", "Closed", or "Closed: Christmas" on
+    /// a day it stays closed.
+    static func hours(of store: StoreBoard.Definition, localDay day: Int) -> String {
+        guard store.openingHours.isClosed(localDay: day) else {
+            return intervals(store.openingHours.intervals(localDay: day))
+        }
+        let reason = store.closures.first { $0.day == day }?.reason ?? ""
+        return reason.isEmpty ? "Closed" : "Closed: " + reason
+    }
+
+    /// "Fri 25 Dec 2026": a calendar date (a day the store closes).
+    static func date(_ date: LocalDate) -> String {
+        let (year, month, day) = date.components
+        return "\(OpeningHours.weekdayNames[date.weekday - 1].prefix(3)) \(day) \(monthNames[month - 1]) \(year)"
+    }
+
+    static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
     /// "14:30" on the store's clock.
     static func time(_ date: Date, timeZone: TimeZone, now: Date) -> String {
         let second = ZoneOffsets.table(for: timeZone, around: now).localDay(date).second

@@ -356,10 +356,43 @@ public struct StoreHoursPage: Page {
         }
     }
 
+    /// A coming day the store stays closed.
+    public struct Closure: Sendable {
+        /// The local day number, as the reopen form sends it back.
+        public var day: String
+        public var date: String
+        public var reason: String
+
+        public init(day: String, date: String, reason: String) {
+            self.day = day
+            self.date = date
+            self.reason = reason
+        }
+    }
+
+    /// The close-a-day form as sent, with its errors.
+    public struct NewClosure: Sendable {
+        public var date = ""
+        public var reason = ""
+        public var dateError: String?
+        public var reasonError: String?
+
+        public init(date: String = "", reason: String = "", dateError: String? = nil, reasonError: String? = nil) {
+            self.date = date
+            self.reason = reason
+            self.dateError = dateError
+            self.reasonError = reasonError
+        }
+    }
+
     public var storeId: Int64
     public var storeName: String
     public var days: [Day]
     public var notice: String?
+    public var closures: [Closure] = []
+    public var newClosure = NewClosure()
+    /// The first and last dates the form accepts, "2026-11-22".
+    public var closureRange = ("", "")
 
     public init(storeId: Int64, storeName: String, days: [Day], notice: String? = nil) {
         self.storeId = storeId
@@ -398,6 +431,46 @@ public struct StoreHoursPage: Page {
                 </table>
               </div>
               <button type="submit">Save the hours</button>
+            </form>
+            <h2 id="closed-days">Closed days</h2>
+            <p class="fine">Holidays and other days the store stays closed whatever its weekly hours say. Closing a day cancels its bookings, and their customers are told why; shoppers see the day closed with its reason.</p>
+            \(if: closures.isEmpty, "<p>No closed days coming.</p>")
+            \(if: !closures.isEmpty, """
+                <div class="table-wrap">
+                  <table class="figures closures">
+                    <thead><tr><th scope="col">Date</th><th scope="col">Reason</th><th scope="col">Change</th></tr></thead>
+                    <tbody>
+                    \(closures.map { closure in
+                        """
+                        <tr><td>\(closure.date)</td><td>\(closure.reason)</td><td>
+                          <form method="post" action="\(Paths.manageStoreClosures(storeId))">
+                            \(frame.csrfField)
+                            <input type="hidden" name="action" value="reopen"><input type="hidden" name="day" value="\(closure.day)">
+                            <button type="submit" class="secondary" aria-label="Open on \(closure.date) as usual">Open as usual</button>
+                          </form>
+                        </td></tr>
+                        """ as HTML
+                    })
+                    </tbody>
+                  </table>
+                </div>
+                """)
+            \(if: newClosure.dateError != nil || newClosure.reasonError != nil, Fragments.formError("The day was not closed: please correct the fields marked below."))
+            <form method="post" action="\(Paths.manageStoreClosures(storeId))" class="stack panel">
+              \(frame.csrfField)
+              <input type="hidden" name="action" value="close">
+              <div class="field">
+                <label for="closure-date">Date</label>
+                <input type="date" id="closure-date" name="date" value="\(newClosure.date)" min="\(closureRange.0)" max="\(closureRange.1)" required\(Fragments.invalid(newClosure.dateError, describedBy: "closure-date-error"))>
+                \(Fragments.fieldError(newClosure.dateError, id: "closure-date-error"))
+              </div>
+              <div class="field">
+                <label for="closure-reason">Reason</label>
+                <input id="closure-reason" name="reason" value="\(newClosure.reason)" maxlength="100"\(Fragments.invalid(newClosure.reasonError, describedBy: "closure-reason-error"))>
+                <p class="fine">Optional; shoppers read it (“Christmas”).</p>
+                \(Fragments.fieldError(newClosure.reasonError, id: "closure-reason-error"))
+              </div>
+              <button type="submit">Close the store that day</button>
             </form>
             """)
     }

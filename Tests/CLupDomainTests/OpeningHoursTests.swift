@@ -96,4 +96,46 @@ struct OpeningHoursTests {
     func isoWeekday(foundation: Int, iso: Int) {
         #expect(OpeningHours.isoWeekday(foundation) == iso)
     }
+
+    @Test("a closed day closes its openings, the one running past midnight too, and leaves the next day alone")
+    func closedDay() throws {
+        let thursday = try #require(LocalDate(text: "2026-11-19")).day
+        // Every day 07:00–02:00; Thursday closed.
+        let late = OpeningHours(intervals: (1...7).map { OpeningInterval(weekday: $0, opens: 7 * 60, closes: 26 * 60) },
+                                timeZone: F.rome, closedDays: [thursday])
+        // Wednesday night runs into Thursday as usual…
+        #expect(late.state(at: F.date(2026, 11, 19, 1, 30)) == .open(until: F.date(2026, 11, 19, 2)))
+        // …then the store stays closed through Thursday and its small hours, until Friday 07:00.
+        #expect(late.state(at: F.date(2026, 11, 19, 12)) == .closed(opensAt: F.date(2026, 11, 20, 7)))
+        #expect(late.state(at: F.date(2026, 11, 20, 1)) == .closed(opensAt: F.date(2026, 11, 20, 7)))
+        #expect(late.intervals(on: F.date(2026, 11, 19, 12)).isEmpty)
+        #expect(late.intervals(on: F.date(2026, 11, 20, 12)).count == 1)
+        let calendar = SlotCalendar(hours: late, slotMinutes: 30)
+        #expect(calendar.slots(localDay: thursday, now: F.date(2026, 11, 18, 12)).isEmpty)
+        #expect(calendar.slots(localDay: thursday + 1, now: F.date(2026, 11, 18, 12)).count == 38)
+    }
+
+    @Test("a local date reads and writes as year-month-day, as the calendar counts days")
+    func localDates() throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let epoch = Date(timeIntervalSince1970: 0)
+        // Every day from 1900 to 2100, against Foundation's calendar.
+        for day in stride(from: -25_567, through: 47_482, by: 1) {
+            let date = calendar.date(byAdding: .day, value: day, to: epoch)!
+            let parts = calendar.dateComponents([.year, .month, .day, .weekday], from: date)
+            let local = LocalDate(day: day)
+            guard local.components == (parts.year!, parts.month!, parts.day!),
+                  local.weekday == OpeningHours.isoWeekday(parts.weekday!), LocalDate(text: local.text) == local
+            else {
+                Issue.record("day \(day): \(local.text), expected \(parts)")
+                return
+            }
+        }
+        #expect(LocalDate(text: "2026-12-25")?.text == "2026-12-25")
+        #expect(LocalDate(text: "2028-02-29") != nil)
+        for wrong in ["2026-02-29", "2026-13-01", "2026-1-05", "26-01-05", "2026-01-05x", "", "2026-04-31"] {
+            #expect(LocalDate(text: wrong) == nil, "\(wrong)")
+        }
+    }
 }

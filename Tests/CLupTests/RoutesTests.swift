@@ -69,6 +69,7 @@ struct RoutesTests {
         POST /manage/stores/{id}/edit session csrf signedIn manager managerOfStore
         GET /manage/stores/{id}/hours session signedIn manager managerOfStore
         POST /manage/stores/{id}/hours session csrf signedIn manager managerOfStore
+        POST /manage/stores/{id}/closures session csrf signedIn manager managerOfStore
         GET /kiosk session
         POST /kiosk/enrol session csrf
         POST /kiosk/leave session csrf

@@ -105,6 +105,93 @@ struct StoreEditingTests {
             + "refused until there is room."))
     }
 
+    func book(_ email: String, at start: Date, people: Int = 1) throws -> ReservationOutcome {
+        let booker = try database.createUser(email: email, displayName: "B", passwordHash: "x", now: clock.now,
+                                             confirmation: nil)
+        return try database.reserve(ReservationRequest(
+            storeId: storeId, userId: booker.id, kind: .booking, people: people, residenceMinutes: 20, slotStart: start,
+            requestKey: Secrets.token()), now: clock.now)
+    }
+
+    @Test("a new slot length: bookings made keep their time and take their places in the new slot that holds them")
+    func slotLength() throws {
+        // Two places per slot, 15-minute slots: Thursday 10:15 booked full.
+        let quarter = Fixture.date(2026, 11, 19, 10, 15)
+        for index in 1...2 { guard case .created = try book("b\(index)@example.org", at: quarter) else { throw RequireError(message: "not booked") } }
+        let browser = try boss()
+        let form = try browser.get("/manage/stores/\(storeId)/edit").bodyText
+        #expect(form.contains("<option value=\"15\" selected>15 min</option>"))
+        let saved = try browser.post("/manage/stores/\(storeId)/edit", fields(["slotMinutes": "30"]))
+        let page = try browser.get(try require(saved.header("Location"))).bodyText
+        #expect(page.contains("1 change saved."))
+        #expect(page.contains("slotMinutes: 15 → 30"))
+        // The bookings stand at 10:15; the new 10:00–10:30 slot holds them, so it is full.
+        let calendar = try require(database.board.entry(storeId)?.calendar)
+        let slot = try require(calendar.slot(containing: quarter, now: clock.now))
+        #expect(slot.start == Fixture.date(2026, 11, 19, 10) && slot.end == Fixture.date(2026, 11, 19, 10, 30))
+        #expect(try database.bookedPeople(storeId: storeId, in: slot) == 2)
+        guard case .slotFull = try book("b3@example.org", at: slot.start) else {
+            Issue.record("a full slot took a booking")
+            return
+        }
+        #expect(try database.bookings(storeId: storeId, from: clock.now, to: clock.now + 7 * 86400).count == 2)
+        // The schema holds the same line, whatever writes.
+        #expect(throws: (any Error).self) {
+            try database.writer.write { db in
+                try NewReservation(storeId: storeId, userId: nil, kind: .booking, walkIn: false, day: calendar.localDay(of: slot.start),
+                                   number: 99, people: 1, residenceMinutes: 20, travelMode: nil, slotStart: slot.start,
+                                   status: .booked, createdAt: clock.now, requestKey: Secrets.token()).insert(db)
+            }
+        }
+        // The next slot is free, and its page shows it.
+        guard case .created = try book("b4@example.org", at: slot.end) else {
+            Issue.record("the next slot refused a booking")
+            return
+        }
+    }
+
+    @Test("departments: minutes changed in place, one taken off retired with its influx kept, a new one added")
+    func departments() throws {
+        let browser = try boss()
+        var changed = fields()
+        changed.append(("departments", "Bakery, 10\nButcher, 15"))
+        #expect(try browser.post("/manage/stores/\(storeId)/edit", changed).status == 303)
+        let before = try require(database.board.entry(storeId)?.definition.departments)
+        #expect(before.map(\.name) == ["Bakery", "Butcher"])
+        let butcher = try require(before.last?.id)
+        let user = try database.createUser(email: "d@example.org", displayName: "D", passwordHash: "x", now: clock.now,
+                                           confirmation: nil)
+        guard case .created(let ticket) = try database.reserve(ReservationRequest(
+            storeId: storeId, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 15, travelMode: .walking,
+            requestKey: Secrets.token(), departmentIds: [butcher]), now: clock.now)
+        else { throw RequireError(message: "not created") }
+
+        var next = fields()
+        next.append(("departments", "bakery, 12\nFish, 20"))
+        let saved = try browser.post("/manage/stores/\(storeId)/edit", next)
+        let page = try browser.get(try require(saved.header("Location"))).bodyText
+        #expect(page.contains("departments: Bakery 10 min, Butcher 15 min → bakery 12 min, Fish 20 min"))
+        let after = try require(database.board.entry(storeId)?.definition.departments)
+        #expect(after.map { "\($0.name) \($0.estimatedMinutes)" } == ["bakery 12", "Fish 20"])
+        #expect(after.first?.id == before.first?.id)  // the same department, its counts kept
+        // The store's page and the wizard no longer offer the butcher; the ticket keeps its choice.
+        let storePage = try Browser(app).get("/stores/\(storeId)").bodyText
+        #expect(!storePage.contains("Butcher") && storePage.contains("Fish"))
+        let wizard = try browser.get("/stores/\(storeId)/reserve").bodyText
+        #expect(!wizard.contains("Butcher") && wizard.contains("Fish"))
+        let chosen = try database.reader.read { db in
+            try Int64.fetchAll(db, sql: "SELECT departmentId FROM reservationDepartment WHERE reservationId = ?",
+                               arguments: [ticket.id])
+        }
+        #expect(chosen == [butcher])
+
+        var tooMany = fields()
+        tooMany.append(("departments", (1...10_000).map { "Aisle \($0), 5" }.joined(separator: "\n")))
+        let refused = try browser.post("/manage/stores/\(storeId)/edit", tooMany)
+        #expect(refused.status == 422 && refused.bodyText.contains("List at most 50 departments."))
+        #expect(try database.board.entry(storeId)?.definition.departments.count == 2)
+    }
+
     @Test("every field is checked, with its reason next to it, and a refused form changes nothing")
     func validation() throws {
         let browser = try boss()

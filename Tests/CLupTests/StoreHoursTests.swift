@@ -81,7 +81,7 @@ struct StoreHoursTests {
         #expect(try database.reservation(id: early.id)?.reservation.status == .booked)
         try database.dispatchNotices(now: clock.now, render: writer.render)
         let mail = try require(try database.mail(to: "late@example.org").first)
-        #expect(mail.body.contains("The store changed its opening hours, and your slot at"))
+        #expect(mail.body.contains("The store changed its opening hours, and your slot (tomorrow 15:00) is no longer open."))
         // The store's pages follow.
         let hours = try require(database.board.entry(storeId)?.hours.intervals)
         #expect(hours.contains(OpeningInterval(weekday: 4, opens: 480, closes: 780)))
@@ -110,5 +110,90 @@ struct StoreHoursTests {
         // The same hours again change nothing.
         #expect(try browser.post("/manage/stores/\(storeId)/hours", hours([:])).status == 303)
         #expect(try database.storeChanges(storeId: storeId).isEmpty)
+    }
+
+    @Test("closing a day cancels its bookings and tells their customers; shoppers see it closed; it can open again")
+    func closedDay() throws {
+        let browser = try boss()
+        let thursday = try book("thu@example.org", at: Fixture.date(2026, 11, 19, 15))
+        let friday = try book("fri@example.org", at: Fixture.date(2026, 11, 20, 9))
+        let day = try require(LocalDate(text: "2026-11-19")).day
+        let closed = try browser.post("/manage/stores/\(storeId)/closures",
+                                      [("action", "close"), ("date", "2026-11-19"), ("reason", "Stocktake")])
+        #expect(closed.status == 303)
+        let page = try browser.get(try require(closed.header("Location"))).bodyText
+        #expect(page.contains("The store is closed on Thu 19 Nov 2026. Its 1 booking is cancelled, and its customer told why."))
+        #expect(page.contains("<td>Thu 19 Nov 2026</td><td>Stocktake</td>"))
+        #expect(try database.reservation(id: thursday.id)?.reservation.status == .cancelled)
+        #expect(try database.reservation(id: friday.id)?.reservation.status == .booked)
+        try database.dispatchNotices(now: clock.now, render: writer.render)
+        let mail = try require(try database.mail(to: "thu@example.org").first)
+        #expect(mail.body.contains("The store is closed on the day of your slot (tomorrow 15:00). We are sorry: please choose another day."))
+        #expect(try database.mail(to: "fri@example.org").isEmpty)
+        // Shoppers: the store's week says so, and the day has no slots to book.
+        let storePage = try Browser(app).get("/stores/\(storeId)").bodyText
+        #expect(storePage.contains("<th scope=\"row\">Thursday</th><td>Closed: Stocktake</td>"))
+        #expect(storePage.contains("<th scope=\"row\">Friday</th><td>08:00–21:00</td>"))
+        let calendar = try require(database.board.entry(storeId)?.calendar)
+        #expect(calendar.slots(startingOn: day, now: clock.now).isEmpty)
+        #expect(calendar.verdict(start: Fixture.date(2026, 11, 19, 15), residence: 1800, now: clock.now) == .notASlot)
+        // Recorded, with who did it.
+        let change = try require(try database.storeChanges(storeId: storeId).first)
+        #expect(change.field == "closed" && change.after == "2026-11-19: Stocktake" && change.by == "Boss")
+        // Open again: the day's hours are back; the cancelled booking stays cancelled.
+        let reopened = try browser.post("/manage/stores/\(storeId)/closures", [("action", "reopen"), ("day", String(day))])
+        let after = try browser.get(try require(reopened.header("Location"))).bodyText
+        #expect(after.contains("The store opens on Thu 19 Nov 2026 as its weekly hours say."))
+        #expect(after.contains("No closed days coming."))
+        #expect(try require(database.board.entry(storeId)?.calendar).slots(startingOn: day, now: clock.now).count == 52)
+        #expect(try database.reservation(id: thursday.id)?.reservation.status == .cancelled)
+    }
+
+    @Test("a closed day is checked: a real date, from today to a year ahead, not closed already; a short reason")
+    func closedDayValidation() throws {
+        let browser = try boss()
+        func close(_ date: String, _ reason: String = "") throws -> String {
+            let answer = try browser.post("/manage/stores/\(storeId)/closures",
+                                          [("action", "close"), ("date", date), ("reason", reason)])
+            #expect(answer.status == 422)
+            #expect(answer.bodyText.contains("The day was not closed: please correct the fields marked below."))
+            return answer.bodyText
+        }
+        #expect(try close("2026-02-30").contains("id=\"closure-date-error\">Enter a date, like 2026-12-25.</p>"))
+        #expect(try close("tomorrow").contains("Enter a date, like 2026-12-25."))
+        #expect(try close("2026-11-17").contains("Choose today or a later day."))
+        #expect(try close("2027-11-20").contains("Choose a day within a year."))
+        let long = try close("2026-12-25", String(repeating: "x", count: 101))
+        #expect(long.contains("id=\"closure-reason-error\">Use at most 100 characters.</p>"))
+        #expect(long.contains("value=\"2026-12-25\""))  // what was typed is kept
+        #expect(try database.storeChanges(storeId: storeId).isEmpty)
+        #expect(try browser.post("/manage/stores/\(storeId)/closures", [("action", "close"), ("date", "2026-12-25")])
+            .status == 303)
+        #expect(try close("2026-12-25").contains("The store is already closed on that day."))
+        #expect(try database.storeChanges(storeId: storeId).count == 1)
+    }
+
+    @Test("closing today cancels the line-ups waiting for it, each customer told; people inside stay")
+    func closedToday() throws {
+        let users = try (1...2).map { index in
+            try database.createUser(email: "q\(index)@example.org", displayName: "Q", passwordHash: "x", now: clock.now,
+                                    confirmation: nil)
+        }
+        let tickets = try users.map { user -> Reservation in
+            guard case .created(let ticket) = try database.reserve(ReservationRequest(
+                storeId: storeId, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: .walking,
+                requestKey: Secrets.token()), now: clock.now)
+            else { throw RequireError(message: "not created") }
+            return ticket
+        }
+        #expect(try database.scan(reservationId: tickets[0].id, at: storeId, now: clock.now).verdict == .enter)
+        let today = try require(LocalDate(text: "2026-11-18")).day
+        #expect(try database.closeDay(storeId: storeId, day: today, reason: "Power cut", userId: nil, now: clock.now) == 0)
+        #expect(try database.reservation(id: tickets[0].id)?.reservation.status == .inside)
+        #expect(try database.reservation(id: tickets[1].id)?.reservation.status == .cancelled)
+        #expect(database.board.live(storeId, now: clock.now)?.standing.status.openState.isOpen == false)
+        try database.dispatchNotices(now: clock.now, render: writer.render)
+        let mail = try require(try database.mail(to: "q2@example.org").first)
+        #expect(mail.body.contains("The store has closed for today. We are sorry: please come another day."))
     }
 }

@@ -26,7 +26,9 @@ struct ManagementEndToEndTests {
         #expect(form.status == 200)
         var fields: [(String, String)] = []
         for field in ManageArea.editFields {
-            let pattern = try Regex("name=\"\(field.name)\" value=\"([^\"]*)\"")
+            // A text field's value, or a list's chosen option.
+            let pattern = try Regex(field.choices == nil ? "name=\"\(field.name)\" value=\"([^\"]*)\""
+                                        : "(?s)name=\"\(field.name)\".*?<option value=\"([^\"]*)\" selected>")
             fields.append((field.name, form.body.firstMatch(of: pattern)?.output[1].substring.map(String.init) ?? ""))
         }
         fields = fields.map { $0.0 == "capacity" ? ("capacity", "25") : $0 }
@@ -50,6 +52,13 @@ struct ManagementEndToEndTests {
         try stack.waitUntil("the store page shows the new hours", seconds: 5) {
             (try? stack.get("/stores/\(storeId)").body.contains("<td>Closed</td>")) == true
         }
+        // A closed day, two days ahead: shoppers read it with its reason in the coming week.
+        let closing = LocalDate(day: Int(Date().timeIntervalSince1970 / 86400) + 2).text
+        #expect(try boss.post("/manage/stores/\(storeId)/closures",
+                              [("action", "close"), ("date", closing), ("reason", "Inventory")]).status == 303)
+        try stack.waitUntil("the store page shows the closed day", seconds: 5) {
+            (try? stack.get("/stores/\(storeId)").body.contains("<td>Closed: Inventory</td>")) == true
+        }
         // Bad input: nothing changes, and the page says why.
         let bad = try boss.post("/manage/stores/\(storeId)/edit", fields.map { $0.0 == "capacity" ? ("capacity", "0") : $0 })
         #expect(bad.status == 422 && bad.body.contains("Enter a number from 1 to 10000."))
@@ -57,7 +66,9 @@ struct ManagementEndToEndTests {
                                      hours.map { $0.0 == "opens-\(isoToday)-a" ? ($0.0, "9") : $0 })
         #expect(badHours.status == 422 && badHours.body.contains("Give both times of an opening"))
         #expect(try stack.get("/stores/\(storeId)").body.contains("of 25</dd>"))
-        #expect(try database.storeChanges(storeId: storeId).map(\.field).sorted() == ["capacity", "hours"])
+        let badDay = try boss.post("/manage/stores/\(storeId)/closures", [("action", "close"), ("date", "31/12")])
+        #expect(badDay.status == 422 && badDay.body.contains("Enter a date, like 2026-12-25."))
+        #expect(try database.storeChanges(storeId: storeId).map(\.field).sorted() == ["capacity", "closed", "hours"])
     }
 
     @Test("an admin registers a store in the browser; it is on the shoppers' pages at once; bad input registers nothing")

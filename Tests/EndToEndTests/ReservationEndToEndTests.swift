@@ -119,7 +119,7 @@ struct ReservationEndToEndTests {
 
         // The database agrees: 10 booked, no one twice, and SQLite finds nothing wrong.
         let slotStart = Date(timeIntervalSince1970: Double(slot))
-        #expect(try database.bookedPeople(storeId: storeId, in: slotStart...slotStart)[slotStart] == 10)
+        #expect(try database.bookedPeople(storeId: storeId, in: [Slot(start: slotStart, end: slotStart + 900)])[slotStart] == 10)
         let (rows, customersBooked, integrity, orphans) = try database.reader.read { db in
             (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM reservation"),
              try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT userId) FROM reservation"),

@@ -27,6 +27,7 @@ struct ManageArea {
         store.post(Paths.manageStoreEdit, edit)
         store.get(Paths.manageStoreHours, hoursForm)
         store.post(Paths.manageStoreHours, saveHours)
+        store.post(Paths.manageStoreClosures, changeClosures)
     }
 
     func list(_ context: ManagerContext) throws -> Response {

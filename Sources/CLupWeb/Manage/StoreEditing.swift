@@ -17,18 +17,21 @@ extension ManageArea {
         var numeric: Bool
         var range: ClosedRange<Int>?
         var maxLength: Int
+        /// The values allowed, chosen from a list (the slot length), and what to say otherwise.
+        var choices: [Int]? = nil
+        var choiceError = "Choose one from the list."
 
         /// The matching `clup admin edit-store` option: `walkInPercent` → `walk-in-percent`.
-        var option: String {
-            name.reduce(into: "") { text, character in
-                if character.isUppercase { text += "-" + character.lowercased() } else { text.append(character) }
-            }
-        }
+        var option: String { StoreFields.option(name) }
 
         /// Only the phone may be left empty.
         var isRequired: Bool { range != nil || maxLength > 40 }
 
         func problem(_ value: String) -> String? {
+            if let choices {
+                guard let number = Int(value), choices.contains(number) else { return choiceError }
+                return nil
+            }
             if let range {
                 guard let number = Int(value) else { return "Enter a whole number." }
                 guard range.contains(number) else { return "Enter a number from \(range.lowerBound) to \(range.upperBound)." }
@@ -53,6 +56,10 @@ extension ManageArea {
         EditField(name: "walkInPercent", label: "Share kept for walk-ins (%)",
                   hint: "0 to 90: the places kept for the kiosk's tickets; the rest is for online customers.",
                   numeric: true, range: 0...90, maxLength: 2),
+        EditField(name: "slotMinutes", label: "Booking slot length",
+                  hint: "Bookings already made keep their time and entry window; new ones follow the new length.",
+                  numeric: true, range: nil, maxLength: 2, choices: StoreSettings.slotLengths,
+                  choiceError: "Choose a slot length from the list."),
         EditField(name: "slotCapacity", label: "People per booking slot", hint: "1 to 10,000.", numeric: true,
                   range: 1...10_000, maxLength: 5),
         EditField(name: "entryBeforeMinutes", label: "Entry opens before a slot (minutes)", hint: "0 to 60.",
@@ -64,9 +71,10 @@ extension ManageArea {
     ]
 
     func editForm(_ context: ManagedStoreContext) throws -> Response {
-        guard let store = database.board.entry(context.storeId)?.store else { throw HTTPError.notFound }
-        let values = Dictionary(uniqueKeysWithValues: StoreEdit(store).fields)
-        return editPage(context, store: store, values: values, errors: [:], status: 200)
+        guard let definition = database.board.entry(context.storeId)?.definition else { throw HTTPError.notFound }
+        var values = Dictionary(uniqueKeysWithValues: StoreEdit(definition.store).fields)
+        values["departments"] = definition.departments.map { "\($0.name), \($0.estimatedMinutes)" }.joined(separator: "\n")
+        return editPage(context, store: definition.store, values: values, errors: [:], status: 200)
     }
 
     func edit(_ context: ManagedStoreContext) throws -> Response {
@@ -78,15 +86,23 @@ extension ManageArea {
             values[field.name] = value
             errors[field.name] = field.problem(value)
         }
+        // A form without the field (an older page, a script) leaves the departments alone.
+        let departmentsSent = context.form["departments"] != nil
+        values["departments"] = context.form["departments"] ?? ""
+        let (departments, departmentError) = Self.departments(values["departments"] ?? "")
+        errors["departments"] = departmentError
         guard errors.isEmpty else { return editPage(context, store: store, values: values, errors: errors, status: 422) }
         func number(_ name: String) -> Int { Int(values[name] ?? "") ?? 0 }
         let edit = StoreEdit(
             name: values["name"] ?? "", address: values["address"] ?? "", phone: values["phone"] ?? "",
-            capacity: number("capacity"), walkInPercent: number("walkInPercent"), slotCapacity: number("slotCapacity"),
-            entryBeforeMinutes: number("entryBeforeMinutes"), entryAfterMinutes: number("entryAfterMinutes"),
-            callGraceMinutes: number("callGraceMinutes"))
+            capacity: number("capacity"), walkInPercent: number("walkInPercent"), slotMinutes: number("slotMinutes"),
+            slotCapacity: number("slotCapacity"), entryBeforeMinutes: number("entryBeforeMinutes"),
+            entryAfterMinutes: number("entryAfterMinutes"), callGraceMinutes: number("callGraceMinutes"))
         let outcome = try database.editStore(store.id, to: edit, userId: context.user.id, now: context.now)
-        let query = "saved=\(outcome.changed.count)&over=\(outcome.overCapacity)&overbooked=\(outcome.slotsOverBooked)"
+        let departmentsChanged = try departmentsSent
+            && database.replaceDepartments(storeId: store.id, with: departments, userId: context.user.id, now: context.now)
+        let saved = outcome.changed.count + (departmentsChanged ? 1 : 0)
+        let query = "saved=\(saved)&over=\(outcome.overCapacity)&overbooked=\(outcome.slotsOverBooked)"
         return .redirect(to: Paths.manageStore(store.id, query: query))
     }
 
@@ -116,10 +132,19 @@ extension ManageArea {
     private func editPage(_ context: ManagedStoreContext, store: Store, values: [String: String],
                           errors: [String: String], status: Int) -> Response
     {
-        let page = StoreEditPage(storeId: store.id, storeName: store.name, fields: Self.editFields.map { field in
-            StoreEditPage.Field(name: field.name, label: field.label, value: values[field.name] ?? "", hint: field.hint,
-                                numeric: field.numeric, required: field.isRequired, error: errors[field.name])
-        })
+        let fields = Self.editFields.map { field in
+            StoreEditPage.Field(
+                name: field.name, label: field.label, value: values[field.name] ?? "", hint: field.hint,
+                numeric: field.numeric, required: field.isRequired, error: errors[field.name],
+                options: field.choices.map { choices in
+                    choices.map { Choice(value: String($0), label: "\($0) min", checked: String($0) == values[field.name]) }
+                })
+        } + [StoreEditPage.Field(
+            name: "departments", label: "Departments", value: values["departments"] ?? "",
+            hint: Self.departmentsHint + " A department taken off is no longer offered; its past visits still count "
+                + "in the statistics.",
+            numeric: false, required: false, error: errors["departments"], multiline: true)]
+        let page = StoreEditPage(storeId: store.id, storeName: store.name, fields: fields)
         return views.page(title: "Edit \(store.name)", section: .manage, context, page, status: status)
     }
 }

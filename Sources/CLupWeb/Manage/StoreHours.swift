@@ -10,49 +10,141 @@ import Foundation
 extension ManageArea {
     func hoursForm(_ context: ManagedStoreContext) throws -> Response {
         guard let entry = database.board.entry(context.storeId) else { throw HTTPError.notFound }
-        let days = (1...7).map { weekday -> StoreHoursPage.Day in
-            let intervals = entry.hours.intervals.filter { $0.weekday == weekday }.prefix(2).map {
+        let days = Self.weekDays(entry.hours)
+        let query = context.request.query
+        let notice = query["registered"] != nil
+            ? "\(entry.store.name) is registered. Set its opening hours: until then it shows as closed."
+            : Self.closureNotice(query)
+        return hoursPage(context, entry, days: days, notice: notice)
+    }
+
+    private func hoursPage(_ context: ManagedStoreContext, _ entry: StoreBoard.Entry, days: [StoreHoursPage.Day],
+                           notice: String? = nil, closure: StoreHoursPage.NewClosure = .init(), status: Int = 200)
+        -> Response
+    {
+        let store = entry.store
+        let today = entry.calendar.localDay(of: context.now)
+        var page = StoreHoursPage(storeId: store.id, storeName: store.name, days: days, notice: notice)
+        page.closures = entry.definition.closures.filter { $0.day >= today }.map { closure in
+            StoreHoursPage.Closure(day: String(closure.day), date: Formatting.date(LocalDate(day: closure.day)),
+                                   reason: closure.reason)
+        }
+        page.newClosure = closure
+        page.closureRange = (LocalDate(day: today).text, LocalDate(day: today + Self.closureHorizon).text)
+        return views.page(title: "Opening hours", section: .manage, context, page, status: status)
+    }
+
+    /// Each day's openings as the form shows them, two per day.
+    static func weekDays(_ hours: OpeningHours) -> [StoreHoursPage.Day] {
+        (1...7).map { weekday in
+            let intervals = hours.intervals(weekday: weekday).prefix(2).map {
                 (OpeningHours.clockText($0.opens), OpeningHours.clockText($0.closes))
             }
             return StoreHoursPage.Day(weekday: weekday, name: OpeningHours.weekdayNames[weekday - 1],
                                       openings: Array(intervals) + Array(repeating: ("", ""), count: 2 - intervals.count),
                                       error: nil)
         }
-        let notice = context.request.query["registered"] == nil ? nil
-            : "\(entry.store.name) is registered. Set its opening hours: until then it shows as closed."
-        return views.page(title: "Opening hours", section: .manage, context,
-                          StoreHoursPage(storeId: entry.store.id, storeName: entry.store.name, days: days, notice: notice))
+    }
+
+    /// How far ahead a day may be closed.
+    static let closureHorizon = 366
+
+    /// Closes the store on a day (`action=close`, a date and an optional reason), or opens it
+    /// again (`action=reopen`, the day). Closing cancels that day's bookings, each customer told.
+    func changeClosures(_ context: ManagedStoreContext) throws -> Response {
+        guard let entry = database.board.entry(context.storeId) else { throw HTTPError.notFound }
+        let store = entry.store
+        let form = context.form
+        if form["action"] == "reopen" {
+            guard let day = form["day"].flatMap(Int.init) else { throw HTTPError.badRequest("Which day?") }
+            let reopened = try database.reopenDay(storeId: store.id, day: day, userId: context.user.id, now: context.now)
+            return .redirect(to: Paths.manageStoreHours(store.id, query: "reopened=\(reopened ? day : -1)"))
+        }
+        let date = (form["date"] ?? "").trimmingCharacters(in: .whitespaces)
+        let reason = (form["reason"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let today = entry.calendar.localDay(of: context.now)
+        switch Self.closureProblem(date: date, reason: reason, today: today) {
+        case .success(let day):
+            guard let cancelled = try database.closeDay(storeId: store.id, day: day, reason: reason,
+                                                        userId: context.user.id, now: context.now)
+            else {
+                return closureRefused(context, entry, date: date, reason: reason,
+                                      dateError: "The store is already closed on that day.")
+            }
+            return .redirect(to: Paths.manageStoreHours(store.id, query: "closed=\(day)&cancelled=\(cancelled)"))
+        case .failure(let problem):
+            return closureRefused(context, entry, date: date, reason: reason, dateError: problem.date,
+                                  reasonError: problem.reason)
+        }
+    }
+
+    private func closureRefused(_ context: ManagedStoreContext, _ entry: StoreBoard.Entry, date: String,
+                                reason: String, dateError: String?, reasonError: String? = nil) -> Response
+    {
+        return hoursPage(context, entry, days: Self.weekDays(entry.hours),
+                         closure: .init(date: date, reason: reason, dateError: dateError, reasonError: reasonError),
+                         status: 422)
+    }
+
+    struct ClosureProblem: Error {
+        var date: String?
+        var reason: String?
+    }
+
+    /// The local day of a closure's date field, or what is wrong with the date and the reason.
+    static func closureProblem(date: String, reason: String, today: Int) -> Result<Int, ClosureProblem> {
+        var problem = ClosureProblem()
+        if let day = LocalDate(text: date)?.day {
+            if day < today {
+                problem.date = "Choose today or a later day."
+            } else if day > today + closureHorizon {
+                problem.date = "Choose a day within a year."
+            }
+        } else {
+            problem.date = "Enter a date, like 2026-12-25."
+        }
+        if reason.count > 100 {
+            problem.reason = "Use at most 100 characters."
+        } else if reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            problem.reason = "Use letters, numbers and punctuation only."
+        }
+        guard problem.date == nil, problem.reason == nil, let day = LocalDate(text: date)?.day else {
+            return .failure(problem)
+        }
+        return .success(day)
+    }
+
+    /// What the last closing or reopening did, from the page's address.
+    static func closureNotice(_ query: FormData) -> String? {
+        if let day = query["closed"].flatMap(Int.init) {
+            let cancelled = query["cancelled"].flatMap(Int.init) ?? 0
+            return "The store is closed on \(Formatting.date(LocalDate(day: day)))." + (cancelled == 0
+                ? " No bookings were made for that day."
+                : cancelled == 1 ? " Its 1 booking is cancelled, and its customer told why."
+                : " Its \(cancelled) bookings are cancelled, and their customers told why.")
+        }
+        if let day = query["reopened"].flatMap(Int.init) {
+            return day < 0 ? "That day was not closed." : "The store opens on \(Formatting.date(LocalDate(day: day))) "
+                + "as its weekly hours say. Bookings cancelled by the closure stay cancelled."
+        }
+        return nil
     }
 
     func saveHours(_ context: ManagedStoreContext) throws -> Response {
         guard let entry = database.board.entry(context.storeId) else { throw HTTPError.notFound }
         let form = context.form
-        var days: [StoreHoursPage.Day] = []
-        var intervals: [OpeningInterval] = []
-        for weekday in 1...7 {
-            let openings = ["a", "b"].map { part in
+        let openings = (1...7).map { weekday in
+            ["a", "b"].map { part in
                 ((form["opens-\(weekday)-\(part)"] ?? "").trimmingCharacters(in: .whitespaces),
                  (form["closes-\(weekday)-\(part)"] ?? "").trimmingCharacters(in: .whitespaces))
             }
-            let (parsed, error) = Self.parseDay(weekday, openings)
-            intervals += parsed
-            days.append(StoreHoursPage.Day(weekday: weekday, name: OpeningHours.weekdayNames[weekday - 1],
-                                           openings: openings, error: error))
         }
-        // A day running past midnight must close before the next day opens.
-        for weekday in 1...7 {
-            let next = weekday % 7 + 1
-            guard let late = intervals.filter({ $0.weekday == weekday }).map(\.closes).max(), late > 1440,
-                let early = intervals.filter({ $0.weekday == next }).map(\.opens).min(), late - 1440 > early,
-                days[weekday - 1].error == nil
-            else { continue }
-            days[weekday - 1].error = "It runs past midnight beyond \(OpeningHours.weekdayNames[next - 1])'s opening "
-                + "at \(OpeningHours.clockText(early))."
+        let (intervals, errors) = StoreFields.week(openings)
+        let days = (1...7).map { weekday in
+            StoreHoursPage.Day(weekday: weekday, name: OpeningHours.weekdayNames[weekday - 1],
+                               openings: openings[weekday - 1], error: errors[weekday - 1])
         }
-        guard days.allSatisfy({ $0.error == nil }) else {
-            return views.page(title: "Opening hours", section: .manage, context,
-                              StoreHoursPage(storeId: entry.store.id, storeName: entry.store.name, days: days), status: 422)
-        }
+        guard days.allSatisfy({ $0.error == nil }) else { return hoursPage(context, entry, days: days, status: 422) }
         let cancelled = try database.replaceHours(storeId: entry.store.id, with: intervals, userId: context.user.id,
                                                   now: context.now)
         return .redirect(to: Paths.manageStore(entry.store.id, query: "hours=saved&cancelled=\(cancelled)"))
@@ -95,5 +187,40 @@ extension ManageArea {
             ? " 1 booking was in a slot the new hours do not have: it is cancelled, and its customer told why."
             : " \(cancelled) bookings were in slots the new hours do not have: they are cancelled, and their customers "
                 + "told why.")
+    }
+}
+
+extension StoreFields {
+    /// A week's openings from each day's (opens, closes) pairs as typed ("HH:MM", "" for
+    /// none; Monday first), or each day's problem (nil where the day is fine).
+    public static func week(_ openings: [[(String, String)]]) -> ([OpeningInterval], [String?]) {
+        var intervals: [OpeningInterval] = []
+        var errors: [String?] = []
+        for (index, day) in openings.enumerated() {
+            let (parsed, error) = ManageArea.parseDay(index + 1, day)
+            intervals += parsed
+            errors.append(error)
+        }
+        // A day running past midnight must close before the next day opens.
+        for weekday in 1...7 {
+            let next = weekday % 7 + 1
+            guard let late = intervals.filter({ $0.weekday == weekday }).map(\.closes).max(), late > 1440,
+                let early = intervals.filter({ $0.weekday == next }).map(\.opens).min(), late - 1440 > early,
+                errors[weekday - 1] == nil
+            else { continue }
+            errors[weekday - 1] = "It runs past midnight beyond \(OpeningHours.weekdayNames[next - 1])'s opening "
+                + "at \(OpeningHours.clockText(early))."
+        }
+        return (intervals, errors)
+    }
+}
+
+extension StoreFields {
+    /// The local day to close from a date ("2026-12-25") and a reason, checked as the hours
+    /// page checks them, or each option's problem.
+    public static func closure(date: String, reason: String, today: Int) -> Result<Int, Problems> {
+        ManageArea.closureProblem(date: date, reason: reason, today: today).mapError { problem in
+            Problems(errors: ["date": problem.date, "reason": problem.reason].compactMapValues { $0 })
+        }
     }
 }

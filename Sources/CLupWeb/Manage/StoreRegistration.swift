@@ -9,7 +9,6 @@ import Foundation
 /// field is checked with its reason; the store then has no opening hours — it shows as closed
 /// — and the admin is taken to its hours.
 extension ManageArea {
-    static let zoneChoices = TimeZone.knownTimeZoneIdentifiers.sorted()
 
     func newStoreForm(_ context: ManagerContext) throws -> Response {
         registrationPage(context, values: ["timeZone": "Europe/Rome", "walkInPercent": "20", "slotMinutes": "15",
@@ -17,39 +16,22 @@ extension ManageArea {
     }
 
     func registerStore(_ context: ManagerContext) throws -> Response {
-        let form = context.form
         var values: [String: String] = [:]
-        for name in ["name", "address", "latitude", "longitude", "phone", "timeZone", "capacity", "walkInPercent",
-                     "slotMinutes", "departments"] {
-            values[name] = (form[name] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        for name in StoreFields.registrationFields {
+            values[name] = (context.form[name] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        var errors: [String: String] = [:]
-        for field in Self.editFields where values[field.name] != nil {
-            errors[field.name] = field.problem(values[field.name] ?? "")
+        switch StoreFields.registration(values) {
+        case .failure(let problems):
+            return registrationPage(context, values: values, errors: problems.errors, status: 422)
+        case .success(let (new, departments)):
+            let store = try database.createStore(new, hours: [], departments: departments)
+            try database.recordRegistration(storeId: store.id, userId: context.user.id, now: context.now)
+            return .redirect(to: Paths.manageStoreHours(store.id, query: "registered=1"))
         }
-        let latitude = Double(values["latitude"] ?? "")
-        let longitude = Double(values["longitude"] ?? "")
-        if latitude == nil || !(-90...90).contains(latitude!) { errors["latitude"] = "Enter a latitude from -90 to 90, like 45.4642." }
-        if longitude == nil || !(-180...180).contains(longitude!) {
-            errors["longitude"] = "Enter a longitude from -180 to 180, like 9.1900."
-        }
-        if !Self.zoneChoices.contains(values["timeZone"] ?? "") { errors["timeZone"] = "Choose a time zone from the list." }
-        let slotMinutes = Int(values["slotMinutes"] ?? "") ?? 0
-        if !StoreSettings.slotLengths.contains(slotMinutes) { errors["slotMinutes"] = "Choose a slot length from the list." }
-        let (departments, departmentError) = Self.departments(values["departments"] ?? "")
-        errors["departments"] = departmentError
-        guard errors.isEmpty, let latitude, let longitude, let position = GeoPoint(validLatitude: latitude, longitude: longitude)
-        else { return registrationPage(context, values: values, errors: errors, status: 422) }
-        let capacity = Int(values["capacity"] ?? "") ?? 1
-        let store = try database.createStore(
-            NewStore(name: values["name"] ?? "", address: values["address"] ?? "", phone: values["phone"] ?? "",
-                     position: position, capacity: capacity, timeZone: values["timeZone"] ?? "Europe/Rome",
-                     settings: StoreSettings(capacity: capacity, walkInPercent: Int(values["walkInPercent"] ?? "") ?? 20,
-                                             slotMinutes: slotMinutes)),
-            hours: [], departments: departments)
-        try database.recordRegistration(storeId: store.id, userId: context.user.id, now: context.now)
-        return .redirect(to: Paths.manageStoreHours(store.id, query: "registered=1"))
     }
+
+    static let departmentsHint = "One per line: its name, a comma and its usual shopping time in minutes "
+        + "(\"Bakery, 10\"). Optional."
 
     /// "Bakery, 10" per line: a department and its usual shopping time in minutes.
     static func departments(_ text: String) -> ([(name: String, minutes: Int)], String?) {
@@ -57,6 +39,8 @@ extension ManageArea {
         for (index, line) in text.split(whereSeparator: \.isNewline).enumerated() {
             let line = line.trimmingCharacters(in: .whitespaces)
             guard !line.isEmpty else { continue }
+            // Checked before the rest: each line is compared with those before it.
+            guard departments.count < 50 else { return ([], "List at most 50 departments.") }
             let parts = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, let minutes = Int(parts[1]), (1...240).contains(minutes), (1...60).contains(parts[0].count)
             else {
@@ -68,7 +52,6 @@ extension ManageArea {
             }
             departments.append((parts[0], minutes))
         }
-        guard departments.count <= 50 else { return ([], "List at most 50 departments.") }
         return (departments, nil)
     }
 
@@ -88,17 +71,72 @@ extension ManageArea {
             field("longitude", "Longitude", "In degrees (Milan's Duomo: 9.1900).", numeric: true),
             field("phone", "Phone", "Optional.", required: false),
             field("timeZone", "Time zone", "The zone its opening hours are written in.",
-                  options: Self.zoneChoices.map { Choice(value: $0, label: $0, checked: $0 == values["timeZone"]) }),
+                  options: StoreFields.zoneChoices.map { Choice(value: $0, label: $0, checked: $0 == values["timeZone"]) }),
             field("capacity", "Capacity (people inside at once)", "1 to 10,000.", numeric: true),
             field("walkInPercent", "Share kept for walk-ins (%)", "0 to 90.", numeric: true),
-            field("slotMinutes", "Booking slot length", "Cannot be changed once bookings exist.",
+            field("slotMinutes", "Booking slot length", "Can be changed later: bookings already made keep their time.",
                   options: StoreSettings.slotLengths.map {
                       Choice(value: String($0), label: "\($0) min", checked: String($0) == values["slotMinutes"])
                   }),
-            field("departments", "Departments", "One per line: its name, a comma and its usual shopping time in "
-                  + "minutes (\"Bakery, 10\"). Optional.", required: false, multiline: true),
+            field("departments", "Departments", Self.departmentsHint, required: false, multiline: true),
         ]
         return views.page(title: "Register a store", section: .manage, context,
                           StoreEditPage(storeId: 0, storeName: "", fields: fields, registering: true), status: status)
+    }
+}
+
+extension StoreFields {
+    /// The registration form's fields, as its names and `clup admin register-store`'s options
+    /// (`walkInPercent` → `--walk-in-percent`) have them.
+    public static let registrationFields = ["name", "address", "latitude", "longitude", "phone", "timeZone", "capacity",
+                                            "walkInPercent", "slotMinutes", "departments"]
+
+    static let zoneChoices = TimeZone.knownTimeZoneIdentifiers.sorted()
+
+    /// Each field's problem, by field name.
+    public struct Problems: Error {
+        public var errors: [String: String]
+    }
+
+    /// A store to register from its fields' text (trimmed), or each field's problem. Applies
+    /// the edit form's checks to the fields they share.
+    public static func registration(_ values: [String: String])
+        -> Result<(NewStore, [(name: String, minutes: Int)]), Problems>
+    {
+        var errors: [String: String] = [:]
+        for field in ManageArea.editFields where values[field.name] != nil {
+            errors[field.name] = field.problem(values[field.name] ?? "")
+        }
+        let latitude = Double(values["latitude"] ?? "").flatMap { (-90...90).contains($0) ? $0 : nil }
+        let longitude = Double(values["longitude"] ?? "").flatMap { (-180...180).contains($0) ? $0 : nil }
+        if latitude == nil { errors["latitude"] = "Enter a latitude from -90 to 90, like 45.4642." }
+        if longitude == nil { errors["longitude"] = "Enter a longitude from -180 to 180, like 9.1900." }
+        if !zoneChoices.contains(values["timeZone"] ?? "") { errors["timeZone"] = "Choose a time zone from the list." }
+        let (departments, departmentError) = ManageArea.departments(values["departments"] ?? "")
+        errors["departments"] = departmentError
+        guard errors.isEmpty, let latitude, let longitude,
+              let position = GeoPoint(validLatitude: latitude, longitude: longitude)
+        else { return .failure(Problems(errors: errors)) }
+        let capacity = Int(values["capacity"] ?? "") ?? 1
+        let settings = StoreSettings(capacity: capacity, walkInPercent: Int(values["walkInPercent"] ?? "") ?? 20,
+                                     slotMinutes: Int(values["slotMinutes"] ?? "") ?? StoreSettings.defaultSlotMinutes)
+        return .success((NewStore(name: values["name"] ?? "", address: values["address"] ?? "",
+                                  phone: values["phone"] ?? "", position: position, capacity: capacity,
+                                  timeZone: values["timeZone"] ?? "", settings: settings), departments))
+    }
+
+    /// `walkInPercent` → `walk-in-percent`: a field's command-line option.
+    public static func option(_ field: String) -> String {
+        field.reduce(into: "") { text, character in
+            if character.isUppercase { text += "-" + character.lowercased() } else { text.append(character) }
+        }
+    }
+}
+
+extension StoreFields {
+    /// Departments from "Bakery, 10" lines, or the problem with them.
+    public static func departments(_ text: String) -> (departments: [(name: String, minutes: Int)], problem: String?) {
+        let (departments, problem) = ManageArea.departments(text)
+        return (departments, problem)
     }
 }

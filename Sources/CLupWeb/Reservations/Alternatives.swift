@@ -79,7 +79,7 @@ struct Alternatives {
                     calendar.closing(ifVisitOf: plan.residence, startsAt: slot) == nil
                 else { return false }
                 let id = listing.store.id
-                let booked = try database.bookedPeople(storeId: id, at: slot.start)
+                let booked = try database.bookedPeople(storeId: id, in: slot)
                 guard SlotAvailability.of(booked: booked, capacity: listing.store.slotCapacity, people: plan.people)
                     != .full
                 else { return false }
@@ -108,8 +108,8 @@ struct Alternatives {
                 $0.start != start && calendar.isBookable($0, now: now)
                     && calendar.closing(ifVisitOf: plan.residence, startsAt: $0) == nil
             }
-        guard let first = candidates.first, let last = candidates.last else { return [] }
-        let booked = try database.bookedPeople(storeId: id, in: first.start...last.start)
+        guard !candidates.isEmpty else { return [] }
+        let booked = try database.bookedPeople(storeId: id, in: candidates)
         return candidates
             .filter {
                 SlotAvailability.of(booked: booked[$0.start] ?? 0, capacity: store.slotCapacity, people: plan.people)

@@ -85,8 +85,11 @@ public struct NoticeWriter: Sendable {
             switch subject.notice.reason {
             case .replaced?: why = "You made a new reservation in its place."
             case .storeHoursChanged?:
-                why = "The store changed its opening hours, and your slot at \(time(reservation.slotStart ?? now)) is no "
+                why = "The store changed its opening hours, and your slot (\(time(reservation.slotStart ?? now))) is no "
                     + "longer open. We are sorry: please choose another time."
+            case .storeClosedThatDay?:
+                why = reservation.slotStart.map { "The store is closed on the day of your slot (\(time($0))). We are sorry: "
+                    + "please choose another day." } ?? "The store has closed for today. We are sorry: please come another day."
             default: why = "You cancelled it."
             }
             text = (

@@ -36,9 +36,7 @@ extension ReservationsArea {
         if daySlots.contains(where: { $0.start > now + SlotCalendar.horizon }) {
             notes.append("Later times on this day are more than 7 days ahead and cannot be booked yet.")
         }
-        let booked = try slots.first.map { first in
-            try database.bookedPeople(storeId: store.id, in: first.start...(slots.last?.start ?? first.start))
-        } ?? [:]
+        let booked = try database.bookedPeople(storeId: store.id, in: slots)
         let offsets = ZoneOffsets.table(for: store.zone, around: now)
         let page = SlotsPage(
             storeName: store.name, summary: plan.summary,

@@ -43,7 +43,7 @@ extension ReservationsArea {
                 return try refusedSlot(context, details: details, plan: plan, shopper: shopper, verdict: verdict,
                                        status: 422)
             }
-            let booked = try database.bookedPeople(storeId: store.id, at: slot.start)
+            let booked = try database.bookedPeople(storeId: store.id, in: slot)
             if SlotAvailability.of(booked: booked, capacity: store.slotCapacity, people: plan.people) == .full {
                 return try refusedFull(context, details: details, plan: plan, shopper: shopper, start: slot.start,
                                        status: 409)

@@ -18,7 +18,8 @@ extension StoreSummary {
         }
         self.init(
             id: store.id, name: store.name, address: store.address,
-            hoursToday: Formatting.intervals(entry.hours.intervals(on: now)), openText: openText,
+            hoursToday: Formatting.hours(of: entry.definition, localDay: entry.calendar.localDay(of: now)),
+            openText: openText,
             peopleInside: status.peopleInside, capacity: status.capacity,
             wait: status.openState.isOpen ? Formatting.wait(status.wait) : "—",
             light: status.light.rawValue, reason: status.reason.text,

@@ -62,14 +62,14 @@ struct StoresArea {
         let store = entry.store
         let card = StoreCard(summary: StoreSummary(entry: entry, status: standing.status, now: now),
                              metres: shopper.position.distance(to: store.position), shopper: shopper)
-        let hours = entry.hours
-        let today = hours.weekday(at: now)
+        // The coming week from today, so a closed day (a holiday) shows where it falls.
+        let today = entry.calendar.localDay(of: now)
         let page = StorePage(
             card: card, phone: store.phone, phoneHref: "tel:" + store.phone.filter { $0.isNumber || $0 == "+" },
             timeZone: store.timeZone,
-            days: (1...7).map { weekday in
-                StorePage.Day(name: OpeningHours.weekdayNames[weekday - 1],
-                              hours: Formatting.intervals(hours.intervals(weekday: weekday)), isToday: weekday == today)
+            days: (today..<today + 7).map { day in
+                StorePage.Day(name: OpeningHours.weekdayNames[ZoneOffsets.isoWeekday(day: day) - 1],
+                              hours: Formatting.hours(of: entry.definition, localDay: day), isToday: day == today)
             },
             departments: entry.definition.departments.map {
                 StorePage.DepartmentRow(name: $0.name, minutes: $0.estimatedMinutes)
