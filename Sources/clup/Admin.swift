@@ -9,54 +9,9 @@ import Foundation
 /// Administration from the command line: people with roles, store assignments, kiosks.
 struct Admin: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Create managers and admins, assign stores, enrol and revoke kiosks, rebuild statistics.",
+        abstract: "Create managers and admins, register and edit stores, enrol and revoke kiosks, rebuild statistics.",
         subcommands: [CreateUser.self, AssignStore.self, EnrolKiosk.self, RevokeKiosk.self, ListKiosks.self,
-                      EditStore.self, RebuildStats.self])
-
-    struct EditStore: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "edit-store",
-            abstract: "Change a store's facts and rules, as its management page does (the change is recorded).")
-
-        @OptionGroup var database: DatabaseOptions
-        @Option(help: "Store id.") var store: Int64
-        @Option(help: "Name.") var name: String?
-        @Option(help: "Address.") var address: String?
-        @Option(help: "Phone (empty for none).") var phone: String?
-        @Option(help: "People inside at once, 1–10,000.") var capacity: Int?
-        @Option(help: "Share kept for walk-ins, 0–90 (%).") var walkInPercent: Int?
-        @Option(help: "People per booking slot, 1–10,000.") var slotCapacity: Int?
-        @Option(help: "Entry opens this many minutes before a slot, 0–60.") var entryBeforeMinutes: Int?
-        @Option(help: "Entry closes this many minutes after a slot starts, 0–60.") var entryAfterMinutes: Int?
-        @Option(help: "Minutes to reach the door when called, 1–60.") var callGraceMinutes: Int?
-
-        func run() throws {
-            let database = try database.openExisting()
-            guard let current = try database.store(id: store) else { throw CommandError("no store with id \(store)") }
-            var edit = StoreEdit(current)
-            edit.name = name ?? edit.name
-            edit.address = address ?? edit.address
-            edit.phone = phone ?? edit.phone
-            edit.capacity = capacity ?? edit.capacity
-            edit.walkInPercent = walkInPercent ?? edit.walkInPercent
-            edit.slotCapacity = slotCapacity ?? edit.slotCapacity
-            edit.entryBeforeMinutes = entryBeforeMinutes ?? edit.entryBeforeMinutes
-            edit.entryAfterMinutes = entryAfterMinutes ?? edit.entryAfterMinutes
-            edit.callGraceMinutes = callGraceMinutes ?? edit.callGraceMinutes
-            let problems = StoreFields.problems(in: edit)
-            guard problems.isEmpty else {
-                throw CommandError(problems.map { "--\($0.option): \($0.problem)" }.joined(separator: "\n"))
-            }
-            let outcome = try database.editStore(store, to: edit, userId: nil, now: Date())
-            print(outcome.changed.isEmpty ? "nothing changed" : "changed \(outcome.changed.joined(separator: ", "))")
-            if outcome.overCapacity > 0 {
-                print("\(outcome.overCapacity) more inside than the new capacity: nobody new enters until they leave")
-            }
-            if outcome.slotsOverBooked > 0 {
-                print("\(outcome.slotsOverBooked) coming slots hold more bookings than the new limit: they stand")
-            }
-        }
-    }
+                      RegisterStore.self, EditStore.self, SetHours.self, CloseDay.self, ReopenDay.self, RebuildStats.self])
 
     struct RebuildStats: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -1,3 +1,5 @@
+import CLupData
+import CLupDomain
 import Foundation
 import Testing
 
@@ -62,5 +64,68 @@ struct AdminCommandTests {
         #expect(again.output.contains("nothing changed"))
         let rebuilt = try clup(["admin", "rebuild-stats", "--database", "clup.sqlite"], in: folder)
         #expect(rebuilt.status == 0 && rebuilt.output.contains("store-hours of statistics"))
+    }
+
+    @Test("register-store, set-hours, close-day, reopen-day and edit-store's slots and departments: the pages' checks and effects")
+    func storeCommands() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("clup-admin-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(try clup(["migrate", "--database", "clup.sqlite"], in: folder).status == 0)
+        func admin(_ arguments: [String]) throws -> (status: Int32, output: String) {
+            try clup(["admin"] + arguments.prefix(1) + ["--database", "clup.sqlite"] + arguments.dropFirst(), in: folder)
+        }
+
+        let refused = try admin(["register-store", "--name", "Bottega", "--address", "Via Po 1, Milano", "--latitude", "95",
+                                 "--longitude", "9.19", "--capacity", "0", "--time-zone", "Mars/Olympus",
+                                 "--departments", "Bakery"])
+        #expect(refused.status == 1)
+        for problem in ["--latitude: Enter a latitude from -90 to 90, like 45.4642.",
+                        "--capacity: Enter a number from 1 to 10000.",
+                        "--time-zone: Choose a time zone from the list.",
+                        "--departments: Line 1: write a department's name"] {
+            #expect(refused.output.contains(problem), "\(problem)")
+        }
+        let registered = try admin(["register-store", "--name", "Bottega", "--address", "Via Po 1, Milano",
+                                    "--latitude", "45.46", "--longitude", "9.19", "--capacity", "30",
+                                    "--departments", "Bakery, 10; Butcher, 15"])
+        #expect(registered.status == 0 && registered.output.contains("registered store 1: Bottega; closed until its hours are set"))
+
+        let badHours = try admin(["set-hours", "--store", "1", "--monday", "08:00-13:00,12:00-20:00", "--sunday", "22:00-09:00",
+                                  "--tuesday", "8-20"])
+        #expect(badHours.status == 1)
+        #expect(badHours.output.contains("--monday: The two openings overlap."))
+        #expect(badHours.output.contains("--tuesday: Give both times of an opening, as hours and minutes (08:00)."))
+        let hours = try admin(["set-hours", "--store", "1", "--monday", "08:00-13:00,15:00-20:00", "--saturday", "18:00-02:00"])
+        #expect(hours.status == 0 && hours.output.contains("hours set for store 1"))
+
+        #expect(try admin(["close-day", "--store", "1", "--date", "2001-01-01"]).output.contains("--date: Choose today or a later day."))
+        let christmas = "\(Calendar.current.component(.year, from: Date()) + 1)-12-25"
+        let farAhead = try admin(["close-day", "--store", "1", "--date", christmas, "--reason", "Christmas"])
+        #expect(farAhead.output.contains("--date: Choose a day within a year."))
+        let soon = LocalDate(day: Int(Date().timeIntervalSince1970 / 86400) + 20).text
+        let closed = try admin(["close-day", "--store", "1", "--date", soon, "--reason", "Stocktake"])
+        #expect(closed.status == 0 && closed.output.contains("store 1 closed on \(soon); 0 booking(s) that day cancelled"))
+        #expect(try admin(["close-day", "--store", "1", "--date", soon]).output.contains("already closed on \(soon)"))
+
+        let edited = try admin(["edit-store", "--store", "1", "--slot-minutes", "30", "--departments", "bakery, 12; Fish, 20"])
+        #expect(edited.status == 0 && edited.output.contains("changed slotMinutes, departments"))
+        #expect(try admin(["edit-store", "--store", "1", "--slot-minutes", "25"]).output
+            .contains("--slot-minutes: Choose a slot length from the list."))
+
+        let database = try AppDatabase.open(path: folder.appendingPathComponent("clup.sqlite").path)
+        let details = try #require(try database.storeDetails(id: 1))
+        #expect(details.store.slotMinutes == 30)
+        #expect(details.departments.map { "\($0.name) \($0.estimatedMinutes)" } == ["bakery 12", "Fish 20"])
+        #expect(details.openingIntervals.map(\.interval) == [OpeningInterval(weekday: 1, opens: 480, closes: 780),
+                                                              OpeningInterval(weekday: 1, opens: 900, closes: 1200),
+                                                              OpeningInterval(weekday: 6, opens: 1080, closes: 1560)])
+        #expect(details.closures.map(\.reason) == ["Stocktake"])
+        let changes = try database.storeChanges(storeId: 1).map(\.field)
+        #expect(changes == ["departments", "slotMinutes", "closed", "hours", "store"])
+        #expect(try database.storeChanges(storeId: 1).allSatisfy { $0.by == nil })
+
+        #expect(try admin(["reopen-day", "--store", "1", "--date", soon]).output.contains("opens on \(soon) as its weekly hours say"))
+        #expect(try admin(["reopen-day", "--store", "1", "--date", soon]).output.contains("is not closed on \(soon)"))
     }
 }

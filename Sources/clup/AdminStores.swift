@@ -1,0 +1,203 @@
+import ArgumentParser
+import CLupData
+import CLupDomain
+import CLupWeb
+import Foundation
+
+/// Stores from the command line: the same checks, the same records and the same effects on
+/// reservations as the management pages, the change recorded as an administrator's.
+extension Admin {
+    struct RegisterStore: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "register-store",
+            abstract: "Register a store, checked as the registration page checks it; it is closed until its hours are set.")
+
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Name, as shoppers see it.") var name: String
+        @Option(help: "Street, number, postcode and city.") var address: String
+        @Option(help: "Latitude in degrees, e.g. 45.4642.") var latitude: String
+        @Option(help: "Longitude in degrees, e.g. 9.1900.") var longitude: String
+        @Option(help: "Phone (optional).") var phone = ""
+        @Option(help: "IANA time zone its hours are written in.") var timeZone = "Europe/Rome"
+        @Option(help: "People inside at once, 1–10,000.") var capacity: String
+        @Option(help: "Share kept for walk-ins, 0–90 (%).") var walkInPercent = "20"
+        @Option(help: "Booking slot length in minutes: 10, 15, 20, 30 or 60.") var slotMinutes = "15"
+        @Option(help: "Departments, \"Bakery, 10\" each, separated by semicolons.") var departments = ""
+
+        func run() throws {
+            let values = [
+                "name": name, "address": address, "latitude": latitude, "longitude": longitude, "phone": phone,
+                "timeZone": timeZone, "capacity": capacity, "walkInPercent": walkInPercent, "slotMinutes": slotMinutes,
+                "departments": departmentLines(departments),
+            ].mapValues { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            switch StoreFields.registration(values) {
+            case .failure(let problems):
+                throw CommandError(optionProblems(problems))
+            case .success(let (new, departments)):
+                let database = try database.openExisting()
+                let store = try database.createStore(new, hours: [], departments: departments)
+                try database.recordRegistration(storeId: store.id, userId: nil, now: Date())
+                print("registered store \(store.id): \(store.name); closed until its hours are set (set-hours)")
+            }
+        }
+    }
+
+    struct EditStore: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "edit-store",
+            abstract: "Change a store's facts and rules, as its management page does (the change is recorded).")
+
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Store id.") var store: Int64
+        @Option(help: "Name.") var name: String?
+        @Option(help: "Address.") var address: String?
+        @Option(help: "Phone (empty for none).") var phone: String?
+        @Option(help: "People inside at once, 1–10,000.") var capacity: Int?
+        @Option(help: "Share kept for walk-ins, 0–90 (%).") var walkInPercent: Int?
+        @Option(help: "Booking slot length in minutes: 10, 15, 20, 30 or 60 (bookings made keep their time).")
+        var slotMinutes: Int?
+        @Option(help: "People per booking slot, 1–10,000.") var slotCapacity: Int?
+        @Option(help: "Entry opens this many minutes before a slot, 0–60.") var entryBeforeMinutes: Int?
+        @Option(help: "Entry closes this many minutes after a slot starts, 0–60.") var entryAfterMinutes: Int?
+        @Option(help: "Minutes to reach the door when called, 1–60.") var callGraceMinutes: Int?
+        @Option(help: "All its departments, \"Bakery, 10\" each, separated by semicolons (one left out is retired).")
+        var departments: String?
+
+        func run() throws {
+            let database = try database.openExisting()
+            guard let current = try database.store(id: store) else { throw CommandError("no store with id \(store)") }
+            var edit = StoreEdit(current)
+            edit.name = name ?? edit.name
+            edit.address = address ?? edit.address
+            edit.phone = phone ?? edit.phone
+            edit.capacity = capacity ?? edit.capacity
+            edit.walkInPercent = walkInPercent ?? edit.walkInPercent
+            edit.slotMinutes = slotMinutes ?? edit.slotMinutes
+            edit.slotCapacity = slotCapacity ?? edit.slotCapacity
+            edit.entryBeforeMinutes = entryBeforeMinutes ?? edit.entryBeforeMinutes
+            edit.entryAfterMinutes = entryAfterMinutes ?? edit.entryAfterMinutes
+            edit.callGraceMinutes = callGraceMinutes ?? edit.callGraceMinutes
+            var problems = StoreFields.problems(in: edit).map { "--\($0.option): \($0.problem)" }
+            let parsed = departments.map { StoreFields.departments(departmentLines($0)) }
+            if let problem = parsed?.problem { problems.append("--departments: \(problem)") }
+            guard problems.isEmpty else { throw CommandError(problems.joined(separator: "\n")) }
+            let now = Date()
+            let outcome = try database.editStore(store, to: edit, userId: nil, now: now)
+            var changed = outcome.changed
+            if let list = parsed?.departments,
+               try database.replaceDepartments(storeId: store, with: list, userId: nil, now: now)
+            {
+                changed.append("departments")
+            }
+            print(changed.isEmpty ? "nothing changed" : "changed \(changed.joined(separator: ", "))")
+            if outcome.overCapacity > 0 {
+                print("\(outcome.overCapacity) more inside than the new capacity: nobody new enters until they leave")
+            }
+            if outcome.slotsOverBooked > 0 {
+                print("\(outcome.slotsOverBooked) coming slots hold more bookings than the new limit: they stand")
+            }
+        }
+    }
+
+    struct SetHours: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-hours",
+            abstract: "Set a store's weekly hours, as its hours page does; bookings the new hours no longer have are "
+                + "cancelled and their customers told.",
+            discussion: """
+                Each day takes up to two openings, "08:00-13:00,15:00-20:00"; a closing earlier than the opening runs \
+                past midnight ("18:00-02:00"); "closed", or a day left out, is closed. Every day is set: a day not \
+                given is closed.
+                """)
+
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Store id.") var store: Int64
+        @Option var monday = "closed"
+        @Option var tuesday = "closed"
+        @Option var wednesday = "closed"
+        @Option var thursday = "closed"
+        @Option var friday = "closed"
+        @Option var saturday = "closed"
+        @Option var sunday = "closed"
+
+        func run() throws {
+            let given = [monday, tuesday, wednesday, thursday, friday, saturday, sunday]
+            var shapeProblems: [String] = []
+            let openings = given.enumerated().map { index, text -> [(String, String)] in
+                let text = text.trimmingCharacters(in: .whitespaces)
+                guard text.lowercased() != "closed", !text.isEmpty else { return [] }
+                let pairs = text.split(separator: ",").map { part -> (String, String) in
+                    let times = part.split(separator: "-").map { $0.trimmingCharacters(in: .whitespaces) }
+                    if times.count != 2 { shapeProblems.append("--\(Self.days[index]): write an opening as 08:00-13:00") }
+                    return (times.first ?? "", times.count > 1 ? times[1] : "")
+                }
+                if pairs.count > 2 { shapeProblems.append("--\(Self.days[index]): at most two openings a day") }
+                return Array(pairs.prefix(2))
+            }
+            guard shapeProblems.isEmpty else { throw CommandError(shapeProblems.joined(separator: "\n")) }
+            let (intervals, errors) = StoreFields.week(openings)
+            let problems = zip(Self.days, errors).compactMap { day, error in error.map { "--\(day): \($0)" } }
+            guard problems.isEmpty else { throw CommandError(problems.joined(separator: "\n")) }
+            let database = try database.openExisting()
+            guard try database.store(id: store) != nil else { throw CommandError("no store with id \(store)") }
+            let cancelled = try database.replaceHours(storeId: store, with: intervals, userId: nil, now: Date())
+            print("hours set for store \(store); \(cancelled) booking(s) no longer in its hours cancelled")
+        }
+
+        static let days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    }
+
+    struct CloseDay: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "close-day",
+            abstract: "Close a store on a day (a holiday): that day's bookings are cancelled and their customers told.")
+
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Store id.") var store: Int64
+        @Option(help: "The day, as 2026-12-25 (the store's own calendar).") var date: String
+        @Option(help: "Why, as shoppers read it (optional).") var reason = ""
+
+        func run() throws {
+            let database = try database.openExisting()
+            guard let details = try database.storeDetails(id: store) else { throw CommandError("no store with id \(store)") }
+            let now = Date()
+            let today = details.slotCalendar.localDay(of: now)
+            switch StoreFields.closure(date: date, reason: reason.trimmingCharacters(in: .whitespaces), today: today) {
+            case .failure(let problems):
+                throw CommandError(optionProblems(problems))
+            case .success(let day):
+                guard let cancelled = try database.closeDay(storeId: store, day: day, reason: reason, userId: nil, now: now)
+                else { throw CommandError("store \(store) is already closed on \(date)") }
+                print("store \(store) closed on \(date); \(cancelled) booking(s) that day cancelled")
+            }
+        }
+    }
+
+    struct ReopenDay: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reopen-day", abstract: "Open a store again on a day it was closed, as its weekly hours say.")
+
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Store id.") var store: Int64
+        @Option(help: "The day, as 2026-12-25.") var date: String
+
+        func run() throws {
+            guard let day = LocalDate(text: date)?.day else { throw CommandError("--date: enter a date, like 2026-12-25") }
+            guard try database.openExisting().reopenDay(storeId: store, day: day, userId: nil, now: Date()) else {
+                throw CommandError("store \(store) is not closed on \(date)")
+            }
+            print("store \(store) opens on \(date) as its weekly hours say")
+        }
+    }
+}
+
+/// "Bakery, 10; Butcher, 15" as the form's lines.
+private func departmentLines(_ text: String) -> String {
+    text.split(separator: ";").joined(separator: "\n")
+}
+
+/// "--walk-in-percent: Enter a number from 0 to 90." per line, in option order.
+private func optionProblems(_ problems: StoreFields.Problems) -> String {
+    problems.errors.sorted { $0.key < $1.key }.map { "--\(StoreFields.option($0.key)): \($0.value)" }
+        .joined(separator: "\n")
+}
