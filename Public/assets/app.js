@@ -1,5 +1,6 @@
 // CLup progressive enhancement. Every page works without this file; with it the home page
-// gains "use my location" and a map of the stores (Leaflet, when the page provides it), and a
+// gains "use my location" and a map of the stores (Leaflet, when the page provides it), a
+// store's form a map to pick its position on, and a
 // ticket keeps its figures up to date without reloading, says when its status changes, and
 // offers push notifications on this device.
 "use strict";
@@ -59,6 +60,48 @@
       marker.bindPopup(popup);
     });
     map.on("click", function (event) { navigateTo(event.latlng.lat, event.latlng.lng); });
+  }
+
+  // A store's position, picked on a map (registering or editing a store): a tap or a dragged
+  // pin fills the latitude and longitude fields; typing in them moves the pin. Without this
+  // script, or without tiles, the fields are typed as before.
+  function setUpPositionPicker() {
+    var box = document.querySelector("[data-position-picker]");
+    var latitude = document.getElementById("latitude");
+    var longitude = document.getElementById("longitude");
+    if (!box || !latitude || !longitude || typeof L === "undefined") return;
+    box.hidden = false;
+    function typed() {
+      var lat = parseFloat(latitude.value), lon = parseFloat(longitude.value);
+      return isFinite(lat) && isFinite(lon) && Math.abs(lat) <= 90 && Math.abs(lon) <= 180 ? L.latLng(lat, lon) : null;
+    }
+    var element = document.getElementById("position-map");
+    var start = typed();
+    var map = L.map(element, { scrollWheelZoom: false }).setView(start || [45.4642, 9.19], start ? 16 : 12);
+    L.tileLayer(element.dataset.tiles, { maxZoom: 19, attribution: element.dataset.attribution }).addTo(map);
+    var pin = null;
+    function place(point, fill) {
+      if (!pin) {
+        pin = L.marker(point, {
+          draggable: true, title: "The store", icon: L.divIcon({ className: "map-pin-icon", html: "<span class=\"map-pin\"></span>", iconSize: [22, 22], iconAnchor: [11, 26] })
+        }).addTo(map);
+        pin.on("dragend", function () { place(pin.getLatLng().wrap(), true); });
+      } else {
+        pin.setLatLng(point);
+      }
+      if (fill) {
+        latitude.value = point.lat.toFixed(5);
+        longitude.value = point.lng.toFixed(5);
+      }
+    }
+    if (start) place(start, false);
+    map.on("click", function (event) { place(event.latlng.wrap(), true); });
+    [latitude, longitude].forEach(function (field) {
+      field.addEventListener("change", function () {
+        var point = typed();
+        if (point) { place(point, false); map.panTo(point); }
+      });
+    });
   }
 
   // A live ticket asks for its status every 10 s while the page is visible (every 30 s when
@@ -346,6 +389,7 @@
   document.addEventListener("DOMContentLoaded", function () {
     setUpLocate();
     setUpMap();
+    setUpPositionPicker();
     setUpLiveTicket();
     setUpPush();
     setUpPrintAndConfirm();

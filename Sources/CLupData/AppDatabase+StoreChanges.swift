@@ -6,6 +6,7 @@ import GRDB
 public struct StoreEdit: Sendable, Equatable {
     public var name: String
     public var address: String
+    public var position: GeoPoint
     public var phone: String
     public var capacity: Int
     public var walkInPercent: Int
@@ -15,11 +16,12 @@ public struct StoreEdit: Sendable, Equatable {
     public var entryAfterMinutes: Int
     public var callGraceMinutes: Int
 
-    public init(name: String, address: String, phone: String, capacity: Int, walkInPercent: Int, slotMinutes: Int,
-                slotCapacity: Int, entryBeforeMinutes: Int, entryAfterMinutes: Int, callGraceMinutes: Int)
+    public init(name: String, address: String, position: GeoPoint, phone: String, capacity: Int, walkInPercent: Int,
+                slotMinutes: Int, slotCapacity: Int, entryBeforeMinutes: Int, entryAfterMinutes: Int, callGraceMinutes: Int)
     {
         self.name = name
         self.address = address
+        self.position = position
         self.phone = phone
         self.capacity = capacity
         self.walkInPercent = walkInPercent
@@ -31,7 +33,8 @@ public struct StoreEdit: Sendable, Equatable {
     }
 
     public init(_ store: Store) {
-        self.init(name: store.name, address: store.address, phone: store.phone, capacity: store.capacity,
+        self.init(name: store.name, address: store.address, position: store.position, phone: store.phone,
+                  capacity: store.capacity,
                   walkInPercent: store.walkInPercent, slotMinutes: store.slotMinutes, slotCapacity: store.slotCapacity,
                   entryBeforeMinutes: store.entryBeforeMinutes, entryAfterMinutes: store.entryAfterMinutes,
                   callGraceMinutes: store.callGraceMinutes)
@@ -39,7 +42,8 @@ public struct StoreEdit: Sendable, Equatable {
 
     /// Each field by its column name, with its value as text (the record of changes, forms).
     public var fields: [(String, String)] {
-        [("name", name), ("address", address), ("phone", phone), ("capacity", String(capacity)),
+        [("name", name), ("address", address), ("latitude", String(position.latitude)),
+         ("longitude", String(position.longitude)), ("phone", phone), ("capacity", String(capacity)),
          ("walkInPercent", String(walkInPercent)), ("slotMinutes", String(slotMinutes)),
          ("slotCapacity", String(slotCapacity)),
          ("entryBeforeMinutes", String(entryBeforeMinutes)), ("entryAfterMinutes", String(entryAfterMinutes)),
@@ -93,6 +97,8 @@ extension AppDatabase {
             guard !changed.isEmpty else { return StoreEditOutcome(changed: [], overCapacity: 0, slotsOverBooked: 0) }
             store.name = edit.name
             store.address = edit.address
+            store.latitude = edit.position.latitude
+            store.longitude = edit.position.longitude
             store.phone = edit.phone
             store.capacity = edit.capacity
             store.walkInPercent = edit.walkInPercent

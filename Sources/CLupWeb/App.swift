@@ -33,7 +33,7 @@ public struct App: Sendable {
         AccountsArea(database: database, views: views, settings: environment.settings).addRoutes(to: forms)
         ReservationsArea(database: database, views: views, settings: environment.settings,
                          tickets: environment.tickets).addRoutes(to: forms)
-        ManageArea(database: database, views: views).addRoutes(to: forms)
+        ManageArea(database: database, views: views, settings: environment.settings).addRoutes(to: forms)
         let desk = EntranceDesk(database: database, tickets: environment.tickets)
         KioskArea(database: database, views: views, desk: desk, logger: environment.logger).addRoutes(to: forms)
 

@@ -51,6 +51,8 @@ extension Admin {
         @Option(help: "Store id.") var store: Int64
         @Option(help: "Name.") var name: String?
         @Option(help: "Address.") var address: String?
+        @Option(help: "Latitude in degrees, -90–90.") var latitude: Double?
+        @Option(help: "Longitude in degrees, -180–180.") var longitude: Double?
         @Option(help: "Phone (empty for none).") var phone: String?
         @Option(help: "People inside at once, 1–10,000.") var capacity: Int?
         @Option(help: "Share kept for walk-ins, 0–90 (%).") var walkInPercent: Int?
@@ -69,6 +71,8 @@ extension Admin {
             var edit = StoreEdit(current)
             edit.name = name ?? edit.name
             edit.address = address ?? edit.address
+            edit.position = GeoPoint(latitude: latitude ?? edit.position.latitude,
+                                     longitude: longitude ?? edit.position.longitude)
             edit.phone = phone ?? edit.phone
             edit.capacity = capacity ?? edit.capacity
             edit.walkInPercent = walkInPercent ?? edit.walkInPercent

@@ -296,8 +296,14 @@ public struct StoreEditPage: Page {
     public var fields: [Field]
     /// A new store's registration instead of an edit.
     public var registering: Bool
+    /// The map to pick the position on (with scripts, after the longitude): its tile URL
+    /// template and their attribution.
+    public var map: (tiles: String, attribution: String)?
 
-    public init(storeId: Int64, storeName: String, fields: [Field], registering: Bool = false) {
+    public init(storeId: Int64, storeName: String, fields: [Field], registering: Bool = false,
+                map: (tiles: String, attribution: String)? = nil)
+    {
+        self.map = map
         self.storeId = storeId
         self.storeName = storeName
         self.fields = fields
@@ -315,8 +321,21 @@ public struct StoreEditPage: Page {
         return "<input id=\"\(field.name)\" name=\"\(field.name)\" value=\"\(field.value)\"\(if: field.numeric, " inputmode=\"numeric\"")\(if: field.required, " required")\(invalid)>"
     }
 
+    private func picker(after field: Field) -> HTML {
+        guard field.name == "longitude", let map else { return .empty }
+        return """
+            <div class="field position-picker" data-position-picker hidden>
+              <div class="map" id="position-map" data-tiles="\(map.tiles)" data-attribution="\(map.attribution)" role="application" aria-label="Map: tap to set the store's position"></div>
+              <p class="fine">Tap the map where the store is, or drag its pin: the latitude and longitude above follow.</p>
+            </div>
+            """
+    }
+
     public func render(in frame: Frame) -> HTML {
-        frame.site("""
+        frame.site(head: map == nil ? .empty : """
+            <link rel="stylesheet" href="/vendor/leaflet/leaflet.css">
+            <script src="/vendor/leaflet/leaflet.js" defer></script>
+            """, """
             <p class="back"><a href="\(registering ? Paths.manage() : Paths.manageStore(storeId))">← \(registering ? "Your stores" : storeName)</a></p>
             <h1>\(registering ? "Register a store" : "Edit \(storeName)")</h1>
             \(if: fields.contains { $0.error != nil }, Fragments.formError("Nothing was changed: please correct the fields marked below."))
@@ -330,6 +349,7 @@ public struct StoreEditPage: Page {
                     <p class="fine">\(field.hint)</p>
                     \(Fragments.fieldError(field.error, id: field.name + "-error"))
                   </div>
+                  \(picker(after: field))
                   """ as HTML
               })
               <button type="submit">\(registering ? "Register the store" : "Save")</button>

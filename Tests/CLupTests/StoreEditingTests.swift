@@ -192,6 +192,26 @@ struct StoreEditingTests {
         #expect(try database.board.entry(storeId)?.definition.departments.count == 2)
     }
 
+    @Test("a store moved: its position is checked, recorded, and the nearest-first lists follow at once")
+    func position() throws {
+        let browser = try boss()
+        let form = try browser.get("/manage/stores/\(storeId)/edit").bodyText
+        #expect(form.contains("data-position-picker hidden"))  // the map, for browsers with scripts
+        let refused = try browser.post("/manage/stores/\(storeId)/edit", fields(["latitude": "north", "longitude": "200"]))
+        #expect(refused.status == 422)
+        #expect(refused.bodyText.contains("id=\"latitude-error\">Enter a latitude from -90 to 90, like 45.4642.</p>"))
+        #expect(refused.bodyText.contains("id=\"longitude-error\">Enter a longitude from -180 to 180, like 9.1900.</p>"))
+        let centrale = Place.milan[1].position
+        let saved = try browser.post("/manage/stores/\(storeId)/edit", fields([
+            "latitude": String(centrale.latitude), "longitude": String(centrale.longitude),
+        ]))
+        let page = try browser.get(try require(saved.header("Location"))).bodyText
+        #expect(page.contains("2 changes saved."))
+        #expect(page.contains("latitude: \(store.latitude) → 45.4861"))
+        let nearest = try require(database.board.nearest(to: centrale, limit: 1).first)
+        #expect(nearest.entry.store.id == storeId && nearest.metres < 1)
+    }
+
     @Test("every field is checked, with its reason next to it, and a refused form changes nothing")
     func validation() throws {
         let browser = try boss()

@@ -10,6 +10,7 @@ import Foundation
 struct ManageArea {
     let database: AppDatabase
     let views: Views
+    let settings: SiteSettings
 
     func addRoutes(to pages: RouteGroup<BrowserContext>) {
         let managers = pages.adding(.signedIn).adding(.manager)

@@ -20,14 +20,21 @@ extension ManageArea {
         /// The values allowed, chosen from a list (the slot length), and what to say otherwise.
         var choices: [Int]? = nil
         var choiceError = "Choose one from the list."
+        /// A coordinate in degrees, and what to say when it is not one.
+        var degrees: ClosedRange<Double>? = nil
+        var degreesError = ""
 
         /// The matching `clup admin edit-store` option: `walkInPercent` → `walk-in-percent`.
         var option: String { StoreFields.option(name) }
 
         /// Only the phone may be left empty.
-        var isRequired: Bool { range != nil || maxLength > 40 }
+        var isRequired: Bool { name != "phone" }
 
         func problem(_ value: String) -> String? {
+            if let degrees {
+                guard let number = Double(value), number.isFinite, degrees.contains(number) else { return degreesError }
+                return nil
+            }
             if let choices {
                 guard let number = Int(value), choices.contains(number) else { return choiceError }
                 return nil
@@ -50,6 +57,12 @@ extension ManageArea {
         EditField(name: "name", label: "Name", hint: "As shoppers see it.", numeric: false, range: nil, maxLength: 100),
         EditField(name: "address", label: "Address", hint: "Street, number, postcode and city.", numeric: false,
                   range: nil, maxLength: 200),
+        EditField(name: "latitude", label: "Latitude", hint: "Where the store is, in degrees (Milan's Duomo: 45.4642).",
+                  numeric: false, range: nil, maxLength: 20, degrees: -90...90,
+                  degreesError: "Enter a latitude from -90 to 90, like 45.4642."),
+        EditField(name: "longitude", label: "Longitude", hint: "In degrees (Milan's Duomo: 9.1900).", numeric: false,
+                  range: nil, maxLength: 20, degrees: -180...180,
+                  degreesError: "Enter a longitude from -180 to 180, like 9.1900."),
         EditField(name: "phone", label: "Phone", hint: "Optional.", numeric: false, range: nil, maxLength: 40),
         EditField(name: "capacity", label: "Capacity (people inside at once)", hint: "1 to 10,000.", numeric: true,
                   range: 1...10_000, maxLength: 5),
@@ -93,8 +106,10 @@ extension ManageArea {
         errors["departments"] = departmentError
         guard errors.isEmpty else { return editPage(context, store: store, values: values, errors: errors, status: 422) }
         func number(_ name: String) -> Int { Int(values[name] ?? "") ?? 0 }
+        let position = GeoPoint(latitude: Double(values["latitude"] ?? "") ?? 0,
+                                longitude: Double(values["longitude"] ?? "") ?? 0)
         let edit = StoreEdit(
-            name: values["name"] ?? "", address: values["address"] ?? "", phone: values["phone"] ?? "",
+            name: values["name"] ?? "", address: values["address"] ?? "", position: position, phone: values["phone"] ?? "",
             capacity: number("capacity"), walkInPercent: number("walkInPercent"), slotMinutes: number("slotMinutes"),
             slotCapacity: number("slotCapacity"), entryBeforeMinutes: number("entryBeforeMinutes"),
             entryAfterMinutes: number("entryAfterMinutes"), callGraceMinutes: number("callGraceMinutes"))
@@ -144,7 +159,8 @@ extension ManageArea {
             hint: Self.departmentsHint + " A department taken off is no longer offered; its past visits still count "
                 + "in the statistics.",
             numeric: false, required: false, error: errors["departments"], multiline: true)]
-        let page = StoreEditPage(storeId: store.id, storeName: store.name, fields: fields)
+        var page = StoreEditPage(storeId: store.id, storeName: store.name, fields: fields)
+        page.map = (settings.tileURL, settings.tileAttribution)
         return views.page(title: "Edit \(store.name)", section: .manage, context, page, status: status)
     }
 }

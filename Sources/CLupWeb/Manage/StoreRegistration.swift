@@ -67,8 +67,8 @@ extension ManageArea {
         let fields = [
             field("name", "Name", "As shoppers see it."),
             field("address", "Address", "Street, number, postcode and city."),
-            field("latitude", "Latitude", "Where the store is, in degrees (Milan's Duomo: 45.4642).", numeric: true),
-            field("longitude", "Longitude", "In degrees (Milan's Duomo: 9.1900).", numeric: true),
+            field("latitude", "Latitude", "Where the store is, in degrees (Milan's Duomo: 45.4642)."),
+            field("longitude", "Longitude", "In degrees (Milan's Duomo: 9.1900)."),
             field("phone", "Phone", "Optional.", required: false),
             field("timeZone", "Time zone", "The zone its opening hours are written in.",
                   options: StoreFields.zoneChoices.map { Choice(value: $0, label: $0, checked: $0 == values["timeZone"]) }),
@@ -81,7 +81,8 @@ extension ManageArea {
             field("departments", "Departments", Self.departmentsHint, required: false, multiline: true),
         ]
         return views.page(title: "Register a store", section: .manage, context,
-                          StoreEditPage(storeId: 0, storeName: "", fields: fields, registering: true), status: status)
+                          StoreEditPage(storeId: 0, storeName: "", fields: fields, registering: true,
+                                        map: (settings.tileURL, settings.tileAttribution)), status: status)
     }
 }
 
@@ -107,14 +108,11 @@ extension StoreFields {
         for field in ManageArea.editFields where values[field.name] != nil {
             errors[field.name] = field.problem(values[field.name] ?? "")
         }
-        let latitude = Double(values["latitude"] ?? "").flatMap { (-90...90).contains($0) ? $0 : nil }
-        let longitude = Double(values["longitude"] ?? "").flatMap { (-180...180).contains($0) ? $0 : nil }
-        if latitude == nil { errors["latitude"] = "Enter a latitude from -90 to 90, like 45.4642." }
-        if longitude == nil { errors["longitude"] = "Enter a longitude from -180 to 180, like 9.1900." }
         if !zoneChoices.contains(values["timeZone"] ?? "") { errors["timeZone"] = "Choose a time zone from the list." }
         let (departments, departmentError) = ManageArea.departments(values["departments"] ?? "")
         errors["departments"] = departmentError
-        guard errors.isEmpty, let latitude, let longitude,
+        guard errors.isEmpty, let latitude = Double(values["latitude"] ?? ""),
+              let longitude = Double(values["longitude"] ?? ""),
               let position = GeoPoint(validLatitude: latitude, longitude: longitude)
         else { return .failure(Problems(errors: errors)) }
         let capacity = Int(values["capacity"] ?? "") ?? 1
