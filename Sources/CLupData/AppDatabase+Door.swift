@@ -38,6 +38,13 @@ public struct DoorAction: Codable, Sendable, Identifiable, FetchableRecord, Tabl
     }
 }
 
+/// Who acts at the door: a signed-in member of staff, or whoever is at an enrolled kiosk's
+/// screen, who gives their name (a kiosk has no account to sign in with).
+public enum DoorStaff: Sendable, Equatable {
+    case user(Int64)
+    case kiosk(id: Int64, name: String)
+}
+
 /// A door action's entry in the log, with the name of who did it.
 public struct DoorLogEntry: Sendable, Equatable {
     public var at: Date
@@ -65,16 +72,19 @@ extension ScanResult: Equatable {
 }
 
 extension AppDatabase {
-    /// Does `kind` to today's ticket `number` at the store, for staff member `userId` who gave
-    /// `reason`, and records it — all in one transaction. Admitting and letting out follow the
-    /// scan's rules exactly (a ticket not called is not let in; the capacity holds).
-    public func door(_ kind: DoorAction.Kind, storeId: Int64, number: Int, reason: String, userId: Int64, now: Date)
-        throws -> DoorOutcome
+    /// Does `kind` to ticket `number` at the store, for `staff` who gave `reason`, and records
+    /// it — all in one transaction. Admitting and letting out follow the scan's rules exactly
+    /// (a ticket not called is not let in; the capacity holds).
+    ///
+    /// The number is of the store's business day: just after midnight, a store open late
+    /// still numbers by the evening's day (`OpeningHours.businessDay`).
+    public func door(_ kind: DoorAction.Kind, storeId: Int64, number: Int, reason: String, by staff: DoorStaff,
+                     now: Date) throws -> DoorOutcome
     {
         precondition(kind != .scanRefused, "a refused scan is recorded by the scan")
         return try write { db in
             guard let details = try transactionDefinition(storeId: storeId, db) else { throw AccountError.noSuchStore }
-            let today = details.slotCalendar.localDay(of: now)
+            let today = details.openingHours.businessDay(at: now)
             guard var reservation = try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT \(Reservation.columnList) FROM reservation WHERE storeId = ? AND day = ? AND number = ?
                 """), arguments: [storeId, today, number]).map(Reservation.init(columnsOf:))
@@ -111,29 +121,41 @@ extension AppDatabase {
                 return .notApplicable(status)
             }
             try Self.recordDoorAction(kind, storeId: storeId, reservation: reservation, reason: reason,
-                                      outcome: reservation.status.rawValue, userId: userId, now: now, db)
+                                      outcome: reservation.status.rawValue, staff: staff, now: now, db)
             return .done(reservation)
         }
     }
 
+    /// `staff` nil: the scanner refused a code.
     static func recordDoorAction(_ kind: DoorAction.Kind, storeId: Int64, reservation: Reservation?, reason: String,
-                                 outcome: String, userId: Int64?, now: Date, _ db: Database) throws
+                                 outcome: String, staff: DoorStaff?, now: Date, _ db: Database) throws
     {
         // Another store's ticket is not linked to this store's log.
         let own = reservation?.storeId == storeId ? reservation : nil
+        var userId: Int64?
+        var kioskId: Int64?
+        var staffName: String?
+        switch staff {
+        case .user(let id)?: userId = id
+        case .kiosk(let id, let name)?: (kioskId, staffName) = (id, String(name.prefix(60)))
+        case nil: break
+        }
         try db.cachedStatement(sql: """
-            INSERT INTO doorAction (storeId, reservationId, number, action, reason, outcome, userId, at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO doorAction (storeId, reservationId, number, action, reason, outcome, userId, kioskId, staffName, at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [storeId, own?.id, own?.number, kind.rawValue, String(reason.prefix(200)), outcome,
-                                     userId, now.databaseText])
+                                     userId, kioskId, staffName, now.databaseText])
     }
 
     /// The store's latest door actions and refused scans, newest first.
     public func doorLog(storeId: Int64, limit: Int = 30) throws -> [DoorLogEntry] {
         try reader.read { db in
+            // Staff at a kiosk read "Gianni at Entrance left".
             try Row.fetchAll(db, sql: """
-                SELECT d.at, d.action, d.number, d.reason, d.outcome, u.displayName FROM doorAction d
-                LEFT JOIN user u ON u.id = d.userId WHERE d.storeId = ? ORDER BY d.at DESC, d.id DESC LIMIT ?
+                SELECT d.at, d.action, d.number, d.reason, d.outcome,
+                       COALESCE(u.displayName, d.staffName || ' at ' || k.label) FROM doorAction d
+                LEFT JOIN user u ON u.id = d.userId LEFT JOIN kiosk k ON k.id = d.kioskId
+                WHERE d.storeId = ? ORDER BY d.at DESC, d.id DESC LIMIT ?
                 """, arguments: [storeId, limit]).compactMap { row in
                 DoorAction.Kind(rawValue: row[1]).map {
                     DoorLogEntry(at: row[0], kind: $0, number: row[2], reason: row[3], outcome: row[4], staff: row[5])

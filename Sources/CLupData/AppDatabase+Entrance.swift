@@ -40,7 +40,7 @@ extension AppDatabase {
             let result = try scan(reservationId.flatMap { try Reservation.find($0, db) }, at: storeId, now: now, db)
             if case .refused(let refusal) = result.verdict {
                 try Self.recordDoorAction(.scanRefused, storeId: storeId, reservation: result.reservation,
-                                          reason: refusal.code, outcome: "refused", userId: nil, now: now, db)
+                                          reason: refusal.code, outcome: "refused", staff: nil, now: now, db)
             }
             return result
         }
@@ -118,7 +118,7 @@ extension AppDatabase {
             try Self.notice(.expired, reservationId: id, reason: .missedWindow, now: now, db)
         }
         let live = try transactionTraffic(storeId: storeId, db)
-        let today = details.slotCalendar.localDay(of: now)
+        let today = details.openingHours.businessDay(at: now)
         let plan = QueueCaller.plan(live: live.live, settings: settings, today: today,
                                     isOpen: details.openingHours.state(at: now).isOpen, now: now)
         for id in plan.expire where try Reservation.setStatus(.expired, .endedAt, to: now, id: id, from: .waitingOrCalled, db) {
@@ -153,7 +153,7 @@ extension AppDatabase {
             let decision = live.lineUpDecision(people: people, residence: Double(residenceMinutes) * 60,
                                                settings: settings, hours: details.openingHours, now: now, pool: .walkIn)
             guard case .accepted = decision else { return .refused(decision) }
-            let day = details.slotCalendar.localDay(of: now)
+            let day = details.openingHours.businessDay(at: now)
             let ticket = try NewReservation(
                 storeId: storeId, userId: nil, kind: .lineUp, walkIn: true, day: day,
                 number: try Self.nextNumber(storeId: storeId, day: day, db), people: people,

@@ -404,6 +404,15 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v12: door actions from a kiosk's screen") { db in
+            // A kiosk has no account: its door console records the kiosk and the name the member
+            // of staff at its screen gave.
+            try db.alter(table: "doorAction") { t in
+                t.add(column: "kioskId", .integer).references("kiosk", onDelete: .setNull)
+                t.add(column: "staffName", .text).check { length($0) <= 60 }
+            }
+        }
+
         return migrator
     }
 }

@@ -208,7 +208,7 @@ extension AppDatabase {
                 // The rules of time come first: there is no point asking whether to replace the
                 // active reservation with one that cannot be made.
                 let calendar = details.slotCalendar
-                var day = calendar.localDay(of: now)
+                var day = details.openingHours.businessDay(at: now)
                 var slot: Slot?
                 switch request.kind {
                 case .lineUp:
@@ -222,7 +222,7 @@ extension AppDatabase {
                     let verdict = calendar.verdict(start: start, residence: Double(request.residenceMinutes) * 60, now: now)
                     guard case .bookable(let bookable) = verdict else { throw Refusal.slot(verdict) }
                     slot = bookable
-                    day = calendar.localDay(of: bookable.start)
+                    day = details.openingHours.businessDay(at: bookable.start)
                 }
                 if let active {
                     guard request.replacingActive, active.status != .inside else {

@@ -176,7 +176,7 @@ public final class StoreBoard: Sendable {
             var sendOff: [Int64] = []
             if !entry.active.isEmpty {
                 let plan = QueueCaller.plan(live: entry.reservations, settings: settings,
-                                            today: entry.calendar.localDay(of: now),
+                                            today: entry.hours.businessDay(at: now),
                                             isOpen: entry.hours.state(at: now).isOpen, now: now)
                 due = due || !(plan.call.isEmpty && plan.sendOff.isEmpty && plan.expire.isEmpty && plan.close.isEmpty)
                 sendOff = departuresDue(entry, now: now)

@@ -89,6 +89,16 @@ public struct OpeningHours: Sendable, Hashable {
         isClosed(localDay: day) ? [] : intervals(weekday: ZoneOffsets.isoWeekday(day: day))
     }
 
+    /// The store's business day at `instant`: the local day whose opening holds it. Past
+    /// midnight in an opening that began the evening before, that is still the evening's day,
+    /// so its tickets keep their numbers and stay in the queue until the store closes.
+    public func businessDay(at instant: Date) -> Int {
+        let local = ZoneOffsets.table(for: timeZone, around: instant).localDay(instant)
+        let minute = local.second / 60 + 1440  // on the day before's clock
+        let lateOpening = intervals(localDay: local.day - 1).contains { $0.opens <= minute && minute < $0.closes }
+        return lateOpening ? local.day - 1 : local.day
+    }
+
     /// Whether local day `day` is one the store stays closed.
     public func isClosed(localDay day: Int) -> Bool {
         // Few, and in order: a binary search would not pay.

@@ -69,6 +69,8 @@ public enum Paths {
     public static let kioskScanner = FixedPath("/kiosk/scanner")
     public static let kioskScan = FixedPath("/kiosk/scan")
     public static let kioskBoard = FixedPath("/kiosk/board")
+    /// The door console on a kiosk's screen (POST: an action by ticket number).
+    public static let kioskDoor = FixedPath("/kiosk/door")
 
     // The device API
     public static let apiPrefix = "/api/"
@@ -86,7 +88,7 @@ public enum Paths {
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketConfirm,
         bookingReply, manage, manageStore, manageNewStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreEdit, manageStoreHours,
         manageStoreClosures, kiosk,
-        kioskEnrol, kioskLeave, kioskDispenser, kioskTickets, kioskTicket, kioskScanner, kioskScan, kioskBoard,
+        kioskEnrol, kioskLeave, kioskDispenser, kioskTickets, kioskTicket, kioskScanner, kioskScan, kioskBoard, kioskDoor,
         apiScan, apiTickets, apiStoreStatus,
     ]
 }

@@ -45,6 +45,7 @@ public struct KioskHomePage: Page {
                 <a class="kiosk-choice" href="\(Paths.kioskDispenser())"><strong>Ticket dispenser</strong><span>Walk-ins take a printed ticket</span></a>
                 <a class="kiosk-choice" href="\(Paths.kioskScanner())"><strong>Scanner</strong><span>Scan codes at entry and exit</span></a>
                 <a class="kiosk-choice" href="\(Paths.kioskBoard())"><strong>Now calling</strong><span>The numbers called, for a screen at the door</span></a>
+                <a class="kiosk-choice" href="\(Paths.kioskDoor())"><strong>Door console</strong><span>For staff: let in or out by number, call again, correct the count</span></a>
               </nav>
               <form method="post" action="\(Paths.kioskLeave())" class="kiosk-leave">
                 \(frame.csrfField)

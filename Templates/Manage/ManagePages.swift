@@ -189,6 +189,11 @@ public struct DoorConsolePage: Page {
     public var message: String?
     public var error: String?
     public var log: [LogRow]
+    /// Where the form posts.
+    public var formAction = ""
+    /// On a kiosk's screen: the kiosk's frame, and the staff member's name asked for.
+    public var onKiosk = false
+    public var staffName = ""
 
     public init(storeId: Int64, storeName: String, inside: String, called: [Row], waiting: [Row], insideRows: [Row],
                 actions: [Choice], number: String, reason: String, message: String?, error: String?, log: [LogRow])
@@ -217,16 +222,22 @@ public struct DoorConsolePage: Page {
     }
 
     public func render(in frame: Frame) -> HTML {
-        frame.site("""
-            <p class="back"><a href="\(Paths.manageStore(storeId))">← \(storeName)</a></p>
+        let content: HTML = """
             <h1>Door: \(storeName)</h1>
             <p class="door-inside">\(inside)</p>
             \(Fragments.notice(message))
             \(Fragments.formError(error))
             <section class="panel">
               <h2>Act on a ticket</h2>
-              <form method="post" action="\(Paths.manageStoreDoor(storeId))" class="stack">
+              <form method="post" action="\(formAction)" class="stack">
                 \(frame.csrfField)
+                \(if: onKiosk, """
+                    <div class="field">
+                      <label for="staff">Your name</label>
+                      <input id="staff" name="staff" required maxlength="60" autocomplete="name" value="\(staffName)">
+                      <p class="fine">Kept in the log with this kiosk's name.</p>
+                    </div>
+                    """)
                 <div class="field">
                   <label for="number">Ticket number (today's)</label>
                   <input id="number" name="number" inputmode="numeric" pattern="[0-9]*" required maxlength="6" value="\(number)">
@@ -257,6 +268,11 @@ public struct DoorConsolePage: Page {
                 \(if: log.isEmpty, "<p class=\"fine\">Nothing yet.</p>")
               </div>
             </section>
+            """
+        guard !onKiosk else { return frame.kiosk(storeName: storeName, "<div class=\"kiosk-door\">\(content)</div>") }
+        return frame.site("""
+            <p class="back"><a href="\(Paths.manageStore(storeId))">← \(storeName)</a></p>
+            \(content)
             """)
     }
 }

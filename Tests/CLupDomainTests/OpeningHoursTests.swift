@@ -138,4 +138,17 @@ struct OpeningHoursTests {
             #expect(LocalDate(text: wrong) == nil, "\(wrong)")
         }
     }
+
+    @Test("the business day: past midnight in a late opening it is still the evening's; after closing, the new day")
+    func businessDay() throws {
+        let wednesday = try #require(LocalDate(text: "2026-11-18")).day
+        let late = OpeningHours(intervals: [OpeningInterval(weekday: 3, opens: 18 * 60, closes: 26 * 60)], timeZone: F.rome)
+        #expect(late.businessDay(at: F.date(2026, 11, 18, 23)) == wednesday)
+        #expect(late.businessDay(at: F.date(2026, 11, 19, 1, 59)) == wednesday)
+        #expect(late.businessDay(at: F.date(2026, 11, 19, 2)) == wednesday + 1)
+        #expect(weekdays.businessDay(at: F.date(2026, 11, 19, 1)) == wednesday + 1)
+        // A closed Wednesday has no late opening to run into Thursday.
+        let closed = OpeningHours(intervals: late.intervals, timeZone: F.rome, closedDays: [wednesday])
+        #expect(closed.businessDay(at: F.date(2026, 11, 19, 1)) == wednesday + 1)
+    }
 }

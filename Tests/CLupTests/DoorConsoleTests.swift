@@ -140,4 +140,65 @@ struct DoorConsoleTests {
                                                                     ("reason", "x")]).status == 403)
         #expect(try status(2).status == .called)
     }
+
+    @Test("on a kiosk's screen: staff give their name, the log keeps it with the kiosk's; only the kiosk's store")
+    func onAKiosk() throws {
+        let key = Secrets.token(bytes: 32)
+        _ = try database.enrolKiosk(storeId: storeId, label: "Entrance left", key: key, now: clock.now)
+        let kiosk = Browser(app)
+        try kiosk.get("/kiosk")
+        #expect(try kiosk.post("/kiosk/enrol", [("key", key)]).status == 303)
+        #expect(try kiosk.get("/kiosk").bodyText.contains("<a class=\"kiosk-choice\" href=\"/kiosk/door\">"))
+        let page = try kiosk.get("/kiosk/door")
+        #expect(page.status == 200)
+        #expect(page.bodyText.contains("<a class=\"kiosk-menu-link\" href=\"/kiosk\">Kiosk menu</a>"))
+        #expect(page.bodyText.contains("<form method=\"post\" action=\"/kiosk/door\""))
+
+        let nameless = try kiosk.post("/kiosk/door", [("action", "admit"), ("number", "1"), ("reason", "cracked screen")])
+        #expect(nameless.status == 422)
+        #expect(nameless.bodyText.contains("Give your name (at most 60 characters): the log keeps who did what."))
+        #expect(try status(1).status == .called)
+
+        let admitted = try kiosk.post("/kiosk/door", [("staff", "Gianni"), ("action", "admit"), ("number", "1"),
+                                                      ("reason", "cracked screen")])
+        #expect(admitted.status == 200 && admitted.bodyText.contains("Ticket 1 is in (1 person)."))
+        #expect(admitted.bodyText.contains("name=\"staff\" required maxlength=\"60\" autocomplete=\"name\" value=\"Gianni\""))
+        #expect(try status(1).status == .inside)
+        // The manager reads who did it, and where.
+        let log = try signedIn("boss@example.org").get("/manage/stores/\(storeId)/door").bodyText
+        #expect(log.contains("<td>let in by number</td><td>1</td><td>Gianni at Entrance left</td><td>cracked screen</td>"))
+        // A browser that is not an enrolled kiosk is sent to enrol.
+        #expect(try Browser(app).get("/kiosk/door").header("Location") == "/kiosk")
+    }
+
+    @Test("past midnight a store open late keeps the evening's day: its visits, its numbers, its door console")
+    func pastMidnight() throws {
+        let late = try database.createStore(
+            NewStore(name: "Notturno", address: "Via Luna 1", phone: "", position: Place.milan[1].position, capacity: 4,
+                     timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 0)),
+            hours: (1...7).map { OpeningInterval(weekday: $0, opens: 18 * 60, closes: 26 * 60) }, departments: [])
+        func lineUp(_ email: String) throws -> Reservation {
+            let user = try database.createUser(email: email, displayName: "Owl", passwordHash: "x", now: clock.now,
+                                               confirmation: nil)
+            guard case .created(let ticket) = try database.reserve(ReservationRequest(
+                storeId: late.id, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 20, travelMode: .walking,
+                requestKey: Secrets.token()), now: clock.now)
+            else { throw RequireError(message: "not created") }
+            return ticket
+        }
+        clock.advance(Fixture.date(2026, 11, 18, 23, 50).timeIntervalSince(clock.now))
+        let evening = try lineUp("owl@example.org")
+        #expect(try database.scan(reservationId: evening.id, at: late.id, now: clock.now).verdict == .enter)
+        clock.advance(30 * 60)  // 00:20 on Thursday, the store open until 02:00
+        try database.advanceQueues(now: clock.now)
+        #expect(try database.reservation(id: evening.id)?.reservation.status == .inside)
+        #expect(try lineUp("lark@example.org").number == evening.number + 1)
+        let outcome = try database.door(.leftUnscanned, storeId: late.id, number: evening.number, reason: "left by the side",
+                                        by: .user(try require(try database.user(email: "boss@example.org")).id), now: clock.now)
+        guard case .done = outcome else {
+            Issue.record("the evening's ticket was not found: \(outcome)")
+            return
+        }
+        #expect(try database.reservation(id: evening.id)?.reservation.status == .done)
+    }
 }

@@ -79,6 +79,8 @@ struct RoutesTests {
         GET /kiosk/scanner session kiosk
         POST /kiosk/scan session csrf kiosk
         GET /kiosk/board session kiosk
+        GET /kiosk/door session kiosk
+        POST /kiosk/door session csrf kiosk
         POST /api/v1/scan jsonErrors deviceKey
         POST /api/v1/tickets jsonErrors deviceKey
         GET /api/v1/stores/{id}/status jsonErrors deviceKey deviceOfStore

@@ -36,6 +36,9 @@ struct KioskArea {
         kiosk.get(Paths.kioskScanner, scanner)
         kiosk.post(Paths.kioskScan, scan)
         kiosk.get(Paths.kioskBoard, board)
+        let door = DoorConsole(database: database, views: views)
+        kiosk.get(Paths.kioskDoor) { context in try door.show(context, at: .kiosk(context.kiosk)) }
+        kiosk.post(Paths.kioskDoor) { context in try door.act(context, at: .kiosk(context.kiosk)) }
     }
 
     // MARK: Enrolment

@@ -8,53 +8,105 @@ import Foundation
 /// scanner cannot do — call again, mark a no-show, let in or out by ticket number, close a
 /// visit whose customer left without scanning — each with a reason, recorded with who did it.
 /// Refused scans appear in the same log.
-extension ManageArea {
-    static let doorActions: [(DoorAction.Kind, String)] = [
+///
+/// A manager uses it from the store's management pages, signed in; staff at the entrance use
+/// it on an enrolled kiosk's screen, giving their name, which the log keeps with the kiosk's.
+struct DoorConsole {
+    let database: AppDatabase
+    let views: Views
+
+    /// Where the console is open: for a signed-in manager, or on a kiosk's screen.
+    enum Place {
+        case manager(userId: Int64, storeId: Int64)
+        case kiosk(Kiosk)
+
+        var storeId: Int64 {
+            switch self {
+            case .manager(_, let storeId): storeId
+            case .kiosk(let kiosk): kiosk.storeId
+            }
+        }
+
+        var isKiosk: Bool {
+            if case .kiosk = self { return true }
+            return false
+        }
+
+        var formAction: String {
+            switch self {
+            case .manager(_, let storeId): Paths.manageStoreDoor(storeId)
+            case .kiosk: Paths.kioskDoor()
+            }
+        }
+    }
+
+    /// The form as sent, and what to say about it.
+    struct Form {
+        var number = ""
+        var reason = ""
+        var staffName = ""
+        var chosen = DoorAction.Kind.admit
+        var message: String?
+        var error: String?
+    }
+
+    static let actions: [(DoorAction.Kind, String)] = [
         (.admit, "Let in (the code will not scan)"), (.letOut, "Let out (the code will not scan)"),
         (.leftUnscanned, "Left without scanning out"), (.recall, "Call again"), (.noShow, "Mark as not coming"),
     ]
 
-    func door(_ context: ManagedStoreContext) throws -> Response {
-        try doorPage(context, number: "", reason: "", chosen: .admit, message: nil, error: nil, status: 200)
+    func show(_ context: some BrowserRequest, at place: Place) throws -> Response {
+        try page(context, at: place, Form(), status: 200)
     }
 
-    func doorAction(_ context: ManagedStoreContext) throws -> Response {
-        let form = context.form
-        let numberText = (form["number"] ?? "").trimmingCharacters(in: .whitespaces)
-        let reason = (form["reason"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        let kind = form["action"].flatMap(DoorAction.Kind.init(rawValue:)).flatMap { kind in
-            Self.doorActions.contains { $0.0 == kind } ? kind : nil
+    func act(_ context: some BrowserRequest, at place: Place) throws -> Response {
+        let values = context.form
+        var form = Form(number: (values["number"] ?? "").trimmingCharacters(in: .whitespaces),
+                        reason: (values["reason"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
+                        staffName: (values["staff"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines))
+        let kind = values["action"].flatMap(DoorAction.Kind.init(rawValue:)).flatMap { kind in
+            Self.actions.contains { $0.0 == kind } ? kind : nil
         }
+        form.chosen = kind ?? .admit
         func again(_ error: String, status: Int = 422) throws -> Response {
-            try doorPage(context, number: numberText, reason: reason, chosen: kind ?? .admit, message: nil, error: error,
-                         status: status)
+            form.error = error
+            return try page(context, at: place, form, status: status)
         }
         guard let kind else { return try again("Choose an action from the list.") }
-        guard let number = Int(numberText), (1...999_999).contains(number) else {
+        guard let number = Int(form.number), (1...999_999).contains(number) else {
             return try again("Enter the ticket's number, as printed or shown on the customer's phone.")
         }
-        guard !reason.isEmpty, reason.count <= 200 else {
+        guard !form.reason.isEmpty, form.reason.count <= 200 else {
             return try again("Say why, in a few words (at most 200 characters): it is kept in the log.")
         }
+        let staff: DoorStaff
+        switch place {
+        case .manager(let userId, _): staff = .user(userId)
+        case .kiosk(let kiosk):
+            guard !form.staffName.isEmpty, form.staffName.count <= 60,
+                  !form.staffName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else { return try again("Give your name (at most 60 characters): the log keeps who did what.") }
+            staff = .kiosk(id: kiosk.id, name: form.staffName)
+        }
         let now = context.now
-        switch try database.door(kind, storeId: context.storeId, number: number, reason: reason, userId: context.user.id,
-                                 now: now)
-        {
+        switch try database.door(kind, storeId: place.storeId, number: number, reason: form.reason, by: staff, now: now) {
         case .done(let ticket):
-            let store = database.board.entry(context.storeId)?.store
-            let done: String
+            let store = database.board.entry(place.storeId)?.store
             switch kind {
-            case .admit: done = "Ticket \(number) is in (\(Formatting.people(ticket.people)))."
-            case .letOut: done = "Ticket \(number) is out."
-            case .leftUnscanned: done = "Ticket \(number)'s visit is closed: the count inside is corrected."
+            case .admit: form.message = "Ticket \(number) is in (\(Formatting.people(ticket.people)))."
+            case .letOut: form.message = "Ticket \(number) is out."
+            case .leftUnscanned: form.message = "Ticket \(number)'s visit is closed: the count inside is corrected."
             case .recall:
                 let deadline = store.flatMap(ticket.callDeadline(at:)) ?? now
-                done = "Ticket \(number) is called again, until "
+                form.message = "Ticket \(number) is called again, until "
                     + Formatting.clock(deadline, now: now, timeZone: store?.zone ?? .current) + "."
-            case .noShow: done = "Ticket \(number) is marked as not coming; its place goes to the next in line."
-            case .scanRefused: done = ""
+            case .noShow: form.message = "Ticket \(number) is marked as not coming; its place goes to the next in line."
+            case .scanRefused: break
             }
-            return try doorPage(context, number: "", reason: "", chosen: kind, message: done, error: nil, status: 200)
+            // The staff member's name stays for the next action; the rest is cleared.
+            form.number = ""
+            form.reason = ""
+            return try page(context, at: place, form, status: 200)
         case .refusedByRules(let scan):
             return try again("Not done: " + ScanReport(scan, now: now).message, status: 409)
         case .noSuchTicket:
@@ -76,10 +128,8 @@ extension ManageArea {
         }
     }
 
-    private func doorPage(_ context: ManagedStoreContext, number: String, reason: String, chosen: DoorAction.Kind,
-                          message: String?, error: String?, status: Int) throws -> Response
-    {
-        guard let entry = database.board.entry(context.storeId) else { throw HTTPError.notFound }
+    private func page(_ context: some BrowserRequest, at place: Place, _ form: Form, status: Int) throws -> Response {
+        guard let entry = database.board.entry(place.storeId) else { throw HTTPError.notFound }
         let store = entry.store
         let now = context.now
         func time(_ date: Date) -> String { Formatting.clock(date, now: now, timeZone: store.zone) }
@@ -106,13 +156,17 @@ extension ManageArea {
                 who: entry.staff ?? (entry.kind == .scanRefused ? "scanner" : "—"),
                 why: entry.kind == .scanRefused ? Self.refusalWords(entry.reason) : entry.reason)
         }
-        let page = DoorConsolePage(
+        var page = DoorConsolePage(
             storeId: store.id, storeName: store.name,
             inside: "\(Formatting.people(board.peopleInside)) inside of \(store.capacity).",
             called: called, waiting: waiting, insideRows: inside,
-            actions: Self.doorActions.map { Choice(value: $0.0.rawValue, label: $0.1, checked: $0.0 == chosen) },
-            number: number, reason: reason, message: message, error: error, log: log)
-        return views.page(title: "Door: \(store.name)", section: .manage, context, page, status: status)
+            actions: Self.actions.map { Choice(value: $0.0.rawValue, label: $0.1, checked: $0.0 == form.chosen) },
+            number: form.number, reason: form.reason, message: form.message, error: form.error, log: log)
+        page.formAction = place.formAction
+        page.onKiosk = place.isKiosk
+        page.staffName = form.staffName
+        return views.page(title: "Door: \(store.name)", section: place.isKiosk ? .none : .manage, context, page,
+                          status: status)
     }
 
     static func logWords(_ kind: DoorAction.Kind) -> String {
@@ -140,5 +194,17 @@ extension ManageArea {
         case "full": "store full"
         default: code
         }
+    }
+}
+
+extension ManageArea {
+    func door(_ context: ManagedStoreContext) throws -> Response {
+        try DoorConsole(database: database, views: views)
+            .show(context, at: .manager(userId: context.user.id, storeId: context.storeId))
+    }
+
+    func doorAction(_ context: ManagedStoreContext) throws -> Response {
+        try DoorConsole(database: database, views: views)
+            .act(context, at: .manager(userId: context.user.id, storeId: context.storeId))
     }
 }
