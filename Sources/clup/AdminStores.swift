@@ -22,14 +22,22 @@ extension Admin {
         @Option(help: "People inside at once, 1–10,000.") var capacity: String
         @Option(help: "Share kept for walk-ins, 0–90 (%).") var walkInPercent = "20"
         @Option(help: "Booking slot length in minutes: 10, 15, 20, 30 or 60.") var slotMinutes = "15"
+        @Option(help: "People per booking slot, 1–10,000 (default: about half of what the online places let in).")
+        var slotCapacity: String?
+        @Option(help: "Entry opens this many minutes before a slot, 0–60 (default 10).") var entryBeforeMinutes: String?
+        @Option(help: "Entry closes this many minutes after a slot starts, 0–60 (default 15).") var entryAfterMinutes: String?
+        @Option(help: "Minutes to reach the door when called, 1–60 (default 10).") var callGraceMinutes: String?
         @Option(help: "Departments, \"Bakery, 10\" each, separated by semicolons.") var departments = ""
 
         func run() throws {
-            let values = [
+            let given: [String: String?] = [
                 "name": name, "address": address, "latitude": latitude, "longitude": longitude, "phone": phone,
                 "timeZone": timeZone, "capacity": capacity, "walkInPercent": walkInPercent, "slotMinutes": slotMinutes,
+                "slotCapacity": slotCapacity, "entryBeforeMinutes": entryBeforeMinutes,
+                "entryAfterMinutes": entryAfterMinutes, "callGraceMinutes": callGraceMinutes,
                 "departments": departmentLines(departments),
-            ].mapValues { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            ]
+            let values = given.compactMapValues { $0?.trimmingCharacters(in: .whitespacesAndNewlines) }
             switch StoreFields.registration(values) {
             case .failure(let problems):
                 throw CommandError(optionProblems(problems))

@@ -49,11 +49,27 @@ struct StoreRegistrationTests {
             + "it shows as closed."))
         let store = try require(database.board.entries().first { $0.store.name == "Bottega Nuova" })
         #expect(store.store.capacity == 40 && store.store.walkInPercent == 25 && store.store.slotMinutes == 30)
+        // The rules not given take their usual values; the slot capacity is worked out (30 online places × 30 min / 120).
+        #expect(store.store.slotCapacity == 7 && store.store.entryBeforeMinutes == 10
+            && store.store.entryAfterMinutes == 15 && store.store.callGraceMinutes == 10)
         #expect(store.definition.departments.map(\.name) == ["Bakery", "Fruit & veg"])
         #expect(store.hours.intervals.isEmpty)
         let page = try Browser(app).get("/stores/\(store.store.id)")
         #expect(page.status == 200 && page.bodyText.contains("Bottega Nuova") && page.bodyText.contains("Closed"))
         #expect(try database.storeChanges(storeId: store.store.id).map(\.after) == ["registered"])
+    }
+
+    @Test("the rules as given: people per slot, the entry window and the time to reach the door")
+    func rules() throws {
+        let admin = try signedIn("admin@example.org")
+        let form = try admin.get("/manage/new-store").bodyText
+        #expect(form.contains("<input id=\"entryAfterMinutes\" name=\"entryAfterMinutes\" value=\"15\""))
+        #expect(try admin.post("/manage/new-store", self.form(["slotCapacity": "3", "entryBeforeMinutes": "5",
+                                                                "entryAfterMinutes": "20", "callGraceMinutes": "12"]))
+            .status == 303)
+        let store = try require(database.board.entries().first).store
+        #expect(store.slotCapacity == 3 && store.entryBeforeMinutes == 5 && store.entryAfterMinutes == 20
+            && store.callGraceMinutes == 12)
     }
 
     @Test("every field is checked with its reason, and nothing is registered; only admins may register")
@@ -72,6 +88,15 @@ struct StoreRegistrationTests {
             ("departments", "Line 2: bakery is listed twice."),
         ] {
             #expect(html.contains("<p class=\"field-error\" id=\"\(field)-error\">\(message)</p>"), "\(field)")
+        }
+        let rules = try admin.post("/manage/new-store", form(["slotCapacity": "0", "entryBeforeMinutes": "61",
+                                                              "entryAfterMinutes": "", "callGraceMinutes": "soon"]))
+        #expect(rules.status == 422)
+        for (field, message) in [("slotCapacity", "Enter a number from 1 to 10000."),
+                                 ("entryBeforeMinutes", "Enter a number from 0 to 60."),
+                                 ("entryAfterMinutes", "Enter a whole number."),
+                                 ("callGraceMinutes", "Enter a whole number.")] {
+            #expect(rules.bodyText.contains("<p class=\"field-error\" id=\"\(field)-error\">\(message)</p>"), "\(field)")
         }
         let many = (1...51).map { "Department \($0), 5" }.joined(separator: "\n")
         #expect(try admin.post("/manage/new-store", form(["departments": many])).bodyText.contains("List at most 50 departments."))

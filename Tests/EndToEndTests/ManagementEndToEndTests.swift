@@ -89,12 +89,28 @@ struct ManagementEndToEndTests {
         let bad = try admin.post("/manage/new-store", fields.map { $0.0 == "timeZone" ? ("timeZone", "Mars/Olympus") : $0 })
         #expect(bad.status == 422 && bad.body.contains("Choose a time zone from the list."))
         fields = fields.map { $0.0 == "capacity" ? ("capacity", "30") : $0 }
+        let storesBefore = try database.storeCount()
+        let zero = try admin.post("/manage/new-store", fields.map { $0.0 == "capacity" ? ("capacity", "0") : $0 })
+        #expect(zero.status == 422 && zero.body.contains("Enter a number from 1 to 10000."))
+        func departments(_ count: Int) -> [(String, String)] {
+            let aisles = (1...count).map { "Aisle \($0), 5" }.joined(separator: "\n")
+            return fields.map { $0.0 == "departments" ? ("departments", aisles) : $0 }
+        }
+        let many = try admin.post("/manage/new-store", departments(51))
+        #expect(many.status == 422 && many.body.contains("List at most 50 departments."))
+        // 10,000 of them is more than a form may send: nginx answers with the site's page.
+        let tooMany = try admin.post("/manage/new-store", departments(10_000))
+        #expect(tooMany.status == 413 && tooMany.body.contains("What you sent is larger than CLup accepts."))
+        #expect(try database.storeCount() == storesBefore)
         let made = try admin.post("/manage/new-store", fields)
         #expect(made.status == 303)
         let id = try #require(made.header("Location")?.split(separator: "/").dropFirst(2).first.flatMap { Int64($0) })
         try stack.waitForStore(id)
         let page = try stack.get("/stores/\(id)").body
         #expect(page.contains("Bottega del Test") && page.contains("Bakery"))
+        // The home page, measured from the store's door, lists it first; the wizard offers its departments.
+        #expect(try stack.get("/?lat=45.47000&lon=9.19000").body.contains("Bottega del Test"))
+        #expect(try admin.get("/stores/\(id)/reserve").body.contains("Bakery"))
         #expect(try database.storeChanges(storeId: id).map(\.after) == ["registered"])
     }
 }

@@ -5,20 +5,21 @@ import CLupTemplates
 import Foundation
 
 /// An admin registers a store: its name, address, position, phone, time zone, capacity, the
-/// walk-in share and slot length, and its departments with their usual shopping times. Every
+/// reservation rules (walk-in share, slot length and capacity, entry window, time to reach the
+/// door when called), and its departments with their usual shopping times. Every
 /// field is checked with its reason; the store then has no opening hours — it shows as closed
 /// — and the admin is taken to its hours.
 extension ManageArea {
 
     func newStoreForm(_ context: ManagerContext) throws -> Response {
-        registrationPage(context, values: ["timeZone": "Europe/Rome", "walkInPercent": "20", "slotMinutes": "15",
-                                           "capacity": "50"], errors: [:], status: 200)
+        registrationPage(context, values: StoreFields.registrationDefaults, errors: [:], status: 200)
     }
 
     func registerStore(_ context: ManagerContext) throws -> Response {
-        var values: [String: String] = [:]
+        // A field the form did not send (an older page) takes its usual value.
+        var values = StoreFields.registrationDefaults
         for name in StoreFields.registrationFields {
-            values[name] = (context.form[name] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            if let value = context.form[name] { values[name] = value.trimmingCharacters(in: .whitespacesAndNewlines) }
         }
         switch StoreFields.registration(values) {
         case .failure(let problems):
@@ -78,6 +79,12 @@ extension ManageArea {
                   options: StoreSettings.slotLengths.map {
                       Choice(value: String($0), label: "\($0) min", checked: String($0) == values["slotMinutes"])
                   }),
+            field("slotCapacity", "People per booking slot",
+                  "1 to 10,000; empty for about half of what the online places let in over a slot.", numeric: true,
+                  required: false),
+            field("entryBeforeMinutes", "Entry opens before a slot (minutes)", "0 to 60.", numeric: true),
+            field("entryAfterMinutes", "Entry closes after a slot starts (minutes)", "0 to 60.", numeric: true),
+            field("callGraceMinutes", "Time to reach the door when called (minutes)", "1 to 60.", numeric: true),
             field("departments", "Departments", Self.departmentsHint, required: false, multiline: true),
         ]
         return views.page(title: "Register a store", section: .manage, context,
@@ -90,7 +97,17 @@ extension StoreFields {
     /// The registration form's fields, as its names and `clup admin register-store`'s options
     /// (`walkInPercent` → `--walk-in-percent`) have them.
     public static let registrationFields = ["name", "address", "latitude", "longitude", "phone", "timeZone", "capacity",
-                                            "walkInPercent", "slotMinutes", "departments"]
+                                            "walkInPercent", "slotMinutes", "slotCapacity", "entryBeforeMinutes",
+                                            "entryAfterMinutes", "callGraceMinutes", "departments"]
+
+    /// What a new store's form starts with (and the command's defaults): the rules' usual values.
+    public static let registrationDefaults: [String: String] = {
+        let usual = StoreSettings(capacity: 50)
+        return ["timeZone": "Europe/Rome", "capacity": "50", "walkInPercent": String(usual.walkInPercent),
+                "slotMinutes": String(usual.slotMinutes), "slotCapacity": "",
+                "entryBeforeMinutes": String(usual.entryBeforeMinutes), "entryAfterMinutes": String(usual.entryAfterMinutes),
+                "callGraceMinutes": String(usual.callGraceMinutes)]
+    }()
 
     static let zoneChoices = TimeZone.knownTimeZoneIdentifiers.sorted()
 
@@ -105,7 +122,9 @@ extension StoreFields {
         -> Result<(NewStore, [(name: String, minutes: Int)]), Problems>
     {
         var errors: [String: String] = [:]
-        for field in ManageArea.editFields where values[field.name] != nil {
+        // Fields left out take their usual value; an empty slot capacity is worked out.
+        let values = registrationDefaults.merging(values.filter { $0.key != "slotCapacity" || !$0.value.isEmpty }) { $1 }
+        for field in ManageArea.editFields where values[field.name].map({ field.name != "slotCapacity" || !$0.isEmpty }) ?? false {
             errors[field.name] = field.problem(values[field.name] ?? "")
         }
         if !zoneChoices.contains(values["timeZone"] ?? "") { errors["timeZone"] = "Choose a time zone from the list." }
@@ -115,9 +134,15 @@ extension StoreFields {
               let longitude = Double(values["longitude"] ?? ""),
               let position = GeoPoint(validLatitude: latitude, longitude: longitude)
         else { return .failure(Problems(errors: errors)) }
-        let capacity = Int(values["capacity"] ?? "") ?? 1
-        let settings = StoreSettings(capacity: capacity, walkInPercent: Int(values["walkInPercent"] ?? "") ?? 20,
-                                     slotMinutes: Int(values["slotMinutes"] ?? "") ?? StoreSettings.defaultSlotMinutes)
+        func number(_ name: String) -> Int? { Int(values[name] ?? "") }
+        let capacity = number("capacity") ?? 1
+        let usual = StoreSettings(capacity: capacity)
+        let settings = StoreSettings(
+            capacity: capacity, walkInPercent: number("walkInPercent") ?? usual.walkInPercent,
+            slotMinutes: number("slotMinutes") ?? usual.slotMinutes, slotCapacity: number("slotCapacity"),
+            entryBeforeMinutes: number("entryBeforeMinutes") ?? usual.entryBeforeMinutes,
+            entryAfterMinutes: number("entryAfterMinutes") ?? usual.entryAfterMinutes,
+            callGraceMinutes: number("callGraceMinutes") ?? usual.callGraceMinutes)
         return .success((NewStore(name: values["name"] ?? "", address: values["address"] ?? "",
                                   phone: values["phone"] ?? "", position: position, capacity: capacity,
                                   timeZone: values["timeZone"] ?? "", settings: settings), departments))
