@@ -51,21 +51,27 @@ public struct PopularTimes: Sendable, Equatable {
     /// How far back the usual is taken from.
     public static let weeks = 8
 
-    /// `cells[weekday - 1][hour]`, ISO weekdays (1 = Monday).
+    /// `cells[weekday - 1][hour]`, ISO weekdays (1 = Monday), hours 0–47: the small hours of
+    /// an opening that runs past midnight belong to the evening's weekday, as hours 24 and on.
     public var cells: [[Cell]]
     /// The usual visit length, from visits scanned in and out; nil when too few.
     public var typicalVisit: TimeInterval?
 
     /// From the store's hours over the last weeks. A weekday's usual is the average over the
     /// days of that weekday with visits in the window (a store open for three weeks is not
-    /// averaged over eight).
-    public init(hours: [HourTotals], zone: TimeZone) {
-        var sums = Array(repeating: Array(repeating: HourTotals(hour: 0), count: 24), count: 7)
+    /// averaged over eight). `weekly`: the store's hours, to give its small hours to the
+    /// evening they belong to.
+    public init(hours: [HourTotals], zone: TimeZone, weekly: [OpeningInterval] = []) {
+        var sums = Array(repeating: Array(repeating: HourTotals(hour: 0), count: 48), count: 7)
         var days = Array(repeating: Set<Int>(), count: 7)
         var visit = HourTotals(hour: 0)
         let clock = LocalHours(zone: zone, from: hours.first?.hour ?? 0, to: hours.last?.hour ?? 0)
         for totals in hours {
-            let (day, hour) = clock.local(totals.hour)
+            var (day, hour) = clock.local(totals.hour)
+            if Self.isLate(hour: hour, after: ZoneOffsets.isoWeekday(day: day - 1), in: weekly) {
+                day -= 1
+                hour += 24
+            }
             let weekday = ZoneOffsets.isoWeekday(day: day)
             sums[weekday - 1][hour].add(totals)
             if totals.entries > 0 { days[weekday - 1].insert(day) }
@@ -82,6 +88,12 @@ public struct PopularTimes: Sendable, Equatable {
             }
         }
         typicalVisit = visit.exits >= Double(Self.minimumVisits) ? visit.actualSeconds / visit.exits : nil
+    }
+
+    /// Whether local hour `hour` (0–23) is within an opening of `weekday` that runs past its
+    /// midnight into the next day.
+    public static func isLate(hour: Int, after weekday: Int, in weekly: [OpeningInterval]) -> Bool {
+        weekly.contains { $0.weekday == weekday && $0.closes > 1440 && $0.opens <= hour * 60 + 1440 && hour * 60 + 1440 < $0.closes }
     }
 
     public func cell(weekday: Int, hour: Int) -> Cell { cells[weekday - 1][hour] }

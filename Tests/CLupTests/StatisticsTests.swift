@@ -253,4 +253,23 @@ struct StatisticsTests {
         #expect(CSV.text(header: ["a", "b"], rows: [["x,y", "say \"hi\""], ["=1+1", "-2"]])
             == "a,b\r\n\"x,y\",\"say \"\"hi\"\"\"\r\n'=1+1,'-2\r\n")
     }
+
+    @Test("a store open past midnight shows its small hours on the evening's weekday, after its late hours")
+    func smallHours() throws {
+        // Open 18:00–02:00 every day. Six visits, an hour each, begin at 00:30 on Tuesday 17 November:
+        // Monday evening's opening.
+        let weekly = (1...7).map { OpeningInterval(weekday: $0, opens: 18 * 60, closes: 26 * 60) }
+        let hour = HourTotals.hour(of: Fixture.date(2026, 11, 17, 0, 30))
+        var totals = HourTotals(hour: hour)
+        totals.entries = 6
+        totals.personSeconds = 6 * 1800  // the first half of each visit
+        let usual = PopularTimes(hours: [totals], zone: Fixture.rome, weekly: weekly)
+        #expect(usual.cell(weekday: 1, hour: 24).visits == 6)
+        #expect(usual.cell(weekday: 1, hour: 24).inside == 3)  // 6 people × half an hour: 3 inside on average
+        #expect(usual.cell(weekday: 2, hour: 0).visits == 0)
+        #expect(StoresArea.openHours(of: 1, in: OpeningHours(intervals: weekly, timeZone: Fixture.rome))
+            == Array(18...25))
+        // Without a late opening, 00:30 is Tuesday's.
+        #expect(PopularTimes(hours: [totals], zone: Fixture.rome).cell(weekday: 2, hour: 0).visits == 6)
+    }
 }

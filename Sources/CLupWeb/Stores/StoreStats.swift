@@ -14,13 +14,16 @@ extension StoresArea {
         guard let (entry, standing) = database.board.live(try context.id(), now: now) else { throw HTTPError.notFound }
         let store = entry.store
         let zone = store.zone
-        let today = entry.hours.weekday(at: now)
+        // The store's own day: past midnight in a late opening, still the evening's.
+        let businessDay = entry.hours.businessDay(at: now)
+        let today = ZoneOffsets.isoWeekday(day: businessDay)
         let weekday = context.request.query["day"].flatMap(Int.init).flatMap { (1...7).contains($0) ? $0 : nil } ?? today
         let lastHour = HourTotals.hour(of: now)
         let hours = try database.storeHours(storeId: store.id, from: lastHour - PopularTimes.weeks * 7 * 24, to: lastHour)
-        let usual = PopularTimes(hours: hours, zone: zone)
+        let usual = PopularTimes(hours: hours, zone: zone, weekly: entry.hours.intervals)
         let openHours = Self.openHours(of: weekday, in: entry.hours)
-        let currentHour = localHour(lastHour, in: zone).hour
+        let local = localHour(lastHour, in: zone)
+        let currentHour = local.hour + (local.day > businessDay ? 24 : 0)
         let capacity = Double(store.capacity)
         func percent(_ inside: Double) -> String { "\(Int((inside / capacity * 100).rounded())) %" }
 
@@ -34,13 +37,13 @@ extension StoresArea {
                 : "Closed now.")
             let best = usual.bestHours(weekday: today, from: currentHour + 1, openHours: openHours)
             summary.append(best.isEmpty ? "Not enough visits yet to say which hours left today are quietest."
-                : "Best times to go later today: " + best.map { NumberText.clock(hours: $0, minutes: 0) }
+                : "Best times to go later today: " + best.map { NumberText.clock(hours: $0 % 24, minutes: 0) }
                     .joined(separator: ", ") + ".")
         }
         if let visit = usual.typicalVisit { summary.append("A visit usually lasts about \(Formatting.duration(visit)).") }
 
         let bars = openHours.map { hour in
-            BarChart.Bar(label: NumberText.twoDigits(hour),
+            BarChart.Bar(label: NumberText.twoDigits(hour % 24),
                          value: usual.cell(weekday: weekday, hour: hour).inside.map { $0 / capacity * 100 },
                          highlighted: weekday == today && hour == currentHour)
         }
@@ -58,7 +61,7 @@ extension StoresArea {
             caption: "\(dayName), hour by hour", header: ["Hour", "Usually in use", "Usual wait"],
             rows: openHours.map { hour in
                 let cell = usual.cell(weekday: weekday, hour: hour)
-                return [NumberText.clock(hours: hour, minutes: 0) + "–" + NumberText.clock(hours: (hour + 1) % 24, minutes: 0),
+                return [NumberText.clock(hours: hour % 24, minutes: 0) + "–" + NumberText.clock(hours: (hour + 1) % 24, minutes: 0),
                         cell.inside.map(percent) ?? "too few visits", cell.wait.map(Formatting.wait) ?? "—"]
             })
         let page = StoreStatsPage(
@@ -74,9 +77,10 @@ extension StoresArea {
         return views.page(title: "How busy \(store.name) usually is", section: .stores, context, page)
     }
 
-    /// The hours of `weekday` (0–23) in which the store is open at some point.
+    /// The hours of `weekday` in which the store is open at some point: 0–23, then 24 and on
+    /// for an opening that runs past midnight (the small hours belong to the evening's day).
     static func openHours(of weekday: Int, in hours: OpeningHours) -> [Int] {
-        (0..<24).filter { hour in
+        (0..<48).filter { hour in
             hours.intervals.contains { $0.weekday == weekday && $0.opens < (hour + 1) * 60 && $0.closes > hour * 60 }
         }
     }
