@@ -279,6 +279,20 @@
 
   // The kiosk's walk-in ticket prints itself (a kiosk browser runs with silent printing) and
   // the screen goes back to the dispenser a few seconds later.
+  // A screen that changes by itself (the kiosk's board, a printed ticket going back to the
+  // dispenser): reloaded or sent on by the script, so no timed meta refresh is needed where
+  // scripts run (the page keeps one inside <noscript> for where they do not).
+  function setUpRefresh() {
+    var element = document.querySelector("[data-refresh-seconds]");
+    if (!element) return;
+    var seconds = parseInt(element.dataset.refreshSeconds, 10);
+    if (!(seconds > 0)) return;
+    window.setTimeout(function () {
+      if (element.dataset.refreshTo) window.location.assign(element.dataset.refreshTo);
+      else window.location.reload();
+    }, seconds * 1000);
+  }
+
   function setUpAutoPrint() {
     if (!document.querySelector("[data-autoprint]")) return;
     window.addEventListener("afterprint", function () {
@@ -394,6 +408,7 @@
     setUpPush();
     setUpPrintAndConfirm();
     setUpAutoPrint();
+    setUpRefresh();
     setUpScanner();
   });
 })();

