@@ -104,6 +104,7 @@ public struct Frame: Sendable {
             </main>
             <footer class="site-footer">
               <p>CLup — line up for your grocery store from home, and walk in when it is your turn.</p>
+              <p><a href="\(Paths.privacy())">Privacy</a></p>
             </footer>
             <script src="\(script)" defer></script>
             </body>

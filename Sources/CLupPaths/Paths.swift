@@ -28,6 +28,10 @@ public enum Paths {
     /// This browser's push subscription: POST keeps it, POST to `…/remove` forgets it.
     public static let accountPush = FixedPath("/account/push")
     public static let accountPushRemove = FixedPath("/account/push/remove")
+    /// "Download my data": everything CLup holds about the account, as JSON.
+    public static let accountData = FixedPath("/account/data")
+    /// What CLup stores about people, why, for how long and who sees it.
+    public static let privacy = FixedPath("/privacy")
 
     // Reservations: the wizard, tickets, my reservations
     public static let reserve = IdPath("/stores/{id}/reserve")
@@ -84,6 +88,7 @@ public enum Paths {
     public static let all: [any RoutePath] = [
         home, store, storeStats, health, signUp, signIn, signOut, signOutEverywhere, confirm, resendConfirmation, forgot, reset,
         account, accountProfile, accountPassword, accountDelete, accountNotifications, accountPush, accountPushRemove,
+        accountData, privacy,
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketConfirm,
         bookingReply, manage, manageStore, manageNewStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreEdit, manageStoreHours,

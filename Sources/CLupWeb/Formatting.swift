@@ -100,6 +100,15 @@ extension Formatting {
         day(date, now: now, timeZone: timeZone) + " at " + time(date, timeZone: timeZone, now: now)
     }
 
+    /// "an hour", "a day", "30 days", "a year": a period stated in a policy.
+    static func period(_ interval: TimeInterval) -> String {
+        let hours = Int(interval / 3600)
+        if hours < 24 { return hours == 1 ? "an hour" : "\(hours) hours" }
+        let days = hours / 24
+        if days % 365 == 0 { return days == 365 ? "a year" : "\(days / 365) years" }
+        return days == 1 ? "a day" : "\(days) days"
+    }
+
     /// "1 place left", "7 places left".
     static func placesLeft(_ count: Int) -> String {
         count == 1 ? "1 place left" : "\(count) places left"

@@ -305,6 +305,8 @@ private func startNoticeLoop(_ database: AppDatabase, writer: NoticeWriter, push
                 if Date().timeIntervalSince(lastPurge) > 3600 {
                     lastPurge = Date()
                     try database.purgeSettledPush(before: now() - 86400)
+                    // What the privacy page says is no longer kept.
+                    try database.purgePersonalData(now: now(), sessionLifetime: Visitor.absoluteLifetime)
                 }
             } catch {
                 logger.error("notices: \(error)")

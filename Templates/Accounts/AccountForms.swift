@@ -42,6 +42,7 @@ public struct SignUpPage: Page {
                   <label for="passwordAgain">Password again</label>
                   <input id="passwordAgain" name="passwordAgain" type="password" autocomplete="new-password" required maxlength="128">
                 </div>
+                <p class="fine">CLup keeps your email address, name and reservations to keep your place and tell you when to go: <a href="\(Paths.privacy())">what is kept, for how long and who sees it</a>.</p>
                 <button type="submit">Create account</button>
               </form>
             </section>

@@ -95,6 +95,12 @@ public struct AccountPage: Page {
               </form>
             </section>
 
+            <section class="panel">
+              <h2>Your data</h2>
+              <p>Everything CLup holds about you — your account, sessions, devices, reservations with the messages about them, the emails sent to you — in one JSON file. <a href="\(Paths.privacy())">What is kept, and for how long</a>.</p>
+              <p><a class="button secondary" href="\(Paths.accountData())" download>Download my data</a></p>
+            </section>
+
             <section class="panel danger">
               <h2>Delete your account</h2>
               <p>Your account, profile and reservations' personal details are removed for good. Visits stay in the stores' anonymous statistics.</p>
@@ -108,6 +114,71 @@ public struct AccountPage: Page {
                 <button type="submit" class="danger">Delete my account</button>
               </form>
             </section>
+            """)
+    }
+}
+
+/// What CLup stores about people, why, for how long and who sees it. The periods come from
+/// the retention rules the worker enforces.
+public struct PrivacyPage: Page {
+    public var reservations: String
+    public var emails: String
+    public var notices: String
+    public var signInFailures: String
+    public var sessionIdle: String
+    public var sessionLongest: String
+    public var pushMessages: String
+
+    public init(reservations: String, emails: String, notices: String, signInFailures: String, sessionIdle: String,
+                sessionLongest: String, pushMessages: String)
+    {
+        self.reservations = reservations
+        self.emails = emails
+        self.notices = notices
+        self.signInFailures = signInFailures
+        self.sessionIdle = sessionIdle
+        self.sessionLongest = sessionLongest
+        self.pushMessages = pushMessages
+    }
+
+    public func render(in frame: Frame) -> HTML {
+        frame.site("""
+            <article class="narrow prose">
+              <h1>Privacy</h1>
+              <p class="lead">What CLup keeps about you, why, for how long, and who sees it.</p>
+
+              <h2>Without an account</h2>
+              <p>Looking at stores needs no account. Where you measure distances from (a place you choose, or your position if you let the browser share it) and how you travel are kept in cookies on your device, to show the nearest stores first; CLup does not store them. The web server's logs keep the network addresses that asked for pages, to keep the service running and safe, for as long as the server's log rotation keeps them (14 days with Debian's defaults).</p>
+              <p>A <strong>ticket from the kiosk</strong> at a store's entrance is anonymous: its number, party size, visit length and times, nothing about who you are.</p>
+
+              <h2>With an account</h2>
+              <table class="figures text-table">
+                <thead><tr><th scope="col">What</th><th scope="col">Why</th><th scope="col">How long</th></tr></thead>
+                <tbody>
+                  <tr><td>Your email address, name and password (only a one-way hash of it)</td><td>To sign you in, and to write to you</td><td>Until you delete your account</td></tr>
+                  <tr><td>Your reservations: store, kind, party size, visit length, how you travel and how far, the departments you picked, and when you were called, went in and came out</td><td>To keep your place, tell you when to leave and let you in; the store's statistics</td><td>Linked to you for \(reservations), then anonymous (the statistics keep only counts by hour)</td></tr>
+                  <tr><td>Messages about a reservation (leave now, your turn, reminders) and the emails sent to you</td><td>To tell you in time, once</td><td>Messages \(notices), emails \(emails) after sending; push messages \(pushMessages)</td></tr>
+                  <tr><td>Devices where you turned notifications on (the browser's push address)</td><td>To send those messages</td><td>Until you turn them off, or the browser drops them</td></tr>
+                  <tr><td>Your sessions (when you signed in and were last seen)</td><td>To keep you signed in</td><td>\(sessionIdle) without use, \(sessionLongest) at most</td></tr>
+                  <tr><td>Failed sign-ins: the address typed and the network address</td><td>To slow down password guessing</td><td>\(signInFailures)</td></tr>
+                </tbody>
+              </table>
+
+              <h2>Who sees it</h2>
+              <ul>
+                <li><strong>You</strong>, in your account and reservations.</li>
+                <li><strong>The store's staff</strong> see each ticket's number, party size and times at the door, never your name or email address. Its managers see statistics by hour and department, counts only, hidden for an hour with fewer than 5 visits.</li>
+                <li><strong>Loyal customers:</strong> only if you tick it in your account, the managers of a store you visit see your name, your number of visits there and your last visit. Untick it and they no longer do.</li>
+                <li><strong>Nobody else.</strong> Emails go through the mail server CLup is set up with; push messages are encrypted for your browser before they reach its push service, which cannot read them.</li>
+              </ul>
+
+              <h2>Your choices</h2>
+              <ul>
+                <li><a href="\(Paths.accountData())">Download your data</a> (a JSON file with everything above about you) from your account.</li>
+                <li>Change how you are told, or your loyal-customer choice, in <a href="\(Paths.account())">your account</a>.</li>
+                <li>Delete your account there: your details go at once; your past visits stay only as anonymous counts.</li>
+              </ul>
+            </article>
             """)
     }
 }

@@ -237,7 +237,7 @@ def main():
         driver.delete_all_cookies()
         for name, path in [("home", "/"), ("store", "/stores/1"), ("busy times", "/stores/1/stats"),
                            ("sign up", "/signup"), ("sign in", "/signin"), ("forgotten password", "/forgot"),
-                           ("not found", "/no-such-page"), ("kiosk enrolment", "/kiosk")]:
+                           ("privacy", "/privacy"), ("not found", "/no-such-page"), ("kiosk enrolment", "/kiosk")]:
             visit(name, path)
 
         # A customer: the wizard by keyboard, then the pages along it and the ticket.

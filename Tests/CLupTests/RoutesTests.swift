@@ -34,6 +34,7 @@ struct RoutesTests {
         POST /forgot session csrf
         GET /reset session
         POST /reset session csrf
+        GET /privacy session
         POST /signout/everywhere session csrf signedIn
         POST /confirm/resend session csrf signedIn
         GET /account session signedIn
@@ -43,6 +44,7 @@ struct RoutesTests {
         POST /account/notifications session csrf signedIn
         POST /account/push session csrf signedIn
         POST /account/push/remove session csrf signedIn
+        GET /account/data session signedIn
         GET /bookings/reply session
         POST /bookings/reply session csrf
         GET /stores/{id}/reserve session signedIn confirmed

@@ -35,6 +35,7 @@ struct AccountsArea {
         pages.post(Paths.forgot, forgot)
         pages.get(Paths.reset, resetForm)
         pages.post(Paths.reset, reset)
+        pages.get(Paths.privacy, privacy)
 
         let account = pages.adding(.signedIn)
         account.post(Paths.signOutEverywhere, signOutEverywhere)
@@ -46,6 +47,30 @@ struct AccountsArea {
         account.post(Paths.accountNotifications, updateNotifications)
         account.post(Paths.accountPush, savePush)
         account.post(Paths.accountPushRemove, removePush)
+        account.get(Paths.accountData, downloadData)
+    }
+
+    // MARK: Privacy
+
+    func privacy(_ context: BrowserContext) throws -> Response {
+        let days = Formatting.period
+        return views.page(title: "Privacy", context, PrivacyPage(
+            reservations: days(Retention.reservations), emails: days(Retention.sentEmails),
+            notices: days(Retention.notices), signInFailures: days(Retention.signInFailures),
+            sessionIdle: days(Visitor.idleLifetime), sessionLongest: days(Visitor.absoluteLifetime),
+            pushMessages: "a day"))
+    }
+
+    /// Everything CLup holds about the signed-in account, as a JSON file to keep.
+    func downloadData(_ context: CustomerContext) throws -> Response {
+        guard let data = try database.personalData(userId: context.user.id, now: context.now) else {
+            throw HTTPError.notFound
+        }
+        return Response(status: 200, headers: [
+            ("Content-Type", "application/json; charset=utf-8"),
+            ("Content-Disposition", "attachment; filename=\"clup-my-data.json\""),
+            ("Cache-Control", "private, no-store"),
+        ], body: Array(try data.json()))
     }
 
     private func mail(_ context: some HandlerContext) -> AccountMail {
