@@ -36,10 +36,22 @@
 
   function setUpMap() {
     var element = document.getElementById("map");
-    if (!element || typeof L === "undefined") return;
-    element.hidden = false;
-    var hint = document.querySelector("[data-map-hint]");
-    if (hint) hint.hidden = false;
+    var box = document.querySelector("[data-map-box]");
+    if (!element || !box || typeof L === "undefined") return;
+    // Folded on a phone, open beside the list on a wide screen; Leaflet is sized once shown.
+    box.hidden = false;
+    if (window.matchMedia("(min-width: 60rem)").matches) box.open = true;
+    var map = null;
+    function show() {
+      if (!box.open) return;
+      if (map) { map.invalidateSize(); return; }
+      map = draw(element);
+    }
+    box.addEventListener("toggle", show);
+    show();
+  }
+
+  function draw(element) {
     var here = [parseFloat(element.dataset.lat), parseFloat(element.dataset.lon)];
     var map = L.map(element, { scrollWheelZoom: false }).setView(here, 13);
     L.tileLayer(element.dataset.tiles, { maxZoom: 19, attribution: element.dataset.attribution }).addTo(map);
@@ -60,6 +72,7 @@
       marker.bindPopup(popup);
     });
     map.on("click", function (event) { navigateTo(event.latlng.lat, event.latlng.lng); });
+    return map;
   }
 
   // A store's position, picked on a map (registering or editing a store): a tap or a dragged

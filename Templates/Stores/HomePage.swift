@@ -136,18 +136,16 @@ public struct HomePage: Page {
             """, """
             <section class="intro">
               <h1>Stores near you</h1>
-              <p class="lead">Live waiting times and how full each store is, closest first. Distances from <strong>\(positionLabel)</strong>; travel times <strong>\(modePhrase)</strong>.</p>
+              <p class="lead">Closest first, with live waits. From <strong>\(positionLabel)</strong>, <strong>\(modePhrase)</strong>.</p>
               \(Fragments.notice(notice))
             </section>
 
             <form class="controls" method="get" action="\(Paths.home())">
-              <div class="field">
-                <label for="place">Measure from</label>
+              <label for="place">Measure from</label>
+              <div class="control-row">
                 <select id="place" name="place">
                   \(Fragments.selectOptions(places))
                 </select>
-              </div>
-              <div class="actions">
                 <button type="submit">Update</button>
                 <button type="button" class="secondary" data-locate hidden>Use my location</button>
               </div>
@@ -158,15 +156,21 @@ public struct HomePage: Page {
               \(modes.map { "<a href=\"\($0.href)\"\(if: $0.choice.checked, " aria-current=\"true\"")>\($0.choice.label)</a>" })
             </nav>
 
-            <div class="map" id="map" data-tiles="\(tileURL)" data-attribution="\(tileAttribution)" data-lat="\(latitude)" data-lon="\(longitude)" data-mode="\(modeKey)" hidden></div>
-            <p class="fine map-hint" data-map-hint hidden>Tap the map to measure distances from that point.</p>
-
-            <p class="count">\(countText)</p>
-            <ol class="stores">
-            \(Self.cards(stores))
-            </ol>
-            \(moreHref.map { "<p class=\"more\"><a class=\"button secondary\" href=\"\($0)\">Show more stores</a></p>" })
-            \(if: stores.isEmpty, "<p class=\"empty\">No stores are registered yet.</p>")
+            <div class="home-layout">
+              <details class="map-box" data-map-box hidden>
+                <summary>Map of the stores</summary>
+                <div class="map" id="map" data-tiles="\(tileURL)" data-attribution="\(tileAttribution)" data-lat="\(latitude)" data-lon="\(longitude)" data-mode="\(modeKey)"></div>
+                <p class="fine map-hint">Tap the map to measure distances from that point.</p>
+              </details>
+              <div class="home-list">
+                <p class="count">\(countText)</p>
+                <ol class="stores">
+                \(Self.cards(stores))
+                </ol>
+                \(moreHref.map { "<p class=\"more\"><a class=\"button secondary\" href=\"\($0)\">Show more stores</a></p>" })
+                \(if: stores.isEmpty, "<p class=\"empty\">No stores are registered yet.</p>")
+              </div>
+            </div>
             """)
     }
 

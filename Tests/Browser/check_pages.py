@@ -86,6 +86,7 @@ class Checker:
         self.pages = []  # (name, window, url)
         self.findings = []  # (name, window, impact, rule, help, nodes)
         self.html = {}  # file name -> (name, url)
+        self.layout = []  # what a person would see wrong at first sight
         self.folder = os.path.join(stack.folder, "html")
         os.makedirs(self.folder, exist_ok=True)
 
@@ -233,8 +234,16 @@ def main():
                 driver.get(base + path)
                 checker.check(name, window)
 
-        # Guests.
+        # Guests. The home page's list starts on the first screen, desktop and phone.
         driver.delete_all_cookies()
+        for window, size in WINDOWS.items():
+            driver.set_window_size(*size)
+            driver.get(base + "/")
+            top = driver.execute_script("const s = document.querySelector('.stores li');"
+                                        "return s ? s.getBoundingClientRect().top : null")
+            height = driver.execute_script("return window.innerHeight")
+            if top is None or top > height - 120:
+                checker.layout.append(f"home ({window}): the first store starts at {top} px in a {height} px view")
         for name, path in [("home", "/"), ("store", "/stores/1"), ("busy times", "/stores/1/stats"),
                            ("sign up", "/signup"), ("sign in", "/signin"), ("forgotten password", "/forgot"),
                            ("privacy", "/privacy"), ("not found", "/no-such-page"), ("kiosk enrolment", "/kiosk")]:
@@ -291,7 +300,10 @@ def main():
     print(f"Nu HTML checker: {len(errors)} errors in {len(checker.html)} pages")
     for name, line, message in errors:
         print(f"  {name}, line {line}: {message}")
-    return 1 if checker.findings or errors else 0
+    print(f"layout: {len(checker.layout)} problems (the home page's first store on the first screen)")
+    for problem in checker.layout:
+        print("  " + problem)
+    return 1 if checker.findings or errors or checker.layout else 0
 
 
 if __name__ == "__main__":

@@ -102,6 +102,26 @@ struct StoresPageTests {
         #expect(later.setCookie(named: "mode") == nil)
     }
 
+    @Test("the last position chosen is remembered for the next visit; a bad one is ignored")
+    func rememberedPosition() throws {
+        let chosen = app.get("/?place=centrale")
+        let cookie = try #require(chosen.setCookie(named: "where"))
+        #expect(cookie.hasPrefix("where=centrale; Path=/; Max-Age=31536000") && cookie.contains("HttpOnly"))
+        // The next visit, with no position asked for, measures from there, and sets nothing.
+        let later = app.get("/", cookies: "where=centrale")
+        #expect(later.bodyText.contains("From <strong>Milano Centrale</strong>"))
+        #expect(try #require(position(of: "Mercato Centrale", in: later.bodyText))
+            < (try #require(position(of: "Bottega Duomo", in: later.bodyText))))
+        #expect(later.setCookie(named: "where") == nil)
+        // A point on the map is kept as latitude:longitude.
+        #expect(app.get("/?lat=45.4861&lon=9.2044").setCookie(named: "where")?.hasPrefix("where=45.48610:9.20440;") == true)
+        #expect(app.get("/", cookies: "where=45.48610:9.20440").bodyText.contains("From <strong>the point you chose</strong>"))
+        // A position asked for wins over the one remembered; an unreadable cookie is ignored.
+        #expect(app.get("/?place=duomo", cookies: "where=centrale").setCookie(named: "where")?.hasPrefix("where=duomo;") == true)
+        let bad = app.get("/", cookies: "where=95:500")
+        #expect(bad.bodyText.contains("From <strong>Duomo (city centre)</strong>") && !bad.bodyText.contains("class=\"notice\""))
+    }
+
     @Test("over HTTPS the cookie is Secure")
     func secureCookie() throws {
         var request = Request(method: .get, path: "/", query: try FormData(urlEncoded: "mode=car"))
@@ -116,6 +136,7 @@ struct StoresPageTests {
         #expect(response.status == 200)
         #expect(response.bodyText.contains("class=\"notice\""))
         #expect(response.setCookie(named: "mode") == nil)
+        #expect(response.setCookie(named: "where") == nil)
     }
 
     @Test("a store's page shows address, phone, the week's hours and departments")

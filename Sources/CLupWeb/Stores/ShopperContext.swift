@@ -2,9 +2,9 @@ import CLupData
 import CLupDomain
 import Foundation
 
-/// Where the shopper measures distances from and how they travel, read from the query string
-/// and the `mode` cookie. Bad values do not fail the page: it falls back to the defaults and
-/// says why in `notice`.
+/// Where the shopper measures distances from and how they travel, read from the query string,
+/// else the `where` and `mode` cookies (the last ones chosen). Bad values do not fail the page:
+/// it falls back to the defaults and says why in `notice`.
 struct ShopperContext {
     var position: GeoPoint
     /// "Duomo (city centre)", "the point you chose".
@@ -14,11 +14,16 @@ struct ShopperContext {
     var mode: TravelMode
     /// The mode was chosen in this request and should be remembered.
     var modeChanged: Bool
+    /// The position was chosen in this request and differs from the one remembered.
+    var positionChanged = false
     var notice: String?
     /// `query()`: the same for every link of a page, so encoded once.
     private(set) var positionQuery: String
 
     static let modeCookie = "mode"
+    /// The last position chosen: a place's key, or "latitude:longitude" (a cookie's value may
+    /// not hold a comma).
+    static let positionCookie = "where"
 
     /// A signed-in person's default means of transport (their profile) applies unless the
     /// `mode` cookie or the query says otherwise.
@@ -28,6 +33,7 @@ struct ShopperContext {
         position = settings.defaultPlace.position
         positionLabel = settings.defaultPlace.name
         placeKey = settings.defaultPlace.key
+        let remembered = request.cookies[Self.positionCookie]
         if query["lat"] != nil || query["lon"] != nil {
             if let lat = query["lat"].flatMap(Double.init), let lon = query["lon"].flatMap(Double.init),
                 let point = GeoPoint(validLatitude: lat, longitude: lon)
@@ -46,6 +52,20 @@ struct ShopperContext {
             } else {
                 notices.append("That place is not one we know, so distances are from \(positionLabel).")
             }
+        } else if let remembered {
+            // No position asked for: the last one chosen (a bad cookie is quietly ignored).
+            if let place = settings.places.first(where: { $0.key == remembered }) {
+                position = place.position
+                positionLabel = place.name
+                placeKey = place.key
+            } else if case let parts = remembered.split(separator: ":"), parts.count == 2,
+                      let lat = Double(parts[0]), let lon = Double(parts[1]),
+                      let point = GeoPoint(validLatitude: lat, longitude: lon)
+            {
+                position = point
+                positionLabel = "the point you chose"
+                placeKey = nil
+            }
         }
         mode = request.cookies[Self.modeCookie].flatMap(TravelMode.init(rawValue:)) ?? user?.travelMode ?? .walking
         modeChanged = false
@@ -60,6 +80,12 @@ struct ShopperContext {
         notice = notices.isEmpty ? nil : notices.joined(separator: " ")
         positionQuery = ""
         positionQuery = FormData(pairs: positionFields).urlEncoded
+        positionChanged = notices.isEmpty && positionCookieValue != (remembered ?? settings.defaultPlace.key)
+    }
+
+    /// The position as the `where` cookie keeps it.
+    var positionCookieValue: String {
+        placeKey ?? NumberText.fixed(position.latitude, digits: 5) + ":" + NumberText.fixed(position.longitude, digits: 5)
     }
 
     /// The query that keeps this position (and optionally a mode and more fields) in links.
@@ -75,10 +101,15 @@ struct ShopperContext {
                 ("lon", NumberText.fixed(position.longitude, digits: 5))]
     }
 
-    /// Remembers the chosen mode for a year. A preference, not account state: it may be set
-    /// on GET.
+    /// Remembers the chosen mode and position for a year, on this device only. A preference,
+    /// not account state: it may be set on GET. (nginx keys its cache of guests' pages on both.)
     func remember(in response: inout Response, secure: Bool) {
-        guard modeChanged else { return }
-        response.setCookie(Cookie(name: Self.modeCookie, value: mode.rawValue, maxAge: 365 * 24 * 3600, secure: secure))
+        if modeChanged {
+            response.setCookie(Cookie(name: Self.modeCookie, value: mode.rawValue, maxAge: 365 * 24 * 3600, secure: secure))
+        }
+        if positionChanged {
+            response.setCookie(Cookie(name: Self.positionCookie, value: positionCookieValue, maxAge: 365 * 24 * 3600,
+                                      secure: secure))
+        }
     }
 }
