@@ -6,6 +6,25 @@ public protocol Page {
     func render(in frame: Frame) -> HTML
 }
 
+/// A customer's active reservation, as the top of a shopper page shows it.
+public struct ActiveTicket: Sendable {
+    public var storeName: String
+    public var number: Int
+    /// "It is your turn: please go to the entrance".
+    public var headline: String
+    public var href: String
+    /// Called: the customer should act now.
+    public var urgent: Bool
+
+    public init(storeName: String, number: Int, headline: String, href: String, urgent: Bool) {
+        self.storeName = storeName
+        self.number = number
+        self.headline = headline
+        self.href = href
+        self.urgent = urgent
+    }
+}
+
 /// Which navigation entry is current.
 public enum Section: Sendable {
     case none, stores, reservations, account, manage
@@ -29,6 +48,9 @@ public struct Frame: Sendable {
     /// The server's VAPID public key (base64url), for a browser to subscribe to push messages;
     /// nil where push is not configured.
     public var pushKey: String?
+    /// The signed-in customer's active reservation, shown at the top of shopper pages so the
+    /// code is one tap away at the door (RASD UC9).
+    public var activeTicket: ActiveTicket?
     /// Whether the page rendered in this frame wrote the CSRF field (a form that POSTs).
     private let csrfWritten = CSRFUse()
 
@@ -59,6 +81,15 @@ public struct Frame: Sendable {
 
     private var pushKeyMeta: HTML {
         pushKey.map { "<meta name=\"clup-push-key\" content=\"\($0)\">" } ?? .empty
+    }
+
+    private func ticketBanner(_ ticket: ActiveTicket) -> HTML {
+        """
+        <aside class="active-ticket\(if: ticket.urgent, " urgent")" aria-label="Your reservation">
+          <p><strong>\(ticket.storeName) · No. \(ticket.number)</strong> <span>\(ticket.headline)</span></p>
+          <a class="button" href="\(ticket.href)">Show code</a>
+        </aside>
+        """
     }
 
     private func current(_ section: Section) -> HTML {
@@ -93,6 +124,7 @@ public struct Frame: Sendable {
               </nav>
             </header>
             \(if: unconfirmed, confirmBanner)
+            \(activeTicket.map(ticketBanner))
             <main id="main">
 
             """

@@ -325,6 +325,15 @@ extension AppDatabase {
         }
     }
 
+    /// The customer's active reservation with its store as the board keeps it: one prepared
+    /// statement, for the top of every page a signed-in shopper browses.
+    public func activeReservationFromBoard(userId: Int64) throws -> ReservationWithStore? {
+        guard let reservation = try reader.read({ db in try Reservation.active(userId: userId, db) }),
+              let store = board.entry(reservation.storeId)?.store
+        else { return nil }
+        return ReservationWithStore(reservation: reservation, store: store)
+    }
+
     /// The customer's reservations, newest first.
     public func reservations(userId: Int64, limit: Int = 50) throws -> [ReservationWithStore] {
         try reader.read { db in

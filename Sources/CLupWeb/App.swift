@@ -19,10 +19,11 @@ public struct App: Sendable {
     let routeTable: [RouteEntry]
 
     public init(environment: AppEnvironment, views: Views) {
+        let database = environment.database
+        let views = views.showingActiveTickets(from: database)
         self.environment = environment
         self.views = views
         let routes = Routes()
-        let database = environment.database
 
         routes.root.get(Paths.health) { _ in Self.health(database) }
 

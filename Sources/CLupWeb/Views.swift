@@ -1,3 +1,5 @@
+import CLupData
+import CLupPaths
 import CLupTemplates
 import Foundation
 
@@ -8,10 +10,28 @@ public struct Views: Sendable {
     public let assets: Assets
     /// The VAPID public key pages give browsers to subscribe to push messages, if push is on.
     public let pushKey: String?
+    /// The signed-in customer's active reservation at `now`, for the top of shopper pages.
+    let activeTicket: @Sendable (User, Date) -> ActiveTicket?
 
     public init(assets: Assets, pushKey: String? = nil) {
+        self.init(assets: assets, pushKey: pushKey) { _, _ in nil }
+    }
+
+    init(assets: Assets, pushKey: String?, activeTicket: @escaping @Sendable (User, Date) -> ActiveTicket?) {
         self.assets = assets
         self.pushKey = pushKey
+        self.activeTicket = activeTicket
+    }
+
+    /// The same views, showing each signed-in customer's active reservation from `database`.
+    func showingActiveTickets(from database: AppDatabase) -> Views {
+        Views(assets: assets, pushKey: pushKey) { user, now in
+            guard let owned = try? database.activeReservationFromBoard(userId: user.id) else { return nil }
+            let progress = TicketProgress(owned, standing: nil, now: now)
+            return ActiveTicket(storeName: owned.store.name, number: owned.reservation.number,
+                                headline: progress.headline, href: Paths.ticket(owned.reservation.id),
+                                urgent: owned.reservation.status == .called)
+        }
     }
 
     /// The frame of a page for this visitor: title, assets, navigation, CSRF token.
@@ -26,7 +46,9 @@ public struct Views: Sendable {
     func page(title: String, section: Section = .none, _ context: some BrowserRequest, _ page: some Page,
               status: Int = 200) -> Response
     {
-        let frame = frame(title: title, section: section, visitor: context.visitor)
+        var frame = frame(title: title, section: section, visitor: context.visitor)
+        // On the pages a shopper browses (not their reservations, which show it already).
+        if section == .stores, let user = context.visitor.user { frame.activeTicket = activeTicket(user, context.now) }
         var response = Response.html(page.render(in: frame).text, status: status)
         if frame.usedCSRF, let cookie = context.visitor.newGuestToken { response.setCookie(cookie) }
         if Self.isSharedGuestPage(context.visitor, usedCSRF: frame.usedCSRF) {

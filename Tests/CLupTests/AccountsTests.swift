@@ -350,7 +350,7 @@ struct AccountsTests {
         let ada = try #require(try user("ada@example.org"))
         #expect(ada.displayName == "Ada L." && ada.travelMode == .transit && ada.loyaltyOptIn)
         #expect(try browser.get("/account?saved=profile").bodyText.contains("Your profile is saved."))
-        #expect(try browser.get("/").bodyText.contains("travel times <strong>by public transport</strong>"))
+        #expect(try browser.get("/").bodyText.contains(", <strong>by public transport</strong>."))
         #expect(try browser.post("/account/profile", [("displayName", ""), ("travelMode", "car")]).status == 422)
         #expect(try browser.post("/account/profile", [("displayName", "Ada"), ("travelMode", "rocket")]).status == 400)
     }

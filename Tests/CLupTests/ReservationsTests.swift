@@ -497,3 +497,40 @@ final class LockedList: @unchecked Sendable {
     func append(_ item: String) { lock.withLock { items.append(item) } }
     var values: [String] { lock.withLock { items } }
 }
+
+extension ReservationsTests {
+    @Test("an active reservation is at the top of every page a shopper browses, its code one tap away")
+    func activeReservationAtHand() throws {
+        let (browser, id) = try customer("ada@example.org")
+        let banner = "<aside class=\"active-ticket"
+        #expect(!(try browser.get("/").bodyText.contains(banner)))  // nothing active yet
+        // Five waiting at a store of four: Ada is fifth, waiting.
+        for index in 1...4 {
+            let other = try database.createUser(email: "q\(index)@example.org", displayName: "Q", passwordHash: "x",
+                                                now: clock.now, confirmation: nil)
+            try created(reserve(other.id, at: duomo))
+        }
+        let ticket = try created(reserve(id, at: duomo))
+        for path in ["/", "/stores/\(try require(duomo.id))", "/stores/\(try require(brera.id))/stats"] {
+            let page = try browser.get(path).bodyText
+            #expect(page.contains("<aside class=\"active-ticket\" aria-label=\"Your reservation\">"), "\(path)")
+            #expect(page.contains("<strong>Bottega Duomo · No. \(ticket.number)</strong> <span>You are in the queue"), "\(path)")
+            #expect(page.contains("<a class=\"button\" href=\"/reservations/\(ticket.id)\">Show code</a>"), "\(path)")
+        }
+        // Not on the reservations' own pages, which show it already; not to anyone else.
+        #expect(!(try browser.get("/reservations/\(ticket.id)").bodyText.contains(banner)))
+        #expect(!(try browser.get("/reservations").bodyText.contains(banner)))
+        #expect(!(try Browser(app).get("/").bodyText.contains(banner)))
+        // Called: it asks to act now.
+        try database.writer.write { db in
+            try db.execute(sql: "UPDATE reservation SET status = 'cancelled' WHERE userId != ?", arguments: [id])
+        }
+        try database.advanceQueues(now: clock.now)
+        let called = try browser.get("/").bodyText
+        #expect(called.contains("<aside class=\"active-ticket urgent\""))
+        #expect(called.contains("It is your turn: please go to the entrance"))
+        // Cancelled: gone.
+        #expect(try database.cancelReservation(id: ticket.id, userId: id, now: clock.now))
+        #expect(!(try browser.get("/").bodyText.contains(banner)))
+    }
+}

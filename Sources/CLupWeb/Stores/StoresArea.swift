@@ -76,7 +76,7 @@ struct StoresArea {
             },
             backHref: Paths.home(query: shopper.query()), reserveHref: Paths.reserve(store.id, query: shopper.query()),
             positionLabel: shopper.positionLabel, notice: shopper.notice)
-        var response = views.page(title: store.name, context, page)
+        var response = views.page(title: store.name, section: .stores, context, page)
         shopper.remember(in: &response, secure: context.secure)
         return response
     }
