@@ -62,6 +62,17 @@ def stamp(moment):
     return moment.strftime("%Y-%m-%d %H:%M:%S.") + "%03d" % (moment.microsecond // 1000)
 
 
+def nginx_group():
+    """The group nginx's workers run as (nobody's, when nginx starts as root): the worker's
+    socket is opened to it alone, as in production."""
+    import grp
+    import pwd
+    try:
+        return grp.getgrgid(pwd.getpwnam("nobody").pw_gid).gr_name
+    except KeyError:
+        return "nogroup"
+
+
 def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -493,8 +504,8 @@ def main():
                         reservations=counts)
 
         clup = Stack(work, args.clup, lambda sock: [
-            args.clup, "serve", "--database", database, "--socket", sock, "--socket-mode", "0666",
-            "--threads", str(threads), "--public", ROOT + "/Public",
+            args.clup, "serve", "--database", database, "--socket", sock, "--socket-mode", "0660",
+            *(["--socket-group", nginx_group()] if os.geteuid() == 0 else []), "--threads", str(threads), "--public", ROOT + "/Public",
             "--secret-file", os.path.join(work, "secret"), "--mail-dir", os.path.join(work, "mail"),
             "--vapid-key-file", os.path.join(work, "vapid-key")], "clup")
         stacks.append(clup)

@@ -24,14 +24,15 @@ public final class FastCGIServer: @unchecked Sendable {
 
     /// Where the server listens.
     public enum Endpoint: Sendable, CustomStringConvertible {
-        /// A unix socket at `path`, created with the given permission bits.
-        case unix(path: String, mode: mode_t)
+        /// A unix socket at `path`, created with the given permission bits and, if given,
+        /// owned by `group` (the web server's, so only it may connect).
+        case unix(path: String, mode: mode_t, group: gid_t? = nil)
         /// TCP on 127.0.0.1 (for tests and benchmarks; production uses the unix socket).
         case tcp(port: Int)
 
         public var description: String {
             switch self {
-            case .unix(let path, _): "unix:\(path)"
+            case .unix(let path, _, _): "unix:\(path)"
             case .tcp(let port): "127.0.0.1:\(port)"
             }
         }
@@ -106,10 +107,13 @@ public final class FastCGIServer: @unchecked Sendable {
         for listener in configuration.listeners {
             let fd: Int32
             switch listener.endpoint {
-            case .unix(let path, let mode):
+            case .unix(let path, let mode, let group):
                 unlink(path)  // a socket left by a killed worker would make bind fail
                 fd = FCGX_OpenSocket(path, configuration.backlog)
                 guard fd >= 0 else { throw Error.cannotListen(listener.endpoint.description, errno: errno) }
+                if let group, chown(path, uid_t.max, group) != 0 {
+                    throw Error.cannotListen(listener.endpoint.description, errno: errno)
+                }
                 chmod(path, mode)
             case .tcp(let port):
                 fd = FCGX_OpenSocket("127.0.0.1:\(port)", configuration.backlog)
@@ -177,7 +181,7 @@ public final class FastCGIServer: @unchecked Sendable {
         group.wait()
         for (listener, fd) in zip(configuration.listeners, listenFDs) {
             close(fd)
-            if case .unix(let path, _) = listener.endpoint { unlink(path) }
+            if case .unix(let path, _, _) = listener.endpoint { unlink(path) }
         }
         logger.info("stopped")
     }

@@ -29,8 +29,17 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "SQLite database file (created if missing).")
     var database: String = ProcessInfo.processInfo.environment["CLUP_DATABASE"] ?? "clup.sqlite"
 
+    /// Opens (or creates) the database readable by its owner only: it holds password hashes
+    /// and email addresses. The umask covers its WAL and shared-memory files and whatever the
+    /// process writes afterwards (mail, keys); files left more open by an older version are
+    /// closed up.
     func open() throws -> AppDatabase {
-        try AppDatabase.open(path: database)
+        umask(0o077)
+        let opened = try AppDatabase.open(path: database)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: database + suffix) {
+            chmod(database + suffix, 0o600)
+        }
+        return opened
     }
 
     /// The database, which must exist already: an administrator's command never creates an
@@ -170,6 +179,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Permission bits of the socket, octal (0660 lets the web server's group connect).")
     var socketMode: String = "0660"
 
+    @Option(help: "Group to give the socket: the web server's (its workers then connect, nobody else).")
+    var socketGroup: String?
+
     @Option(help: "Worker threads for pages (default: 2 per core).")
     var threads: Int = 2 * ProcessInfo.processInfo.activeProcessorCount
 
@@ -201,6 +213,11 @@ struct Serve: ParsableCommand {
         guard Sodium.ensureInitialized() else { throw ValidationError("libsodium could not be initialised") }
         keepFreedMemory()
         guard let mode = mode_t(socketMode, radix: 8) else { throw ValidationError("--socket-mode must be octal") }
+        var group: gid_t?
+        if let socketGroup {
+            guard let entry = getgrnam(socketGroup) else { throw ValidationError("--socket-group: no group \(socketGroup)") }
+            group = entry.pointee.gr_gid
+        }
         // Everything that can fail is checked before the socket opens: assets, secrets, schema.
         let vapid = try push.key(mailFrom: mail.mailFrom, logger: logger)
         let views = try site.views(pushKey: vapid.publicKey)
@@ -212,9 +229,9 @@ struct Serve: ParsableCommand {
             database: try database.open(), now: now, logger: logger, settings: settings,
             tickets: try secret.tickets())
         let app = App(environment: environment, views: views)
-        let endpoint: FastCGIServer.Endpoint = port.map { .tcp(port: $0) } ?? .unix(path: socket, mode: mode)
+        let endpoint: FastCGIServer.Endpoint = port.map { .tcp(port: $0) } ?? .unix(path: socket, mode: mode, group: group)
         let entrance: FastCGIServer.Endpoint = port.map { .tcp(port: entrancePort ?? $0 + 1) }
-            ?? .unix(path: entranceSocket ?? Self.entranceSocket(for: socket), mode: mode)
+            ?? .unix(path: entranceSocket ?? Self.entranceSocket(for: socket), mode: mode, group: group)
         let server = try FastCGIServer(
             // Page threads yield the CPU to the entrance's when both have work (nice 5: a
             // third of the weight), so a scan at the door does not wait behind page renders.
@@ -364,7 +381,7 @@ struct SeedDemo: ParsableCommand {
 
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write the static pages nginx serves when the worker cannot answer (413, 502).")
+        abstract: "Write the static pages nginx serves itself (405, 413, 429, and 502 when the worker cannot answer).")
 
     @OptionGroup var site: SiteOptions
 
@@ -378,7 +395,9 @@ struct Generate: ParsableCommand {
         let app = App(environment: environment, views: try site.views())
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
         let pages = [
+            (405, "CLup answers GET, HEAD and POST requests only."),
             (413, HTTPError.payloadTooLarge.message),
+            (429, "Too many requests from your network in a short time. Please wait a few seconds and try again."),
             (502, "CLup is restarting or busy for a moment. Please reload the page in a few seconds."),
         ]
         for (status, message) in pages {
@@ -405,6 +424,8 @@ struct NginxConfigCommand: ParsableCommand {
     @Option(help: "Leaflet's directory.") var leaflet: String = "/usr/share/javascript/leaflet"
     @Option(help: "Access log path, or 'off'.") var accessLog: String = "off"
     @Option(help: "Largest request body, in nginx's notation.") var maxBody: String = "1m"
+    @Option(help: "A client address spared the per-client limits (this machine's own browser, tests and benchmark); 'none' for none.")
+    var unlimitedClient: String = "127.0.0.1"
     @Option(help: "Map tile URL template, for the Content-Security-Policy.")
     var tileURL: String = ProcessInfo.processInfo.environment["CLUP_TILE_URL"]
         ?? "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
@@ -430,6 +451,7 @@ struct NginxConfigCommand: ParsableCommand {
             "PUBLIC_DIR": absolute(publicDirectory), "NGINX_DIR": absolute(nginxDir), "LEAFLET_DIR": leaflet,
             "ACCESS_LOG": accessLog == "off" ? "off" : absolute(accessLog), "MAX_BODY": maxBody,
             "TILE_ORIGIN": NginxConfig.imageOrigin(ofTileURL: tileURL),
+            "UNLIMITED_CLIENT": unlimitedClient == "none" ? "" : "\(unlimitedClient) 1;",
         ]), terminator: "")
     }
 }

@@ -71,13 +71,20 @@ final class Stack {
 
     func startWorker() throws {
         worker = try launch(Self.clupBinary, [
-            "serve", "--database", database, "--socket", socket, "--socket-mode", "0666", "--threads", "4",
+            "serve", "--database", database, "--socket", socket, "--socket-mode", "0660", "--socket-group", Self.nginxGroup, "--threads", "4",
             "--public", Self.root + "/Public", "--max-body", "65536",
             "--base-url", baseURL, "--mail-dir", directory + "/mail", "--secret-file", directory + "/secret",
             "--vapid-key-file", directory + "/vapid-key", "--clock-offset-file", clockFile,
         ] + serveArguments)
         try waitUntil("the worker's socket appears") { FileManager.default.fileExists(atPath: self.socket) }
     }
+
+    /// The group nginx's workers run as (they are nobody when nginx starts as root): the only
+    /// one given the worker's socket, as in production.
+    static let nginxGroup: String = {
+        guard let user = getpwnam("nobody"), let group = getgrgid(user.pointee.pw_gid) else { return "nogroup" }
+        return String(cString: group.pointee.gr_name)
+    }()
 
     /// The worker's time now.
     var now: Date {

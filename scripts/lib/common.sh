@@ -8,9 +8,10 @@ cd "$ROOT"
 # already installed in another flavour is kept.
 CLUP_PACKAGES=(libfcgi-dev libqrencode-dev libsodium-dev libsqlite3-dev zlib1g-dev pkg-config libjs-leaflet curl)
 # Only the tests need these: a real SMTP server for the account journey, Python's
-# cryptography for the test's push service (it decrypts what CLup sends), and zbarimg to read
-# the QR codes CLup draws.
-TEST_PACKAGES=(python3-aiosmtpd python3-cryptography zbar-tools)
+# cryptography for the test's push service (it decrypts what CLup sends), zbarimg to read
+# the QR codes CLup draws, and openssl for a certificate to check the production nginx
+# configuration with.
+TEST_PACKAGES=(python3-aiosmtpd python3-cryptography zbar-tools openssl)
 # The browser checks: Chromium and its driver for Selenium, and Java for the Nu HTML checker.
 # axe-core and vnu.jar come from PyPI (pinned, below): Debian packages neither.
 BROWSER_PACKAGES=(chromium chromium-driver python3-selenium python3-venv default-jre-headless)

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+
+/// nginx in front of CLup as the open internet meets it: methods it does not serve, one
+/// client over its limits while the others are served, and the device API's errors in JSON
+/// when the worker is away. The stack's own client (127.0.0.1) is spared the limits, as the
+/// run script's browser and the benchmark are; 127.0.0.2 is limited like any outside client.
+@Suite("nginx hardened, end to end")
+struct HardeningEndToEndTests {
+    /// `curl` from 127.0.0.2 to the stack: one line per URL, "status" (several URLs reuse one
+    /// connection, so they arrive back to back).
+    func statuses(_ stack: Stack, _ arguments: [String], urls: [String]) throws -> [Int] {
+        let output = try stack.run("/usr/bin/curl", ["-s", "--interface", "127.0.0.2", "--max-time", "20",
+                                                     "-w", "%{http_code}\n"] + arguments
+                                       + urls.flatMap { ["-o", "/dev/null", "http://127.0.0.2:\(stack.port)" + $0] })
+        return output.split(separator: "\n").compactMap { Int($0) }
+    }
+
+    @Test("anything but GET, HEAD and POST is refused with 405, saying what is allowed; TRACE included")
+    func methods() throws {
+        let stack = try Stack()
+        for method in ["TRACE", "DELETE", "PUT", "OPTIONS", "PATCH"] {
+            let answer = try stack.curl(["-X", method, stack.baseURL + "/"])
+            #expect(answer.status == 405, "\(method)")
+            #expect(answer.header("Allow") == "GET, HEAD, POST", "\(method)")
+            #expect(answer.body.contains("Not allowed here") && answer.body.contains("GET, HEAD and POST"), "\(method)")
+            #expect(answer.header("Content-Security-Policy")?.contains("default-src 'self'") == true, "\(method)")
+        }
+        #expect(try stack.get("/").status == 200)
+    }
+
+    @Test("one client over its limits gets 429 with a page that says so, while another is served at once")
+    func limits() throws {
+        let stack = try Stack()
+        // Sign-in posts: a handful, then refused (the worker's own throttle comes on top).
+        let signIns = try statuses(stack, ["-X", "POST", "--data", "email=a%40example.org&password=x&csrf=t"],
+                                   urls: Array(repeating: "/signin", count: 12))
+        #expect(signIns.count == 12)
+        #expect(signIns.filter { $0 == 429 }.count >= 5)
+        #expect(signIns.prefix(5).allSatisfy { $0 != 429 })
+        // The refusal is the site's page, with when to try again.
+        let refused = try Stack.parse(try stack.run("/usr/bin/curl", [
+            "-s", "-i", "--interface", "127.0.0.2", "-X", "POST", "--data", "email=a", "http://127.0.0.2:\(stack.port)/signin",
+        ]))
+        #expect(refused.status == 429)
+        #expect(refused.header("Retry-After") == "5")
+        #expect(refused.body.contains("Too many requests from your network in a short time."))
+        // 120 requests back to back on one connection: the burst (60, less the sign-ins above)
+        // and the rate (20 a second) let about 50 through; the rest are refused.
+        let pages = try statuses(stack, [], urls: Array(repeating: "/assets/app.css", count: 120))
+        #expect(pages.count == 120)
+        #expect(pages.filter { $0 == 200 }.count >= 40 && pages.filter { $0 == 200 }.count < 100)
+        #expect(pages.filter { $0 == 429 }.count >= 20)
+        #expect(Set(pages).isSubset(of: [200, 429]))
+        // Meanwhile another client is served.
+        #expect(try stack.get("/").status == 200)
+        #expect(try stack.get("/signin").status == 200)
+    }
+
+    @Test("the device API answers its documented JSON error, with Retry-After, when the worker is away")
+    func apiErrorsInJSON() throws {
+        let stack = try Stack()
+        #expect(try stack.stopWorker() == 0)
+        let answer = try stack.curl(["-H", "Authorization: Bearer nothing", stack.baseURL + "/api/v1/stores/1/status"])
+        #expect(answer.status == 503)
+        #expect(answer.header("Content-Type") == "application/json")
+        #expect(answer.header("Retry-After") == "5")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: String])
+        #expect(json["code"] == "unavailable" && json["message"]?.isEmpty == false)
+        // Pages still get the site's restarting page.
+        let page = try stack.get("/")
+        #expect(page.status == 502 && page.body.contains("CLup is restarting"))
+    }
+
+    @Test("the database and its WAL are its owner's alone; the worker's socket is nginx's group's alone")
+    func privateFiles() throws {
+        let stack = try Stack()
+        #expect(try stack.get("/").status == 200)  // the database in use: WAL and shared memory exist
+        for suffix in ["", "-wal", "-shm"] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: stack.database + suffix)
+            #expect((attributes[.posixPermissions] as? Int) == 0o600, "clup.sqlite\(suffix)")
+        }
+        let socket = try FileManager.default.attributesOfItem(atPath: stack.socket)
+        #expect((socket[.posixPermissions] as? Int) == 0o660)
+        #expect((socket[.groupOwnerAccountName] as? String) == Stack.nginxGroup)
+    }
+
+    @Test("the production configuration is valid nginx, with the same limits and refusals")
+    func productionConfiguration() throws {
+        let folder = NSTemporaryDirectory() + "clup-production-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let stack = try Stack()
+        _ = try stack.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=clup",
+                                                "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem"])
+        var site = try String(contentsOfFile: Stack.root + "/nginx/clup-production.conf", encoding: .utf8)
+        for rule in ["limit_req zone=clup_signin burst=5 nodelay;", "return 405;", "add_header Allow \"GET, HEAD, POST\" always;",
+                     "error_page 502 503 504 = @api_unavailable;", "client_header_timeout 10s;"] {
+            #expect(site.contains(rule), "\(rule)")
+        }
+        // Its own paths, this machine's: certificates, the checkout, ports nobody uses.
+        for (from, to) in [("/etc/letsencrypt/live/clup.example.org/fullchain.pem", folder + "/cert.pem"),
+                           ("/etc/letsencrypt/live/clup.example.org/privkey.pem", folder + "/key.pem"),
+                           ("/srv/clup/", Stack.root + "/"), ("/var/cache/nginx/clup", folder + "/cache"),
+                           ("listen [::]:80;", ""), ("listen [::]:443 ssl http2;", ""),
+                           ("listen 80;", "listen 127.0.0.1:\(try Stack.freePort());"),
+                           ("listen 443 ssl http2;", "listen 127.0.0.1:\(try Stack.freePort()) ssl http2;")] {
+            site = site.replacingOccurrences(of: from, with: to)
+        }
+        try site.write(toFile: folder + "/site.conf", atomically: true, encoding: .utf8)
+        try """
+            pid \(folder)/nginx.pid;
+            error_log \(folder)/error.log;
+            events {}
+            http {
+                include /etc/nginx/mime.types;
+                include \(folder)/site.conf;
+            }
+            """.write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
+        // `nginx -t` exits non-zero, and `run` throws, on any error in it.
+        #expect(throws: Never.self) { try stack.run(Stack.nginxBinary, ["-t", "-q", "-p", folder, "-c", folder + "/nginx.conf"]) }
+    }
+}
