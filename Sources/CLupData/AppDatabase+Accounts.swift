@@ -274,7 +274,10 @@ extension AppDatabase {
     /// Records a failure and forgets those older than an hour.
     public func recordSignInFailure(account: String, clientAddress: String, now: Date) throws {
         try write { db in
-            try SignInFailure(account: account, clientAddress: clientAddress, at: now).insert(db)
+            // Bounded whatever the caller passes: an address is at most 254 characters, a
+            // client's (IPv6 with a zone) well under 64.
+            try SignInFailure(account: String(account.prefix(254)), clientAddress: String(clientAddress.prefix(64)), at: now)
+                .insert(db)
             try SignInFailure.filter(SignInFailure.Columns.at < now - SignInThrottle.memory).deleteAll(db)
         }
     }

@@ -37,6 +37,23 @@ public struct AppDatabase: Sendable {
         try AppDatabase(DatabasePool(path: path, configuration: configuration))
     }
 
+    /// The size the WAL is cut back to (16 MB).
+    public static let walSizeLimit = 16 << 20
+
+    /// If the WAL file has grown past `walSizeLimit`, copies it into the database and truncates
+    /// it to nothing (a TRUNCATE checkpoint, which waits for readers up to the busy timeout).
+    /// Returns the WAL's size before, or nil if there was nothing to do.
+    @discardableResult
+    public func checkpointIfLarge() throws -> Int? {
+        guard let pool = writer as? DatabasePool else { return nil }
+        let wal = pool.path + "-wal"
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: wal))?[.size] as? Int,
+              size > Self.walSizeLimit
+        else { return nil }
+        try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        return size
+    }
+
     /// A fresh in-memory database for tests: a real SQLite with the same schema and pragmas.
     public static func inMemory() throws -> AppDatabase {
         try AppDatabase(DatabaseQueue(configuration: configuration))
@@ -49,6 +66,9 @@ public struct AppDatabase: Sendable {
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Each time the WAL starts over, it is cut back to this size (the disk it used under
+            // a burst is given back); `checkpointIfLarge` makes it start over.
+            try db.execute(sql: "PRAGMA journal_size_limit = \(Self.walSizeLimit)")
             // Pages read the board, not SQLite: a reader looks up a session or one customer's
             // reservations, and needs little of SQLite's page cache (2 MB each by default).
             if db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -512") }

@@ -25,7 +25,8 @@ public struct App: Sendable {
         self.views = views
         let routes = Routes()
 
-        routes.root.get(Paths.health) { _ in Self.health(database) }
+        let heartbeats = environment.heartbeats
+        routes.root.get(Paths.health) { _ in Self.health(database, heartbeats: heartbeats) }
 
         let site = routes.root.adding(.pages(database: database, views: views, logger: environment.logger))
         routes.fallback(prefix: "/", through: site)
@@ -88,14 +89,11 @@ public struct App: Sendable {
         views.errorPage(status: status, message: message)
     }
 
-    /// `/healthz`: whether the worker can read its database, as JSON for load balancers.
-    private static func health(_ database: AppDatabase) -> Response {
-        struct Health: Encodable {
-            var status: String
-            var database: String
-        }
-        let healthy = database.isHealthy()
-        return .json(Health(status: healthy ? "ok" : "error", database: healthy ? "ok" : "unavailable"),
-                     status: healthy ? 200 : 503)
+    /// `/healthz` (see `Health`).
+    private static func health(_ database: AppDatabase, heartbeats: Heartbeats) -> Response {
+        let (health, status) = Health.check(database, heartbeats: heartbeats)
+        var response = Response.json(health, status: status)
+        response.headers.append(("Cache-Control", "no-store"))
+        return response
     }
 }

@@ -13,15 +13,18 @@ public struct AppEnvironment: Sendable {
     public var settings: SiteSettings
     /// Signs and reads the tokens in reservations' QR codes, with the server's secret.
     public var tickets: TicketToken
+    /// The worker's background loops, as `/healthz` reports them.
+    public var heartbeats: Heartbeats
 
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date, logger: Logger, settings: SiteSettings,
-                tickets: TicketToken)
+                tickets: TicketToken, heartbeats: Heartbeats = Heartbeats())
     {
         self.database = database
         self.now = now
         self.logger = logger
         self.settings = settings
         self.tickets = tickets
+        self.heartbeats = heartbeats
     }
 }
 

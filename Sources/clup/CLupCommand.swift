@@ -240,11 +240,16 @@ struct Serve: ParsableCommand {
                                  maxBodySize: maxBody),
             logger: logger)
         let database = environment.database
+        let beats = environment.heartbeats
+        beats.expect("mail", every: mailInterval)
+        beats.expect("queue timer", every: 1)
+        beats.expect("notices", every: 1)
         startMailLoop(mail.delivery(database: database, logger: logger), logger: logger, interval: mailInterval,
-                      now: now)
-        startQueueLoop(database, logger: logger, interval: queueInterval, now: now)
+                      now: now, beats: beats)
+        startQueueLoop(database, logger: logger, interval: queueInterval, now: now, beats: beats)
         startNoticeLoop(database, writer: NoticeWriter(settings: settings, tickets: environment.tickets),
-                        push: PushDelivery(database: database, vapid: vapid, logger: logger), logger: logger, now: now)
+                        push: PushDelivery(database: database, vapid: vapid, logger: logger), logger: logger, now: now,
+                        beats: beats)
         server.run { request in
             let response = app.respond(cgiParams: request.params, body: request.body,
                                        bodyTooLarge: request.bodyTooLarge)
@@ -262,10 +267,11 @@ extension Serve {
 
 /// Sends the outbox from a thread of its own, so a slow mail server never holds a request.
 private func startMailLoop(_ delivery: MailDelivery, logger: Logger, interval: Double = 2,
-                           now: @escaping @Sendable () -> Date)
+                           now: @escaping @Sendable () -> Date, beats: Heartbeats)
 {
     let thread = Thread {
         while true {
+            beats.beat("mail")
             do {
                 try delivery.deliverDue(now: now())
             } catch {
@@ -282,11 +288,12 @@ private func startMailLoop(_ delivery: MailDelivery, logger: Logger, interval: D
 /// grace period ends, a booking's window closes), so calling cannot wait for a request. Every
 /// second it also picks up what other processes wrote (`clup admin`) into the store board.
 private func startQueueLoop(_ database: AppDatabase, logger: Logger, interval: Double,
-                            now: @escaping @Sendable () -> Date)
+                            now: @escaping @Sendable () -> Date, beats: Heartbeats)
 {
     let thread = Thread {
         var lastAdvance = Date.distantPast
         while true {
+            beats.beat("queue timer")
             do {
                 try database.refreshBoard()
                 if Date().timeIntervalSince(lastAdvance) >= interval {
@@ -309,13 +316,17 @@ private func startQueueLoop(_ database: AppDatabase, logger: Logger, interval: D
 }
 
 /// Turns reservation notices into messages every second, and starts sending the push messages
-/// that are due, from a thread of its own (each push is sent on a thread of its own).
+/// that are due, from a thread of its own (each push is sent on a thread of its own). It also
+/// keeps house: hourly, what the retention rules say is no longer kept; every minute, a WAL
+/// grown past its limit is checkpointed and truncated.
 private func startNoticeLoop(_ database: AppDatabase, writer: NoticeWriter, push: PushDelivery, logger: Logger,
-                             now: @escaping @Sendable () -> Date)
+                             now: @escaping @Sendable () -> Date, beats: Heartbeats)
 {
     let thread = Thread {
         var lastPurge = Date.distantPast
+        var lastCheckpoint = Date.distantPast
         while true {
+            beats.beat("notices")
             do {
                 try database.dispatchNotices(now: now(), render: writer.render)
                 try push.deliverDue(now: now())
@@ -324,6 +335,12 @@ private func startNoticeLoop(_ database: AppDatabase, writer: NoticeWriter, push
                     try database.purgeSettledPush(before: now() - 86400)
                     // What the privacy page says is no longer kept.
                     try database.purgePersonalData(now: now(), sessionLifetime: Visitor.absoluteLifetime)
+                }
+                if Date().timeIntervalSince(lastCheckpoint) > 60 {
+                    lastCheckpoint = Date()
+                    if let size = try database.checkpointIfLarge() {
+                        logger.info("the WAL had grown to \(size >> 20) MB: checkpointed and truncated")
+                    }
                 }
             } catch {
                 logger.error("notices: \(error)")

@@ -198,6 +198,16 @@ struct AccountsTests {
         #expect(try attacker.signIn(email: "ada@example.org", password: "guess").header("Retry-After") == "60")
     }
 
+    @Test("a huge address in a failed sign-in is cut to 254 characters before it is kept or shown")
+    func hugeAddress() throws {
+        let huge = String(repeating: "a", count: 100_000) + "@example.org"
+        let answer = try Browser(app).signIn(email: huge, password: "whatever it is")
+        #expect(answer.status == 401)
+        #expect(answer.body.count < 20_000)
+        let kept = try database.reader.read { db in try Int.fetchOne(db, sql: "SELECT max(length(account)) FROM signInFailure") }
+        #expect(kept == 254)
+    }
+
     @Test("throttling rules, by the numbers")
     func throttleRules() {
         let now = Fixture.wednesdayMorning

@@ -95,4 +95,26 @@ struct StartupTests {
             == "https://*.tiles.example.org")
         #expect(NginxConfig.imageOrigin(ofTileURL: "/tiles/{z}/{x}/{y}.png") == "'self'")
     }
+
+    @Test("a WAL grown past its limit is checkpointed and cut back to nothing; a small one is left alone")
+    func walTruncated() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("clup-wal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("clup.sqlite").path
+        let database = try AppDatabase.open(path: path)
+        func walSize() throws -> Int { try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? -1 }
+        #expect(try database.checkpointIfLarge() == nil)
+        // A burst: 24 MB written in one transaction. SQLite's own checkpoints copy it back into
+        // the database, but leave the file its size.
+        try database.writer.write { db in
+            try db.execute(sql: "CREATE TABLE burst (data BLOB)")
+            for _ in 0..<24 { try db.execute(sql: "INSERT INTO burst VALUES (randomblob(1048576))") }
+        }
+        #expect(try walSize() > AppDatabase.walSizeLimit)
+        let before = try #require(try database.checkpointIfLarge())
+        #expect(before > AppDatabase.walSizeLimit)
+        #expect(try walSize() == 0)
+        #expect(try database.reader.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM burst") } == 24)
+    }
 }

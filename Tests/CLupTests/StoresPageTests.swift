@@ -229,7 +229,20 @@ struct StoresPageTests {
         let response = app.get("/healthz")
         #expect(response.status == 200)
         #expect(response.header("Content-Type") == "application/json")
-        #expect(response.bodyText == #"{"database":"ok","status":"ok"}"#)
+        #expect(response.bodyText == #"{"database":"ok","disk":"ok","loops":"ok","status":"ok","writes":"ok"}"#)
+        #expect(response.header("Cache-Control") == "no-store")
+    }
+
+    @Test("/healthz reports a background loop that stopped turning")
+    func stoppedLoop() throws {
+        let beats = Heartbeats()
+        beats.expect("queue timer", every: 1)
+        #expect(beats.silent().isEmpty)
+        #expect(beats.silent(at: Date() + 29).isEmpty)
+        #expect(beats.silent(at: Date() + 31) == ["queue timer"])
+        beats.expect("mail", every: 60)  // a slow loop is given three of its turns
+        #expect(beats.silent(at: Date() + 170) == ["queue timer"])
+        #expect(beats.silent(at: Date() + 200) == ["mail", "queue timer"])
     }
 
     @Test("/healthz reports a database that cannot be read")

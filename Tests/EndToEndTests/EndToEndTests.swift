@@ -42,7 +42,7 @@ struct EndToEndTests {
         #expect(missing.body.contains("Page not found"))
         #expect(try stack.get("/?place=%FF").status == 400)
         let health = try stack.get("/healthz")
-        #expect(health.body == #"{"database":"ok","status":"ok"}"#)
+        #expect(health.body == #"{"database":"ok","disk":"ok","loops":"ok","status":"ok","writes":"ok"}"#)
     }
 
     @Test("a guest's page is served from nginx's cache for a second; a signed-in or cookie-setting one never is")

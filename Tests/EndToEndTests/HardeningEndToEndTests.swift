@@ -120,4 +120,25 @@ struct HardeningEndToEndTests {
         // `nginx -t` exits non-zero, and `run` throws, on any error in it.
         #expect(throws: Never.self) { try stack.run(Stack.nginxBinary, ["-t", "-q", "-p", folder, "-c", folder + "/nginx.conf"]) }
     }
+
+    @Test("/healthz says within about a second that another process holds the write lock, and recovers")
+    func healthUnderOutsideLock() throws {
+        let stack = try Stack()
+        #expect(try stack.get("/healthz").status == 200)
+        // Another process holds the write lock for three seconds, as a stuck writer elsewhere would.
+        let holder = try stack.launch("/usr/bin/python3", ["-c", """
+            import sqlite3, time
+            db = sqlite3.connect("\(stack.database)", isolation_level=None)
+            db.execute("BEGIN IMMEDIATE"); time.sleep(3); db.execute("ROLLBACK")
+            """])
+        Thread.sleep(forTimeInterval: 0.5)
+        let started = Date()
+        let blocked = try stack.get("/healthz")
+        #expect(Date().timeIntervalSince(started) < 2.5)
+        #expect(blocked.status == 503)
+        #expect(blocked.body.contains(#""writes":"blocked""#) && blocked.body.contains("write lock is held elsewhere"))
+        #expect(try stack.get("/").status == 200)  // pages read meanwhile
+        holder.waitUntilExit()
+        #expect(try stack.get("/healthz").status == 200)
+    }
 }

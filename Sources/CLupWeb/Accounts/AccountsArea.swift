@@ -167,7 +167,9 @@ struct AccountsArea {
     /// Throttled per address and client (`SignInThrottle`). An unknown address costs the same
     /// argon2id verification as a wrong password and gets the same answer.
     func signIn(_ context: BrowserContext) throws -> Response {
-        let email = context.form["email"]?.trimmed ?? ""
+        // No address is longer than 254 characters (RFC 5321): a longer one is cut before it
+        // is kept for throttling or written back into the page.
+        let email = String((context.form["email"]?.trimmed ?? "").prefix(254))
         let account = email.lowercased()
         let client = context.request.remoteAddress
         var page = SignInPage(email: email, next: safeNextPath(context.form["next"]))

@@ -26,7 +26,9 @@ extension Middleware where Input == RequestContext, Output == BrowserContext {
                 return response
             } catch {
                 logger.error("\(context.request.method.rawValue) \(context.request.path) failed: \(String(reflecting: error))")
-                return views.errorResponse(.internal, visitor: visitor)
+                var response = views.errorResponse(HTTPError.storage(error) ?? .internal, visitor: visitor)
+                visitor.cookies.forEach { response.setCookie($0) }
+                return response
             }
         }
     }
@@ -140,6 +142,11 @@ extension Middleware where Input == RequestContext, Output == RequestContext {
                 return response
             } catch {
                 logger.error("\(context.request.method.rawValue) \(context.request.path) failed: \(String(reflecting: error))")
+                if let storage = HTTPError.storage(error) {
+                    var response = DeviceArea.error(EntranceError(503, "unavailable", storage.message))
+                    for (name, value) in storage.headers.sorted(by: { $0.key < $1.key }) { response.headers.append((name, value)) }
+                    return response
+                }
                 return DeviceArea.error(EntranceError(500, "internal", "Something went wrong on our side. Please try again."))
             }
         }
