@@ -26,7 +26,15 @@ public struct App: Sendable {
         let routes = Routes()
 
         let heartbeats = environment.heartbeats
-        routes.root.get(Paths.health) { _ in Self.health(database, heartbeats: heartbeats) }
+        routes.root.get(Paths.health) { context in
+            // `?live`: only that this worker answers (a supervisor's probe), with no database work.
+            guard context.request.query["live"] == nil else {
+                var response = Response.json(["status": "alive"])
+                response.headers.append(("Cache-Control", "no-store"))
+                return response
+            }
+            return Self.health(database, heartbeats: heartbeats)
+        }
 
         let site = routes.root.adding(.pages(database: database, views: views, logger: environment.logger))
         routes.fallback(prefix: "/", through: site)

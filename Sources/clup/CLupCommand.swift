@@ -19,7 +19,7 @@ struct CLupCommand: ParsableCommand {
         commandName: "clup",
         abstract: "CLup — customer line-up for grocery stores.",
         subcommands: [Serve.self, Migrate.self, SeedDemo.self, SendMail.self, Admin.self, Generate.self, MeasureBoard.self,
-                      NginxConfigCommand.self]
+                      NginxConfigCommand.self, Probe.self]
     )
 }
 
@@ -250,6 +250,9 @@ struct Serve: ParsableCommand {
         startNoticeLoop(database, writer: NoticeWriter(settings: settings, tickets: environment.tickets),
                         push: PushDelivery(database: database, vapid: vapid, logger: logger), logger: logger, now: now,
                         beats: beats)
+        // Listening: systemd may count the worker started, and watch it answer from now on.
+        SystemdNotify.send("READY=1")
+        if port == nil { SystemdNotify.startWatchdog(probing: entranceSocket ?? Self.entranceSocket(for: socket)) }
         server.run { request in
             let response = app.respond(cgiParams: request.params, body: request.body,
                                        bodyTooLarge: request.bodyTooLarge)

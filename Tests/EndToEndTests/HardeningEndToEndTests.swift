@@ -141,4 +141,60 @@ struct HardeningEndToEndTests {
         holder.waitUntilExit()
         #expect(try stack.get("/healthz").status == 200)
     }
+
+    @Test("under systemd the worker says it is ready, and pings the watchdog only while it answers")
+    func systemdWatchdog() throws {
+        let stack = try Stack()
+        // A datagram socket standing in for systemd's.
+        let path = stack.directory + "/notify.sock"
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0)
+        var wait = timeval(tv_sec: 0, tv_usec: 200_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        /// What the worker said within `seconds`.
+        func messages(for seconds: Double) -> [String] {
+            var said: [String] = []
+            let deadline = Date() + seconds
+            var buffer = [UInt8](repeating: 0, count: 256)
+            while Date() < deadline {
+                let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if count > 0 { said.append(String(decoding: buffer[..<count], as: UTF8.self)) }
+            }
+            return said
+        }
+
+        let socketPath = stack.directory + "/watched.sock"
+        let worker = Process()
+        worker.executableURL = URL(fileURLWithPath: Stack.clupBinary)
+        worker.arguments = ["serve", "--database", stack.database, "--socket", socketPath, "--secret-file",
+                            stack.directory + "/secret", "--vapid-key-file", stack.directory + "/vapid-key",
+                            "--public", Stack.root + "/Public", "--mail-dir", stack.directory + "/mail"]
+        // A 1.5 s watchdog: a probe, and a ping, every half second.
+        worker.environment = ProcessInfo.processInfo.environment.merging(
+            ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "1500000"]) { $1 }
+        worker.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        worker.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try worker.run()
+        defer {
+            kill(worker.processIdentifier, SIGCONT)
+            worker.terminate()
+            worker.waitUntilExit()
+        }
+        let first = messages(for: 2.5)
+        #expect(first.first == "READY=1")
+        #expect(first.filter { $0 == "WATCHDOG=1" }.count >= 3)
+        // Hung: no pings, so systemd would kill and restart it.
+        kill(worker.processIdentifier, SIGSTOP)
+        _ = messages(for: 0.6)  // one already on its way
+        #expect(messages(for: 2).isEmpty)
+        kill(worker.processIdentifier, SIGCONT)
+        #expect(messages(for: 2).contains("WATCHDOG=1"))
+    }
 }

@@ -1,0 +1,156 @@
+import ArgumentParser
+import Foundation
+
+/// Asks a worker for `/healthz?live` over its own FastCGI socket, as nginx would, and says
+/// whether it answered in time: the liveness check a supervisor runs (`scripts/run`, the
+/// production unit's watchdog). It asks nothing of the database, so a worker waiting on a
+/// lock held elsewhere is not taken for a hung one; silence or a refused connection fails.
+struct Probe: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Ask a worker for /healthz over its FastCGI socket; exit 0 if it answers within the timeout.")
+
+    @Option(help: "The worker's unix socket (its entrance socket has threads of its own, so busy pages do not delay the answer).")
+    var socket: String
+
+    @Option(help: "Seconds to wait for the answer.")
+    var timeout: Double = 3
+
+    func run() throws {
+        switch FastCGIProbe.ask(socket: socket, path: "/healthz?live", timeout: timeout) {
+        case .answered(let status):
+            print(status)
+        case .failed(let reason):
+            print(reason)
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// A minimal FastCGI client: one GET, no body, the status read back.
+enum FastCGIProbe {
+    enum Outcome: Equatable {
+        case answered(String)
+        case failed(String)
+    }
+
+    static func ask(socket path: String, path uri: String, timeout: Double) -> Outcome {
+        let fd = Foundation.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return .failed("no socket: errno \(errno)") }
+        defer { close(fd) }
+        var seconds = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return .failed("socket path too long") }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { return .failed("cannot connect: errno \(errno)") }
+
+        let parts = uri.split(separator: "?", maxSplits: 1).map(String.init)
+        let params: [(String, String)] = [
+            ("REQUEST_METHOD", "GET"), ("REQUEST_URI", uri), ("DOCUMENT_URI", parts[0]), ("SCRIPT_NAME", parts[0]),
+            ("QUERY_STRING", parts.count > 1 ? parts[1] : ""), ("SERVER_PROTOCOL", "HTTP/1.1"), ("REMOTE_ADDR", "127.0.0.1"),
+            ("SERVER_NAME", "localhost"), ("SERVER_PORT", "0"), ("GATEWAY_INTERFACE", "CGI/1.1"),
+        ]
+        var encoded: [UInt8] = []
+        for (name, value) in params {
+            encoded += [UInt8(name.utf8.count), UInt8(value.utf8.count)] + Array(name.utf8) + Array(value.utf8)
+        }
+        var message = record(type: 1, content: [0, 1, 0, 0, 0, 0, 0, 0])  // BEGIN_REQUEST: responder, close after
+        message += record(type: 4, content: encoded) + record(type: 4, content: [])  // PARAMS, then their end
+        message += record(type: 5, content: [])  // STDIN: empty
+        guard message.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == message.count else {
+            return .failed("cannot send: errno \(errno)")
+        }
+
+        // Read records until END_REQUEST (type 3); the status is in the first STDOUT (type 6).
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        let deadline = Date() + timeout
+        while Date() < deadline {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            received += buffer[..<count]
+            if let status = status(in: received) { return .answered(status) }
+        }
+        return .failed(received.isEmpty ? "no answer within \(timeout) s" : "an incomplete answer")
+    }
+
+    private static func record(type: UInt8, content: [UInt8]) -> [UInt8] {
+        let length = content.count
+        return [1, type, 0, 1, UInt8(length >> 8), UInt8(length & 0xFF), 0, 0] + content
+    }
+
+    /// The status of a complete answer: the STDOUT records' "Status:" header, once END_REQUEST
+    /// has arrived.
+    private static func status(in bytes: [UInt8]) -> String? {
+        var index = 0
+        var output: [UInt8] = []
+        while index + 8 <= bytes.count {
+            let type = bytes[index + 1]
+            let length = Int(bytes[index + 4]) << 8 | Int(bytes[index + 5])
+            let padding = Int(bytes[index + 6])
+            guard index + 8 + length + padding <= bytes.count else { return nil }
+            if type == 6 { output += bytes[(index + 8)..<(index + 8 + length)] }
+            if type == 3 {
+                let head = String(decoding: output.prefix(200), as: UTF8.self)
+                let line = head.split(separator: "\r\n").first { $0.hasPrefix("Status:") }
+                return line.map { $0.dropFirst("Status:".count).trimmingCharacters(in: .whitespaces) } ?? "200 OK"
+            }
+            index += 8 + length + padding
+        }
+        return nil
+    }
+}
+
+/// Tells systemd how the worker is (`sd_notify`, without libsystemd): READY=1 once it listens,
+/// and — when the unit sets `WatchdogSec` — WATCHDOG=1 only while it answers a probe over its
+/// own entrance socket, so a worker that hangs stops the pings and systemd replaces it.
+enum SystemdNotify {
+    static func send(_ state: String) {
+        guard let path = ProcessInfo.processInfo.environment["NOTIFY_SOCKET"], !path.isEmpty else { return }
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        var bytes = Array(path.utf8)
+        if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }  // an abstract socket's name starts with a NUL
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
+        _ = Array(state.utf8).withUnsafeBytes { message in
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(fd, message.baseAddress, message.count, 0, $0, length)
+                }
+            }
+        }
+    }
+
+    /// With `WatchdogSec` set (systemd passes `WATCHDOG_USEC`), probes `socket` three times per
+    /// period from a thread of its own and pings systemd after each answer.
+    static func startWatchdog(probing socket: String) {
+        guard let micros = ProcessInfo.processInfo.environment["WATCHDOG_USEC"].flatMap(Double.init), micros > 0 else {
+            return
+        }
+        let period = micros / 1_000_000 / 3
+        let thread = Thread {
+            while true {
+                Thread.sleep(forTimeInterval: period)
+                if case .answered = FastCGIProbe.ask(socket: socket, path: "/healthz?live", timeout: period) {
+                    send("WATCHDOG=1")
+                }
+            }
+        }
+        thread.name = "watchdog"
+        thread.start()
+    }
+}
