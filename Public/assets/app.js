@@ -7,6 +7,10 @@
 
 (function () {
   function navigateTo(lat, lon) {
+    // Remembered for the next visit, as a place chosen in the form is by the server (which
+    // sets no cookie for a point, so guests' pages for it stay shared in nginx's cache).
+    document.cookie = "where=" + lat.toFixed(5) + ":" + lon.toFixed(5) + "; Path=/; Max-Age=31536000; SameSite=Lax"
+      + (window.location.protocol === "https:" ? "; Secure" : "");
     var params = new URLSearchParams();
     params.set("lat", lat.toFixed(5));
     params.set("lon", lon.toFixed(5));

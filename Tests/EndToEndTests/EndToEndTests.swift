@@ -55,7 +55,11 @@ struct EndToEndTests {
         #expect(again.header("X-Accel-Expires") == nil)  // for nginx only
         #expect(again.header("Content-Security-Policy")?.contains("frame-ancestors 'none'") == true)
         #expect(again.header("X-Content-Type-Options") == "nosniff")
-        // Another mode is another page.
+        // A point's page, as the benchmark's guests and links ask for it, is shared too.
+        #expect(try stack.get("/?lat=45.46420&lon=9.19000").header("X-Cache-Status") == "MISS")
+        #expect(try stack.get("/?lat=45.46420&lon=9.19000").header("X-Cache-Status") == "HIT")
+        // Another mode is another page, and so is another remembered position.
+        #expect(try stack.curl(["-H", "Cookie: where=centrale", stack.baseURL + "/"]).header("X-Cache-Status") == "MISS")
         #expect(try stack.curl(["-H", "Cookie: mode=car", stack.baseURL + "/?place=duomo"])
             .header("X-Cache-Status") == "MISS")
         // A session or kiosk cookie bypasses the cache, whatever it holds.

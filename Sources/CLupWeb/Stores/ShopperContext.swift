@@ -80,7 +80,11 @@ struct ShopperContext {
         notice = notices.isEmpty ? nil : notices.joined(separator: " ")
         positionQuery = ""
         positionQuery = FormData(pairs: positionFields).urlEncoded
-        positionChanged = notices.isEmpty && positionCookieValue != (remembered ?? settings.defaultPlace.key)
+        // A place chosen in the form is remembered here; a point (the map, the browser's
+        // position) by the page's script as it navigates. Answers to a point's address then
+        // set no cookie, so nginx can keep sharing them with every guest who asks for it.
+        positionChanged = notices.isEmpty && placeKey != nil && query["place"] != nil
+            && positionCookieValue != (remembered ?? settings.defaultPlace.key)
     }
 
     /// The position as the `where` cookie keeps it.
