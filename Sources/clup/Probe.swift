@@ -40,14 +40,7 @@ enum FastCGIProbe {
         var seconds = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return .failed("socket path too long") }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
+        guard var address = unixAddress(Array(path.utf8)) else { return .failed("socket path too long") }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
@@ -119,12 +112,9 @@ enum SystemdNotify {
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { return }
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
         var bytes = Array(path.utf8)
         if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }  // an abstract socket's name starts with a NUL
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        guard var address = unixAddress(bytes) else { return }
         let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
         _ = Array(state.utf8).withUnsafeBytes { message in
             withUnsafePointer(to: &address) {
@@ -153,4 +143,14 @@ enum SystemdNotify {
         thread.name = "watchdog"
         thread.start()
     }
+}
+
+/// A unix socket's address for `path` (its bytes, NUL-terminated by the zeroed struct); nil if
+/// the path is too long for one.
+func unixAddress(_ path: [UInt8]) -> sockaddr_un? {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    guard path.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path) }
+    return address
 }

@@ -83,9 +83,9 @@ struct DoorConsole {
         switch place {
         case .manager(let userId, _): staff = .user(userId)
         case .kiosk(let kiosk):
-            guard !form.staffName.isEmpty, form.staffName.count <= 60,
-                  !form.staffName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-            else { return try again("Give your name (at most 60 characters): the log keeps who did what.") }
+            guard !form.staffName.isEmpty, ManageArea.textProblem(form.staffName, maxLength: 60) == nil else {
+                return try again("Give your name (at most 60 characters): the log keeps who did what.")
+            }
             staff = .kiosk(id: kiosk.id, name: form.staffName)
         }
         let now = context.now

@@ -45,12 +45,18 @@ extension ManageArea {
                 return nil
             }
             if value.isEmpty && isRequired { return "This cannot be empty." }
-            if value.count > maxLength { return "Use at most \(maxLength) characters." }
-            if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-                return "Use letters, numbers and punctuation only."
-            }
-            return nil
+            return ManageArea.textProblem(value, maxLength: maxLength)
         }
+    }
+
+    /// What is wrong with a line of text staff typed (a store's name, a closure's reason, a
+    /// name at the door): too long, or holding control characters; nil if nothing.
+    static func textProblem(_ value: String, maxLength: Int) -> String? {
+        if value.count > maxLength { return "Use at most \(maxLength) characters." }
+        if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "Use letters, numbers and punctuation only."
+        }
+        return nil
     }
 
     static let editFields = [

@@ -87,14 +87,15 @@ extension ManageArea {
     }
 
     struct ClosureProblem: Error {
-        var date: String?
+        var date: String? = nil
         var reason: String?
     }
 
     /// The local day of a closure's date field, or what is wrong with the date and the reason.
     static func closureProblem(date: String, reason: String, today: Int) -> Result<Int, ClosureProblem> {
-        var problem = ClosureProblem()
-        if let day = LocalDate(text: date)?.day {
+        var problem = ClosureProblem(reason: textProblem(reason, maxLength: 100))
+        let day = LocalDate(text: date)?.day
+        if let day {
             if day < today {
                 problem.date = "Choose today or a later day."
             } else if day > today + closureHorizon {
@@ -103,14 +104,7 @@ extension ManageArea {
         } else {
             problem.date = "Enter a date, like 2026-12-25."
         }
-        if reason.count > 100 {
-            problem.reason = "Use at most 100 characters."
-        } else if reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            problem.reason = "Use letters, numbers and punctuation only."
-        }
-        guard problem.date == nil, problem.reason == nil, let day = LocalDate(text: date)?.day else {
-            return .failure(problem)
-        }
+        guard problem.date == nil, problem.reason == nil, let day else { return .failure(problem) }
         return .success(day)
     }
 

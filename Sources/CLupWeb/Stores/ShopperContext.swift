@@ -30,43 +30,37 @@ struct ShopperContext {
     init(request: Request, settings: SiteSettings, user: User? = nil) {
         var notices: [String] = []
         let query = request.query
-        position = settings.defaultPlace.position
-        positionLabel = settings.defaultPlace.name
-        placeKey = settings.defaultPlace.key
         let remembered = request.cookies[Self.positionCookie]
+        typealias Where = (position: GeoPoint, label: String, key: String?)
+        func place(_ key: String) -> Where? {
+            settings.places.first { $0.key == key }.map { ($0.position, $0.name, $0.key) }
+        }
+        func point(_ latitude: Double?, _ longitude: Double?) -> Where? {
+            guard let latitude, let longitude, let point = GeoPoint(validLatitude: latitude, longitude: longitude)
+            else { return nil }
+            return (point, "the point you chose", nil)
+        }
+        var chosen: Where = (settings.defaultPlace.position, settings.defaultPlace.name, settings.defaultPlace.key)
         if query["lat"] != nil || query["lon"] != nil {
-            if let lat = query["lat"].flatMap(Double.init), let lon = query["lon"].flatMap(Double.init),
-                let point = GeoPoint(validLatitude: lat, longitude: lon)
-            {
-                position = point
-                positionLabel = "the point you chose"
-                placeKey = nil
+            if let asked = point(query["lat"].flatMap(Double.init), query["lon"].flatMap(Double.init)) {
+                chosen = asked
             } else {
-                notices.append("That position could not be read, so distances are from \(positionLabel).")
+                notices.append("That position could not be read, so distances are from \(chosen.label).")
             }
         } else if let key = query["place"] {
-            if let place = settings.places.first(where: { $0.key == key }) {
-                position = place.position
-                positionLabel = place.name
-                placeKey = place.key
+            if let asked = place(key) {
+                chosen = asked
             } else {
-                notices.append("That place is not one we know, so distances are from \(positionLabel).")
+                notices.append("That place is not one we know, so distances are from \(chosen.label).")
             }
         } else if let remembered {
             // No position asked for: the last one chosen (a bad cookie is quietly ignored).
-            if let place = settings.places.first(where: { $0.key == remembered }) {
-                position = place.position
-                positionLabel = place.name
-                placeKey = place.key
-            } else if case let parts = remembered.split(separator: ":"), parts.count == 2,
-                      let lat = Double(parts[0]), let lon = Double(parts[1]),
-                      let point = GeoPoint(validLatitude: lat, longitude: lon)
-            {
-                position = point
-                positionLabel = "the point you chose"
-                placeKey = nil
+            let parts = remembered.split(separator: ":")
+            if let kept = place(remembered) ?? (parts.count == 2 ? point(Double(parts[0]), Double(parts[1])) : nil) {
+                chosen = kept
             }
         }
+        (position, positionLabel, placeKey) = chosen
         mode = request.cookies[Self.modeCookie].flatMap(TravelMode.init(rawValue:)) ?? user?.travelMode ?? .walking
         modeChanged = false
         if let requested = query["mode"] {
