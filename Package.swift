@@ -8,9 +8,10 @@ import PackageDescription
 //   CLupData       AppDatabase, migrations, records: CLupDomain, CLupSupport, GRDB
 //   CLupJobs       mail and push delivery from the outboxes: CLupData, CLupSupport, swift-crypto
 //   CLupPaths      the table of every address: nothing
-//   CLupTemplates  typed HTML templates over page models (Templates/): CLupPaths
+//   CLupText       what people read, in English and Italian (catalogues, `tr`): nothing
+//   CLupTemplates  typed HTML templates over page models (Templates/): CLupPaths, CLupText
 //   CLupWeb        Request → Response: areas, routes, guards, page models built from data:
-//                  CLupDomain, CLupSupport, CLupData, CLupPaths, CLupTemplates
+//                  CLupDomain, CLupSupport, CLupData, CLupPaths, CLupText, CLupTemplates
 //   FastCGI        transport only: nothing of ours
 //   clup           the executable: wiring and commands
 let package = Package(
@@ -54,11 +55,12 @@ let package = Package(
             ]
         ),
         .target(name: "CLupPaths"),
-        .target(name: "CLupTemplates", dependencies: ["CLupPaths"], path: "Templates"),
+        .target(name: "CLupText"),
+        .target(name: "CLupTemplates", dependencies: ["CLupPaths", "CLupText"], path: "Templates"),
         .target(
             name: "CLupWeb",
             dependencies: [
-                "CLupDomain", "CLupSupport", "CLupData", "CLupPaths", "CLupTemplates",
+                "CLupDomain", "CLupSupport", "CLupData", "CLupPaths", "CLupText", "CLupTemplates",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -67,7 +69,7 @@ let package = Package(
         .executableTarget(
             name: "clup",
             dependencies: [
-                "CLupDomain", "CLupSupport", "CLupData", "CLupJobs", "CLupWeb", "FastCGI", "CMalloc",
+                "CLupDomain", "CLupSupport", "CLupData", "CLupJobs", "CLupText", "CLupWeb", "FastCGI", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -78,13 +80,13 @@ let package = Package(
         .testTarget(
             name: "CLupTests",
             dependencies: [
-                "CLupDomain", "CLupSupport", "CLupData", "CLupJobs", "CLupPaths", "CLupTemplates", "CLupWeb",
+                "CLupDomain", "CLupSupport", "CLupData", "CLupJobs", "CLupPaths", "CLupText", "CLupTemplates", "CLupWeb",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["CLupDomain", "CLupSupport", "CLupData", "CLupWeb"]
+            dependencies: ["CLupDomain", "CLupSupport", "CLupData", "CLupText", "CLupWeb"]
         ),
     ]
 )

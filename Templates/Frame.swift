@@ -1,4 +1,5 @@
 import CLupPaths
+import CLupText
 import Synchronization
 
 /// A page of the site: a model that renders itself inside the frame every page shares.
@@ -51,6 +52,8 @@ public struct Frame: Sendable {
     /// The signed-in customer's active reservation, shown at the top of shopper pages so the
     /// code is one tap away at the door (RASD UC9).
     public var activeTicket: ActiveTicket?
+    /// The address of the page (path and query), for the language switch to come back to.
+    public var path = "/"
     /// Whether the page rendered in this frame wrote the CSRF field (a form that POSTs).
     private let csrfWritten = CSRFUse()
 
@@ -85,9 +88,9 @@ public struct Frame: Sendable {
 
     private func ticketBanner(_ ticket: ActiveTicket) -> HTML {
         """
-        <aside class="active-ticket\(if: ticket.urgent, " urgent")" aria-label="Your reservation">
-          <p><strong>\(ticket.storeName) · No. \(ticket.number)</strong> <span>\(ticket.headline)</span></p>
-          <a class="button" href="\(ticket.href)">Show code</a>
+        <aside class="active-ticket\(if: ticket.urgent, " urgent")" aria-label="\(tr("frame.yourReservation"))">
+          <p><strong>\(ticket.storeName) · \(tr("ticket.numberShort", ["number": String(ticket.number)]))</strong> <span>\(ticket.headline)</span></p>
+          <a class="button" href="\(ticket.href)">\(tr("frame.showCode"))</a>
         </aside>
         """
     }
@@ -100,7 +103,7 @@ public struct Frame: Sendable {
     public func site(head: HTML = .empty, _ content: HTML) -> HTML {
         var html: HTML = """
             <!doctype html>
-            <html lang="en">
+            <html lang="\(Language.current.rawValue)">
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -114,12 +117,12 @@ public struct Frame: Sendable {
             \(head)
             </head>
             <body>
-            <a class="skip" href="#main">Skip to content</a>
+            <a class="skip" href="#main">\(tr("frame.skip"))</a>
             <header class="site-header">
               <a class="brand" href="\(Paths.home())"><img src="\(icon)" alt="" width="28" height="28"> CLup</a>
-              <nav aria-label="Main">
-                <a href="\(Paths.home())"\(current(.stores))>Stores</a>
-                \(if: isManager, "<a href=\"\(Paths.manage())\"\(current(.manage))>Manage</a>")
+              <nav aria-label="\(tr("frame.mainNav"))">
+                <a href="\(Paths.home())"\(current(.stores))>\(tr("nav.stores"))</a>
+                \(if: isManager, "<a href=\"\(Paths.manage())\"\(current(.manage))>\(tr("nav.manage"))</a>")
                 \(userName == nil ? signInLink : signedInLinks)
               </nav>
             </header>
@@ -135,9 +138,10 @@ public struct Frame: Sendable {
 
             </main>
             <footer class="site-footer">
-              <p>CLup — line up for your grocery store from home, and walk in when it is your turn.</p>
-              <p><a href="\(Paths.privacy())">Privacy</a></p>
+              <p>\(tr("frame.tagline"))</p>
+              <p><a href="\(Paths.privacy())">\(tr("nav.privacy"))</a> · \(languageSwitch)</p>
             </footer>
+            \(scriptTexts)
             <script src="\(script)" defer></script>
             </body>
             </html>
@@ -145,21 +149,83 @@ public struct Frame: Sendable {
         return html
     }
 
-    private var signInLink: HTML { "<a href=\"\(Paths.signIn())\">Sign in</a>" }
+    private var signInLink: HTML { "<a href=\"\(Paths.signIn())\">\(tr("nav.signIn"))</a>" }
+
+    /// Links to this page in each other language; the choice is remembered on the device.
+    private var languageSwitch: HTML {
+        HTML.joined(Language.allCases.filter { $0 != Language.current }.map { language in
+            return "<a class=\"language\" href=\"\(language.switchPath(query: "back=" + Self.queryEncoded(path)))\" lang=\"\(language.rawValue)\" hreflang=\"\(language.rawValue)\">\(language.autonym)</a>"
+        })
+    }
+
+    /// `text` percent-encoded for a query value.
+    static func queryEncoded(_ text: String) -> String {
+        var encoded = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"), UInt8(ascii: "/"):
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                encoded += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
+            }
+        }
+        return encoded
+    }
+
+    /// The texts the page's script shows (geolocation, notifications, the scanner), in the
+    /// page's language: data, not code, so the content security policy allows it.
+    private var scriptTexts: HTML { Self.scriptTexts[Language.current] ?? .empty }
+
+    /// Written once per language.
+    private static let scriptTexts: [Language: HTML] = Dictionary(uniqueKeysWithValues: Language.allCases.map { language in
+        let keys = ["js.locating", "js.locationOff", "js.locationFailed", "js.wait", "js.storePin", "js.newAt",
+                    "js.notificationsOn", "js.notificationsBlocked", "js.asking", "js.notificationsFailed",
+                    "js.ready", "js.scanPrompt", "js.noAnswer", "js.scanFailed", "js.useCamera", "js.stopCamera",
+                    "js.noCamera"]
+        let json = Language.$current.withValue(language) {
+            "{" + keys.map { "\"" + $0 + "\":" + jsonString(tr($0)) }.joined(separator: ",") + "}"
+        }
+        return (language, "<script type=\"application/json\" id=\"clup-texts\">\(HTML(unescaped: json))</script>")
+    })
+
+    /// `text` as a JSON string that is also safe inside a script element.
+    static func jsonString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "<": out += "\\u003c"
+            case ">": out += "\\u003e"
+            case "&": out += "\\u0026"
+            case "\n": out += "\\n"
+            default:
+                if scalar.value < 0x20 {
+                    out += "\\u00" + (scalar.value < 16 ? "0" : "") + String(scalar.value, radix: 16)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
 
     private var signedInLinks: HTML {
         """
-        <a href="\(Paths.reservations())"\(current(.reservations))>My reservations</a>
-            <a href="\(Paths.account())"\(current(.account))>Account</a>
-            <form class="inline" method="post" action="\(Paths.signOut())">\(csrfField)<button type="submit" class="link">Sign out</button></form>
+        <a href="\(Paths.reservations())"\(current(.reservations))>\(tr("nav.reservations"))</a>
+            <a href="\(Paths.account())"\(current(.account))>\(tr("nav.account"))</a>
+            <form class="inline" method="post" action="\(Paths.signOut())">\(csrfField)<button type="submit" class="link">\(tr("nav.signOut"))</button></form>
         """
     }
 
     private var confirmBanner: HTML {
         """
         <div class="banner" role="status">
-          <p>Please confirm your email address to line up or book. We sent you a link.</p>
-          <form class="inline" method="post" action="\(Paths.resendConfirmation())">\(csrfField)<button type="submit" class="link">Send it again</button></form>
+          <p>\(tr("frame.confirmBanner"))</p>
+          <form class="inline" method="post" action="\(Paths.resendConfirmation())">\(csrfField)<button type="submit" class="link">\(tr("frame.sendAgain"))</button></form>
         </div>
         """
     }
@@ -170,12 +236,12 @@ public struct Frame: Sendable {
     public func kiosk(storeName: String?, head: HTML = .empty, isMenu: Bool = false, _ content: HTML) -> HTML {
         """
         <!doctype html>
-        <html lang="en">
+        <html lang="\(Language.current.rawValue)">
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="robots" content="noindex">
-        <title>\(title) · CLup kiosk</title>
+        <title>\(title) · \(tr("kiosk.titleSuffix"))</title>
         <link rel="icon" href="\(icon)" type="image/svg+xml">
         <link rel="stylesheet" href="\(stylesheet)">
         \(head)
@@ -184,15 +250,27 @@ public struct Frame: Sendable {
         <header class="kiosk-header no-print">
           <span class="brand"><img src="\(icon)" alt="" width="28" height="28"> CLup</span>
           <span class="kiosk-store">\(storeName ?? "")</span>
-          \(if: storeName != nil && !isMenu, "<a class=\"kiosk-menu-link\" href=\"\(Paths.kiosk())\">Kiosk menu</a>")
+          \(if: storeName != nil && !isMenu, "<a class=\"kiosk-menu-link\" href=\"\(Paths.kiosk())\">\(tr("kiosk.menuLink"))</a>")
+          \(languageSwitch)
         </header>
         <main id="main">
         \(content)
         </main>
+        \(scriptTexts)
         <script src="\(script)" defer></script>
         </body>
         </html>
         """
+    }
+}
+
+extension Language {
+    /// The address that switches the pages to this language.
+    public var switchPath: FixedPath {
+        switch self {
+        case .en: Paths.english
+        case .it: Paths.italian
+        }
     }
 }
 

@@ -6,6 +6,16 @@
 "use strict";
 
 (function () {
+  // The page's texts for this script, in its language (a JSON block the server writes).
+  var texts = null;
+  function text(key) {
+    if (texts === null) {
+      var block = document.getElementById("clup-texts");
+      try { texts = block ? JSON.parse(block.textContent) : {}; } catch (error) { texts = {}; }
+    }
+    return texts[key] || key;
+  }
+
   function navigateTo(lat, lon) {
     // Remembered for the next visit, as a place chosen in the form is by the server (which
     // sets no cookie for a point, so guests' pages for it stay shared in nginx's cache).
@@ -25,13 +35,13 @@
     button.hidden = false;
     button.addEventListener("click", function () {
       status.hidden = false;
-      status.textContent = "Finding your position…";
+      status.textContent = text("js.locating");
       navigator.geolocation.getCurrentPosition(
         function (position) { navigateTo(position.coords.latitude, position.coords.longitude); },
         function (error) {
           status.textContent = error.code === 1
-            ? "Location is turned off for this site. Choose a place from the list instead."
-            : "Your position could not be found. Choose a place from the list instead.";
+            ? text("js.locationOff")
+            : text("js.locationFailed");
         },
         { enableHighAccuracy: false, timeout: 10000, maximumAge: 300000 }
       );
@@ -70,7 +80,7 @@
       link.href = item.dataset.href;
       link.textContent = item.dataset.name;
       var wait = document.createElement("div");
-      wait.textContent = "Wait: " + item.dataset.wait;
+      wait.textContent = text("js.wait").replace("{wait}", item.dataset.wait);
       popup.appendChild(link);
       popup.appendChild(wait);
       marker.bindPopup(popup);
@@ -100,7 +110,7 @@
     function place(point, fill) {
       if (!pin) {
         pin = L.marker(point, {
-          draggable: true, title: "The store", icon: L.divIcon({ className: "map-pin-icon", html: "<span class=\"map-pin\"></span>", iconSize: [22, 22], iconAnchor: [11, 26] })
+          draggable: true, title: text("js.storePin"), icon: L.divIcon({ className: "map-pin-icon", html: "<span class=\"map-pin\"></span>", iconSize: [22, 22], iconAnchor: [11, 26] })
         }).addTo(map);
         pin.on("dragend", function () { place(pin.getLatLng().wrap(), true); });
       } else {
@@ -137,7 +147,7 @@
     var timer = null;
 
     function announce(data) {
-      banner.textContent = "New at " + data.asOf + ": " + data.headline + ".";
+      banner.textContent = text("js.newAt").replace("{time}", data.asOf).replace("{headline}", data.headline);
       banner.className = "ticket-alert alert-" + data.status;
       banner.hidden = false;
       document.title = "● " + data.headline + " · CLup";
@@ -248,18 +258,18 @@
           offer.hidden = false;
           if (existing && Notification.permission === "granted") {
             button.hidden = true;
-            state.textContent = "Notifications are on for this device.";
+            state.textContent = text("js.notificationsOn");
             send(offer.dataset.pushOffer, existing).catch(function () {});
             return;
           }
           if (Notification.permission === "denied") {
             button.hidden = true;
-            state.textContent = "Notifications are blocked for this site in your browser's settings.";
+            state.textContent = text("js.notificationsBlocked");
             return;
           }
           button.addEventListener("click", function () {
             button.disabled = true;
-            state.textContent = "Asking your browser…";
+            state.textContent = text("js.asking");
             Notification.requestPermission()
               .then(function (permission) {
                 if (permission !== "granted") throw new Error("not allowed");
@@ -270,11 +280,11 @@
               .then(function (subscription) { return send(offer.dataset.pushOffer, subscription); })
               .then(function () {
                 button.hidden = true;
-                state.textContent = "Notifications are on for this device.";
+                state.textContent = text("js.notificationsOn");
               })
               .catch(function () {
                 button.disabled = false;
-                state.textContent = "Notifications could not be turned on; we will email you instead.";
+                state.textContent = text("js.notificationsFailed");
               });
           });
         });
@@ -347,8 +357,8 @@
       window.clearTimeout(clearTimer);
       clearTimer = window.setTimeout(function () {
         result.className = "scan-result";
-        result.querySelector("[data-field=headline]").textContent = "Ready";
-        result.querySelector("[data-field=message]").textContent = "Scan a ticket's QR code.";
+        result.querySelector("[data-field=headline]").textContent = text("js.ready");
+        result.querySelector("[data-field=message]").textContent = text("js.scanPrompt");
       }, 6000);
     }
 
@@ -370,7 +380,7 @@
         })
         .then(show)
         .catch(function () {
-          show({ result: "refused", headline: "NO ANSWER", message: "The scan did not reach CLup. Scan again; if it keeps failing, reload this page." });
+          show({ result: "refused", headline: text("js.noAnswer"), message: text("js.scanFailed") });
         })
         .then(function () { busy = false; input.value = ""; keepFocus(); });
     }
@@ -399,7 +409,7 @@
           stream.getTracks().forEach(function (track) { track.stop(); });
           stream = null;
           video.hidden = true;
-          toggle.textContent = "Use the camera";
+          toggle.textContent = text("js.useCamera");
           return;
         }
         navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" } })
@@ -407,11 +417,11 @@
             stream = media;
             video.srcObject = media;
             video.hidden = false;
-            toggle.textContent = "Stop the camera";
+            toggle.textContent = text("js.stopCamera");
             return video.play();
           })
           .then(scanFrame)
-          .catch(function () { toggle.textContent = "Camera not available"; });
+          .catch(function () { toggle.textContent = text("js.noCamera"); });
       });
     }
     keepFocus();

@@ -27,6 +27,8 @@ public struct User: Codable, Sendable, Identifiable, Equatable, FetchableRecord,
     /// nothing else would reach them).
     public var notifyEmail: Bool
     public var notifyPush: Bool
+    /// The language emails and notifications are written in ("en", "it").
+    public var language: String
 
     public static let databaseTableName = "user"
 
@@ -48,6 +50,7 @@ struct NewUser: Codable, Sendable, PersistableRecord {
     var travelMode: TravelMode
     var loyaltyOptIn: Bool
     var createdAt: Date
+    var language: String
 
     static let databaseTableName = User.databaseTableName
 }

@@ -27,15 +27,15 @@ extension AppDatabase {
     /// Creates an account and, in the same transaction, the confirmation link and its email,
     /// so an account never exists without a way to confirm it.
     public func createUser(
-        email: String, displayName: String, passwordHash: String, role: Role = .customer, now: Date,
-        confirmation: (token: String, mail: (User) -> NewOutboxMessage)?
+        email: String, displayName: String, passwordHash: String, role: Role = .customer, language: String = "en",
+        now: Date, confirmation: (token: String, mail: (User) -> NewOutboxMessage)?
     ) throws -> User {
         do {
             return try write { db in
                 let user = try NewUser(
                     email: email, displayName: displayName, passwordHash: passwordHash, role: role,
                     emailConfirmedAt: confirmation == nil ? now : nil, travelMode: .walking, loyaltyOptIn: false,
-                    createdAt: now
+                    createdAt: now, language: language
                 ).insertAndFetch(db, as: User.self)
                 if let confirmation {
                     try Self.issueToken(confirmation.token, purpose: .confirm, userId: user.id, now: now, db)
@@ -53,12 +53,14 @@ extension AppDatabase {
         try reader.read { db in try User.filter(User.Columns.email == email).fetchOne(db) }
     }
 
-    public func updateProfile(userId: Int64, displayName: String, travelMode: TravelMode, loyaltyOptIn: Bool) throws {
+    public func updateProfile(userId: Int64, displayName: String, travelMode: TravelMode, loyaltyOptIn: Bool,
+                              language: String? = nil) throws {
         try write { db in
             guard var user = try User.fetchOne(db, id: userId) else { throw AccountError.noSuchUser }
             user.displayName = displayName
             user.travelMode = travelMode
             user.loyaltyOptIn = loyaltyOptIn
+            if let language { user.language = language }
             try user.update(db)
         }
     }

@@ -52,7 +52,13 @@ public struct DoorLogEntry: Sendable, Equatable {
     public var number: Int?
     public var reason: String
     public var outcome: String
-    public var staff: String?
+    /// Who acted: a manager's name, or the name staff gave at a kiosk with the kiosk's label.
+    public var staff: Staff?
+
+    public enum Staff: Sendable, Equatable {
+        case user(String)
+        case atKiosk(name: String, kiosk: String)
+    }
 }
 
 /// What became of a door action. Only `.done` changed anything.
@@ -150,15 +156,20 @@ extension AppDatabase {
     /// The store's latest door actions and refused scans, newest first.
     public func doorLog(storeId: Int64, limit: Int = 30) throws -> [DoorLogEntry] {
         try reader.read { db in
-            // Staff at a kiosk read "Gianni at Entrance left".
             try Row.fetchAll(db, sql: """
-                SELECT d.at, d.action, d.number, d.reason, d.outcome,
-                       COALESCE(u.displayName, d.staffName || ' at ' || k.label) FROM doorAction d
+                SELECT d.at, d.action, d.number, d.reason, d.outcome, u.displayName, d.staffName, k.label FROM doorAction d
                 LEFT JOIN user u ON u.id = d.userId LEFT JOIN kiosk k ON k.id = d.kioskId
                 WHERE d.storeId = ? ORDER BY d.at DESC, d.id DESC LIMIT ?
                 """, arguments: [storeId, limit]).compactMap { row in
-                DoorAction.Kind(rawValue: row[1]).map {
-                    DoorLogEntry(at: row[0], kind: $0, number: row[2], reason: row[3], outcome: row[4], staff: row[5])
+                let staff: DoorLogEntry.Staff? = if let name: String = row[5] {
+                    .user(name)
+                } else if let name: String = row[6] {
+                    .atKiosk(name: name, kiosk: row[7] ?? "")
+                } else {
+                    nil
+                }
+                return DoorAction.Kind(rawValue: row[1]).map {
+                    DoorLogEntry(at: row[0], kind: $0, number: row[2], reason: row[3], outcome: row[4], staff: staff)
                 }
             }
         }

@@ -413,6 +413,12 @@ extension AppDatabase {
             }
         }
 
+        migrator.registerMigration("v13: the language of an account's emails and notifications") { db in
+            try db.alter(table: "user") { t in
+                t.add(column: "language", .text).notNull().defaults(to: "en").check { ["en", "it"].contains($0) }
+            }
+        }
+
         return migrator
     }
 }

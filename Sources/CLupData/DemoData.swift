@@ -53,11 +53,12 @@ public enum DemoData {
         Site(name: "SuperSpesa De Angeli", address: "Piazza Wagner 3, 20145 Milano", latitude: 45.4681, longitude: 9.1565),
     ]
 
+    /// Named as the Milanese stores name them: a store's departments are its own words.
     static let departments: [(name: String, minutes: Int)] = [
-        ("Fruit & vegetables", 8), ("Bakery", 5), ("Dairy & eggs", 4), ("Pasta, rice & pantry", 7),
-        ("Butcher", 8), ("Deli & cheese", 10), ("Frozen food", 5), ("Drinks", 5), ("Fish counter", 8),
-        ("Household & cleaning", 6), ("Personal care", 6), ("Wine & spirits", 6), ("Organic & health", 6),
-        ("Baby", 5), ("Pet food", 4), ("Ready meals", 5),
+        ("Frutta e verdura", 8), ("Panetteria", 5), ("Latticini e uova", 4), ("Pasta, riso e dispensa", 7),
+        ("Macelleria", 8), ("Salumi e formaggi", 10), ("Surgelati", 5), ("Bevande", 5), ("Pescheria", 8),
+        ("Casa e pulizia", 6), ("Cura della persona", 6), ("Vini e liquori", 6), ("Bio e salute", 6),
+        ("Infanzia", 5), ("Animali", 4), ("Piatti pronti", 5),
     ]
 
     /// Hour patterns: `index` picks one so neighbouring stores differ.

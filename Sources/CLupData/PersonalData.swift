@@ -18,6 +18,7 @@ public struct PersonalData: Encodable, Sendable {
         var loyalCustomerOptIn: Bool
         var notifyByEmail: Bool
         var notifyOnDevices: Bool
+        var language: String
     }
 
     public struct Session: Encodable, Sendable {
@@ -97,7 +98,8 @@ extension AppDatabase {
             let account = PersonalData.Account(
                 email: user.email, name: user.displayName, role: user.role.rawValue, createdAt: user.createdAt,
                 emailConfirmedAt: user.emailConfirmedAt, usualTravelMode: user.travelMode.rawValue,
-                loyalCustomerOptIn: user.loyaltyOptIn, notifyByEmail: user.notifyEmail, notifyOnDevices: user.notifyPush)
+                loyalCustomerOptIn: user.loyaltyOptIn, notifyByEmail: user.notifyEmail, notifyOnDevices: user.notifyPush,
+                language: user.language)
             let sessions = try Row.fetchAll(db, sql: """
                 SELECT createdAt, lastSeenAt FROM session WHERE userId = ? ORDER BY createdAt
                 """, arguments: [userId]).map { PersonalData.Session(signedInAt: $0[0], lastSeenAt: $0[1]) }

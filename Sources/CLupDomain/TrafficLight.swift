@@ -17,17 +17,6 @@ public enum TrafficLight: String, Sendable, Equatable {
     /// Why the light shows what it shows, in words a shopper reads at a glance.
     public enum Reason: Sendable, Equatable {
         case shortWait, mediumWait, longWait, closed, closingSoon, full
-
-        public var text: String {
-            switch self {
-            case .shortWait: "Short wait"
-            case .mediumWait: "Wait 1–2 h"
-            case .longWait: "Wait over 2 h"
-            case .closed: "Closed"
-            case .closingSoon: "Closing soon"
-            case .full: "Not taking tickets"
-            }
-        }
     }
 
     /// The light and its reason for a store in `openState` where a new ticket would wait `wait`

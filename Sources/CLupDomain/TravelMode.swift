@@ -6,23 +6,6 @@ public enum TravelMode: String, Sendable, CaseIterable, Codable {
     case car
     case transit
 
-    public var label: String {
-        switch self {
-        case .walking: "On foot"
-        case .car: "Car"
-        case .transit: "Public transport"
-        }
-    }
-
-    /// "on foot", "by car": completes "12 min …".
-    public var phrase: String {
-        switch self {
-        case .walking: "on foot"
-        case .car: "by car"
-        case .transit: "by public transport"
-        }
-    }
-
     /// Travel time without a routing service (none is reachable offline): the straight-line
     /// distance lengthened by a detour factor for city streets, covered at a typical urban
     /// speed, plus a fixed overhead (parking; walking to the stop and waiting).

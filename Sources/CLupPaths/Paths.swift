@@ -18,6 +18,8 @@ public enum Paths {
     public static let signOutEverywhere = FixedPath("/signout/everywhere")
     public static let confirm = FixedPath("/confirm")
     public static let resendConfirmation = FixedPath("/confirm/resend")
+    /// Where an account not yet confirmed is sent when it tries to reserve (`?next=` the page).
+    public static let confirmFirst = FixedPath("/confirm/first")
     public static let forgot = FixedPath("/forgot")
     public static let reset = FixedPath("/reset")
     public static let account = FixedPath("/account")
@@ -32,6 +34,10 @@ public enum Paths {
     public static let accountData = FixedPath("/account/data")
     /// What CLup stores about people, why, for how long and who sees it.
     public static let privacy = FixedPath("/privacy")
+    /// Switches the pages' language to the one the path names (`/it?back=/stores/3`) and
+    /// remembers it in a cookie.
+    public static let english = FixedPath("/en")
+    public static let italian = FixedPath("/it")
 
     // Reservations: the wizard, tickets, my reservations
     public static let reserve = IdPath("/stores/{id}/reserve")
@@ -86,9 +92,9 @@ public enum Paths {
 
     /// Every routed path, for the round-trip test.
     public static let all: [any RoutePath] = [
-        home, store, storeStats, health, signUp, signIn, signOut, signOutEverywhere, confirm, resendConfirmation, forgot, reset,
+        home, store, storeStats, health, signUp, signIn, signOut, signOutEverywhere, confirm, resendConfirmation, forgot, reset, confirmFirst,
         account, accountProfile, accountPassword, accountDelete, accountNotifications, accountPush, accountPushRemove,
-        accountData, privacy,
+        accountData, privacy, english, italian,
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketConfirm,
         bookingReply, manage, manageStore, manageNewStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreEdit, manageStoreHours,

@@ -83,22 +83,32 @@ public struct PasswordHasher: Sendable {
     /// an unknown address takes as long to refuse as a wrong password.
     public static let decoy: String = PasswordHasher().hash(Secrets.token())
 
+    /// Why a password is not acceptable (the pages word it in the reader's language).
+    public enum Weakness: Sendable, Equatable {
+        case tooShort(minimum: Int)
+        case tooLong(maximum: Int)
+        /// Among the most common passwords, tried first by attackers.
+        case common
+        /// Two different characters or fewer.
+        case repetitive
+        /// Contains the account's email address or is its name.
+        case personal
+    }
+
     /// Why `password` is not acceptable, or nil if it is.
-    public static func weakness(of password: String, email: String = "", displayName: String = "") -> String? {
+    public static func weakness(of password: String, email: String = "", displayName: String = "") -> Weakness? {
         let length = password.count
-        if length < minimumLength { return "Use at least \(minimumLength) characters." }
-        if length > maximumLength { return "Use at most \(maximumLength) characters." }
+        if length < minimumLength { return .tooShort(minimum: minimumLength) }
+        if length > maximumLength { return .tooLong(maximum: maximumLength) }
         let folded = password.lowercased()
-        if CommonPasswords.contains(folded) {
-            return "That password is one of the most common and is tried first by attackers. Please choose another."
-        }
-        if Set(folded).count <= 2 { return "That password repeats too few characters. Please choose another." }
+        if CommonPasswords.contains(folded) { return .common }
+        if Set(folded).count <= 2 { return .repetitive }
         let address = email.lowercased()
         let local = address.split(separator: "@").first.map(String.init) ?? ""
         if !address.isEmpty && folded.contains(address) || local.count >= 4 && folded.contains(local)
             || folded == displayName.lowercased()
         {
-            return "Your password should not contain your email address or name."
+            return .personal
         }
         return nil
     }

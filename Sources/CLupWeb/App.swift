@@ -1,6 +1,7 @@
 import CLupData
 import CLupPaths
 import Foundation
+import CLupText
 import Logging
 
 /// CLup as a function from `Request` to `Response`. It knows nothing of FastCGI, so tests call
@@ -62,6 +63,10 @@ public struct App: Sendable {
     /// whose prefix the path is under. Errors are answered by the groups' middleware; one that
     /// escapes them is logged and becomes a generic 500.
     public func respond(to request: Request) -> Response {
+        Language.$current.withValue(request.language) { answer(request) }
+    }
+
+    private func answer(_ request: Request) -> Response {
         var context = RequestContext(request: request, parameters: [:], now: environment.now())
         do {
             let (entry, parameters) = try router.match(method: request.method, path: request.path)
@@ -83,12 +88,19 @@ public struct App: Sendable {
 
     /// The transport's entry point: a body over the limit is refused before anything is parsed.
     public func respond(cgiParams: [String: [UInt8]], body: [UInt8], bodyTooLarge: Bool) -> Response {
-        if bodyTooLarge { return views.errorResponse(.payloadTooLarge, visitor: .anonymous) }
+        let request: Request
         do {
-            return respond(to: try Request(cgiParams: cgiParams, body: body))
+            request = try Request(cgiParams: cgiParams, body: body)
         } catch {
-            return views.errorResponse(error, visitor: .anonymous)
+            let language = Request.language(cookieHeader: cgiParams["HTTP_COOKIE"], acceptLanguage: cgiParams["HTTP_ACCEPT_LANGUAGE"])
+            return Language.$current.withValue(language) { views.errorResponse(error, visitor: .anonymous) }
         }
+        if bodyTooLarge {
+            return Language.$current.withValue(request.language) {
+                views.errorResponse(.payloadTooLarge, visitor: .anonymous)
+            }
+        }
+        return respond(to: request)
     }
 
     /// The HTML of an error page, for the static pages nginx serves when the worker cannot

@@ -1,5 +1,6 @@
 import CLupData
 import CLupDomain
+import CLupText
 /// Decoded `application/x-www-form-urlencoded` pairs, from a query string or a form body, in
 /// the order sent. A key may repeat (checkboxes); `first` and `all` say which is meant.
 public struct FormData: Sendable, Equatable {
@@ -56,7 +57,7 @@ public struct FormData: Sendable, Equatable {
                 let high = input.index(after: index)
                 guard high != input.endIndex, input.index(after: high) != input.endIndex,
                     let h = hexValue(input[high]), let l = hexValue(input[input.index(after: high)])
-                else { throw .badRequest("The address or form contains a malformed %-escape.") }
+                else { throw .badRequest(tr("error.percent")) }
                 bytes.append(h << 4 | l)
                 index = input.index(after: high)
             default:
@@ -65,7 +66,7 @@ public struct FormData: Sendable, Equatable {
             index = input.index(after: index)
         }
         guard let string = String(validating: bytes, as: UTF8.self) else {
-            throw .badRequest("The address or form contains text that is not valid UTF-8.")
+            throw .badRequest(tr("error.utf8"))
         }
         return string
     }

@@ -1,6 +1,7 @@
 import CLupData
 import CLupDomain
 import Foundation
+import CLupText
 
 /// How numbers and times are written on pages: short, unambiguous, 24-hour clock.
 enum Formatting {
@@ -8,7 +9,7 @@ enum Formatting {
     static func distance(metres: Double) -> String {
         if metres < 950 { return "\(Int((metres / 50).rounded()) * 50) m" }
         let kilometres = metres / 1000
-        if kilometres < 10 { return NumberText.fixed(kilometres, digits: 1) + " km" }
+        if kilometres < 10 { return Numbers.decimal(NumberText.fixed(kilometres, digits: 1)) + " km" }
         return "\(Int(kilometres.rounded())) km"
     }
 
@@ -24,8 +25,8 @@ enum Formatting {
     /// "under 1 min" or an approximate duration: it reads after a label ("Wait under 1 min",
     /// "Estimated wait: about 25 min", "wait about 25 min").
     static func wait(_ interval: TimeInterval?) -> String {
-        guard let interval else { return "Not taking tickets" }
-        return interval < 60 ? "under 1 min" : "about " + duration(interval)
+        guard let interval else { return tr("wait.notTaking") }
+        return interval < 60 ? tr("wait.underMinute") : tr("wait.about", ["time": duration(interval)])
     }
 
     /// "21:00", "tomorrow 08:00", or "Tue 08:00" when further: `date` as read on the store's
@@ -36,14 +37,14 @@ enum Formatting {
         let time = NumberText.clock(hours: second / 3600, minutes: second % 3600 / 60)
         switch day - offsets.localDay(now).day {
         case 0: return time
-        case 1: return "tomorrow \(time)"
-        default: return "\(OpeningHours.weekdayNames[ZoneOffsets.isoWeekday(day: day) - 1].prefix(3)) \(time)"
+        case 1: return tr("day.tomorrowAt", ["time": time])
+        default: return weekdayShort(ZoneOffsets.isoWeekday(day: day)) + " " + time
         }
     }
 
     /// "08:00–13:00, 15:00–20:00" or "Closed".
     static func intervals(_ intervals: [OpeningInterval]) -> String {
-        guard !intervals.isEmpty else { return "Closed" }
+        guard !intervals.isEmpty else { return tr("hours.closed") }
         return intervals.map { "\(OpeningHours.clockText($0.opens))–\(OpeningHours.clockText($0.closes))" }
             .joined(separator: ", ")
     }
@@ -54,14 +55,12 @@ extension Formatting {
     static func day(_ date: Date, now: Date, timeZone: TimeZone) -> String {
         let offsets = ZoneOffsets.table(for: timeZone, around: now)
         switch offsets.localDay(date).day - offsets.localDay(now).day {
-        case 0: return "today"
-        case 1: return "tomorrow"
+        case 0: return tr("day.today")
+        case 1: return tr("day.tomorrow")
         default:
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_GB")
-            formatter.timeZone = timeZone
-            formatter.dateFormat = "EEE d MMM"
-            return formatter.string(from: date)
+            let local = LocalDate(day: offsets.localDay(date).day)
+            let (_, month, dayOfMonth) = local.components
+            return weekdayShort(local.weekday) + " " + String(dayOfMonth) + " " + tr("month.short.\(month)")
         }
     }
 
@@ -72,16 +71,20 @@ extension Formatting {
             return intervals(store.openingHours.intervals(localDay: day))
         }
         let reason = store.closures.first { $0.day == day }?.reason ?? ""
-        return reason.isEmpty ? "Closed" : "Closed: " + reason
+        return reason.isEmpty ? tr("hours.closed") : tr("hours.closedFor", ["reason": reason])
     }
 
     /// "Fri 25 Dec 2026": a calendar date (a day the store closes).
     static func date(_ date: LocalDate) -> String {
         let (year, month, day) = date.components
-        return "\(OpeningHours.weekdayNames[date.weekday - 1].prefix(3)) \(day) \(monthNames[month - 1]) \(year)"
+        return weekdayShort(date.weekday) + " \(day) " + tr("month.short.\(month)") + " \(year)"
     }
 
-    static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    /// "Monday", "lunedì": ISO weekday 1–7.
+    static func weekday(_ weekday: Int) -> String { tr("weekday.\(weekday)") }
+
+    /// "Mon", "lun".
+    static func weekdayShort(_ weekday: Int) -> String { tr("weekday.short.\(weekday)") }
 
     /// "14:30" on the store's clock.
     static func time(_ date: Date, timeZone: TimeZone, now: Date) -> String {
@@ -97,25 +100,25 @@ extension Formatting {
 
     /// "today at 10:05", "Fri 20 Nov at 14:30".
     static func moment(_ date: Date, now: Date, timeZone: TimeZone) -> String {
-        day(date, now: now, timeZone: timeZone) + " at " + time(date, timeZone: timeZone, now: now)
+        tr("moment", ["day": day(date, now: now, timeZone: timeZone), "time": time(date, timeZone: timeZone, now: now)])
     }
 
     /// "an hour", "a day", "30 days", "a year": a period stated in a policy.
     static func period(_ interval: TimeInterval) -> String {
         let hours = Int(interval / 3600)
-        if hours < 24 { return hours == 1 ? "an hour" : "\(hours) hours" }
+        if hours < 24 { return tr("period.hours", count: hours) }
         let days = hours / 24
-        if days % 365 == 0 { return days == 365 ? "a year" : "\(days / 365) years" }
-        return days == 1 ? "a day" : "\(days) days"
+        if days % 365 == 0 { return tr("period.years", count: days / 365) }
+        return tr("period.days", count: days)
     }
 
     /// "1 place left", "7 places left".
     static func placesLeft(_ count: Int) -> String {
-        count == 1 ? "1 place left" : "\(count) places left"
+        tr("placesLeft", count: count)
     }
 
     /// "1 person", "2 people".
     static func people(_ count: Int) -> String {
-        count == 1 ? "1 person" : "\(count) people"
+        tr("people", count: count)
     }
 }

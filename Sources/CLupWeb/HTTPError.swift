@@ -1,6 +1,7 @@
 import CLupData
 import CLupDomain
 import GRDB
+import CLupText
 /// An error the person can act on: it carries the HTTP status and a message shown to them.
 /// Anything thrown that is not an `HTTPError` becomes a generic 500 page; its details go to the
 /// log only.
@@ -21,8 +22,8 @@ public struct HTTPError: Error, Sendable, Equatable {
     }
 
     public static func badRequest(_ message: String) -> HTTPError { HTTPError(400, message) }
-    public static let notFound = HTTPError(404, "There is no page at this address. It may have moved, or the link may be mistyped.")
-    public static let payloadTooLarge = HTTPError(413, "What you sent is larger than CLup accepts. Please send less and try again.")
+    public static var notFound: HTTPError { HTTPError(404, tr("error.notFound")) }
+    public static var payloadTooLarge: HTTPError { HTTPError(413, tr("error.tooLarge")) }
 
     /// What a storage failure means for the person, if it is one they should hear about:
     /// the disk full, or the database held by another writer past the wait. Either way the
@@ -31,18 +32,16 @@ public struct HTTPError: Error, Sendable, Equatable {
         guard let error = error as? DatabaseError else { return nil }
         switch error.resultCode {
         case .SQLITE_FULL:
-            return HTTPError(503, "CLup has no room left to save anything just now. Nothing was changed: please try "
-                + "again in a few minutes.", headers: ["Retry-After": "60"], title: "CLup cannot save just now")
+            return HTTPError(503, tr("error.full"), headers: ["Retry-After": "60"], title: tr("error.fullTitle"))
         case .SQLITE_BUSY, .SQLITE_LOCKED:
-            return HTTPError(503, "CLup is busy. Nothing was changed: please try again in a few seconds.",
-                             headers: ["Retry-After": "5"], title: "CLup is busy")
+            return HTTPError(503, tr("error.busy"), headers: ["Retry-After": "5"], title: tr("error.busyTitle"))
         default:
             return nil
         }
     }
 
     public static func methodNotAllowed(allowed: [HTTPMethod]) -> HTTPError {
-        HTTPError(405, "This page cannot be used that way.",
+        HTTPError(405, tr("error.method"),
                   headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")])
     }
 }

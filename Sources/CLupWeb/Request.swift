@@ -1,5 +1,7 @@
 import CLupData
 import CLupDomain
+import CLupText
+import Foundation
 /// An HTTP request as the application sees it, independent of the transport: built from CGI
 /// parameters (what nginx passes over FastCGI) or directly in tests.
 public struct Request: Sendable {
@@ -36,7 +38,7 @@ public struct Request: Sendable {
         func strict(_ name: String) throws(HTTPError) -> String? {
             guard let bytes = params[name] else { return nil }
             guard let string = String(validating: bytes, as: UTF8.self) else {
-                throw .badRequest("The request contains text that is not valid UTF-8.")
+                throw .badRequest(tr("error.utf8Request"))
             }
             return string
         }
@@ -95,7 +97,7 @@ public struct Request: Sendable {
     public func form() throws(HTTPError) -> FormData {
         let contentType = headers["content-type"]?.lowercased() ?? ""
         guard contentType.hasPrefix("application/x-www-form-urlencoded") else {
-            throw HTTPError(415, "This form must be sent as application/x-www-form-urlencoded.")
+            throw HTTPError(415, tr("error.formType"))
         }
         return try FormData(urlEncoded: body)
     }
@@ -108,5 +110,31 @@ extension StringProtocol {
 
     fileprivate func replacingUnderscores() -> String {
         String(map { $0 == "_" ? "-" : $0 })
+    }
+}
+
+extension Request {
+    /// The cookie that keeps the language a visitor chose (`/language`).
+    static let languageCookie = "lang"
+
+    /// The language to answer in: the one chosen on this device, else the first of the
+    /// browser's that CLup speaks, else English.
+    var language: Language {
+        cookies[Self.languageCookie].flatMap(Language.init(rawValue:))
+            ?? headers["accept-language"].flatMap(Language.preferred(acceptLanguage:)) ?? .en
+    }
+
+    /// The same, from raw CGI parameters, for a request that could not be read.
+    static func language(cookieHeader: [UInt8]?, acceptLanguage: [UInt8]?) -> Language {
+        let cookies = cookieHeader.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        for pair in cookies.split(separator: ";") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == languageCookie,
+                let chosen = Language(rawValue: String(parts[1]))
+            {
+                return chosen
+            }
+        }
+        return acceptLanguage.flatMap { Language.preferred(acceptLanguage: String(decoding: $0, as: UTF8.self)) } ?? .en
     }
 }

@@ -2,6 +2,7 @@ import CLupData
 import CLupPaths
 import CLupTemplates
 import Foundation
+import CLupText
 
 /// Renders typed page templates (`Templates/`, the CLupTemplates target) inside the frame
 /// every page shares. Templates are compiled with the app: a page that names a field its
@@ -47,6 +48,8 @@ public struct Views: Sendable {
               status: Int = 200) -> Response
     {
         var frame = frame(title: title, section: section, visitor: context.visitor)
+        let query = context.request.query.urlEncoded
+        frame.path = query.isEmpty ? context.request.path : context.request.path + "?" + query
         // On the pages a shopper browses (not their reservations, which show it already).
         if section == .stores, let user = context.visitor.user { frame.activeTicket = activeTicket(user, context.now) }
         var response = Response.html(page.render(in: frame).text, status: status)
@@ -93,21 +96,21 @@ public struct Views: Sendable {
 extension ErrorPage {
     static func title(for status: Int) -> String {
         switch status {
-        case 400: "That request could not be read"
-        case 404: "Page not found"
-        case 405: "Not allowed here"
-        case 413: "Too much to send"
-        case 415: "Unsupported form"
-        case 403: "Not allowed"
-        case 429: "Too many attempts"
-        case 502, 503, 504: "CLup is restarting"
-        case 500...: "Something went wrong"
-        default: "Error \(status)"
+        case 400: tr("error.title.400")
+        case 404: tr("error.title.404")
+        case 405: tr("error.title.405")
+        case 413: tr("error.title.413")
+        case 415: tr("error.title.415")
+        case 403: tr("error.title.403")
+        case 429: tr("error.title.429")
+        case 502, 503, 504: tr("error.title.restarting")
+        case 500...: tr("error.title.500")
+        default: tr("error.title.other", ["status": String(status)])
         }
     }
 }
 
 extension HTTPError {
     /// Anything that is not the person's to act on: a generic page, the details in the log.
-    static let `internal` = HTTPError(500, "Something went wrong on our side. Please try again in a moment.")
+    static var `internal`: HTTPError { HTTPError(500, tr("error.internal")) }
 }

@@ -2,6 +2,7 @@ import CLupData
 import CLupDomain
 import CLupSupport
 import Foundation
+import CLupText
 
 /// Who is making a request: a guest or a signed-in person (with their session), a kiosk, and
 /// the CSRF token their forms must carry. Resolved once per request, before any handler runs.
@@ -84,8 +85,7 @@ public struct Visitor: Sendable {
     /// Compared in constant time; nothing has been changed when this throws.
     func checkCSRF(_ form: FormData) throws(HTTPError) {
         guard let sent = form["csrf"], !csrfToken.isEmpty, Secrets.constantTimeEquals(sent, csrfToken) else {
-            throw HTTPError(403, "This form has expired or did not come from this site, so nothing was changed. "
-                + "Please go back, reload the page and try again. (CLup needs cookies to be enabled.)")
+            throw HTTPError(403, tr("error.csrf"))
         }
     }
 
@@ -96,7 +96,7 @@ public struct Visitor: Sendable {
 }
 
 extension HTTPError {
-    public static let forbidden = HTTPError(403, "This page belongs to someone else's account or store.")
+    public static var forbidden: HTTPError { HTTPError(403, tr("error.forbidden")) }
 
     /// Not an error for the person: a 303 to `location` (e.g. to sign in first).
     public static func redirect(to location: String) -> HTTPError {

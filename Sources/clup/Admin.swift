@@ -5,6 +5,7 @@ import CLupJobs
 import CLupSupport
 import CLupWeb
 import Foundation
+import CLupText
 
 /// Administration from the command line: people with roles, store assignments, kiosks.
 struct Admin: ParsableCommand {
@@ -43,7 +44,7 @@ struct Admin: ParsableCommand {
             if passwordStdin {
                 password = (readLine(strippingNewline: true) ?? "")
                 if let weakness = PasswordHasher.weakness(of: password, email: email, displayName: name) {
-                    throw ValidationError(weakness)
+                    throw ValidationError(weakness.message)
                 }
             } else {
                 password = Secrets.token(bytes: 15)

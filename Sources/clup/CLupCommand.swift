@@ -10,6 +10,7 @@ import Logging
 
 #if canImport(CMalloc)
 import CMalloc
+import CLupText
 #endif
 
 /// The `clup` command: serve the site, manage the database, and produce the files nginx needs.
@@ -401,7 +402,8 @@ struct SeedDemo: ParsableCommand {
 
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write the static pages nginx serves itself (405, 413, 429, and 502 when the worker cannot answer).")
+        abstract: "Write the static pages nginx serves itself (405, 413, 429, and 502 when the worker cannot answer), "
+            + "in each language: 502.html in English, 502.it.html in Italian.")
 
     @OptionGroup var site: SiteOptions
 
@@ -414,16 +416,21 @@ struct Generate: ParsableCommand {
             settings: site.settings, tickets: try TicketToken(secret: Secrets.token(bytes: 32)))
         let app = App(environment: environment, views: try site.views())
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-        let pages = [
-            (405, "CLup answers GET, HEAD and POST requests only."),
-            (413, HTTPError.payloadTooLarge.message),
-            (429, "Too many requests from your network in a short time. Please wait a few seconds and try again."),
-            (502, "CLup is restarting or busy for a moment. Please reload the page in a few seconds."),
-        ]
-        for (status, message) in pages {
-            let path = "\(output)/\(status).html"
-            try app.renderErrorPage(status: status, message: message).write(toFile: path, atomically: true, encoding: .utf8)
-            print("wrote \(path)")
+        for language in Language.allCases {
+            try Language.$current.withValue(language) {
+                let pages = [
+                    (405, tr("static.405")),
+                    (413, HTTPError.payloadTooLarge.message),
+                    (429, tr("static.429")),
+                    (502, tr("static.502")),
+                ]
+                for (status, message) in pages {
+                    let path = "\(output)/\(status)\(language == .en ? "" : "." + language.rawValue).html"
+                    try app.renderErrorPage(status: status, message: message)
+                        .write(toFile: path, atomically: true, encoding: .utf8)
+                    print("wrote \(path)")
+                }
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
 import CLupPaths
+import CLupText
 
 /// Create an account: the fields typed so far (never the passwords) and a message per field.
 public struct SignUpPage: Page {
@@ -18,32 +19,32 @@ public struct SignUpPage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.site("""
             <section class="narrow panel">
-              <h1>Create an account</h1>
-              <p class="fine">With an account you can line up remotely and book visits. Already have one? <a href="\(Paths.signIn())">Sign in</a>.</p>
+              <h1>\(tr("signup.title"))</h1>
+              <p class="fine">\(tr("signup.lead")) <a href="\(Paths.signIn())">\(tr("nav.signIn"))</a>.</p>
               <form method="post" action="\(Paths.signUp())" class="stack" novalidate>
                 \(frame.csrfField)
                 <div class="field">
-                  <label for="email">Email address</label>
+                  <label for="email">\(tr("field.email"))</label>
                   <input id="email" name="email" type="email" autocomplete="email" required maxlength="254" value="\(email)"\(Fragments.invalid(emailError, describedBy: "email-error"))>
                   \(Fragments.fieldError(emailError, id: "email-error"))
                 </div>
                 <div class="field">
-                  <label for="displayName">Your name</label>
+                  <label for="displayName">\(tr("field.yourName"))</label>
                   <input id="displayName" name="displayName" autocomplete="given-name" required maxlength="60" value="\(displayName)"\(Fragments.invalid(displayNameError, describedBy: "name-error"))>
                   \(Fragments.fieldError(displayNameError, id: "name-error"))
                 </div>
                 <div class="field">
-                  <label for="password">Password</label>
+                  <label for="password">\(tr("field.password"))</label>
                   <input id="password" name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="128" aria-describedby="password-hint\(if: passwordError != nil, " password-error")"\(if: passwordError != nil, " aria-invalid=\"true\"")>
-                  <p class="fine" id="password-hint">At least 8 characters. A few unrelated words make a strong password.</p>
+                  <p class="fine" id="password-hint">\(tr("signup.passwordHint"))</p>
                   \(Fragments.fieldError(passwordError, id: "password-error"))
                 </div>
                 <div class="field">
-                  <label for="passwordAgain">Password again</label>
+                  <label for="passwordAgain">\(tr("field.passwordAgain"))</label>
                   <input id="passwordAgain" name="passwordAgain" type="password" autocomplete="new-password" required maxlength="128">
                 </div>
-                <p class="fine">CLup keeps your email address, name and reservations to keep your place and tell you when to go: <a href="\(Paths.privacy())">what is kept, for how long and who sees it</a>.</p>
-                <button type="submit">Create account</button>
+                <p class="fine">\(tr("signup.privacy")) <a href="\(Paths.privacy())">\(tr("signup.privacyLink"))</a>.</p>
+                <button type="submit">\(tr("signup.submit"))</button>
               </form>
             </section>
             """)
@@ -65,23 +66,23 @@ public struct SignInPage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.site("""
             <section class="narrow panel">
-              <h1>Sign in</h1>
+              <h1>\(tr("signin.title"))</h1>
               \(Fragments.formError(error))
               <form method="post" action="\(Paths.signIn())" class="stack">
                 \(frame.csrfField)
                 <input type="hidden" name="next" value="\(next)">
                 <div class="field">
-                  <label for="email">Email address</label>
+                  <label for="email">\(tr("field.email"))</label>
                   <input id="email" name="email" type="email" autocomplete="username" required value="\(email)">
                 </div>
                 <div class="field">
-                  <label for="password">Password</label>
+                  <label for="password">\(tr("field.password"))</label>
                   <input id="password" name="password" type="password" autocomplete="current-password" required>
                 </div>
-                <button type="submit">Sign in</button>
+                <button type="submit">\(tr("signin.submit"))</button>
               </form>
-              <p><a href="\(Paths.forgot())">Forgotten your password?</a></p>
-              <p class="fine">New to CLup? <a href="\(Paths.signUp())">Create an account</a>.</p>
+              <p><a href="\(Paths.forgot())">\(tr("forgot.title"))</a></p>
+              <p class="fine">\(tr("signin.new")) <a href="\(Paths.signUp())">\(tr("signup.title"))</a>.</p>
             </section>
             """)
     }
@@ -98,12 +99,12 @@ public struct ConfirmPage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.site("""
             <section class="narrow panel">
-              <h1>Confirm your email</h1>
-              <p>One more step: confirm that this address is yours.</p>
+              <h1>\(tr("confirm.title"))</h1>
+              <p>\(tr("confirm.lead"))</p>
               <form method="post" action="\(Paths.confirm())">
                 \(frame.csrfField)
                 <input type="hidden" name="token" value="\(token)">
-                <button type="submit">Confirm my email address</button>
+                <button type="submit">\(tr("confirm.submit"))</button>
               </form>
             </section>
             """)
@@ -123,18 +124,18 @@ public struct ForgotPage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.site("""
             <section class="narrow panel">
-              <h1>Forgotten your password?</h1>
-              <p>Enter your email address and we will send you a link to choose a new one.</p>
+              <h1>\(tr("forgot.title"))</h1>
+              <p>\(tr("forgot.lead"))</p>
               <form method="post" action="\(Paths.forgot())" class="stack" novalidate>
                 \(frame.csrfField)
                 <div class="field">
-                  <label for="email">Email address</label>
+                  <label for="email">\(tr("field.email"))</label>
                   <input id="email" name="email" type="email" autocomplete="email" required value="\(email)"\(Fragments.invalid(error, describedBy: "email-error"))>
                   \(Fragments.fieldError(error, id: "email-error"))
                 </div>
-                <button type="submit">Send me a link</button>
+                <button type="submit">\(tr("forgot.submit"))</button>
               </form>
-              <p><a href="\(Paths.signIn())">Back to sign in</a></p>
+              <p><a href="\(Paths.signIn())">\(tr("forgot.back"))</a></p>
             </section>
             """)
     }
@@ -153,21 +154,21 @@ public struct ResetPage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.site("""
             <section class="narrow panel">
-              <h1>Choose a new password</h1>
+              <h1>\(tr("reset.title"))</h1>
               \(Fragments.formError(error))
               <form method="post" action="\(Paths.reset())" class="stack">
                 \(frame.csrfField)
                 <input type="hidden" name="token" value="\(token)">
                 <div class="field">
-                  <label for="password">New password</label>
+                  <label for="password">\(tr("field.newPassword"))</label>
                   <input id="password" name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="128">
-                  <p class="fine">At least 8 characters. Every device will be signed out.</p>
+                  <p class="fine">\(tr("reset.hint"))</p>
                 </div>
                 <div class="field">
-                  <label for="passwordAgain">New password again</label>
+                  <label for="passwordAgain">\(tr("field.newPasswordAgain"))</label>
                   <input id="passwordAgain" name="passwordAgain" type="password" autocomplete="new-password" required maxlength="128">
                 </div>
-                <button type="submit">Change password</button>
+                <button type="submit">\(tr("reset.submit"))</button>
               </form>
             </section>
             """)
@@ -216,7 +217,7 @@ public struct ErrorPage: Page {
               \(status.map { "<p class=\"error-code\">\($0)</p>" })
               <h1>\(title)</h1>
               <p>\(message)</p>
-              <p><a class="button" href="\(Paths.home())">Go to the store list</a></p>
+              <p><a class="button" href="\(Paths.home())">\(tr("error.toStores"))</a></p>
             </section>
             """)
     }

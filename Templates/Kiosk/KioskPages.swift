@@ -1,4 +1,5 @@
 import CLupPaths
+import CLupText
 
 /// Enter a device key to make this browser a store's kiosk.
 public struct KioskEnrolPage: Page {
@@ -11,15 +12,15 @@ public struct KioskEnrolPage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.kiosk(storeName: nil, """
             <section class="narrow panel">
-              <h1>Set up this kiosk</h1>
-              <p>Enter the device key an administrator created for this entrance (<code>clup admin enrol-kiosk</code>). This browser then stays the store's kiosk until the key is revoked.</p>
+              <h1>\(tr("kiosk.enrolTitle"))</h1>
+              <p>\(tr("kiosk.enrolLead")) (<code>clup admin enrol-kiosk</code>). \(tr("kiosk.enrolLead2"))</p>
               \(Fragments.formError(error))
               <form method="post" action="\(Paths.kioskEnrol())" class="stack">
                 \(frame.csrfField)
-                <label>Device key
+                <label>\(tr("kiosk.deviceKey"))
                   <input type="password" name="key" required autocomplete="off" autocapitalize="off" spellcheck="false" minlength="32" maxlength="200">
                 </label>
-                <button type="submit">Enrol this browser</button>
+                <button type="submit">\(tr("kiosk.enrolSubmit"))</button>
               </form>
             </section>
             """)
@@ -40,16 +41,16 @@ public struct KioskHomePage: Page {
         frame.kiosk(storeName: storeName, isMenu: true, """
             <section class="kiosk-menu">
               <h1>\(storeName)</h1>
-              <p class="fine">Kiosk “\(label)”. Choose what this screen does:</p>
-              <nav class="kiosk-choices" aria-label="Kiosk screens">
-                <a class="kiosk-choice" href="\(Paths.kioskDispenser())"><strong>Ticket dispenser</strong><span>Walk-ins take a printed ticket</span></a>
-                <a class="kiosk-choice" href="\(Paths.kioskScanner())"><strong>Scanner</strong><span>Scan codes at entry and exit</span></a>
-                <a class="kiosk-choice" href="\(Paths.kioskBoard())"><strong>Now calling</strong><span>The numbers called, for a screen at the door</span></a>
-                <a class="kiosk-choice" href="\(Paths.kioskDoor())"><strong>Door console</strong><span>For staff: let in or out by number, call again, correct the count</span></a>
+              <p class="fine">\(tr("kiosk.menuLead", ["label": label]))</p>
+              <nav class="kiosk-choices" aria-label="\(tr("kiosk.screens"))">
+                <a class="kiosk-choice" href="\(Paths.kioskDispenser())"><strong>\(tr("kiosk.dispenser"))</strong><span>\(tr("kiosk.dispenserText"))</span></a>
+                <a class="kiosk-choice" href="\(Paths.kioskScanner())"><strong>\(tr("kiosk.scanner"))</strong><span>\(tr("kiosk.scannerText"))</span></a>
+                <a class="kiosk-choice" href="\(Paths.kioskBoard())"><strong>\(tr("kiosk.board"))</strong><span>\(tr("kiosk.boardText"))</span></a>
+                <a class="kiosk-choice" href="\(Paths.kioskDoor())"><strong>\(tr("kiosk.door"))</strong><span>\(tr("kiosk.doorText"))</span></a>
               </nav>
               <form method="post" action="\(Paths.kioskLeave())" class="kiosk-leave">
                 \(frame.csrfField)
-                <button type="submit" class="link" data-confirm="Stop using this browser as the kiosk? You will need the device key to enrol it again.">Stop using this browser as a kiosk</button>
+                <button type="submit" class="link" data-confirm="\(tr("kiosk.leaveQuestion"))">\(tr("kiosk.leave"))</button>
               </form>
             </section>
             """)
@@ -81,25 +82,25 @@ public struct DispenserPage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.kiosk(storeName: storeName, """
             <section class="dispenser">
-              <h1>Take a ticket</h1>
+              <h1>\(tr("kiosk.takeTicket"))</h1>
               <p class="dispenser-wait" data-field="wait">\(waitText)</p>
               \(Fragments.formError(error))
               <form method="post" action="\(Paths.kioskTickets())" class="stack">
                 \(frame.csrfField)
                 <input type="hidden" name="requestKey" value="\(requestKey)">
                 <fieldset class="choices">
-                  <legend>How long will you stay?</legend>
+                  <legend>\(tr("wizard.howLong"))</legend>
                   <div class="tiles">
                     \(Self.tiles(presets, name: "minutes"))
                   </div>
                 </fieldset>
                 <fieldset class="choices">
-                  <legend>How many people?</legend>
+                  <legend>\(tr("wizard.howMany"))</legend>
                   <div class="tiles two">
                     \(Self.tiles(people, name: "people"))
                   </div>
                 </fieldset>
-                <button type="submit" class="huge">Print my ticket</button>
+                <button type="submit" class="huge">\(tr("kiosk.print"))</button>
               </form>
             </section>
             """)
@@ -147,18 +148,18 @@ public struct KioskTicketPage: Page {
             <article class="receipt" data-autoprint data-refresh-seconds="\(Self.resetAfter)" data-refresh-to="\(Paths.kioskDispenser())">
               <p class="receipt-store">\(storeName)</p>
               <p class="receipt-address">\(storeAddress)</p>
-              <h1 class="receipt-number"><span>Ticket</span> \(number)</h1>
+              <h1 class="receipt-number"><span>\(tr("kiosk.ticket"))</span> \(number)</h1>
               <p class="receipt-headline\(if: called, " called")">\(headline)</p>
               <figure class="receipt-qr">
-                \(Fragments.qr(code, label: "QR code of ticket \(number)"))
+                \(Fragments.qr(code, label: tr("ticket.qrLabel", ["number": String(number)])))
               </figure>
               <dl class="receipt-facts">
                 \(Fragments.facts(facts))
               </dl>
-              <p class="receipt-note">Scan this code at the entrance when your number is called, and again on your way out.</p>
+              <p class="receipt-note">\(tr("kiosk.receiptNote"))</p>
             </article>
-            <p class="no-print kiosk-next"><a class="button huge" href="\(Paths.kioskDispenser())">Done — next customer</a></p>
-            <p class="no-print fine">This screen goes back to the ticket dispenser by itself after \(Self.resetAfter) seconds.</p>
+            <p class="no-print kiosk-next"><a class="button huge" href="\(Paths.kioskDispenser())">\(tr("kiosk.next"))</a></p>
+            <p class="no-print fine">\(tr("kiosk.resets", ["seconds": String(Self.resetAfter)]))</p>
             """)
     }
 }
@@ -193,23 +194,23 @@ public struct ScannerPage: Page {
     }
 
     public func render(in frame: Frame) -> HTML {
-        let shown = report ?? ScanDisplay(result: "", headline: "Ready", message: "Scan a ticket's QR code.")
+        let shown = report ?? ScanDisplay(result: "", headline: tr("js.ready"), message: tr("js.scanPrompt"))
         return frame.kiosk(storeName: storeName, """
-            <h1 class="visually-hidden">Scanner</h1>
+            <h1 class="visually-hidden">\(tr("kiosk.scanner"))</h1>
             <section class="scanner" data-scanner>
               <div class="scan-result\(report.map { " result-\($0.result)" })" data-scan-result aria-live="assertive">
                 <p class="scan-headline" data-field="headline">\(shown.headline)</p>
                 <p class="scan-message" data-field="message">\(shown.message)</p>
               </div>
-              <p class="scan-count">Inside: <strong data-field="peopleInside">\(peopleInside)</strong> / \(capacity)</p>
+              <p class="scan-count">\(tr("kiosk.inside")) <strong data-field="peopleInside">\(peopleInside)</strong> / \(capacity)</p>
               <form method="post" action="\(Paths.kioskScan())" class="scan-form" data-scan-form>
                 \(frame.csrfField)
-                <label for="code">Code</label>
+                <label for="code">\(tr("kiosk.code"))</label>
                 <input id="code" name="code" autofocus autocomplete="off" autocapitalize="off" spellcheck="false" maxlength="200" data-scan-input>
-                <button type="submit">Check</button>
+                <button type="submit">\(tr("kiosk.check"))</button>
               </form>
               <div class="camera" data-camera hidden>
-                <button type="button" class="secondary" data-camera-toggle>Use the camera</button>
+                <button type="button" class="secondary" data-camera-toggle>\(tr("js.useCamera"))</button>
                 <video data-camera-video playsinline muted hidden></video>
               </div>
             </section>
@@ -238,17 +239,17 @@ public struct BoardPage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.kiosk(storeName: storeName, head: "<noscript><meta http-equiv=\"refresh\" content=\"\(Self.refreshSeconds)\"></noscript>", """
             <section class="board" aria-live="polite" data-refresh-seconds="\(Self.refreshSeconds)">
-              <h1>Now calling</h1>
+              <h1>\(tr("kiosk.board"))</h1>
               \(called.isEmpty ? Self.nobodyCalled : "<ul class=\"board-called\">\(Self.items(called))</ul>")
-              <p class="board-hint">Called? Scan your code at the entrance.</p>
-              \(if: !next.isEmpty, "<h2>Next</h2><ul class=\"board-next\">\(Self.items(next))</ul>")
-              <p class="board-count">Inside: <strong>\(peopleInside)</strong> / \(capacity)</p>
-              <p class="fine">Updated every \(Self.refreshSeconds) seconds.</p>
+              <p class="board-hint">\(tr("kiosk.boardHint"))</p>
+              \(if: !next.isEmpty, "<h2>\(tr("kiosk.nextNumbers"))</h2><ul class=\"board-next\">\(Self.items(next))</ul>")
+              <p class="board-count">\(tr("kiosk.inside")) <strong>\(peopleInside)</strong> / \(capacity)</p>
+              <p class="fine">\(tr("kiosk.updatedEvery", ["seconds": String(Self.refreshSeconds)]))</p>
             </section>
             """)
     }
 
-    static let nobodyCalled: HTML = "<p class=\"board-empty\">Nobody is being called right now.</p>"
+    static var nobodyCalled: HTML { "<p class=\"board-empty\">\(tr("kiosk.nobodyCalled"))</p>" }
 
     static func items(_ numbers: [Int]) -> HTML {
         HTML.joined(numbers.map { "<li>\($0)</li>" })

@@ -1,4 +1,5 @@
 import CLupPaths
+import CLupText
 
 /// The stores a manager manages (every store, for an admin).
 public struct ManagePage: Page {
@@ -24,12 +25,12 @@ public struct ManagePage: Page {
 
     public func render(in frame: Frame) -> HTML {
         frame.site("""
-            <h1>Your stores</h1>
-            \(if: canRegister, "<p><a class=\"button\" href=\"\(Paths.manageNewStore())\">Register a store</a></p>")
+            <h1>\(tr("manage.yourStores"))</h1>
+            \(if: canRegister, "<p><a class=\"button\" href=\"\(Paths.manageNewStore())\">\(tr("manage.register"))</a></p>")
             <ul class="rows">
               \(stores.map { "<li><a href=\"\(Paths.manageStore($0.id))\"><strong>\($0.name)</strong></a> <span class=\"fine\">\($0.address)</span></li>" })
             </ul>
-            \(if: stores.isEmpty, "<p class=\"empty\">No stores are assigned to you yet. Ask an administrator to assign yours.</p>")
+            \(if: stores.isEmpty, "<p class=\"empty\">\(tr("manage.noStores"))</p>")
             """)
     }
 }
@@ -98,51 +99,52 @@ public struct ManageStorePage: Page {
     public var kioskSummary: String {
         let revoked = kiosks.filter(\.revoked).count
         let active = kiosks.count - revoked
-        if kiosks.isEmpty { return "none" }
-        return revoked == 0 ? "\(active) active" : "\(active) active, \(revoked) revoked"
+        if kiosks.isEmpty { return tr("manage.kiosksNone") }
+        return revoked == 0 ? tr("manage.kiosksActive", ["active": String(active)])
+            : tr("manage.kiosksActiveRevoked", ["active": String(active), "revoked": String(revoked)])
     }
 
     public func render(in frame: Frame) -> HTML {
         frame.site("""
-            <p class="back"><a href="\(Paths.manage())">← Your stores</a></p>
+            <p class="back"><a href="\(Paths.manage())">← \(tr("manage.yourStores"))</a></p>
             <h1><span class="light light-\(light)" aria-hidden="true"></span> \(name)</h1>
-            <p class="fine">\(address) · <a href="\(Paths.store(id))">public page</a></p>
-            <p><a class="button" href="\(Paths.manageStoreStats(id))">Statistics</a> <a class="button secondary" href="\(Paths.manageStoreDoor(id))">Door console</a> <a class="button secondary" href="\(Paths.manageStoreEdit(id))">Edit the store</a> <a class="button secondary" href="\(Paths.manageStoreHours(id))">Opening hours</a></p>
+            <p class="fine">\(address) · <a href="\(Paths.store(id))">\(tr("manage.publicPage"))</a></p>
+            <p><a class="button" href="\(Paths.manageStoreStats(id))">\(tr("manage.statistics"))</a> <a class="button secondary" href="\(Paths.manageStoreDoor(id))">\(tr("kiosk.door"))</a> <a class="button secondary" href="\(Paths.manageStoreEdit(id))">\(tr("manage.edit"))</a> <a class="button secondary" href="\(Paths.manageStoreHours(id))">\(tr("store.hours"))</a></p>
             \(Fragments.notice(notice))
             <dl class="facts">
-              <div><dt>Status</dt><dd>\(reason)</dd></div>
-              <div><dt>People inside</dt><dd>\(peopleInside) of \(capacity)</dd></div>
-              <div><dt>Estimated wait</dt><dd>\(wait)</dd></div>
-              <div><dt>Kiosks</dt><dd>\(kioskSummary)</dd></div>
+              <div><dt>\(tr("manage.status"))</dt><dd>\(reason)</dd></div>
+              <div><dt>\(tr("store.peopleInside"))</dt><dd>\(tr("store.insideOf", ["inside": String(peopleInside), "capacity": String(capacity)]))</dd></div>
+              <div><dt>\(tr("store.estimatedWait"))</dt><dd>\(wait)</dd></div>
+              <div><dt>\(tr("manage.kiosks"))</dt><dd>\(kioskSummary)</dd></div>
             </dl>
             <section class="panel">
-              <h2>Entrance kiosks</h2>
-              <p class="fine">Kiosks are enrolled and revoked by an administrator (<code>clup admin enrol-kiosk</code>). To set one up, open <a href="\(Paths.kiosk())">\(Paths.kiosk.pattern)</a> in the entrance browser and enter its device key: it then offers the ticket dispenser, the scanner and the “now calling” screen. Scanner and dispenser hardware use the <a href="\(Paths.apiDescription)">device API</a> with the same key.</p>
+              <h2>\(tr("manage.entranceKiosks"))</h2>
+              <p class="fine">\(tr("manage.kiosksHelp1")) (<code>clup admin enrol-kiosk</code>). \(tr("manage.kiosksHelp2")) <a href="\(Paths.kiosk())">\(Paths.kiosk.pattern)</a> \(tr("manage.kiosksHelp3")) <a href="\(Paths.apiDescription)">\(tr("manage.deviceAPI"))</a> \(tr("manage.kiosksHelp4"))</p>
               <table class="hours">
-                <thead><tr><th>#</th><th>Label</th><th>Enrolled</th><th>State</th></tr></thead>
+                <thead><tr><th>#</th><th>\(tr("manage.label"))</th><th>\(tr("manage.enrolled"))</th><th>\(tr("manage.state"))</th></tr></thead>
                 <tbody>
-                \(kiosks.map { "<tr><td>\($0.id)</td><td>\($0.label)</td><td>\($0.enrolled)</td><td>\($0.revoked ? "revoked" : "active")</td></tr>" })
+                \(kiosks.map { "<tr><td>\($0.id)</td><td>\($0.label)</td><td>\($0.enrolled)</td><td>\($0.revoked ? tr("manage.revoked") : tr("manage.active"))</td></tr>" })
                 </tbody>
               </table>
-              \(if: kiosks.isEmpty, "<p>No kiosk is enrolled for this store.</p>")
+              \(if: kiosks.isEmpty, "<p>\(tr("manage.noKiosk"))</p>")
             </section>
             <section class="panel">
-              <h2>Changes</h2>
-              \(if: changes.isEmpty, "<p class=\"fine\">No change recorded yet.</p>")
+              <h2>\(tr("manage.changes"))</h2>
+              \(if: changes.isEmpty, "<p class=\"fine\">\(tr("manage.noChanges"))</p>")
               <ul class="changes">
                 \(changes.map { "<li><span class=\"fine\">\($0.when) · \($0.who)</span> \($0.what)</li>" as HTML })
               </ul>
             </section>
             <section class="panel">
-              <h2>Bookings in the next 24 hours</h2>
-              <p class="fine">Customers are reminded 2 hours before their slot and asked to confirm; a booking not confirmed within the hour is cancelled and its place freed.</p>
+              <h2>\(tr("manage.bookings24"))</h2>
+              <p class="fine">\(tr("manage.bookingsHelp"))</p>
               <table class="hours">
-                <thead><tr><th>Slot</th><th>No.</th><th>People</th><th>Confirmation</th></tr></thead>
+                <thead><tr><th>\(tr("manage.slot"))</th><th>\(tr("manage.numberShort"))</th><th>\(tr("manage.people"))</th><th>\(tr("manage.confirmation"))</th></tr></thead>
                 <tbody>
                 \(bookings.map { "<tr><td>\($0.slot)</td><td>\($0.number)</td><td>\($0.people)</td><td>\($0.answer)</td></tr>" })
                 </tbody>
               </table>
-              \(if: bookings.isEmpty, "<p>No booking in the next 24 hours.</p>")
+              \(if: bookings.isEmpty, "<p>\(tr("manage.noBookings"))</p>")
             </section>
             """)
     }
@@ -223,49 +225,49 @@ public struct DoorConsolePage: Page {
 
     public func render(in frame: Frame) -> HTML {
         let content: HTML = """
-            <h1>Door: \(storeName)</h1>
+            <h1>\(tr("door.title", ["store": storeName]))</h1>
             <p class="door-inside">\(inside)</p>
             \(Fragments.notice(message))
             \(Fragments.formError(error))
             <section class="panel">
-              <h2>Act on a ticket</h2>
+              <h2>\(tr("door.act"))</h2>
               <form method="post" action="\(formAction)" class="stack">
                 \(frame.csrfField)
                 \(if: onKiosk, """
                     <div class="field">
-                      <label for="staff">Your name</label>
+                      <label for="staff">\(tr("field.yourName"))</label>
                       <input id="staff" name="staff" required maxlength="60" autocomplete="name" value="\(staffName)">
-                      <p class="fine">Kept in the log with this kiosk's name.</p>
+                      <p class="fine">\(tr("door.staffHint"))</p>
                     </div>
                     """)
                 <div class="field">
-                  <label for="number">Ticket number (today's)</label>
+                  <label for="number">\(tr("door.number"))</label>
                   <input id="number" name="number" inputmode="numeric" pattern="[0-9]*" required maxlength="6" value="\(number)">
                 </div>
                 <div class="field">
-                  <label for="action">Action</label>
+                  <label for="action">\(tr("door.action"))</label>
                   <select id="action" name="action">\(Fragments.selectOptions(actions))</select>
                 </div>
                 <div class="field">
-                  <label for="reason">Why (kept in the log)</label>
-                  <input id="reason" name="reason" required maxlength="200" value="\(reason)" placeholder="Phone screen cracked; checked the number">
+                  <label for="reason">\(tr("door.why"))</label>
+                  <input id="reason" name="reason" required maxlength="200" value="\(reason)" placeholder="\(tr("door.whyPlaceholder"))">
                 </div>
-                <button type="submit">Do it</button>
+                <button type="submit">\(tr("door.submit"))</button>
               </form>
             </section>
             <div class="door-lists">
-              \(list("Called", called, empty: "Nobody is called."))
-              \(list("Waiting", waiting, empty: "Nobody is waiting."))
-              \(list("Inside", insideRows, empty: "Nobody is inside."))
+              \(list(tr("door.called"), called, empty: tr("door.nobodyCalled")))
+              \(list(tr("door.waiting"), waiting, empty: tr("door.nobodyWaiting")))
+              \(list(tr("door.inside"), insideRows, empty: tr("door.nobodyInside")))
             </div>
             <section class="panel">
-              <h2>Log</h2>
-              <div class="table-wrap">
+              <h2>\(tr("door.log"))</h2>
+              <div class="table-wrap" tabindex="0" role="region" aria-label="\(tr("door.log"))">
                 <table class="figures">
-                  <thead><tr><th scope="col">Time</th><th scope="col">What</th><th scope="col">Ticket</th><th scope="col">Who</th><th scope="col">Why</th></tr></thead>
+                  <thead><tr><th scope="col">\(tr("door.time"))</th><th scope="col">\(tr("privacy.what"))</th><th scope="col">\(tr("kiosk.ticket"))</th><th scope="col">\(tr("door.who"))</th><th scope="col">\(tr("privacy.why"))</th></tr></thead>
                   <tbody>\(log.map { "<tr><th scope=\"row\">\($0.time)</th><td>\($0.what)</td><td>\($0.number)</td><td>\($0.who)</td><td>\($0.why)</td></tr>" as HTML })</tbody>
                 </table>
-                \(if: log.isEmpty, "<p class=\"fine\">Nothing yet.</p>")
+                \(if: log.isEmpty, "<p class=\"fine\">\(tr("door.nothingYet"))</p>")
               </div>
             </section>
             """
@@ -341,8 +343,8 @@ public struct StoreEditPage: Page {
         guard field.name == "longitude", let map else { return .empty }
         return """
             <div class="field position-picker" data-position-picker hidden>
-              <div class="map" id="position-map" data-tiles="\(map.tiles)" data-attribution="\(map.attribution)" role="application" aria-label="Map: tap to set the store's position"></div>
-              <p class="fine">Tap the map where the store is, or drag its pin: the latitude and longitude above follow.</p>
+              <div class="map" id="position-map" data-tiles="\(map.tiles)" data-attribution="\(map.attribution)" role="application" aria-label="\(tr("storeForm.mapLabel"))"></div>
+              <p class="fine">\(tr("storeForm.mapHint"))</p>
             </div>
             """
     }
@@ -352,9 +354,9 @@ public struct StoreEditPage: Page {
             <link rel="stylesheet" href="/vendor/leaflet/leaflet.css">
             <script src="/vendor/leaflet/leaflet.js" defer></script>
             """, """
-            <p class="back"><a href="\(registering ? Paths.manage() : Paths.manageStore(storeId))">← \(registering ? "Your stores" : storeName)</a></p>
-            <h1>\(registering ? "Register a store" : "Edit \(storeName)")</h1>
-            \(if: fields.contains { $0.error != nil }, Fragments.formError("Nothing was changed: please correct the fields marked below."))
+            <p class="back"><a href="\(registering ? Paths.manage() : Paths.manageStore(storeId))">← \(registering ? tr("manage.yourStores") : storeName)</a></p>
+            <h1>\(registering ? tr("manage.register") : tr("storeForm.editTitle", ["store": storeName]))</h1>
+            \(if: fields.contains { $0.error != nil }, Fragments.formError(tr("form.nothingChangedFields")))
             <form method="post" action="\(registering ? Paths.manageNewStore() : Paths.manageStoreEdit(storeId))" class="stack panel">
               \(frame.csrfField)
               \(fields.map { field in
@@ -368,7 +370,7 @@ public struct StoreEditPage: Page {
                   \(picker(after: field))
                   """ as HTML
               })
-              <button type="submit">\(registering ? "Register the store" : "Save")</button>
+              <button type="submit">\(registering ? tr("storeForm.registerSubmit") : tr("storeForm.save"))</button>
             </form>
             """)
     }
@@ -440,22 +442,22 @@ public struct StoreHoursPage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.site("""
             <p class="back"><a href="\(Paths.manageStore(storeId))">← \(storeName)</a></p>
-            <h1>Opening hours of \(storeName)</h1>
+            <h1>\(tr("hours.title", ["store": storeName]))</h1>
             \(Fragments.notice(notice))
-            \(if: days.contains { $0.error != nil }, Fragments.formError("Nothing was changed: please correct the days marked below."))
-            <p class="fine">Up to two openings a day. A closing time earlier than the opening runs past midnight (07:00 to 02:00). Leave a day empty when the store is closed. Bookings in slots the new hours no longer have are cancelled, and their customers told why.</p>
+            \(if: days.contains { $0.error != nil }, Fragments.formError(tr("hours.nothingChanged")))
+            <p class="fine">\(tr("hours.help"))</p>
             <form method="post" action="\(Paths.manageStoreHours(storeId))" class="panel">
               \(frame.csrfField)
               <div class="table-wrap">
                 <table class="figures hours-form">
-                  <thead><tr><th scope="col">Day</th><th scope="col">Opens</th><th scope="col">Closes</th><th scope="col">Opens again</th><th scope="col">Closes</th></tr></thead>
+                  <thead><tr><th scope="col">\(tr("wizard.day"))</th><th scope="col">\(tr("hours.opens"))</th><th scope="col">\(tr("hours.closes"))</th><th scope="col">\(tr("hours.opensAgain"))</th><th scope="col">\(tr("hours.closes"))</th></tr></thead>
                   <tbody>
                   \(days.map { day in
                       let cells: [HTML] = day.openings.enumerated().flatMap { index, opening -> [HTML] in
                           let part = index == 0 ? "a" : "b"
                           return [
-                              "<td><input type=\"time\" name=\"opens-\(day.weekday)-\(part)\" value=\"\(opening.opens)\" aria-label=\"\(day.name): opens\(index == 0 ? "" : " again")\"\(Fragments.invalid(day.error, describedBy: "day-\(day.weekday)-error"))></td>",
-                              "<td><input type=\"time\" name=\"closes-\(day.weekday)-\(part)\" value=\"\(opening.closes)\" aria-label=\"\(day.name): closes\(index == 0 ? "" : " again")\"\(Fragments.invalid(day.error, describedBy: "day-\(day.weekday)-error"))></td>",
+                              "<td><input type=\"time\" name=\"opens-\(day.weekday)-\(part)\" value=\"\(opening.opens)\" aria-label=\"\(day.name): \(index == 0 ? tr("hours.opensLower") : tr("hours.opensAgainLower"))\"\(Fragments.invalid(day.error, describedBy: "day-\(day.weekday)-error"))></td>",
+                              "<td><input type=\"time\" name=\"closes-\(day.weekday)-\(part)\" value=\"\(opening.closes)\" aria-label=\"\(day.name): \(index == 0 ? tr("hours.closesLower") : tr("hours.closesAgainLower"))\"\(Fragments.invalid(day.error, describedBy: "day-\(day.weekday)-error"))></td>",
                           ]
                       }
                       return """
@@ -466,15 +468,15 @@ public struct StoreHoursPage: Page {
                   </tbody>
                 </table>
               </div>
-              <button type="submit">Save the hours</button>
+              <button type="submit">\(tr("hours.save"))</button>
             </form>
-            <h2 id="closed-days">Closed days</h2>
-            <p class="fine">Holidays and other days the store stays closed whatever its weekly hours say. Closing a day cancels its bookings, and their customers are told why; shoppers see the day closed with its reason.</p>
-            \(if: closures.isEmpty, "<p>No closed days coming.</p>")
+            <h2 id="closed-days">\(tr("hours.closedDays"))</h2>
+            <p class="fine">\(tr("hours.closedHelp"))</p>
+            \(if: closures.isEmpty, "<p>\(tr("hours.noClosures"))</p>")
             \(if: !closures.isEmpty, """
                 <div class="table-wrap">
                   <table class="figures closures">
-                    <thead><tr><th scope="col">Date</th><th scope="col">Reason</th><th scope="col">Change</th></tr></thead>
+                    <thead><tr><th scope="col">\(tr("hours.date"))</th><th scope="col">\(tr("hours.reason"))</th><th scope="col">\(tr("ticket.change"))</th></tr></thead>
                     <tbody>
                     \(closures.map { closure in
                         """
@@ -482,7 +484,7 @@ public struct StoreHoursPage: Page {
                           <form method="post" action="\(Paths.manageStoreClosures(storeId))">
                             \(frame.csrfField)
                             <input type="hidden" name="action" value="reopen"><input type="hidden" name="day" value="\(closure.day)">
-                            <button type="submit" class="secondary" aria-label="Open on \(closure.date) as usual">Open as usual</button>
+                            <button type="submit" class="secondary" aria-label="\(tr("hours.openOn", ["date": closure.date]))">\(tr("hours.openAsUsual"))</button>
                           </form>
                         </td></tr>
                         """ as HTML
@@ -491,22 +493,22 @@ public struct StoreHoursPage: Page {
                   </table>
                 </div>
                 """)
-            \(if: newClosure.dateError != nil || newClosure.reasonError != nil, Fragments.formError("The day was not closed: please correct the fields marked below."))
+            \(if: newClosure.dateError != nil || newClosure.reasonError != nil, Fragments.formError(tr("hours.notClosed")))
             <form method="post" action="\(Paths.manageStoreClosures(storeId))" class="stack panel">
               \(frame.csrfField)
               <input type="hidden" name="action" value="close">
               <div class="field">
-                <label for="closure-date">Date</label>
+                <label for="closure-date">\(tr("hours.date"))</label>
                 <input type="date" id="closure-date" name="date" value="\(newClosure.date)" min="\(closureRange.0)" max="\(closureRange.1)" required\(Fragments.invalid(newClosure.dateError, describedBy: "closure-date-error"))>
                 \(Fragments.fieldError(newClosure.dateError, id: "closure-date-error"))
               </div>
               <div class="field">
-                <label for="closure-reason">Reason</label>
+                <label for="closure-reason">\(tr("hours.reason"))</label>
                 <input id="closure-reason" name="reason" value="\(newClosure.reason)" maxlength="100"\(Fragments.invalid(newClosure.reasonError, describedBy: "closure-reason-error"))>
-                <p class="fine">Optional; shoppers read it (“Christmas”).</p>
+                <p class="fine">\(tr("hours.reasonHint"))</p>
                 \(Fragments.fieldError(newClosure.reasonError, id: "closure-reason-error"))
               </div>
-              <button type="submit">Close the store that day</button>
+              <button type="submit">\(tr("hours.closeSubmit"))</button>
             </form>
             """)
     }

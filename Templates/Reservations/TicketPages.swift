@@ -1,4 +1,5 @@
 import CLupPaths
+import CLupText
 
 /// Where a reservation stands now, in words and figures; the ticket page and its JSON agree.
 public struct TicketProgress: Sendable, Equatable {
@@ -10,12 +11,15 @@ public struct TicketProgress: Sendable, Equatable {
     public var entry: String?
     /// When to leave for the store ("20:14", "now"), for a line-up with a travel time.
     public var leaveBy: String?
+    /// What comes before it: "Leave by" a time, "Leave" now.
+    public var leaveByLabel: String?
     /// Still changing: the page refreshes itself.
     public var live: Bool
 
     public init(status: String, headline: String, detail: String, peopleAhead: Int? = nil, entry: String? = nil,
-                leaveBy: String? = nil, live: Bool)
+                leaveBy: String? = nil, leaveByLabel: String? = nil, live: Bool)
     {
+        self.leaveByLabel = leaveByLabel
         self.status = status
         self.headline = headline
         self.detail = detail
@@ -78,14 +82,14 @@ public struct TicketPage: Page {
             <article class="ticket" data-status="\(progress.status)" data-status-url="\(progress.live ? statusHref : "")">
               <header class="ticket-head">
                 <p class="ticket-store">\(storeName)</p>
-                <p class="ticket-number"><span class="fine">\(kind) No.</span> \(number)</p>
+                <p class="ticket-number"><span class="fine">\(tr("ticket.kindNumber", ["kind": kind]))</span> \(number)</p>
               </header>
               <p class="ticket-alert" role="alert" data-alert hidden></p>
-              <p class="connection-lost" role="status" data-connection-lost hidden>Connection lost: what this page shows may be out of date. Trying again…</p>
+              <p class="connection-lost" role="status" data-connection-lost hidden>\(tr("ticket.connectionLost"))</p>
               <section class="ticket-status status-\(progress.status)" aria-live="polite">
                 <h1 data-field="headline">\(progress.headline)</h1>
                 <p data-field="detail">\(progress.detail)</p>
-                \(progress.leaveBy.map(leaveBy))
+                \(progress.leaveBy.map { leaveBy($0, label: progress.leaveByLabel ?? tr("ticket.leaveBy")) })
               </section>
               \(confirmAction.map { confirmForm($0, frame) })
               \(code.map(qr))
@@ -94,11 +98,11 @@ public struct TicketPage: Page {
               </dl>
               <div class="actions no-print">
                 \(if: code != nil, saveAndPrint)
-                <a class="button secondary" href="\(Paths.reservations())">My reservations</a>
+                <a class="button secondary" href="\(Paths.reservations())">\(tr("nav.reservations"))</a>
               </div>
               \(travel.map { travelForm($0, frame) })
               <p class="no-print push-offer" data-push-offer="\(pushAction)" hidden>
-                <button type="button" class="secondary" data-push-enable>Notify me on this device</button>
+                <button type="button" class="secondary" data-push-enable>\(tr("ticket.notifyMe"))</button>
                 <span class="fine" data-push-state></span>
               </p>
               \(cancelAction.map { cancelForm($0, frame) })
@@ -106,15 +110,15 @@ public struct TicketPage: Page {
             """)
     }
 
-    private func leaveBy(_ time: String) -> HTML {
-        "<p class=\"leave-by\">Leave by <strong data-field=\"leaveBy\">\(time)</strong></p>"
+    private func leaveBy(_ time: String, label: String) -> HTML {
+        "<p class=\"leave-by\"><span data-field=\"leaveByLabel\">\(label)</span> <strong data-field=\"leaveBy\">\(time)</strong></p>"
     }
 
     private func confirmForm(_ action: String, _ frame: Frame) -> HTML {
         """
         <form method="post" action="\(action)" class="no-print confirm-form">
             \(frame.csrfField)
-            <button type="submit">Confirm my visit</button>
+            <button type="submit">\(tr("ticket.confirmVisit"))</button>
           </form>
         """
     }
@@ -123,10 +127,10 @@ public struct TicketPage: Page {
         """
         <form method="post" action="\(form.action)" class="no-print travel-form">
             \(frame.csrfField)
-            <label for="travel-mode">How you are getting there</label>
+            <label for="travel-mode">\(tr("ticket.howGetting"))</label>
             <span class="inline-field">
               <select id="travel-mode" name="mode">\(Fragments.selectOptions(form.choices))</select>
-              <button type="submit" class="secondary">Change</button>
+              <button type="submit" class="secondary">\(tr("ticket.change"))</button>
             </span>
           </form>
         """
@@ -135,16 +139,16 @@ public struct TicketPage: Page {
     private func qr(_ code: QRDrawing) -> HTML {
         """
         <figure class="qr">
-            \(Fragments.qr(code, label: "QR code of ticket \(number)"))
-            <figcaption>Show this code at the entrance, and again on your way out.</figcaption>
+            \(Fragments.qr(code, label: tr("ticket.qrLabel", ["number": String(number)])))
+            <figcaption>\(tr("ticket.showCode"))</figcaption>
           </figure>
         """
     }
 
     private var saveAndPrint: HTML {
         """
-        <a class="button secondary" href="\(pngHref)" download>Save the code (PNG)</a>
-            <button type="button" class="secondary" data-print hidden>Print</button>
+        <a class="button secondary" href="\(pngHref)" download>\(tr("ticket.savePNG"))</a>
+            <button type="button" class="secondary" data-print hidden>\(tr("ticket.print"))</button>
         """
     }
 
@@ -152,7 +156,7 @@ public struct TicketPage: Page {
         """
         <form method="post" action="\(action)" class="no-print cancel-form">
             \(frame.csrfField)
-            <button type="submit" class="danger" data-confirm="Cancel this reservation? Your place will be given to someone else.">Cancel this reservation</button>
+            <button type="submit" class="danger" data-confirm="\(tr("ticket.cancelQuestion"))">\(tr("ticket.cancel"))</button>
           </form>
         """
     }
@@ -202,12 +206,12 @@ public struct ReservationsPage: Page {
 
     public func render(in frame: Frame) -> HTML {
         frame.site("""
-            <h1>My reservations</h1>
-            \(if: cancelled, "<p class=\"notice\" role=\"status\">Your reservation was cancelled.</p>")
+            <h1>\(tr("nav.reservations"))</h1>
+            \(if: cancelled, "<p class=\"notice\" role=\"status\">\(tr("reservations.cancelled"))</p>")
             \(active.map { activePanel($0, frame) } ?? noActivePanel)
             <section class="panel">
-              <h2>History</h2>
-              \(history.isEmpty ? "<p class=\"fine\">Your past visits will be listed here, with the times you went in and out.</p>" : historyTable)
+              <h2>\(tr("reservations.history"))</h2>
+              \(history.isEmpty ? "<p class=\"fine\">\(tr("reservations.noHistory"))</p>" : historyTable)
             </section>
             """)
     }
@@ -215,16 +219,16 @@ public struct ReservationsPage: Page {
     private func activePanel(_ active: Active, _ frame: Frame) -> HTML {
         """
         <section class="panel">
-          <h2>Now</h2>
-          <p><strong>\(active.summary.storeName)</strong> · \(active.summary.kind) No. \(active.summary.number), \(active.summary.when)</p>
+          <h2>\(tr("reservations.now"))</h2>
+          <p><strong>\(active.summary.storeName)</strong> · \(active.summary.kind) \(tr("ticket.numberShort", ["number": String(active.summary.number)])), \(active.summary.when)</p>
           <p class="status">\(active.progress.headline)</p><p>\(active.progress.detail)</p>
           <div class="actions">
-            <a class="button" href="\(active.href)">Show ticket and QR code</a>
+            <a class="button" href="\(active.href)">\(tr("reservations.showTicket"))</a>
             \(active.cancelAction.map { action in
                 """
                 <form method="post" action="\(action)" class="inline">
                       \(frame.csrfField)
-                      <button type="submit" class="danger" data-confirm="Cancel this reservation? Your place will be given to someone else.">Cancel</button>
+                      <button type="submit" class="danger" data-confirm="\(tr("ticket.cancelQuestion"))">\(tr("reservations.cancel"))</button>
                     </form>
                 """
             })
@@ -236,7 +240,7 @@ public struct ReservationsPage: Page {
     private var noActivePanel: HTML {
         """
         <section class="panel">
-          <p>You have no reservation at the moment. <a href="\(Paths.home())">Find a store</a> to line up or book a visit.</p>
+          <p>\(tr("reservations.none")) <a href="\(Paths.home())">\(tr("reservations.findStore"))</a></p>
         </section>
         """
     }
@@ -244,7 +248,7 @@ public struct ReservationsPage: Page {
     private var historyTable: HTML {
         """
         <table class="history">
-            <thead><tr><th scope="col">Store</th><th scope="col">Reservation</th><th scope="col">Outcome</th></tr></thead>
+            <thead><tr><th scope="col">\(tr("reservations.store"))</th><th scope="col">\(tr("reservations.reservation"))</th><th scope="col">\(tr("reservations.outcome"))</th></tr></thead>
             <tbody>
             \(history.map { "<tr><td><a href=\"\($0.href)\">\($0.storeName)</a></td><td>\($0.kind), \($0.when)</td><td>\($0.outcome)</td></tr>" })
             </tbody>
@@ -272,15 +276,15 @@ public struct BookingReplyPage: Page {
     }
 
     public func render(in frame: Frame) -> HTML {
-        let confirm: HTML = "<button type=\"submit\" name=\"answer\" value=\"confirm\"\(if: cancelFirst, " class=\"secondary\"")>Confirm my visit</button>"
-        let cancel: HTML = "<button type=\"submit\" name=\"answer\" value=\"cancel\" class=\"\(cancelFirst ? "danger" : "secondary")\">Cancel the booking</button>"
+        let confirm: HTML = "<button type=\"submit\" name=\"answer\" value=\"confirm\"\(if: cancelFirst, " class=\"secondary\"")>\(tr("ticket.confirmVisit"))</button>"
+        let cancel: HTML = "<button type=\"submit\" name=\"answer\" value=\"cancel\" class=\"\(cancelFirst ? "danger" : "secondary")\">\(tr("reply.cancel"))</button>"
         return frame.site("""
             <section class="narrow panel">
-              <h1>Your visit to \(storeName)</h1>
+              <h1>\(tr("reply.title", ["store": storeName]))</h1>
               <dl class="recap">
                 \(Fragments.facts(facts))
               </dl>
-              <p>Will you come? Confirm to keep your place; cancel to give it to someone else.</p>
+              <p>\(tr("reply.lead"))</p>
               <form method="post" action="\(action)" class="actions">
                 \(frame.csrfField)
                 <input type="hidden" name="t" value="\(token)">

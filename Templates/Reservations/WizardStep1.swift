@@ -1,3 +1,5 @@
+import CLupText
+
 /// Step 1 of the wizard: how long and how many.
 public struct ReservePage: Page {
     public var storeName: String
@@ -33,27 +35,27 @@ public struct ReservePage: Page {
         frame.site("""
             <p class="back"><a href="\(storeHref)">← \(storeName)</a></p>
             <section class="narrow panel">
-              <p class="steps">Step 1 · Your visit</p>
-              <h1>Plan your visit to \(storeName)</h1>
+              <p class="steps">\(tr("wizard.step1"))</p>
+              <h1>\(tr("wizard.planVisit", ["store": storeName]))</h1>
               <form method="get" action="\(action)" class="stack">
                 \(Fragments.hidden(hidden))
                 <fieldset class="choices"\(if: timeError != nil, " aria-describedby=\"time-error\"")>
-                  <legend>How long will you stay?</legend>
+                  <legend>\(tr("wizard.howLong"))</legend>
                   \(Fragments.fieldError(timeError, id: "time-error"))
-                  \(usual.map { "<label class=\"check\"><input type=\"radio\" name=\"time\" value=\"\($0.value)\"\(if: $0.checked, " checked")> \($0.label) <span class=\"fine\">(from your past visits)</span></label>" })
+                  \(usual.map { "<label class=\"check\"><input type=\"radio\" name=\"time\" value=\"\($0.value)\"\(if: $0.checked, " checked")> \($0.label) <span class=\"fine\">(\(tr("wizard.fromPast")))</span></label>" })
                   <div class="presets">
                     \(Fragments.options(presets, name: "time", style: "pill"))
                   </div>
                   \(if: !departments.isEmpty, departmentChoices)
                 </fieldset>
                 <fieldset class="choices"\(if: peopleError != nil, " aria-describedby=\"people-error\"")>
-                  <legend>How many people?</legend>
+                  <legend>\(tr("wizard.howMany"))</legend>
                   \(Fragments.fieldError(peopleError, id: "people-error"))
                   <div class="presets">
                     \(Fragments.options(people, name: "people", style: "pill"))
                   </div>
                 </fieldset>
-                <button type="submit">Continue</button>
+                <button type="submit">\(tr("wizard.continue"))</button>
               </form>
             </section>
             """)
@@ -61,7 +63,7 @@ public struct ReservePage: Page {
 
     private var departmentChoices: HTML {
         """
-        <label class="check"><input type="radio" name="time" value="departments"\(if: departmentsChosen, " checked")> Work it out from the departments I will visit:</label>
+        <label class="check"><input type="radio" name="time" value="departments"\(if: departmentsChosen, " checked")> \(tr("wizard.fromDepartments"))</label>
               <div class="department-choices">
                 \(Fragments.options(departments, name: "department", type: "checkbox"))
               </div>

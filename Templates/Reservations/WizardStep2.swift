@@ -1,3 +1,5 @@
+import CLupText
+
 /// Step 2 of the wizard: line up now (with the wait and how to get there), or book a time.
 public struct HowPage: Page {
     /// What lining up now would mean, when the store accepts the party.
@@ -44,22 +46,22 @@ public struct HowPage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.site("""
             <section class="narrow">
-              <p class="steps">Step 2 · Line up or book</p>
-              <h1>Line up or book at \(storeName)</h1>
-              <p class="lead">\(summary) · <a href="\(changeHref)">change</a></p>
+              <p class="steps">\(tr("wizard.step2"))</p>
+              <h1>\(tr("wizard.lineUpOrBook", ["store": storeName]))</h1>
+              <p class="lead">\(summary) · <a href="\(changeHref)">\(tr("wizard.change"))</a></p>
 
               <section class="panel">
-                <h2>Line up now</h2>
+                <h2>\(tr("wizard.lineUpNow"))</h2>
                 <p>\(queued)</p>
                 \(lineUp.map(lineUpForm))
                 \(refusal.map(refused))
               </section>
 
               <section class="panel">
-                <h2>Book a time</h2>
-                <p>Choose a slot from 2 hours to 7 days ahead; your place is kept for you.</p>
-                \(firstSlot.map { "<p class=\"fine\">The first time you can book: \($0).</p>" })
-                <p><a class="button" href="\(slotsHref)">Choose a time</a></p>
+                <h2>\(tr("wizard.bookTime"))</h2>
+                <p>\(tr("wizard.bookLead"))</p>
+                \(firstSlot.map { "<p class=\"fine\">\(tr("wizard.firstSlot", ["slot": $0]))</p>" })
+                <p><a class="button" href="\(slotsHref)">\(tr("wizard.chooseTime"))</a></p>
               </section>
             </section>
             """)
@@ -71,10 +73,10 @@ public struct HowPage: Page {
             <form method="get" action="\(recapAction)" class="stack">
               \(Fragments.hidden(lineUp.hidden))
               <fieldset class="choices">
-                <legend>How will you get there?</legend>
+                <legend>\(tr("wizard.howGetThere"))</legend>
                 \(Fragments.options(lineUp.modes, name: "mode"))
               </fieldset>
-              <button type="submit">Continue</button>
+              <button type="submit">\(tr("wizard.continue"))</button>
             </form>
         """
     }
@@ -82,7 +84,7 @@ public struct HowPage: Page {
     private func refused(_ refusal: String) -> HTML {
         """
         <p class="form-error" role="status">\(refusal)</p>
-            \(if: !suggestions.isEmpty, "<h3>Stores nearby with a shorter wait</h3>\n\(Fragments.suggestions(suggestions))")
+            \(if: !suggestions.isEmpty, "<h3>\(tr("wizard.shorterNearby"))</h3>\n\(Fragments.suggestions(suggestions))")
         """
     }
 }

@@ -1,3 +1,5 @@
+import CLupText
+
 /// A day of the slot picker.
 public struct DayTab: Sendable {
     public var label: String
@@ -58,15 +60,15 @@ public struct SlotsPage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.site("""
             <section class="narrow">
-              <p class="steps">Step 3 · Choose a time</p>
-              <h1>Choose a time at \(storeName)</h1>
-              <p class="lead">\(summary) · <a href="\(changeHref)">back</a></p>
-              <nav class="days" aria-label="Day">
+              <p class="steps">\(tr("wizard.step3"))</p>
+              <h1>\(tr("wizard.chooseTimeAt", ["store": storeName]))</h1>
+              <p class="lead">\(summary) · <a href="\(changeHref)">\(tr("wizard.backLower"))</a></p>
+              <nav class="days" aria-label="\(tr("wizard.day"))">
                 \(days.map { "<a href=\"\($0.href)\"\(if: $0.current, " aria-current=\"page\"")>\($0.label)</a>" })
               </nav>
               \(notes.map { "<p class=\"fine\">\($0)</p>" })
               \(if: !slots.isEmpty, slotForm)
-              \(if: closed, "<p class=\"empty\">The store is closed on this day. Try another day.</p>")
+              \(if: closed, "<p class=\"empty\">\(tr("wizard.closedDay"))</p>")
             </section>
             """)
     }
@@ -76,10 +78,10 @@ public struct SlotsPage: Page {
         <form method="get" action="\(action)" class="stack">
             \(Fragments.hidden(hidden))
             <fieldset class="slots">
-              <legend>Slots <span class="fine">(green: free · amber: nearly full · red: full)</span></legend>
+              <legend>\(tr("wizard.slots")) <span class="fine">(\(tr("wizard.slotsKey")))</span></legend>
               \(slots.map { "<label class=\"slot slot-\($0.state)\"><input type=\"radio\" name=\"slot\" value=\"\($0.value)\" required> <span class=\"slot-time\">\($0.time)</span> <span class=\"slot-note\">\($0.note)</span></label>" })
             </fieldset>
-            <button type="submit">Continue</button>
+            <button type="submit">\(tr("wizard.continue"))</button>
           </form>
         """
     }

@@ -1,3 +1,5 @@
+import CLupText
+
 /// Step 4 of the wizard: what will be reserved, and the button that does it.
 public struct RecapPage: Page {
     public var facts: [Fact]
@@ -17,8 +19,8 @@ public struct RecapPage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.site("""
             <section class="narrow panel">
-              <p class="steps">Last step</p>
-              <h1>Check and confirm</h1>
+              <p class="steps">\(tr("wizard.lastStep"))</p>
+              <h1>\(tr("wizard.checkConfirm"))</h1>
               <dl class="recap">
                 \(Fragments.facts(facts))
               </dl>
@@ -26,8 +28,8 @@ public struct RecapPage: Page {
               <form method="post" action="\(action)" class="actions">
                 \(frame.csrfField)
                 \(Fragments.hidden(hidden))
-                <button type="submit">Confirm</button>
-                <a class="button secondary" href="\(backHref)">Back</a>
+                <button type="submit">\(tr("wizard.confirm"))</button>
+                <a class="button secondary" href="\(backHref)">\(tr("wizard.back"))</a>
               </form>
             </section>
             """)
@@ -62,7 +64,7 @@ public struct RefusedPage: Page {
               <h1>\(heading)</h1>
               <p class="form-error" role="alert">\(message)</p>
               \(if: !slots.isEmpty, "<h2>\(slotsHeading ?? "")</h2>\n\(Fragments.suggestions(slots))")
-              \(if: !suggestions.isEmpty, "<h2>Stores nearby that can take you</h2>\n\(Fragments.suggestions(suggestions))")
+              \(if: !suggestions.isEmpty, "<h2>\(tr("wizard.nearbyCanTake"))</h2>\n\(Fragments.suggestions(suggestions))")
               <p><a class="button secondary" href="\(backHref)">\(backLabel)</a></p>
             </section>
             """)
@@ -107,9 +109,9 @@ public struct ConflictPage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.site("""
             <section class="narrow panel">
-              <h1>You already have a reservation</h1>
-              <p>\(active.kind) at <strong>\(active.storeName)</strong>, \(active.when) (No. \(active.number)).</p>
-              <p>You can hold one reservation at a time.</p>
+              <h1>\(tr("conflict.title"))</h1>
+              <p>\(active.kind) \(tr("conflict.at")) <strong>\(active.storeName)</strong>, \(active.when) (\(tr("ticket.numberShort", ["number": String(active.number)]))).</p>
+              <p>\(tr("conflict.oneAtATime"))</p>
               \(canReplace ? replaceForm(frame) : insideNotice)
             </section>
             """)
@@ -120,16 +122,16 @@ public struct ConflictPage: Page {
         <form method="post" action="\(action)" class="actions">
             \(frame.csrfField)
             \(Fragments.hidden(hidden))
-            <button type="submit">Cancel it and keep the new one at \(storeName)</button>
-            <a class="button secondary" href="\(activeHref)">Keep the one I have</a>
+            <button type="submit">\(tr("conflict.replace", ["store": storeName]))</button>
+            <a class="button secondary" href="\(activeHref)">\(tr("conflict.keep"))</a>
           </form>
         """
     }
 
     private var insideNotice: HTML {
         """
-        <p>You are in the store now: you can reserve again once you have scanned out.</p>
-          <p><a class="button secondary" href="\(activeHref)">See your ticket</a></p>
+        <p>\(tr("conflict.inside"))</p>
+          <p><a class="button secondary" href="\(activeHref)">\(tr("conflict.seeTicket"))</a></p>
         """
     }
 }

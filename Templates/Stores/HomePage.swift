@@ -1,4 +1,5 @@
 import CLupPaths
+import CLupText
 import Foundation
 
 /// What a shopper compares about a store, whoever and wherever they are, already formatted:
@@ -47,19 +48,19 @@ public struct StoreSummary: Sendable {
                   <span class="store-main">
                     <span class="store-name">\(name)</span>
                     <span class="store-address">\(address)</span>
-                    <span class="store-hours">\(openText) · today \(hoursToday)</span>
+                    <span class="store-hours">\(openText) · \(tr("card.today", ["hours": hoursToday]))</span>
                   </span>
                   <span class="store-figures">
                     <span class="status status-\(light)">\(reason)</span>
-                    <span class="figure"><span class="figure-label">Wait</span> \(wait)</span>
-                    <span class="figure"><span class="figure-label">Inside</span> \(peopleInside) / \(capacity)</span>
-                    <span class="figure"><span class="figure-label">Distance</span>\u{20}
+                    <span class="figure"><span class="figure-label">\(tr("card.wait"))</span> \(wait)</span>
+                    <span class="figure"><span class="figure-label">\(tr("card.inside"))</span> \(peopleInside) / \(capacity)</span>
+                    <span class="figure"><span class="figure-label">\(tr("card.distance"))</span>\u{20}
             """
         cardClosing = """
             </span>
                   </span>
                 </a>
-                <a class="store-stats" href="\(Paths.storeStats(id))">Busy times</a>
+                <a class="store-stats" href="\(Paths.storeStats(id))">\(tr("card.busyTimes"))</a>
               </li>
 
             """
@@ -135,40 +136,40 @@ public struct HomePage: Page {
             <script src="/vendor/leaflet/leaflet.js" defer></script>
             """, """
             <section class="intro">
-              <h1>Stores near you</h1>
-              <p class="lead">Closest first, with live waits. From <strong>\(positionLabel)</strong>, <strong>\(modePhrase)</strong>.</p>
+              <h1>\(tr("home.title"))</h1>
+              <p class="lead">\(tr("home.leadStart")) <strong>\(positionLabel)</strong>, <strong>\(modePhrase)</strong>.</p>
               \(Fragments.notice(notice))
             </section>
 
             <form class="controls" method="get" action="\(Paths.home())">
-              <label for="place">Measure from</label>
+              <label for="place">\(tr("home.measureFrom"))</label>
               <div class="control-row">
                 <select id="place" name="place">
                   \(Fragments.selectOptions(places))
                 </select>
-                <button type="submit">Update</button>
-                <button type="button" class="secondary" data-locate hidden>Use my location</button>
+                <button type="submit">\(tr("home.update"))</button>
+                <button type="button" class="secondary" data-locate hidden>\(tr("home.useLocation"))</button>
               </div>
               <p class="locate-status" data-locate-status role="status" hidden></p>
             </form>
 
-            <nav class="modes" aria-label="Means of transport">
+            <nav class="modes" aria-label="\(tr("home.modes"))">
               \(modes.map { "<a href=\"\($0.href)\"\(if: $0.choice.checked, " aria-current=\"true\"")>\($0.choice.label)</a>" })
             </nav>
 
             <div class="home-layout">
               <details class="map-box" data-map-box hidden>
-                <summary>Map of the stores</summary>
+                <summary>\(tr("home.map"))</summary>
                 <div class="map" id="map" data-tiles="\(tileURL)" data-attribution="\(tileAttribution)" data-lat="\(latitude)" data-lon="\(longitude)" data-mode="\(modeKey)"></div>
-                <p class="fine map-hint">Tap the map to measure distances from that point.</p>
+                <p class="fine map-hint">\(tr("home.mapHint"))</p>
               </details>
               <div class="home-list">
                 <p class="count">\(countText)</p>
                 <ol class="stores">
                 \(Self.cards(stores))
                 </ol>
-                \(moreHref.map { "<p class=\"more\"><a class=\"button secondary\" href=\"\($0)\">Show more stores</a></p>" })
-                \(if: stores.isEmpty, "<p class=\"empty\">No stores are registered yet.</p>")
+                \(moreHref.map { "<p class=\"more\"><a class=\"button secondary\" href=\"\($0)\">\(tr("home.more"))</a></p>" })
+                \(if: stores.isEmpty, "<p class=\"empty\">\(tr("home.none"))</p>")
               </div>
             </div>
             """)
@@ -176,8 +177,8 @@ public struct HomePage: Page {
 
     /// "34 stores", or "The 30 nearest of 2,000 stores".
     var countText: String {
-        stores.count == totalStores ? "\(totalStores) stores"
-            : "The \(stores.count) nearest of \(totalStores.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_GB")))) stores"
+        stores.count == totalStores ? tr("home.count", count: totalStores)
+            : tr("home.nearestOf", ["shown": String(stores.count), "total": Numbers.grouped(totalStores)])
     }
 
     /// The cards, each from its summary's fragments, written into one buffer: only the

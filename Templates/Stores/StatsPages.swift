@@ -1,4 +1,5 @@
 import CLupPaths
+import CLupText
 
 /// A bar chart drawn on the server as SVG: readable without JavaScript, on a phone and on
 /// paper, with a title and a description for screen readers. Pages put the same numbers in a
@@ -123,13 +124,13 @@ public struct FigureTable: Sendable {
 
     func render() -> HTML {
         """
-        <div class="table-wrap">
+        <div class="table-wrap" tabindex="0" role="region" aria-label="\(caption)">
           <table class="figures">
             <caption>\(caption)\(csvHref.map { " <a class=\"csv\" href=\"\($0)\">CSV</a>" as HTML })</caption>
             <thead><tr>\(header.map { "<th scope=\"col\">\($0)</th>" })</tr></thead>
             <tbody>\(rows.map { row in "<tr>\(row.enumerated().map { $0.offset == 0 ? "<th scope=\"row\">\($0.element)</th>" : "<td>\($0.element)</td>" as HTML })</tr>" as HTML })</tbody>
           </table>
-          \(if: rows.isEmpty, "<p class=\"fine\">Nothing in this range.</p>")
+          \(if: rows.isEmpty, "<p class=\"fine\">\(tr("stats.nothingInRange"))</p>")
         </div>
         """
     }
@@ -174,8 +175,8 @@ public struct StoreStatsPage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.site("""
             <p class="back"><a href="\(storeHref)">← \(storeName)</a></p>
-            <h1>How busy \(storeName) usually is</h1>
-            <nav class="days stats-days" aria-label="Weekday">
+            <h1>\(tr("stats.howBusy", ["store": storeName]))</h1>
+            <nav class="days stats-days" aria-label="\(tr("stats.weekday"))">
               \(days.map { "<a href=\"\($0.href)\"\(if: $0.current, " aria-current=\"page\"")>\($0.name)</a>" as HTML })
             </nav>
             <h2>\(dayName)</h2>
@@ -214,11 +215,11 @@ public struct ManageStatsPage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.site("""
             <p class="back"><a href="\(Paths.manageStore(storeId))">← \(storeName)</a></p>
-            <h1>Statistics: \(storeName)</h1>
+            <h1>\(tr("stats.title", ["store": storeName]))</h1>
             <form method="get" action="\(Paths.manageStoreStats(storeId))" class="range-form no-print">
-              <div class="field"><label for="from">From</label><input id="from" name="from" type="date" value="\(from)" required></div>
-              <div class="field"><label for="to">To</label><input id="to" name="to" type="date" value="\(to)" required></div>
-              <button type="submit" class="secondary">Show</button>
+              <div class="field"><label for="from">\(tr("stats.from"))</label><input id="from" name="from" type="date" value="\(from)" required></div>
+              <div class="field"><label for="to">\(tr("stats.to"))</label><input id="to" name="to" type="date" value="\(to)" required></div>
+              <button type="submit" class="secondary">\(tr("stats.show"))</button>
             </form>
             \(Fragments.formError(rangeError))
             <dl class="facts">

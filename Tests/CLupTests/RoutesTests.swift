@@ -35,8 +35,11 @@ struct RoutesTests {
         GET /reset session
         POST /reset session csrf
         GET /privacy session
+        GET /en session
+        GET /it session
         POST /signout/everywhere session csrf signedIn
         POST /confirm/resend session csrf signedIn
+        GET /confirm/first session signedIn
         GET /account session signedIn
         POST /account/profile session csrf signedIn
         POST /account/password session csrf signedIn

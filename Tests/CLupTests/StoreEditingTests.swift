@@ -70,8 +70,8 @@ struct StoreEditingTests {
         let page = try browser.get(try require(saved.header("Location")))
         #expect(page.bodyText.contains("2 changes saved. The store has 1 person more inside than its new capacity: they "
             + "stay, and nobody new is let in until enough have left."))
-        #expect(page.bodyText.contains("· Boss</span> capacity: 4 → 2</li>"))
-        #expect(page.bodyText.contains("· Boss</span> name: Bottega Uno → Bottega Una</li>"))
+        #expect(page.bodyText.contains("· Boss</span> Capacity: 4 → 2</li>"))
+        #expect(page.bodyText.contains("· Boss</span> Name: Bottega Uno → Bottega Una</li>"))
         // The shoppers' pages follow at once.
         #expect(try Browser(app).get("/stores/\(storeId)").bodyText.contains("Bottega Una"))
         #expect(try database.board.entry(storeId)?.store.capacity == 2)
@@ -124,7 +124,7 @@ struct StoreEditingTests {
         let saved = try browser.post("/manage/stores/\(storeId)/edit", fields(["slotMinutes": "30"]))
         let page = try browser.get(try require(saved.header("Location"))).bodyText
         #expect(page.contains("1 change saved."))
-        #expect(page.contains("slotMinutes: 15 → 30"))
+        #expect(page.contains("Slot length (min): 15 → 30"))
         // The bookings stand at 10:15; the new 10:00–10:30 slot holds them, so it is full.
         let calendar = try require(database.board.entry(storeId)?.calendar)
         let slot = try require(calendar.slot(containing: quarter, now: clock.now))
@@ -170,7 +170,7 @@ struct StoreEditingTests {
         next.append(("departments", "bakery, 12\nFish, 20"))
         let saved = try browser.post("/manage/stores/\(storeId)/edit", next)
         let page = try browser.get(try require(saved.header("Location"))).bodyText
-        #expect(page.contains("departments: Bakery 10 min, Butcher 15 min → bakery 12 min, Fish 20 min"))
+        #expect(page.contains("Departments: Bakery 10 min, Butcher 15 min → bakery 12 min, Fish 20 min"))
         let after = try require(database.board.entry(storeId)?.definition.departments)
         #expect(after.map { "\($0.name) \($0.estimatedMinutes)" } == ["bakery 12", "Fish 20"])
         #expect(after.first?.id == before.first?.id)  // the same department, its counts kept
@@ -207,7 +207,7 @@ struct StoreEditingTests {
         ]))
         let page = try browser.get(try require(saved.header("Location"))).bodyText
         #expect(page.contains("2 changes saved."))
-        #expect(page.contains("latitude: \(store.latitude) → 45.4861"))
+        #expect(page.contains("Latitude: \(store.latitude) → 45.4861"))
         let nearest = try require(database.board.nearest(to: centrale, limit: 1).first)
         #expect(nearest.entry.store.id == storeId && nearest.metres < 1)
     }

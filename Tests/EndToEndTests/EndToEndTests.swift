@@ -62,6 +62,14 @@ struct EndToEndTests {
         #expect(try stack.curl(["-H", "Cookie: where=centrale", stack.baseURL + "/"]).header("X-Cache-Status") == "MISS")
         #expect(try stack.curl(["-H", "Cookie: mode=car", stack.baseURL + "/?place=duomo"])
             .header("X-Cache-Status") == "MISS")
+        // Each language is a page of its own: chosen on the device, or asked for by the browser.
+        let italian = try stack.curl(["-H", "Cookie: lang=it", stack.baseURL + "/?place=duomo"])
+        #expect(italian.header("X-Cache-Status") == "MISS" && italian.body.contains("<html lang=\"it\">"))
+        let asked = try stack.curl(["-H", "Accept-Language: it-IT,it;q=0.9", stack.baseURL + "/?place=duomo"])
+        #expect(asked.header("X-Cache-Status") == "MISS" && asked.body.contains("Negozi vicino a te"))
+        let again2 = try stack.curl(["-H", "Accept-Language: it-IT,it;q=0.9", stack.baseURL + "/?place=duomo"])
+        #expect(again2.header("X-Cache-Status") == "HIT" && again2.body.contains("Negozi vicino a te"))
+        #expect(try stack.get("/?place=duomo").body.contains("Stores near you"))
         // A session or kiosk cookie bypasses the cache, whatever it holds.
         for cookie in ["clup_session=someone", "__Host-clup_session=someone", "a=1; clup_kiosk=key"] {
             let personal = try stack.curl(["-H", "Cookie: \(cookie)", stack.baseURL + "/?place=duomo"])
@@ -95,6 +103,11 @@ struct EndToEndTests {
         let home = try stack.get("/signin")
         #expect(home.status == 502)
         #expect(home.body.contains("CLup is restarting"))
+        // In the visitor's language, as the worker would have answered.
+        let italian = try stack.curl(["-H", "Cookie: lang=it", stack.baseURL + "/signin"])
+        #expect(italian.status == 502 && italian.body.contains("<h1>CLup si sta riavviando</h1>"))
+        let asked = try stack.curl(["-H", "Accept-Language: it-CH, de;q=0.5", stack.baseURL + "/signin"])
+        #expect(asked.status == 502 && asked.body.contains("<html lang=\"it\">"))
         #expect(try stack.get("/vendor/leaflet/leaflet.css").status == 200)
 
         // A new worker picks up where the old one left off.

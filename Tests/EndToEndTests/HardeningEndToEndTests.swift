@@ -66,7 +66,11 @@ struct HardeningEndToEndTests {
         #expect(answer.header("Content-Type") == "application/json")
         #expect(answer.header("Retry-After") == "5")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: String])
-        #expect(json["code"] == "unavailable" && json["message"]?.isEmpty == false)
+        #expect(json["code"] == "unavailable" && json["message"] == "CLup is restarting. Try again in a few seconds.")
+        let italian = try stack.curl(["-H", "Authorization: Bearer nothing", "-H", "Accept-Language: it",
+                                      stack.baseURL + "/api/v1/stores/1/status"])
+        let message = try #require(try JSONSerialization.jsonObject(with: Data(italian.body.utf8)) as? [String: String])
+        #expect(message["message"] == "CLup si sta riavviando. Riprova tra qualche secondo.")
         // Pages still get the site's restarting page.
         let page = try stack.get("/")
         #expect(page.status == 502 && page.body.contains("CLup is restarting"))

@@ -67,7 +67,7 @@ struct NotificationsEndToEndTests {
         let id = try #require(Int64(ticketPath.split(separator: "/").last ?? ""))
         let ticket = try ada.get(ticketPath)
         #expect(ticket.body.contains("Time to leave for the store"))
-        #expect(ticket.body.contains("Leave by <strong data-field=\"leaveBy\">now</strong>"))
+        #expect(ticket.body.contains("<span data-field=\"leaveByLabel\">Leave</span> <strong data-field=\"leaveBy\">now</strong>"))
         let travel = try #require(try database.reservation(id: id)).reservation.travel
         #expect(abs(travel - 1800) < 30)
 

@@ -1,83 +1,50 @@
 import CLupData
 import CLupDomain
+import CLupText
 import Foundation
 
 /// The emails accounts receive. Plain text: readable in every client, nothing to render.
+/// Each is written in the language of the account it goes to (an address with no account:
+/// the language of the page that asked).
 struct AccountMail {
     let baseURL: String
     let now: Date
 
     func confirmation(to user: User, token: String) -> NewOutboxMessage {
-        NewOutboxMessage(recipient: user.email, subject: "Confirm your CLup account", body: """
-            Hello \(user.displayName),
-
-            Welcome to CLup. Please confirm this is your email address by opening the link below.
-            Until you do, you can browse stores but not line up or book a visit.
-
-            \(baseURL)/confirm?token=\(token)
-
-            The link works for 7 days. If you did not sign up for CLup, ignore this email and
-            no account will be used.
-
-            — CLup
-            """, now: now)
+        message(to: user, subject: "mail.confirm.subject", body: "mail.confirm.body",
+                ["link": "\(baseURL)/confirm?token=\(token)"])
     }
 
     func passwordReset(to user: User, token: String) -> NewOutboxMessage {
-        NewOutboxMessage(recipient: user.email, subject: "Reset your CLup password", body: """
-            Hello \(user.displayName),
-
-            Someone (we hope you) asked to reset the password of your CLup account. Choose a new
-            password here:
-
-            \(baseURL)/reset?token=\(token)
-
-            The link works once, for one hour. If you did not ask for it, ignore this email: your
-            password stays as it is.
-
-            — CLup
-            """, now: now)
+        message(to: user, subject: "mail.reset.subject", body: "mail.reset.body",
+                ["link": "\(baseURL)/reset?token=\(token)"])
     }
 
     /// Sent when a reset is asked for an address with no account, so the answer and its
     /// timing are the same whether or not the account exists.
     func noAccount(email: String) -> NewOutboxMessage {
-        NewOutboxMessage(recipient: email, subject: "Your CLup password reset request", body: """
-            Hello,
-
-            Someone (we hope you) asked to reset the CLup password for this address, but there is
-            no CLup account with it. If you meant to sign up, you can do so at:
-
-            \(baseURL)/signup
-
-            If you did not ask, ignore this email.
-
-            — CLup
-            """, now: now)
+        NewOutboxMessage(recipient: email, subject: tr("mail.noAccount.subject"),
+                         body: tr("mail.noAccount.body", ["link": "\(baseURL)/signup"]), now: now)
     }
 
     /// Sent when someone signs up with an address that already has an account: the owner
     /// learns of it, and the sign-up page reveals nothing.
     func alreadyRegistered(to user: User) -> NewOutboxMessage {
-        NewOutboxMessage(recipient: user.email, subject: "You already have a CLup account", body: """
-            Hello \(user.displayName),
-
-            Someone (we hope you) tried to sign up for CLup with this address, which already has
-            an account. You can sign in at \(baseURL)/signin, or reset your password at
-            \(baseURL)/forgot if you have forgotten it.
-
-            — CLup
-            """, now: now)
+        message(to: user, subject: "mail.already.subject", body: "mail.already.body",
+                ["signIn": "\(baseURL)/signin", "forgot": "\(baseURL)/forgot"])
     }
 
     func passwordChanged(to user: User) -> NewOutboxMessage {
-        NewOutboxMessage(recipient: user.email, subject: "Your CLup password was changed", body: """
-            Hello \(user.displayName),
+        message(to: user, subject: "mail.changed.subject", body: "mail.changed.body", ["forgot": "\(baseURL)/forgot"])
+    }
 
-            The password of your CLup account was just changed, and other devices were signed out.
-            If this was not you, reset your password at once: \(baseURL)/forgot
-
-            — CLup
-            """, now: now)
+    private func message(to user: User, subject: String, body: String,
+                         _ values: KeyValuePairs<String, String>) -> NewOutboxMessage
+    {
+        Language.$current.withValue(Language(rawValue: user.language) ?? .en) {
+            NewOutboxMessage(recipient: user.email, subject: tr(subject),
+                             body: tr("mail.hello", ["name": user.displayName]) + "\n\n" + tr(body, values)
+                                + "\n\n— CLup", now: now)
+        }
     }
 }

@@ -3,6 +3,7 @@ import CLupDomain
 import CLupSupport
 import CLupPaths
 import CLupTemplates
+import CLupText
 import Foundation
 
 /// Sign up, confirm, sign in and out, reset a forgotten password, and the account page
@@ -36,10 +37,14 @@ struct AccountsArea {
         pages.get(Paths.reset, resetForm)
         pages.post(Paths.reset, reset)
         pages.get(Paths.privacy, privacy)
+        for language in Language.allCases {
+            pages.get(language.switchPath) { try switchLanguage($0, to: language) }
+        }
 
         let account = pages.adding(.signedIn)
         account.post(Paths.signOutEverywhere, signOutEverywhere)
         account.post(Paths.resendConfirmation, resendConfirmation)
+        account.get(Paths.confirmFirst, confirmFirst)
         account.get(Paths.account, self.account)
         account.post(Paths.accountProfile, updateProfile)
         account.post(Paths.accountPassword, changePassword)
@@ -50,15 +55,37 @@ struct AccountsArea {
         account.get(Paths.accountData, downloadData)
     }
 
+    /// Reserving waits for the address to be confirmed: what to do, with the banner's "Send it
+    /// again" above, and the way back to where the customer was.
+    func confirmFirst(_ context: CustomerContext) throws -> Response {
+        let next = safeNextPath(context.request.query["next"])
+        guard !context.user.isConfirmed else { return .redirect(to: next) }
+        return views.page(title: tr("error.unconfirmedTitle"), context, MessagePage(
+            title: tr("error.unconfirmedTitle"),
+            lines: [tr("confirmFirst.line", ["email": context.user.email]), tr("confirmFirst.again")],
+            link: (tr("confirmFirst.back"), next)))
+    }
+
+    // MARK: Language
+
+    /// The language switch on every page: remembers the choice on this device for a year (a
+    /// preference, not account state, so it may be set on GET) and goes back to the page.
+    func switchLanguage(_ context: BrowserContext, to language: Language) throws -> Response {
+        var response = Response.redirect(to: safeNextPath(context.request.query["back"]))
+        response.setCookie(Cookie(name: Request.languageCookie, value: language.rawValue, maxAge: 365 * 24 * 3600,
+                                  secure: context.secure))
+        return response
+    }
+
     // MARK: Privacy
 
     func privacy(_ context: BrowserContext) throws -> Response {
         let days = Formatting.period
-        return views.page(title: "Privacy", context, PrivacyPage(
+        return views.page(title: tr("nav.privacy"), context, PrivacyPage(
             reservations: days(Retention.reservations), emails: days(Retention.sentEmails),
             notices: days(Retention.notices), signInFailures: days(Retention.signInFailures),
             sessionIdle: days(Visitor.idleLifetime), sessionLongest: days(Visitor.absoluteLifetime),
-            pushMessages: "a day"))
+            pushMessages: Formatting.period(24 * 3600)))
     }
 
     /// Everything CLup holds about the signed-in account, as a JSON file to keep.
@@ -81,7 +108,7 @@ struct AccountsArea {
 
     func signUpForm(_ context: BrowserContext) -> Response {
         if context.visitor.user != nil { return .redirect(to: Paths.account()) }
-        return views.page(title: "Create an account", context, SignUpPage())
+        return views.page(title: tr("signup.title"), context, SignUpPage())
     }
 
     func signUp(_ context: BrowserContext) throws -> Response {
@@ -90,19 +117,21 @@ struct AccountsArea {
         let password = form["password"] ?? ""
         page.emailError = AccountFields.emailProblem(page.email)
         page.displayNameError = AccountFields.nameProblem(page.displayName)
-        page.passwordError = PasswordHasher.weakness(of: password, email: page.email, displayName: page.displayName)
+        page.passwordError = PasswordHasher.weakness(of: password, email: page.email, displayName: page.displayName)?
+            .message
         if page.passwordError == nil, password != form["passwordAgain"] {
-            page.passwordError = "The two passwords do not match."
+            page.passwordError = tr("signup.mismatch")
         }
         guard !page.hasErrors else {
-            return views.page(title: "Create an account", context, page, status: 422)
+            return views.page(title: tr("signup.title"), context, page, status: 422)
         }
         let hash = hasher.hash(password)
         let token = Secrets.token(bytes: 32)
         let mail = self.mail(context)
         do {
             _ = try database.createUser(
-                email: page.email, displayName: page.displayName, passwordHash: hash, now: context.now,
+                email: page.email, displayName: page.displayName, passwordHash: hash,
+                language: Language.current.rawValue, now: context.now,
                 confirmation: (token, { mail.confirmation(to: $0, token: token) }))
         } catch AccountError.emailTaken {
             // Tell the owner, and answer exactly as for a new account.
@@ -110,11 +139,10 @@ struct AccountsArea {
                 try database.enqueueMail(mail.alreadyRegistered(to: existing), now: context.now)
             }
         }
-        return views.page(title: "Check your email", context, MessagePage(
-            title: "Check your email",
-            lines: ["We have sent a link to \(page.email). Open it to confirm your address.",
-                    "Then sign in to line up or book a visit. The link works for 7 days."],
-            link: ("Sign in", Paths.signIn())))
+        return views.page(title: tr("mail.checkTitle"), context, MessagePage(
+            title: tr("mail.checkTitle"),
+            lines: [tr("signup.sent", ["email": page.email]), tr("signup.sent2")],
+            link: (tr("nav.signIn"), Paths.signIn())))
     }
 
     // MARK: Confirm
@@ -122,25 +150,25 @@ struct AccountsArea {
     func confirmForm(_ context: BrowserContext) throws -> Response {
         let token = context.request.query["token"] ?? ""
         guard try database.isLinkValid(token, purpose: .confirm, now: context.now) else {
-            return views.page(title: "Link expired", context, MessagePage(
-                title: "This link has expired or was already used",
-                lines: ["Confirmation links work once, for 7 days. Sign in to ask for a new one."],
-                link: ("Sign in", Paths.signIn())), status: 410)
+            return views.page(title: tr("link.expired"), context, MessagePage(
+                title: tr("link.expiredTitle"),
+                lines: [tr("confirm.expiredLine")],
+                link: (tr("nav.signIn"), Paths.signIn())), status: 410)
         }
         // Opening the link changes nothing: confirming is a button (a POST), so link scanners
         // and prefetchers cannot confirm on the owner's behalf.
-        return views.page(title: "Confirm your email", context, ConfirmPage(token: token))
+        return views.page(title: tr("confirm.title"), context, ConfirmPage(token: token))
     }
 
     func confirm(_ context: BrowserContext) throws -> Response {
         do {
             _ = try database.confirmEmail(token: context.form["token"] ?? "", now: context.now)
         } catch AccountError.invalidOrExpiredLink {
-            throw HTTPError(410, "This confirmation link has expired or was already used. Sign in to ask for a new one.")
+            throw HTTPError(410, tr("confirm.expired"))
         }
-        let next = context.visitor.user == nil ? ("Sign in", Paths.signIn()) : ("Find a store", Paths.home())
-        return views.page(title: "Email confirmed", context, MessagePage(
-            title: "Your email is confirmed", lines: ["You can now line up and book visits."], link: next))
+        let next = context.visitor.user == nil ? (tr("nav.signIn"), Paths.signIn()) : (tr("link.findStore"), Paths.home())
+        return views.page(title: tr("confirm.doneTitle"), context, MessagePage(
+            title: tr("confirm.done"), lines: [tr("confirm.doneLine")], link: next))
     }
 
     func resendConfirmation(_ context: CustomerContext) throws -> Response {
@@ -151,9 +179,9 @@ struct AccountsArea {
             try database.issueLink(purpose: .confirm, email: user.email, token: token, now: context.now,
                                    mail: { mail.confirmation(to: $0, token: token) })
         }
-        return views.page(title: "Check your email", context, MessagePage(
-            title: "Check your email", lines: ["We have sent a new confirmation link to \(user.email)."],
-            link: ("Back to your account", Paths.account())))
+        return views.page(title: tr("mail.checkTitle"), context, MessagePage(
+            title: tr("mail.checkTitle"), lines: [tr("confirm.resent", ["email": user.email])],
+            link: (tr("link.backToAccount"), Paths.account())))
     }
 
     // MARK: Sign in and out
@@ -161,7 +189,7 @@ struct AccountsArea {
     func signInForm(_ context: BrowserContext) -> Response {
         let next = safeNextPath(context.request.query["next"])
         if context.visitor.user != nil { return .redirect(to: next) }
-        return views.page(title: "Sign in", context, SignInPage(next: next))
+        return views.page(title: tr("signin.title"), context, SignInPage(next: next))
     }
 
     /// Throttled per address and client (`SignInThrottle`). An unknown address costs the same
@@ -176,9 +204,8 @@ struct AccountsArea {
         let history = try database.signInFailures(account: account, clientAddress: client,
                                                   since: context.now - SignInThrottle.memory)
         if let wait = SignInThrottle.wait(history: history, now: context.now) {
-            page.error = "Too many failed attempts. Please wait \(Formatting.duration(wait)) and try again, "
-                + "or reset your password."
-            var response = views.page(title: "Sign in", context, page, status: 429)
+            page.error = tr("signin.throttled", ["wait": Formatting.duration(wait)])
+            var response = views.page(title: tr("signin.title"), context, page, status: 429)
             response.headers.append(("Retry-After", String(Int(wait))))
             return response
         }
@@ -186,8 +213,8 @@ struct AccountsArea {
         let verified = hasher.verify(context.form["password"] ?? "", against: user?.passwordHash ?? PasswordHasher.decoy)
         guard verified, let user else {
             try database.recordSignInFailure(account: account, clientAddress: client, now: context.now)
-            page.error = "That email address and password do not match an account."
-            return views.page(title: "Sign in", context, page, status: 401)
+            page.error = tr("signin.wrong")
+            return views.page(title: tr("signin.title"), context, page, status: 401)
         }
         try database.clearSignInFailures(account: account, clientAddress: client)
         // Always a new session id at sign-in, so an id planted before cannot be ridden.
@@ -219,7 +246,7 @@ struct AccountsArea {
     // MARK: Forgotten password
 
     func forgotForm(_ context: BrowserContext) -> Response {
-        views.page(title: "Forgotten password", context, ForgotPage(email: context.request.query["email"] ?? ""))
+        views.page(title: tr("forgot.pageTitle"), context, ForgotPage(email: context.request.query["email"] ?? ""))
     }
 
     /// The same page, after the same work (one email enqueued), whether or not the address has
@@ -227,7 +254,7 @@ struct AccountsArea {
     func forgot(_ context: BrowserContext) throws -> Response {
         let email = context.form["email"]?.trimmed ?? ""
         if let problem = AccountFields.emailProblem(email) {
-            return views.page(title: "Forgotten password", context,
+            return views.page(title: tr("forgot.pageTitle"), context,
                             ForgotPage(email: email, error: problem), status: 422)
         }
         let token = Secrets.token(bytes: 32)
@@ -235,41 +262,40 @@ struct AccountsArea {
         try database.issueLink(purpose: .reset, email: email, token: token, now: context.now,
                                mail: { mail.passwordReset(to: $0, token: token) },
                                ifNoAccount: mail.noAccount(email: email))
-        return views.page(title: "Check your email", context, MessagePage(
-            title: "Check your email",
-            lines: ["If \(email) has a CLup account, we have sent it a link to choose a new password.",
-                    "The link works once, for one hour."],
-            link: ("Back to sign in", Paths.signIn())))
+        return views.page(title: tr("mail.checkTitle"), context, MessagePage(
+            title: tr("mail.checkTitle"),
+            lines: [tr("forgot.sent", ["email": email]), tr("forgot.sent2")],
+            link: (tr("forgot.back"), Paths.signIn())))
     }
 
     func resetForm(_ context: BrowserContext) throws -> Response {
         let token = context.request.query["token"] ?? ""
         guard try database.isLinkValid(token, purpose: .reset, now: context.now) else {
-            return views.page(title: "Link expired", context, MessagePage(
-                title: "This link has expired or was already used",
-                lines: ["Password reset links work once, for one hour. You can ask for a new one."],
-                link: ("Ask for a new link", Paths.forgot())), status: 410)
+            return views.page(title: tr("link.expired"), context, MessagePage(
+                title: tr("link.expiredTitle"),
+                lines: [tr("reset.expiredLine")],
+                link: (tr("link.askNew"), Paths.forgot())), status: 410)
         }
-        return views.page(title: "Choose a new password", context, ResetPage(token: token))
+        return views.page(title: tr("reset.title"), context, ResetPage(token: token))
     }
 
     func reset(_ context: BrowserContext) throws -> Response {
         let token = context.form["token"] ?? ""
         let password = context.form["password"] ?? ""
         var page = ResetPage(token: token)
-        page.error = PasswordHasher.weakness(of: password)
-        if page.error == nil, password != context.form["passwordAgain"] { page.error = "The two passwords do not match." }
+        page.error = PasswordHasher.weakness(of: password)?.message
+        if page.error == nil, password != context.form["passwordAgain"] { page.error = tr("signup.mismatch") }
         if page.error != nil {
-            return views.page(title: "Choose a new password", context, page, status: 422)
+            return views.page(title: tr("reset.title"), context, page, status: 422)
         }
         do {
             _ = try database.resetPassword(token: token, passwordHash: hasher.hash(password), now: context.now)
         } catch AccountError.invalidOrExpiredLink {
-            throw HTTPError(410, "This password reset link has expired or was already used. Please ask for a new one.")
+            throw HTTPError(410, tr("reset.expired"))
         }
-        var response = views.page(title: "Password changed", context, MessagePage(
-            title: "Your password is changed",
-            lines: ["Every device was signed out. Sign in with your new password."], link: ("Sign in", Paths.signIn())))
+        var response = views.page(title: tr("reset.doneTitle"), context, MessagePage(
+            title: tr("reset.done"),
+            lines: [tr("reset.doneLine")], link: (tr("nav.signIn"), Paths.signIn())))
         response.setCookie(Visitor.endedSession(secure: context.secure))
         return response
     }
@@ -281,12 +307,12 @@ struct AccountsArea {
         var page = AccountPage(user: user)
         page.pushDevices = try database.pushSubscriptions(userId: user.id).count
         switch context.request.query["saved"] {
-        case "profile": page.notice = "Your profile is saved."
-        case "notifications": page.notice = "Your notification choices are saved."
-        case "password": page.notice = "Your password is changed. Other devices were signed out."
+        case "profile": page.notice = tr("account.savedProfile")
+        case "notifications": page.notice = tr("account.savedNotifications")
+        case "password": page.notice = tr("account.savedPassword")
         default: break
         }
-        return views.page(title: "Your account", section: .account, context, page)
+        return views.page(title: tr("account.title"), section: .account, context, page)
     }
 
     func updateProfile(_ context: CustomerContext) throws -> Response {
@@ -296,13 +322,16 @@ struct AccountsArea {
         page.displayName = name
         page.displayNameError = AccountFields.nameProblem(name)
         guard let mode = TravelMode(rawValue: context.form["travelMode"] ?? "") else {
-            throw HTTPError.badRequest("Choose a means of transport from the list.")
+            throw HTTPError.badRequest(tr("account.chooseMode"))
+        }
+        guard let language = Language(rawValue: context.form["language"] ?? user.language) else {
+            throw HTTPError.badRequest(tr("language.unknown"))
         }
         if page.displayNameError != nil {
-            return views.page(title: "Your account", section: .account, context, page, status: 422)
+            return views.page(title: tr("account.title"), section: .account, context, page, status: 422)
         }
         try database.updateProfile(userId: user.id, displayName: name, travelMode: mode,
-                                   loyaltyOptIn: context.form["loyaltyOptIn"] == "on")
+                                   loyaltyOptIn: context.form["loyaltyOptIn"] == "on", language: language.rawValue)
         return .redirect(to: Paths.account(query: "saved=profile"))
     }
 
@@ -318,9 +347,9 @@ struct AccountsArea {
         let form = context.form
         guard let endpoint = form["endpoint"], endpoint.count <= 1000, let url = URL(string: endpoint),
             settings.acceptsPushEndpoint(url)
-        else { throw HTTPError.badRequest("This browser's push service is not one CLup can send to.") }
+        else { throw HTTPError.badRequest(tr("push.badService")) }
         guard let p256dh = form["p256dh"], PushKeys.isPublicKey(p256dh), let auth = form["auth"], PushKeys.isAuth(auth)
-        else { throw HTTPError.badRequest("The push subscription's keys are not valid.") }
+        else { throw HTTPError.badRequest(tr("push.badKeys")) }
         try database.savePushSubscription(userId: context.user.id, endpoint: endpoint, p256dh: p256dh, auth: auth,
                                           now: context.now)
         return Response(status: 204, headers: [("Cache-Control", "no-store")], body: [])
@@ -336,14 +365,14 @@ struct AccountsArea {
         var page = AccountPage(user: user)
         let new = context.form["newPassword"] ?? ""
         if !hasher.verify(context.form["currentPassword"] ?? "", against: user.passwordHash) {
-            page.passwordError = "Your current password is not right."
+            page.passwordError = tr("account.wrongCurrent")
         } else if let weakness = PasswordHasher.weakness(of: new, email: user.email, displayName: user.displayName) {
-            page.passwordError = weakness
+            page.passwordError = weakness.message
         } else if new != context.form["newPasswordAgain"] {
-            page.passwordError = "The two new passwords do not match."
+            page.passwordError = tr("account.newMismatch")
         }
         if page.passwordError != nil {
-            return views.page(title: "Your account", section: .account, context, page, status: 422)
+            return views.page(title: tr("account.title"), section: .account, context, page, status: 422)
         }
         let mail = self.mail(context)
         try database.changePassword(userId: user.id, passwordHash: hasher.hash(new),
@@ -357,15 +386,14 @@ struct AccountsArea {
         let user = context.user
         guard hasher.verify(context.form["password"] ?? "", against: user.passwordHash) else {
             var page = AccountPage(user: user)
-            page.deleteError = "Your password is not right, so the account was not deleted."
-            return views.page(title: "Your account", section: .account, context, page, status: 422)
+            page.deleteError = tr("account.deleteWrong")
+            return views.page(title: tr("account.title"), section: .account, context, page, status: 422)
         }
         try database.deleteUser(id: user.id)
-        var response = views.page(title: "Account deleted", context, MessagePage(
-            title: "Your account is deleted",
-            lines: ["Your account and personal data are gone. Visits you made stay in the stores' statistics, "
-                + "with nothing that names you."],
-            link: ("Back to the stores", Paths.home())))
+        var response = views.page(title: tr("account.deletedTitle"), context, MessagePage(
+            title: tr("account.deleted"),
+            lines: [tr("account.deletedLine")],
+            link: (tr("link.backToStores"), Paths.home())))
         response.setCookie(Visitor.endedSession(secure: context.secure))
         return response
     }
@@ -381,15 +409,15 @@ enum AccountFields {
             !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
             !email.contains(where: { $0.isWhitespace || $0.isNewline }),
             !email.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else { return "Enter an email address like name@example.com." }
+        else { return tr("field.emailProblem") }
         return nil
     }
 
     static func nameProblem(_ name: String) -> String? {
-        if name.isEmpty { return "Enter the name we should greet you with." }
-        if name.count > 60 { return "Use at most 60 characters." }
+        if name.isEmpty { return tr("field.nameEmpty") }
+        if name.count > 60 { return tr("field.atMost", ["n": "60"]) }
         if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            return "Use letters, numbers and punctuation only."
+            return tr("field.printable")
         }
         return nil
     }
@@ -401,6 +429,9 @@ extension AccountPage {
             email: user.email, displayName: user.displayName, confirmed: user.isConfirmed,
             modes: TravelMode.allCases.map { Choice(value: $0.rawValue, label: $0.label, checked: $0 == user.travelMode) },
             loyaltyOptIn: user.loyaltyOptIn)
+        languages = Language.allCases.map {
+            Choice(value: $0.rawValue, label: $0.autonym, checked: $0.rawValue == user.language)
+        }
         notifyEmail = user.notifyEmail
         notifyPush = user.notifyPush
     }
@@ -421,4 +452,17 @@ enum PushKeys {
 
 extension String {
     var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+}
+
+extension PasswordHasher.Weakness {
+    /// What to do about it, in the current language.
+    public var message: String {
+        switch self {
+        case .tooShort(let minimum): tr("password.tooShort", ["n": String(minimum)])
+        case .tooLong(let maximum): tr("field.atMost", ["n": String(maximum)])
+        case .common: tr("password.common")
+        case .repetitive: tr("password.repetitive")
+        case .personal: tr("password.personal")
+        }
+    }
 }

@@ -3,6 +3,7 @@ import CLupDomain
 import CLupSupport
 import CLupPaths
 import Foundation
+import CLupText
 
 /// The API for the entrance's hardware — QR scanners and ticket dispensers (RASD 3.1.3) —
 /// described in `Public/api/openapi.json`.
@@ -57,22 +58,22 @@ struct DeviceArea {
 
     private func decode<Body: Decodable>(_ type: Body.Type, from request: Request) throws -> Body {
         guard request.headers["content-type"]?.lowercased().hasPrefix("application/json") == true else {
-            throw EntranceError(415, "unsupportedMediaType", "Send the body as application/json.")
+            throw EntranceError(415, "unsupportedMediaType", tr("api.json"))
         }
         do {
             return try JSONDecoder().decode(type, from: Data(request.body))
         } catch {
-            throw EntranceError(400, "invalidBody", "The body is not the JSON this operation expects: \(Self.describe(error))")
+            throw EntranceError(400, "invalidBody", tr("api.invalidBody", ["why": Self.describe(error)]))
         }
     }
 
     /// A short, safe description of what was wrong with a JSON body.
     private static func describe(_ error: Error) -> String {
         switch error {
-        case DecodingError.keyNotFound(let key, _): "`\(key.stringValue)` is missing."
+        case DecodingError.keyNotFound(let key, _): tr("api.missing", ["key": key.stringValue])
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            "`\(context.codingPath.map(\.stringValue).joined(separator: "."))` has the wrong type."
-        default: "it could not be read."
+            tr("api.wrongType", ["key": context.codingPath.map(\.stringValue).joined(separator: ".")])
+        default: tr("api.unreadable")
         }
     }
 
@@ -128,7 +129,7 @@ struct DeviceArea {
 
     private func status(storeId: Int64, now: Date) throws -> StatusJSON {
         guard let (entry, standing) = database.board.live(storeId, now: now) else {
-            throw EntranceError(404, "notFound", "There is no store with that id.")
+            throw EntranceError(404, "notFound", tr("api.noStore"))
         }
         let store = entry.store
         let board = EntranceBoard(entry.live, next: 0)

@@ -2,6 +2,7 @@ import CLupData
 import CLupDomain
 import CLupSupport
 import Foundation
+import CLupText
 
 /// What the entrance does for a kiosk, whether it asks through its pages or through the
 /// device API: scan a code, issue a walk-in ticket, report the store's live state. Both
@@ -22,10 +23,10 @@ struct EntranceDesk: Sendable {
         -> Result<Reservation, EntranceError>
     {
         guard let people, people == 1 || people == 2 else {
-            return .failure(EntranceError(400, "invalidPeople", "Choose 1 or 2 people."))
+            return .failure(EntranceError(400, "invalidPeople", tr("desk.people")))
         }
         guard let minutes, ResidenceTime.isValid(minutes) else {
-            return .failure(EntranceError(400, "invalidResidence", "Choose how long you will stay: 15 to 180 minutes."))
+            return .failure(EntranceError(400, "invalidResidence", tr("desk.residence")))
         }
         let key = requestKey.flatMap { Secrets.isWellFormed($0, minimumLength: 16) ? $0 : nil }
         switch try database.issueWalkInTicket(storeId: kiosk.storeId, people: people, residenceMinutes: minutes,
@@ -35,9 +36,9 @@ struct EntranceDesk: Sendable {
             return .success(ticket)
         case .noWalkInPlaces:
             return .failure(EntranceError(409, "noWalkInPlaces",
-                                          "This store keeps no places for walk-ins: please line up with CLup online."))
+                                          tr("desk.noWalkIns")))
         case .noSuchStore:
-            return .failure(EntranceError(404, "notFound", "This kiosk's store no longer exists."))
+            return .failure(EntranceError(404, "notFound", tr("desk.noStore")))
         case .refused(let decision):
             let zone = database.board.entry(kiosk.storeId)?.store.zone ?? .gmt
             return .failure(Self.refusal(decision, now: now, zone: zone))
@@ -47,20 +48,20 @@ struct EntranceDesk: Sendable {
     static func refusal(_ decision: LineUpPolicy.Decision, now: Date, zone: TimeZone) -> EntranceError {
         switch decision {
         case .accepted:
-            return EntranceError(500, "internal", "The ticket could not be issued.")
+            return EntranceError(500, "internal", tr("desk.notIssued"))
         case .closed(let opensAt):
-            return EntranceError(409, "closed", "The store is closed"
-                + (opensAt.map { "; it opens \(Formatting.clock($0, now: now, timeZone: zone))" } ?? "") + ".")
+            return EntranceError(409, "closed", opensAt.map {
+                tr("desk.closedOpens", ["time": Formatting.clock($0, now: now, timeZone: zone)])
+            } ?? tr("desk.closed"))
         case .waitTooLong(wait: nil):
             return EntranceError(409, "partyTooLarge",
-                                 "This store keeps too few places for walk-ins to let a party this size in "
-                                     + "with a ticket. Please ask the staff at the entrance.")
+                                 tr("desk.partyTooLarge"))
         case .waitTooLong:
             return EntranceError(409, "waitTooLong",
-                                 "The wait is over 2 hours right now. Please come back later.")
+                                 tr("desk.waitTooLong"))
         case .closesFirst(let closes, _):
-            return EntranceError(409, "closesFirst", "The store closes at \(Formatting.clock(closes, now: now, timeZone: zone)), "
-                + "before a new ticket would be done shopping. Choose a shorter visit or come back tomorrow.")
+            return EntranceError(409, "closesFirst",
+                                 tr("desk.closesFirst", ["time": Formatting.clock(closes, now: now, timeZone: zone)]))
         }
     }
 
@@ -108,30 +109,32 @@ struct ScanReport: Encodable {
         switch scan.verdict {
         case .enter:
             result = "enter"
-            headline = "ENTER"
-            message = "Welcome. Ticket \(ticket?.number ?? 0), \(Formatting.people(ticket?.people ?? 1))."
+            headline = tr("scan.enter")
+            message = tr("scan.welcome", ["number": String(ticket?.number ?? 0), "people": Formatting.people(ticket?.people ?? 1)])
         case .exit:
             result = "exit"
-            headline = "EXIT"
+            headline = tr("scan.exit")
             let stayed = ticket.flatMap { t in t.enteredAt.map { now.timeIntervalSince($0) } }
-            message = "Goodbye. Ticket \(ticket?.number ?? 0)"
-                + (stayed.map { ", a visit of \(Formatting.duration($0))" } ?? "") + "."
+            message = stayed.map {
+                tr("scan.goodbyeVisit", ["number": String(ticket?.number ?? 0), "visit": Formatting.duration($0)])
+            } ?? tr("scan.goodbye", ["number": String(ticket?.number ?? 0)])
         case .refused(let refusal):
             result = "refused"
-            headline = "REFUSED"
+            headline = tr("scan.refused")
             reason = refusal.code
             switch refusal {
-            case .unknownCode: message = "This is not a CLup ticket, or it has been altered."
-            case .otherStore: message = "This ticket is for another store" + (scan.otherStoreName.map { ": \($0)" } ?? "") + "."
-            case .cancelled: message = "This reservation was cancelled."
-            case .expired: message = "This ticket has expired: it was not used in time."
+            case .unknownCode: message = tr("scan.unknown")
+            case .otherStore:
+                message = scan.otherStoreName.map { tr("scan.otherStoreNamed", ["store": $0]) } ?? tr("scan.otherStore")
+            case .cancelled: message = tr("progress.cancelledPlain")
+            case .expired: message = tr("scan.expired")
             case .notYetCalled:
-                message = "Ticket \(ticket?.number ?? 0) has not been called yet. Please wait until its number is called."
-            case .tooEarly(let opens): message = "Too early: this booking may enter from \(time(opens))."
-            case .tooLate(let closed): message = "Too late: this booking's entry closed at \(time(closed))."
-            case .alreadyUsed: message = "This ticket was already used to enter and leave."
+                message = tr("scan.notCalled", ["number": String(ticket?.number ?? 0)])
+            case .tooEarly(let opens): message = tr("scan.tooEarly", ["time": time(opens)])
+            case .tooLate(let closed): message = tr("scan.tooLate", ["time": time(closed)])
+            case .alreadyUsed: message = tr("scan.used")
             case .full(let inside, let capacity):
-                message = "The store is full (\(inside) of \(capacity) inside). Please wait for someone to leave."
+                message = tr("scan.full", ["inside": String(inside), "capacity": String(capacity)])
             }
         }
         switch scan.verdict {

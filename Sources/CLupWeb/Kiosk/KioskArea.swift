@@ -5,6 +5,7 @@ import CLupSupport
 import CLupTemplates
 import Foundation
 import Logging
+import CLupText
 
 /// The browser at a store's entrance (SPEC 7–9): enrolled once with a device key, it
 /// dispenses walk-in tickets, scans codes at entry and exit, and shows the numbers called.
@@ -48,18 +49,18 @@ struct KioskArea {
         guard let kiosk = context.visitor.kiosk else {
             let revoked = context.request.cookies[Visitor.kioskCookie(secure: context.secure)] != nil
             var response = enrolPage(context, error: revoked
-                ? "This browser's device key no longer works: it was revoked. Enter a new key to go on." : nil)
+                ? tr("kiosk.revoked") : nil)
             if revoked { response.setCookie(kioskCookie(value: "", maxAge: 0, secure: context.secure)) }
             return response
         }
-        return views.page(title: "Kiosk", context,
+        return views.page(title: tr("kiosk.title"), context,
                           KioskHomePage(storeName: try store(of: kiosk).name, label: kiosk.label))
     }
 
     func enrol(_ context: BrowserContext) throws -> Response {
         let key = (context.form["key"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard let kiosk = try database.kiosk(key: key) else {
-            return enrolPage(context, error: "That device key is not valid, or it was revoked. Check it and try again.",
+            return enrolPage(context, error: tr("kiosk.badKey"),
                              status: 403)
         }
         logger.info("kiosk \(kiosk.id) enrolled a browser from \(context.request.remoteAddress)")
@@ -76,7 +77,7 @@ struct KioskArea {
     }
 
     private func enrolPage(_ context: BrowserContext, error: String?, status: Int = 200) -> Response {
-        views.page(title: "Set up a kiosk", context, KioskEnrolPage(error: error), status: status)
+        views.page(title: tr("kiosk.enrolTitle"), context, KioskEnrolPage(error: error), status: status)
     }
 
     private func kioskCookie(value: String, maxAge: Int, secure: Bool) -> Cookie {
@@ -106,7 +107,7 @@ struct KioskArea {
             throw HTTPError.notFound
         }
         let page = DispenserPage(entry: entry, standing: standing, now: context.now, error: error?.message)
-        return views.page(title: "Take a ticket", context, page, status: error?.status ?? 200)
+        return views.page(title: tr("kiosk.takeTicket"), context, page, status: error?.status ?? 200)
     }
 
     /// The ticket to print. Only this store's walk-in tickets, and only while they are fresh:
@@ -120,7 +121,7 @@ struct KioskArea {
         let code = try QRCode(encoding: desk.tickets.token(for: ticket.id))
         let page = KioskTicketPage(ticket: ticket, store: store, code: code,
                                    standing: try desk.standing(of: ticket, now: context.now), now: context.now)
-        return views.page(title: "Your ticket", context, page)
+        return views.page(title: tr("ticket.title"), context, page)
     }
 
     // MARK: Scanner
@@ -128,7 +129,7 @@ struct KioskArea {
     func scanner(_ context: KioskContext) throws -> Response {
         let store = try store(of: context.kiosk)
         let inside = database.board.standing(of: store.id, now: context.now)?.status.peopleInside ?? 0
-        return views.page(title: "Scanner", context,
+        return views.page(title: tr("kiosk.scanner"), context,
                           ScannerPage(storeName: store.name, report: nil, peopleInside: inside, capacity: store.capacity))
     }
 
@@ -150,7 +151,7 @@ struct KioskArea {
     func board(_ context: KioskContext) throws -> Response {
         let store = try store(of: context.kiosk)
         let board = EntranceBoard(database.board.entry(store.id)?.live ?? .none)
-        return views.page(title: "Now calling", context, BoardPage(
+        return views.page(title: tr("kiosk.board"), context, BoardPage(
             storeName: store.name, called: board.called.map(\.number), next: board.waiting.map(\.number),
             peopleInside: board.peopleInside, capacity: store.capacity))
     }
@@ -167,20 +168,20 @@ extension DispenserPage {
         let store = entry.store
         let waitText: String
         if store.settings.walkInPlaces == 0 {
-            waitText = "This store keeps no places for walk-ins: please line up with CLup online."
+            waitText = tr("desk.noWalkIns")
         } else {
             let decision = standing.newcomerDecision(.walkIn)
             if case .accepted(let wait, _) = decision {
-                waitText = wait < 60 ? "No wait right now." : "Wait right now: about \(Formatting.duration(wait))."
+                waitText = wait < 60 ? tr("kiosk.noWait") : tr("kiosk.waitNow", ["time": Formatting.duration(wait)])
             } else {
                 waitText = EntranceDesk.refusal(decision, now: now, zone: store.zone).message
             }
         }
         self.init(
             storeName: store.name,
-            presets: ResidenceTime.presets.map { Choice(value: String($0), label: "\($0) min", checked: $0 == 30) },
-            people: [Choice(value: "1", label: "Just me", checked: true),
-                     Choice(value: "2", label: "Two of us", checked: false)],
+            presets: ResidenceTime.presets.map { Choice(value: String($0), label: tr("unit.minutes", ["n": String($0)]), checked: $0 == 30) },
+            people: [Choice(value: "1", label: tr("plan.justMe"), checked: true),
+                     Choice(value: "2", label: tr("plan.twoOfUs"), checked: false)],
             requestKey: Secrets.token(), waitText: waitText, error: error)
     }
 }
@@ -192,19 +193,19 @@ extension KioskTicketPage {
         let headline: String
         if called {
             let deadline = ticket.callDeadline(at: store) ?? now
-            headline = "Go in now: scan this code at the entrance by \(Formatting.clock(deadline, now: now, timeZone: zone))."
+            headline = tr("receipt.goIn", ["time": Formatting.clock(deadline, now: now, timeZone: zone)])
         } else if let entry = standing?.entry {
-            headline = "Wait: about \(Formatting.duration(entry.timeIntervalSince(now))) (around "
-                + "\(Formatting.clock(entry, now: now, timeZone: zone))). Watch the screen for your number."
+            headline = tr("receipt.wait", ["wait": Formatting.duration(entry.timeIntervalSince(now)),
+                                           "entry": Formatting.clock(entry, now: now, timeZone: zone)])
         } else {
-            headline = "Watch the screen at the entrance for your number."
+            headline = tr("receipt.watch")
         }
         self.init(
             storeName: store.name, storeAddress: store.address, number: ticket.number,
             facts: [
-                Fact("Issued", Formatting.moment(ticket.createdAt, now: now, timeZone: zone)),
-                Fact("People", Formatting.people(ticket.people)),
-                Fact("Visit length", "about \(ticket.residenceMinutes) min"),
+                Fact(tr("fact.issued"), Formatting.moment(ticket.createdAt, now: now, timeZone: zone)),
+                Fact(tr("fact.people"), Formatting.people(ticket.people)),
+                Fact(tr("fact.visitLength"), tr("fact.aboutMinutes", ["n": String(ticket.residenceMinutes)])),
             ],
             called: called, headline: headline, code: QRDrawing(side: code.svgSide, path: code.svgPath))
     }

@@ -3,6 +3,7 @@ import CLupDomain
 import CLupPaths
 import CLupTemplates
 import Foundation
+import CLupText
 
 /// The door console for a store's staff: the tickets called, waiting and inside, and what a
 /// scanner cannot do — call again, mark a no-show, let in or out by ticket number, close a
@@ -50,10 +51,8 @@ struct DoorConsole {
         var error: String?
     }
 
-    static let actions: [(DoorAction.Kind, String)] = [
-        (.admit, "Let in (the code will not scan)"), (.letOut, "Let out (the code will not scan)"),
-        (.leftUnscanned, "Left without scanning out"), (.recall, "Call again"), (.noShow, "Mark as not coming"),
-    ]
+    /// The actions staff can take, in the order offered; each is worded `door.action.<kind>`.
+    static let actions: [DoorAction.Kind] = [.admit, .letOut, .leftUnscanned, .recall, .noShow]
 
     func show(_ context: some BrowserRequest, at place: Place) throws -> Response {
         try page(context, at: place, Form(), status: 200)
@@ -65,26 +64,26 @@ struct DoorConsole {
                         reason: (values["reason"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
                         staffName: (values["staff"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines))
         let kind = values["action"].flatMap(DoorAction.Kind.init(rawValue:)).flatMap { kind in
-            Self.actions.contains { $0.0 == kind } ? kind : nil
+            Self.actions.contains(kind) ? kind : nil
         }
         form.chosen = kind ?? .admit
         func again(_ error: String, status: Int = 422) throws -> Response {
             form.error = error
             return try page(context, at: place, form, status: status)
         }
-        guard let kind else { return try again("Choose an action from the list.") }
+        guard let kind else { return try again(tr("door.chooseAction")) }
         guard let number = Int(form.number), (1...999_999).contains(number) else {
-            return try again("Enter the ticket's number, as printed or shown on the customer's phone.")
+            return try again(tr("door.enterNumber"))
         }
         guard !form.reason.isEmpty, form.reason.count <= 200 else {
-            return try again("Say why, in a few words (at most 200 characters): it is kept in the log.")
+            return try again(tr("door.sayWhy"))
         }
         let staff: DoorStaff
         switch place {
         case .manager(let userId, _): staff = .user(userId)
         case .kiosk(let kiosk):
             guard !form.staffName.isEmpty, ManageArea.textProblem(form.staffName, maxLength: 60) == nil else {
-                return try again("Give your name (at most 60 characters): the log keeps who did what.")
+                return try again(tr("door.giveName"))
             }
             staff = .kiosk(id: kiosk.id, name: form.staffName)
         }
@@ -93,14 +92,14 @@ struct DoorConsole {
         case .done(let ticket):
             let store = database.board.entry(place.storeId)?.store
             switch kind {
-            case .admit: form.message = "Ticket \(number) is in (\(Formatting.people(ticket.people)))."
-            case .letOut: form.message = "Ticket \(number) is out."
-            case .leftUnscanned: form.message = "Ticket \(number)'s visit is closed: the count inside is corrected."
+            case .admit: form.message = tr("door.done.admit", ["number": String(number), "people": Formatting.people(ticket.people)])
+            case .letOut: form.message = tr("door.done.letOut", ["number": String(number)])
+            case .leftUnscanned: form.message = tr("door.done.leftUnscanned", ["number": String(number)])
             case .recall:
                 let deadline = store.flatMap(ticket.callDeadline(at:)) ?? now
-                form.message = "Ticket \(number) is called again, until "
-                    + Formatting.clock(deadline, now: now, timeZone: store?.zone ?? .current) + "."
-            case .noShow: form.message = "Ticket \(number) is marked as not coming; its place goes to the next in line."
+                form.message = tr("door.done.recall", ["number": String(number),
+                                                       "time": Formatting.clock(deadline, now: now, timeZone: store?.zone ?? .current)])
+            case .noShow: form.message = tr("door.done.noShow", ["number": String(number)])
             case .scanRefused: break
             }
             // The staff member's name stays for the next action; the rest is cleared.
@@ -108,24 +107,16 @@ struct DoorConsole {
             form.reason = ""
             return try page(context, at: place, form, status: 200)
         case .refusedByRules(let scan):
-            return try again("Not done: " + ScanReport(scan, now: now).message, status: 409)
+            return try again(tr("door.notDone", ["why": ScanReport(scan, now: now).message]), status: 409)
         case .noSuchTicket:
-            return try again("There is no ticket \(number) today at this store.", status: 404)
+            return try again(tr("door.noTicket", ["number": String(number)]), status: 404)
         case .notApplicable(let status):
-            return try again("Not done: ticket \(number) is \(Self.statusWords(status)).", status: 409)
+            return try again(tr("door.notApplicable", ["number": String(number), "status": Self.statusWords(status)]), status: 409)
         }
     }
 
     static func statusWords(_ status: ReservationStatus) -> String {
-        switch status {
-        case .waiting: "waiting for its turn"
-        case .called: "called and not yet in"
-        case .booked: "a booking not yet used"
-        case .inside: "inside"
-        case .done: "a visit already over"
-        case .cancelled: "cancelled"
-        case .expired: "expired"
-        }
+        tr("door.status.\(status.rawValue)")
     }
 
     private func page(_ context: some BrowserRequest, at place: Place, _ form: Form, status: Int) throws -> Response {
@@ -138,62 +129,53 @@ struct DoorConsole {
         let live = entry.live.live
         let called = live.compactMap { ticket -> DoorConsolePage.Row? in
             guard case .called(let at) = ticket.state else { return nil }
-            return DoorConsolePage.Row(number: ticket.number, detail: "· \(Formatting.people(ticket.people)) · by "
-                + time(at + Double(store.callGraceMinutes) * 60))
+            return DoorConsolePage.Row(number: ticket.number, detail: "· \(Formatting.people(ticket.people)) · "
+                + tr("door.by", ["time": time(at + Double(store.callGraceMinutes) * 60)]))
         }
         let waiting = board.waiting.map { ticket in
             DoorConsolePage.Row(number: ticket.number, detail: "· \(Formatting.people(ticket.people))"
-                + (ticket.walkIn ? " · walk-in" : "") + (ticket.leftAt != nil ? " · on the way" : ""))
+                + (ticket.walkIn ? " · " + tr("door.walkIn") : "") + (ticket.leftAt != nil ? " · " + tr("door.onTheWay") : ""))
         }
         let inside = live.compactMap { ticket -> DoorConsolePage.Row? in
             guard case .inside(let since) = ticket.state else { return nil }
-            return DoorConsolePage.Row(number: ticket.number, detail: "· \(Formatting.people(ticket.people)) · since \(time(since))")
+            return DoorConsolePage.Row(number: ticket.number, detail: "· \(Formatting.people(ticket.people)) · " + tr("door.since", ["time": time(since)]))
         }
         let log = try database.doorLog(storeId: store.id).map { entry in
             DoorConsolePage.LogRow(
                 time: time(entry.at), what: Self.logWords(entry.kind),
                 number: entry.number.map(String.init) ?? "—",
-                who: entry.staff ?? (entry.kind == .scanRefused ? "scanner" : "—"),
+                who: Self.who(entry.staff) ?? (entry.kind == .scanRefused ? tr("door.scanner") : "—"),
                 why: entry.kind == .scanRefused ? Self.refusalWords(entry.reason) : entry.reason)
         }
         var page = DoorConsolePage(
             storeId: store.id, storeName: store.name,
-            inside: "\(Formatting.people(board.peopleInside)) inside of \(store.capacity).",
+            inside: tr("door.insideOf", ["people": Formatting.people(board.peopleInside), "capacity": String(store.capacity)]),
             called: called, waiting: waiting, insideRows: inside,
-            actions: Self.actions.map { Choice(value: $0.0.rawValue, label: $0.1, checked: $0.0 == form.chosen) },
+            actions: Self.actions.map { Choice(value: $0.rawValue, label: tr("door.action.\($0.rawValue)"), checked: $0 == form.chosen) },
             number: form.number, reason: form.reason, message: form.message, error: form.error, log: log)
         page.formAction = place.formAction
         page.onKiosk = place.isKiosk
         page.staffName = form.staffName
-        return views.page(title: "Door: \(store.name)", section: place.isKiosk ? .none : .manage, context, page,
+        return views.page(title: tr("door.title", ["store": store.name]), section: place.isKiosk ? .none : .manage, context, page,
                           status: status)
     }
 
     static func logWords(_ kind: DoorAction.Kind) -> String {
-        switch kind {
-        case .recall: "called again"
-        case .noShow: "marked as not coming"
-        case .admit: "let in by number"
-        case .letOut: "let out by number"
-        case .leftUnscanned: "closed: left without scanning"
-        case .scanRefused: "scan refused"
+        tr("door.kind.\(kind.rawValue)")
+    }
+
+    /// "Gianni at Entrance left", or a manager's name.
+    static func who(_ staff: DoorLogEntry.Staff?) -> String? {
+        switch staff {
+        case .user(let name)?: name
+        case .atKiosk(let name, let kiosk)?: tr("door.staffAt", ["name": name, "kiosk": kiosk])
+        case nil: nil
         }
     }
 
     /// A refused scan's code, in words.
     static func refusalWords(_ code: String) -> String {
-        switch code {
-        case "unknownCode": "not a CLup code"
-        case "otherStore": "another store's ticket"
-        case "cancelled": "cancelled ticket"
-        case "expired": "expired ticket"
-        case "notYetCalled": "not called yet"
-        case "tooEarly": "booking too early"
-        case "tooLate": "booking too late"
-        case "alreadyUsed": "already used"
-        case "full": "store full"
-        default: code
-        }
+        Catalogue.text("door.refusal.\(code)") ?? code
     }
 }
 

@@ -3,6 +3,7 @@ import CLupDomain
 import CLupPaths
 import CLupTemplates
 import Foundation
+import CLupText
 
 /// The manager's area: the stores they manage and, for each, its live figures, settings and
 /// enrolled kiosks. Only managers and admins get in; a store's page only for a store they
@@ -37,7 +38,7 @@ struct ManageArea {
             ? database.board.entries().map(\.store) : try database.managedStores(userId: user.id)
         var page = ManagePage(stores: stores.map { ManagePage.Row(id: $0.id, name: $0.name, address: $0.address) })
         page.canRegister = user.role == .admin
-        return views.page(title: "Your stores", section: .manage, context, page)
+        return views.page(title: tr("manage.yourStores"), section: .manage, context, page)
     }
 
     func store(_ context: ManagedStoreContext) throws -> Response {
@@ -59,24 +60,45 @@ struct ManageArea {
         let now = context.now
         page.notice = Self.editNotice(context.request.query) ?? Self.hoursNotice(context.request.query)
         page.changes = try database.storeChanges(storeId: store.id, limit: 20).map { change in
-            (Formatting.moment(change.at, now: now, timeZone: store.zone), change.by ?? "an administrator (clup admin)",
-             "\(change.field): \(change.before) → \(change.after)")
+            (Formatting.moment(change.at, now: now, timeZone: store.zone), change.by ?? tr("change.admin"),
+             Self.changeText(change))
         }
         page.bookings = try database.bookings(storeId: store.id, from: now, to: now + 86400).map { booking in
             let answer: String
             if booking.confirmedAt != nil {
-                answer = "Confirmed"
+                answer = tr("reply.confirmed")
             } else if let reminded = booking.remindedAt {
-                answer = "Asked; cancelled if no answer by "
-                    + Formatting.clock(reminded + BookingReminder.replyWindow, now: now, timeZone: store.zone)
+                answer = tr("manage.asked", ["time": Formatting.clock(reminded + BookingReminder.replyWindow, now: now,
+                                                                      timeZone: store.zone)])
             } else {
-                answer = "Reminder at "
-                    + Formatting.clock((booking.slotStart ?? now) - BookingReminder.lead, now: now, timeZone: store.zone)
+                answer = tr("manage.reminderAt", ["time": Formatting.clock((booking.slotStart ?? now) - BookingReminder.lead,
+                                                                            now: now, timeZone: store.zone)])
             }
             return ManageStorePage.BookingRow(
                 slot: Formatting.clock(booking.slotStart ?? now, now: now, timeZone: store.zone), number: booking.number,
                 people: booking.people, answer: answer)
         }
         return views.page(title: store.name, section: .manage, context, page)
+    }
+
+    /// One recorded change in the reader's language: "Capacity: 40 → 50". The record keeps
+    /// the field's column name and its values as stored; weekdays in recorded hours ("Mon
+    /// 08:00–21:00") are read out in the reader's language.
+    static func changeText(_ change: StoreChange) -> String {
+        func value(_ text: String) -> String {
+            switch change.field {
+            case "hours":
+                return text.split(separator: ",").map { part -> String in
+                    let part = part.trimmingCharacters(in: .whitespaces)
+                    guard let day = OpeningHours.weekdayNames.firstIndex(where: { part.hasPrefix($0.prefix(3) + " ") })
+                    else { return part }
+                    return Formatting.weekdayShort(day + 1) + part.dropFirst(3)
+                }.joined(separator: ", ")
+            case "store" where text == "registered": return tr("change.registered")
+            default: return text
+            }
+        }
+        let field = Catalogue.text("change.\(change.field)") ?? change.field
+        return "\(field): \(value(change.before)) → \(value(change.after))"
     }
 }

@@ -3,6 +3,7 @@ import CLupDomain
 import CLupPaths
 import CLupTemplates
 import Foundation
+import CLupText
 
 /// A store's statistics for its manager over a date range (§2.2.6b, §3.5.2): visits per day,
 /// people inside over the day, waits, visit lengths, tickets that ended unused, the kinds of
@@ -24,11 +25,11 @@ extension ManageArea {
             first = today - 6
             last = today
             if (query["from"] != nil && from == nil) || (query["to"] != nil && to == nil) {
-                error = "Enter dates as year-month-day, like 2026-11-01."
+                error = tr("mstats.badDates")
             } else if let from, let to, from > to {
-                error = "The first day must not come after the last."
+                error = tr("mstats.order")
             } else if let from, let to, to - from >= Self.longest {
-                error = "Choose at most \(Self.longest) days."
+                error = tr("mstats.tooLong", ["n": String(Self.longest)])
             } else {
                 first = from ?? (to.map { $0 - 6 } ?? first)
                 last = to ?? (from.map { min(today, $0 + 6) } ?? last)
@@ -74,33 +75,33 @@ extension ManageArea {
         let total = report.total
         let capacity = Double(store.capacity)
         let daysChart = BarChart(
-            id: "visits", title: "Visits per day",
-            description: "Bars: the number of visits that began each day from \(DayRange.text(of: range.first)) to "
-                + "\(DayRange.text(of: range.last)). The same numbers are in the table below.",
+            id: "visits", title: tr("mstats.visitsPerDay"),
+            description: tr("mstats.visitsDescription", ["from": DayRange.text(of: range.first),
+                                                          "to": DayRange.text(of: range.last)]),
             bars: report.days.map { BarChart.Bar(label: String(DayRange.text(of: $0.day).suffix(2)), value: $0.totals.entries) },
             labelEvery: report.days.count > 16 ? (report.days.count + 15) / 16 : 1)
         let hoursChart = BarChart(
-            id: "inside", title: "People inside over the day (average, % of capacity)",
-            description: "Bars: the average share of the capacity in use in each hour of the day over the range. The "
-                + "table below has the same numbers and the peaks.",
+            id: "inside", title: tr("mstats.insideTitle"),
+            description: tr("mstats.insideDescription"),
             bars: report.hoursOfDay.map {
                 BarChart.Bar(label: NumberText.twoDigits($0.hour), value: $0.averageInside / capacity * 100)
             },
             minimumScale: 10, labelEvery: 3, unit: " %")
         let facts = [
-            Fact("Visits", "\(Int(total.entries)) (\(Int(total.entryPeople)) people)"),
-            Fact("Line-ups · bookings · walk-ins", "\(Int(total.lineUps)) · \(Int(total.bookings)) · \(Int(total.walkIns))"),
-            Fact("Average wait, ticket to entry", total.averageWait.map(Formatting.wait) ?? "—"),
-            Fact("Visit length, declared → actual", Self.lengths(total)),
-            Fact("No-shows · expired tickets · cancellations",
+            Fact(tr("mstats.visits"), tr("mstats.visitsPeople", ["visits": String(Int(total.entries)),
+                                                                  "people": String(Int(total.entryPeople))])),
+            Fact(tr("mstats.kinds"), "\(Int(total.lineUps)) · \(Int(total.bookings)) · \(Int(total.walkIns))"),
+            Fact(tr("mstats.averageWait"), total.averageWait.map(Formatting.wait) ?? "—"),
+            Fact(tr("mstats.lengths"), Self.lengths(total)),
+            Fact(tr("mstats.losses"),
                  "\(Int(total.noShows)) · \(Int(total.expiries)) · \(Int(total.cancellations))"),
-            Fact("Peak inside", "\(Int(total.peakInside)) of \(store.capacity)"),
+            Fact(tr("mstats.peakInside"), tr("store.insideOf", ["inside": String(Int(total.peakInside)), "capacity": String(store.capacity)])),
         ]
         let page = ManageStatsPage(
             storeId: store.id, storeName: store.name, from: DayRange.text(of: range.first), to: DayRange.text(of: range.last),
             rangeError: range.error, facts: facts,
             charts: [(daysChart, linked[0]), (hoursChart, linked[1])], tables: Array(linked[2...]))
-        return views.page(title: "Statistics: \(store.name)", section: .manage, context, page,
+        return views.page(title: tr("stats.title", ["store": store.name]), section: .manage, context, page,
                           status: range.error == nil ? 200 : 422)
     }
 
@@ -110,7 +111,7 @@ extension ManageArea {
         let range = DayRange(context.request.query, today: entry.calendar.localDay(of: context.now))
         if let error = range.error { throw HTTPError.badRequest(error) }
         guard let index = Self.tableNames.firstIndex(of: context.request.query["table"] ?? "") else {
-            throw HTTPError.badRequest("Choose a table: \(Self.tableNames.joined(separator: ", ")).")
+            throw HTTPError.badRequest(tr("mstats.chooseTable", ["tables": Self.tableNames.joined(separator: ", ")]))
         }
         let table = try tables(store: entry.store, range: range).1[index]
         let name = "clup-store-\(entry.store.id)-\(Self.tableNames[index])-\(DayRange.text(of: range.first))-"
@@ -141,10 +142,10 @@ extension ManageArea {
         func percent(_ inside: Double) -> String { "\(Int((inside / capacity * 100).rounded())) %" }
         func minutes(_ seconds: TimeInterval?) -> String { seconds.map { Formatting.duration($0) } ?? "—" }
         let days = FigureTable(
-            caption: "Day by day",
-            header: ["Day", "Visits", "People", "Line-ups", "Bookings", "Walk-ins", "Ticket → call", "Call → entry",
-                     "Ticket → entry", "Declared visit", "Actual visit", "No-shows", "Expired", "Cancelled",
-                     "Refused scans", "Peak inside"],
+            caption: tr("mstats.dayByDay"),
+            header: ["day", "visits", "people", "lineUps", "bookings", "walkIns", "ticketToCall", "callToEntry",
+                     "ticketToEntry", "declared", "actual", "noShows", "expired", "cancelled", "refused",
+                     "peakInside"].map { tr("mstats.column.\($0)") },
             rows: report.days.map { day in
                 let totals = day.totals
                 return [DayRange.text(of: day.day), "\(Int(totals.entries))", "\(Int(totals.entryPeople))",
@@ -155,16 +156,19 @@ extension ManageArea {
                         percent(totals.peakInside)]
             })
         let hoursOfDay = FigureTable(
-            caption: "Hour by hour over the range", header: ["Hour", "Average inside", "Peak inside"],
+            caption: tr("mstats.hourByHour"),
+            header: [tr("stats.hour"), tr("mstats.column.averageInside"), tr("mstats.column.peakInside")],
             rows: report.hoursOfDay.map { hour in
                 [NumberText.clock(hours: hour.hour, minutes: 0), percent(hour.averageInside), percent(hour.peakInside)]
             })
         let departments = FigureTable(
-            caption: "Visits by department (as customers said when reserving)", header: ["Department", "Visits"],
+            caption: tr("mstats.byDepartment"),
+            header: [tr("mstats.column.department"), tr("mstats.column.visits")],
             rows: try database.departmentEntries(storeId: store.id, from: (range.first - 1) * 24,
                                                  to: (range.last + 2) * 24).map { [$0.name, "\($0.entries)"] })
         let loyal = FigureTable(
-            caption: "Loyal customers (only those who chose to be listed)", header: ["Customer", "Visits", "Last visit"],
+            caption: tr("mstats.loyal"),
+            header: [tr("mstats.column.customer"), tr("mstats.column.visits"), tr("mstats.column.lastVisit")],
             rows: try database.loyalCustomers(storeId: store.id, from: start, to: end).map { customer in
                 let (day, second) = ZoneOffsets(zone: zone, around: customer.lastVisit).localDay(customer.lastVisit)
                 return [customer.name, "\(customer.visits)",

@@ -3,6 +3,7 @@ import CLupDomain
 import CLupPaths
 import CLupTemplates
 import Foundation
+import CLupText
 
 /// A manager edits the facts and rules of a store they manage: name, address, phone, capacity
 /// and the reservation rules. Every field is checked, with the reason next to it; a change is
@@ -12,17 +13,18 @@ extension ManageArea {
     /// The editable fields: name, label, hint, and the check of a value (nil: fine).
     struct EditField {
         var name: String
-        var label: String
-        var hint: String
         var numeric: Bool
         var range: ClosedRange<Int>?
         var maxLength: Int
         /// The values allowed, chosen from a list (the slot length), and what to say otherwise.
         var choices: [Int]? = nil
-        var choiceError = "Choose one from the list."
-        /// A coordinate in degrees, and what to say when it is not one.
+        /// A coordinate in degrees.
         var degrees: ClosedRange<Double>? = nil
-        var degreesError = ""
+
+        /// "Capacity (people inside at once)", in the current language.
+        var label: String { tr("storeField.\(name)") }
+        /// What the field means and allows.
+        var hint: String { tr("storeField.\(name).hint") }
 
         /// The matching `clup admin edit-store` option: `walkInPercent` → `walk-in-percent`.
         var option: String { StoreFields.option(name) }
@@ -32,19 +34,23 @@ extension ManageArea {
 
         func problem(_ value: String) -> String? {
             if let degrees {
-                guard let number = Double(value), number.isFinite, degrees.contains(number) else { return degreesError }
+                guard let number = Double(value), number.isFinite, degrees.contains(number) else {
+                    return tr("storeField.\(name).error")
+                }
                 return nil
             }
             if let choices {
-                guard let number = Int(value), choices.contains(number) else { return choiceError }
+                guard let number = Int(value), choices.contains(number) else { return tr("storeField.\(name).error") }
                 return nil
             }
             if let range {
-                guard let number = Int(value) else { return "Enter a whole number." }
-                guard range.contains(number) else { return "Enter a number from \(range.lowerBound) to \(range.upperBound)." }
+                guard let number = Int(value) else { return tr("field.wholeNumber") }
+                guard range.contains(number) else {
+                    return tr("field.numberRange", ["from": String(range.lowerBound), "to": String(range.upperBound)])
+                }
                 return nil
             }
-            if value.isEmpty && isRequired { return "This cannot be empty." }
+            if value.isEmpty && isRequired { return tr("field.empty") }
             return ManageArea.textProblem(value, maxLength: maxLength)
         }
     }
@@ -52,41 +58,26 @@ extension ManageArea {
     /// What is wrong with a line of text staff typed (a store's name, a closure's reason, a
     /// name at the door): too long, or holding control characters; nil if nothing.
     static func textProblem(_ value: String, maxLength: Int) -> String? {
-        if value.count > maxLength { return "Use at most \(maxLength) characters." }
+        if value.count > maxLength { return tr("field.atMost", ["n": String(maxLength)]) }
         if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            return "Use letters, numbers and punctuation only."
+            return tr("field.printable")
         }
         return nil
     }
 
     static let editFields = [
-        EditField(name: "name", label: "Name", hint: "As shoppers see it.", numeric: false, range: nil, maxLength: 100),
-        EditField(name: "address", label: "Address", hint: "Street, number, postcode and city.", numeric: false,
-                  range: nil, maxLength: 200),
-        EditField(name: "latitude", label: "Latitude", hint: "Where the store is, in degrees (Milan's Duomo: 45.4642).",
-                  numeric: false, range: nil, maxLength: 20, degrees: -90...90,
-                  degreesError: "Enter a latitude from -90 to 90, like 45.4642."),
-        EditField(name: "longitude", label: "Longitude", hint: "In degrees (Milan's Duomo: 9.1900).", numeric: false,
-                  range: nil, maxLength: 20, degrees: -180...180,
-                  degreesError: "Enter a longitude from -180 to 180, like 9.1900."),
-        EditField(name: "phone", label: "Phone", hint: "Optional.", numeric: false, range: nil, maxLength: 40),
-        EditField(name: "capacity", label: "Capacity (people inside at once)", hint: "1 to 10,000.", numeric: true,
-                  range: 1...10_000, maxLength: 5),
-        EditField(name: "walkInPercent", label: "Share kept for walk-ins (%)",
-                  hint: "0 to 90: the places kept for the kiosk's tickets; the rest is for online customers.",
-                  numeric: true, range: 0...90, maxLength: 2),
-        EditField(name: "slotMinutes", label: "Booking slot length",
-                  hint: "Bookings already made keep their time and entry window; new ones follow the new length.",
-                  numeric: true, range: nil, maxLength: 2, choices: StoreSettings.slotLengths,
-                  choiceError: "Choose a slot length from the list."),
-        EditField(name: "slotCapacity", label: "People per booking slot", hint: "1 to 10,000.", numeric: true,
-                  range: 1...10_000, maxLength: 5),
-        EditField(name: "entryBeforeMinutes", label: "Entry opens before a slot (minutes)", hint: "0 to 60.",
-                  numeric: true, range: 0...60, maxLength: 2),
-        EditField(name: "entryAfterMinutes", label: "Entry closes after a slot starts (minutes)", hint: "0 to 60.",
-                  numeric: true, range: 0...60, maxLength: 2),
-        EditField(name: "callGraceMinutes", label: "Time to reach the door when called (minutes)", hint: "1 to 60.",
-                  numeric: true, range: 1...60, maxLength: 2),
+        EditField(name: "name", numeric: false, range: nil, maxLength: 100),
+        EditField(name: "address", numeric: false, range: nil, maxLength: 200),
+        EditField(name: "latitude", numeric: false, range: nil, maxLength: 20, degrees: -90...90),
+        EditField(name: "longitude", numeric: false, range: nil, maxLength: 20, degrees: -180...180),
+        EditField(name: "phone", numeric: false, range: nil, maxLength: 40),
+        EditField(name: "capacity", numeric: true, range: 1...10_000, maxLength: 5),
+        EditField(name: "walkInPercent", numeric: true, range: 0...90, maxLength: 2),
+        EditField(name: "slotMinutes", numeric: true, range: nil, maxLength: 2, choices: StoreSettings.slotLengths),
+        EditField(name: "slotCapacity", numeric: true, range: 1...10_000, maxLength: 5),
+        EditField(name: "entryBeforeMinutes", numeric: true, range: 0...60, maxLength: 2),
+        EditField(name: "entryAfterMinutes", numeric: true, range: 0...60, maxLength: 2),
+        EditField(name: "callGraceMinutes", numeric: true, range: 1...60, maxLength: 2),
     ]
 
     func editForm(_ context: ManagedStoreContext) throws -> Response {
@@ -137,15 +128,13 @@ extension ManageArea {
     /// What the last edit did, from the page's address after saving.
     static func editNotice(_ query: FormData) -> String? {
         guard let saved = query["saved"].flatMap(Int.init) else { return nil }
-        guard saved > 0 else { return "Nothing was changed." }
-        var lines = [saved == 1 ? "1 change saved." : "\(saved) changes saved."]
+        guard saved > 0 else { return tr("edit.nothing") }
+        var lines = [tr("edit.saved", count: saved)]
         if let over = query["over"].flatMap(Int.init), over > 0 {
-            lines.append("The store has \(Formatting.people(over)) more inside than its new capacity: they stay, and "
-                + "nobody new is let in until enough have left.")
+            lines.append(tr("edit.overCapacity", ["people": Formatting.people(over)]))
         }
         if let overBooked = query["overbooked"].flatMap(Int.init), overBooked > 0 {
-            lines.append("\(overBooked == 1 ? "1 coming slot holds" : "\(overBooked) coming slots hold") more "
-                + "bookings than the new limit: those bookings stand; new ones are refused until there is room.")
+            lines.append(tr("edit.overBooked", count: overBooked))
         }
         return lines.joined(separator: " ")
     }
@@ -158,16 +147,15 @@ extension ManageArea {
                 name: field.name, label: field.label, value: values[field.name] ?? "", hint: field.hint,
                 numeric: field.numeric, required: field.isRequired, error: errors[field.name],
                 options: field.choices.map { choices in
-                    choices.map { Choice(value: String($0), label: "\($0) min", checked: String($0) == values[field.name]) }
+                    choices.map { Choice(value: String($0), label: tr("unit.minutes", ["n": String($0)]), checked: String($0) == values[field.name]) }
                 })
         } + [StoreEditPage.Field(
-            name: "departments", label: "Departments", value: values["departments"] ?? "",
-            hint: Self.departmentsHint + " A department taken off is no longer offered; its past visits still count "
-                + "in the statistics.",
+            name: "departments", label: tr("store.departments"), value: values["departments"] ?? "",
+            hint: Self.departmentsHint + " " + tr("edit.departmentsHint"),
             numeric: false, required: false, error: errors["departments"], multiline: true)]
         var page = StoreEditPage(storeId: store.id, storeName: store.name, fields: fields)
         page.map = (settings.tileURL, settings.tileAttribution)
-        return views.page(title: "Edit \(store.name)", section: .manage, context, page, status: status)
+        return views.page(title: tr("storeForm.editTitle", ["store": store.name]), section: .manage, context, page, status: status)
     }
 }
 

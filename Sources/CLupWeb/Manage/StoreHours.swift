@@ -3,6 +3,7 @@ import CLupDomain
 import CLupPaths
 import CLupTemplates
 import Foundation
+import CLupText
 
 /// A manager sets a store's weekly hours: up to two openings a day, past midnight allowed,
 /// empty days closed. Each day is checked with its reason; saving records the change and
@@ -13,7 +14,7 @@ extension ManageArea {
         let days = Self.weekDays(entry.hours)
         let query = context.request.query
         let notice = query["registered"] != nil
-            ? "\(entry.store.name) is registered. Set its opening hours: until then it shows as closed."
+            ? tr("hours.registered", ["store": entry.store.name])
             : Self.closureNotice(query)
         return hoursPage(context, entry, days: days, notice: notice)
     }
@@ -31,7 +32,7 @@ extension ManageArea {
         }
         page.newClosure = closure
         page.closureRange = (LocalDate(day: today).text, LocalDate(day: today + Self.closureHorizon).text)
-        return views.page(title: "Opening hours", section: .manage, context, page, status: status)
+        return views.page(title: tr("store.hours"), section: .manage, context, page, status: status)
     }
 
     /// Each day's openings as the form shows them, two per day.
@@ -40,7 +41,7 @@ extension ManageArea {
             let intervals = hours.intervals(weekday: weekday).prefix(2).map {
                 (OpeningHours.clockText($0.opens), OpeningHours.clockText($0.closes))
             }
-            return StoreHoursPage.Day(weekday: weekday, name: OpeningHours.weekdayNames[weekday - 1],
+            return StoreHoursPage.Day(weekday: weekday, name: Formatting.weekday(weekday),
                                       openings: Array(intervals) + Array(repeating: ("", ""), count: 2 - intervals.count),
                                       error: nil)
         }
@@ -56,7 +57,7 @@ extension ManageArea {
         let store = entry.store
         let form = context.form
         if form["action"] == "reopen" {
-            guard let day = form["day"].flatMap(Int.init) else { throw HTTPError.badRequest("Which day?") }
+            guard let day = form["day"].flatMap(Int.init) else { throw HTTPError.badRequest(tr("hours.whichDay")) }
             let reopened = try database.reopenDay(storeId: store.id, day: day, userId: context.user.id, now: context.now)
             return .redirect(to: Paths.manageStoreHours(store.id, query: "reopened=\(reopened ? day : -1)"))
         }
@@ -69,7 +70,7 @@ extension ManageArea {
                                                         userId: context.user.id, now: context.now)
             else {
                 return closureRefused(context, entry, date: date, reason: reason,
-                                      dateError: "The store is already closed on that day.")
+                                      dateError: tr("hours.alreadyClosed"))
             }
             return .redirect(to: Paths.manageStoreHours(store.id, query: "closed=\(day)&cancelled=\(cancelled)"))
         case .failure(let problem):
@@ -97,12 +98,12 @@ extension ManageArea {
         let day = LocalDate(text: date)?.day
         if let day {
             if day < today {
-                problem.date = "Choose today or a later day."
+                problem.date = tr("hours.pastDay")
             } else if day > today + closureHorizon {
-                problem.date = "Choose a day within a year."
+                problem.date = tr("hours.tooFar")
             }
         } else {
-            problem.date = "Enter a date, like 2026-12-25."
+            problem.date = tr("hours.badDate")
         }
         guard problem.date == nil, problem.reason == nil, let day else { return .failure(problem) }
         return .success(day)
@@ -112,14 +113,11 @@ extension ManageArea {
     static func closureNotice(_ query: FormData) -> String? {
         if let day = query["closed"].flatMap(Int.init) {
             let cancelled = query["cancelled"].flatMap(Int.init) ?? 0
-            return "The store is closed on \(Formatting.date(LocalDate(day: day)))." + (cancelled == 0
-                ? " No bookings were made for that day."
-                : cancelled == 1 ? " Its 1 booking is cancelled, and its customer told why."
-                : " Its \(cancelled) bookings are cancelled, and their customers told why.")
+            return tr("hours.closedOn", ["date": Formatting.date(LocalDate(day: day))]) + " "
+                + (cancelled == 0 ? tr("hours.noBookings") : tr("hours.bookingsCancelled", count: cancelled))
         }
         if let day = query["reopened"].flatMap(Int.init) {
-            return day < 0 ? "That day was not closed." : "The store opens on \(Formatting.date(LocalDate(day: day))) "
-                + "as its weekly hours say. Bookings cancelled by the closure stay cancelled."
+            return day < 0 ? tr("hours.notClosedDay") : tr("hours.reopened", ["date": Formatting.date(LocalDate(day: day))])
         }
         return nil
     }
@@ -135,7 +133,7 @@ extension ManageArea {
         }
         let (intervals, errors) = StoreFields.week(openings)
         let days = (1...7).map { weekday in
-            StoreHoursPage.Day(weekday: weekday, name: OpeningHours.weekdayNames[weekday - 1],
+            StoreHoursPage.Day(weekday: weekday, name: Formatting.weekday(weekday),
                                openings: openings[weekday - 1], error: errors[weekday - 1])
         }
         guard days.allSatisfy({ $0.error == nil }) else { return hoursPage(context, entry, days: days, status: 422) }
@@ -149,17 +147,17 @@ extension ManageArea {
         var intervals: [OpeningInterval] = []
         for (opens, closes) in openings where !(opens.isEmpty && closes.isEmpty) {
             guard let open = minutes(opens), let close = minutes(closes) else {
-                return ([], "Give both times of an opening, as hours and minutes (08:00).")
+                return ([], tr("hours.bothTimes"))
             }
-            guard open != close else { return ([], "An opening cannot close when it opens.") }
+            guard open != close else { return ([], tr("hours.sameTimes")) }
             intervals.append(OpeningInterval(weekday: weekday, opens: open, closes: close > open ? close : close + 1440))
         }
         intervals.sort { $0.opens < $1.opens }
         if intervals.count == 2, intervals[0].closes > intervals[1].opens {
-            return ([], "The two openings overlap.")
+            return ([], tr("hours.overlap"))
         }
         if intervals.count == 2, intervals[0].closes > 1440 {
-            return ([], "Only the day's last opening can run past midnight.")
+            return ([], tr("hours.lastPastMidnight"))
         }
         return (intervals, nil)
     }
@@ -177,10 +175,7 @@ extension ManageArea {
     static func hoursNotice(_ query: FormData) -> String? {
         guard query["hours"] == "saved" else { return nil }
         let cancelled = query["cancelled"].flatMap(Int.init) ?? 0
-        return "The opening hours are saved." + (cancelled == 0 ? "" : cancelled == 1
-            ? " 1 booking was in a slot the new hours do not have: it is cancelled, and its customer told why."
-            : " \(cancelled) bookings were in slots the new hours do not have: they are cancelled, and their customers "
-                + "told why.")
+        return tr("hours.saved") + (cancelled == 0 ? "" : " " + tr("hours.savedCancelled", count: cancelled))
     }
 }
 
@@ -202,8 +197,8 @@ extension StoreFields {
                 let early = intervals.filter({ $0.weekday == next }).map(\.opens).min(), late - 1440 > early,
                 errors[weekday - 1] == nil
             else { continue }
-            errors[weekday - 1] = "It runs past midnight beyond \(OpeningHours.weekdayNames[next - 1])'s opening "
-                + "at \(OpeningHours.clockText(early))."
+            errors[weekday - 1] = tr("hours.pastNextOpening", ["day": Formatting.weekday(next),
+                                                                "time": OpeningHours.clockText(early)])
         }
         return (intervals, errors)
     }

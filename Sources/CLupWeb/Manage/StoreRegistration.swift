@@ -3,6 +3,7 @@ import CLupDomain
 import CLupPaths
 import CLupTemplates
 import Foundation
+import CLupText
 
 /// An admin registers a store: its name, address, position, phone, time zone, capacity, the
 /// reservation rules (walk-in share, slot length and capacity, entry window, time to reach the
@@ -31,8 +32,7 @@ extension ManageArea {
         }
     }
 
-    static let departmentsHint = "One per line: its name, a comma and its usual shopping time in minutes "
-        + "(\"Bakery, 10\"). Optional."
+    static var departmentsHint: String { tr("departments.hint") }
 
     /// "Bakery, 10" per line: a department and its usual shopping time in minutes.
     static func departments(_ text: String) -> ([(name: String, minutes: Int)], String?) {
@@ -41,15 +41,14 @@ extension ManageArea {
             let line = line.trimmingCharacters(in: .whitespaces)
             guard !line.isEmpty else { continue }
             // Checked before the rest: each line is compared with those before it.
-            guard departments.count < 50 else { return ([], "List at most 50 departments.") }
+            guard departments.count < 50 else { return ([], tr("departments.tooMany")) }
             let parts = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, let minutes = Int(parts[1]), (1...240).contains(minutes), (1...60).contains(parts[0].count)
             else {
-                return ([], "Line \(index + 1): write a department's name (at most 60 characters), a comma and its "
-                    + "minutes (1 to 240), like \"Bakery, 10\".")
+                return ([], tr("departments.badLine", ["line": String(index + 1)]))
             }
             guard !departments.contains(where: { $0.name.lowercased() == parts[0].lowercased() }) else {
-                return ([], "Line \(index + 1): \(parts[0]) is listed twice.")
+                return ([], tr("departments.twice", ["line": String(index + 1), "name": String(parts[0])]))
             }
             departments.append((parts[0], minutes))
         }
@@ -59,35 +58,33 @@ extension ManageArea {
     private func registrationPage(_ context: ManagerContext, values: [String: String], errors: [String: String],
                                   status: Int) -> Response
     {
-        func field(_ name: String, _ label: String, _ hint: String, numeric: Bool = false, required: Bool = true,
+        /// Labels as when editing; hints of their own where registering differs.
+        func field(_ name: String, hint: String? = nil, numeric: Bool = false, required: Bool = true,
                    options: [Choice]? = nil, multiline: Bool = false) -> StoreEditPage.Field
         {
-            StoreEditPage.Field(name: name, label: label, value: values[name] ?? "", hint: hint, numeric: numeric,
+            StoreEditPage.Field(name: name, label: tr("storeField.\(name)"), value: values[name] ?? "",
+                                hint: hint ?? tr("storeField.\(name).hint"), numeric: numeric,
                                 required: required, error: errors[name], options: options, multiline: multiline)
         }
         let fields = [
-            field("name", "Name", "As shoppers see it."),
-            field("address", "Address", "Street, number, postcode and city."),
-            field("latitude", "Latitude", "Where the store is, in degrees (Milan's Duomo: 45.4642)."),
-            field("longitude", "Longitude", "In degrees (Milan's Duomo: 9.1900)."),
-            field("phone", "Phone", "Optional.", required: false),
-            field("timeZone", "Time zone", "The zone its opening hours are written in.",
-                  options: StoreFields.zoneChoices.map { Choice(value: $0, label: $0, checked: $0 == values["timeZone"]) }),
-            field("capacity", "Capacity (people inside at once)", "1 to 10,000.", numeric: true),
-            field("walkInPercent", "Share kept for walk-ins (%)", "0 to 90.", numeric: true),
-            field("slotMinutes", "Booking slot length", "Can be changed later: bookings already made keep their time.",
-                  options: StoreSettings.slotLengths.map {
-                      Choice(value: String($0), label: "\($0) min", checked: String($0) == values["slotMinutes"])
+            field("name"),
+            field("address"),
+            field("latitude"),
+            field("longitude"),
+            field("phone", required: false),
+            field("timeZone", options: StoreFields.zoneChoices.map { Choice(value: $0, label: $0, checked: $0 == values["timeZone"]) }),
+            field("capacity", numeric: true),
+            field("walkInPercent", hint: tr("registration.walkInHint"), numeric: true),
+            field("slotMinutes", hint: tr("registration.slotHint"), options: StoreSettings.slotLengths.map {
+                      Choice(value: String($0), label: tr("unit.minutes", ["n": String($0)]), checked: String($0) == values["slotMinutes"])
                   }),
-            field("slotCapacity", "People per booking slot",
-                  "1 to 10,000; empty for about half of what the online places let in over a slot.", numeric: true,
-                  required: false),
-            field("entryBeforeMinutes", "Entry opens before a slot (minutes)", "0 to 60.", numeric: true),
-            field("entryAfterMinutes", "Entry closes after a slot starts (minutes)", "0 to 60.", numeric: true),
-            field("callGraceMinutes", "Time to reach the door when called (minutes)", "1 to 60.", numeric: true),
-            field("departments", "Departments", Self.departmentsHint, required: false, multiline: true),
+            field("slotCapacity", hint: tr("registration.slotCapacityHint"), numeric: true, required: false),
+            field("entryBeforeMinutes", numeric: true),
+            field("entryAfterMinutes", numeric: true),
+            field("callGraceMinutes", numeric: true),
+            field("departments", hint: Self.departmentsHint, required: false, multiline: true),
         ]
-        return views.page(title: "Register a store", section: .manage, context,
+        return views.page(title: tr("manage.register"), section: .manage, context,
                           StoreEditPage(storeId: 0, storeName: "", fields: fields, registering: true,
                                         map: (settings.tileURL, settings.tileAttribution)), status: status)
     }
@@ -127,7 +124,7 @@ extension StoreFields {
         for field in ManageArea.editFields where values[field.name].map({ field.name != "slotCapacity" || !$0.isEmpty }) ?? false {
             errors[field.name] = field.problem(values[field.name] ?? "")
         }
-        if !zoneChoices.contains(values["timeZone"] ?? "") { errors["timeZone"] = "Choose a time zone from the list." }
+        if !zoneChoices.contains(values["timeZone"] ?? "") { errors["timeZone"] = tr("registration.zoneError") }
         let (departments, departmentError) = ManageArea.departments(values["departments"] ?? "")
         errors["departments"] = departmentError
         guard errors.isEmpty, let latitude = Double(values["latitude"] ?? ""),

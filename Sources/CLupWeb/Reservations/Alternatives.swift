@@ -3,6 +3,7 @@ import CLupDomain
 import CLupPaths
 import CLupTemplates
 import Foundation
+import CLupText
 
 /// Addresses of the wizard's steps, carrying the plan and the shopper's position.
 enum WizardLinks {
@@ -45,7 +46,7 @@ struct Alternatives {
             let decision = decision(for: entry.candidate.definition, live: entry.candidate.live)
             return SuggestionRow(
                 name: entry.candidate.store.name,
-                detail: "\(Formatting.distance(metres: entry.metres)) away · wait \(decision.waitText)",
+                detail: tr("suggest.wait", ["distance": Formatting.distance(metres: entry.metres), "wait": decision.waitText]),
                 href: WizardLinks.how(id, plan: plan, shopper: shopper))
         }
     }
@@ -91,8 +92,8 @@ struct Alternatives {
             guard let slot = found[id] else { return nil }
             return SuggestionRow(
                 name: entry.candidate.store.name,
-                detail: "\(Formatting.distance(metres: entry.metres)) away · "
-                    + Formatting.slot(slot, now: now, timeZone: entry.candidate.store.zone),
+                detail: tr("suggest.slot", ["distance": Formatting.distance(metres: entry.metres),
+                                            "slot": Formatting.slot(slot, now: now, timeZone: entry.candidate.store.zone)]),
                 href: WizardLinks.bookingRecap(id, slot: slot, plan: plan, shopper: shopper))
         }
     }
@@ -137,6 +138,6 @@ extension LineUpPolicy.Decision {
     /// "under 1 min", "about 25 min".
     var waitText: String {
         if case .accepted(let wait, _) = self { return Formatting.wait(wait) }
-        return "over 2 h"
+        return tr("wait.over2h")
     }
 }

@@ -4,6 +4,7 @@ import CLupPaths
 import CLupSupport
 import CLupTemplates
 import Foundation
+import CLupText
 
 /// A booking reminder's Confirm and Cancel links (R17, UC8). They carry a token signed for
 /// this purpose alone, so they work from the email without signing in; opening one changes
@@ -14,13 +15,13 @@ extension ReservationsArea {
         let (owned, token) = try repliedBooking(query["t"])
         let now = context.now
         guard owned.reservation.status == .booked else { return replyOutcome(context, owned, answered: nil) }
-        var facts = [Fact("Store", owned.store.name), Fact("Address", owned.store.address)]
-        if let slot = owned.slot { facts.append(Fact("Slot", Formatting.slot(slot, now: now, timeZone: owned.store.zone))) }
-        facts.append(Fact("People", Formatting.people(owned.reservation.people)))
-        if owned.reservation.confirmedAt != nil { facts.append(Fact("Status", "Confirmed")) }
+        var facts = [Fact(tr("fact.store"), owned.store.name), Fact(tr("fact.address"), owned.store.address)]
+        if let slot = owned.slot { facts.append(Fact(tr("fact.slot"), Formatting.slot(slot, now: now, timeZone: owned.store.zone))) }
+        facts.append(Fact(tr("fact.people"), Formatting.people(owned.reservation.people)))
+        if owned.reservation.confirmedAt != nil { facts.append(Fact(tr("manage.status"), tr("reply.confirmed"))) }
         let page = BookingReplyPage(storeName: owned.store.name, facts: facts, token: token,
                                     action: Paths.bookingReply(), cancelFirst: query["answer"] == "cancel")
-        return views.page(title: "Your booking", context, page)
+        return views.page(title: tr("reply.pageTitle"), context, page)
     }
 
     func reply(_ context: BrowserContext) throws -> Response {
@@ -37,7 +38,7 @@ extension ReservationsArea {
             return replyOutcome(context, try database.reservation(id: reservation.id) ?? owned,
                                 answered: cancelled ? "cancel" : nil)
         default:
-            throw HTTPError.badRequest("Choose to confirm or to cancel the booking.")
+            throw HTTPError.badRequest(tr("reply.choose"))
         }
     }
 
@@ -46,8 +47,7 @@ extension ReservationsArea {
         guard let token, let id = replies.reservationId(from: token), let owned = try database.reservation(id: id),
             owned.reservation.kind == .booking
         else {
-            throw HTTPError(404, "This link is not one we sent, or it was cut short. Open the booking from My "
-                + "reservations instead.")
+            throw HTTPError(404, tr("reply.badLink"))
         }
         return (owned, token)
     }
@@ -58,21 +58,20 @@ extension ReservationsArea {
         let line: String
         switch (answered, owned.reservation.status) {
         case ("confirm", _):
-            title = "Your visit is confirmed"
-            line = "Thank you: \(store) expects you. Show your code at the entrance."
+            title = tr("reply.confirmedTitle")
+            line = tr("reply.confirmedLine", ["store": store])
         case ("cancel", _):
-            title = "Your booking is cancelled"
-            line = "Your place at \(store) is free for someone else."
+            title = tr("reply.cancelledTitle")
+            line = tr("reply.cancelledLine", ["store": store])
         case (_, .cancelled):
-            title = "This booking was cancelled"
+            title = tr("reply.wasCancelled")
             line = owned.reservation.remindedAt != nil && owned.reservation.confirmedAt == nil
-                ? "It was not confirmed within an hour of its reminder, so its place went to someone else."
-                : "It was cancelled before this answer."
+                ? tr("reply.notConfirmed") : tr("reply.cancelledBefore")
         default:
-            title = "This booking is over"
-            line = "There is nothing left to confirm or cancel."
+            title = tr("reply.over")
+            line = tr("reply.nothingLeft")
         }
         return views.page(title: title, context, MessagePage(
-            title: title, lines: [line], link: ("My reservations", Paths.reservations())))
+            title: title, lines: [line], link: (tr("nav.reservations"), Paths.reservations())))
     }
 }

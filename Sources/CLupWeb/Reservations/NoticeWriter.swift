@@ -2,7 +2,9 @@ import CLupData
 import CLupDomain
 import CLupPaths
 import CLupSupport
+import CLupText
 import Foundation
+import CLupText
 
 /// What each reservation notice says, by email and as a push message: what happened, the
 /// times in the store's own zone, and what to do next, with a link to act on it.
@@ -26,15 +28,19 @@ public struct NoticeWriter: Sendable {
         var renotify: Bool
     }
 
+    /// The notice in the language of the account it is for.
     public func render(_ subject: NoticeSubject) -> RenderedNotice {
+        Language.$current.withValue(Language(rawValue: subject.user.language) ?? .en) { write(subject) }
+    }
+
+    private func write(_ subject: NoticeSubject) -> RenderedNotice {
         let reservation = subject.reservation
         let store = subject.store
         let now = subject.notice.createdAt
         func time(_ date: Date) -> String { Formatting.clock(date, now: now, timeZone: store.zone) }
         let ticketURL = baseURL + Paths.ticket(reservation.id)
-        let greeting = "Hello \(subject.user.displayName),\n\n"
-        let footer = "\n\n— CLup\n\nYou get these messages because you hold a reservation with CLup. Choose how "
-            + "(email, this device) in your account: \(baseURL)\(Paths.account())#notifications\n"
+        let greeting = tr("mail.hello", ["name": subject.user.displayName]) + "\n\n"
+        let footer = "\n\n— CLup\n\n" + tr("notice.footer", ["link": "\(baseURL)\(Paths.account())#notifications"]) + "\n"
         var text: (subject: String, body: String, title: String, push: String)
         var url = ticketURL
         var urgency = "normal"
@@ -45,23 +51,21 @@ public struct NoticeWriter: Sendable {
             let journey = "\(Formatting.duration(travel)) \(reservation.travelMode?.phrase ?? "")"
             let arrival = (reservation.leftAt ?? now) + travel
             text = (
-                "Time to leave for \(store.name)",
-                "It is time to leave for \(store.name), \(store.address): it takes you about \(journey). Your place "
-                    + "is held for you while you travel, and you should go in around \(time(arrival)). We will tell "
-                    + "you when it is your turn; show your code at the entrance.\n\nYour ticket: \(ticketURL)",
-                "Leave now for \(store.name)",
-                "About \(journey). Your place is held; you go in around \(time(arrival)).")
+                tr("notice.leave.subject", ["store": store.name]),
+                tr("notice.leave.body", ["store": store.name, "address": store.address, "journey": journey,
+                                         "arrival": time(arrival), "ticket": ticketURL]),
+                tr("notice.leave.title", ["store": store.name]),
+                tr("notice.leave.push", ["journey": journey, "arrival": time(arrival)]))
             urgency = "high"
             lifetime = max(300, travel)
         case .yourTurn:
             let deadline = reservation.callDeadline(at: store) ?? now
             text = (
-                "It is your turn at \(store.name)",
-                "It is your turn at \(store.name), \(store.address). Please go to the entrance and scan your code "
-                    + "by \(time(deadline)), or the ticket expires and the place goes to the next customer.\n\n"
-                    + "Your ticket and its code: \(ticketURL)",
-                "It is your turn at \(store.name)",
-                "Scan your code at the entrance by \(time(deadline)).")
+                tr("notice.turn.subject", ["store": store.name]),
+                tr("notice.turn.body", ["store": store.name, "address": store.address, "deadline": time(deadline),
+                                        "ticket": ticketURL]),
+                tr("notice.turn.subject", ["store": store.name]),
+                tr("notice.turn.push", ["deadline": time(deadline)]))
             urgency = "high"
             lifetime = max(60, deadline.timeIntervalSince(now))
         case .reminder:
@@ -71,59 +75,57 @@ public struct NoticeWriter: Sendable {
             let reply = baseURL + Paths.bookingReply(query: "t=\(token)&answer=")
             let answerBy = (reservation.remindedAt ?? now) + BookingReminder.replyWindow
             text = (
-                "Your visit to \(store.name) at \(time(slot)): please confirm",
-                "You booked a visit to \(store.name), \(store.address), at \(time(slot)) (enter between "
-                    + "\(time(window.lowerBound)) and \(time(window.upperBound))). Will you come?\n\n"
-                    + "Confirm: \(reply)confirm\nCancel: \(reply)cancel\n\nIf you do not confirm by "
-                    + "\(time(answerBy)), the booking is cancelled and its place given to someone else.",
-                "Your visit at \(time(slot)): please confirm",
-                "\(store.name). Tap to confirm or cancel by \(time(answerBy)).")
+                tr("notice.reminder.subject", ["store": store.name, "time": time(slot)]),
+                tr("notice.reminder.body", ["store": store.name, "address": store.address, "time": time(slot),
+                                            "from": time(window.lowerBound), "to": time(window.upperBound),
+                                            "confirm": reply + "confirm", "cancel": reply + "cancel",
+                                            "answerBy": time(answerBy)]),
+                tr("notice.reminder.title", ["time": time(slot)]),
+                tr("notice.reminder.push", ["store": store.name, "answerBy": time(answerBy)]))
             url = reply + "confirm"
             lifetime = BookingReminder.replyWindow
         case .cancelled:
             let why: String
             switch subject.notice.reason {
-            case .replaced?: why = "You made a new reservation in its place."
+            case .replaced?: why = tr("notice.why.replaced")
             case .storeHoursChanged?:
-                why = "The store changed its opening hours, and your slot (\(time(reservation.slotStart ?? now))) is no "
-                    + "longer open. We are sorry: please choose another time."
+                why = tr("notice.why.hoursChanged", ["slot": time(reservation.slotStart ?? now)])
             case .storeClosedThatDay?:
-                why = reservation.slotStart.map { "The store is closed on the day of your slot (\(time($0))). We are sorry: "
-                    + "please choose another day." } ?? "The store has closed for today. We are sorry: please come another day."
-            default: why = "You cancelled it."
+                why = reservation.slotStart.map { tr("notice.why.closedDay", ["slot": time($0)]) }
+                    ?? tr("notice.why.closedToday")
+            default: why = tr("notice.why.youCancelled")
             }
             text = (
-                "Your reservation at \(store.name) is cancelled",
-                "Your reservation at \(store.name) (No. \(reservation.number)) is cancelled. \(why)\n\n"
-                    + "To come another time: \(baseURL)\(Paths.store(store.id))",
-                "Reservation cancelled",
+                tr("notice.cancelled.subject", ["store": store.name]),
+                tr("notice.cancelled.body", ["store": store.name, "number": String(reservation.number), "why": why,
+                                             "link": "\(baseURL)\(Paths.store(store.id))"]),
+                tr("notice.cancelled.title"),
                 "\(store.name): \(why)")
         case .expired:
             let why: String
             switch subject.notice.reason {
-            case .storeClosed?: why = "The store's day ended before your turn came."
-            case .markedNoShow?: why = "The store's staff marked it as not used."
+            case .storeClosed?: why = tr("notice.why.dayEnded")
+            case .markedNoShow?: why = tr("notice.why.noShow")
             case .missedWindow?:
                 let end = store.settings.entryWindow(slotStart: reservation.slotStart ?? now).upperBound
-                why = "Its entry window closed at \(time(end)) without a scan at the entrance."
+                why = tr("notice.why.missedWindow", ["time": time(end)])
             default:
                 let deadline = reservation.callDeadline(at: store) ?? now
-                why = "It was not scanned at the entrance by \(time(deadline)), so the place went to the next customer."
+                why = tr("notice.why.notScanned", ["time": time(deadline)])
             }
             text = (
-                "Your reservation at \(store.name) has expired",
-                "Your reservation at \(store.name) (No. \(reservation.number)) has expired. \(why)\n\n"
-                    + "To line up again or book a time: \(baseURL)\(Paths.store(store.id))",
-                "Reservation expired",
+                tr("notice.expired.subject", ["store": store.name]),
+                tr("notice.expired.body", ["store": store.name, "number": String(reservation.number), "why": why,
+                                           "link": "\(baseURL)\(Paths.store(store.id))"]),
+                tr("notice.expired.title"),
                 "\(store.name): \(why)")
         case .autoCancelled:
             text = (
-                "Your booking at \(store.name) was cancelled",
-                "Your booking at \(store.name) at \(time(reservation.slotStart ?? now)) was cancelled: it was not "
-                    + "confirmed within an hour of our reminder, so its place went to someone else.\n\n"
-                    + "To book again: \(baseURL)\(Paths.store(store.id))",
-                "Booking cancelled",
-                "\(store.name) at \(time(reservation.slotStart ?? now)): not confirmed in time.")
+                tr("notice.unconfirmed.subject", ["store": store.name]),
+                tr("notice.unconfirmed.body", ["store": store.name, "time": time(reservation.slotStart ?? now),
+                                               "link": "\(baseURL)\(Paths.store(store.id))"]),
+                tr("notice.unconfirmed.title"),
+                tr("notice.unconfirmed.push", ["store": store.name, "time": time(reservation.slotStart ?? now)]))
         }
         let payload = PushPayload(title: text.title, body: text.push, url: url, tag: "reservation-\(reservation.id)",
                                   renotify: true)

@@ -4,6 +4,7 @@ import CLupPaths
 import CLupSupport
 import CLupTemplates
 import Foundation
+import CLupText
 
 /// Lining up and booking (RASD use case 3) and the customer's tickets (R15, MP1).
 ///
@@ -63,7 +64,7 @@ struct ReservationsArea {
 
     static func slotStart(_ form: FormData) throws(HTTPError) -> Date {
         guard let seconds = form["slot"].flatMap({ Int($0) }), seconds > 0 else {
-            throw .badRequest("Choose a time slot from the list.")
+            throw .badRequest(tr("plan.chooseSlot"))
         }
         return Date(timeIntervalSince1970: Double(seconds))
     }

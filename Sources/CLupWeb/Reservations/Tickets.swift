@@ -4,6 +4,7 @@ import CLupPaths
 import CLupSupport
 import CLupTemplates
 import Foundation
+import CLupText
 
 /// A customer's tickets: the ticket page with its QR code (also as a PNG), its live status as
 /// JSON for the page's script, cancelling, and the list of their reservations. The
@@ -14,17 +15,17 @@ extension ReservationsArea {
         let progress = try self.progress(owned, now: context.now)
         let code = owned.reservation.status.isActive ? try QRCode(encoding: tickets.token(for: owned.reservation.id)) : nil
         let page = TicketPage(owned, progress: progress, code: code, now: context.now)
-        return views.page(title: "Your ticket", section: .reservations, context, page)
+        return views.page(title: tr("ticket.title"), section: .reservations, context, page)
     }
 
     /// Changes how the customer travels (R5.2): their travel time, "leave by" and call follow.
     func changeTravel(_ context: OwnedTicketContext) throws -> Response {
         let reservation = context.owned.reservation
         guard let mode = context.form["mode"].flatMap(TravelMode.init(rawValue:)) else {
-            throw HTTPError.badRequest("Choose on foot, car or public transport.")
+            throw HTTPError.badRequest(tr("ticket.chooseMode"))
         }
         guard try database.changeTravelMode(id: reservation.id, userId: context.user.id, to: mode) else {
-            throw HTTPError(409, "This ticket is no longer waiting for its turn, so how you travel no longer matters.")
+            throw HTTPError(409, tr("ticket.notWaiting"))
         }
         return .redirect(to: Paths.ticket(reservation.id))
     }
@@ -36,7 +37,7 @@ extension ReservationsArea {
         case .confirmed, .alreadyConfirmed:
             return .redirect(to: Paths.ticket(reservation.id))
         case .notBooked, .notFound:
-            throw HTTPError(409, "This booking is no longer waiting for a visit, so there is nothing to confirm.")
+            throw HTTPError(409, tr("ticket.nothingToConfirm"))
         }
     }
 
@@ -51,7 +52,7 @@ extension ReservationsArea {
     func qrImage(_ context: OwnedTicketContext) throws -> Response {
         let owned = context.owned
         guard owned.reservation.status.isActive else {
-            throw HTTPError(410, "This reservation is over, so its code no longer opens the door.")
+            throw HTTPError(410, tr("ticket.over"))
         }
         let code = try QRCode(encoding: tickets.token(for: owned.reservation.id))
         let fileName = "clup-\(owned.store.name.fileNameSafe)-\(owned.reservation.number).png"
@@ -66,8 +67,7 @@ extension ReservationsArea {
         let reservation = context.owned.reservation
         guard try database.cancelReservation(id: reservation.id, userId: context.user.id, now: context.now) else {
             throw HTTPError(409, reservation.status == .inside
-                ? "You are in the store: this reservation ends when you scan out."
-                : "This reservation is already over, so there is nothing to cancel.")
+                ? tr("ticket.cancelInside") : tr("ticket.cancelOver"))
         }
         return .redirect(to: Paths.reservations(query: "cancelled=\(reservation.id)"))
     }
@@ -85,7 +85,7 @@ extension ReservationsArea {
             active: active,
             history: all.filter { !$0.reservation.status.isActive }.map { ReservationsPage.HistoryRow($0, now: now) },
             cancelled: context.request.query["cancelled"] != nil)
-        return views.page(title: "My reservations", section: .reservations, context, page)
+        return views.page(title: tr("nav.reservations"), section: .reservations, context, page)
     }
 
     private func progress(_ owned: ReservationWithStore, now: Date) throws -> TicketProgress {
@@ -101,11 +101,11 @@ extension TicketSummary {
         let reservation = owned.reservation
         let zone = owned.store.zone
         if let start = reservation.slotStart {
-            self.init(storeName: owned.store.name, kind: "Booked visit",
+            self.init(storeName: owned.store.name, kind: tr("kind.booking"),
                       when: Formatting.moment(start, now: now, timeZone: zone), number: reservation.number)
         } else {
-            self.init(storeName: owned.store.name, kind: reservation.walkIn ? "Walk-in ticket" : "Line-up",
-                      when: "taken " + Formatting.moment(reservation.createdAt, now: now, timeZone: zone),
+            self.init(storeName: owned.store.name, kind: reservation.walkIn ? tr("kind.walkIn") : tr("kind.lineUp"),
+                      when: tr("ticket.taken", ["moment": Formatting.moment(reservation.createdAt, now: now, timeZone: zone)]),
                       number: reservation.number)
         }
     }
@@ -124,89 +124,95 @@ extension TicketProgress {
         case .waiting where travel > 0:
             if let leftAt = reservation.leftAt {
                 self.init(
-                    status: status, headline: "Time to leave for the store",
-                    detail: "Leave now: it takes you about \(journey). Your place is held for you until you arrive, "
-                        + "around \(clock(leftAt + travel)); we will tell you when to go in.",
-                    peopleAhead: standing?.peopleAhead, entry: standing?.entry.map { "around " + clock($0) },
-                    leaveBy: "now", live: true)
+                    status: status, headline: tr("progress.leave"),
+                    detail: tr("progress.leaveDetail", ["journey": journey, "arrival": clock(leftAt + travel)]),
+                    peopleAhead: standing?.peopleAhead, entry: standing?.entry.map { tr("progress.around", ["time": clock($0)]) },
+                    leaveBy: tr("progress.now"), leaveByLabel: tr("ticket.leave"), live: true)
                 return
             }
             if let standing, let entry = standing.entry {
                 let leave = Departure.leaveBy(entry: entry, travel: travel)
-                let ahead = standing.peopleAhead == 0 ? "Nobody is ahead of you."
-                    : "\(Formatting.people(standing.peopleAhead)) ahead of you."
+                let ahead = Self.ahead(standing.peopleAhead)
                 self.init(
-                    status: status, headline: "You are in the queue",
-                    detail: ahead + " Expected entry around \(clock(entry)). It takes you about \(journey): "
-                        + (leave <= now ? "leave now." : "leave by \(clock(leave)); we will tell you when."),
-                    peopleAhead: standing.peopleAhead, entry: "around " + clock(entry),
-                    leaveBy: leave <= now ? "now" : clock(leave), live: true)
+                    status: status, headline: tr("progress.queue"),
+                    detail: ahead + " " + (leave <= now
+                        ? tr("progress.entryLeaveNow", ["entry": clock(entry), "journey": journey])
+                        : tr("progress.entryLeaveBy", ["entry": clock(entry), "journey": journey, "leave": clock(leave)])),
+                    peopleAhead: standing.peopleAhead, entry: tr("progress.around", ["time": clock(entry)]),
+                    leaveBy: leave <= now ? tr("progress.now") : clock(leave),
+                    leaveByLabel: leave <= now ? tr("ticket.leave") : tr("ticket.leaveBy"), live: true)
                 return
             }
             fallthrough
         case .waiting:
             guard let standing, let entry = standing.entry else {
-                self.init(status: status, headline: "You are in the queue",
-                          detail: "Your party is larger than the places the store has for the queue.",
+                self.init(status: status, headline: tr("progress.queue"),
+                          detail: tr("progress.partyTooLarge"),
                           peopleAhead: standing?.peopleAhead, live: true)
                 return
             }
-            let ahead = standing.peopleAhead == 0 ? "Nobody is ahead of you."
-                : "\(Formatting.people(standing.peopleAhead)) ahead of you."
+            let ahead = Self.ahead(standing.peopleAhead)
             self.init(
-                status: status, headline: "You are in the queue",
-                detail: ahead + (entry <= now ? " Expected to enter any moment now."
-                    : " Expected entry around \(clock(entry)) (in \(Formatting.duration(entry.timeIntervalSince(now))))."),
-                peopleAhead: standing.peopleAhead, entry: entry <= now ? "now" : "around " + clock(entry), live: true)
+                status: status, headline: tr("progress.queue"),
+                detail: ahead + " " + (entry <= now ? tr("progress.anyMoment")
+                    : tr("progress.entryIn", ["entry": clock(entry),
+                                              "in": Formatting.duration(entry.timeIntervalSince(now))])),
+                peopleAhead: standing.peopleAhead,
+                entry: entry <= now ? tr("progress.now") : tr("progress.around", ["time": clock(entry)]), live: true)
         case .called:
             let deadline = reservation.callDeadline(at: owned.store) ?? now
-            self.init(status: status, headline: "It is your turn: please go to the entrance",
-                      detail: "Scan your code at the entrance by \(clock(deadline)), or the ticket expires.", live: true)
+            self.init(status: status, headline: tr("progress.called"),
+                      detail: tr("progress.calledDetail", ["deadline": clock(deadline)]), live: true)
         case .booked:
             let slot = owned.slot ?? Slot(start: now, end: now)
             let window = owned.store.settings.entryWindow(slotStart: slot.start)
-            let when = "Slot \(Formatting.slot(slot, now: now, timeZone: zone)). Scan your code at the entrance between "
-                + "\(Formatting.time(window.lowerBound, timeZone: zone, now: now)) and "
-                + "\(Formatting.time(window.upperBound, timeZone: zone, now: now))."
+            let when = tr("progress.slot", ["slot": Formatting.slot(slot, now: now, timeZone: zone),
+                                            "from": Formatting.time(window.lowerBound, timeZone: zone, now: now),
+                                            "to": Formatting.time(window.upperBound, timeZone: zone, now: now)])
             if reservation.confirmedAt != nil {
-                self.init(status: status, headline: "Your visit is booked · Confirmed", detail: when, live: false)
+                self.init(status: status, headline: tr("progress.bookedConfirmed"), detail: when, live: false)
             } else if let reminded = reservation.remindedAt {
                 self.init(
-                    status: status, headline: "Please confirm your visit",
-                    detail: when + " Confirm by \(clock(reminded + BookingReminder.replyWindow)), or the booking is "
-                        + "cancelled and its place given to someone else.",
+                    status: status, headline: tr("progress.pleaseConfirm"),
+                    detail: when + " " + tr("progress.confirmBy", ["time": clock(reminded + BookingReminder.replyWindow)]),
                     live: true)
             } else {
                 self.init(
-                    status: status, headline: "Your visit is booked",
-                    detail: when + " We will remind you 2 hours before and ask you to confirm.", live: false)
+                    status: status, headline: tr("progress.booked"),
+                    detail: when + " " + tr("progress.willRemind"), live: false)
             }
         case .inside:
-            self.init(status: status, headline: "You are in the store",
-                      detail: "Since \(clock(reservation.enteredAt ?? now)). Scan your code again on your way out.",
+            self.init(status: status, headline: tr("progress.inside"),
+                      detail: tr("progress.insideDetail", ["time": clock(reservation.enteredAt ?? now)]),
                       live: true)
         case .done:
-            self.init(status: status, headline: "Visit complete", detail: Self.visit(reservation, now: now, zone: zone),
+            self.init(status: status, headline: tr("progress.done"), detail: Self.visit(reservation, now: now, zone: zone),
                       live: false)
         case .cancelled:
-            self.init(status: status, headline: "Cancelled",
-                      detail: (reservation.remindedAt != nil && reservation.confirmedAt == nil && reservation.kind == .booking
-                          ? "This booking was cancelled because it was not confirmed within an hour of its reminder"
-                          : "This reservation was cancelled")
-                          + (reservation.endedAt.map { " " + Formatting.moment($0, now: now, timeZone: zone) } ?? "") + ".",
+            let unconfirmed = reservation.remindedAt != nil && reservation.confirmedAt == nil && reservation.kind == .booking
+            let moment = reservation.endedAt.map { Formatting.moment($0, now: now, timeZone: zone) }
+            self.init(status: status, headline: tr("progress.cancelled"),
+                      detail: moment.map {
+                          tr(unconfirmed ? "progress.cancelledUnconfirmedAt" : "progress.cancelledAt", ["moment": $0])
+                      } ?? tr(unconfirmed ? "progress.cancelledUnconfirmed" : "progress.cancelledPlain"),
                       live: false)
         case .expired:
-            self.init(status: status, headline: "Expired", detail: "This reservation was not used in time.", live: false)
+            self.init(status: status, headline: tr("progress.expired"), detail: tr("progress.expiredDetail"), live: false)
         }
+    }
+
+    /// "Nobody is ahead of you.", "3 people ahead of you."
+    static func ahead(_ people: Int) -> String {
+        people == 0 ? tr("progress.nobodyAhead") : tr("progress.ahead", ["people": Formatting.people(people)])
     }
 
     /// "In today at 10:05, out at 10:40 (35 min)."
     static func visit(_ reservation: Reservation, now: Date, zone: TimeZone) -> String {
         guard let entered = reservation.enteredAt else { return "" }
         let inAt = Formatting.moment(entered, now: now, timeZone: zone)
-        guard let exited = reservation.exitedAt else { return "In \(inAt)." }
-        return "In \(inAt), out at \(Formatting.time(exited, timeZone: zone, now: now)) "
-            + "(\(Formatting.duration(exited.timeIntervalSince(entered))))."
+        guard let exited = reservation.exitedAt else { return tr("visit.in", ["in": inAt]) }
+        return tr("visit.inOut", ["in": inAt, "out": Formatting.time(exited, timeZone: zone, now: now),
+                                  "length": Formatting.duration(exited.timeIntervalSince(entered))])
     }
 
     struct JSON: Encodable {
@@ -216,13 +222,14 @@ extension TicketProgress {
         var peopleAhead: Int?
         var entry: String?
         var leaveBy: String?
+        var leaveByLabel: String?
         /// The store's local time of this answer ("20:14"), for the page to say when a change came.
         var asOf: String
     }
 
     func json(asOf: String) -> JSON {
         JSON(status: status, headline: headline, detail: detail, peopleAhead: peopleAhead, entry: entry, leaveBy: leaveBy,
-             asOf: asOf)
+             leaveByLabel: leaveBy == nil ? nil : leaveByLabel ?? tr("ticket.leaveBy"), asOf: asOf)
     }
 }
 
@@ -231,12 +238,13 @@ extension TicketPage {
         let reservation = owned.reservation
         let store = owned.store
         let summary = TicketSummary(owned, now: now)
-        var facts = [Fact("Store", store.name), Fact("Address", store.address), Fact("Type", summary.kind)]
-        if let slot = owned.slot { facts.append(Fact("Slot", Formatting.slot(slot, now: now, timeZone: store.zone))) }
-        facts.append(Fact("Visit length", "about \(reservation.residenceMinutes) min"))
-        facts.append(Fact("People", Formatting.people(reservation.people)))
+        var facts = [Fact(tr("fact.store"), store.name), Fact(tr("fact.address"), store.address),
+                     Fact(tr("fact.type"), summary.kind)]
+        if let slot = owned.slot { facts.append(Fact(tr("fact.slot"), Formatting.slot(slot, now: now, timeZone: store.zone))) }
+        facts.append(Fact(tr("fact.visitLength"), tr("fact.aboutMinutes", ["n": String(reservation.residenceMinutes)])))
+        facts.append(Fact(tr("fact.people"), Formatting.people(reservation.people)))
         if let mode = reservation.travelMode {
-            facts.append(Fact("Getting there", reservation.travel > 0
+            facts.append(Fact(tr("fact.gettingThere"), reservation.travel > 0
                 ? "\(mode.label) · \(Formatting.duration(reservation.travel))" : mode.label))
         }
         var travel: TravelForm?
@@ -265,8 +273,8 @@ extension ReservationsPage.HistoryRow {
         let outcome: String
         switch reservation.status {
         case .done: outcome = TicketProgress.visit(reservation, now: now, zone: owned.store.zone)
-        case .cancelled: outcome = "Cancelled"
-        case .expired: outcome = "Expired: not used in time"
+        case .cancelled: outcome = tr("progress.cancelled")
+        case .expired: outcome = tr("outcome.expired")
         default: outcome = ""
         }
         self.init(storeName: summary.storeName, kind: summary.kind, when: summary.when, outcome: outcome,

@@ -1,6 +1,7 @@
 import CLupData
 import CLupDomain
 import Foundation
+import CLupText
 
 /// The visit being planned — how long and how many — as the wizard's pages pass it along in
 /// their addresses, together with where the shopper measures travel from.
@@ -13,7 +14,7 @@ struct VisitPlan {
     var residence: TimeInterval { Double(minutes) * 60 }
 
     /// "About 45 min · 2 people".
-    var summary: String { "About \(minutes) min · " + Formatting.people(people) }
+    var summary: String { tr("plan.summary", ["minutes": String(minutes), "people": Formatting.people(people)]) }
 
     var fields: [(name: String, value: String)] {
         [("minutes", String(minutes)), ("people", String(people))] + departments.map { ("department", String($0)) }
@@ -29,11 +30,11 @@ struct VisitPlan {
     /// From `minutes` and `people` fields, as every step after the first sends them.
     static func parse(_ form: FormData) throws(HTTPError) -> VisitPlan {
         guard let minutes = form["minutes"].flatMap({ Int($0) }), ResidenceTime.isValid(minutes) else {
-            throw .badRequest("The visit length must be between \(ResidenceTime.shortest) and "
-                + "\(ResidenceTime.longest) minutes. Please start again from the store's page.")
+            throw .badRequest(tr("plan.badLength", ["shortest": String(ResidenceTime.shortest),
+                                                    "longest": String(ResidenceTime.longest)]))
         }
         guard let people = form["people"].flatMap({ Int($0) }), people == 1 || people == 2 else {
-            throw .badRequest("A reservation is for 1 or 2 people. Please start again from the store's page.")
+            throw .badRequest(tr("plan.badPeople"))
         }
         return VisitPlan(minutes: minutes, people: people, departments: departmentIds(form))
     }
@@ -52,21 +53,21 @@ struct VisitPlan {
     static func choose(_ form: FormData, departments: [Department], usual: Int?) -> Choice {
         var choice = Choice(time: form["time"], departmentIds: Set(form.all("department").compactMap { Int64($0) }))
         choice.people = form["people"].flatMap { Int($0) }.flatMap { $0 == 1 || $0 == 2 ? $0 : nil }
-        if choice.people == nil { choice.peopleError = "Say whether you are coming alone or with someone." }
+        if choice.people == nil { choice.peopleError = tr("plan.peopleError") }
         var minutes: Int?
         switch choice.time {
         case "usual":
             minutes = usual
-            if usual == nil { choice.timeError = "Choose how long you will stay." }
+            if usual == nil { choice.timeError = tr("plan.timeError") }
         case "departments":
             let chosen = departments.filter { choice.departmentIds.contains($0.id) }
             minutes = ResidenceTime.fromDepartments(chosen.map(\.estimatedMinutes))
-            if minutes == nil { choice.timeError = "Tick the departments you will visit, or choose a time." }
+            if minutes == nil { choice.timeError = tr("plan.departmentsError") }
         case let value?:
             minutes = Int(value).flatMap { ResidenceTime.presets.contains($0) ? $0 : nil }
-            if minutes == nil { choice.timeError = "Choose how long you will stay." }
+            if minutes == nil { choice.timeError = tr("plan.timeError") }
         case nil:
-            choice.timeError = "Choose how long you will stay."
+            choice.timeError = tr("plan.timeError")
         }
         if let minutes, let people = choice.people {
             let known = Set(departments.map(\.id))

@@ -3,6 +3,7 @@ import CLupDomain
 import CLupPaths
 import CLupTemplates
 import Foundation
+import CLupText
 
 /// Step 1: how long and how many.
 extension ReservationsArea {
@@ -15,7 +16,7 @@ extension ReservationsArea {
             choice.people = plan.people
         }
         let page = ReservePage(details: details, choice: choice, usual: usual, shopper: shopper(context))
-        return views.page(title: "Reserve at \(details.store.name)", section: .stores, context, page)
+        return views.page(title: tr("wizard.reserveAt", ["store": details.store.name]), section: .stores, context, page)
     }
 }
 
@@ -26,15 +27,15 @@ extension ReservePage {
         self.init(
             storeName: details.store.name, storeHref: Paths.store(id, query: shopper.query()),
             action: Paths.reserveHow(id),
-            presets: ResidenceTime.presets.map { Choice(value: String($0), label: "\($0) min", checked: time == String($0)) },
-            usual: usual.map { Choice(value: "usual", label: "Your usual: about \($0) min", checked: time == "usual") },
+            presets: ResidenceTime.presets.map { Choice(value: String($0), label: tr("unit.minutes", ["n": String($0)]), checked: time == String($0)) },
+            usual: usual.map { Choice(value: "usual", label: tr("plan.usual", ["minutes": String($0)]), checked: time == "usual") },
             departments: details.departments.map { department in
-                Choice(value: String(department.id), label: "\(department.name) · \(department.estimatedMinutes) min",
+                Choice(value: String(department.id), label: department.name + " · " + tr("unit.minutes", ["n": String(department.estimatedMinutes)]),
                        checked: choice.departmentIds.contains(department.id))
             },
             departmentsChosen: time == "departments",
-            people: [Choice(value: "1", label: "Just me", checked: choice.people != 2),
-                     Choice(value: "2", label: "Two of us", checked: choice.people == 2)],
+            people: [Choice(value: "1", label: tr("plan.justMe"), checked: choice.people != 2),
+                     Choice(value: "2", label: tr("plan.twoOfUs"), checked: choice.people == 2)],
             timeError: choice.timeError, peopleError: choice.peopleError,
             hidden: ReservationsArea.hidden(shopper.fields))
     }

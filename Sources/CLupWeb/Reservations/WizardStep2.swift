@@ -3,6 +3,7 @@ import CLupDomain
 import CLupPaths
 import CLupTemplates
 import Foundation
+import CLupText
 
 /// Step 2: line up now (the wait, and how the customer will get there), or book a time.
 extension ReservationsArea {
@@ -19,7 +20,7 @@ extension ReservationsArea {
             let choice = VisitPlan.choose(query, departments: details.departments, usual: usual)
             guard let chosen = choice.plan else {
                 let page = ReservePage(details: details, choice: choice, usual: usual, shopper: shopper)
-                return views.page(title: "Reserve at \(store.name)", section: .stores, context, page, status: 422)
+                return views.page(title: tr("wizard.reserveAt", ["store": store.name]), section: .stores, context, page, status: 422)
             }
             plan = chosen
         }
@@ -34,11 +35,9 @@ extension ReservationsArea {
         if case .accepted(let wait, let entry) = decision {
             let metres = shopper.position.distance(to: store.position)
             lineUp = HowPage.LineUp(
-                estimate: wait < 60 ? "A place is free now. It is held for you while you travel, and you go in when "
-                        + "you arrive."
-                    : "Estimated wait \(Formatting.wait(wait)) for a place, around "
-                        + Formatting.clock(entry, now: now, timeZone: store.zone)
-                        + ". We tell you when to leave, and hold your place while you travel.",
+                estimate: wait < 60 ? tr("how.freeNow")
+                    : tr("how.estimate", ["wait": Formatting.wait(wait),
+                                          "entry": Formatting.clock(entry, now: now, timeZone: store.zone)]),
                 modes: Self.travelChoices(metres: metres, preferred: shopper.mode, now: now, zone: store.zone) { travel in
                     alternatives.decision(for: details, live: live, travel: travel)
                 },
@@ -51,13 +50,13 @@ extension ReservationsArea {
             storeName: store.name, summary: plan.summary,
             changeHref: WizardLinks.start(store.id, shopper: shopper, plan: plan),
             recapAction: Paths.reserveRecap(store.id),
-            queued: queued == 0 ? "Nobody is in the queue." : "\(Formatting.people(queued)) in the queue.",
+            queued: queued == 0 ? tr("how.nobodyQueued") : tr("how.queued", ["people": Formatting.people(queued)]),
             lineUp: lineUp, refusal: refusal, suggestions: suggestions,
             slotsHref: WizardLinks.slots(store.id, plan: plan, shopper: shopper),
             firstSlot: details.slotCalendar.firstBookable(now: now).map {
                 Formatting.slot($0, now: now, timeZone: store.zone)
             })
-        return views.page(title: "Line up or book", section: .stores, context, page)
+        return views.page(title: tr("how.title"), section: .stores, context, page)
     }
 
     /// Each means of transport with its travel time and when the customer would leave and go
@@ -72,14 +71,16 @@ extension ReservationsArea {
             switch decision(travel) {
             case .accepted(_, let entry):
                 let leave = Departure.leaveBy(entry: entry, travel: travel)
-                return Choice(value: mode.rawValue, label: label
-                    + (leave <= now + 60 ? "leave now" : "leave around " + Formatting.clock(leave, now: now, timeZone: zone))
-                    + ", in around " + Formatting.clock(entry, now: now, timeZone: zone), checked: false)
+                let entryText = Formatting.clock(entry, now: now, timeZone: zone)
+                return Choice(value: mode.rawValue, label: label + (leave <= now + 60
+                    ? tr("how.leaveNowIn", ["entry": entryText])
+                    : tr("how.leaveAroundIn", ["leave": Formatting.clock(leave, now: now, timeZone: zone), "entry": entryText])),
+                    checked: false)
             case .closesFirst:
-                return Choice(value: mode.rawValue, label: label + "too late: the store closes first", checked: false,
+                return Choice(value: mode.rawValue, label: label + tr("how.tooLate"), checked: false,
                               disabled: true)
             case .waitTooLong, .closed:
-                return Choice(value: mode.rawValue, label: label + "too far to line up", checked: false, disabled: true)
+                return Choice(value: mode.rawValue, label: label + tr("how.tooFar"), checked: false, disabled: true)
             }
         }
         let chosen = choices.firstIndex { $0.value == preferred.rawValue && !$0.disabled }
@@ -94,18 +95,15 @@ extension ReservationsArea {
         case .accepted:
             return ""
         case .closed(let opensAt):
-            return "The store is closed now"
-                + (opensAt.map { " and opens \(Formatting.clock($0, now: now, timeZone: zone))." } ?? ".")
-                + " You can book a time instead."
+            return opensAt.map { tr("refusal.closedOpens", ["time": Formatting.clock($0, now: now, timeZone: zone)]) }
+                ?? tr("refusal.closed")
         case .waitTooLong(let wait?):
-            return "The wait is \(Formatting.wait(wait)), over the 2 hours CLup lets anyone wait. Book a time "
-                + "instead, or try a store nearby."
+            return tr("refusal.tooLong", ["wait": Formatting.wait(wait)])
         case .waitTooLong(nil):
-            return "This store keeps too few places for the queue to let a party of your size in. Try a store "
-                + "nearby, or come alone."
+            return tr("refusal.party")
         case .closesFirst(let closes, let entry):
-            return "Your turn would come around \(Formatting.clock(entry, now: now, timeZone: zone)), too close to "
-                + "closing time (\(Formatting.clock(closes, now: now, timeZone: zone))) for your visit."
+            return tr("refusal.closesFirst", ["entry": Formatting.clock(entry, now: now, timeZone: zone),
+                                              "closes": Formatting.clock(closes, now: now, timeZone: zone)])
         }
     }
 }

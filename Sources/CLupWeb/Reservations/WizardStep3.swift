@@ -3,6 +3,7 @@ import CLupDomain
 import CLupPaths
 import CLupTemplates
 import Foundation
+import CLupText
 
 /// Step 3, for a booking: the slot picker, one day at a time.
 extension ReservationsArea {
@@ -26,15 +27,14 @@ extension ReservationsArea {
             daySlots.contains(where: { $0.start < now + SlotCalendar.leadTime })
         {
             notes.append(slots.isEmpty
-                ? "Bookings open 2 hours ahead: there is no time left to book on this day."
-                : "Bookings open 2 hours ahead: the first time you can book on this day is "
-                    + Formatting.time(first.start, timeZone: store.zone, now: now) + ".")
+                ? tr("slots.noneLeft")
+                : tr("slots.firstToday", ["time": Formatting.time(first.start, timeZone: store.zone, now: now)]))
         }
         if slots.count < bookable.count {
-            notes.append("Times too close to closing for a visit of about \(plan.minutes) min are not shown.")
+            notes.append(tr("slots.tooClose", ["minutes": String(plan.minutes)]))
         }
         if daySlots.contains(where: { $0.start > now + SlotCalendar.horizon }) {
-            notes.append("Later times on this day are more than 7 days ahead and cannot be booked yet.")
+            notes.append(tr("slots.tooFar"))
         }
         let booked = try database.bookedPeople(storeId: store.id, in: slots)
         let offsets = ZoneOffsets.table(for: store.zone, around: now)
@@ -56,10 +56,10 @@ extension ReservationsArea {
                     time: Formatting.time(slot.start, timeZone: store.zone, now: now) + "–"
                         + Formatting.time(slot.end, timeZone: store.zone, now: now),
                     state: availability.rawValue,
-                    note: availability == .full ? "full" : Formatting.placesLeft(store.slotCapacity - taken))
+                    note: availability == .full ? tr("slots.full") : Formatting.placesLeft(store.slotCapacity - taken))
             },
             notes: notes, closed: daySlots.isEmpty,
             hidden: Self.hidden([("kind", "booking")] + plan.fields + shopper.fields))
-        return views.page(title: "Choose a time", section: .stores, context, page)
+        return views.page(title: tr("wizard.chooseTime"), section: .stores, context, page)
     }
 }

@@ -4,6 +4,7 @@ import CLupPaths
 import CLupSupport
 import CLupTemplates
 import Foundation
+import CLupText
 
 /// Step 4: the recap; then confirming, and every refusal with somewhere else to go.
 extension ReservationsArea {
@@ -14,7 +15,7 @@ extension ReservationsArea {
         let plan = try VisitPlan.parse(query)
         let shopper = self.shopper(context)
         let now = context.now
-        var facts = [Fact("Store", store.name), Fact("Address", store.address)]
+        var facts = [Fact(tr("fact.store"), store.name), Fact(tr("fact.address"), store.address)]
         var fields = plan.fields + shopper.fields
         switch query["kind"] {
         case "lineUp":
@@ -28,11 +29,11 @@ extension ReservationsArea {
                                          status: 200)
             }
             let leave = Departure.leaveBy(entry: entry, travel: travel)
-            facts += [Fact("Reservation", "Line up now"),
-                      Fact("Getting there", "\(Formatting.duration(travel)) \(mode.phrase)"),
-                      Fact("Leave", leave <= now + 60 ? "now, when you confirm"
-                          : "around " + Formatting.clock(leave, now: now, timeZone: store.zone) + " (we will tell you)"),
-                      Fact("Expected entry", "around " + Formatting.clock(entry, now: now, timeZone: store.zone))]
+            facts += [Fact(tr("reservations.reservation"), tr("wizard.lineUpNow")),
+                      Fact(tr("fact.gettingThere"), "\(Formatting.duration(travel)) \(mode.phrase)"),
+                      Fact(tr("fact.leave"), leave <= now + 60 ? tr("recap.leaveNow")
+                          : tr("recap.leaveAround", ["time": Formatting.clock(leave, now: now, timeZone: store.zone)])),
+                      Fact(tr("fact.expectedEntry"), tr("progress.around", ["time": Formatting.clock(entry, now: now, timeZone: store.zone)]))]
             fields += [("kind", "lineUp"), ("mode", mode.rawValue)]
         case "booking":
             let start = try Self.slotStart(query)
@@ -49,26 +50,27 @@ extension ReservationsArea {
                                        status: 409)
             }
             let window = store.settings.entryWindow(slotStart: slot.start)
-            facts += [Fact("Reservation", "Booked visit"),
-                      Fact("Slot", Formatting.slot(slot, now: now, timeZone: store.zone)),
-                      Fact("Enter between", Formatting.time(window.lowerBound, timeZone: store.zone, now: now) + " and "
-                          + Formatting.time(window.upperBound, timeZone: store.zone, now: now))]
+            facts += [Fact(tr("reservations.reservation"), tr("kind.booking")),
+                      Fact(tr("fact.slot"), Formatting.slot(slot, now: now, timeZone: store.zone)),
+                      Fact(tr("fact.enterBetween"), tr("recap.between", [
+                          "from": Formatting.time(window.lowerBound, timeZone: store.zone, now: now),
+                          "to": Formatting.time(window.upperBound, timeZone: store.zone, now: now)]))]
             fields += [("kind", "booking"), ("slot", String(Int(slot.start.timeIntervalSince1970)))]
         default:
-            throw HTTPError.badRequest("Choose to line up or to book a time. Please start again from the store's page.")
+            throw HTTPError.badRequest(tr("recap.chooseKind"))
         }
-        facts += [Fact("Visit length", "about \(plan.minutes) min"), Fact("People", Formatting.people(plan.people))]
+        facts += [Fact(tr("fact.visitLength"), tr("fact.aboutMinutes", ["n": String(plan.minutes)])),
+                  Fact(tr("fact.people"), Formatting.people(plan.people))]
         let active = try database.activeReservation(userId: context.user.id)
         let page = RecapPage(
             facts: facts,
-            notice: active.map { "You already have a reservation at \($0.store.name). When you confirm, we will ask "
-                + "whether to cancel it and keep this one." },
+            notice: active.map { tr("recap.alreadyHave", ["store": $0.store.name]) },
             hidden: Self.hidden(fields + [("requestKey", Secrets.token())]),
             action: Paths.storeReservations(store.id),
             backHref: query["kind"] == "booking"
                 ? WizardLinks.slots(store.id, plan: plan, shopper: shopper)
                 : WizardLinks.how(store.id, plan: plan, shopper: shopper))
-        return views.page(title: "Check and confirm", section: .stores, context, page)
+        return views.page(title: tr("wizard.checkConfirm"), section: .stores, context, page)
     }
 
     // MARK: Confirm
@@ -83,10 +85,10 @@ extension ReservationsArea {
         let shopper = ShopperContext(request: Request(method: .get, path: "/", query: form), settings: settings,
                                      user: context.user)
         guard let kind = form["kind"].flatMap(Reservation.Kind.init(rawValue:)) else {
-            throw HTTPError.badRequest("Choose to line up or to book a time. Please start again from the store's page.")
+            throw HTTPError.badRequest(tr("recap.chooseKind"))
         }
         guard let requestKey = form["requestKey"], Secrets.isWellFormed(requestKey) else {
-            throw HTTPError.badRequest("This form is incomplete. Please go back to the recap and confirm again.")
+            throw HTTPError.badRequest(tr("recap.incomplete"))
         }
         let slotStart = kind == .booking ? try Self.slotStart(form) : nil
         let request = ReservationRequest(
@@ -104,7 +106,7 @@ extension ReservationsArea {
                 hidden: Self.hidden(
                     form.pairs.filter { $0.name != "csrf" && $0.name != "replace" } + [("replace", "1")]),
                 action: Paths.storeReservations(store.id), canReplace: active.reservation.status != .inside)
-            return views.page(title: "You already have a reservation", section: .stores, context, page, status: 409)
+            return views.page(title: tr("conflict.title"), section: .stores, context, page, status: 409)
         case .slotFull:
             return try refusedFull(context, details: details, plan: plan, shopper: shopper,
                                    start: slotStart ?? context.now, status: 409)
@@ -126,12 +128,12 @@ extension ReservationsArea {
     {
         let store = details.store
         let page = RefusedPage(
-            heading: "You cannot line up at \(store.name) now",
+            heading: tr("refused.lineUp", ["store": store.name]),
             message: Self.refusal(decision, now: context.now, zone: store.zone),
             slotsHeading: nil, slots: [],
             suggestions: try alternatives(context, plan: plan, shopper: shopper).lineUpStores(near: store),
-            backHref: WizardLinks.how(store.id, plan: plan, shopper: shopper), backLabel: "Book a time instead")
-        return views.page(title: "Cannot line up", section: .stores, context, page, status: status)
+            backHref: WizardLinks.how(store.id, plan: plan, shopper: shopper), backLabel: tr("refused.bookInstead"))
+        return views.page(title: tr("refused.lineUpTitle"), section: .stores, context, page, status: status)
     }
 
     private func refusedFull(_ context: CustomerContext, details: StoreBoard.Definition, plan: VisitPlan,
@@ -140,17 +142,16 @@ extension ReservationsArea {
         let store = details.store
         let alternatives = self.alternatives(context, plan: plan, shopper: shopper)
         let slotText = details.slotCalendar.slot(containing: start, now: context.now)
-            .map { Formatting.slot($0, now: context.now, timeZone: store.zone) } ?? "that time"
+            .map { Formatting.slot($0, now: context.now, timeZone: store.zone) } ?? tr("refused.thatTime")
         let page = RefusedPage(
-            heading: "That slot is full",
-            message: "Every place for \(slotText) at \(store.name) is booked. Choose another time, or one of the "
-                + "stores nearby that have room then.",
-            slotsHeading: "Other times at \(store.name)", slots: try alternatives.otherSlots(details, around: start),
+            heading: tr("refused.slotFull"),
+            message: tr("refused.slotFullMessage", ["slot": slotText, "store": store.name]),
+            slotsHeading: tr("refused.otherTimes", ["store": store.name]), slots: try alternatives.otherSlots(details, around: start),
             suggestions: try alternatives.bookingStores(near: store, at: start),
             backHref: WizardLinks.slots(store.id, plan: plan, shopper: shopper,
                                         day: details.slotCalendar.localDay(of: start)),
-            backLabel: "See all times")
-        return views.page(title: "Slot full", section: .stores, context, page, status: status)
+            backLabel: tr("refused.allTimes"))
+        return views.page(title: tr("refused.slotFullTitle"), section: .stores, context, page, status: status)
     }
 
     private func refusedSlot(_ context: CustomerContext, details: StoreBoard.Definition, plan: VisitPlan,
@@ -161,24 +162,22 @@ extension ReservationsArea {
         let message: String
         switch verdict {
         case .tooSoon(let earliest):
-            message = "Bookings must be at least 2 hours ahead. "
-                + (earliest.map {
-                    "The earliest time you can book is \(Formatting.slot($0, now: now, timeZone: store.zone))."
-                } ?? "The store has no slots left within the next 7 days.")
+            message = tr("refused.tooSoon") + " "
+                + (earliest.map { tr("refused.earliest", ["slot": Formatting.slot($0, now: now, timeZone: store.zone)]) }
+                    ?? tr("refused.noSlots"))
         case .tooFar(let latest):
-            message = "You can book up to 7 days ahead, until "
-                + "\(Formatting.moment(latest, now: now, timeZone: store.zone)). Please choose an earlier day."
+            message = tr("refused.tooFar", ["until": Formatting.moment(latest, now: now, timeZone: store.zone)])
         case .endsAfterClosing(let slot, let closes):
             let starts = Formatting.time(slot.start, timeZone: store.zone, now: now)
-            message = "\(store.name) closes at \(Formatting.clock(closes, now: now, timeZone: store.zone)), before a "
-                + "visit of about \(plan.minutes) min starting at \(starts) would be over. Please choose an earlier "
-                + "time, or plan a shorter visit."
+            message = tr("refused.endsAfterClosing", ["store": store.name,
+                                                      "closes": Formatting.clock(closes, now: now, timeZone: store.zone),
+                                                      "minutes": String(plan.minutes), "starts": starts])
         case .notASlot, .bookable:
-            message = "\(store.name) has no slot starting at that time. Please choose one from the list."
+            message = tr("refused.notASlot", ["store": store.name])
         }
         let page = RefusedPage(
-            heading: "That time cannot be booked", message: message, slotsHeading: nil, slots: [], suggestions: [],
-            backHref: WizardLinks.slots(store.id, plan: plan, shopper: shopper), backLabel: "Choose a time")
-        return views.page(title: "Cannot book that time", section: .stores, context, page, status: status)
+            heading: tr("refused.cannotBook"), message: message, slotsHeading: nil, slots: [], suggestions: [],
+            backHref: WizardLinks.slots(store.id, plan: plan, shopper: shopper), backLabel: tr("wizard.chooseTime"))
+        return views.page(title: tr("refused.cannotBookTitle"), section: .stores, context, page, status: status)
     }
 }

@@ -2,6 +2,7 @@ import CLupData
 import CLupPaths
 import Foundation
 import Logging
+import CLupText
 
 // The guards the areas declare on their route groups. Each is written once here; a route
 // gets one by being added to a group that declared it, never by a check in its handler.
@@ -53,7 +54,7 @@ extension Middleware where Input == BrowserContext, Output == KioskContext {
     static let kiosk = Middleware.check("kiosk") { context in
         guard let kiosk = context.visitor.kiosk else {
             if context.request.method.isSafe { throw HTTPError.redirect(to: Paths.kiosk()) }
-            throw HTTPError(403, "This browser is not an enrolled kiosk (or its key was revoked). Enrol it again at \(Paths.kiosk.pattern).")
+            throw HTTPError(403, tr("error.notKiosk", ["path": Paths.kiosk.pattern]))
         }
         return KioskContext(browser: context, kiosk: kiosk)
     }
@@ -67,7 +68,7 @@ extension Middleware where Input == BrowserContext, Output == CustomerContext {
             if context.request.method.isSafe {
                 throw HTTPError.redirect(to: Paths.signIn(query: FormData(pairs: [("next", context.request.path)]).urlEncoded))
             }
-            throw HTTPError(403, "Please sign in again: your session has ended.")
+            throw HTTPError(403, tr("error.sessionEnded"))
         }
         return CustomerContext(browser: context.browser, user: user)
     }
@@ -75,11 +76,15 @@ extension Middleware where Input == BrowserContext, Output == CustomerContext {
 
 extension Middleware where Input == CustomerContext, Output == CustomerContext {
     /// An account whose email address is confirmed: only those may line up or book.
+    /// An account not yet confirmed is sent, on a page it asks for, to the page that says how to
+    /// confirm (an ordinary step, not an error); a form it sends is refused.
     static let confirmed = Middleware.check("confirmed") { context in
         guard context.user.isConfirmed else {
-            throw HTTPError(403, "Please confirm your email address before you line up or book: open the link we "
-                + "sent you. You can ask for a new link from the banner at the top of the page.",
-                title: "Confirm your email address first")
+            if context.request.method.isSafe {
+                let next = FormData(pairs: [("next", context.request.path)]).urlEncoded
+                throw HTTPError.redirect(to: Paths.confirmFirst(query: next))
+            }
+            throw HTTPError(403, tr("error.unconfirmed"), title: tr("error.unconfirmedTitle"))
         }
         return context
     }
@@ -147,7 +152,7 @@ extension Middleware where Input == RequestContext, Output == RequestContext {
                     for (name, value) in storage.headers.sorted(by: { $0.key < $1.key }) { response.headers.append((name, value)) }
                     return response
                 }
-                return DeviceArea.error(EntranceError(500, "internal", "Something went wrong on our side. Please try again."))
+                return DeviceArea.error(EntranceError(500, "internal", tr("api.internal")))
             }
         }
     }
@@ -159,11 +164,11 @@ extension Middleware where Input == RequestContext, Output == DeviceContext {
     static func deviceKey(database: AppDatabase) -> Middleware {
         .check("deviceKey") { context in
             guard let header = context.request.headers["authorization"], header.lowercased().hasPrefix("bearer ") else {
-                throw EntranceError(401, "unauthorized", "Send the kiosk's device key as `Authorization: Bearer <key>`.")
+                throw EntranceError(401, "unauthorized", tr("api.unauthorized"))
             }
             let key = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
             guard let kiosk = try database.kiosk(key: key) else {
-                throw EntranceError(401, "invalidKey", "This device key is not valid, or it was revoked.")
+                throw EntranceError(401, "invalidKey", tr("api.invalidKey"))
             }
             return DeviceContext(base: context, kiosk: kiosk)
         }
@@ -174,10 +179,10 @@ extension Middleware where Input == DeviceContext, Output == DeviceContext {
     /// The store in the address is the device's own.
     static let deviceOfStore = Middleware.check("deviceOfStore") { context in
         guard let id = context.base.parameters["id"].flatMap({ Int64($0) }), id > 0 else {
-            throw EntranceError(404, "notFound", "There is no store with that id.")
+            throw EntranceError(404, "notFound", tr("api.noStore"))
         }
         guard id == context.kiosk.storeId else {
-            throw EntranceError(403, "otherStore", "This device's key is for another store.")
+            throw EntranceError(403, "otherStore", tr("api.otherStore"))
         }
         return context
     }

@@ -1,6 +1,7 @@
 import CLupData
 import CLupDomain
 import Foundation
+import CLupText
 
 /// Where the shopper measures distances from and how they travel, read from the query string,
 /// else the `where` and `mode` cookies (the last ones chosen). Bad values do not fail the page:
@@ -33,25 +34,25 @@ struct ShopperContext {
         let remembered = request.cookies[Self.positionCookie]
         typealias Where = (position: GeoPoint, label: String, key: String?)
         func place(_ key: String) -> Where? {
-            settings.places.first { $0.key == key }.map { ($0.position, $0.name, $0.key) }
+            settings.places.first { $0.key == key }.map { ($0.position, $0.localizedName, $0.key) }
         }
         func point(_ latitude: Double?, _ longitude: Double?) -> Where? {
             guard let latitude, let longitude, let point = GeoPoint(validLatitude: latitude, longitude: longitude)
             else { return nil }
-            return (point, "the point you chose", nil)
+            return (point, tr("where.point"), nil)
         }
-        var chosen: Where = (settings.defaultPlace.position, settings.defaultPlace.name, settings.defaultPlace.key)
+        var chosen: Where = (settings.defaultPlace.position, settings.defaultPlace.localizedName, settings.defaultPlace.key)
         if query["lat"] != nil || query["lon"] != nil {
             if let asked = point(query["lat"].flatMap(Double.init), query["lon"].flatMap(Double.init)) {
                 chosen = asked
             } else {
-                notices.append("That position could not be read, so distances are from \(chosen.label).")
+                notices.append(tr("where.badPosition", ["place": chosen.label]))
             }
         } else if let key = query["place"] {
             if let asked = place(key) {
                 chosen = asked
             } else {
-                notices.append("That place is not one we know, so distances are from \(chosen.label).")
+                notices.append(tr("where.badPlace", ["place": chosen.label]))
             }
         } else if let remembered {
             // No position asked for: the last one chosen (a bad cookie is quietly ignored).
@@ -68,7 +69,7 @@ struct ShopperContext {
                 mode = chosen
                 modeChanged = true
             } else {
-                notices.append("That means of transport is not one we know, so times are \(mode.label.lowercased()).")
+                notices.append(tr("where.badMode", ["mode": mode.phrase]))
             }
         }
         notice = notices.isEmpty ? nil : notices.joined(separator: " ")

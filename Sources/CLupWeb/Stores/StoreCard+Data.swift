@@ -4,6 +4,7 @@ import CLupPaths
 import CLupTemplates
 import Foundation
 import Synchronization
+import CLupText
 
 extension StoreSummary {
     /// A store's summary from the board's entry and its status at `now`.
@@ -12,9 +13,10 @@ extension StoreSummary {
         let openText: String
         switch status.openState {
         case .open(let until):
-            openText = "Open until " + Formatting.clock(until, now: now, timeZone: store.zone)
+            openText = tr("open.until", ["time": Formatting.clock(until, now: now, timeZone: store.zone)])
         case .closed(let opensAt):
-            openText = opensAt.map { "Closed · opens " + Formatting.clock($0, now: now, timeZone: store.zone) } ?? "Closed"
+            openText = opensAt.map { tr("open.closedOpens", ["time": Formatting.clock($0, now: now, timeZone: store.zone)]) }
+                ?? tr("hours.closed")
         }
         self.init(
             id: store.id, name: store.name, address: store.address,
@@ -38,33 +40,40 @@ extension StoreCard {
 }
 
 /// Each store's summary, kept for the standing it was made from: the store list formats and
-/// renders a store's card once per change of its status, not once per page.
+/// renders a store's card once per change of its status and language, not once per page.
 final class StoreSummaries: Sendable {
-    /// Past this many stores kept, the oldest are forgotten (all at once: simple, and rare).
-    static let capacity = 5_000
-    private let kept = Mutex<[Int64: (version: Int, at: Date, summary: StoreSummary)]>([:])
+    /// Past this many summaries kept, the oldest are forgotten (all at once: simple, and rare).
+    static let capacity = 10_000
+    private struct Key: Hashable {
+        var store: Int64
+        var language: Language
+    }
+    private let kept = Mutex<[Key: (version: Int, at: Date, summary: StoreSummary)]>([:])
 
     /// The summaries of `found` (board entries with their standings), made where missing.
     func summaries(_ found: [(entry: StoreBoard.Entry, standing: StoreStanding, metres: Double)]) -> [StoreSummary] {
+        let language = Language.current
         var result = kept.withLock { kept in
             found.map { item -> StoreSummary? in
-                guard let summary = kept[item.entry.store.id], summary.version == item.entry.version,
+                guard let summary = kept[Key(store: item.entry.store.id, language: language)],
+                    summary.version == item.entry.version,
                     summary.at == item.standing.at
                 else { return nil }
                 return summary.summary
             }
         }
-        var made: [(Int64, Int, Date, StoreSummary)] = []
+        var made: [(Key, Int, Date, StoreSummary)] = []
         for index in result.indices where result[index] == nil {
             let item = found[index]
             let summary = StoreSummary(entry: item.entry, status: item.standing.status, now: item.standing.at)
             result[index] = summary
-            made.append((item.entry.store.id, item.entry.version, item.standing.at, summary))
+            made.append((Key(store: item.entry.store.id, language: language), item.entry.version, item.standing.at,
+                         summary))
         }
         if !made.isEmpty {
             kept.withLock { kept in
                 if kept.count + made.count > Self.capacity { kept.removeAll(keepingCapacity: true) }
-                for (id, version, at, summary) in made { kept[id] = (version, at, summary) }
+                for (key, version, at, summary) in made { kept[key] = (version, at, summary) }
             }
         }
         return result.map { $0! }

@@ -3,6 +3,7 @@ import CLupDomain
 import CLupPaths
 import CLupTemplates
 import Foundation
+import CLupText
 
 /// A store's public statistics (R7, §2.2.6a): how busy it usually is, hour by hour, on each
 /// weekday, "now" against the usual, the usual wait and visit, and the quietest hours left
@@ -32,49 +33,49 @@ extension StoresArea {
             let inside = Double(standing.status.peopleInside)
             let usualNow = usual.cell(weekday: today, hour: currentHour).inside
             summary.append(standing.status.openState.isOpen
-                ? "Now: \(Formatting.people(standing.status.peopleInside)) inside (\(percent(inside)) full)"
-                    + (usualNow.map { ", usually \(percent($0)) at this hour." } ?? ".")
-                : "Closed now.")
+                ? (usualNow.map {
+                    tr("stats.nowUsually", ["people": Formatting.people(standing.status.peopleInside),
+                                            "percent": percent(inside), "usual": percent($0)])
+                } ?? tr("stats.now", ["people": Formatting.people(standing.status.peopleInside), "percent": percent(inside)]))
+                : tr("stats.closedNow"))
             let best = usual.bestHours(weekday: today, from: currentHour + 1, openHours: openHours)
-            summary.append(best.isEmpty ? "Not enough visits yet to say which hours left today are quietest."
-                : "Best times to go later today: " + best.map { NumberText.clock(hours: $0 % 24, minutes: 0) }
-                    .joined(separator: ", ") + ".")
+            summary.append(best.isEmpty ? tr("stats.notEnough")
+                : tr("stats.best", ["hours": best.map { NumberText.clock(hours: $0 % 24, minutes: 0) }.joined(separator: ", ")]))
         }
-        if let visit = usual.typicalVisit { summary.append("A visit usually lasts about \(Formatting.duration(visit)).") }
+        if let visit = usual.typicalVisit { summary.append(tr("stats.visitLasts", ["time": Formatting.duration(visit)])) }
 
         let bars = openHours.map { hour in
             BarChart.Bar(label: NumberText.twoDigits(hour % 24),
                          value: usual.cell(weekday: weekday, hour: hour).inside.map { $0 / capacity * 100 },
                          highlighted: weekday == today && hour == currentHour)
         }
-        let dayName = OpeningHours.weekdayNames[weekday - 1]
+        let dayName = Formatting.weekday(weekday)
         let nowIndex = weekday == today ? openHours.firstIndex(of: currentHour) : nil
         let chart = BarChart(
-            id: "usual", title: "\(dayName): how full \(store.name) usually is, by hour",
-            description: "Bars: the share of the store's capacity usually in use at each opening hour on a \(dayName), "
-                + "over the last \(PopularTimes.weeks) weeks."
-                + (nowIndex != nil ? " The line marks how full it is now." : ""),
+            id: "usual", title: tr("stats.chartTitle", ["day": dayName, "store": store.name]),
+            description: tr("stats.chartDescription", ["day": dayName, "weeks": String(PopularTimes.weeks)])
+                + (nowIndex != nil ? " " + tr("stats.chartNow") : ""),
             bars: bars, minimumScale: 10,
-            marker: nowIndex.map { ($0, Double(standing.status.peopleInside) / capacity * 100, "now") },
+            marker: nowIndex.map { ($0, Double(standing.status.peopleInside) / capacity * 100, tr("stats.nowMarker")) },
             labelEvery: openHours.count > 12 ? 2 : 1, unit: " %")
         let table = FigureTable(
-            caption: "\(dayName), hour by hour", header: ["Hour", "Usually in use", "Usual wait"],
+            caption: tr("stats.tableCaption", ["day": dayName]),
+            header: [tr("stats.hour"), tr("stats.usuallyInUse"), tr("stats.usualWait")],
             rows: openHours.map { hour in
                 let cell = usual.cell(weekday: weekday, hour: hour)
                 return [NumberText.clock(hours: hour % 24, minutes: 0) + "–" + NumberText.clock(hours: (hour + 1) % 24, minutes: 0),
-                        cell.inside.map(percent) ?? "too few visits", cell.wait.map(Formatting.wait) ?? "—"]
+                        cell.inside.map(percent) ?? tr("stats.tooFew"), cell.wait.map(Formatting.wait) ?? "—"]
             })
         let page = StoreStatsPage(
             storeName: store.name, storeHref: Paths.store(store.id),
-            dayName: weekday == today ? "Today (\(dayName))" : dayName,
+            dayName: weekday == today ? tr("stats.todayDay", ["day": dayName]) : dayName,
             days: (1...7).map { day in
-                StoreStatsPage.DayLink(name: String(OpeningHours.weekdayNames[day - 1].prefix(3)),
+                StoreStatsPage.DayLink(name: Formatting.weekdayShort(day),
                                        href: Paths.storeStats(store.id, query: "day=\(day)"), current: day == weekday)
             },
             summary: summary, chart: chart, table: table,
-            note: "From the last \(PopularTimes.weeks) weeks of visits, counted by hour and never by person. An hour "
-                + "with fewer than \(PopularTimes.minimumVisits) visits in that time is not shown.")
-        return views.page(title: "How busy \(store.name) usually is", section: .stores, context, page)
+            note: tr("stats.note", ["weeks": String(PopularTimes.weeks), "visits": String(PopularTimes.minimumVisits)]))
+        return views.page(title: tr("stats.howBusy", ["store": store.name]), section: .stores, context, page)
     }
 
     /// The hours of `weekday` in which the store is open at some point: 0–23, then 24 and on

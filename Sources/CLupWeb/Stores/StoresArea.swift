@@ -3,6 +3,7 @@ import CLupDomain
 import CLupPaths
 import CLupTemplates
 import Foundation
+import CLupText
 
 /// Stores near me (the home page) and a store's own page: open to everyone.
 struct StoresArea {
@@ -43,13 +44,13 @@ struct StoresArea {
             longitude: NumberText.fixed(shopper.position.longitude, digits: 5),
             modePhrase: shopper.mode.phrase, modeKey: shopper.mode.rawValue, stores: cards, totalStores: total,
             moreHref: more,
-            places: settings.places.map { Choice(value: $0.key, label: $0.name, checked: $0.key == shopper.placeKey) },
+            places: settings.places.map { Choice(value: $0.key, label: $0.localizedName, checked: $0.key == shopper.placeKey) },
             modes: TravelMode.allCases.map { mode in
                 ModeLink(choice: Choice(value: mode.rawValue, label: mode.label, checked: mode == shopper.mode),
                          href: Paths.home(query: shopper.query(mode: mode)))
             },
             tileURL: settings.tileURL, tileAttribution: settings.tileAttribution)
-        var response = views.page(title: "Stores near you", section: .stores, context, page)
+        var response = views.page(title: tr("home.title"), section: .stores, context, page)
         shopper.remember(in: &response, secure: context.secure)
         return response
     }
@@ -68,7 +69,7 @@ struct StoresArea {
             card: card, phone: store.phone, phoneHref: "tel:" + store.phone.filter { $0.isNumber || $0 == "+" },
             timeZone: store.timeZone,
             days: (today..<today + 7).map { day in
-                StorePage.Day(name: OpeningHours.weekdayNames[ZoneOffsets.isoWeekday(day: day) - 1],
+                StorePage.Day(name: Formatting.weekday(ZoneOffsets.isoWeekday(day: day)),
                               hours: Formatting.hours(of: entry.definition, localDay: day), isToday: day == today)
             },
             departments: entry.definition.departments.map {
