@@ -109,7 +109,7 @@ public struct Frame: Sendable {
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(title) · CLup</title>
             <link rel="icon" href="\(icon)" type="image/svg+xml">
-            <link rel="manifest" href="/manifest.webmanifest">
+            <link rel="manifest" href="/manifest\(Language.current == .en ? "" : "." + Language.current.rawValue).webmanifest">
             <link rel="apple-touch-icon" href="/assets/icon-192.png">
             <meta name="theme-color" content="#14532d">
             \(if: userName != nil, pushKeyMeta)

@@ -43,6 +43,13 @@ struct EndToEndTests {
         #expect(try stack.get("/?place=%FF").status == 400)
         let health = try stack.get("/healthz")
         #expect(health.body == #"{"database":"ok","disk":"ok","loops":"ok","status":"ok","writes":"ok"}"#)
+        // The web app's manifest in each language, as the pages link it.
+        let manifest = try stack.get("/manifest.it.webmanifest")
+        #expect(manifest.status == 200 && manifest.header("Content-Type") == "application/manifest+json")
+        #expect(manifest.body.contains(#""lang": "it""#) && manifest.body.contains("Mettiti in fila"))
+        #expect(try stack.curl(["-H", "Cookie: lang=it", stack.baseURL + "/signin"]).body
+            .contains(#"<link rel="manifest" href="/manifest.it.webmanifest">"#))
+        #expect(try stack.get("/manifest.webmanifest").body.contains(#""lang": "en""#))
     }
 
     @Test("a guest's page is served from nginx's cache for a second; a signed-in or cookie-setting one never is")
