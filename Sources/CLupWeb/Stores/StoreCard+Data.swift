@@ -43,7 +43,7 @@ extension StoreCard {
 /// renders a store's card once per change of its status and language, not once per page.
 final class StoreSummaries: Sendable {
     /// Past this many summaries kept, the oldest are forgotten (all at once: simple, and rare).
-    static let capacity = 10_000
+    static let capacity = 5_000
     private struct Key: Hashable {
         var store: Int64
         var language: Language
