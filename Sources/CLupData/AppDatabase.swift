@@ -41,8 +41,8 @@ public struct AppDatabase: Sendable {
     public static let walSizeLimit = 16 << 20
 
     /// If the WAL file has grown past `walSizeLimit`, copies it into the database and truncates
-    /// it to nothing (a TRUNCATE checkpoint, which waits for readers up to the busy timeout).
-    /// Returns the WAL's size before, or nil if there was nothing to do.
+    /// it to nothing (a TRUNCATE checkpoint). Returns the WAL's size before, or nil if there
+    /// was nothing to do or readers kept the WAL busy.
     @discardableResult
     public func checkpointIfLarge() throws -> Int? {
         guard let pool = writer as? DatabasePool else { return nil }
@@ -50,8 +50,20 @@ public struct AppDatabase: Sendable {
         guard let size = (try? FileManager.default.attributesOfItem(atPath: wal))?[.size] as? Int,
               size > Self.walSizeLimit
         else { return nil }
-        try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
-        return size
+        // A truncating checkpoint waits for readers to leave the WAL (a page being read, the
+        // backup shipping it), holding up writes meanwhile: it waits a fifth of a second at
+        // most, and a busy WAL is tried again at the next turn.
+        let done = try pool.writeWithoutTransaction { db -> Bool in
+            try db.execute(sql: "PRAGMA busy_timeout = 200")
+            defer { try? db.execute(sql: "PRAGMA busy_timeout = 5000") }
+            do {
+                try db.checkpoint(.truncate)
+                return true
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+                return false
+            }
+        }
+        return done ? size : nil
     }
 
     /// A fresh in-memory database for tests: a real SQLite with the same schema and pragmas.

