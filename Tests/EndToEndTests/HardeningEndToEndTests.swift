@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// nginx in front of CLup as the open internet meets it: methods it does not serve, one
 /// client over its limits while the others are served, and the device API's errors in JSON
 /// when the worker is away. The stack's own client (127.0.0.1) is spared the limits, as the
@@ -55,6 +59,64 @@ struct HardeningEndToEndTests {
         // Meanwhile another client is served.
         #expect(try stack.get("/").status == 200)
         #expect(try stack.get("/signin").status == 200)
+    }
+
+    @Test("2,500 slow connections from one client: others are served in under 100 ms, and nginx drops them in 10 s")
+    func slowConnections() throws {
+        let stack = try Stack()
+        // One client (127.0.0.2) opens 2,500 connections and sends each the start of a request
+        // it never finishes, as a slowloris attack does.
+        var attack: [Int32] = []
+        defer { attack.forEach { close($0) } }
+        for _ in 0..<2_500 {
+            let fd = try Self.connect(from: "127.0.0.2", to: "127.0.0.2", port: stack.port)
+            let start = "GET / HTTP/1.1\r\nHost: localhost\r\nX-Slow: "
+            _ = start.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            attack.append(fd)
+        }
+        // Another client (127.0.0.3, limited like anyone) meanwhile: pages and static files.
+        var times: [Double] = []
+        for path in Array(repeating: ["/signin", "/assets/app.css", "/?place=duomo"], count: 7).flatMap({ $0 }) {
+            let answer = try stack.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "--interface", "127.0.0.3", "--max-time", "5",
+                                                         "-w", "%{http_code} %{time_total}",
+                                                         "http://127.0.0.2:\(stack.port)" + path])
+            let parts = answer.split(separator: " ")
+            #expect(parts.first == "200", "\(path): \(answer)")
+            times.append(Double(parts.last ?? "") ?? 99)
+        }
+        let slowest = times.max() ?? 99
+        print("slow connections: 2,500 open from one client; another client's 21 requests: slowest "
+              + "\(String(format: "%.1f", slowest * 1000)) ms, median \(String(format: "%.1f", times.sorted()[times.count / 2] * 1000)) ms")
+        #expect(slowest < 0.1)
+        // nginx gives up on them after its 10-second header timeout: every one is closed.
+        Thread.sleep(forTimeInterval: 11.5)
+        var byte: UInt8 = 0
+        let closed = attack.filter { fd in
+            var poll = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            return Glibc.poll(&poll, 1, 2_000) == 1 && recv(fd, &byte, 1, Int32(MSG_DONTWAIT)) <= 0
+        }.count
+        #expect(closed == attack.count)
+    }
+
+    /// A TCP connection from a chosen loopback address.
+    static func connect(from source: String, to destination: String, port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = in_port_t(UInt16(port).bigEndian)
+        remote.sin_addr.s_addr = inet_addr(destination)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        let connected = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(bound == 0 && connected == 0, "connect: errno \(errno)")
+        return fd
     }
 
     @Test("the device API answers its documented JSON error, with Retry-After, when the worker is away")
