@@ -41,9 +41,10 @@ final class Stack {
     /// Extra arguments for `clup serve` (e.g. an SMTP server).
     private let serveArguments: [String]
 
-    init(maxBody: String = "64k", serveArguments: [String] = []) throws {
+    /// `directory`: where the database, socket and logs go (a fresh temporary folder if nil).
+    init(maxBody: String = "64k", serveArguments: [String] = [], directory chosen: String? = nil) throws {
         self.serveArguments = serveArguments
-        directory = NSTemporaryDirectory() + "clup-e2e-" + UUID().uuidString.prefix(8)
+        directory = chosen ?? NSTemporaryDirectory() + "clup-e2e-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         chmod(directory, 0o755)  // nginx's workers run unprivileged and must reach the socket
         database = directory + "/clup.sqlite"
