@@ -72,11 +72,29 @@ public struct Frame: Sendable {
         self.unconfirmed = unconfirmed
     }
 
-    /// The hidden field that carries the CSRF token; every form that POSTs starts with it.
+    /// The hidden fields every form that POSTs starts with: the CSRF token, and a key of its
+    /// own so that sending it again (its answer lost) is not doing it again (`FormReply`).
     public var csrfField: HTML {
         csrfWritten.flag.store(true, ordering: .relaxed)
-        return "<input type=\"hidden\" name=\"csrf\" value=\"\(csrf)\">"
+        return "<input type=\"hidden\" name=\"csrf\" value=\"\(csrf)\"><input type=\"hidden\" name=\"formKey\" value=\"\(Self.formKey())\">"
     }
+
+    /// 132 random bits as 22 base64url characters: a form's one-time key.
+    static func formKey() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(22)
+        while bytes.count < 22 {
+            var bits = generator.next()
+            for _ in 0..<10 where bytes.count < 22 {
+                bytes.append(formKeyAlphabet[Int(bits & 63)])
+                bits >>= 6
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static let formKeyAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// The page rendered in this frame has a form carrying the CSRF token, so the visitor must
     /// hold it as a cookie.

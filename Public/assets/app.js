@@ -370,6 +370,8 @@
       last = { code: code, at: now };
       var body = new URLSearchParams(new FormData(form));
       body.set("code", code);
+      // Each scan is a new event at the door, not the page's form sent again.
+      body.delete("formKey");
       fetch(form.action, {
         method: "POST", credentials: "same-origin", body: body,
         headers: { Accept: "application/json" }

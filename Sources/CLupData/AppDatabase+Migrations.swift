@@ -419,6 +419,14 @@ extension AppDatabase {
             }
         }
 
+        migrator.registerMigration("v14: forms already done, by their one-time key") { db in
+            try db.create(table: "formReply") { t in
+                t.primaryKey("key", .text).check { length($0) <= 64 }
+                t.column("at", .datetime).notNull().indexed()
+                t.column("location", .text).check { length($0) <= 2000 }
+            }
+        }
+
         return migrator
     }
 }

@@ -17,6 +17,8 @@ public enum Retention {
     public static let signInFailures: TimeInterval = SignInThrottle.memory
     /// Confirmation and reset links once expired or used.
     public static let emailTokens: TimeInterval = 7 * 86400
+    /// The one-time keys of forms already done (a retry comes within minutes, not a day).
+    public static let formReplies: TimeInterval = 86400
     /// Rows changed per transaction, so a first purge of a long history never holds the
     /// write lock for long.
     static let batch = 1000
@@ -47,6 +49,8 @@ extension AppDatabase {
              """, now - Retention.emailTokens),
             ("DELETE FROM session WHERE rowid IN (SELECT rowid FROM session WHERE createdAt < ? LIMIT \(Retention.batch))",
              now - sessionLifetime),
+            ("DELETE FROM formReply WHERE rowid IN (SELECT rowid FROM formReply WHERE at < ? LIMIT \(Retention.batch))",
+             now - Retention.formReplies),
         ]
         var changed = 0
         for step in steps {

@@ -94,8 +94,17 @@ public struct AppDatabase: Sendable {
     /// Transactions asked for at the same moment share one commit (see `GroupCommit`), so
     /// `work` must depend only on the database: it may be run again if another in its group
     /// fails.
+    ///
+    /// A request whose form carries a one-time key records it in the same transaction
+    /// (`FormReply`): captured here, in the requesting thread, since the group's leader may
+    /// run `work` on another.
     func write<T>(_ work: (Database) throws -> T) throws -> T {
-        try commits.write(work)
+        guard let reply = FormReply.current else { return try commits.write(work) }
+        let now = Date()
+        return try commits.write { db in
+            try reply.record(db, now: now)
+            return try work(db)
+        }
     }
 
     /// A store's live traffic inside the write transaction in progress, without reading the

@@ -39,7 +39,7 @@ public struct App: Sendable {
 
         let site = routes.root.adding(.pages(database: database, views: views, logger: environment.logger))
         routes.fallback(prefix: "/", through: site)
-        let forms = site.adding(.csrf)
+        let forms = site.adding(.csrf).adding(.formReplies(database: database, views: views))
         StoresArea(database: database, views: views, settings: environment.settings).addRoutes(to: forms)
         AccountsArea(database: database, views: views, settings: environment.settings).addRoutes(to: forms)
         ReservationsArea(database: database, views: views, settings: environment.settings,

@@ -24,68 +24,68 @@ struct RoutesTests {
         GET /stores/{id} session
         GET /stores/{id}/stats session
         GET /signup session
-        POST /signup session csrf
+        POST /signup session csrf replies
         GET /signin session
-        POST /signin session csrf
-        POST /signout session csrf
+        POST /signin session csrf replies
+        POST /signout session csrf replies
         GET /confirm session
-        POST /confirm session csrf
+        POST /confirm session csrf replies
         GET /forgot session
-        POST /forgot session csrf
+        POST /forgot session csrf replies
         GET /reset session
-        POST /reset session csrf
+        POST /reset session csrf replies
         GET /privacy session
         GET /en session
         GET /it session
-        POST /signout/everywhere session csrf signedIn
-        POST /confirm/resend session csrf signedIn
+        POST /signout/everywhere session csrf replies signedIn
+        POST /confirm/resend session csrf replies signedIn
         GET /confirm/first session signedIn
         GET /account session signedIn
-        POST /account/profile session csrf signedIn
-        POST /account/password session csrf signedIn
-        POST /account/delete session csrf signedIn
-        POST /account/notifications session csrf signedIn
-        POST /account/push session csrf signedIn
-        POST /account/push/remove session csrf signedIn
+        POST /account/profile session csrf replies signedIn
+        POST /account/password session csrf replies signedIn
+        POST /account/delete session csrf replies signedIn
+        POST /account/notifications session csrf replies signedIn
+        POST /account/push session csrf replies signedIn
+        POST /account/push/remove session csrf replies signedIn
         GET /account/data session signedIn
         GET /bookings/reply session
-        POST /bookings/reply session csrf
+        POST /bookings/reply session csrf replies
         GET /stores/{id}/reserve session signedIn confirmed
         GET /stores/{id}/reserve/how session signedIn confirmed
         GET /stores/{id}/reserve/slots session signedIn confirmed
         GET /stores/{id}/reserve/recap session signedIn confirmed
-        POST /stores/{id}/reservations session csrf signedIn confirmed
+        POST /stores/{id}/reservations session csrf replies signedIn confirmed
         GET /reservations session signedIn
         GET /reservations/{id} session signedIn reservationOwner
         GET /reservations/{id}/status session signedIn reservationOwner
         GET /reservations/{id}/qr.png session signedIn reservationOwner
-        POST /reservations/{id}/cancel session csrf signedIn reservationOwner
-        POST /reservations/{id}/travel session csrf signedIn reservationOwner
-        POST /reservations/{id}/confirm session csrf signedIn reservationOwner
+        POST /reservations/{id}/cancel session csrf replies signedIn reservationOwner
+        POST /reservations/{id}/travel session csrf replies signedIn reservationOwner
+        POST /reservations/{id}/confirm session csrf replies signedIn reservationOwner
         GET /manage session signedIn manager
         GET /manage/new-store session signedIn manager admin
-        POST /manage/new-store session csrf signedIn manager admin
+        POST /manage/new-store session csrf replies signedIn manager admin
         GET /manage/stores/{id} session signedIn manager managerOfStore
         GET /manage/stores/{id}/stats session signedIn manager managerOfStore
         GET /manage/stores/{id}/stats.csv session signedIn manager managerOfStore
         GET /manage/stores/{id}/door session signedIn manager managerOfStore
-        POST /manage/stores/{id}/door session csrf signedIn manager managerOfStore
+        POST /manage/stores/{id}/door session csrf replies signedIn manager managerOfStore
         GET /manage/stores/{id}/edit session signedIn manager managerOfStore
-        POST /manage/stores/{id}/edit session csrf signedIn manager managerOfStore
+        POST /manage/stores/{id}/edit session csrf replies signedIn manager managerOfStore
         GET /manage/stores/{id}/hours session signedIn manager managerOfStore
-        POST /manage/stores/{id}/hours session csrf signedIn manager managerOfStore
-        POST /manage/stores/{id}/closures session csrf signedIn manager managerOfStore
+        POST /manage/stores/{id}/hours session csrf replies signedIn manager managerOfStore
+        POST /manage/stores/{id}/closures session csrf replies signedIn manager managerOfStore
         GET /kiosk session
-        POST /kiosk/enrol session csrf
-        POST /kiosk/leave session csrf
+        POST /kiosk/enrol session csrf replies
+        POST /kiosk/leave session csrf replies
         GET /kiosk/dispenser session kiosk
-        POST /kiosk/tickets session csrf kiosk
+        POST /kiosk/tickets session csrf replies kiosk
         GET /kiosk/tickets/{id} session kiosk
         GET /kiosk/scanner session kiosk
-        POST /kiosk/scan session csrf kiosk
+        POST /kiosk/scan session csrf replies kiosk
         GET /kiosk/board session kiosk
         GET /kiosk/door session kiosk
-        POST /kiosk/door session csrf kiosk
+        POST /kiosk/door session csrf replies kiosk
         POST /api/v1/scan jsonErrors deviceKey
         POST /api/v1/tickets jsonErrors deviceKey
         GET /api/v1/stores/{id}/status jsonErrors deviceKey deviceOfStore

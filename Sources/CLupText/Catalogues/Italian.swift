@@ -703,6 +703,8 @@ extension Catalogue {
         "static.405": "CLup risponde solo a richieste GET, HEAD e POST.",
         "static.429": "Troppe richieste dalla tua rete in poco tempo. Aspetta qualche secondo e riprova.",
         "static.502": "CLup si sta riavviando o è occupato per un momento. Ricarica la pagina tra qualche secondo.",
+        "replay.title": "Già fatto",
+        "replay.line": "Questo modulo era già stato inviato, e quello che chiedeva è stato fatto allora. Non è stato fatto due volte.",
         // MARK: mail
         "mail.hello": "Ciao {name},",
         "mail.confirm.subject": "Conferma il tuo account CLup",

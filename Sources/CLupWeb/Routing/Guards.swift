@@ -1,5 +1,7 @@
 import CLupData
 import CLupPaths
+import CLupSupport
+import CLupTemplates
 import Foundation
 import Logging
 import CLupText
@@ -45,6 +47,34 @@ extension Middleware where Input == BrowserContext, Output == BrowserContext {
             try context.visitor.checkCSRF(context.form)
         }
         return try next(context)
+    }
+}
+
+extension Middleware where Input == BrowserContext, Output == BrowserContext {
+    /// A form sent again with the one-time key of one already done gets that first answer
+    /// (its redirect), or a page saying it was done; it is not done twice (`FormReply`).
+    /// Forms with a request key of their own (a reservation, a kiosk ticket) are answered the
+    /// same way by their own rules, and skip this.
+    static func formReplies(database: AppDatabase, views: Views) -> Middleware {
+        Middleware("replies", methods: [.post, .put, .patch, .delete]) { context, next in
+            guard context.request.method.isUnsafe, context.form["requestKey"] == nil,
+                  let key = context.form["formKey"], Secrets.isWellFormed(key, minimumLength: 22), key.utf8.count <= 64
+            else { return try next(context) }
+            if let done = try database.formReply(key: key) {
+                if let location = done { return .redirect(to: location) }
+                return views.page(title: tr("replay.title"), context, MessagePage(
+                    title: tr("replay.title"), lines: [tr("replay.line")], link: (tr("error.toStores"), Paths.home())))
+            }
+            let reply = FormReply(key: key)
+            let response = try FormReply.$current.withValue(reply) { try next(context) }
+            guard reply.recorded else { return response }
+            if response.headers.contains(where: { $0.name == "Set-Cookie" }) {
+                try? database.forgetFormReply(key: key)
+            } else if response.status == 303, let location = response.header("Location") {
+                try? database.keepFormReply(key: key, location: location)
+            }
+            return response
+        }
     }
 }
 
