@@ -18,7 +18,9 @@ let package = Package(
     name: "CLup",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "clup", targets: ["clup"])
+        .executable(name: "clup", targets: ["clup"]),
+        // For Fuzz/, the fuzzing package beside this one: the layers it feeds untrusted bytes to.
+        .library(name: "CLupLibrary", targets: ["CLupWeb", "CLupData", "CLupSupport", "CLupDomain"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
