@@ -37,6 +37,13 @@ public struct AppDatabase: Sendable {
         try AppDatabase(DatabasePool(path: path, configuration: configuration))
     }
 
+    /// How long a write waits for another process's write lock before it is rolled back and
+    /// answered "busy, try again" (503): well inside nginx's 10 s, and short enough that the
+    /// customer is told within 2 s. Inside the worker writes never wait on each other (one
+    /// writer, group commits); only another process (`clup admin`, the backup's checkpoint)
+    /// can hold the lock.
+    public static let busyTimeout: TimeInterval = 1.5
+
     /// The size the WAL is cut back to (16 MB).
     public static let walSizeLimit = 16 << 20
 
@@ -55,7 +62,7 @@ public struct AppDatabase: Sendable {
         // most, and a busy WAL is tried again at the next turn.
         let done = try pool.writeWithoutTransaction { db -> Bool in
             try db.execute(sql: "PRAGMA busy_timeout = 200")
-            defer { try? db.execute(sql: "PRAGMA busy_timeout = 5000") }
+            defer { try? db.execute(sql: "PRAGMA busy_timeout = \(Int(Self.busyTimeout * 1000))") }
             do {
                 try db.checkpoint(.truncate)
                 return true
@@ -75,7 +82,7 @@ public struct AppDatabase: Sendable {
     /// before it is acknowledged, so nothing a user saw confirmed is lost if the machine dies.
     static var configuration: Configuration {
         var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
+        configuration.busyMode = .timeout(Self.busyTimeout)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
             // Each time the WAL starts over, it is cut back to this size (the disk it used under
