@@ -108,10 +108,12 @@ public struct AppDatabase: Sendable {
     func write<T>(_ work: (Database) throws -> T) throws -> T {
         guard let reply = FormReply.current else { return try commits.write(work) }
         let now = Date()
-        return try commits.write { db in
+        let result = try commits.write { db in
             try reply.record(db, now: now)
             return try work(db)
         }
+        reply.committedWrite()
+        return result
     }
 
     /// A store's live traffic inside the write transaction in progress, without reading the

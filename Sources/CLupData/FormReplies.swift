@@ -12,19 +12,32 @@ public final class FormReply: @unchecked Sendable {
     @TaskLocal public static var current: FormReply?
 
     public let key: String
-    /// Whether a write of this request recorded the key (then something was done).
-    public private(set) var recorded = false
+    private var committed = false
     private let lock = NSLock()
 
     public init(key: String) {
         self.key = key
     }
 
-    /// Inside a write transaction of the request: records the key with the change.
+    /// Whether a write of this request committed with the key (then something was done).
+    public var recorded: Bool { lock.withLock { committed } }
+
+    /// The same form is being done, or was done, by another request (sent twice at once: a
+    /// double click): this one's transaction is rolled back, and it is answered as a retry.
+    public struct AlreadyDone: Error {}
+
+    /// Inside a write transaction of the request: records the key with the change, or throws
+    /// `AlreadyDone` if another request recorded it (a later write of this same request finds
+    /// its own key and goes on).
     func record(_ db: Database, now: Date) throws {
         try db.execute(sql: "INSERT OR IGNORE INTO formReply (key, at) VALUES (?, ?)",
                        arguments: [key, now.databaseText])
-        lock.withLock { recorded = true }
+        if db.changesCount == 0 && !recorded { throw AlreadyDone() }
+    }
+
+    /// After a write of this request committed.
+    func committedWrite() {
+        lock.withLock { committed = true }
     }
 }
 

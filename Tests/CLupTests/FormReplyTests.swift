@@ -84,6 +84,27 @@ struct FormReplyTests {
         #expect(try browser.post("/reservations/\(ticket.id)/cancel").status == 409)
     }
 
+    @Test("a password change sent twice at once (a double click): done once; neither is told the password is wrong")
+    func doubleClick() throws {
+        let (first, _) = try customer("ada@example.org")
+        let key = try formKey(try first.get("/account"), action: "/account/password")
+        let second = Browser(app)
+        second.cookies = first.cookies
+        try second.get("/account")
+        let fields = [("currentPassword", "correct horse battery"), ("newPassword", "a brand new passphrase"),
+                      ("newPasswordAgain", "a brand new passphrase"), ("formKey", key)]
+        let answers = LockedList()
+        nonisolated(unsafe) let browsers = [first, second]
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            let answer = try? browsers[index].post("/account/password", fields)
+            answers.append("\(answer?.status ?? 0)")
+        }
+        // One did it (303); the other was told it was done (the same 303, or a "done already" page).
+        #expect(answers.values.sorted() == ["303", "303"] || answers.values.sorted() == ["200", "303"])
+        let hash = try #require(try database.user(email: "ada@example.org")?.passwordHash)
+        #expect(PasswordHasher().verify("a brand new passphrase", against: hash))
+    }
+
     @Test("a form whose answer was a page, sent again, is told it was done, and is not done twice")
     func doneWithAPage() throws {
         let (browser, _) = try customer("ada@example.org")

@@ -60,13 +60,20 @@ extension Middleware where Input == BrowserContext, Output == BrowserContext {
             guard context.request.method.isUnsafe, context.form["requestKey"] == nil,
                   let key = context.form["formKey"], Secrets.isWellFormed(key, minimumLength: 22), key.utf8.count <= 64
             else { return try next(context) }
-            if let done = try database.formReply(key: key) {
+            func answerAgain(_ done: String?) -> Response {
                 if let location = done { return .redirect(to: location) }
                 return views.page(title: tr("replay.title"), context, MessagePage(
                     title: tr("replay.title"), lines: [tr("replay.line")], link: (tr("error.toStores"), Paths.home())))
             }
+            if let done = try database.formReply(key: key) { return answerAgain(done) }
             let reply = FormReply(key: key)
-            let response = try FormReply.$current.withValue(reply) { try next(context) }
+            let response: Response
+            do {
+                response = try FormReply.$current.withValue(reply) { try next(context) }
+            } catch is FormReply.AlreadyDone {
+                // Sent twice at once: the other request does it; this one changed nothing.
+                return answerAgain(try database.formReply(key: key) ?? nil)
+            }
             guard reply.recorded else { return response }
             if response.headers.contains(where: { $0.name == "Set-Cookie" }) {
                 try? database.forgetFormReply(key: key)
