@@ -1,7 +1,7 @@
 import CLupData
 import CLupPaths
-import Foundation
 import CLupText
+import Foundation
 import Logging
 
 /// CLup as a function from `Request` to `Response`. It knows nothing of FastCGI, so tests call
@@ -87,20 +87,21 @@ public struct App: Sendable {
     }
 
     /// The transport's entry point: a body over the limit is refused before anything is parsed.
+    /// The language is read from the raw parameters first, so a request that cannot be read
+    /// is told so in its own language too.
     public func respond(cgiParams: [String: [UInt8]], body: [UInt8], bodyTooLarge: Bool) -> Response {
-        let request: Request
-        do {
-            request = try Request(cgiParams: cgiParams, body: body)
-        } catch {
-            let language = Request.language(cookieHeader: cgiParams["HTTP_COOKIE"], acceptLanguage: cgiParams["HTTP_ACCEPT_LANGUAGE"])
-            return Language.$current.withValue(language) { views.errorResponse(error, visitor: .anonymous) }
-        }
-        if bodyTooLarge {
-            return Language.$current.withValue(request.language) {
-                views.errorResponse(.payloadTooLarge, visitor: .anonymous)
+        let language = Request.language(cookieHeader: cgiParams["HTTP_COOKIE"],
+                                         acceptLanguage: cgiParams["HTTP_ACCEPT_LANGUAGE"])
+        return Language.$current.withValue(language) {
+            let request: Request
+            do throws(HTTPError) {
+                request = try Request(cgiParams: cgiParams, body: body)
+            } catch {
+                return views.errorResponse(error, visitor: .anonymous)
             }
+            if bodyTooLarge { return views.errorResponse(.payloadTooLarge, visitor: .anonymous) }
+            return answer(request)
         }
-        return respond(to: request)
     }
 
     /// The HTML of an error page, for the static pages nginx serves when the worker cannot

@@ -1,7 +1,7 @@
 import CLupData
 import CLupDomain
-import Foundation
 import CLupText
+import Foundation
 
 /// How numbers and times are written on pages: short, unambiguous, 24-hour clock.
 enum Formatting {

@@ -1,7 +1,7 @@
 import CLupData
 import CLupDomain
-import GRDB
 import CLupText
+import GRDB
 /// An error the person can act on: it carries the HTTP status and a message shown to them.
 /// Anything thrown that is not an `HTTPError` becomes a generic 500 page; its details go to the
 /// log only.

@@ -2,6 +2,7 @@ import CLupData
 import CLupDomain
 import CLupText
 import Foundation
+
 /// An HTTP request as the application sees it, independent of the transport: built from CGI
 /// parameters (what nginx passes over FastCGI) or directly in tests.
 public struct Request: Sendable {

@@ -1,8 +1,8 @@
 import CLupData
 import CLupPaths
 import CLupTemplates
-import Foundation
 import CLupText
+import Foundation
 
 /// Renders typed page templates (`Templates/`, the CLupTemplates target) inside the frame
 /// every page shares. Templates are compiled with the app: a page that names a field its

@@ -1,8 +1,8 @@
 import CLupData
 import CLupDomain
 import CLupSupport
-import Foundation
 import CLupText
+import Foundation
 
 /// Who is making a request: a guest or a signed-in person (with their session), a kiosk, and
 /// the CSRF token their forms must carry. Resolved once per request, before any handler runs.

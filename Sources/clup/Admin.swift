@@ -3,9 +3,9 @@ import CLupData
 import CLupDomain
 import CLupJobs
 import CLupSupport
+import CLupText
 import CLupWeb
 import Foundation
-import CLupText
 
 /// Administration from the command line: people with roles, store assignments, kiosks.
 struct Admin: ParsableCommand {

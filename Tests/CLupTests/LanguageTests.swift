@@ -126,6 +126,9 @@ struct LanguageTests {
         let page = try italian.get("/stores/\(store.id)")
         #expect(page.bodyText.contains("Mettiti in fila o prenota una visita"))
         #expect(page.bodyText.contains("Lunedì"))
+        // A request that cannot even be read is told so in its language.
+        let unreadable = app.get("/stores/%ZZ", cookies: "lang=it")
+        #expect(unreadable.status == 400 && unreadable.bodyText.contains("sequenza % non valida"))
         let missing = try italian.get("/no/such/page")
         #expect(missing.status == 404)
         #expect(missing.bodyText.contains("Pagina non trovata"))

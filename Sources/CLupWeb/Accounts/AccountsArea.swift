@@ -1,7 +1,7 @@
 import CLupData
 import CLupDomain
-import CLupSupport
 import CLupPaths
+import CLupSupport
 import CLupTemplates
 import CLupText
 import Foundation

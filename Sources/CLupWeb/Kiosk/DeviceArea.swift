@@ -1,9 +1,9 @@
 import CLupData
 import CLupDomain
-import CLupSupport
 import CLupPaths
-import Foundation
+import CLupSupport
 import CLupText
+import Foundation
 
 /// The API for the entrance's hardware — QR scanners and ticket dispensers (RASD 3.1.3) —
 /// described in `Public/api/openapi.json`.

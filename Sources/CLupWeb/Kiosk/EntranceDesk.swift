@@ -1,8 +1,8 @@
 import CLupData
 import CLupDomain
 import CLupSupport
-import Foundation
 import CLupText
+import Foundation
 
 /// What the entrance does for a kiosk, whether it asks through its pages or through the
 /// device API: scan a code, issue a walk-in ticket, report the store's live state. Both

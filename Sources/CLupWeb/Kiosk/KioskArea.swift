@@ -3,9 +3,9 @@ import CLupDomain
 import CLupPaths
 import CLupSupport
 import CLupTemplates
+import CLupText
 import Foundation
 import Logging
-import CLupText
 
 /// The browser at a store's entrance (SPEC 7–9): enrolled once with a device key, it
 /// dispenses walk-in tickets, scans codes at entry and exit, and shows the numbers called.

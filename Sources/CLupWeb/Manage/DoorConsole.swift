@@ -2,8 +2,8 @@ import CLupData
 import CLupDomain
 import CLupPaths
 import CLupTemplates
-import Foundation
 import CLupText
+import Foundation
 
 /// The door console for a store's staff: the tickets called, waiting and inside, and what a
 /// scanner cannot do — call again, mark a no-show, let in or out by ticket number, close a

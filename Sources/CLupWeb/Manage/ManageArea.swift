@@ -2,8 +2,8 @@ import CLupData
 import CLupDomain
 import CLupPaths
 import CLupTemplates
-import Foundation
 import CLupText
+import Foundation
 
 /// The manager's area: the stores they manage and, for each, its live figures, settings and
 /// enrolled kiosks. Only managers and admins get in; a store's page only for a store they

@@ -2,8 +2,8 @@ import CLupData
 import CLupDomain
 import CLupPaths
 import CLupTemplates
-import Foundation
 import CLupText
+import Foundation
 
 /// A store's statistics for its manager over a date range (§2.2.6b, §3.5.2): visits per day,
 /// people inside over the day, waits, visit lengths, tickets that ended unused, the kinds of

@@ -2,8 +2,8 @@ import CLupData
 import CLupDomain
 import CLupPaths
 import CLupTemplates
-import Foundation
 import CLupText
+import Foundation
 
 /// A manager edits the facts and rules of a store they manage: name, address, phone, capacity
 /// and the reservation rules. Every field is checked, with the reason next to it; a change is

@@ -2,8 +2,8 @@ import CLupData
 import CLupDomain
 import CLupPaths
 import CLupTemplates
-import Foundation
 import CLupText
+import Foundation
 
 /// A manager sets a store's weekly hours: up to two openings a day, past midnight allowed,
 /// empty days closed. Each day is checked with its reason; saving records the change and

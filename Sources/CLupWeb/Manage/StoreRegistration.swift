@@ -2,8 +2,8 @@ import CLupData
 import CLupDomain
 import CLupPaths
 import CLupTemplates
-import Foundation
 import CLupText
+import Foundation
 
 /// An admin registers a store: its name, address, position, phone, time zone, capacity, the
 /// reservation rules (walk-in share, slot length and capacity, entry window, time to reach the

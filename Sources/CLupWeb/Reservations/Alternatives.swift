@@ -2,8 +2,8 @@ import CLupData
 import CLupDomain
 import CLupPaths
 import CLupTemplates
-import Foundation
 import CLupText
+import Foundation
 
 /// Addresses of the wizard's steps, carrying the plan and the shopper's position.
 enum WizardLinks {

@@ -3,8 +3,8 @@ import CLupDomain
 import CLupPaths
 import CLupSupport
 import CLupTemplates
-import Foundation
 import CLupText
+import Foundation
 
 /// A booking reminder's Confirm and Cancel links (R17, UC8). They carry a token signed for
 /// this purpose alone, so they work from the email without signing in; opening one changes

@@ -4,7 +4,6 @@ import CLupPaths
 import CLupSupport
 import CLupText
 import Foundation
-import CLupText
 
 /// What each reservation notice says, by email and as a push message: what happened, the
 /// times in the store's own zone, and what to do next, with a link to act on it.

@@ -3,8 +3,8 @@ import CLupDomain
 import CLupPaths
 import CLupSupport
 import CLupTemplates
-import Foundation
 import CLupText
+import Foundation
 
 /// Lining up and booking (RASD use case 3) and the customer's tickets (R15, MP1).
 ///

@@ -3,8 +3,8 @@ import CLupDomain
 import CLupPaths
 import CLupSupport
 import CLupTemplates
-import Foundation
 import CLupText
+import Foundation
 
 /// A customer's tickets: the ticket page with its QR code (also as a PNG), its live status as
 /// JSON for the page's script, cancelling, and the list of their reservations. The

@@ -1,7 +1,7 @@
 import CLupData
 import CLupDomain
-import Foundation
 import CLupText
+import Foundation
 
 /// The visit being planned — how long and how many — as the wizard's pages pass it along in
 /// their addresses, together with where the shopper measures travel from.

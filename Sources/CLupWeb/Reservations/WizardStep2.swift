@@ -2,8 +2,8 @@ import CLupData
 import CLupDomain
 import CLupPaths
 import CLupTemplates
-import Foundation
 import CLupText
+import Foundation
 
 /// Step 2: line up now (the wait, and how the customer will get there), or book a time.
 extension ReservationsArea {

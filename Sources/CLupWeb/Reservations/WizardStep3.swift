@@ -2,8 +2,8 @@ import CLupData
 import CLupDomain
 import CLupPaths
 import CLupTemplates
-import Foundation
 import CLupText
+import Foundation
 
 /// Step 3, for a booking: the slot picker, one day at a time.
 extension ReservationsArea {

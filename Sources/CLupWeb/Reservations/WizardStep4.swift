@@ -3,8 +3,8 @@ import CLupDomain
 import CLupPaths
 import CLupSupport
 import CLupTemplates
-import Foundation
 import CLupText
+import Foundation
 
 /// Step 4: the recap; then confirming, and every refusal with somewhere else to go.
 extension ReservationsArea {

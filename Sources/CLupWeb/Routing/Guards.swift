@@ -2,9 +2,9 @@ import CLupData
 import CLupPaths
 import CLupSupport
 import CLupTemplates
+import CLupText
 import Foundation
 import Logging
-import CLupText
 
 // The guards the areas declare on their route groups. Each is written once here; a route
 // gets one by being added to a group that declared it, never by a check in its handler.

@@ -1,7 +1,7 @@
 import CLupData
 import CLupDomain
-import Foundation
 import CLupText
+import Foundation
 
 /// Where the shopper measures distances from and how they travel, read from the query string,
 /// else the `where` and `mode` cookies (the last ones chosen). Bad values do not fail the page:

@@ -2,9 +2,9 @@ import CLupData
 import CLupDomain
 import CLupPaths
 import CLupTemplates
+import CLupText
 import Foundation
 import Synchronization
-import CLupText
 
 extension StoreSummary {
     /// A store's summary from the board's entry and its status at `now`.

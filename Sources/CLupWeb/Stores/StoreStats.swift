@@ -2,8 +2,8 @@ import CLupData
 import CLupDomain
 import CLupPaths
 import CLupTemplates
-import Foundation
 import CLupText
+import Foundation
 
 /// A store's public statistics (R7, §2.2.6a): how busy it usually is, hour by hour, on each
 /// weekday, "now" against the usual, the usual wait and visit, and the quietest hours left

@@ -2,8 +2,8 @@ import CLupData
 import CLupDomain
 import CLupPaths
 import CLupTemplates
-import Foundation
 import CLupText
+import Foundation
 
 /// Stores near me (the home page) and a store's own page: open to everyone.
 struct StoresArea {
