@@ -115,27 +115,22 @@ extension StringProtocol {
 }
 
 extension Request {
-    /// The cookie that keeps the language a visitor chose (`/language`).
+    /// The cookie that keeps the language a visitor chose (the switch: `/en`, `/it`).
     static let languageCookie = "lang"
 
     /// The language to answer in: the one chosen on this device, else the first of the
     /// browser's that CLup speaks, else English.
     var language: Language {
-        cookies[Self.languageCookie].flatMap(Language.init(rawValue:))
-            ?? headers["accept-language"].flatMap(Language.preferred(acceptLanguage:)) ?? .en
+        Self.language(chosen: cookies[Self.languageCookie], acceptLanguage: headers["accept-language"])
     }
 
-    /// The same, from raw CGI parameters, for a request that could not be read.
+    /// The same, from raw CGI parameters, before the request is read (it may not be readable).
     static func language(cookieHeader: [UInt8]?, acceptLanguage: [UInt8]?) -> Language {
-        let cookies = cookieHeader.map { String(decoding: $0, as: UTF8.self) } ?? ""
-        for pair in cookies.split(separator: ";") {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == languageCookie,
-                let chosen = Language(rawValue: String(parts[1]))
-            {
-                return chosen
-            }
-        }
-        return acceptLanguage.flatMap { Language.preferred(acceptLanguage: String(decoding: $0, as: UTF8.self)) } ?? .en
+        language(chosen: parseCookies(cookieHeader.map { String(decoding: $0, as: UTF8.self) } ?? "")[languageCookie],
+                 acceptLanguage: acceptLanguage.map { String(decoding: $0, as: UTF8.self) })
+    }
+
+    private static func language(chosen: String?, acceptLanguage: String?) -> Language {
+        chosen.flatMap(Language.init(rawValue:)) ?? acceptLanguage.flatMap(Language.preferred(acceptLanguage:)) ?? .en
     }
 }
