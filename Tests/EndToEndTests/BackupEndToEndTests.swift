@@ -59,17 +59,17 @@ struct BackupEndToEndTests {
         // everything is killed at once while they are still coming.
         let acknowledged = Locked<[Acknowledged]>([])
         let stop = Locked(false)
-        // The load thread only runs curl through the stack; the stack itself is not shared.
-        nonisolated(unsafe) let client = stack
+        // The load speaks HTTP over its own sockets rather than launching curl: starting
+        // processes from a second thread while the other tests start theirs is not safe in
+        // Foundation's Process.
+        let port = stack.port
         let load = Thread {
             while !stop.value {
-                guard let answer = try? client.curl([
-                    "-H", "Authorization: Bearer \(key)", "-H", "Content-Type: application/json", "--data-binary",
-                    #"{"people": 1, "residenceMinutes": 30, "requestKey": "\#(Secrets.token())"}"#,
-                    client.baseURL + "/api/v1/tickets",
-                ]), answer.status == 201,
-                    let code = answer.body.firstMatch(of: /"code":"([A-Za-z0-9_-]+)"/).map({ String($0.1) }),
-                    let id = tokens.reservationId(from: code)
+                let body = #"{"people": 1, "residenceMinutes": 30, "requestKey": "\#(Secrets.token())"}"#
+                guard let answer = Self.post(port: port, path: "/api/v1/tickets", key: key, json: body),
+                      answer.hasPrefix("HTTP/1.1 201"),
+                      let code = answer.firstMatch(of: /"code":"([A-Za-z0-9_-]+)"/).map({ String($0.1) }),
+                      let id = tokens.reservationId(from: code)
                 else { continue }
                 acknowledged.mutate { $0.append(Acknowledged(id: id, at: Date())) }
             }
@@ -106,6 +106,38 @@ struct BackupEndToEndTests {
         #expect(writes.filter { killedAt.timeIntervalSince($0.at) > 10 && !present.contains($0.id) }.isEmpty)
         #expect(oldestLost < 10)
         #expect(recovery < 60)
+    }
+}
+
+extension BackupEndToEndTests {
+    /// A JSON POST to the device API over one TCP connection; the whole answer, or nil if the
+    /// connection failed (the stack was killed).
+    static func post(port: Int, path: String, key: String, json: String) -> String? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return nil }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let request = "POST \(path) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(key)\r\n"
+            + "Content-Type: application/json\r\nContent-Length: \(json.utf8.count)\r\nConnection: close\r\n\r\n" + json
+        let bytes = Array(request.utf8)
+        guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else { return nil }
+        var answer = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            answer += buffer[..<count]
+        }
+        return answer.isEmpty ? nil : String(decoding: answer, as: UTF8.self)
     }
 }
 
