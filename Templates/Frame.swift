@@ -52,8 +52,9 @@ public struct Frame: Sendable {
     /// The signed-in customer's active reservation, shown at the top of shopper pages so the
     /// code is one tap away at the door (RASD UC9).
     public var activeTicket: ActiveTicket?
-    /// The address of the page (path and query), for the language switch to come back to.
-    public var path = "/"
+    /// The query the language switch's links carry: the page to come back to (`back=…`,
+    /// encoded as every query is, by `FormData`).
+    public var languageSwitchQuery = "back=%2F"
     /// Whether the page rendered in this frame wrote the CSRF field (a form that POSTs).
     private let csrfWritten = CSRFUse()
 
@@ -172,25 +173,8 @@ public struct Frame: Sendable {
     /// Links to this page in each other language; the choice is remembered on the device.
     private var languageSwitch: HTML {
         HTML.joined(Language.allCases.filter { $0 != Language.current }.map { language in
-            return "<a class=\"language\" href=\"\(language.switchPath(query: "back=" + Self.queryEncoded(path)))\" lang=\"\(language.rawValue)\" hreflang=\"\(language.rawValue)\">\(language.autonym)</a>"
+            return "<a class=\"language\" href=\"\(language.switchPath(query: languageSwitchQuery))\" lang=\"\(language.rawValue)\" hreflang=\"\(language.rawValue)\">\(language.autonym)</a>"
         })
-    }
-
-    /// `text` percent-encoded for a query value.
-    static func queryEncoded(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"), UInt8(ascii: "/"):
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = Array("0123456789ABCDEF".utf8)
-                encoded += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
-            }
-        }
-        return encoded
     }
 
     /// The texts the page's script shows (geolocation, notifications, the scanner), in the

@@ -49,7 +49,9 @@ public struct Views: Sendable {
     {
         var frame = frame(title: title, section: section, visitor: context.visitor)
         let query = context.request.query.urlEncoded
-        frame.path = query.isEmpty ? context.request.path : context.request.path + "?" + query
+        frame.languageSwitchQuery = FormData(pairs: [
+            ("back", query.isEmpty ? context.request.path : context.request.path + "?" + query),
+        ]).urlEncoded
         // On the pages a shopper browses (not their reservations, which show it already).
         if section == .stores, let user = context.visitor.user { frame.activeTicket = activeTicket(user, context.now) }
         var response = Response.html(page.render(in: frame).text, status: status)

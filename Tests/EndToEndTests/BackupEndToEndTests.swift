@@ -113,17 +113,8 @@ extension BackupEndToEndTests {
     /// A JSON POST to the device API over one TCP connection; the whole answer, or nil if the
     /// connection failed (the stack was killed).
     static func post(port: Int, path: String, key: String, json: String) -> String? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
+        guard let fd = Stack.connect(from: "127.0.0.1", to: "127.0.0.1", port: port) else { return nil }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { return nil }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let request = "POST \(path) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(key)\r\n"

@@ -70,7 +70,8 @@ struct HardeningEndToEndTests {
         var attack: [Int32] = []
         defer { attack.forEach { close($0) } }
         for _ in 0..<2_500 {
-            let fd = try Self.connect(from: "127.0.0.4", to: "127.0.0.2", port: stack.port)
+            let fd = try #require(Stack.connect(from: "127.0.0.4", to: "127.0.0.2", port: stack.port),
+                                  "connect: errno \(errno)")
             let start = "GET / HTTP/1.1\r\nHost: localhost\r\nX-Slow: "
             _ = start.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
             attack.append(fd)
@@ -97,27 +98,6 @@ struct HardeningEndToEndTests {
             return Glibc.poll(&poll, 1, 2_000) == 1 && recv(fd, &byte, 1, Int32(MSG_DONTWAIT)) <= 0
         }.count
         #expect(closed == attack.count)
-    }
-
-    /// A TCP connection from a chosen loopback address.
-    static func connect(from source: String, to destination: String, port: Int) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(fd >= 0)
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        local.sin_addr.s_addr = inet_addr(source)
-        var remote = sockaddr_in()
-        remote.sin_family = sa_family_t(AF_INET)
-        remote.sin_port = in_port_t(UInt16(port).bigEndian)
-        remote.sin_addr.s_addr = inet_addr(destination)
-        let bound = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        let connected = withUnsafePointer(to: &remote) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        try #require(bound == 0 && connected == 0, "connect: errno \(errno)")
-        return fd
     }
 
     @Test("the device API answers its documented JSON error, with Retry-After, when the worker is away")

@@ -253,6 +253,31 @@ final class Stack {
         throw StackError("timed out waiting until \(what)")
     }
 
+    /// A TCP connection from a chosen loopback address to `destination`:`port`; nil if it
+    /// could not be made.
+    static func connect(from source: String, to destination: String, port: Int) -> Int32? {
+        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = in_port_t(UInt16(port).bigEndian)
+        remote.sin_addr.s_addr = inet_addr(destination)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        let connected = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, connected == 0 else {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+
     static func freePort() throws -> Int {
         let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
