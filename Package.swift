@@ -20,7 +20,7 @@ let package = Package(
     products: [
         .executable(name: "clup", targets: ["clup"]),
         // For Fuzz/, the fuzzing package beside this one: the layers it feeds untrusted bytes to.
-        .library(name: "CLupLibrary", targets: ["CLupWeb", "CLupData", "CLupSupport", "CLupDomain"]),
+        .library(name: "CLupLibrary", targets: ["CLupWeb", "CLupData", "CLupSupport", "CLupDomain", "FastCGI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -31,7 +31,6 @@ let package = Package(
     ],
     targets: [
         // System libraries from Debian: a module map and a shim that includes only the header.
-        .systemLibrary(name: "CFastCGI", pkgConfig: "fcgi", providers: [.apt(["libfcgi-dev"])]),
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -40,8 +39,9 @@ let package = Package(
         // The calling thread's kernel id (gettid), to lower the page threads' priority.
         .systemLibrary(name: "CThread"),
 
-        // Transport only: libfcgi worker threads handing Sendable requests to a handler.
-        .target(name: "FastCGI", dependencies: ["CFastCGI", "CThread"]),
+        // Transport only: FastCGI records read in Swift, worker threads handing Sendable requests
+        // to a handler.
+        .target(name: "FastCGI", dependencies: ["CThread"]),
 
         .target(name: "CLupDomain"),
         .target(name: "CLupSupport", dependencies: ["CSodium", "CQRencode", "CZlib"]),

@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Coverage-guided fuzzing (libFuzzer) of what parses untrusted bytes: FastCGI records through
-// libfcgi's parser (built from Debian's source), a request as nginx passes it (CGI parameters:
+// the worker's record layer, a request as nginx passes it (CGI parameters:
 // path, query, cookies, headers; and the body: forms, JSON) run through the whole app, and the
 // ticket token a QR code carries. Built apart from the main
 // package, with every Swift module instrumented (scripts/fuzz does it):
@@ -18,10 +18,9 @@ let package = Package(
     targets: [
         // libFuzzer's entry point for an executable SwiftPM links with its own `main`.
         .target(name: "FuzzDriver"),
-        // libfcgi's record parser and socket layer, from Debian's source (scripts/fuzz fetches
-        // them; the folder is not kept in git).
-        .target(name: "CFastCGIRecords", cSettings: [.unsafeFlags(["-w"])]),
-        .executableTarget(name: "FuzzFastCGI", dependencies: ["FuzzDriver", "CFastCGIRecords"]),
+        .executableTarget(
+            name: "FuzzFastCGI", dependencies: ["FuzzDriver", .product(name: "CLupLibrary", package: "CLup")]
+        ),
         .executableTarget(
             name: "FuzzRequest",
             dependencies: ["FuzzDriver", .product(name: "CLupLibrary", package: "CLup"),

@@ -1,5 +1,5 @@
-/// One request as the web server handed it over: the CGI parameters and the body, copied out of
-/// libfcgi's buffers so the value outlives `FCGX_Finish_r` and can cross threads.
+/// One request as the web server handed it over: the CGI parameters and the body, owned, so the
+/// value can cross threads.
 ///
 /// Parameter values are kept as bytes: the web server passes the URI and headers as the client
 /// sent them, and only the application knows which of them must be valid UTF-8.

@@ -1,4 +1,3 @@
-import CFastCGI
 import CThread
 import Dispatch
 import Foundation
@@ -8,15 +7,16 @@ import Logging
 import Glibc
 #endif
 
-/// A FastCGI responder over libfcgi: a fixed pool of OS threads, each owning one `FCGX_Request`
-/// and blocking in `FCGX_Accept_r`, so blocking calls never occupy Swift's cooperative pool.
+/// A FastCGI responder: a fixed pool of OS threads per listening socket, each accepting a
+/// connection and serving its requests with blocking calls, so they never occupy Swift's
+/// cooperative pool. The wire format is read by `FastCGIConnectionState` (pure Swift).
 ///
 /// It may listen on several sockets, each with threads of its own: a request on one socket
 /// never waits for a thread busy with another's (the entrance's scans are not queued behind
 /// pages).
 ///
-/// Each request is copied into a `FastCGIRequest` before the handler runs, and the response is
-/// written with `FCGX_PutStr` (the variadic `FCGX_FPrintF` cannot be called from Swift).
+/// Each request is handed to the handler whole (`FastCGIRequest`, Sendable), and its response
+/// leaves as STDOUT records and END_REQUEST in one buffer.
 /// SIGTERM or SIGINT stops accepting; requests in flight finish; `run` then returns.
 public final class FastCGIServer: @unchecked Sendable {
     // @unchecked: the mutable state is `stopping`, guarded by `lock`; the listening descriptors
@@ -77,12 +77,10 @@ public final class FastCGIServer: @unchecked Sendable {
     }
 
     public enum Error: Swift.Error, CustomStringConvertible {
-        case initFailed(Int32)
         case cannotListen(String, errno: Int32)
 
         public var description: String {
             switch self {
-            case .initFailed(let code): "FCGX_Init failed with code \(code)"
             case .cannotListen(let endpoint, let code):
                 "cannot listen on \(endpoint): \(String(cString: strerror(code)))"
             }
@@ -97,31 +95,67 @@ public final class FastCGIServer: @unchecked Sendable {
     private let lock = NSLock()
     private var stopping = false
 
-    /// Opens the listening socket. Nothing is accepted until `run`.
+    /// Opens the listening sockets. Nothing is accepted until `run`.
     public init(configuration: Configuration, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
-        let code = FCGX_Init()
-        guard code == 0 else { throw Error.initFailed(code) }
         var descriptors: [Int32] = []
         for listener in configuration.listeners {
             let fd: Int32
             switch listener.endpoint {
             case .unix(let path, let mode, let group):
                 unlink(path)  // a socket left by a killed worker would make bind fail
-                fd = FCGX_OpenSocket(path, configuration.backlog)
-                guard fd >= 0 else { throw Error.cannotListen(listener.endpoint.description, errno: errno) }
+                fd = try Self.listen(endpoint: listener.endpoint, backlog: configuration.backlog)
                 if let group, chown(path, uid_t.max, group) != 0 {
                     throw Error.cannotListen(listener.endpoint.description, errno: errno)
                 }
                 chmod(path, mode)
-            case .tcp(let port):
-                fd = FCGX_OpenSocket("127.0.0.1:\(port)", configuration.backlog)
-                guard fd >= 0 else { throw Error.cannotListen(listener.endpoint.description, errno: errno) }
+            case .tcp:
+                fd = try Self.listen(endpoint: listener.endpoint, backlog: configuration.backlog)
             }
             descriptors.append(fd)
         }
         listenFDs = descriptors
+    }
+
+    /// A listening socket: a unix one at its path, or TCP on the loopback address.
+    private static func listen(endpoint: Endpoint, backlog: Int32) throws -> Int32 {
+        switch endpoint {
+        case .unix(let path, _, _):
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            guard path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else {
+                throw Error.cannotListen(endpoint.description, errno: ENAMETOOLONG)
+            }
+            withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+                for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
+            }
+            return try listen(family: AF_UNIX, address: address, endpoint: endpoint, backlog: backlog)
+        case .tcp(let port):
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+            return try listen(family: AF_INET, address: address, endpoint: endpoint, backlog: backlog)
+        }
+    }
+
+    private static func listen<Address>(family: Int32, address: Address, endpoint: Endpoint,
+                                        backlog: Int32) throws -> Int32 {
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw Error.cannotListen(endpoint.description, errno: errno) }
+        var on: Int32 = 1
+        if family == AF_INET { setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size)) }
+        var address = address
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
+        }
+        guard bound == 0, Glibc.listen(fd, backlog) == 0 else {
+            let code = errno
+            close(fd)
+            throw Error.cannotListen(endpoint.description, errno: code)
+        }
+        return fd
     }
 
     private var isStopping: Bool {
@@ -138,7 +172,6 @@ public final class FastCGIServer: @unchecked Sendable {
             return !stopping
         }
         guard first else { return }
-        FCGX_ShutdownPending()
         for fd in listenFDs { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
@@ -187,71 +220,85 @@ public final class FastCGIServer: @unchecked Sendable {
     }
 
     private func serveLoop(listenFD: Int32, handler: Handler) {
-        var request = FCGX_Request()
-        guard FCGX_InitRequest(&request, listenFD, 0) == 0 else {
-            logger.critical("FCGX_InitRequest failed")
-            return
-        }
-        defer { FCGX_Free(&request, 0) }
+        var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
         while !isStopping {
-            // A request accepted while stopping is still served: only a failed accept (the
+            // A connection accepted while stopping is still served: only a failed accept (the
             // listening socket shut down) ends the loop.
-            guard FCGX_Accept_r(&request) >= 0 else {
+            let connection = accept(listenFD, nil, nil)
+            guard connection >= 0 else {
                 if isStopping { break }
-                logger.error("FCGX_Accept_r failed: \(String(cString: strerror(errno)))")
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                logger.error("accept failed: \(String(cString: strerror(errno)))")
                 usleep(10_000)  // e.g. out of descriptors: back off instead of spinning
                 continue
             }
-            let incoming = readRequest(&request)
-            let response = handler(incoming)
-            write(response, to: &request, includeBody: incoming.params["REQUEST_METHOD"] != Array("HEAD".utf8))
-            FCGX_Finish_r(&request)
+            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+            serve(connection: connection, handler: handler, readBuffer: &readBuffer)
+            close(connection)
         }
-        if request.ipcFd >= 0 { FCGX_Finish_r(&request) }
     }
 
-    /// Copies parameters and body out of libfcgi, whose buffers are freed by `FCGX_Finish_r`.
-    private func readRequest(_ request: inout FCGX_Request) -> FastCGIRequest {
-        var params: [String: [UInt8]] = [:]
-        if var entry = request.envp {
-            while let pointer = entry.pointee {
-                let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self),
-                                                count: strlen(pointer))
-                if let equals = bytes.firstIndex(of: UInt8(ascii: "=")) {
-                    let name = String(decoding: bytes[..<equals], as: UTF8.self)
-                    params[name] = Array(bytes[(equals + 1)...])
+    /// Reads requests off one connection and answers them, until the web server closes it, does
+    /// not ask to keep it, breaks the protocol or stays silent past `peerTimeout`.
+    private func serve(connection fd: Int32, handler: Handler, readBuffer: inout [UInt8]) {
+        var timeout = timeval(tv_sec: Self.peerTimeout, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var state = FastCGIConnectionState(limits: .init(maxBodySize: configuration.maxBodySize))
+        while true {
+            let count = readBuffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return }
+            state.append(readBuffer[..<count])
+            do {
+                while let event = try state.next() {
+                    switch event {
+                    case .reply(let bytes):
+                        guard writeAll(fd, bytes) else { return }
+                    case .aborted(let requestID, let keepConnection):
+                        var output: [UInt8] = []
+                        FastCGIRecords.appendEndRequest(requestID: requestID, appStatus: 1, to: &output)
+                        guard writeAll(fd, output), keepConnection, !isStopping else { return }
+                    case .request(let request, let requestID, let keepConnection):
+                        let response = handler(request)
+                        let includeBody = request.params["REQUEST_METHOD"] != Array("HEAD".utf8)
+                        guard writeAll(fd, Self.encode(response, requestID: requestID, includeBody: includeBody)),
+                              keepConnection, !isStopping else { return }
+                        state.answered()
+                    }
                 }
-                entry += 1
+            } catch {
+                logger.warning("closing a FastCGI connection: \(error)")
+                return
             }
         }
-        // nginx buffers request bodies and always declares their length; no length means no body.
-        let declaredLength = params["CONTENT_LENGTH"].flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
-        if declaredLength > configuration.maxBodySize {
-            return FastCGIRequest(params: params, bodyTooLarge: true)
-        }
-        var body = [UInt8](repeating: 0, count: max(0, declaredLength))
-        var filled = 0
-        while filled < body.count {
-            let count = body.withUnsafeMutableBytes { buffer in
-                Int(FCGX_GetStr(buffer.baseAddress!.assumingMemoryBound(to: CChar.self) + filled,
-                                Int32(buffer.count - filled), request.in))
-            }
-            if count <= 0 { break }
-            filled += count
-        }
-        body.removeSubrange(filled...)
-        return FastCGIRequest(params: params, body: body)
     }
 
-    private func write(_ response: FastCGIResponse, to request: inout FCGX_Request, includeBody: Bool) {
+    /// How long a connection may stay silent mid-request, or refuse to take the answer, before
+    /// its thread gives up on it (nginx sends a whole request at once and reads at once).
+    static let peerTimeout = 30
+
+    /// The response as STDOUT records (the CGI head, then the body), the empty record that ends
+    /// them, and END_REQUEST: one buffer, so a page usually leaves in one write.
+    public static func encode(_ response: FastCGIResponse, requestID: UInt16, includeBody: Bool) -> [UInt8] {
         let head = Array(response.head.utf8)
-        let out = request.out
-        head.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { _ = FCGX_PutStr($0.baseAddress, Int32($0.count), out) }
+        let body = includeBody ? response.body : []
+        var output: [UInt8] = []
+        output.reserveCapacity(head.count + body.count + 64 + (body.count / FastCGIRecords.maxAlignedContent) * 8)
+        FastCGIRecords.appendRecords(type: .stdout, requestID: requestID, bytes: head, to: &output)
+        FastCGIRecords.appendStream(type: .stdout, requestID: requestID, bytes: body, to: &output)
+        FastCGIRecords.appendEndRequest(requestID: requestID, to: &output)
+        return output
+    }
+
+    private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return false }
+            written += count
         }
-        guard includeBody, !response.body.isEmpty else { return }
-        response.body.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { _ = FCGX_PutStr($0.baseAddress, Int32($0.count), out) }
-        }
+        return true
     }
 }

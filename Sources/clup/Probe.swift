@@ -1,4 +1,5 @@
 import ArgumentParser
+import FastCGI
 import Foundation
 
 /// Asks a worker for `/healthz?live` over its own FastCGI socket, as nginx would, and says
@@ -47,18 +48,16 @@ enum FastCGIProbe {
         guard connected == 0 else { return .failed("cannot connect: errno \(errno)") }
 
         let parts = uri.split(separator: "?", maxSplits: 1).map(String.init)
-        let params: [(String, String)] = [
+        let params: [(name: String, value: String)] = [
             ("REQUEST_METHOD", "GET"), ("REQUEST_URI", uri), ("DOCUMENT_URI", parts[0]), ("SCRIPT_NAME", parts[0]),
             ("QUERY_STRING", parts.count > 1 ? parts[1] : ""), ("SERVER_PROTOCOL", "HTTP/1.1"), ("REMOTE_ADDR", "127.0.0.1"),
             ("SERVER_NAME", "localhost"), ("SERVER_PORT", "0"), ("GATEWAY_INTERFACE", "CGI/1.1"),
         ]
-        var encoded: [UInt8] = []
-        for (name, value) in params {
-            encoded += [UInt8(name.utf8.count), UInt8(value.utf8.count)] + Array(name.utf8) + Array(value.utf8)
-        }
-        var message = record(type: 1, content: [0, 1, 0, 0, 0, 0, 0, 0])  // BEGIN_REQUEST: responder, close after
-        message += record(type: 4, content: encoded) + record(type: 4, content: [])  // PARAMS, then their end
-        message += record(type: 5, content: [])  // STDIN: empty
+        var message: [UInt8] = []
+        // BEGIN_REQUEST: responder, close after; the parameters; an empty body.
+        FastCGIRecords.append(type: .beginRequest, requestID: 1, content: [0, 1, 0, 0, 0, 0, 0, 0], to: &message)
+        FastCGIRecords.appendStream(type: .params, requestID: 1, bytes: FastCGIRecords.encodePairs(params), to: &message)
+        FastCGIRecords.appendStream(type: .stdin, requestID: 1, bytes: [], to: &message)
         guard message.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == message.count else {
             return .failed("cannot send: errno \(errno)")
         }
@@ -76,28 +75,19 @@ enum FastCGIProbe {
         return .failed(received.isEmpty ? "no answer within \(timeout) s" : "an incomplete answer")
     }
 
-    private static func record(type: UInt8, content: [UInt8]) -> [UInt8] {
-        let length = content.count
-        return [1, type, 0, 1, UInt8(length >> 8), UInt8(length & 0xFF), 0, 0] + content
-    }
-
     /// The status of a complete answer: the STDOUT records' "Status:" header, once END_REQUEST
     /// has arrived.
     private static func status(in bytes: [UInt8]) -> String? {
-        var index = 0
+        var rest = bytes[...]
         var output: [UInt8] = []
-        while index + 8 <= bytes.count {
-            let type = bytes[index + 1]
-            let length = Int(bytes[index + 4]) << 8 | Int(bytes[index + 5])
-            let padding = Int(bytes[index + 6])
-            guard index + 8 + length + padding <= bytes.count else { return nil }
-            if type == 6 { output += bytes[(index + 8)..<(index + 8 + length)] }
-            if type == 3 {
+        while let record = try? FastCGIRecords.record(in: rest) {
+            if record.type == FastCGIRecordType.stdout.rawValue { output += record.content }
+            if record.type == FastCGIRecordType.endRequest.rawValue {
                 let head = String(decoding: output.prefix(200), as: UTF8.self)
                 let line = head.split(separator: "\r\n").first { $0.hasPrefix("Status:") }
                 return line.map { $0.dropFirst("Status:".count).trimmingCharacters(in: .whitespaces) } ?? "200 OK"
             }
-            index += 8 + length + padding
+            rest = rest.dropFirst(record.length)
         }
         return nil
     }

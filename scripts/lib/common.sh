@@ -6,7 +6,7 @@ cd "$ROOT"
 
 # Debian packages CLup builds and runs with. nginx is checked by command, so an nginx
 # already installed in another flavour is kept.
-CLUP_PACKAGES=(libfcgi-dev libqrencode-dev libsodium-dev libsqlite3-dev zlib1g-dev pkg-config libjs-leaflet curl)
+CLUP_PACKAGES=(libqrencode-dev libsodium-dev libsqlite3-dev zlib1g-dev pkg-config libjs-leaflet curl)
 # Only the tests need these: a real SMTP server for the account journey, Python's
 # cryptography for the test's push service (it decrypts what CLup sends), zbarimg to read
 # the QR codes CLup draws, and openssl for a certificate to check the production nginx
@@ -25,7 +25,7 @@ BACKUP_TOOLS="$ROOT/.build/backup-tools"
 LITESTREAM="$BACKUP_TOOLS/bin/litestream"
 # The benchmark's load generator and the C compiler for its ceiling (the test command runs a
 # smoke-size benchmark, so it installs these too).
-BENCH_PACKAGES=(wrk gcc libc6-dev)
+BENCH_PACKAGES=(wrk gcc libc6-dev libfcgi-dev)
 
 # Installs whatever is missing (we are root on a fresh machine; sudo is used if not).
 ensure_packages() {

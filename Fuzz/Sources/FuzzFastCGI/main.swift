@@ -1,76 +1,70 @@
-import CFastCGIRecords
-import Foundation
+import FastCGI
 import FuzzDriver
 
-#if canImport(Glibc)
-import Glibc
-#endif
+// Bytes as they come over the worker's socket, through CLup's FastCGI record layer
+// (`FastCGIConnectionState`), which replaced libfcgi's (Fuzz/Findings/README.md). The first
+// byte chooses how the rest is cut as it arrives; two properties must hold besides not
+// crashing:
+// - cut into pieces or whole, the bytes give the same events, or the same protocol error;
+// - each request's answer, encoded as the worker sends it, reads back as the same bytes.
+struct Outcome: Equatable {
+    var events: [String] = []
+    var error: FastCGIProtocolError?
+}
 
-// FastCGI records as they come over the worker's socket, through libfcgi's own parser (built
-// from Debian's source, instrumented), then read as the worker reads them: the parameters out
-// of the environment it builds, and the body. A connection per input, its writing side closed
-// after the bytes, so a record cut short ends the request rather than waiting for more.
-let socketPath = NSTemporaryDirectory() + "clup-fuzz-fastcgi-\(getpid()).sock"
-let listener: Int32 = {
-    signal(SIGPIPE, SIG_IGN)  // libfcgi answers on a connection the fuzzer has closed
-    precondition(FCGX_Init() == 0)
-    unlink(socketPath)
-    let fd = FCGX_OpenSocket(socketPath, 16)
-    precondition(fd >= 0, "cannot listen on \(socketPath)")
-    // Non-blocking: when a connection ends before a whole request, libfcgi goes back to
-    // accept the next one; with none pending it must give up, not wait for ever.
-    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-    return fd
-}()
+func feed(_ bytes: ArraySlice<UInt8>, piece: Int) -> Outcome {
+    var state = FastCGIConnectionState(limits: .init(maxParameterBytes: 64 * 1024, maxBodySize: 16 * 1024))
+    var outcome = Outcome()
+    var rest = bytes
+    repeat {
+        state.append(rest.prefix(piece))
+        rest = rest.dropFirst(piece)
+        do {
+            while let event = try state.next() {
+                switch event {
+                case .request(let request, let id, let keep):
+                    outcome.events.append("request \(id) \(keep) \(request.params.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }) \(request.body) \(request.bodyTooLarge)")
+                    answerReadsBack(request, id: id)
+                    state.answered()
+                case .reply(let reply):
+                    outcome.events.append("reply \(reply)")
+                case .aborted(let id, let keep):
+                    outcome.events.append("aborted \(id) \(keep)")
+                }
+            }
+        } catch {
+            outcome.error = error
+            return outcome
+        }
+    } while !rest.isEmpty
+    return outcome
+}
 
-func connectClient() -> Int32 {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-        for (index, byte) in socketPath.utf8.prefix(buffer.count - 1).enumerated() { buffer[index] = byte }
+/// The answer's STDOUT records carry the head and body exactly, then END_REQUEST ends it.
+func answerReadsBack(_ request: FastCGIRequest, id: UInt16) {
+    let response = FastCGIResponse(status: 200, headers: [("X", "y")], body: request.body)
+    let encoded = FastCGIServer.encode(response, requestID: id, includeBody: true)
+    var rest = encoded[...]
+    var stdout: [UInt8] = []
+    var ended = false
+    while let record = try! FastCGIRecords.record(in: rest) {
+        precondition(record.requestID == id && !ended)
+        if record.type == FastCGIRecordType.stdout.rawValue { stdout += record.content }
+        ended = record.type == FastCGIRecordType.endRequest.rawValue
+        rest = rest.dropFirst(record.length)
     }
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    precondition(connected == 0, "cannot connect: errno \(errno)")
-    return fd
+    precondition(rest.isEmpty && ended && stdout == Array(response.head.utf8) + request.body,
+                 "the answer does not read back")
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
 func testOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let input = bytes(data, count)
-    _ = listener  // a global is made on first use: listening before the first connection
-    let client = connectClient()
-    defer { close(client) }
-    var written = 0
-    while written < input.count {
-        let sent = input[written...].withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
-        if sent <= 0 { break }
-        written += sent
-    }
-    shutdown(client, Int32(SHUT_WR))
-
-    var request = FCGX_Request()
-    guard FCGX_InitRequest(&request, listener, 0) == 0 else { return 0 }
-    defer { FCGX_Free(&request, 1) }
-    guard FCGX_Accept_r(&request) >= 0 else { return 0 }
-    // As the worker does: NAME=VALUE entries, then the body to its end.
-    var params: [String: [UInt8]] = [:]
-    if var entry = request.envp {
-        while let pointer = entry.pointee {
-            let entryBytes = UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self),
-                                                 count: strlen(pointer))
-            if let equals = entryBytes.firstIndex(of: UInt8(ascii: "=")) {
-                params[String(decoding: entryBytes[..<equals], as: UTF8.self)] = Array(entryBytes[(equals + 1)...])
-            }
-            entry += 1
-        }
-    }
-    var buffer = [CChar](repeating: 0, count: 4096)
-    while FCGX_GetStr(&buffer, Int32(buffer.count), request.in) > 0 {}
-    _ = params
-    FCGX_Finish_r(&request)
+    guard let first = input.first else { return 0 }
+    let stream = input.dropFirst()
+    let whole = feed(stream, piece: Int.max)
+    let cut = feed(stream, piece: Int(first) + 1)
+    precondition(whole == cut, "cut into pieces of \(Int(first) + 1), the bytes read differently")
     return 0
 }
 
