@@ -12,6 +12,7 @@ import PackageDescription
 //   CLupTemplates  typed HTML templates over page models (Templates/): CLupPaths, CLupText
 //   CLupWeb        Request → Response: areas, routes, guards, page models built from data:
 //                  CLupDomain, CLupSupport, CLupData, CLupPaths, CLupText, CLupTemplates
+//   CLupSimulation store days replayed through CLupData on a simulated clock: CLupDomain, CLupData
 //   FastCGI        transport only: nothing of ours
 //   clup           the executable: wiring and commands
 let package = Package(
@@ -56,6 +57,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        .target(name: "CLupSimulation", dependencies: ["CLupDomain", "CLupData"]),
         .target(name: "CLupPaths"),
         .target(name: "CLupText"),
         .target(name: "CLupTemplates", dependencies: ["CLupPaths", "CLupText"], path: "Templates"),
@@ -71,7 +73,8 @@ let package = Package(
         .executableTarget(
             name: "clup",
             dependencies: [
-                "CLupDomain", "CLupSupport", "CLupData", "CLupJobs", "CLupText", "CLupWeb", "FastCGI", "CMalloc",
+                "CLupDomain", "CLupSupport", "CLupData", "CLupJobs", "CLupText", "CLupWeb", "CLupSimulation", "FastCGI",
+                "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -120,7 +120,7 @@ extension AppDatabase {
         let live = try transactionTraffic(storeId: storeId, db)
         let today = details.openingHours.businessDay(at: now)
         let plan = QueueCaller.plan(live: live.live, settings: settings, today: today,
-                                    isOpen: details.openingHours.state(at: now).isOpen, now: now)
+                                    isOpen: details.openingHours.state(at: now).isOpen, now: now, model: live.model)
         for id in plan.expire where try Reservation.setStatus(.expired, .endedAt, to: now, id: id, from: .waitingOrCalled, db) {
             let wasCalled = live.live.first { $0.id == id }?.state.isCalled ?? false
             try Self.notice(.expired, reservationId: id, reason: wasCalled ? .notScanned : .storeClosed, now: now, db)

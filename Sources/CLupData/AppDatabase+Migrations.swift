@@ -427,6 +427,50 @@ extension AppDatabase {
             }
         }
 
+        migrator.registerMigration("v15: what the wait estimate learns from visits and calls") { db in
+            // Per store: the spread of ln(actual ÷ declared) over measured visits, and, of called
+            // tickets that ended, how many never came and how long the others took to the door
+            // (`VisitModel`). Kept by triggers, as the ratio is, from the visits ended from now on.
+            try db.alter(table: "storeLoad") { t in
+                t.add(column: "logRatioSum", .double).notNull().defaults(to: 0)
+                t.add(column: "logRatioSquares", .double).notNull().defaults(to: 0)
+                t.add(column: "loggedVisits", .integer).notNull().defaults(to: 0)
+                t.add(column: "calls", .integer).notNull().defaults(to: 0)
+                t.add(column: "noShows", .integer).notNull().defaults(to: 0)
+                t.add(column: "callToDoorSeconds", .double).notNull().defaults(to: 0)
+            }
+            try db.execute(sql: """
+                DROP TRIGGER reservation_measured;
+                CREATE TRIGGER reservation_measured AFTER UPDATE OF exitedAt ON reservation
+                WHEN OLD.exitedAt IS NULL AND NEW.exitedAt IS NOT NULL AND NEW.enteredAt IS NOT NULL
+                BEGIN
+                    UPDATE storeLoad SET
+                        measuredVisits = measuredVisits + 1,
+                        declaredSeconds = declaredSeconds + NEW.residenceMinutes * 60,
+                        actualSeconds = actualSeconds + (julianday(NEW.exitedAt) - julianday(NEW.enteredAt)) * 86400,
+                        loggedVisits = loggedVisits + 1,
+                        logRatioSum = logRatioSum + ln(MAX(1.0, (julianday(NEW.exitedAt) - julianday(NEW.enteredAt)) * 86400)
+                                                       / MAX(60.0, NEW.residenceMinutes * 60)),
+                        logRatioSquares = logRatioSquares
+                            + ln(MAX(1.0, (julianday(NEW.exitedAt) - julianday(NEW.enteredAt)) * 86400)
+                                 / MAX(60.0, NEW.residenceMinutes * 60))
+                            * ln(MAX(1.0, (julianday(NEW.exitedAt) - julianday(NEW.enteredAt)) * 86400)
+                                 / MAX(60.0, NEW.residenceMinutes * 60))
+                    WHERE storeId = NEW.storeId;
+                END;
+                CREATE TRIGGER reservation_call_ended AFTER UPDATE OF status ON reservation
+                WHEN OLD.status = 'called' AND NEW.status IN ('inside', 'expired') AND NEW.calledAt IS NOT NULL
+                BEGIN
+                    UPDATE storeLoad SET
+                        calls = calls + 1,
+                        noShows = noShows + (NEW.status = 'expired'),
+                        callToDoorSeconds = callToDoorSeconds + CASE WHEN NEW.status = 'inside' AND NEW.enteredAt IS NOT NULL
+                            THEN MAX(0, (julianday(NEW.enteredAt) - julianday(NEW.calledAt)) * 86400) ELSE 0 END
+                    WHERE storeId = NEW.storeId;
+                END;
+                """)
+        }
+
         return migrator
     }
 }

@@ -72,9 +72,10 @@ extension AppDatabase {
         try reader.read { db in try Self.liveTraffic(storeId: storeId, now: now, db)[storeId] ?? .none }
     }
 
-    /// Bookings further than this from now cannot hold places now (entry windows are at most
-    /// an hour either side of the slot, plus the lookahead).
-    static let bookingReach: TimeInterval = 3600 + StoreTraffic.bookingLookahead
+    /// Bookings further than this from now neither hold places now nor will within the
+    /// estimate's horizon (entry windows are at most an hour either side of the slot, plus the
+    /// lookahead, plus the horizon).
+    public static let bookingReach: TimeInterval = 3600 + StoreTraffic.bookingLookahead + StoreTraffic.holdHorizon
 
     static func liveTraffic(storeId: Int64?, now: Date, _ db: Database) throws -> [Int64: LiveTraffic] {
         let storeFilter = storeId == nil ? "" : "AND storeId = ?"
@@ -84,7 +85,7 @@ extension AppDatabase {
                                       arguments: storeArgument)
         for row in ratios {
             let load = try StoreLoad(row: row)
-            result[load.storeId] = LiveTraffic(live: [], ratio: load.ratio.value)
+            result[load.storeId] = LiveTraffic(live: [], model: load.model)
         }
         let live = try Row.fetchCursor(db, sql: """
             SELECT \(liveColumns) FROM reservation

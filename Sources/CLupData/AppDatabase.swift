@@ -132,7 +132,7 @@ public struct AppDatabase: Sendable {
             }
         }
         if observer.pendingRatios.contains(storeId), let load = try StoreLoad.find(storeId, db) {
-            entry.ratio = load.ratio.value
+            entry.model = load.model
         }
         return entry.live
     }

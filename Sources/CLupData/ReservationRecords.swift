@@ -118,10 +118,31 @@ public struct StoreLoad: Codable, Sendable, FetchableRecord, TableRecord {
     public var measuredVisits: Int
     public var declaredSeconds: Double
     public var actualSeconds: Double
+    public var loggedVisits: Int
+    public var logRatioSum: Double
+    public var logRatioSquares: Double
+    public var calls: Int
+    public var noShows: Int
+    public var callToDoorSeconds: Double
 
     public static let databaseTableName = "storeLoad"
 
     public var ratio: ResidenceRatio {
         ResidenceRatio(visits: measuredVisits, declaredSeconds: declaredSeconds, actualSeconds: actualSeconds)
+    }
+
+    /// The store's visit model, rounded (ratio and spread to 0.01, no-show rate to 0.005, time
+    /// to the door to 5 s): every visit changes the sums a little, and only a change that
+    /// moves the estimate makes the board compute a store's standing again.
+    public var model: VisitModel {
+        var model = VisitModel(visits: loggedVisits, declaredSeconds: declaredSeconds, actualSeconds: actualSeconds,
+                               logRatioSum: logRatioSum, logRatioSquares: logRatioSquares, calls: calls,
+                               noShows: noShows, callToDoorSeconds: callToDoorSeconds)
+        model.ratio = ratio.value
+        model.ratio = (model.ratio * 100).rounded() / 100
+        model.spread = (model.spread * 100).rounded() / 100
+        model.noShowRate = (model.noShowRate * 200).rounded() / 200
+        model.callToDoor = (model.callToDoor / 5).rounded() * 5
+        return model
     }
 }

@@ -103,11 +103,7 @@ extension NewReservation {
 extension StoreLoad {
     /// The store's running totals, if the store exists.
     static func find(_ storeId: Int64, _ db: Database) throws -> StoreLoad? {
-        try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT storeId, measuredVisits, declaredSeconds, actualSeconds FROM storeLoad WHERE storeId = ?
-            """), arguments: [storeId]).map { row in
-            StoreLoad(storeId: row[0], measuredVisits: row[1], declaredSeconds: row[2], actualSeconds: row[3])
-        }
+        try StoreLoad.fetchOne(db.cachedStatement(sql: "SELECT * FROM storeLoad WHERE storeId = ?"), arguments: [storeId])
     }
 }
 

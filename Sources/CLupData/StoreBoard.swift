@@ -5,7 +5,7 @@ import Synchronization
 
 /// Each store's live state, kept in the worker instead of read and recomputed per request:
 /// the store as registered (decoded once), its live reservations — queued, called, inside and
-/// booked — its residence ratio, and, once asked for, its standing at an instant (status,
+/// booked — its visit model (`VisitModel`), and, once asked for, its standing at an instant (status,
 /// every waiting ticket's place and expected entry, a newcomer's wait).
 ///
 /// It changes only when a transaction that changed a store commits: `BoardObserver` notes the
@@ -59,7 +59,7 @@ public final class StoreBoard: Sendable {
         var activeCount = 0
         var active: ArraySlice<LiveReservation> { reservations[..<activeCount] }
         var booked: ArraySlice<LiveReservation> { reservations[activeCount...] }
-        public var ratio: Double = 1
+        public var model = VisitModel.standard
         /// Bumped by every change to the store, so a standing of an older version is not used.
         public var version = 0
         /// Boxed: most stores are never asked for one, and the entry stays small.
@@ -70,7 +70,7 @@ public final class StoreBoard: Sendable {
         public var store: Store { definition.store }
 
         /// The store's live traffic, in queue order, as `AppDatabase.liveTraffic` reads it.
-        public var live: LiveTraffic { LiveTraffic(live: reservations, ratio: ratio) }
+        public var live: LiveTraffic { LiveTraffic(live: reservations, model: model) }
     }
 
     struct State {
@@ -177,7 +177,7 @@ public final class StoreBoard: Sendable {
             if !entry.active.isEmpty {
                 let plan = QueueCaller.plan(live: entry.reservations, settings: settings,
                                             today: entry.hours.businessDay(at: now),
-                                            isOpen: entry.hours.state(at: now).isOpen, now: now)
+                                            isOpen: entry.hours.state(at: now).isOpen, now: now, model: entry.model)
                 due = due || !(plan.call.isEmpty && plan.sendOff.isEmpty && plan.expire.isEmpty && plan.close.isEmpty)
                 sendOff = departuresDue(entry, now: now)
             }
@@ -224,7 +224,7 @@ public final class StoreBoard: Sendable {
             fresh.entries.insert(Entry(details: details))
             fresh.grid.insert(id: details.store.id, at: details.store.position)
         }
-        for load in try StoreLoad.fetchAll(db) { fresh.entries.update(load.storeId) { $0.ratio = load.ratio.value } }
+        for load in try StoreLoad.fetchAll(db) { fresh.entries.update(load.storeId) { $0.model = load.model } }
         for (storeId, _, reservation) in try AppDatabase.liveRows(
             where: "status IN ('waiting', 'called', 'inside') OR status = 'booked'", arguments: [], db)
         {
@@ -386,14 +386,14 @@ extension StoreBoard.Entry {
 struct BoardChanges: Sendable {
     /// Reservations as they now are (nil: no longer live), with their store (nil: deleted).
     var reservations: [(storeId: Int64?, id: Int64, live: LiveReservation?)] = []
-    var ratios: [Int64: Double] = [:]
+    var models: [Int64: VisitModel] = [:]
     var stores: [StoreDetails] = []
 
-    var isEmpty: Bool { reservations.isEmpty && ratios.isEmpty && stores.isEmpty }
+    var isEmpty: Bool { reservations.isEmpty && models.isEmpty && stores.isEmpty }
 
     mutating func merge(_ other: BoardChanges) {
         reservations += other.reservations
-        ratios.merge(other.ratios) { $1 }
+        models.merge(other.models) { $1 }
         stores += other.stores
     }
 
@@ -430,9 +430,9 @@ struct BoardChanges: Sendable {
                 }
             }
         }
-        for (storeId, ratio) in ratios where state.entries[storeId]?.ratio != ratio {
+        for (storeId, model) in models where state.entries[storeId]?.model != model {
             state.entries.update(storeId) { entry in
-                entry.ratio = ratio
+                entry.model = model
                 entry.version += 1
             }
         }
@@ -519,7 +519,7 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
             }
             if !ratios.isEmpty {
                 for storeId in ratios {
-                    if let load = try StoreLoad.find(storeId, db) { changes.ratios[storeId] = load.ratio.value }
+                    if let load = try StoreLoad.find(storeId, db) { changes.models[storeId] = load.model }
                 }
             }
             board.apply(changes)

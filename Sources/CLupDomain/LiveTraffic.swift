@@ -1,20 +1,27 @@
 import Foundation
 
-/// A store's live reservations and its residence ratio: the input of its wait estimate.
+/// A store's live reservations and what its history says about visits: the input of its wait
+/// estimate.
 public struct LiveTraffic: Sendable {
     public var live: [LiveReservation]
-    public var ratio: Double
+    public var model: VisitModel
 
-    public static let none = LiveTraffic(live: [], ratio: 1)
+    public static let none = LiveTraffic(live: [], model: .standard)
+
+    public init(live: [LiveReservation], model: VisitModel) {
+        self.live = live
+        self.model = model
+    }
 
     public init(live: [LiveReservation], ratio: Double) {
-        self.live = live
-        self.ratio = ratio
+        self.init(live: live, model: VisitModel(ratio: ratio))
     }
+
+    public var ratio: Double { model.ratio }
 
     /// The traffic of one pool: its queue, the people of that pool inside and the places it holds.
     public func traffic(settings: StoreSettings, now: Date, pool: Pool = .online) -> StoreTraffic {
-        StoreTraffic(live: live.filter { $0.pool == pool }, settings: settings, ratio: ratio, now: now)
+        StoreTraffic(live: live.filter { $0.pool == pool }, settings: settings, model: model, now: now)
     }
 
     /// Everyone inside, walk-ins and online customers alike.
@@ -26,7 +33,7 @@ public struct LiveTraffic: Sendable {
 
     /// The estimator for a pool's queue: each pool enters on its own share of the capacity.
     public func estimator(settings: StoreSettings, pool: Pool = .online) -> WaitEstimator {
-        WaitEstimator(capacity: pool.places(settings), residenceRatio: ratio)
+        WaitEstimator(capacity: pool.places(settings), model: model, grace: Double(settings.callGraceMinutes) * 60)
     }
 
     /// Whether a party of `people` staying `residence` and `travel` away may join `pool`'s

@@ -20,7 +20,8 @@ public enum QueueCaller {
         /// Called tickets not scanned within the grace period, and tickets of a past day still
         /// waiting.
         public var expire: [Int64] = []
-        /// Visits of a past day never scanned out: closed without an exit time.
+        /// Visits never scanned out — of a past day, or open past `VisitModel.ghostAfter` —
+        /// closed without an exit time, so their places go to the queue.
         public var close: [Int64] = []
 
         public init(call: [Int64] = [], sendOff: [Int64] = [], expire: [Int64] = [], close: [Int64] = []) {
@@ -32,11 +33,12 @@ public enum QueueCaller {
     }
 
     /// The plan for `live` (the store's live reservations, in queue order). Nobody is called
-    /// while the store is closed; `today` is the store-local day number. Two passes over
+    /// while the store is closed; `today` is the store-local day number; `model` says how
+    /// long visits really last, for closing those that forgot to scan out. Two passes over
     /// `live` and no copies of it: the timer asks every store with a queue, and the scan of an
     /// exit asks inside its transaction.
-    public static func plan(live: [LiveReservation], settings: StoreSettings, today: Int, isOpen: Bool, now: Date)
-        -> Plan
+    public static func plan(live: [LiveReservation], settings: StoreSettings, today: Int, isOpen: Bool, now: Date,
+                            model: VisitModel = .standard) -> Plan
     {
         var plan = Plan()
         let grace = Double(settings.callGraceMinutes) * 60
@@ -54,6 +56,9 @@ public enum QueueCaller {
             case .waiting where reservation.day < today:
                 plan.expire.append(reservation.id)
             case .inside where reservation.day < today:
+                plan.close.append(reservation.id)
+            case .inside(let since)
+                where now.timeIntervalSince(since) > VisitModel.ghostAfter(expected: model.stay(reservation.residence)):
                 plan.close.append(reservation.id)
             case .waiting:
                 break

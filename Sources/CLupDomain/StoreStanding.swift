@@ -98,10 +98,10 @@ public struct StoreStanding: Sendable, Equatable {
         var queueIds: (online: [Int64], walkIn: [Int64]) = ([], [])
         for reservation in live.live {
             if reservation.walkIn {
-                if traffic.walkIn.add(reservation, settings: settings, ratio: live.ratio, now: now) {
+                if traffic.walkIn.add(reservation, settings: settings, model: live.model, now: now) {
                     queueIds.walkIn.append(reservation.id)
                 }
-            } else if traffic.online.add(reservation, settings: settings, ratio: live.ratio, now: now) {
+            } else if traffic.online.add(reservation, settings: settings, model: live.model, now: now) {
                 queueIds.online.append(reservation.id)
             }
         }

@@ -101,36 +101,54 @@ extension StoreTraffic {
     /// How far ahead a booking is counted as due: its places are held from now when its entry
     /// window opens within this time.
     public static let bookingLookahead: TimeInterval = 30 * 60
+    /// Bookings whose places will be held within this time count in the estimate: a wait is
+    /// at most two hours (`LineUpPolicy.longestWait`), and a travel time may come on top.
+    public static let holdHorizon: TimeInterval = 3 * 3600
 
     /// The store's traffic at `now` from its live reservations (queue order = `live` order):
     /// people inside leave at entry + residence × ratio; called tickets are on their way and
     /// hold their places (without counting as inside); bookings whose entry window is open or opens within
     /// `bookingLookahead`, and has not closed, hold theirs until the visit's expected end.
-    public init(live: [LiveReservation], settings: StoreSettings, ratio: Double, now: Date) {
+    public init(live: [LiveReservation], settings: StoreSettings, model: VisitModel, now: Date) {
         self.init()
-        for reservation in live { add(reservation, settings: settings, ratio: ratio, now: now) }
+        for reservation in live { add(reservation, settings: settings, model: model, now: now) }
     }
 
     /// Counts `reservation` where its state puts it at `now`: a waiting party joins the back of
     /// the queue; a called, inside or due booked one holds its places until its expected exit;
     /// a booking not due yet (or past its window) is left out. Returns whether it was queued.
     @discardableResult
-    public mutating func add(_ reservation: LiveReservation, settings: StoreSettings, ratio: Double, now: Date) -> Bool {
-        let stay = reservation.residence * ratio
+    public mutating func add(_ reservation: LiveReservation, settings: StoreSettings, model: VisitModel, now: Date)
+        -> Bool
+    {
+        let stay = model.stay(reservation.residence)
         switch reservation.state {
         case .waiting:
             queue.append(reservation.queued(now: now))
             return true
         case .called(let at):
-            // Not inside yet, but on the way: the place is theirs.
-            bookingsDue.append(Occupant(people: reservation.people, expectedExit: max(at, now) + stay))
+            // Not inside yet, but on the way: the place is theirs until they have come and
+            // gone, or (a no-show) until the grace period ends.
+            let expected = max(max(at, now), reservation.arrival(now: now) ?? (at + model.callToDoor))
+            let grace = at + Double(settings.callGraceMinutes) * 60
+            let hold = model.expectedHold(stay: expected.timeIntervalSince(now) + stay,
+                                          grace: max(0, grace.timeIntervalSince(now)))
+            bookingsDue.append(Occupant(people: reservation.people, expectedExit: now + hold))
         case .inside(let since):
-            inside.append(Occupant(people: reservation.people, expectedExit: since + stay))
+            inside.append(Occupant(people: reservation.people,
+                                   expectedExit: model.expectedExit(since: since, residence: reservation.residence, now: now)))
         case .booked(let slotStart):
             let before = Double(settings.entryBeforeMinutes) * 60
             let after = Double(settings.entryAfterMinutes) * 60
-            guard slotStart - before <= now + Self.bookingLookahead, slotStart + after >= now else { return false }
-            bookingsDue.append(Occupant(people: reservation.people, expectedExit: max(slotStart, now) + stay))
+            guard slotStart + after >= now else { return false }
+            // Comes at its slot and stays, or (a no-show) holds its places until its window closes.
+            let leaves = slotStart + model.expectedHold(stay: stay, grace: after)
+            let holdStarts = slotStart - before - Self.bookingLookahead
+            if holdStarts <= now {
+                bookingsDue.append(Occupant(people: reservation.people, expectedExit: max(leaves, now)))
+            } else if holdStarts <= now + Self.holdHorizon {
+                futureHolds.append(FutureHold(people: reservation.people, start: holdStarts, end: leaves))
+            }
         }
         return false
     }
@@ -161,7 +179,7 @@ public struct QueueStanding: Sendable, Equatable {
         guard let index = waiting.firstIndex(where: { $0.id == id }) else { return nil }
         let ahead = Set(waiting[..<index].map(\.id))
         var traffic = StoreTraffic(live: live.filter { $0.state != .waiting || ahead.contains($0.id) },
-                                   settings: settings, ratio: estimator.residenceRatio, now: now)
+                                   settings: settings, model: estimator.model, now: now)
         traffic.queue.append(waiting[index].queued(now: now))
         let entry = estimator.entryTimes(traffic: traffic, now: now).last ?? nil
         return QueueStanding(partiesAhead: index, peopleAhead: waiting[..<index].reduce(0) { $0 + $1.people },

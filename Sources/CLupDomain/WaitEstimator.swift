@@ -27,6 +27,20 @@ public struct QueuedParty: Sendable, Hashable {
     }
 }
 
+/// Places a booking will hold from `start` (its entry window less the lookahead) until it is
+/// expected to leave: taken then, whatever the queue, as `QueueCaller` takes them.
+public struct FutureHold: Sendable, Hashable {
+    public var people: Int
+    public var start: Date
+    public var end: Date
+
+    public init(people: Int, start: Date, end: Date) {
+        self.people = people
+        self.start = start
+        self.end = end
+    }
+}
+
 /// What the estimator needs to know about a store right now.
 public struct StoreTraffic: Sendable, Hashable {
     /// Parties inside.
@@ -36,11 +50,15 @@ public struct StoreTraffic: Sendable, Hashable {
     /// Parties expected any moment — bookings due soon and tickets already called: their
     /// places are held from now until they are expected to leave.
     public var bookingsDue: [Occupant]
+    /// Bookings not due yet whose places will be held within the estimate's horizon.
+    public var futureHolds: [FutureHold]
 
-    public init(inside: [Occupant] = [], queue: [QueuedParty] = [], bookingsDue: [Occupant] = []) {
+    public init(inside: [Occupant] = [], queue: [QueuedParty] = [], bookingsDue: [Occupant] = [],
+                futureHolds: [FutureHold] = []) {
         self.inside = inside
         self.queue = queue
         self.bookingsDue = bookingsDue
+        self.futureHolds = futureHolds
     }
 
     public static let empty = StoreTraffic()
@@ -59,12 +77,23 @@ public struct StoreTraffic: Sendable, Hashable {
 public struct WaitEstimator: Sendable {
     /// Places available to the queue (the store's capacity, less any share kept for others).
     public var capacity: Int
-    /// Observed actual ÷ declared residence time for the store; 1 until history exists.
-    public var residenceRatio: Double
+    /// What the store's history says about visits, no-shows and the way to the door.
+    public var model: VisitModel
+    /// How long a called ticket has to reach the door (the store's call grace).
+    public var grace: TimeInterval
 
-    public init(capacity: Int, residenceRatio: Double = 1) {
+    /// Observed actual ÷ declared residence time for the store; 1 until history exists.
+    public var residenceRatio: Double { model.ratio }
+
+    public init(capacity: Int, model: VisitModel, grace: TimeInterval) {
         self.capacity = capacity
-        self.residenceRatio = residenceRatio
+        self.model = model
+        self.grace = grace
+    }
+
+    /// An estimator that knows only the ratio: no no-shows, no time to the door.
+    public init(capacity: Int, residenceRatio: Double = 1) {
+        self.init(capacity: capacity, model: VisitModel(ratio: residenceRatio), grace: 0)
     }
 
     struct Exit: Sendable {
@@ -123,13 +152,17 @@ public struct WaitEstimator: Sendable {
     /// simulated from it in O(log places), without going through the queue again.
     public struct Simulation: Sendable {
         var exits = Exits()
+        /// Bookings' holds to come, soonest first, and how many of them have begun.
+        var holds: [FutureHold] = []
+        var holdsBegun = 0
         var free: Int
         /// When the last party was given its places (parties are given places in order; one
         /// still travelling enters later, at its arrival).
         var clock: Date
         /// A party larger than the places was met: nobody after it can enter.
         var blocked = false
-        let residenceRatio: Double
+        let model: VisitModel
+        let grace: TimeInterval
         let places: Int
 
         /// The state before the first party of `traffic.queue`: its people inside and places
@@ -138,10 +171,25 @@ public struct WaitEstimator: Sendable {
             free = estimator.capacity
             places = estimator.capacity
             clock = now
-            residenceRatio = estimator.residenceRatio
+            model = estimator.model
+            grace = estimator.grace
             for occupant in [traffic.inside, traffic.bookingsDue].joined() {
                 exits.insert(Exit(time: max(now, occupant.expectedExit), people: occupant.people))
                 free -= occupant.people
+            }
+            holds = traffic.futureHolds.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
+            beginHolds(through: now)
+        }
+
+        /// The next hold to begin, if any.
+        private var nextHold: FutureHold? { holdsBegun < holds.count ? holds[holdsBegun] : nil }
+
+        /// Begins the holds that start by `time`: their places are taken until they end.
+        mutating func beginHolds(through time: Date) {
+            while let hold = nextHold, hold.start <= time {
+                free -= hold.people
+                exits.insert(Exit(time: max(hold.end, hold.start), people: hold.people))
+                holdsBegun += 1
             }
         }
 
@@ -156,8 +204,16 @@ public struct WaitEstimator: Sendable {
             resumed.clock = clock
             resumed.exits = Exits()
             resumed.free = places
+            var begun = holdsBegun  // holds are sorted by start: find the first beginning after `clock`
+            var end = holds.count
+            while begun < end {
+                let middle = (begun + end) / 2
+                if holds[middle].start <= clock { begun = middle + 1 } else { end = middle }
+            }
+            resumed.holdsBegun = begun
             let stillInside = exits.all.lazy.map { ($0.time, $0.people) }
-                + entered.lazy.map { ($0.entry + $0.party.residence * residenceRatio, $0.party.people) }
+                + entered.lazy.map { (exit(entry: $0.entry, party: $0.party), $0.party.people) }
+                + holds[holdsBegun..<max(holdsBegun, begun)].lazy.map { (max($0.end, $0.start), $0.people) }
             for (time, people) in stillInside where time > clock {
                 resumed.exits.insert(Exit(time: time, people: people))
                 resumed.free -= people
@@ -165,20 +221,38 @@ public struct WaitEstimator: Sendable {
             return resumed
         }
 
+        /// When a party given its places at `clock` is expected at the door: the store's
+        /// usual time from call to door, or its arrival if it is still on the way.
+        func entry(of party: QueuedParty) -> Date {
+            max(clock + model.callToDoor, party.arrival)
+        }
+
+        /// When a party entering at `entry` frees its places, at its expected occupancy.
+        func exit(entry: Date, party: QueuedParty) -> Date {
+            entry + model.expectedHold(stay: model.stay(party.residence), grace: grace)
+        }
+
         /// Lets the next party in line enter: returns when, or nil if it never could. Its
         /// places are taken at `clock` (from then on they are its, as it travels) and freed a
         /// stay after it enters.
         public mutating func enter(_ party: QueuedParty) -> Date? {
             guard !blocked else { return nil }
-            let stay = party.residence * residenceRatio
-            // The usual step: no place free, and the soonest exit frees exactly enough.
-            if free == 0, let soonest = exits.soonest, soonest.people == party.people {
+            // The usual step: no place free, and the soonest exit frees exactly enough, before
+            // any booking's hold begins.
+            if free == 0, let soonest = exits.soonest, soonest.people == party.people,
+               nextHold.map({ $0.start > soonest.time }) ?? true {
                 clock = max(clock, soonest.time)
-                let entry = max(clock, party.arrival)
-                exits.replaceSoonest(with: Exit(time: entry + stay, people: party.people))
+                let entry = entry(of: party)
+                exits.replaceSoonest(with: Exit(time: exit(entry: entry, party: party), people: party.people))
                 return entry
             }
-            while free < party.people, let exit = exits.popSoonest() {
+            while free < party.people {
+                // A hold beginning before the next exit takes its places first.
+                if let hold = nextHold, hold.start <= (exits.soonest?.time ?? .distantFuture) {
+                    beginHolds(through: hold.start)
+                    continue
+                }
+                guard let exit = exits.popSoonest() else { break }
                 clock = max(clock, exit.time)
                 free += exit.people
             }
@@ -187,8 +261,8 @@ public struct WaitEstimator: Sendable {
                 return nil
             }
             free -= party.people
-            let entry = max(clock, party.arrival)
-            exits.insert(Exit(time: entry + stay, people: party.people))
+            let entry = entry(of: party)
+            exits.insert(Exit(time: exit(entry: entry, party: party), people: party.people))
             return entry
         }
 

@@ -20,7 +20,7 @@ struct CLupCommand: ParsableCommand {
         commandName: "clup",
         abstract: "CLup — customer line-up for grocery stores.",
         subcommands: [Serve.self, Migrate.self, SeedDemo.self, SendMail.self, Admin.self, Generate.self, MeasureBoard.self,
-                      NginxConfigCommand.self, Probe.self]
+                      NginxConfigCommand.self, Probe.self, Simulate.self]
     )
 }
 

@@ -166,7 +166,7 @@ struct LineUpRulesTests {
             == .closesFirst(closes: at(18, 21), entry: at(18, 20, 30)))
     }
 
-    @Test("called tickets hold places without counting as inside; bookings hold theirs once due")
+    @Test("called tickets hold places without counting as inside; bookings hold theirs once due, and later ones are foreseen")
     func traffic() {
         let settings = StoreSettings(capacity: 10)  // entry window 10 min before to 15 after
         let live = [
@@ -177,12 +177,16 @@ struct LineUpRulesTests {
             LiveReservation(id: 5, state: .booked(slotStart: now + 7200), people: 2, residence: 1800),  // later
             LiveReservation(id: 6, state: .booked(slotStart: now - 1800), people: 1, residence: 1800),  // missed
         ]
-        let traffic = StoreTraffic(live: live, settings: settings, ratio: 1, now: now)
+        // A visit model whose visits hardly vary: a visit a third through ends when declared.
+        let traffic = StoreTraffic(live: live, settings: settings, model: VisitModel(ratio: 1, spread: 0.01), now: now)
         #expect(traffic.peopleInside == 2)
         #expect(traffic.inside == [Occupant(people: 2, expectedExit: now + 1200)])
         #expect(traffic.queue == [QueuedParty(people: 1, residence: 900)])
         #expect(traffic.bookingsDue == [Occupant(people: 1, expectedExit: now + 1800),
                                         Occupant(people: 2, expectedExit: now + 3600)])
+        // The later booking's places are held from 40 minutes before its slot (its window
+        // opens 10 minutes before, and the lookahead is 30), until its visit ends.
+        #expect(traffic.futureHolds == [FutureHold(people: 2, start: now + 4800, end: now + 9000)])
     }
 
     /// Capacity 3, full: one person leaves at +10 min, one at +20, one at +40. The queue, as

@@ -44,8 +44,8 @@ struct StoreBoardTests {
                                            settings: details.store.settings, hours: details.openingHours, now: now)
             #expect(kept == recomputed, "\(step), store \(store.id)")
             let entry = try #require(database.board.entry(store.id))
-            let ratio = try database.liveTraffic(storeId: store.id, now: now).ratio
-            #expect(entry.store == details.store && entry.ratio == ratio, "\(step), store \(store.id)")
+            let model = try database.liveTraffic(storeId: store.id, now: now).model
+            #expect(entry.store == details.store && entry.model == model, "\(step), store \(store.id)")
         }
     }
 

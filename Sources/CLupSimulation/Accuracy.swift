@@ -1,0 +1,143 @@
+import CLupDomain
+import Foundation
+
+/// How right the entry times shown were: each prediction against the customer's real entry.
+public struct Accuracy: Codable, Sendable {
+    /// Errors of one predictor over a set of predictions, in minutes (predicted − actual:
+    /// positive is a wait overestimated).
+    public struct Errors: Codable, Sendable {
+        public var predictions: Int
+        public var meanAbsolute: Double
+        public var p50Absolute: Double
+        public var p90Absolute: Double
+        public var bias: Double
+
+        init(_ errors: [Double]) {
+            predictions = errors.count
+            let absolute = errors.map(abs).sorted()
+            meanAbsolute = absolute.isEmpty ? 0 : absolute.reduce(0, +) / Double(absolute.count)
+            p50Absolute = Self.quantile(absolute, 0.5)
+            p90Absolute = Self.quantile(absolute, 0.9)
+            bias = errors.isEmpty ? 0 : errors.reduce(0, +) / Double(errors.count)
+        }
+
+        static func quantile(_ sorted: [Double], _ q: Double) -> Double {
+            guard !sorted.isEmpty else { return 0 }
+            return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * q).rounded()))]
+        }
+    }
+
+    public struct Comparison: Codable, Sendable {
+        public var clup: Errors
+        public var naive: Errors
+        /// Share of real entries inside the range shown (nil: no range shown).
+        public var rangeCoverage: Double?
+    }
+
+    public struct TwoHourRule: Codable, Sendable {
+        public var lineUps: Int
+        public var refusals: Int
+        /// Refused, though the queue they would have joined had entered within two hours.
+        public var wrongRefusals: Int
+        /// Accepted, and really waited more than two hours.
+        public var wrongAcceptances: Int
+        public var wrongRefusalShare: Double
+    }
+
+    public var scenario: String
+    public var days: Int
+    public var lineUps: Int
+    public var walkIns: Int
+    public var bookings: Int
+    public var entered: Int
+    /// Tickets that waited in a queue and then entered: the predictions measured are theirs.
+    public var measuredTickets: Int
+    public var atIssue: Comparison
+    public var whileWaiting: Comparison
+    public var twoHourRule: TwoHourRule
+    public var bookingsRefused: Int
+    public var otherRefusals: Int
+    public var seconds: Double
+
+    public init(scenario: Scenario, run: Simulator.Run) {
+        self.scenario = scenario.name
+        days = scenario.days
+        let issued = run.customers.filter { $0.issuedAt != nil }
+        lineUps = issued.filter { $0.kind == .lineUp }.count
+        walkIns = issued.filter { $0.kind == .walkIn }.count
+        bookings = issued.filter { $0.kind == .booking }.count
+        entered = issued.filter { $0.enteredAt != nil }.count
+        let measured = issued.filter { $0.enteredAt != nil && !$0.samples.isEmpty && $0.kind != .booking }
+        measuredTickets = measured.count
+
+        func comparison(_ pick: (Simulator.Customer) -> [Simulator.Sample]) -> Comparison {
+            var clup: [Double] = []
+            var naive: [Double] = []
+            var ranged = 0
+            var inside = 0
+            for customer in measured {
+                let actual = customer.enteredAt!
+                for sample in pick(customer) {
+                    clup.append(sample.clup.timeIntervalSince(actual) / 60)
+                    naive.append(sample.naive.timeIntervalSince(actual) / 60)
+                    if let range = sample.range {
+                        ranged += 1
+                        if range.contains(actual) { inside += 1 }
+                    }
+                }
+            }
+            return Comparison(clup: Errors(clup), naive: Errors(naive),
+                              rangeCoverage: ranged == 0 ? nil : Double(inside) / Double(ranged))
+        }
+        atIssue = comparison { customer in customer.samples.first.map { $0.at == customer.issuedAt ? [$0] : [] } ?? [] }
+        whileWaiting = comparison { $0.samples }
+
+        // A refused party would have joined the back of its pool's queue: its real wait is
+        // taken as the time until the last party queued then (that did enter) entered.
+        var wrongRefusals = 0
+        for refusal in run.longWaitRefusals {
+            let ahead = issued.filter { customer in
+                customer.kind != .booking && customer.pool == refusal.pool && customer.issuedAt! <= refusal.at
+                    && (customer.enteredAt ?? customer.endedAt ?? .distantFuture) > refusal.at
+            }
+            guard let last = ahead.compactMap(\.enteredAt).max() else { continue }
+            if last.timeIntervalSince(refusal.at) < LineUpPolicy.longestWait { wrongRefusals += 1 }
+        }
+        let wrongAcceptances = issued.filter { customer in
+            customer.kind != .booking
+                && (customer.enteredAt.map { $0.timeIntervalSince(customer.issuedAt!) > LineUpPolicy.longestWait } ?? false)
+        }.count
+        let attempts = lineUps + walkIns + run.longWaitRefusals.count
+        twoHourRule = TwoHourRule(lineUps: attempts, refusals: run.longWaitRefusals.count, wrongRefusals: wrongRefusals,
+                                  wrongAcceptances: wrongAcceptances,
+                                  wrongRefusalShare: attempts == 0 ? 0 : Double(wrongRefusals) / Double(attempts))
+        bookingsRefused = run.bookingsRefused
+        otherRefusals = run.otherRefusals
+        seconds = run.seconds
+    }
+
+    /// A few lines for a person: the two predictors side by side.
+    public var table: String {
+        func minutes(_ value: Double) -> String { String(format: "%.1f", value) }
+        func coverage(_ value: Double?) -> String { value.map { String(format: "%.0f %%", $0 * 100) } ?? "—" }
+        var lines = [
+            "\(scenario): \(days) day(s), \(lineUps) line-ups, \(walkIns) walk-ins, \(bookings) bookings; "
+                + "\(measuredTickets) tickets waited and entered; \(String(format: "%.1f", seconds)) s",
+            "                  predictions   MAE   p50   p90   bias   (min)   range coverage",
+        ]
+        for (label, comparison) in [("at issue", atIssue), ("while waiting", whileWaiting)] {
+            lines.append(String(format: "%-14@ CLup  %7d %5@ %5@ %5@ %6@           %@", label as NSString,
+                                comparison.clup.predictions, minutes(comparison.clup.meanAbsolute) as NSString,
+                                minutes(comparison.clup.p50Absolute) as NSString, minutes(comparison.clup.p90Absolute) as NSString,
+                                minutes(comparison.clup.bias) as NSString, coverage(comparison.rangeCoverage) as NSString))
+            lines.append(String(format: "%-14@ naive %7d %5@ %5@ %5@ %6@", "" as NSString,
+                                comparison.naive.predictions, minutes(comparison.naive.meanAbsolute) as NSString,
+                                minutes(comparison.naive.p50Absolute) as NSString, minutes(comparison.naive.p90Absolute) as NSString,
+                                minutes(comparison.naive.bias) as NSString))
+        }
+        lines.append("two-hour rule: \(twoHourRule.refusals) refused of \(twoHourRule.lineUps) line-ups, "
+            + "\(twoHourRule.wrongRefusals) wrongly (\(String(format: "%.1f", twoHourRule.wrongRefusalShare * 100)) %), "
+            + "\(twoHourRule.wrongAcceptances) accepted waited over 2 h")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+
+/// A store day to replay: the store, who comes and when, and how people behave. Read from JSON
+/// (`Scenarios/*.json`; README, "Simulating store days"). Every field but `name`, `store` and
+/// `arrivals` has a default, so a scenario says only what makes it what it is.
+public struct Scenario: Codable, Sendable {
+    public var name: String
+    /// The same seed replays the same days.
+    public var seed: UInt64
+    /// Days replayed one after another: the store's history (how long visits really take)
+    /// carries over, as it does in production.
+    public var days: Int
+    public var store: StoreShape
+    /// Arrival rates by time of day; a time outside every window has none.
+    public var arrivals: [Arrivals]
+    /// Share of parties of two (the rest are one person, R14).
+    public var twoPeopleShare: Double
+    /// The visit lengths customers declare, with how often each is chosen.
+    public var declaredMinutes: [Choice]
+    public var stay: Stay
+    public var travel: Travel
+    /// Share of tickets and bookings whose customer never comes.
+    public var noShowRate: Double
+    /// Share of customers who reach the door later than they could, and by how much.
+    public var lateRate: Double
+    public var lateMinutes: Span
+    /// Share of line-ups and bookings cancelled before their turn.
+    public var cancellationRate: Double
+    /// Share of visits never scanned out at the exit.
+    public var missedScanOutRate: Double
+
+    public struct StoreShape: Codable, Sendable {
+        public var capacity: Int
+        public var walkInPercent: Int
+        /// "08:00" and "20:00", every day.
+        public var opens: String
+        public var closes: String
+        public var slotMinutes: Int
+        public var callGraceMinutes: Int
+
+        enum CodingKeys: String, CodingKey { case capacity, walkInPercent, opens, closes, slotMinutes, callGraceMinutes }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            capacity = try c.decode(Int.self, forKey: .capacity)
+            walkInPercent = try c.decodeIfPresent(Int.self, forKey: .walkInPercent) ?? 20
+            opens = try c.decodeIfPresent(String.self, forKey: .opens) ?? "08:00"
+            closes = try c.decodeIfPresent(String.self, forKey: .closes) ?? "20:00"
+            slotMinutes = try c.decodeIfPresent(Int.self, forKey: .slotMinutes) ?? 15
+            callGraceMinutes = try c.decodeIfPresent(Int.self, forKey: .callGraceMinutes) ?? 10
+        }
+    }
+
+    /// Parties per hour from `from` to `to` ("HH:MM").
+    public struct Arrivals: Codable, Sendable {
+        public var from: String
+        public var to: String
+        public var lineUps: Double
+        public var bookings: Double
+        public var walkIns: Double
+
+        enum CodingKeys: String, CodingKey { case from, to, lineUps, bookings, walkIns }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            from = try c.decode(String.self, forKey: .from)
+            to = try c.decode(String.self, forKey: .to)
+            lineUps = try c.decodeIfPresent(Double.self, forKey: .lineUps) ?? 0
+            bookings = try c.decodeIfPresent(Double.self, forKey: .bookings) ?? 0
+            walkIns = try c.decodeIfPresent(Double.self, forKey: .walkIns) ?? 0
+        }
+    }
+
+    public struct Choice: Codable, Sendable {
+        public var minutes: Int
+        public var weight: Double
+    }
+
+    public struct Span: Codable, Sendable {
+        public var min: Double
+        public var max: Double
+    }
+
+    /// How long visits really take: declared × `meanFactor` × the customer's own bias
+    /// (log-normal, median 1, spread `customerBiasSigma`) × the visit's own variation
+    /// (log-normal, mean 1, spread `sigma`).
+    public struct Stay: Codable, Sendable {
+        public var meanFactor: Double
+        public var sigma: Double
+        public var customerBiasSigma: Double
+    }
+
+    /// Online line-ups: `share` of them have to travel, `minutes` away; the trip really takes
+    /// the estimate × a factor uniform in `factor`.
+    public struct Travel: Codable, Sendable {
+        public var share: Double
+        public var minutes: Span
+        public var factor: Span
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, seed, days, store, arrivals, twoPeopleShare, declaredMinutes, stay, travel, noShowRate, lateRate,
+             lateMinutes, cancellationRate, missedScanOutRate
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? 1
+        days = try c.decodeIfPresent(Int.self, forKey: .days) ?? 1
+        store = try c.decode(StoreShape.self, forKey: .store)
+        arrivals = try c.decode([Arrivals].self, forKey: .arrivals)
+        twoPeopleShare = try c.decodeIfPresent(Double.self, forKey: .twoPeopleShare) ?? 0.3
+        declaredMinutes = try c.decodeIfPresent([Choice].self, forKey: .declaredMinutes)
+            ?? [Choice(minutes: 15, weight: 0.3), Choice(minutes: 30, weight: 0.45), Choice(minutes: 45, weight: 0.15),
+                Choice(minutes: 60, weight: 0.1)]
+        stay = try c.decodeIfPresent(Stay.self, forKey: .stay) ?? Stay(meanFactor: 1, sigma: 0.35, customerBiasSigma: 0.15)
+        travel = try c.decodeIfPresent(Travel.self, forKey: .travel)
+            ?? Travel(share: 0.6, minutes: Span(min: 3, max: 25), factor: Span(min: 0.85, max: 1.2))
+        noShowRate = try c.decodeIfPresent(Double.self, forKey: .noShowRate) ?? 0.05
+        lateRate = try c.decodeIfPresent(Double.self, forKey: .lateRate) ?? 0.1
+        lateMinutes = try c.decodeIfPresent(Span.self, forKey: .lateMinutes) ?? Span(min: 1, max: 6)
+        cancellationRate = try c.decodeIfPresent(Double.self, forKey: .cancellationRate) ?? 0.04
+        missedScanOutRate = try c.decodeIfPresent(Double.self, forKey: .missedScanOutRate) ?? 0.02
+    }
+
+    /// Checks what JSON cannot: ranges, times, rates.
+    public func validate() throws(ScenarioError) {
+        func fail(_ text: String) -> ScenarioError { ScenarioError(message: "\(name): \(text)") }
+        guard (1...1000).contains(store.capacity) else { throw fail("store.capacity must be 1–1000") }
+        guard (0...90).contains(store.walkInPercent) else { throw fail("store.walkInPercent must be 0–90") }
+        guard let opens = Self.minutes(store.opens), let closes = Self.minutes(store.closes), opens < closes else {
+            throw fail("store.opens and store.closes must be HH:MM, opening first")
+        }
+        guard (1...30).contains(days) else { throw fail("days must be 1–30") }
+        for window in arrivals {
+            guard let from = Self.minutes(window.from), let to = Self.minutes(window.to), from < to else {
+                throw fail("arrival windows need from < to, as HH:MM")
+            }
+            guard [window.lineUps, window.bookings, window.walkIns].allSatisfy({ $0 >= 0 && $0 <= 2000 }) else {
+                throw fail("arrival rates are parties per hour, 0–2000")
+            }
+        }
+        let rates = [twoPeopleShare, noShowRate, lateRate, cancellationRate, missedScanOutRate, travel.share]
+        guard rates.allSatisfy({ (0...1).contains($0) }) else { throw fail("shares and rates must be 0–1") }
+        guard !declaredMinutes.isEmpty, declaredMinutes.allSatisfy({ (5...180).contains($0.minutes) && $0.weight > 0 })
+        else { throw fail("declaredMinutes: 5–180 minutes, positive weights") }
+        guard stay.meanFactor > 0, stay.sigma >= 0, stay.customerBiasSigma >= 0 else {
+            throw fail("stay: meanFactor > 0, sigmas ≥ 0")
+        }
+        for span in [lateMinutes, travel.minutes, travel.factor] where span.min < 0 || span.max < span.min {
+            throw fail("spans need 0 ≤ min ≤ max")
+        }
+    }
+
+    /// "HH:MM" as minutes after midnight.
+    static func minutes(_ text: String) -> Int? {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, let hours = Int(parts[0]), let minutes = Int(parts[1]),
+              (0...24).contains(hours), (0..<60).contains(minutes), hours * 60 + minutes <= 1440 else { return nil }
+        return hours * 60 + minutes
+    }
+
+    /// The mean declared visit, in seconds: what a naive estimate divides by.
+    var meanDeclared: TimeInterval {
+        let total = declaredMinutes.reduce(0) { $0 + $1.weight }
+        return declaredMinutes.reduce(0) { $0 + Double($1.minutes) * 60 * $1.weight } / total
+    }
+}
+
+public struct ScenarioError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// SplitMix64: small, fast and seeded, so a scenario replays the same way on every machine.
+struct SeededRandom: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
+
+    mutating func uniform(_ span: Scenario.Span) -> Double { span.min + (span.max - span.min) * uniform() }
+
+    mutating func chance(_ probability: Double) -> Bool { uniform() < probability }
+
+    /// Standard normal (Box–Muller).
+    mutating func normal() -> Double {
+        let u = max(uniform(), 1e-12)
+        return (-2 * log(u)).squareRoot() * cos(2 * .pi * uniform())
+    }
+
+    /// Log-normal with the given spread and mean 1.
+    mutating func logNormalMeanOne(sigma: Double) -> Double { exp(sigma * normal() - sigma * sigma / 2) }
+
+    /// Exponential with the given rate per second.
+    mutating func exponential(rate: Double) -> Double { -log(max(uniform(), 1e-12)) / rate }
+
+    mutating func pick(_ choices: [Scenario.Choice]) -> Int {
+        let total = choices.reduce(0) { $0 + $1.weight }
+        var left = uniform() * total
+        for choice in choices {
+            left -= choice.weight
+            if left < 0 { return choice.minutes }
+        }
+        return choices[choices.count - 1].minutes
+    }
+}
