@@ -86,7 +86,7 @@ let package = Package(
             name: "CLupTests",
             dependencies: [
                 "CLupDomain", "CLupSupport", "CLupData", "CLupJobs", "CLupPaths", "CLupText", "CLupTemplates", "CLupWeb",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "CLupSimulation", .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(

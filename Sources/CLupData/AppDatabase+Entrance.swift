@@ -152,12 +152,13 @@ extension AppDatabase {
             let live = try transactionTraffic(storeId: storeId, db)
             let decision = live.lineUpDecision(people: people, residence: Double(residenceMinutes) * 60,
                                                settings: settings, hours: details.openingHours, now: now, pool: .walkIn)
-            guard case .accepted = decision else { return .refused(decision) }
+            guard case .accepted(_, let expectedEntry) = decision else { return .refused(decision) }
             let day = details.openingHours.businessDay(at: now)
             let ticket = try NewReservation(
                 storeId: storeId, userId: nil, kind: .lineUp, walkIn: true, day: day,
                 number: try Self.nextNumber(storeId: storeId, day: day, db), people: people,
-                residenceMinutes: residenceMinutes, status: .waiting, createdAt: now, requestKey: requestKey
+                residenceMinutes: residenceMinutes, status: .waiting, createdAt: now, requestKey: requestKey,
+                expectedEntry: expectedEntry
             ).insert(returning: db)
             try advanceQueue(storeId: storeId, now: now, db)
             return .issued(try Reservation.find(ticket.id, db) ?? ticket)

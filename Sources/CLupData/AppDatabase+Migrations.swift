@@ -438,7 +438,13 @@ extension AppDatabase {
                 t.add(column: "calls", .integer).notNull().defaults(to: 0)
                 t.add(column: "noShows", .integer).notNull().defaults(to: 0)
                 t.add(column: "callToDoorSeconds", .double).notNull().defaults(to: 0)
+                t.add(column: "entries", .integer).notNull().defaults(to: 0)
+                t.add(column: "entryErrorSum", .double).notNull().defaults(to: 0)
+                t.add(column: "entryErrorSquares", .double).notNull().defaults(to: 0)
             }
+            // A line-up's expected entry when made, and, as it enters, the error of that
+            // estimate: ln((real wait + 5 min) ÷ (expected wait + 5 min)).
+            try db.alter(table: "reservation") { t in t.add(column: "expectedEntry", .datetime) }
             try db.execute(sql: """
                 DROP TRIGGER reservation_measured;
                 CREATE TRIGGER reservation_measured AFTER UPDATE OF exitedAt ON reservation
@@ -456,6 +462,22 @@ extension AppDatabase {
                                  / MAX(60.0, NEW.residenceMinutes * 60))
                             * ln(MAX(1.0, (julianday(NEW.exitedAt) - julianday(NEW.enteredAt)) * 86400)
                                  / MAX(60.0, NEW.residenceMinutes * 60))
+                    WHERE storeId = NEW.storeId;
+                END;
+                CREATE TRIGGER reservation_entry_measured AFTER UPDATE OF status ON reservation
+                WHEN NEW.status = 'inside' AND OLD.status IN ('waiting', 'called') AND NEW.expectedEntry IS NOT NULL
+                    AND NEW.enteredAt IS NOT NULL
+                BEGIN
+                    UPDATE storeLoad SET
+                        entries = entries + 1,
+                        entryErrorSum = entryErrorSum
+                            + ln(MAX(0, julianday(NEW.enteredAt) - julianday(NEW.createdAt)) * 86400 + 300)
+                            - ln(MAX(0, julianday(NEW.expectedEntry) - julianday(NEW.createdAt)) * 86400 + 300),
+                        entryErrorSquares = entryErrorSquares
+                            + (ln(MAX(0, julianday(NEW.enteredAt) - julianday(NEW.createdAt)) * 86400 + 300)
+                               - ln(MAX(0, julianday(NEW.expectedEntry) - julianday(NEW.createdAt)) * 86400 + 300))
+                            * (ln(MAX(0, julianday(NEW.enteredAt) - julianday(NEW.createdAt)) * 86400 + 300)
+                               - ln(MAX(0, julianday(NEW.expectedEntry) - julianday(NEW.createdAt)) * 86400 + 300))
                     WHERE storeId = NEW.storeId;
                 END;
                 CREATE TRIGGER reservation_call_ended AFTER UPDATE OF status ON reservation

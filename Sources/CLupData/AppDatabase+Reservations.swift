@@ -211,13 +211,15 @@ extension AppDatabase {
                 let calendar = details.slotCalendar
                 var day = details.openingHours.businessDay(at: now)
                 var slot: Slot?
+                var expectedEntry: Date?
                 switch request.kind {
                 case .lineUp:
                     let traffic = try transactionTraffic(storeId: request.storeId, db)
                     let decision = traffic.lineUpDecision(
                         people: request.people, residence: Double(request.residenceMinutes) * 60,
                         travel: request.travel, settings: store.settings, hours: details.openingHours, now: now)
-                    guard case .accepted = decision else { throw Refusal.lineUp(decision) }
+                    guard case .accepted(_, let entry) = decision else { throw Refusal.lineUp(decision) }
+                    expectedEntry = entry
                 case .booking:
                     guard let start = request.slotStart else { throw Refusal.slot(.notASlot) }
                     let verdict = calendar.verdict(start: start, residence: Double(request.residenceMinutes) * 60, now: now)
@@ -245,7 +247,8 @@ extension AppDatabase {
                     travelMode: request.kind == .lineUp ? request.travelMode : nil,
                     slotStart: request.kind == .booking ? request.slotStart : nil,
                     status: request.kind == .lineUp ? .waiting : .booked, createdAt: now,
-                    requestKey: request.requestKey, travelMetres: request.kind == .lineUp ? request.travelMetres : nil
+                    requestKey: request.requestKey, travelMetres: request.kind == .lineUp ? request.travelMetres : nil,
+                    expectedEntry: expectedEntry
                 ).insert(returning: db)
                 for departmentId in request.departmentIds {
                     try db.cachedStatement(sql: """

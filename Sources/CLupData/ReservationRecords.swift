@@ -96,6 +96,9 @@ struct NewReservation: Codable, Sendable, PersistableRecord {
     var createdAt: Date
     var requestKey: String?
     var travelMetres: Int?
+    /// A line-up's expected entry when it was made: measured against its real entry, it
+    /// calibrates the ranges shown (`VisitModel.entryError`).
+    var expectedEntry: Date? = nil
 
     static let databaseTableName = Reservation.databaseTableName
 }
@@ -124,6 +127,9 @@ public struct StoreLoad: Codable, Sendable, FetchableRecord, TableRecord {
     public var calls: Int
     public var noShows: Int
     public var callToDoorSeconds: Double
+    public var entries: Int
+    public var entryErrorSum: Double
+    public var entryErrorSquares: Double
 
     public static let databaseTableName = "storeLoad"
 
@@ -138,11 +144,18 @@ public struct StoreLoad: Codable, Sendable, FetchableRecord, TableRecord {
         var model = VisitModel(visits: loggedVisits, declaredSeconds: declaredSeconds, actualSeconds: actualSeconds,
                                logRatioSum: logRatioSum, logRatioSquares: logRatioSquares, calls: calls,
                                noShows: noShows, callToDoorSeconds: callToDoorSeconds)
+        if entries >= VisitModel.minimumSamples {
+            let mean = entryErrorSum / Double(entries)
+            let spread = max(0, entryErrorSquares / Double(entries) - mean * mean).squareRoot()
+            model.entryError = VisitModel.EntryError(bias: (mean * 100).rounded() / 100,
+                                                     spread: (min(2, spread) * 100).rounded() / 100)
+        }
         model.ratio = ratio.value
         model.ratio = (model.ratio * 100).rounded() / 100
         model.spread = (model.spread * 100).rounded() / 100
         model.noShowRate = (model.noShowRate * 200).rounded() / 200
         model.callToDoor = (model.callToDoor / 5).rounded() * 5
+        model.meanVisit = (model.meanVisit / 10).rounded() * 10
         return model
     }
 }

@@ -15,6 +15,8 @@ public struct StoreStanding: Sendable, Equatable {
         public var people: Int
         /// Wait for a new party of one with the typical visit; nil if it could never enter.
         public var newcomerWait: TimeInterval?
+        /// The range that wait falls in four times in five (`VisitModel.entryRange`).
+        public var newcomerRange: ClosedRange<TimeInterval>?
         /// The simulation after the last waiting ticket: where the next one starts from.
         var tail: WaitEstimator.Simulation
         /// The simulation before the first waiting ticket, and each waiting party: what a
@@ -41,7 +43,31 @@ public struct StoreStanding: Sendable, Equatable {
             for (id, party) in zip(queueIds, traffic.queue) {
                 append(id, party, places: places, now: now, updatingNewcomer: false)
             }
-            newcomerWait = places > 0 ? Self.newcomerWait(after: tail, now: now) : nil
+            updateNewcomer(places: places, now: now)
+        }
+
+        /// The range of the entry of the waiting ticket at `index`.
+        func range(at index: Int, now: Date) -> ClosedRange<Date>? {
+            let ticket = waiting[index]
+            return ticket.entry.map {
+                tail.model.entryRange(now: now, placed: ticket.placed, entry: $0, places: tail.places)
+            }
+        }
+
+        /// The wait, and its range, of a new party of one with the typical visit joining now.
+        mutating func updateNewcomer(places: Int, now: Date) {
+            guard places > 0 else {
+                (newcomerWait, newcomerRange) = (nil, nil)
+                return
+            }
+            var simulation = tail
+            guard let entry = simulation.enter(QueuedParty(people: 1, residence: StoreStatus.typicalVisit)) else {
+                (newcomerWait, newcomerRange) = (nil, nil)
+                return
+            }
+            newcomerWait = entry.timeIntervalSince(now).rounded()
+            let range = tail.model.entryRange(now: now, placed: simulation.clock, entry: entry, places: tail.places)
+            newcomerRange = range.lowerBound.timeIntervalSince(now).rounded()...range.upperBound.timeIntervalSince(now).rounded()
         }
 
         /// Simulates waiting ticket `id` joining the back of the queue.
@@ -51,7 +77,7 @@ public struct StoreStanding: Sendable, Equatable {
             queue.append(party)
             parties += 1
             people += party.people
-            if updatingNewcomer { newcomerWait = places > 0 ? Self.newcomerWait(after: tail, now: now) : nil }
+            if updatingNewcomer { updateNewcomer(places: places, now: now) }
         }
 
         /// Takes the waiting ticket at `index` out of the queue (cancelled, or expired): the
@@ -77,12 +103,7 @@ public struct StoreStanding: Sendable, Equatable {
             queue.remove(at: index)
             parties -= 1
             people -= leaving.people
-            newcomerWait = places > 0 ? Self.newcomerWait(after: tail, now: now) : nil
-        }
-
-        private static func newcomerWait(after tail: WaitEstimator.Simulation, now: Date) -> TimeInterval? {
-            tail.entry(ofNewcomer: QueuedParty(people: 1, residence: StoreStatus.typicalVisit))
-                .map { $0.timeIntervalSince(now).rounded() }
+            updateNewcomer(places: places, now: now)
         }
     }
 
@@ -105,6 +126,7 @@ public struct StoreStanding: Sendable, Equatable {
                 queueIds.online.append(reservation.id)
             }
         }
+        traffic.online.anticipateBookings(settings: settings, model: live.model, now: now)
         online = PoolStanding(traffic: traffic.online, queueIds: queueIds.online,
                               estimator: live.estimator(settings: settings, pool: .online),
                               places: Pool.online.places(settings), now: now)
@@ -113,7 +135,7 @@ public struct StoreStanding: Sendable, Equatable {
                               places: Pool.walkIn.places(settings), now: now)
         // The status is the online pool's newcomer's: the same simulation, not another one.
         status = StoreStatus(capacity: settings.capacity, hours: hours, peopleInside: live.peopleInside,
-                             wait: self.online.newcomerWait, now: now)
+                             wait: self.online.newcomerWait, waitRange: self.online.newcomerRange, now: now)
     }
 
     /// The standing with waiting ticket `party` joined at the back of its pool's queue, at the
@@ -128,7 +150,7 @@ public struct StoreStanding: Sendable, Equatable {
             online.append(party.id, queued, places: settings.onlinePlaces, now: at)
         }
         status = StoreStatus(capacity: settings.capacity, hours: hours, peopleInside: status.peopleInside,
-                             wait: online.newcomerWait, now: at)
+                             wait: online.newcomerWait, waitRange: online.newcomerRange, now: at)
     }
 
     /// The standing with waiting ticket `id` gone from the queue (cancelled or expired), at
@@ -143,7 +165,7 @@ public struct StoreStanding: Sendable, Equatable {
             online.removeWaiting(at: index, places: settings.onlinePlaces, now: at)
         }
         status = StoreStatus(capacity: settings.capacity, hours: hours, peopleInside: status.peopleInside,
-                             wait: online.newcomerWait, now: at)
+                             wait: online.newcomerWait, waitRange: online.newcomerRange, now: at)
         return true
     }
 
@@ -162,8 +184,10 @@ public struct StoreStanding: Sendable, Equatable {
     /// Where waiting ticket `id` stands, or nil if it is not waiting.
     public func standing(of id: Int64) -> QueueStanding? {
         guard let (pool, index) = position(of: id) else { return nil }
-        let ticket = (pool == .online ? online : walkIn).waiting[index]
-        return QueueStanding(partiesAhead: index, peopleAhead: ticket.peopleAhead, entry: ticket.entry)
+        let standing = pool == .online ? online : walkIn
+        let ticket = standing.waiting[index]
+        return QueueStanding(partiesAhead: index, peopleAhead: ticket.peopleAhead, entry: ticket.entry,
+                             range: standing.range(at: index, now: at))
     }
 
     /// The pool and place in its queue of waiting ticket `id`: found by binary search, since

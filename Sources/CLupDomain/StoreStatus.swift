@@ -8,6 +8,8 @@ public struct StoreStatus: Sendable, Equatable {
     public var capacity: Int
     /// Wait for a new party of one with the default visit; nil if it could never enter.
     public var wait: TimeInterval?
+    /// The range that wait falls in four times in five (nil: no range worked out).
+    public var waitRange: ClosedRange<TimeInterval>?
     public var light: TrafficLight
     public var reason: TrafficLight.Reason
 
@@ -15,11 +17,13 @@ public struct StoreStatus: Sendable, Equatable {
     public static let typicalVisit: TimeInterval = 30 * 60
 
     /// A status from a newcomer's `wait` already worked out (nil: could never enter).
-    public init(capacity: Int, hours: OpeningHours, peopleInside: Int, wait: TimeInterval?, now: Date) {
+    public init(capacity: Int, hours: OpeningHours, peopleInside: Int, wait: TimeInterval?,
+                waitRange: ClosedRange<TimeInterval>? = nil, now: Date) {
         openState = hours.state(at: now)
         self.peopleInside = peopleInside
         self.capacity = capacity
         self.wait = wait
+        self.waitRange = wait == nil ? nil : waitRange
         (light, reason) = TrafficLight.evaluate(wait: wait, openState: openState, now: now)
     }
 

@@ -112,6 +112,42 @@ extension StoreTraffic {
     public init(live: [LiveReservation], settings: StoreSettings, model: VisitModel, now: Date) {
         self.init()
         for reservation in live { add(reservation, settings: settings, model: model, now: now) }
+        anticipateBookings(settings: settings, model: model, now: now)
+    }
+
+    /// Holds for the bookings not made yet that will take places within the horizon.
+    ///
+    /// Slots less than `SlotCalendar.leadTime` ahead can no longer be booked: their bookings
+    /// are final. Slots further ahead are still being booked, and those starting soon after
+    /// the lead time will hold places before a ticket waiting now has entered. Each is taken
+    /// to end up as booked as the last hour of final slots (people per minute), less what it
+    /// already holds; the difference is added as holds, in whole people (what is left over
+    /// carries to the next slot), staying the store's mean visit.
+    public mutating func anticipateBookings(settings: StoreSettings, model: VisitModel, now: Date) {
+        let lead = SlotCalendar.leadTime
+        let slot = Double(settings.slotMinutes) * 60
+        guard slot > 0 else { return }
+        let finalPeople = booked.reduce(0) { total, entry in
+            entry.key >= now + lead - 3600 && entry.key < now + lead ? total + entry.value : total
+        }
+        guard finalPeople > 0 else { return }
+        let perSlot = Double(finalPeople) / 3600 * slot
+        let before = Double(settings.entryBeforeMinutes) * 60
+        let last = now + Self.holdHorizon + before + Self.bookingLookahead
+        var start = booked.keys.filter { $0 >= now + lead }.min() ?? (now + lead)
+        // Back to the first slot at or after the lead time, on the grid of the slots seen.
+        while start - slot >= now + lead { start -= slot }
+        var carried = 0.0
+        while start < last {
+            carried += max(0, perSlot - Double(booked[start] ?? 0))
+            let people = Int(carried)
+            if people > 0 {
+                carried -= Double(people)
+                futureHolds.append(FutureHold(people: people, start: start - before - Self.bookingLookahead,
+                                              end: start + model.meanVisit))
+            }
+            start += slot
+        }
     }
 
     /// Counts `reservation` where its state puts it at `now`: a waiting party joins the back of
@@ -144,6 +180,7 @@ extension StoreTraffic {
             // Comes at its slot and stays, or (a no-show) holds its places until its window closes.
             let leaves = slotStart + model.expectedHold(stay: stay, grace: after)
             let holdStarts = slotStart - before - Self.bookingLookahead
+            booked[slotStart, default: 0] += reservation.people
             if holdStarts <= now {
                 bookingsDue.append(Occupant(people: reservation.people, expectedExit: max(leaves, now)))
             } else if holdStarts <= now + Self.holdHorizon {
@@ -160,11 +197,14 @@ public struct QueueStanding: Sendable, Equatable {
     public var peopleAhead: Int
     /// Nil if the party could never enter (larger than the places available).
     public var entry: Date?
+    /// The range the real entry falls in four times in five (`VisitModel.entryRange`).
+    public var range: ClosedRange<Date>?
 
-    public init(partiesAhead: Int, peopleAhead: Int, entry: Date?) {
+    public init(partiesAhead: Int, peopleAhead: Int, entry: Date?, range: ClosedRange<Date>? = nil) {
         self.partiesAhead = partiesAhead
         self.peopleAhead = peopleAhead
         self.entry = entry
+        self.range = entry == nil ? nil : range
     }
 
     /// The standing of waiting reservation `id` among `live` (in queue order), or nil if it is
@@ -181,8 +221,13 @@ public struct QueueStanding: Sendable, Equatable {
         var traffic = StoreTraffic(live: live.filter { $0.state != .waiting || ahead.contains($0.id) },
                                    settings: settings, model: estimator.model, now: now)
         traffic.queue.append(waiting[index].queued(now: now))
-        let entry = estimator.entryTimes(traffic: traffic, now: now).last ?? nil
+        var simulation = WaitEstimator.Simulation(estimator: estimator, traffic: traffic, now: now)
+        var entry: Date?
+        for party in traffic.queue { entry = simulation.enter(party) }
+        let range = entry.map {
+            estimator.model.entryRange(now: now, placed: simulation.clock, entry: $0, places: estimator.capacity)
+        }
         return QueueStanding(partiesAhead: index, peopleAhead: waiting[..<index].reduce(0) { $0 + $1.people },
-                             entry: entry)
+                             entry: entry, range: range)
     }
 }

@@ -23,6 +23,23 @@ public struct VisitModel: Sendable, Hashable {
     public var noShowRate: Double
     /// Mean time from the call to the entry scan, for tickets that came.
     public var callToDoor: TimeInterval
+    /// The store's mean visit, as measured (how fast places free, for the ranges).
+    public var meanVisit: TimeInterval
+    /// How far real entries fell from the entries expected when tickets were made, once
+    /// measured: the ranges are then drawn from it.
+    public var entryError: EntryError?
+
+    /// The error of ln((real wait + 5 min) ÷ (expected wait + 5 min)) over a store's entered
+    /// line-ups: its mean (bias) and standard deviation (spread).
+    public struct EntryError: Sendable, Hashable {
+        public var bias: Double
+        public var spread: Double
+
+        public init(bias: Double, spread: Double) {
+            self.bias = bias
+            self.spread = spread
+        }
+    }
 
     /// Until a store has measured visits, they are taken to last exactly as declared × ratio
     /// and to reach the door at once: the estimate is then the plain simulation of exits.
@@ -32,12 +49,16 @@ public struct VisitModel: Sendable, Hashable {
     public static let minimumSamples = 20
 
     public init(ratio: Double = 1, spread: Double = defaultSpread, noShowRate: Double = 0,
-                callToDoor: TimeInterval = defaultCallToDoor) {
+                callToDoor: TimeInterval = defaultCallToDoor, meanVisit: TimeInterval = defaultMeanVisit) {
         self.ratio = ratio
         self.spread = spread
         self.noShowRate = noShowRate
         self.callToDoor = callToDoor
+        self.meanVisit = meanVisit
     }
+
+    /// Half an hour, as `StoreStatus.typicalVisit`, until visits are measured.
+    public static let defaultMeanVisit: TimeInterval = 30 * 60
 
     public static let standard = VisitModel()
 
@@ -47,6 +68,7 @@ public struct VisitModel: Sendable, Hashable {
         self.init()
         ratio = ResidenceRatio(visits: visits, declaredSeconds: declaredSeconds, actualSeconds: actualSeconds).value
         if visits >= Self.minimumSamples {
+            meanVisit = actualSeconds / Double(visits)
             let mean = logRatioSum / Double(visits)
             let variance = max(0, logRatioSquares / Double(visits) - mean * mean)
             spread = min(1.2, max(0.05, variance.squareRoot()))
@@ -98,6 +120,53 @@ public struct VisitModel: Sendable, Hashable {
     public func expectedHold(stay: TimeInterval, grace: TimeInterval) -> TimeInterval {
         (1 - noShowRate) * stay + noShowRate * grace
     }
+
+    /// The range a party's real entry falls in about four times in five (the 10th to 90th
+    /// percentile), for a party given its places at `placed` and expected at the door at
+    /// `entry`, seen at `now`, in a pool of `places` (visits last `meanVisit` on average).
+    ///
+    /// Waiting for places means waiting for about k = wait × places ÷ meanStay exits. With
+    /// many places, exits come close to a Poisson stream, so the k-th comes after a time whose
+    /// relative spread is 1/√k; over longer waits the visits of those who enter meanwhile make
+    /// exits more regular, as regular as visits are (their coefficient of variation, from
+    /// `spread`), and the spread shrinks towards that. The way to the door adds its own: up to
+    /// a tenth earlier and a fifth later than the travel time, and a minute either side.
+    /// `rangeScale` widens the whole for what the model leaves out (cancellations ahead, late
+    /// customers, bookings not yet made); `clup simulate` measures how often real entries fall
+    /// inside.
+    public func entryRange(now: Date, placed: Date, entry: Date, places: Int) -> ClosedRange<Date> {
+        if let entryError {
+            // Measured: the 10th to 90th percentile of this store's own errors, on the wait
+            // plus five minutes (so a short wait's range is not a point).
+            let wait = max(0, entry.timeIntervalSince(now)) + Self.errorOffset
+            let low = wait * exp(entryError.bias - Self.z80 * entryError.spread) - Self.errorOffset
+            let high = wait * exp(entryError.bias + Self.z80 * entryError.spread) - Self.errorOffset
+            return (now + max(0, low))...(now + max(high, low, 60))
+        }
+        let meanStay = meanVisit
+        let queueWait = max(0, placed.timeIntervalSince(now))
+        let toDoor = max(0, entry.timeIntervalSince(max(placed, now)))
+        var low = queueWait
+        var high = queueWait
+        if queueWait > 0, places > 0, meanStay > 0 {
+            let exits = max(1, queueWait * Double(places) / meanStay)
+            let variation = exp(spread * spread) - 1  // squared coefficient of variation
+            let regularity = variation + (1 - variation) * meanStay / (meanStay + queueWait)
+            let relative = Self.rangeScale * max(0, regularity).squareRoot() / exits.squareRoot()
+            low = queueWait * exp(-Self.z80 * relative)
+            high = queueWait * exp(Self.z80 * relative)
+        }
+        low += 0.9 * toDoor - 60
+        high += 1.2 * toDoor + 60
+        return (now + max(0, low))...(now + max(high, low, 60))
+    }
+
+    /// Added to waits before measuring their errors as ratios (as the schema's trigger does).
+    public static let errorOffset: TimeInterval = 5 * 60
+    /// The normal quantile of 90 %: a range from the 10th to the 90th percentile.
+    static let z80 = 1.2816
+    /// How much wider than the exits alone the range is drawn (see `entryRange`).
+    public static let rangeScale = 1.0
 
     static func normalCDF(_ x: Double) -> Double {
         0.5 * erfc(-x / 2.squareRoot())

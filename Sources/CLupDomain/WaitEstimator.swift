@@ -50,8 +50,11 @@ public struct StoreTraffic: Sendable, Hashable {
     /// Parties expected any moment — bookings due soon and tickets already called: their
     /// places are held from now until they are expected to leave.
     public var bookingsDue: [Occupant]
-    /// Bookings not due yet whose places will be held within the estimate's horizon.
+    /// Bookings not due yet whose places will be held within the estimate's horizon, and
+    /// those expected to be made yet (`anticipateBookings`).
     public var futureHolds: [FutureHold]
+    /// Booked people by slot start, for `anticipateBookings`.
+    var booked: [Date: Int] = [:]
 
     public init(inside: [Occupant] = [], queue: [QueuedParty] = [], bookingsDue: [Occupant] = [],
                 futureHolds: [FutureHold] = []) {

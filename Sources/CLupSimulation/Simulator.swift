@@ -156,6 +156,9 @@ public struct Simulator {
         var bookingsRefused = 0
         var byReservation: [Int64: Int] = [:]
         var pending: Set<Int> = []  // issued, neither entered nor ended
+        var atDoor: Set<Int> = []  // came, and waiting to be let in
+        var seenVersion = -1
+        var lastReminders = Date.distantPast
 
         func sample(_ index: Int, now: Date) {
             guard let id = customers[index].reservationId,
@@ -164,7 +167,7 @@ public struct Simulator {
             let places = Double(customers[index].pool.places(settings))
             let naive = now + max(customers[index].travel,
                                   Double(queued.peopleAhead) * scenario.meanDeclared / max(1, places))
-            customers[index].samples.append(Sample(at: now, clup: entry, range: nil, naive: naive))
+            customers[index].samples.append(Sample(at: now, clup: entry, range: queued.range, naive: naive))
         }
 
         func issued(_ index: Int, reservationId: Int64, now: Date) {
@@ -184,12 +187,15 @@ public struct Simulator {
             case .enter:
                 customers[index].enteredAt = now
                 customers[index].atDoor = false
+                atDoor.remove(index)
                 pending.remove(index)
                 if !customers[index].missesScanOut { schedule(.leave, index, at: now + customers[index].stay) }
             case .refused(.notYetCalled), .refused(.full), .refused(.tooEarly):
                 customers[index].atDoor = true  // waits at the door; tried again at the next tick
+                atDoor.insert(index)
             default:
                 customers[index].atDoor = false
+                atDoor.remove(index)
                 customers[index].endedAt = customers[index].endedAt ?? now
                 pending.remove(index)
             }
@@ -270,9 +276,18 @@ public struct Simulator {
         func tick(now: Date) throws {
             try database.refreshBoard()
             try database.advanceQueues(now: now)
-            try database.remindBookings(now: now)
-            guard !pending.isEmpty else { return }
-            let live = try database.liveTraffic(storeId: store.id, now: now).live
+            // Reminders run every minute rather than every turn: they are due hours ahead and
+            // answered within an hour, and each look costs a read transaction.
+            if now.timeIntervalSince(lastReminders) >= 60 {
+                try database.remindBookings(now: now)
+                lastReminders = now
+            }
+            guard !pending.isEmpty, let entry = database.board.entry(store.id) else { return }
+            // The board is what pages read; unchanged since the last turn, nobody has news,
+            // unless someone waits at the door to be let in.
+            guard entry.version != seenVersion || !atDoor.isEmpty else { return }
+            seenVersion = entry.version
+            let live = entry.live.live
             var seen: Set<Int> = []
             for reservation in live {
                 guard let index = byReservation[reservation.id], customers[index].inQueue else { continue }
@@ -302,6 +317,7 @@ public struct Simulator {
                 customers[index].endedAt = now
             }
             pending = pending.filter { customers[$0].inQueue }
+            atDoor = atDoor.filter { customers[$0].inQueue }
         }
 
         var clock = events.peek?.time ?? Self.firstDay
@@ -325,6 +341,7 @@ public struct Simulator {
         }
         _ = clock
         if ProcessInfo.processInfo.environment["CLUP_SIMULATE_TRACE"] != nil {
+            print("model:", database.board.entry(store.id).map { String(describing: $0.model) } ?? "-")
             let formatter = DateFormatter()
             formatter.dateFormat = "HH:mm"
             formatter.timeZone = Self.zone

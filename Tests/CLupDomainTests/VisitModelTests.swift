@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+@testable import CLupDomain
+
+/// What the estimate learns from history (`VisitModel`), and the estimator's use of it.
+@Suite("Visit model")
+struct VisitModelTests {
+    let now = Fixture.wednesdayMorning
+    let half = TimeInterval(30 * 60)
+
+    @Test("someone inside past their expected exit is expected to stay on a while, not to leave this instant")
+    func residualLife() {
+        let model = VisitModel(ratio: 1, spread: 0.4)
+        // Not yet inside long: about the mean visit, a little more (those who have stayed a
+        // while are the longer visits).
+        let fresh = model.expectedExit(since: now, residence: half, now: now + 60)
+        #expect(fresh >= now + half && fresh < now + half + 120)
+        // Past the mean: later than now, and later still for someone who has stayed longer.
+        let overdue = model.expectedExit(since: now - 40 * 60, residence: half, now: now)
+        let longer = model.expectedExit(since: now - 60 * 60, residence: half, now: now)
+        #expect(overdue > now + 5 * 60 && overdue < now + 20 * 60)
+        #expect(longer > now + 5 * 60 && longer < now + 20 * 60)
+        // Visits that do not vary: the declared end, or now once past it.
+        let exact = VisitModel(ratio: 1, spread: 0)
+        #expect(exact.expectedExit(since: now - 40 * 60, residence: half, now: now) == now)
+        #expect(exact.expectedExit(since: now - 10 * 60, residence: half, now: now) == now + 20 * 60)
+    }
+
+    @Test("a visit open three times its expected length and half an hour more is closed as never scanned out")
+    func ghosts() {
+        #expect(VisitModel.ghostAfter(expected: half) == 2 * 3600)
+        let settings = StoreSettings(capacity: 4, walkInPercent: 0)
+        let live = [
+            LiveReservation(id: 1, state: .inside(since: now - 2 * 3600 - 1), people: 1, residence: half, day: 5),
+            LiveReservation(id: 2, state: .inside(since: now - 2 * 3600 + 60), people: 1, residence: half, day: 5),
+            LiveReservation(id: 3, state: .waiting, people: 1, residence: half, day: 5),
+        ]
+        let plan = QueueCaller.plan(live: live, settings: settings, today: 5, isOpen: true, now: now)
+        #expect(plan.close == [1])
+        #expect(plan.call == [3])
+        // The estimate expects that visit to end then, not after it.
+        let model = VisitModel(ratio: 1, spread: 0.4)
+        #expect(model.expectedExit(since: now - 2 * 3600 + 60, residence: half, now: now) <= now + 60)
+    }
+
+    @Test("no-shows hold their places only until their grace ends")
+    func noShows() {
+        let model = VisitModel(ratio: 1, spread: 0, noShowRate: 0.2)
+        #expect(model.expectedHold(stay: 1800, grace: 600) == 0.8 * 1800 + 0.2 * 600)
+        // In the queue: the third party of one enters when the second's expected hold ends.
+        let estimator = WaitEstimator(capacity: 1, model: model, grace: 600)
+        let entries = estimator.entryTimes(traffic: StoreTraffic(queue: [QueuedParty(people: 1, residence: 1800),
+                                                                         QueuedParty(people: 1, residence: 1800)]),
+                                           now: now)
+        #expect(entries == [now, now + 1560])
+    }
+
+    @Test("a booking's hold to come takes its places before the queue, from when it begins")
+    func futureHolds() {
+        // One place, free now; a booking holds it from +10 to +50 min. A party of one staying
+        // 30 min enters now (it was placed before the hold); the next waits for the first to
+        // leave at +30 and then for the hold to end at +50.
+        let traffic = StoreTraffic(queue: [QueuedParty(people: 1, residence: 1800), QueuedParty(people: 1, residence: 1800)],
+                                   futureHolds: [FutureHold(people: 1, start: now + 600, end: now + 3000)])
+        let entries = WaitEstimator(capacity: 1).entryTimes(traffic: traffic, now: now)
+        #expect(entries == [now, now + 3000])
+    }
+
+    @Test("slots still open for booking are expected to fill as the last hour of final slots did")
+    func anticipatedBookings() {
+        let settings = StoreSettings(capacity: 20, walkInPercent: 0, slotMinutes: 30)
+        // Four people booked in each of the two slots of the hour before the lead time (final),
+        // one in the first slot still open.
+        let lead = SlotCalendar.leadTime
+        let live = [
+            LiveReservation(id: 1, state: .booked(slotStart: now + lead - 3600), people: 2, residence: half),
+            LiveReservation(id: 2, state: .booked(slotStart: now + lead - 3600), people: 2, residence: half),
+            LiveReservation(id: 3, state: .booked(slotStart: now + lead - 1800), people: 2, residence: half),
+            LiveReservation(id: 4, state: .booked(slotStart: now + lead - 1800), people: 2, residence: half),
+            LiveReservation(id: 5, state: .booked(slotStart: now + lead), people: 1, residence: half),
+        ]
+        let traffic = StoreTraffic(live: live, settings: settings, model: VisitModel(), now: now)
+        let anticipated = Array(traffic.futureHolds.dropFirst(live.count))  // after the bookings' own
+        // The slot at the lead time: 4 expected, 1 booked → 3 more, held from 40 min before it.
+        #expect(anticipated.first == FutureHold(people: 3, start: now + lead - 2400, end: now + lead + half))
+        // Slots further on expect 4 each.
+        #expect(anticipated.dropFirst().allSatisfy { $0.people == 4 })
+    }
+
+    @Test("the range: wider for longer waits and more varied visits, and drawn from measured errors once there are some")
+    func ranges() {
+        let model = VisitModel(ratio: 1, spread: 0.4)
+        let short = model.entryRange(now: now, placed: now + 600, entry: now + 600, places: 20)
+        let long = model.entryRange(now: now, placed: now + 3600, entry: now + 3600, places: 20)
+        #expect(short.contains(now + 600) && long.contains(now + 3600))
+        #expect(long.upperBound.timeIntervalSince(long.lowerBound) > short.upperBound.timeIntervalSince(short.lowerBound))
+        let regular = VisitModel(ratio: 1, spread: 0.05).entryRange(now: now, placed: now + 3600, entry: now + 3600,
+                                                                    places: 20)
+        #expect(regular.upperBound.timeIntervalSince(regular.lowerBound) < long.upperBound.timeIntervalSince(long.lowerBound))
+        // On the way: the travel part widens it too, later more than earlier.
+        let travelling = model.entryRange(now: now, placed: now, entry: now + 1200, places: 20)
+        #expect(travelling.lowerBound <= now + 1200 - 60 && travelling.upperBound >= now + 1200 + 4 * 60)
+
+        // Measured: ln((wait + 5 min) ÷ (expected + 5 min)) with mean 0.1 and spread 0.2.
+        var measured = model
+        measured.entryError = VisitModel.EntryError(bias: 0.1, spread: 0.2)
+        let range = measured.entryRange(now: now, placed: now + 1500, entry: now + 1500, places: 20)
+        let expectedLow = 1800 * exp(0.1 - 1.2816 * 0.2) - 300
+        let expectedHigh = 1800 * exp(0.1 + 1.2816 * 0.2) - 300
+        #expect(abs(range.lowerBound.timeIntervalSince(now) - expectedLow) < 0.001)
+        #expect(abs(range.upperBound.timeIntervalSince(now) - expectedHigh) < 0.001)
+    }
+
+    @Test("a store's model comes from its measured sums once there are enough")
+    func measured() {
+        let few = VisitModel(visits: 5, declaredSeconds: 9000, actualSeconds: 13_500, logRatioSum: 2, logRatioSquares: 1,
+                             calls: 5, noShows: 1, callToDoorSeconds: 400)
+        #expect(few == VisitModel())
+        // 25 visits with ln ratios of mean 0.2 and variance 0.09; 40 calls, 4 never came, the
+        // others took 90 s on average.
+        let many = VisitModel(visits: 25, declaredSeconds: 45_000, actualSeconds: 54_000,
+                              logRatioSum: 25 * 0.2, logRatioSquares: 25 * (0.09 + 0.04),
+                              calls: 40, noShows: 4, callToDoorSeconds: 36 * 90)
+        #expect(abs(many.ratio - 1.2) < 1e-9)
+        #expect(abs(many.spread - 0.3) < 1e-9)
+        #expect(abs(many.noShowRate - 0.1) < 1e-9)
+        #expect(abs(many.callToDoor - 90) < 1e-9)
+        #expect(abs(many.meanVisit - 2160) < 1e-9)
+    }
+}
