@@ -29,6 +29,17 @@ enum Formatting {
         return interval < 60 ? tr("wait.underMinute") : tr("wait.about", ["time": duration(interval)])
     }
 
+    /// The wait as the range it falls in four times in five ("12–18 min", "50 min–1 h 10 min"),
+    /// or as `wait(_:)` says it when there is no range or it is under two minutes wide.
+    static func wait(_ interval: TimeInterval?, range: ClosedRange<TimeInterval>?) -> String {
+        guard let interval, interval >= 60, let range else { return wait(interval) }
+        let low = max(0, Int((range.lowerBound / 60).rounded(.down)))
+        let high = max(low, Int((range.upperBound / 60).rounded(.up)))
+        guard high - low >= 2 else { return wait(interval) }
+        let from = high < 60 ? String(low) : duration(Double(low) * 60)
+        return tr("wait.range", ["from": from, "to": duration(Double(high) * 60)])
+    }
+
     /// "21:00", "tomorrow 08:00", or "Tue 08:00" when further: `date` as read on the store's
     /// clock, relative to `now`.
     static func clock(_ date: Date, now: Date, timeZone: TimeZone) -> String {

@@ -88,6 +88,12 @@ struct DeviceAPITests {
         #expect(status.body["peopleInside"] as? Int == 2 && status.body["open"] as? Bool == true)
         #expect((status.body["walkInQueue"] as? [String: Any])?["people"] as? Int == 1)
         #expect(status.body["calling"] as? [Int] == [])
+        // Each wait comes with the range it falls in four times in five, around it.
+        for (wait, range) in [("waitMinutes", "waitRangeMinutes"), ("walkInWaitMinutes", "walkInWaitRangeMinutes")] {
+            let minutes = try require(status.body[wait] as? Int)
+            let bounds = try require(status.body[range] as? [Int])
+            #expect(bounds.count == 2 && bounds[0] <= minutes && minutes <= bounds[1], "\(range): \(bounds), \(minutes)")
+        }
         clock.advance(40 * 60)
         let exited = try call(.post, "/api/v1/scan", key: key, json: #"{"code": "\#(code)"}"#)
         #expect(exited.body["result"] as? String == "exit" && exited.body["peopleInside"] as? Int == 0)

@@ -86,7 +86,9 @@ struct NoticesTests {
         #expect(ticket.travel == 488)
         let browser = try signedIn("ada@example.org")
         let page = try browser.get("/reservations/\(ticket.id)")
-        #expect(page.bodyText.contains("Expected entry around 10:30. It takes you about 9 min on foot: leave by 10:21"))
+        // Leave by is worked out from the expected entry, not the range's end (10:18–10:49).
+        #expect(page.bodyText.contains(
+            "Expected entry around 10:30 (10:18–10:49). It takes you about 9 min on foot: leave by 10:21"))
         #expect(page.bodyText.contains("<span data-field=\"leaveByLabel\">Leave by</span> <strong data-field=\"leaveBy\">10:21</strong>"))
         #expect(try browser.get("/reservations/\(ticket.id)/status").bodyText.contains("\"leaveBy\":\"10:21\""))
 

@@ -194,10 +194,15 @@ struct ReservationsTests {
         let ticket = try browser.get("/reservations/\(try require(mine.id))")
         #expect(ticket.bodyText.contains("You are in the queue"))
         #expect(ticket.bodyText.contains("<meta http-equiv=\"refresh\" content=\"30\">"))
-        #expect(ticket.bodyText.contains("Nobody is ahead of you. Expected entry around 10:30 (in 30 min)."))
+        // With the range it falls in four times in five, as on the store card (below).
+        #expect(ticket.bodyText.contains(
+            "Nobody is ahead of you. Expected entry around 10:30 (in 30 min), most likely between 10:18 and 10:49."))
         try created(try reserve(try customer("q5@example.org").id, at: duomo))
+        // The card shows the range a newcomer's 30 minutes fall in four times in five: four
+        // places, so about four exits to wait for (relative spread √0.5 ÷ √4 with no measured
+        // history), 30 × e^(∓1.28 × 0.354) = 19.1–47.2 min, a minute either side for the door.
         let home = try browser.get("/?place=duomo")
-        #expect(home.bodyText.contains("about 30 min"))
+        #expect(home.bodyText.contains("18–49 min"))
         let how = try browser.get("/stores/1/reserve/how?minutes=30&people=1")
         #expect(how.bodyText.contains("3 people in the queue."))
     }

@@ -125,6 +125,9 @@ struct DeviceArea {
         /// Wait for a new party of one, online and at the kiosk, in minutes; null: not taking tickets.
         var waitMinutes: Int?
         var walkInWaitMinutes: Int?
+        /// The range each wait falls in four times in five, in minutes: [low, high].
+        var waitRangeMinutes: [Int]?
+        var walkInWaitRangeMinutes: [Int]?
     }
 
     private func status(storeId: Int64, now: Date) throws -> StatusJSON {
@@ -140,11 +143,17 @@ struct DeviceArea {
             guard case .accepted(let wait, _) = standing.newcomerDecision(pool) else { return nil }
             return Int((wait / 60).rounded(.up))
         }
+        func range(_ pool: Pool) -> [Int]? {
+            guard wait(pool) != nil, let range = (pool == .online ? standing.online : standing.walkIn).newcomerRange
+            else { return nil }
+            return [Int((range.lowerBound / 60).rounded(.down)), Int((range.upperBound / 60).rounded(.up))]
+        }
         return StatusJSON(
             storeId: storeId, name: store.name, open: standing.status.openState.isOpen, capacity: store.capacity,
             peopleInside: standing.status.peopleInside, onlineQueue: queue(standing.online),
             walkInQueue: queue(standing.walkIn), calling: board.called.map(\.number),
-            waitMinutes: wait(.online), walkInWaitMinutes: wait(.walkIn))
+            waitMinutes: wait(.online), walkInWaitMinutes: wait(.walkIn), waitRangeMinutes: range(.online),
+            walkInWaitRangeMinutes: range(.walkIn))
     }
 
     static func error(_ error: EntranceError) -> Response {

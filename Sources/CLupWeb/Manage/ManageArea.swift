@@ -55,7 +55,7 @@ struct ManageArea {
         }
         var page = ManageStorePage(
             id: store.id, name: store.name, address: store.address, capacity: store.capacity,
-            peopleInside: status.peopleInside, wait: Formatting.wait(status.wait), light: status.light.rawValue,
+            peopleInside: status.peopleInside, wait: Formatting.wait(status.wait, range: status.waitRange), light: status.light.rawValue,
             reason: status.reason.text, kiosks: kiosks)
         let now = context.now
         page.notice = Self.editNotice(context.request.query) ?? Self.hoursNotice(context.request.query)

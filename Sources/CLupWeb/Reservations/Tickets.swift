@@ -120,13 +120,29 @@ extension TicketProgress {
         let status = reservation.status.rawValue
         let travel = reservation.travel
         let journey = reservation.travelMode.map { "\(Formatting.duration(travel)) \($0.phrase)" } ?? ""
+        /// The range an entry falls in four times in five, as clock times, when it is two
+        /// minutes wide or more (the upper end rounded up to the minute).
+        func span(_ range: ClosedRange<Date>?) -> (from: String, to: String)? {
+            guard let range, range.upperBound.timeIntervalSince(range.lowerBound) >= 120 else { return nil }
+            return (clock(max(now, range.lowerBound)), clock(range.upperBound + 59))
+        }
+        /// "around 10:14 (10:11–10:18)", or "around 10:14" without a range.
+        func around(_ entry: Date, _ range: ClosedRange<Date>?) -> String {
+            guard let span = span(range) else { return tr("progress.around", ["time": clock(entry)]) }
+            return tr("progress.aroundRange", ["time": clock(entry), "from": span.from, "to": span.to])
+        }
+        /// "10:14 (10:11–10:18)", for the sentences that say "around" themselves.
+        func entryTime(_ entry: Date, _ range: ClosedRange<Date>?) -> String {
+            guard let span = span(range) else { return clock(entry) }
+            return tr("progress.timeRange", ["time": clock(entry), "from": span.from, "to": span.to])
+        }
         switch reservation.status {
         case .waiting where travel > 0:
             if let leftAt = reservation.leftAt {
                 self.init(
                     status: status, headline: tr("progress.leave"),
                     detail: tr("progress.leaveDetail", ["journey": journey, "arrival": clock(leftAt + travel)]),
-                    peopleAhead: standing?.peopleAhead, entry: standing?.entry.map { tr("progress.around", ["time": clock($0)]) },
+                    peopleAhead: standing?.peopleAhead, entry: standing?.entry.map { around($0, standing?.range) },
                     leaveBy: tr("progress.now"), leaveByLabel: tr("ticket.leave"), live: true)
                 return
             }
@@ -136,9 +152,10 @@ extension TicketProgress {
                 self.init(
                     status: status, headline: tr("progress.queue"),
                     detail: ahead + " " + (leave <= now
-                        ? tr("progress.entryLeaveNow", ["entry": clock(entry), "journey": journey])
-                        : tr("progress.entryLeaveBy", ["entry": clock(entry), "journey": journey, "leave": clock(leave)])),
-                    peopleAhead: standing.peopleAhead, entry: tr("progress.around", ["time": clock(entry)]),
+                        ? tr("progress.entryLeaveNow", ["entry": entryTime(entry, standing.range), "journey": journey])
+                        : tr("progress.entryLeaveBy", ["entry": entryTime(entry, standing.range), "journey": journey,
+                                                       "leave": clock(leave)])),
+                    peopleAhead: standing.peopleAhead, entry: around(entry, standing.range),
                     leaveBy: leave <= now ? tr("progress.now") : clock(leave),
                     leaveByLabel: leave <= now ? tr("ticket.leave") : tr("ticket.leaveBy"), live: true)
                 return
@@ -155,10 +172,13 @@ extension TicketProgress {
             self.init(
                 status: status, headline: tr("progress.queue"),
                 detail: ahead + " " + (entry <= now ? tr("progress.anyMoment")
-                    : tr("progress.entryIn", ["entry": clock(entry),
-                                              "in": Formatting.duration(entry.timeIntervalSince(now))])),
+                    : span(standing.range).map { span in
+                        tr("progress.entryInRange", ["entry": clock(entry), "from": span.from, "to": span.to,
+                                                     "in": Formatting.duration(entry.timeIntervalSince(now))])
+                    } ?? tr("progress.entryIn", ["entry": clock(entry),
+                                                 "in": Formatting.duration(entry.timeIntervalSince(now))])),
                 peopleAhead: standing.peopleAhead,
-                entry: entry <= now ? tr("progress.now") : tr("progress.around", ["time": clock(entry)]), live: true)
+                entry: entry <= now ? tr("progress.now") : around(entry, standing.range), live: true)
         case .called:
             let deadline = reservation.callDeadline(at: owned.store) ?? now
             self.init(status: status, headline: tr("progress.called"),

@@ -23,7 +23,7 @@ extension StoreSummary {
             hoursToday: Formatting.hours(of: entry.definition, localDay: entry.calendar.localDay(of: now)),
             openText: openText,
             peopleInside: status.peopleInside, capacity: status.capacity,
-            wait: status.openState.isOpen ? Formatting.wait(status.wait) : "—",
+            wait: status.openState.isOpen ? Formatting.wait(status.wait, range: status.waitRange) : "—",
             light: status.light.rawValue, reason: status.reason.text,
             latitude: NumberText.fixed(store.latitude, digits: 5), longitude: NumberText.fixed(store.longitude, digits: 5))
     }
