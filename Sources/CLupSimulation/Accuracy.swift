@@ -118,22 +118,26 @@ public struct Accuracy: Codable, Sendable {
 
     /// A few lines for a person: the two predictors side by side.
     public var table: String {
-        func minutes(_ value: Double) -> String { String(format: "%.1f", value) }
-        func coverage(_ value: Double?) -> String { value.map { String(format: "%.0f %%", $0 * 100) } ?? "—" }
+        func number(_ value: Double) -> String { String(format: "%.1f", value) }
+        func row(_ cells: [String]) -> String {
+            let widths = [15, 7, 12, 6, 6, 6, 6, 9]
+            return zip(cells, widths).enumerated().map { index, pair in
+                let (cell, width) = pair
+                let padding = String(repeating: " ", count: max(0, width - cell.count))
+                return index == 0 ? cell + padding : padding + cell
+            }.joined()
+        }
         var lines = [
             "\(scenario): \(days) day(s), \(lineUps) line-ups, \(walkIns) walk-ins, \(bookings) bookings; "
                 + "\(measuredTickets) tickets waited and entered; \(String(format: "%.1f", seconds)) s",
-            "                  predictions   MAE   p50   p90   bias   (min)   range coverage",
+            row(["", "", "predictions", "MAE", "p50", "p90", "bias", "in range"]) + "   (minutes)",
         ]
         for (label, comparison) in [("at issue", atIssue), ("while waiting", whileWaiting)] {
-            lines.append(String(format: "%-14@ CLup  %7d %5@ %5@ %5@ %6@           %@", label as NSString,
-                                comparison.clup.predictions, minutes(comparison.clup.meanAbsolute) as NSString,
-                                minutes(comparison.clup.p50Absolute) as NSString, minutes(comparison.clup.p90Absolute) as NSString,
-                                minutes(comparison.clup.bias) as NSString, coverage(comparison.rangeCoverage) as NSString))
-            lines.append(String(format: "%-14@ naive %7d %5@ %5@ %5@ %6@", "" as NSString,
-                                comparison.naive.predictions, minutes(comparison.naive.meanAbsolute) as NSString,
-                                minutes(comparison.naive.p50Absolute) as NSString, minutes(comparison.naive.p90Absolute) as NSString,
-                                minutes(comparison.naive.bias) as NSString))
+            for (name, errors) in [("CLup", comparison.clup), ("naive", comparison.naive)] {
+                let coverage = name == "CLup" ? comparison.rangeCoverage.map { String(format: "%.0f %%", $0 * 100) } ?? "—" : ""
+                lines.append(row([name == "CLup" ? label : "", name, String(errors.predictions), number(errors.meanAbsolute),
+                                  number(errors.p50Absolute), number(errors.p90Absolute), number(errors.bias), coverage]))
+            }
         }
         lines.append("two-hour rule: \(twoHourRule.refusals) refused of \(twoHourRule.lineUps) line-ups, "
             + "\(twoHourRule.wrongRefusals) wrongly (\(String(format: "%.1f", twoHourRule.wrongRefusalShare * 100)) %), "
