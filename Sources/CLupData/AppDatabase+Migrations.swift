@@ -438,12 +438,14 @@ extension AppDatabase {
                 t.add(column: "calls", .integer).notNull().defaults(to: 0)
                 t.add(column: "noShows", .integer).notNull().defaults(to: 0)
                 t.add(column: "callToDoorSeconds", .double).notNull().defaults(to: 0)
-                t.add(column: "entries", .integer).notNull().defaults(to: 0)
+                t.add(column: "entries", .double).notNull().defaults(to: 0)
                 t.add(column: "entryErrorSum", .double).notNull().defaults(to: 0)
                 t.add(column: "entryErrorSquares", .double).notNull().defaults(to: 0)
             }
             // A line-up's expected entry when made, and, as it enters, the error of that
-            // estimate: ln((real wait + 5 min) ÷ (expected wait + 5 min)).
+            // estimate: ln((real wait + 5 min) ÷ (expected wait + 5 min)), in sums that forget
+            // by 1 % an entry (about the last hundred count), so the ranges follow the
+            // estimate as it learns rather than its first day.
             try db.alter(table: "reservation") { t in t.add(column: "expectedEntry", .datetime) }
             try db.execute(sql: """
                 DROP TRIGGER reservation_measured;
@@ -469,11 +471,11 @@ extension AppDatabase {
                     AND NEW.enteredAt IS NOT NULL
                 BEGIN
                     UPDATE storeLoad SET
-                        entries = entries + 1,
-                        entryErrorSum = entryErrorSum
+                        entries = entries * 0.99 + 1,
+                        entryErrorSum = entryErrorSum * 0.99
                             + ln(MAX(0, julianday(NEW.enteredAt) - julianday(NEW.createdAt)) * 86400 + 300)
                             - ln(MAX(0, julianday(NEW.expectedEntry) - julianday(NEW.createdAt)) * 86400 + 300),
-                        entryErrorSquares = entryErrorSquares
+                        entryErrorSquares = entryErrorSquares * 0.99
                             + (ln(MAX(0, julianday(NEW.enteredAt) - julianday(NEW.createdAt)) * 86400 + 300)
                                - ln(MAX(0, julianday(NEW.expectedEntry) - julianday(NEW.createdAt)) * 86400 + 300))
                             * (ln(MAX(0, julianday(NEW.enteredAt) - julianday(NEW.createdAt)) * 86400 + 300)

@@ -127,7 +127,8 @@ public struct StoreLoad: Codable, Sendable, FetchableRecord, TableRecord {
     public var calls: Int
     public var noShows: Int
     public var callToDoorSeconds: Double
-    public var entries: Int
+    /// Entered line-ups measured, each counting 1 % less than the next (see v15).
+    public var entries: Double
     public var entryErrorSum: Double
     public var entryErrorSquares: Double
 
@@ -144,9 +145,9 @@ public struct StoreLoad: Codable, Sendable, FetchableRecord, TableRecord {
         var model = VisitModel(visits: loggedVisits, declaredSeconds: declaredSeconds, actualSeconds: actualSeconds,
                                logRatioSum: logRatioSum, logRatioSquares: logRatioSquares, calls: calls,
                                noShows: noShows, callToDoorSeconds: callToDoorSeconds)
-        if entries >= VisitModel.minimumSamples {
-            let mean = entryErrorSum / Double(entries)
-            let spread = max(0, entryErrorSquares / Double(entries) - mean * mean).squareRoot()
+        if entries >= Double(VisitModel.minimumSamples) {
+            let mean = entryErrorSum / entries
+            let spread = max(0, entryErrorSquares / entries - mean * mean).squareRoot()
             model.entryError = VisitModel.EntryError(bias: (mean * 100).rounded() / 100,
                                                      spread: (min(2, spread) * 100).rounded() / 100)
         }
