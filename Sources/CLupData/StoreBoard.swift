@@ -59,7 +59,14 @@ public final class StoreBoard: Sendable {
         var activeCount = 0
         var active: ArraySlice<LiveReservation> { reservations[..<activeCount] }
         var booked: ArraySlice<LiveReservation> { reservations[activeCount...] }
-        public var model = VisitModel.standard
+        /// What the store's history says about its visits. Boxed, and shared while it is the
+        /// standard one (every store until it has history): the entry stays as small as with
+        /// the single ratio it replaced, which matters at 100,000 stores.
+        public var model: VisitModel {
+            get { modelBox.model }
+            set { modelBox = newValue == .standard ? .standard : VisitModelBox(newValue) }
+        }
+        private var modelBox = VisitModelBox.standard
         /// Bumped by every change to the store, so a standing of an older version is not used.
         public var version = 0
         /// Boxed: most stores are never asked for one, and the entry stays small.
@@ -569,4 +576,15 @@ extension LiveReservation {
     var isBooked: Bool {
         if case .booked = state { true } else { false }
     }
+}
+
+/// A store's visit model on the heap, so a board entry holds a pointer to it (`Entry.model`).
+final class VisitModelBox: Sendable {
+    let model: VisitModel
+
+    init(_ model: VisitModel) {
+        self.model = model
+    }
+
+    static let standard = VisitModelBox(.standard)
 }
