@@ -231,7 +231,10 @@ public final class StoreBoard: Sendable {
             fresh.entries.insert(Entry(details: details))
             fresh.grid.insert(id: details.store.id, at: details.store.position)
         }
-        for load in try StoreLoad.fetchAll(db) { fresh.entries.update(load.storeId) { $0.model = load.model } }
+        // A cursor, not an array: at 100,000 stores the rows alone would be 10 MB held at once,
+        // beside the board being replaced.
+        let loads = try StoreLoad.fetchCursor(db)
+        while let load = try loads.next() { fresh.entries.update(load.storeId) { $0.model = load.model } }
         for (storeId, _, reservation) in try AppDatabase.liveRows(
             where: "status IN ('waiting', 'called', 'inside') OR status = 'booked'", arguments: [], db)
         {
