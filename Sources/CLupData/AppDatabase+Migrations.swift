@@ -438,6 +438,7 @@ extension AppDatabase {
                 t.add(column: "calls", .integer).notNull().defaults(to: 0)
                 t.add(column: "noShows", .integer).notNull().defaults(to: 0)
                 t.add(column: "callToDoorSeconds", .double).notNull().defaults(to: 0)
+                t.add(column: "atHandEntries", .integer).notNull().defaults(to: 0)
                 t.add(column: "entries", .double).notNull().defaults(to: 0)
                 t.add(column: "entryErrorSum", .double).notNull().defaults(to: 0)
                 t.add(column: "entryErrorSquares", .double).notNull().defaults(to: 0)
@@ -488,7 +489,12 @@ extension AppDatabase {
                     UPDATE storeLoad SET
                         calls = calls + 1,
                         noShows = noShows + (NEW.status = 'expired'),
+                        -- The way to the door, of those called where they were (at the kiosk, or
+                        -- with no journey): one on the way is called as they are about to arrive.
+                        atHandEntries = atHandEntries + (NEW.status = 'inside' AND NEW.enteredAt IS NOT NULL
+                                                         AND NEW.travelMetres IS NULL),
                         callToDoorSeconds = callToDoorSeconds + CASE WHEN NEW.status = 'inside' AND NEW.enteredAt IS NOT NULL
+                                                                     AND NEW.travelMetres IS NULL
                             THEN MAX(0, (julianday(NEW.enteredAt) - julianday(NEW.calledAt)) * 86400) ELSE 0 END
                     WHERE storeId = NEW.storeId;
                 END;

@@ -127,6 +127,7 @@ public struct StoreLoad: Codable, Sendable, FetchableRecord, TableRecord {
     public var calls: Int
     public var noShows: Int
     public var callToDoorSeconds: Double
+    public var atHandEntries: Int
     /// Entered line-ups measured, each counting 1 % less than the next (see v15).
     public var entries: Double
     public var entryErrorSum: Double
@@ -144,7 +145,7 @@ public struct StoreLoad: Codable, Sendable, FetchableRecord, TableRecord {
     public var model: VisitModel {
         var model = VisitModel(visits: loggedVisits, declaredSeconds: declaredSeconds, actualSeconds: actualSeconds,
                                logRatioSum: logRatioSum, logRatioSquares: logRatioSquares, calls: calls,
-                               noShows: noShows, callToDoorSeconds: callToDoorSeconds)
+                               noShows: noShows, atHandEntries: atHandEntries, callToDoorSeconds: callToDoorSeconds)
         if entries >= Double(VisitModel.minimumSamples) {
             let mean = entryErrorSum / entries
             let spread = max(0, entryErrorSquares / entries - mean * mean).squareRoot()

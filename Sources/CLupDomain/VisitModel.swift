@@ -21,7 +21,8 @@ public struct VisitModel: Sendable, Hashable {
     public var spread: Double
     /// Called tickets that expired unused, of those that ended.
     public var noShowRate: Double
-    /// Mean time from the call to the entry scan, for tickets that came.
+    /// Mean time from the call to the entry scan, for tickets called where they were (at the
+    /// kiosk, or with no journey) that came.
     public var callToDoor: TimeInterval
     /// The store's mean visit, as measured (how fast places free, for the ranges).
     public var meanVisit: TimeInterval
@@ -64,7 +65,7 @@ public struct VisitModel: Sendable, Hashable {
 
     /// The model from a store's measured sums (each used once it has `minimumSamples`).
     public init(visits: Int, declaredSeconds: Double, actualSeconds: Double, logRatioSum: Double,
-                logRatioSquares: Double, calls: Int, noShows: Int, callToDoorSeconds: Double) {
+                logRatioSquares: Double, calls: Int, noShows: Int, atHandEntries: Int, callToDoorSeconds: Double) {
         self.init()
         ratio = ResidenceRatio(visits: visits, declaredSeconds: declaredSeconds, actualSeconds: actualSeconds).value
         if visits >= Self.minimumSamples {
@@ -75,8 +76,9 @@ public struct VisitModel: Sendable, Hashable {
         }
         if calls >= Self.minimumSamples {
             noShowRate = min(0.9, Double(noShows) / Double(calls))
-            let came = calls - noShows
-            if came > 0 { callToDoor = min(30 * 60, max(0, callToDoorSeconds / Double(came))) }
+        }
+        if atHandEntries >= Self.minimumSamples {
+            callToDoor = min(30 * 60, max(0, callToDoorSeconds / Double(atHandEntries)))
         }
     }
 

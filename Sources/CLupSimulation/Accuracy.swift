@@ -116,6 +116,29 @@ public struct Accuracy: Codable, Sendable {
         seconds = run.seconds
     }
 
+    /// Every prediction measured, one line each, for a closer look (`clup simulate --csv`):
+    /// the ticket's kind, party, travel time, when it was issued (seconds into the first day),
+    /// which of its predictions it is (0: at issue), and the predicted, real and naive waits and
+    /// the range's ends, in seconds from the prediction.
+    public static func csv(_ run: Simulator.Run) -> String {
+        var lines = ["kind,people,travel,issued,prediction,predicted,actual,naive,low,high"]
+        for customer in run.customers where customer.kind != .booking {
+            guard let issued = customer.issuedAt, let actual = customer.enteredAt else { continue }
+            for (index, sample) in customer.samples.enumerated() {
+                let cells: [String] = [
+                    "\(customer.kind)", "\(customer.people)", "\(Int(customer.travel))",
+                    "\(Int(issued.timeIntervalSince(Simulator.firstDay)))", "\(index)",
+                    "\(Int(sample.clup.timeIntervalSince(sample.at)))", "\(Int(actual.timeIntervalSince(sample.at)))",
+                    "\(Int(sample.naive.timeIntervalSince(sample.at)))",
+                    sample.range.map { "\(Int($0.lowerBound.timeIntervalSince(sample.at)))" } ?? "",
+                    sample.range.map { "\(Int($0.upperBound.timeIntervalSince(sample.at)))" } ?? "",
+                ]
+                lines.append(cells.joined(separator: ","))
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
     /// A few lines for a person: the two predictors side by side.
     public var table: String {
         func number(_ value: Double) -> String { String(format: "%.1f", value) }

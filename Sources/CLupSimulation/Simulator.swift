@@ -339,17 +339,6 @@ public struct Simulator {
                 }
             }
         }
-        _ = clock
-        if ProcessInfo.processInfo.environment["CLUP_SIMULATE_TRACE"] != nil {
-            print("model:", database.board.entry(store.id).map { String(describing: $0.model) } ?? "-")
-            let formatter = DateFormatter()
-            formatter.dateFormat = "HH:mm"
-            formatter.timeZone = Self.zone
-            for (index, c) in customers.enumerated() where c.issuedAt != nil {
-                let predictions = c.samples.prefix(4).map { formatter.string(from: $0.clup) }.joined(separator: ",")
-                print("\(index) \(c.kind) p\(c.people) d\(c.declaredMinutes) stay\(Int(c.stay / 60)) travel\(Int(c.travel / 60)) noShow\(c.noShow) issued \(formatter.string(from: c.issuedAt!)) pred [\(predictions)] entered \(c.enteredAt.map(formatter.string) ?? "-") ended \(c.endedAt.map(formatter.string) ?? "-")")
-            }
-        }
         return Run(customers: customers, longWaitRefusals: longWaitRefusals, otherRefusals: otherRefusals,
                    bookingsRefused: bookingsRefused, places: (settings.onlinePlaces, settings.walkInPlaces),
                    meanDeclared: scenario.meanDeclared, seconds: Date().timeIntervalSince(started))

@@ -22,6 +22,9 @@ struct Simulate: ParsableCommand {
     @Flag(help: "Print only the table.")
     var tableOnly = false
 
+    @Option(help: "Also write every prediction measured to this CSV file (the last scenario's, if several).")
+    var csv: String?
+
     func run() throws {
         guard Sodium.ensureInitialized() else { throw ValidationError("libsodium could not be initialised") }
         var reports: [Accuracy] = []
@@ -42,7 +45,15 @@ struct Simulate: ParsableCommand {
             } catch {
                 throw ValidationError(error.description)
             }
-            reports.append(Accuracy(scenario: scenario, run: try Simulator(scenario: scenario).run()))
+            let run = try Simulator(scenario: scenario).run()
+            reports.append(Accuracy(scenario: scenario, run: run))
+            if let csv {
+                do {
+                    try Accuracy.csv(run).write(toFile: csv, atomically: true, encoding: .utf8)
+                } catch {
+                    throw ValidationError("cannot write \(csv): \(error.localizedDescription)")
+                }
+            }
         }
         if !tableOnly {
             let encoder = JSONEncoder()

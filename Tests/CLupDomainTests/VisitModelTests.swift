@@ -115,13 +115,13 @@ struct VisitModelTests {
     @Test("a store's model comes from its measured sums once there are enough")
     func measured() {
         let few = VisitModel(visits: 5, declaredSeconds: 9000, actualSeconds: 13_500, logRatioSum: 2, logRatioSquares: 1,
-                             calls: 5, noShows: 1, callToDoorSeconds: 400)
+                             calls: 5, noShows: 1, atHandEntries: 4, callToDoorSeconds: 400)
         #expect(few == VisitModel())
-        // 25 visits with ln ratios of mean 0.2 and variance 0.09; 40 calls, 4 never came, the
-        // others took 90 s on average.
+        // 25 visits with ln ratios of mean 0.2 and variance 0.09; 40 calls, 4 never came, and
+        // the 30 called where they were took 90 s on average.
         let many = VisitModel(visits: 25, declaredSeconds: 45_000, actualSeconds: 54_000,
                               logRatioSum: 25 * 0.2, logRatioSquares: 25 * (0.09 + 0.04),
-                              calls: 40, noShows: 4, callToDoorSeconds: 36 * 90)
+                              calls: 40, noShows: 4, atHandEntries: 30, callToDoorSeconds: 30 * 90)
         #expect(abs(many.ratio - 1.2) < 1e-9)
         #expect(abs(many.spread - 0.3) < 1e-9)
         #expect(abs(many.noShowRate - 0.1) < 1e-9)
