@@ -127,6 +127,8 @@ public struct StoreStanding: Sendable, Equatable {
             }
         }
         traffic.online.anticipateBookings(settings: settings, model: live.model, now: now)
+        traffic.online.orderExits(model: live.model, now: now)
+        traffic.walkIn.orderExits(model: live.model, now: now)
         online = PoolStanding(traffic: traffic.online, queueIds: queueIds.online,
                               estimator: live.estimator(settings: settings, pool: .online),
                               places: Pool.online.places(settings), now: now)

@@ -55,6 +55,14 @@ public struct StoreTraffic: Sendable, Hashable {
     public var futureHolds: [FutureHold]
     /// Booked people by slot start, for `anticipateBookings`.
     var booked: [Date: Int] = [:]
+    /// When each party inside came in and what it declared, in `inside`'s order, for
+    /// `orderExits`.
+    var insideVisits: [Visit] = []
+
+    struct Visit: Sendable, Hashable {
+        var since: Date
+        var residence: TimeInterval
+    }
 
     public init(inside: [Occupant] = [], queue: [QueuedParty] = [], bookingsDue: [Occupant] = [],
                 futureHolds: [FutureHold] = []) {

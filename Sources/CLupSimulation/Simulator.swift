@@ -158,6 +158,13 @@ public struct Simulator {
         var pending: Set<Int> = []  // issued, neither entered nor ended
         var atDoor: Set<Int> = []  // came, and waiting to be let in
         var seenVersion = -1
+        // Accounts with no active reservation, for the next customers: people come back, and
+        // an account each would cost a transaction each.
+        var freeAccounts: [Int64] = []
+        func release(_ index: Int) {
+            if let userId = customers[index].userId { freeAccounts.append(userId) }
+            customers[index].userId = nil
+        }
         var lastReminders = Date.distantPast
 
         func sample(_ index: Int, now: Date) {
@@ -197,6 +204,7 @@ public struct Simulator {
                 customers[index].atDoor = false
                 atDoor.remove(index)
                 customers[index].endedAt = customers[index].endedAt ?? now
+                release(index)
                 pending.remove(index)
             }
         }
@@ -217,11 +225,12 @@ public struct Simulator {
                     default: otherRefusals += 1
                     }
                 case .lineUp, .booking:
-                    let user = try database.createUser(email: "customer\(index)@simulated.invalid", displayName: "Customer \(index)",
-                                                       passwordHash: "simulated", now: now, confirmation: nil)
-                    customers[index].userId = user.id
+                    let userId = try freeAccounts.popLast() ?? database.createUser(
+                        email: "customer\(index)@simulated.invalid", displayName: "Customer \(index)",
+                        passwordHash: "simulated", now: now, confirmation: nil).id
+                    customers[index].userId = userId
                     let request = ReservationRequest(
-                        storeId: store.id, userId: user.id, kind: customer.kind == .lineUp ? .lineUp : .booking,
+                        storeId: store.id, userId: userId, kind: customer.kind == .lineUp ? .lineUp : .booking,
                         people: customer.people, residenceMinutes: customer.declaredMinutes,
                         travelMode: customer.travelMetres == nil ? nil : .walking, slotStart: customer.slotStart,
                         requestKey: key, travelMetres: customer.travelMetres)
@@ -244,9 +253,15 @@ public struct Simulator {
                         } else if customer.cancels {
                             schedule(.cancel, index, at: now + random.uniform(Scenario.Span(min: 120, max: 1800)))
                         }
-                    case .lineUpRefused(.waitTooLong): longWaitRefusals.append((now, .online))
-                    case .slotFull, .slotRefused: bookingsRefused += 1
-                    default: otherRefusals += 1
+                    case .lineUpRefused(.waitTooLong):
+                        longWaitRefusals.append((now, .online))
+                        release(index)
+                    case .slotFull, .slotRefused:
+                        bookingsRefused += 1
+                        release(index)
+                    default:
+                        otherRefusals += 1
+                        release(index)
                     }
                 }
             case .sample:
@@ -258,6 +273,7 @@ public struct Simulator {
                       let userId = customer.userId else { return }
                 if try database.cancelReservation(id: id, userId: userId, now: now) {
                     customers[index].endedAt = now
+                    release(index)
                     pending.remove(index)
                 }
             case .confirm:
@@ -269,6 +285,7 @@ public struct Simulator {
                 try tryEnter(index, now: now)
             case .leave:
                 _ = try database.scan(reservationId: customer.reservationId, at: store.id, now: now)
+                release(index)
             }
         }
 
@@ -315,6 +332,7 @@ public struct Simulator {
                 let customer = customers[index]
                 if customer.kind == .booking, let start = customer.slotStart, start.timeIntervalSince(now) > Self.liveReach { continue }
                 customers[index].endedAt = now
+                release(index)
             }
             pending = pending.filter { customers[$0].inQueue }
             atDoor = atDoor.filter { customers[$0].inQueue }

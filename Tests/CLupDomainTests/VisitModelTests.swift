@@ -129,3 +129,32 @@ struct VisitModelTests {
         #expect(abs(many.meanVisit - 2160) < 1e-9)
     }
 }
+
+@Suite("Visit model: the order of exits")
+struct ExitOrderTests {
+    let now = Fixture.wednesdayMorning
+
+    @Test("with varied visits, the first of several exits is expected before the earliest mean, the last after the latest")
+    func spread() {
+        let settings = StoreSettings(capacity: 10, walkInPercent: 0)
+        // Six parties in for 30 minutes, who came in 0 to 10 minutes ago.
+        let live = (0..<6).map { index in
+            LiveReservation(id: Int64(index + 1), state: .inside(since: now - Double(index) * 120), people: 1, residence: 1800)
+        }
+        let model = VisitModel(ratio: 1, spread: 0.35)
+        let plain = live.map { model.expectedExit(since: now - Double($0.id - 1) * 120, residence: 1800, now: now) }
+        let traffic = StoreTraffic(live: live, settings: settings, model: model, now: now)
+        let ordered = traffic.inside.map(\.expectedExit).sorted()
+        #expect(ordered.first! < plain.min()! - 5 * 60)
+        #expect(ordered.last! > plain.max()!)
+        // On average about the same: spread, not moved.
+        let shift = zip(ordered, plain.sorted()).map { $0.timeIntervalSince($1) }.reduce(0, +) / 6
+        #expect(abs(shift) < 120)
+        // The one who came in first is still expected to leave first.
+        #expect(traffic.inside[5].expectedExit == ordered.first!)
+
+        // Visits that do not vary keep their own exits.
+        let exact = StoreTraffic(live: live, settings: settings, model: VisitModel(ratio: 1, spread: 0), now: now)
+        #expect(exact.inside.map(\.expectedExit) == live.map { now + 1800 - Double($0.id - 1) * 120 })
+    }
+}
