@@ -143,8 +143,8 @@ public struct StoreLoad: Codable, Sendable, FetchableRecord, TableRecord {
     /// to the door to 5 s): every visit changes the sums a little, and only a change that
     /// moves the estimate makes the board compute a store's standing again.
     public var model: VisitModel {
-        var model = VisitModel(visits: loggedVisits, declaredSeconds: declaredSeconds, actualSeconds: actualSeconds,
-                               logRatioSum: logRatioSum, logRatioSquares: logRatioSquares, calls: calls,
+        var model = VisitModel(visits: measuredVisits, declaredSeconds: declaredSeconds, actualSeconds: actualSeconds,
+                               loggedVisits: loggedVisits, logRatioSum: logRatioSum, logRatioSquares: logRatioSquares, calls: calls,
                                noShows: noShows, atHandEntries: atHandEntries, callToDoorSeconds: callToDoorSeconds)
         if entries >= Double(VisitModel.minimumSamples) {
             let mean = entryErrorSum / entries
@@ -152,7 +152,6 @@ public struct StoreLoad: Codable, Sendable, FetchableRecord, TableRecord {
             model.entryError = VisitModel.EntryError(bias: (mean * 100).rounded() / 100,
                                                      spread: (min(2, spread) * 100).rounded() / 100)
         }
-        model.ratio = ratio.value
         model.ratio = (model.ratio * 100).rounded() / 100
         model.spread = (model.spread * 100).rounded() / 100
         model.noShowRate = (model.noShowRate * 200).rounded() / 200

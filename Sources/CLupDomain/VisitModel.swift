@@ -64,14 +64,18 @@ public struct VisitModel: Sendable, Hashable {
     public static let standard = VisitModel()
 
     /// The model from a store's measured sums (each used once it has `minimumSamples`).
-    public init(visits: Int, declaredSeconds: Double, actualSeconds: Double, logRatioSum: Double,
+    /// `visits` counts the visits in `declaredSeconds` and `actualSeconds`; `loggedVisits`
+    /// those in the log sums, which began to be kept later (v15), so an older store has fewer.
+    public init(visits: Int, declaredSeconds: Double, actualSeconds: Double, loggedVisits: Int, logRatioSum: Double,
                 logRatioSquares: Double, calls: Int, noShows: Int, atHandEntries: Int, callToDoorSeconds: Double) {
         self.init()
         ratio = ResidenceRatio(visits: visits, declaredSeconds: declaredSeconds, actualSeconds: actualSeconds).value
         if visits >= Self.minimumSamples {
             meanVisit = actualSeconds / Double(visits)
-            let mean = logRatioSum / Double(visits)
-            let variance = max(0, logRatioSquares / Double(visits) - mean * mean)
+        }
+        if loggedVisits >= Self.minimumSamples {
+            let mean = logRatioSum / Double(loggedVisits)
+            let variance = max(0, logRatioSquares / Double(loggedVisits) - mean * mean)
             spread = min(1.2, max(0.05, variance.squareRoot()))
         }
         if calls >= Self.minimumSamples {

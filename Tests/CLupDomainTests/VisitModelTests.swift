@@ -114,12 +114,13 @@ struct VisitModelTests {
 
     @Test("a store's model comes from its measured sums once there are enough")
     func measured() {
-        let few = VisitModel(visits: 5, declaredSeconds: 9000, actualSeconds: 13_500, logRatioSum: 2, logRatioSquares: 1,
+        let few = VisitModel(visits: 5, declaredSeconds: 9000, actualSeconds: 13_500, loggedVisits: 5, logRatioSum: 2,
+                             logRatioSquares: 1,
                              calls: 5, noShows: 1, atHandEntries: 4, callToDoorSeconds: 400)
         #expect(few == VisitModel())
         // 25 visits with ln ratios of mean 0.2 and variance 0.09; 40 calls, 4 never came, and
         // the 30 called where they were took 90 s on average.
-        let many = VisitModel(visits: 25, declaredSeconds: 45_000, actualSeconds: 54_000,
+        let many = VisitModel(visits: 25, declaredSeconds: 45_000, actualSeconds: 54_000, loggedVisits: 25,
                               logRatioSum: 25 * 0.2, logRatioSquares: 25 * (0.09 + 0.04),
                               calls: 40, noShows: 4, atHandEntries: 30, callToDoorSeconds: 30 * 90)
         #expect(abs(many.ratio - 1.2) < 1e-9)
@@ -127,6 +128,12 @@ struct VisitModelTests {
         #expect(abs(many.noShowRate - 0.1) < 1e-9)
         #expect(abs(many.callToDoor - 90) < 1e-9)
         #expect(abs(many.meanVisit - 2160) < 1e-9)
+        // A store measured before the log sums were kept: 1,000 visits of 36 min on average,
+        // only 25 of them in the log sums. The mean visit and ratio are of all 1,000.
+        let older = VisitModel(visits: 1000, declaredSeconds: 1000 * 1800, actualSeconds: 1000 * 2160, loggedVisits: 25,
+                               logRatioSum: 25 * 0.2, logRatioSquares: 25 * (0.09 + 0.04),
+                               calls: 0, noShows: 0, atHandEntries: 0, callToDoorSeconds: 0)
+        #expect(abs(older.meanVisit - 2160) < 1e-9 && abs(older.ratio - 1.2) < 1e-9 && abs(older.spread - 0.3) < 1e-9)
     }
 }
 
