@@ -54,7 +54,6 @@ public struct Simulator {
         var userId: Int64?
         var issuedAt: Date?
         var coming = false
-        var atDoor = false
         var enteredAt: Date?
         /// Left the queue (or the booking) without entering.
         var endedAt: Date?
@@ -85,8 +84,6 @@ public struct Simulator {
         var longWaitRefusals: [(at: Date, pool: Pool)]
         var otherRefusals: Int
         var bookingsRefused: Int
-        var places: (online: Int, walkIn: Int)
-        var meanDeclared: TimeInterval
         public var seconds: Double
     }
 
@@ -193,15 +190,12 @@ public struct Simulator {
             switch result.verdict {
             case .enter:
                 customers[index].enteredAt = now
-                customers[index].atDoor = false
                 atDoor.remove(index)
                 pending.remove(index)
                 if !customers[index].missesScanOut { schedule(.leave, index, at: now + customers[index].stay) }
             case .refused(.notYetCalled), .refused(.full), .refused(.tooEarly):
-                customers[index].atDoor = true  // waits at the door; tried again at the next tick
-                atDoor.insert(index)
+                atDoor.insert(index)  // waits at the door; tried again at the next tick
             default:
-                customers[index].atDoor = false
                 atDoor.remove(index)
                 customers[index].endedAt = customers[index].endedAt ?? now
                 release(index)
@@ -269,7 +263,7 @@ public struct Simulator {
                 sample(index, now: now)
                 schedule(.sample, index, at: now + Self.sampleEvery)
             case .cancel:
-                guard customers[index].inQueue, !customers[index].atDoor, let id = customer.reservationId,
+                guard customers[index].inQueue, !atDoor.contains(index), let id = customer.reservationId,
                       let userId = customer.userId else { return }
                 if try database.cancelReservation(id: id, userId: userId, now: now) {
                     customers[index].endedAt = now
@@ -319,9 +313,7 @@ public struct Simulator {
                     let start = reservation.leftAt ?? now
                     let walk = customer.travel > 0 ? customer.trip : random.uniform(Scenario.Span(min: 30, max: 120))
                     schedule(.arrive, index, at: max(now, start + walk + customer.late))
-                case .called where customer.atDoor:
-                    try tryEnter(index, now: now)
-                case .booked where customer.atDoor:
+                case .called where atDoor.contains(index), .booked where atDoor.contains(index):
                     try tryEnter(index, now: now)
                 default:
                     break
@@ -358,8 +350,7 @@ public struct Simulator {
             }
         }
         return Run(customers: customers, longWaitRefusals: longWaitRefusals, otherRefusals: otherRefusals,
-                   bookingsRefused: bookingsRefused, places: (settings.onlinePlaces, settings.walkInPlaces),
-                   meanDeclared: scenario.meanDeclared, seconds: Date().timeIntervalSince(started))
+                   bookingsRefused: bookingsRefused, seconds: Date().timeIntervalSince(started))
     }
 
     /// Bookings further ahead than this are not in the live set yet.

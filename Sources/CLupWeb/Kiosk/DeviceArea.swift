@@ -139,21 +139,22 @@ struct DeviceArea {
         func queue(_ pool: StoreStanding.PoolStanding) -> StatusJSON.Queue {
             StatusJSON.Queue(parties: pool.parties, people: pool.people)
         }
-        func wait(_ pool: Pool) -> Int? {
+        /// A newcomer's wait in minutes and its range, both nil when the pool takes no ticket.
+        func wait(_ pool: Pool) -> (minutes: Int, range: [Int]?)? {
             guard case .accepted(let wait, _) = standing.newcomerDecision(pool) else { return nil }
-            return Int((wait / 60).rounded(.up))
+            let range = (pool == .online ? standing.online : standing.walkIn).newcomerRange.map {
+                [Int(($0.lowerBound / 60).rounded(.down)), Int(($0.upperBound / 60).rounded(.up))]
+            }
+            return (Int((wait / 60).rounded(.up)), range)
         }
-        func range(_ pool: Pool) -> [Int]? {
-            guard wait(pool) != nil, let range = (pool == .online ? standing.online : standing.walkIn).newcomerRange
-            else { return nil }
-            return [Int((range.lowerBound / 60).rounded(.down)), Int((range.upperBound / 60).rounded(.up))]
-        }
+        let online = wait(.online)
+        let walkIn = wait(.walkIn)
         return StatusJSON(
             storeId: storeId, name: store.name, open: standing.status.openState.isOpen, capacity: store.capacity,
             peopleInside: standing.status.peopleInside, onlineQueue: queue(standing.online),
             walkInQueue: queue(standing.walkIn), calling: board.called.map(\.number),
-            waitMinutes: wait(.online), walkInWaitMinutes: wait(.walkIn), waitRangeMinutes: range(.online),
-            walkInWaitRangeMinutes: range(.walkIn))
+            waitMinutes: online?.minutes, walkInWaitMinutes: walkIn?.minutes, waitRangeMinutes: online?.range,
+            walkInWaitRangeMinutes: walkIn?.range)
     }
 
     static func error(_ error: EntranceError) -> Response {
