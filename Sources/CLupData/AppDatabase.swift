@@ -78,6 +78,16 @@ public struct AppDatabase: Sendable {
         try AppDatabase(DatabaseQueue(configuration: configuration))
     }
 
+    /// A throwaway database at `path` for a simulated day (`clup simulate`): a WAL pool, as in
+    /// production, but not synced to disk, since nothing in it outlives the run. Not in memory:
+    /// an in-memory queue reads on its one connection, and GRDB guards each read with
+    /// `PRAGMA query_only`, which makes SQLite prepare every statement again afterwards.
+    public static func scratch(path: String) throws -> AppDatabase {
+        var configuration = configuration
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = OFF") }
+        return try AppDatabase(DatabasePool(path: path, configuration: configuration))
+    }
+
     /// Foreign keys are on by default in GRDB. `synchronous = FULL` makes a commit durable
     /// before it is acknowledged, so nothing a user saw confirmed is lost if the machine dies.
     static var configuration: Configuration {

@@ -91,7 +91,10 @@ public struct Simulator {
         let started = Date()
         try scenario.validate()
         var random = SeededRandom(seed: scenario.seed)
-        let database = try AppDatabase.inMemory()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("clup-simulate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = try AppDatabase.scratch(path: directory.appendingPathComponent("day.sqlite").path)
         let settings = StoreSettings(capacity: scenario.store.capacity, walkInPercent: scenario.store.walkInPercent,
                                      slotMinutes: scenario.store.slotMinutes,
                                      callGraceMinutes: scenario.store.callGraceMinutes)
@@ -349,6 +352,7 @@ public struct Simulator {
                 }
             }
         }
+        if ProcessInfo.processInfo.environment["SIM_DEBUG"] != nil, let m = database.board.entry(store.id)?.model { FileHandle.standardError.write("\(m)\n".data(using: .utf8)!) }
         return Run(customers: customers, longWaitRefusals: longWaitRefusals, otherRefusals: otherRefusals,
                    bookingsRefused: bookingsRefused, seconds: Date().timeIntervalSince(started))
     }
