@@ -125,7 +125,16 @@ extension AppDatabase {
             let wasCalled = live.live.first { $0.id == id }?.state.isCalled ?? false
             try Self.notice(.expired, reservationId: id, reason: wasCalled ? .notScanned : .storeClosed, now: now, db)
         }
-        for id in plan.close { try Reservation.setStatus(.done, .endedAt, to: now, id: id, from: .inside, db) }
+        var unscanned = 0
+        for id in plan.close where try Reservation.setStatus(.done, .endedAt, to: now, id: id, from: .inside, db) {
+            unscanned += 1
+        }
+        if unscanned > 0 {
+            // Counted for the wait estimate (`VisitModel.unscannedRate`): such visits hold their
+            // places until closed here.
+            try db.execute(sql: "UPDATE storeLoad SET unscannedVisits = unscannedVisits + ? WHERE storeId = ?",
+                           arguments: [unscanned, storeId])
+        }
         for id in plan.sendOff { try Self.sendOff(id, now: now, db) }
         for id in plan.call where try Reservation.setStatus(.called, .calledAt, to: now, id: id, from: .waiting, db) {
             try Self.notice(.yourTurn, reservationId: id, now: now, db)

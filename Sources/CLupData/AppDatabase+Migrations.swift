@@ -501,6 +501,17 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v16: visits never scanned out") { db in
+            // Per store: the visits the queue timer closed because nobody scanned out, and the
+            // measured visits counted beside them, from now on: `measuredVisits` at this
+            // migration is kept, so the rate is taken over the same visits.
+            try db.alter(table: "storeLoad") { t in
+                t.add(column: "unscannedVisits", .integer).notNull().defaults(to: 0)
+                t.add(column: "visitsBeforeUnscanned", .integer).notNull().defaults(to: 0)
+            }
+            try db.execute(sql: "UPDATE storeLoad SET visitsBeforeUnscanned = measuredVisits")
+        }
+
         return migrator
     }
 }

@@ -132,6 +132,10 @@ public struct StoreLoad: Codable, Sendable, FetchableRecord, TableRecord {
     public var entries: Double
     public var entryErrorSum: Double
     public var entryErrorSquares: Double
+    /// Visits closed by the queue timer, never scanned out (v16), and `measuredVisits` when
+    /// they began to be counted.
+    public var unscannedVisits: Int
+    public var visitsBeforeUnscanned: Int
 
     public static let databaseTableName = "storeLoad"
 
@@ -139,13 +143,14 @@ public struct StoreLoad: Codable, Sendable, FetchableRecord, TableRecord {
         ResidenceRatio(visits: measuredVisits, declaredSeconds: declaredSeconds, actualSeconds: actualSeconds)
     }
 
-    /// The store's visit model, rounded (ratio and spread to 0.01, no-show rate to 0.005, time
+    /// The store's visit model, rounded (ratio and spread to 0.01, no-show and unscanned rates to 0.005, time
     /// to the door to 5 s): every visit changes the sums a little, and only a change that
     /// moves the estimate makes the board compute a store's standing again.
     public var model: VisitModel {
         var model = VisitModel(visits: measuredVisits, declaredSeconds: declaredSeconds, actualSeconds: actualSeconds,
                                loggedVisits: loggedVisits, logRatioSum: logRatioSum, logRatioSquares: logRatioSquares, calls: calls,
-                               noShows: noShows, atHandEntries: atHandEntries, callToDoorSeconds: callToDoorSeconds)
+                               noShows: noShows, atHandEntries: atHandEntries, callToDoorSeconds: callToDoorSeconds,
+                               unscannedVisits: unscannedVisits, countedVisits: max(0, measuredVisits - visitsBeforeUnscanned))
         if entries >= Double(VisitModel.minimumSamples) {
             let mean = entryErrorSum / entries
             let spread = max(0, entryErrorSquares / entries - mean * mean).squareRoot()
@@ -155,6 +160,7 @@ public struct StoreLoad: Codable, Sendable, FetchableRecord, TableRecord {
         model.ratio = (model.ratio * 100).rounded() / 100
         model.spread = (model.spread * 100).rounded() / 100
         model.noShowRate = (model.noShowRate * 200).rounded() / 200
+        model.unscannedRate = (model.unscannedRate * 200).rounded() / 200
         model.callToDoor = (model.callToDoor / 5).rounded() * 5
         model.meanVisit = (model.meanVisit / 10).rounded() * 10
         return model

@@ -123,7 +123,9 @@ extension StoreTraffic {
     /// last well after the latest. The j-th exit is expected about when the parties' remaining
     /// visits, added up as probabilities, make j − ½ exits: the mean of their distribution
     /// functions is inverted on a grid of times, and the j-th time goes to the party with the
-    /// j-th expected exit. Only with a measured spread, and at least two parties inside.
+    /// j-th expected exit. A visit that may never be scanned out ends only when it is closed, at
+    /// its ghost bound, with the chance `VisitModel.unscannedProbability` gives it. Only with a
+    /// measured spread, and at least two parties inside.
     public mutating func orderExits(model: VisitModel, now: Date) {
         let sigma = model.spread
         guard sigma >= 0.01, insideVisits.count >= 2, insideVisits.count == inside.count else { return }
@@ -134,6 +136,7 @@ extension StoreTraffic {
         var elapsed = [Double](repeating: 0, count: count)
         var mus = [Double](repeating: 0, count: count)
         var survived = [Double](repeating: 1, count: count)
+        var scanned = [Double](repeating: 1, count: count)  // the chance it will be scanned out
         var ghosts = [Double](repeating: 0, count: count)
         var horizon = 0.0
         let scale = 1 / (sigma * 2.squareRoot())
@@ -144,6 +147,7 @@ extension StoreTraffic {
             if elapsed[index] > 0 {
                 survived[index] = max(1e-12, 0.5 * erfc((log(elapsed[index]) - mus[index]) * scale))
             }
+            scanned[index] = 1 - model.unscannedProbability(survival: survived[index])
             ghosts[index] = VisitModel.ghostAfter(expected: mean)
             horizon = max(horizon, ghosts[index] - elapsed[index])
         }
@@ -162,7 +166,7 @@ extension StoreTraffic {
                     total += 1
                 } else {
                     let survives = 0.5 * erfc((log(max(end, 1)) - mus[index]) * scale)
-                    total += max(0, 1 - survives / survived[index])
+                    total += scanned[index] * max(0, 1 - survives / survived[index])
                 }
             }
             counts[step] = total
@@ -231,8 +235,8 @@ extension StoreTraffic {
             // gone, or (a no-show) until the grace period ends.
             let expected = max(max(at, now), reservation.arrival(now: now) ?? (at + model.callToDoor))
             let grace = at + Double(settings.callGraceMinutes) * 60
-            let hold = model.expectedHold(stay: expected.timeIntervalSince(now) + stay,
-                                          grace: max(0, grace.timeIntervalSince(now)))
+            let hold = model.expectedHold(stay: stay, grace: max(0, grace.timeIntervalSince(now)),
+                                          toDoor: expected.timeIntervalSince(now))
             bookingsDue.append(Occupant(people: reservation.people, expectedExit: now + hold))
         case .inside(let since):
             inside.append(Occupant(people: reservation.people,

@@ -12,6 +12,9 @@ import Foundation
 ///   visit that has already lasted that long (so someone past their expected exit is not
 ///   assumed to leave this instant), and at the latest when `VisitModel.ghostAfter` closes the
 ///   visit of someone who left without scanning out;
+/// - a visit is left unscanned with probability `unscannedRate`, and then holds its places
+///   until that closing; someone inside long past their expected exit is more and more likely
+///   to be such a visit;
 /// - a called ticket comes with probability 1 − `noShowRate`; one that does not frees its
 ///   places when its grace period ends. Places are counted at their expected occupancy.
 public struct VisitModel: Sendable, Hashable {
@@ -21,6 +24,8 @@ public struct VisitModel: Sendable, Hashable {
     public var spread: Double
     /// Called tickets that expired unused, of those that ended.
     public var noShowRate: Double
+    /// Visits never scanned out (closed by `QueueCaller` at `ghostAfter`), of those that ended.
+    public var unscannedRate: Double
     /// Mean time from the call to the entry scan, for tickets called where they were (at the
     /// kiosk, or with no journey) that came.
     public var callToDoor: TimeInterval
@@ -48,12 +53,16 @@ public struct VisitModel: Sendable, Hashable {
     public static let defaultCallToDoor: TimeInterval = 0
     /// Calls and visits needed before the measured values replace the defaults.
     public static let minimumSamples = 20
+    /// Visits needed before the unscanned rate is used: a rate of a few in a hundred needs more
+    /// than twenty to mean anything.
+    public static let minimumUnscannedSamples = 100
 
-    public init(ratio: Double = 1, spread: Double = defaultSpread, noShowRate: Double = 0,
+    public init(ratio: Double = 1, spread: Double = defaultSpread, noShowRate: Double = 0, unscannedRate: Double = 0,
                 callToDoor: TimeInterval = defaultCallToDoor, meanVisit: TimeInterval = defaultMeanVisit) {
         self.ratio = ratio
         self.spread = spread
         self.noShowRate = noShowRate
+        self.unscannedRate = unscannedRate
         self.callToDoor = callToDoor
         self.meanVisit = meanVisit
     }
@@ -65,9 +74,12 @@ public struct VisitModel: Sendable, Hashable {
 
     /// The model from a store's measured sums (each used once it has `minimumSamples`).
     /// `visits` counts the visits in `declaredSeconds` and `actualSeconds`; `loggedVisits`
-    /// those in the log sums, which began to be kept later (v15), so an older store has fewer.
+    /// those in the log sums, which began to be kept later (v15), so an older store has fewer;
+    /// `unscannedVisits` the visits closed unscanned and `countedVisits` the measured ones since
+    /// those began to be counted (v16).
     public init(visits: Int, declaredSeconds: Double, actualSeconds: Double, loggedVisits: Int, logRatioSum: Double,
-                logRatioSquares: Double, calls: Int, noShows: Int, atHandEntries: Int, callToDoorSeconds: Double) {
+                logRatioSquares: Double, calls: Int, noShows: Int, atHandEntries: Int, callToDoorSeconds: Double,
+                unscannedVisits: Int = 0, countedVisits: Int = 0) {
         self.init()
         ratio = ResidenceRatio(visits: visits, declaredSeconds: declaredSeconds, actualSeconds: actualSeconds).value
         if visits >= Self.minimumSamples {
@@ -80,6 +92,10 @@ public struct VisitModel: Sendable, Hashable {
         }
         if calls >= Self.minimumSamples {
             noShowRate = min(0.9, Double(noShows) / Double(calls))
+        }
+        let ended = unscannedVisits + countedVisits
+        if ended >= Self.minimumUnscannedSamples {
+            unscannedRate = min(0.5, Double(unscannedVisits) / Double(ended))
         }
         if atHandEntries >= Self.minimumSamples {
             callToDoor = min(30 * 60, max(0, callToDoorSeconds / Double(atHandEntries)))
@@ -100,31 +116,72 @@ public struct VisitModel: Sendable, Hashable {
     }
 
     /// When a party inside since `since`, declared `residence`, is expected to leave, seen at
-    /// `now`: `since + E[S | S > elapsed]` for a log-normal S of mean `stay(residence)`, never
-    /// later than its visit is closed as a ghost.
+    /// `now`, as far as its places go: a visit that will be scanned out leaves after
+    /// `E[S | S > elapsed]` for a log-normal S of mean `stay(residence)`; one left unscanned holds
+    /// its places until it is closed at `ghostAfter`. The longer a visit has lasted, the likelier
+    /// it is the second kind (Bayes, from `unscannedRate` and the chance a real visit lasts
+    /// that long), and the later its expected end.
     public func expectedExit(since: Date, residence: TimeInterval, now: Date) -> Date {
         let mean = stay(residence)
         let elapsed = now.timeIntervalSince(since)
-        let ghost = since + Self.ghostAfter(expected: mean)
-        guard elapsed > 0, mean > 0 else { return since + mean }
-        guard elapsed < Self.ghostAfter(expected: mean) else { return now }
+        let ghostAfter = Self.ghostAfter(expected: mean)
+        guard elapsed > 0, mean > 0 else { return since + expectedVisitHold(mean) }
+        guard elapsed < ghostAfter else { return now }
         let sigma = spread
-        // Visits that do not vary: the declared end, or now for someone past it.
-        guard sigma >= 0.01 else { return max(since + mean, now) }
-        let mu = log(mean) - sigma * sigma / 2
-        let z = (log(elapsed) - mu) / sigma
-        let survival = Self.normalCDF(-z)
-        // Far in the tail the ratio of two tiny numbers is unstable; a visit that long is
-        // expected to end within a few minutes, well before the ghost bound anyway.
-        let conditional = survival > 1e-9 ? mean * Self.normalCDF(sigma - z) / survival : elapsed + 5 * 60
-        return min(ghost, since + max(elapsed, conditional))
+        let scanned: Double  // E[S | S > elapsed], for a visit that will be scanned out
+        let survival: Double  // P(S > elapsed)
+        if sigma < 0.01 {
+            // Visits that do not vary: the declared end, or now for someone past it.
+            scanned = max(mean, elapsed)
+            survival = elapsed < mean ? 1 : 0
+        } else {
+            let mu = log(mean) - sigma * sigma / 2
+            let z = (log(elapsed) - mu) / sigma
+            survival = Self.normalCDF(-z)
+            // Far in the tail the ratio of two tiny numbers is unstable; a visit that long is
+            // expected to end within a few minutes, well before the ghost bound anyway.
+            scanned = survival > 1e-9 ? max(elapsed, mean * Self.normalCDF(sigma - z) / survival) : elapsed + 5 * 60
+        }
+        let unscanned = unscannedProbability(survival: survival)
+        return since + min(ghostAfter, (1 - unscanned) * scanned + unscanned * ghostAfter)
+    }
+
+    /// The chance a visit still open is one that will never be scanned out, when a scanned-out
+    /// visit would still be open with probability `survival`.
+    func unscannedProbability(survival: Double) -> Double {
+        guard unscannedRate > 0 else { return 0 }
+        return unscannedRate / (unscannedRate + (1 - unscannedRate) * survival)
+    }
+
+    /// How long a visit of expected length `stay` holds its places on average: its length, or
+    /// until it is closed when it is never scanned out.
+    func expectedVisitHold(_ stay: TimeInterval) -> TimeInterval {
+        (1 - unscannedRate) * stay + unscannedRate * Self.ghostAfter(expected: stay)
     }
 
     /// The places a party holds from its entry, counted at their expected occupancy: a party
-    /// that comes holds them for its stay; one that never comes (`noShowRate`) until its call's
-    /// grace ends, about `grace` after it was expected.
-    public func expectedHold(stay: TimeInterval, grace: TimeInterval) -> TimeInterval {
-        (1 - noShowRate) * stay + noShowRate * grace
+    /// that comes holds them for its stay, or, if it will never scan out (`unscanned`), until
+    /// its visit is closed; one that never comes (`noShowRate`) until its call's grace ends,
+    /// about `grace` after it was expected. `toDoor`: how long it has yet to reach the door.
+    ///
+    /// Whether a party will scan out is not averaged into its hold: a visit left unscanned
+    /// frees its places only hours later, past the waits the estimate is for, so a hold a
+    /// little longer for everyone would free places too late in the first hour and too early
+    /// after. The queue's simulation picks its own share of such parties instead.
+    public func expectedHold(stay: TimeInterval, grace: TimeInterval, toDoor: TimeInterval = 0,
+                             unscanned: Bool = false) -> TimeInterval {
+        let visit = unscanned ? Self.ghostAfter(expected: stay) : stay
+        return (1 - noShowRate) * (toDoor + visit) + noShowRate * grace
+    }
+
+    /// How much earlier than one after another at their means varied visits free a place, in
+    /// the long run: a place's n-th exit is expected at the sum of n means, but the count of
+    /// exits by a time runs ahead of that by half the visits' squared coefficient of variation
+    /// (the renewal function's second term, t/μ + (c² − 1)/2, against t/μ − 1/2 for visits
+    /// that do not vary). The queue's simulation takes it off the first visit of each place's
+    /// run. Nothing until the spread is measured.
+    public func renewalLead(stay: TimeInterval) -> TimeInterval {
+        (exp(spread * spread) - 1) / 2 * stay
     }
 
     /// The range a party's real entry falls in about four times in five (the 10th to 90th

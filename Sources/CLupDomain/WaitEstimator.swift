@@ -172,6 +172,13 @@ public struct WaitEstimator: Sendable {
         var clock: Date
         /// A party larger than the places was met: nobody after it can enter.
         var blocked = false
+        /// The share of a party never to scan out (`VisitModel.unscannedRate`) added up over
+        /// the parties given places: whenever it reaches one, that party holds its places until
+        /// its visit is closed. Starts at one half, so the count is rounded, not truncated.
+        var unscannedShare = 0.5
+        /// People still to be given places whose visit starts a place's run of visits: their
+        /// holds are shortened by `VisitModel.renewalLead` (see there). One per place.
+        var chainStarts: Int
         let model: VisitModel
         let grace: TimeInterval
         let places: Int
@@ -181,6 +188,7 @@ public struct WaitEstimator: Sendable {
         init(estimator: WaitEstimator, traffic: StoreTraffic, now: Date) {
             free = estimator.capacity
             places = estimator.capacity
+            chainStarts = estimator.capacity
             clock = now
             model = estimator.model
             grace = estimator.grace
@@ -222,9 +230,9 @@ public struct WaitEstimator: Sendable {
                 if holds[middle].start <= clock { begun = middle + 1 } else { end = middle }
             }
             resumed.holdsBegun = begun
-            let stillInside = exits.all.lazy.map { ($0.time, $0.people) }
-                + entered.lazy.map { (exit(entry: $0.entry, party: $0.party), $0.party.people) }
-                + holds[holdsBegun..<max(holdsBegun, begun)].lazy.map { (max($0.end, $0.start), $0.people) }
+            var stillInside = exits.all.map { ($0.time, $0.people) }
+            for (entry, party) in entered { stillInside.append((resumed.exit(entry: entry, party: party), party.people)) }
+            stillInside += holds[holdsBegun..<max(holdsBegun, begun)].lazy.map { (max($0.end, $0.start), $0.people) }
             for (time, people) in stillInside where time > clock {
                 resumed.exits.insert(Exit(time: time, people: people))
                 resumed.free -= people
@@ -238,9 +246,20 @@ public struct WaitEstimator: Sendable {
             max(clock + model.callToDoor, party.arrival)
         }
 
-        /// When a party entering at `entry` frees its places, at its expected occupancy.
-        func exit(entry: Date, party: QueuedParty) -> Date {
-            entry + model.expectedHold(stay: model.stay(party.residence), grace: grace)
+        /// When a party entering at `entry` frees its places, at its expected occupancy: after
+        /// its stay, or, for the party that makes up the next whole one never to scan out,
+        /// when its visit is closed.
+        mutating func exit(entry: Date, party: QueuedParty) -> Date {
+            unscannedShare += model.unscannedRate
+            let unscanned = unscannedShare >= 1 - 1e-9  // sums of tenths fall just short of one
+            if unscanned { unscannedShare -= 1 }
+            let stay = model.stay(party.residence)
+            var hold = model.expectedHold(stay: stay, grace: grace, unscanned: unscanned)
+            if chainStarts > 0 {
+                chainStarts -= party.people
+                hold -= model.renewalLead(stay: stay)
+            }
+            return entry + hold
         }
 
         /// Lets the next party in line enter: returns when, or nil if it never could. Its
@@ -254,7 +273,8 @@ public struct WaitEstimator: Sendable {
                nextHold.map({ $0.start > soonest.time }) ?? true {
                 clock = max(clock, soonest.time)
                 let entry = entry(of: party)
-                exits.replaceSoonest(with: Exit(time: exit(entry: entry, party: party), people: party.people))
+                let leaves = exit(entry: entry, party: party)
+                exits.replaceSoonest(with: Exit(time: leaves, people: party.people))
                 return entry
             }
             while free < party.people {
@@ -273,7 +293,8 @@ public struct WaitEstimator: Sendable {
             }
             free -= party.people
             let entry = entry(of: party)
-            exits.insert(Exit(time: exit(entry: entry, party: party), people: party.people))
+            let leaves = exit(entry: entry, party: party)
+            exits.insert(Exit(time: leaves, people: party.people))
             return entry
         }
 

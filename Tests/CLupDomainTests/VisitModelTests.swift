@@ -44,6 +44,54 @@ struct VisitModelTests {
         #expect(model.expectedExit(since: now - 2 * 3600 + 60, residence: half, now: now) <= now + 60)
     }
 
+    @Test("a visit open long past its expected exit is likelier one never scanned out, and expected to end later")
+    func unscanned() {
+        let scanned = VisitModel(ratio: 1, spread: 0.35)
+        let forgetful = VisitModel(ratio: 1, spread: 0.35, unscannedRate: 0.02)
+        let ghostAfter = VisitModel.ghostAfter(expected: half)
+        for stayed in [10.0, 30, 45, 60, 75, 100] {
+            let since = now - stayed * 60
+            let plain = scanned.expectedExit(since: since, residence: half, now: now)
+            let mixed = forgetful.expectedExit(since: since, residence: half, now: now)
+            // Between the scanned-out visit's end and the closing, weighted by the chance of each.
+            #expect(mixed > plain && mixed < since + ghostAfter)
+            let survival = VisitModel.normalCDF(-(log(stayed * 60) - (log(half) - 0.35 * 0.35 / 2)) / 0.35)
+            let unscannedChance = 0.02 / (0.02 + 0.98 * survival)
+            let expected = (1 - unscannedChance) * plain.timeIntervalSince(since) + unscannedChance * ghostAfter
+            #expect(abs(mixed.timeIntervalSince(since) - expected) < 0.001)
+        }
+        // Ten minutes in, still almost surely an ordinary visit; 100 minutes in, almost surely not.
+        #expect(forgetful.unscannedProbability(survival: 1) == 0.02)
+        let late = forgetful.expectedExit(since: now - 100 * 60, residence: half, now: now)
+        #expect(late > now + 15 * 60)
+
+        // In the queue, one party in fifty holds its place until it is closed: with one place and
+        // a rate of a tenth, the fifth party (the share reaches one, from one half) holds it two
+        // hours, and the sixth enters only then.
+        let estimator = WaitEstimator(capacity: 1, model: VisitModel(ratio: 1, spread: 0, unscannedRate: 0.1), grace: 0)
+        let queue = Array(repeating: QueuedParty(people: 1, residence: 600), count: 7)
+        let entries = estimator.entryTimes(traffic: StoreTraffic(queue: queue), now: now).map { $0!.timeIntervalSince(now) }
+        let tenAfterTen = VisitModel.ghostAfter(expected: 600)
+        #expect(entries == [0, 600, 1200, 1800, 2400, 2400 + tenAfterTen, 3000 + tenAfterTen])
+    }
+
+    @Test("varied visits free a place earlier than one after another at their means: the first visit of each place's run is shortened")
+    func renewalLead() {
+        #expect(VisitModel(ratio: 1, spread: 0).renewalLead(stay: half) == 0)
+        let model = VisitModel(ratio: 1, spread: 0.4)
+        let lead = (exp(0.16) - 1) / 2 * half
+        #expect(abs(model.renewalLead(stay: half) - lead) < 1e-9)
+        // Two places, four parties of one: the first two start their places' runs.
+        let estimator = WaitEstimator(capacity: 2, model: model, grace: 0)
+        let queue = Array(repeating: QueuedParty(people: 1, residence: half), count: 4)
+        let entries = estimator.entryTimes(traffic: StoreTraffic(queue: queue), now: now).map { $0!.timeIntervalSince(now) }
+        #expect(entries.count == 4)
+        #expect(entries[0] == 0 && entries[1] == 0)
+        #expect(abs(entries[2] - (half - lead)) < 0.001 && abs(entries[3] - (half - lead)) < 0.001)
+        let fifth = estimator.entryTimes(traffic: StoreTraffic(queue: queue + [QueuedParty(people: 1, residence: half)]), now: now)
+        #expect(abs(fifth[4]!.timeIntervalSince(now) - (2 * half - lead)) < 0.001)
+    }
+
     @Test("no-shows hold their places only until their grace ends")
     func noShows() {
         let model = VisitModel(ratio: 1, spread: 0, noShowRate: 0.2)
@@ -134,6 +182,15 @@ struct VisitModelTests {
                                logRatioSum: 25 * 0.2, logRatioSquares: 25 * (0.09 + 0.04),
                                calls: 0, noShows: 0, atHandEntries: 0, callToDoorSeconds: 0)
         #expect(abs(older.meanVisit - 2160) < 1e-9 && abs(older.ratio - 1.2) < 1e-9 && abs(older.spread - 0.3) < 1e-9)
+        // Visits never scanned out: a rate once a hundred visits have ended since they were
+        // counted (those measured before are left out of it).
+        func unscanned(_ closed: Int, of counted: Int) -> Double {
+            VisitModel(visits: 1000, declaredSeconds: 1000 * 1800, actualSeconds: 1000 * 1800, loggedVisits: 1000,
+                       logRatioSum: 0, logRatioSquares: 0, calls: 0, noShows: 0, atHandEntries: 0, callToDoorSeconds: 0,
+                       unscannedVisits: closed, countedVisits: counted).unscannedRate
+        }
+        #expect(unscanned(1, of: 90) == 0)
+        #expect(abs(unscanned(3, of: 147) - 0.02) < 1e-9)
     }
 }
 

@@ -209,6 +209,27 @@ struct KioskTests {
         #expect(used.bodyText.contains(">REFUSED<") && used.bodyText.contains("already used to enter and leave"))
     }
 
+    @Test("a visit never scanned out is closed once past its bound, and counted for the wait estimate")
+    func unscannedVisit() throws {
+        let browser = try kiosk()
+        let ticket = try walkIn(browser)
+        #expect(try scan(browser, code(ticket)).bodyText.contains(">ENTER<"))
+        // A 30-minute visit is closed two hours in (three times its length and half an hour).
+        clock.advance(2 * 3600)
+        _ = try database.advanceQueues(now: clock.now)
+        #expect(try reload(ticket).status == .inside)
+        clock.advance(60)
+        _ = try database.advanceQueues(now: clock.now)
+        let closed = try reload(ticket)
+        #expect(closed.status == .done && closed.exitedAt == nil && closed.endedAt == clock.now)
+        let load = try database.reader.read { db in try StoreLoad.fetchOne(db, sql: "SELECT * FROM storeLoad WHERE storeId = ?", arguments: [store.id]) }
+        #expect(load?.unscannedVisits == 1 && load?.measuredVisits == 0)
+        // Closed once: a later turn counts nothing more.
+        _ = try database.advanceQueues(now: clock.now + 5)
+        let again = try database.reader.read { db in try StoreLoad.fetchOne(db, sql: "SELECT * FROM storeLoad WHERE storeId = ?", arguments: [store.id]) }
+        #expect(again?.unscannedVisits == 1)
+    }
+
     @Test("refusals carry their reason and change nothing")
     func refusals() throws {
         let browser = try kiosk()
