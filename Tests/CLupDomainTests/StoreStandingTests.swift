@@ -62,8 +62,14 @@ struct StoreStandingTests {
                                      walkInPercent: [0, 20, 34].randomElement(using: &random)!)
         var live = live(&random, settings: settings, queue: Int.random(in: 0...60, using: &random))
         let ratio = [1, 0.8, 1.3].randomElement(using: &random)!
+        // A store with only its ratio measured, or with everything: varied visits (the order of
+        // exits, the renewal term), no-shows, and visits never scanned out (a share of the
+        // parties simulated, counted in queue order, which a resumed simulation must count alike).
+        let model = Bool.random(using: &random)
+            ? VisitModel(ratio: ratio)
+            : VisitModel(ratio: ratio, spread: 0.35, noShowRate: 0.1, unscannedRate: 0.15, callToDoor: 90)
         func fresh() -> StoreStanding {
-            StoreStanding(live: LiveTraffic(live: live, ratio: ratio), settings: settings, hours: hours, now: now)
+            StoreStanding(live: LiveTraffic(live: live, model: model), settings: settings, hours: hours, now: now)
         }
         var kept = fresh()
         #expect(kept == fresh())
