@@ -172,13 +172,15 @@ public struct WaitEstimator: Sendable {
         var clock: Date
         /// A party larger than the places was met: nobody after it can enter.
         var blocked = false
+        /// People still to be given places whose visit starts a place's run of visits: their
+        /// holds are shortened by `VisitModel.renewalLead` (see there). One per place.
+        /// (This and the next are 32-bit and sit beside `blocked`, in what would otherwise be
+        /// its padding: every store keeps four simulations in its standing.)
+        var chainStarts: Int32
         /// The share of a party never to scan out (`VisitModel.unscannedRate`) added up over
         /// the parties given places: whenever it reaches one, that party holds its places until
         /// its visit is closed. Starts at one half, so the count is rounded, not truncated.
-        var unscannedShare = 0.5
-        /// People still to be given places whose visit starts a place's run of visits: their
-        /// holds are shortened by `VisitModel.renewalLead` (see there). One per place.
-        var chainStarts: Int
+        var unscannedShare: Float = 0.5
         let model: VisitModel
         let grace: TimeInterval
         let places: Int
@@ -188,7 +190,7 @@ public struct WaitEstimator: Sendable {
         init(estimator: WaitEstimator, traffic: StoreTraffic, now: Date) {
             free = estimator.capacity
             places = estimator.capacity
-            chainStarts = estimator.capacity
+            chainStarts = Int32(clamping: estimator.capacity)
             clock = now
             model = estimator.model
             grace = estimator.grace
@@ -250,13 +252,13 @@ public struct WaitEstimator: Sendable {
         /// its stay, or, for the party that makes up the next whole one never to scan out,
         /// when its visit is closed.
         mutating func exit(entry: Date, party: QueuedParty) -> Date {
-            unscannedShare += model.unscannedRate
-            let unscanned = unscannedShare >= 1 - 1e-9  // sums of tenths fall just short of one
+            unscannedShare += Float(model.unscannedRate)
+            let unscanned = unscannedShare >= 1 - 1e-5  // sums of tenths may fall just short of one
             if unscanned { unscannedShare -= 1 }
             let stay = model.stay(party.residence)
             var hold = model.expectedHold(stay: stay, grace: grace, unscanned: unscanned)
             if chainStarts > 0 {
-                chainStarts -= party.people
+                chainStarts -= Int32(clamping: party.people)
                 hold -= model.renewalLead(stay: stay)
             }
             return entry + hold
