@@ -360,7 +360,6 @@ public struct Simulator {
                 }
             }
         }
-        if ProcessInfo.processInfo.environment["SIM_DEBUG"] != nil, let m = database.board.entry(store.id)?.model { FileHandle.standardError.write("\(m)\n".data(using: .utf8)!) }
         return Run(customers: customers, longWaitRefusals: longWaitRefusals, otherRefusals: otherRefusals,
                    bookingsRefused: bookingsRefused, seconds: Date().timeIntervalSince(started))
     }
