@@ -299,12 +299,6 @@ public struct WaitEstimator: Sendable {
             exits.insert(Exit(time: leaves, people: party.people))
             return entry
         }
-
-        /// When `party` would enter if it joined now, leaving the simulation as it is.
-        public func entry(ofNewcomer party: QueuedParty) -> Date? {
-            var copy = self
-            return copy.enter(party)
-        }
     }
 
     /// The expected entry time of every party in `traffic.queue` followed by `newcomers`,
