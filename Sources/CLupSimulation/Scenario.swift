@@ -28,6 +28,11 @@ public struct Scenario: Codable, Sendable {
     public var cancellationRate: Double
     /// Share of visits never scanned out at the exit.
     public var missedScanOutRate: Double
+    /// How many people make the online line-ups and bookings, when they are a known few: each
+    /// line-up or booking is one of them, picked at random among those with nothing active,
+    /// who keeps their account and their own pace (`stay.customerBiasSigma`) from one visit
+    /// to the next. Nil: each is someone new, with a pace of their own drawn afresh.
+    public var regulars: Int?
 
     public struct StoreShape: Codable, Sendable {
         public var capacity: Int
@@ -100,7 +105,7 @@ public struct Scenario: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case name, seed, days, store, arrivals, twoPeopleShare, declaredMinutes, stay, travel, noShowRate, lateRate,
-             lateMinutes, cancellationRate, missedScanOutRate
+             lateMinutes, cancellationRate, missedScanOutRate, regulars
     }
 
     public init(from decoder: any Decoder) throws {
@@ -122,6 +127,7 @@ public struct Scenario: Codable, Sendable {
         lateMinutes = try c.decodeIfPresent(Span.self, forKey: .lateMinutes) ?? Span(min: 1, max: 6)
         cancellationRate = try c.decodeIfPresent(Double.self, forKey: .cancellationRate) ?? 0.04
         missedScanOutRate = try c.decodeIfPresent(Double.self, forKey: .missedScanOutRate) ?? 0.02
+        regulars = try c.decodeIfPresent(Int.self, forKey: .regulars)
     }
 
     /// Checks what JSON cannot: ranges, times, rates.
@@ -133,6 +139,7 @@ public struct Scenario: Codable, Sendable {
             throw fail("store.opens and store.closes must be HH:MM, opening first")
         }
         guard (1...30).contains(days) else { throw fail("days must be 1–30") }
+        if let regulars, !(1...100_000).contains(regulars) { throw fail("regulars must be 1–100000") }
         for window in arrivals {
             guard let from = Self.minutes(window.from), let to = Self.minutes(window.to), from < to else {
                 throw fail("arrival windows need from < to, as HH:MM")

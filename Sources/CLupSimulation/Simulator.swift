@@ -48,6 +48,10 @@ public struct Simulator {
         var people: Int
         var declaredMinutes: Int
         var stay: TimeInterval
+        /// The customer's own pace, a factor in `stay`.
+        var bias: Double
+        /// Which of the scenario's regulars this is, once their request is made.
+        var regular: Int?
         /// What CLup computes for the trip (0: at hand), and what it really takes.
         var travelMetres: Int?
         var travel: TimeInterval
@@ -169,8 +173,17 @@ public struct Simulator {
         // Accounts with no active reservation, for the next customers: people come back, and
         // an account each would cost a transaction each.
         var freeAccounts: [Int64] = []
+        // The scenario's regulars, each with their own pace and account, and those of them
+        // with nothing active.
+        var regulars = RegularCustomers(count: scenario.regulars ?? 0, seed: scenario.seed,
+                                        sigma: scenario.stay.customerBiasSigma)
         func release(_ index: Int) {
-            if let userId = customers[index].userId { freeAccounts.append(userId) }
+            if let regular = customers[index].regular {
+                regulars.release(regular)
+                customers[index].regular = nil
+            } else if let userId = customers[index].userId {
+                freeAccounts.append(userId)
+            }
             customers[index].userId = nil
         }
         var lastReminders = Date.distantPast
@@ -230,9 +243,25 @@ public struct Simulator {
                     default: otherRefusals += 1
                     }
                 case .lineUp, .booking:
-                    let userId = try freeAccounts.popLast() ?? database.createUser(
-                        email: "customer\(index)@simulated.invalid", displayName: "Customer \(index)",
-                        passwordHash: "simulated", now: now, confirmation: nil).id
+                    let userId: Int64
+                    if scenario.regulars != nil {
+                        let regular = regulars.pick(random: &random)
+                        customers[index].regular = regular
+                        // The visit varies as drawn; the pace is the regular's own.
+                        customers[index].stay = max(60, customer.stay / customer.bias * regulars.bias(regular))
+                        customers[index].bias = regulars.bias(regular)
+                        userId = try regulars.account(regular) ?? {
+                            let id = try database.createUser(
+                                email: "regular\(regular)@simulated.invalid", displayName: "Regular \(regular)",
+                                passwordHash: "simulated", now: now, confirmation: nil).id
+                            regulars.setAccount(id, of: regular)
+                            return id
+                        }()
+                    } else {
+                        userId = try freeAccounts.popLast() ?? database.createUser(
+                            email: "customer\(index)@simulated.invalid", displayName: "Customer \(index)",
+                            passwordHash: "simulated", now: now, confirmation: nil).id
+                    }
                     customers[index].userId = userId
                     let request = ReservationRequest(
                         storeId: store.id, userId: userId, kind: customer.kind == .lineUp ? .lineUp : .booking,
@@ -382,11 +411,52 @@ public struct Simulator {
         }
         let trip = travel * random.uniform(scenario.travel.factor)
         return Customer(
-            kind: kind, people: people, declaredMinutes: declared, stay: max(60, stay), travelMetres: metres,
+            kind: kind, people: people, declaredMinutes: declared, stay: max(60, stay), bias: bias, travelMetres: metres,
             travel: travel, trip: trip, noShow: random.chance(scenario.noShowRate),
             late: random.chance(scenario.lateRate) ? random.uniform(scenario.lateMinutes) * 60 : 0,
             cancels: kind != .walkIn && random.chance(scenario.cancellationRate),
             missesScanOut: random.chance(scenario.missedScanOutRate))
+    }
+}
+
+/// The people who make a scenario's line-ups and bookings, when they are a known few
+/// (`Scenario.regulars`): each keeps their own pace, drawn once, and their account.
+struct RegularCustomers {
+    private var paces: [Double]
+    private var accounts: [Int64?]
+    /// Those with nothing active, in no order.
+    private var idle: [Int]
+    private let sigma: Double
+    private var random: SeededRandom
+
+    init(count: Int, seed: UInt64, sigma: Double) {
+        // Their own stream, so the paces do not depend on when each is first picked.
+        random = SeededRandom(seed: seed ^ 0x5EED_0F_4E6D_1A45)
+        self.sigma = sigma
+        paces = []
+        accounts = []
+        idle = []
+        for _ in 0..<count { join() }
+    }
+
+    func bias(_ regular: Int) -> Double { paces[regular] }
+    func account(_ regular: Int) -> Int64? { accounts[regular] }
+    mutating func setAccount(_ id: Int64, of regular: Int) { accounts[regular] = id }
+
+    /// One of those with nothing active, at random; someone new joins them if all are busy.
+    mutating func pick(random chooser: inout SeededRandom) -> Int {
+        if idle.isEmpty { join() }
+        let at = Int(chooser.next() % UInt64(idle.count))
+        idle.swapAt(at, idle.count - 1)
+        return idle.removeLast()
+    }
+
+    mutating func release(_ regular: Int) { idle.append(regular) }
+
+    private mutating func join() {
+        idle.append(paces.count)
+        paces.append(exp(sigma * random.normal()))
+        accounts.append(nil)
     }
 }
 
