@@ -170,9 +170,6 @@ public struct Simulator {
         var pending: Set<Int> = []  // issued, neither entered nor ended
         var atDoor: Set<Int> = []  // came, and waiting to be let in
         var seenVersion = -1
-        // Accounts with no active reservation, for the next customers: people come back, and
-        // an account each would cost a transaction each.
-        var freeAccounts: [Int64] = []
         // The scenario's regulars, each with their own pace and account, and those of them
         // with nothing active.
         var regulars = RegularCustomers(count: scenario.regulars ?? 0, seed: scenario.seed,
@@ -181,8 +178,6 @@ public struct Simulator {
             if let regular = customers[index].regular {
                 regulars.release(regular)
                 customers[index].regular = nil
-            } else if let userId = customers[index].userId {
-                freeAccounts.append(userId)
             }
             customers[index].userId = nil
         }
@@ -258,7 +253,9 @@ public struct Simulator {
                             return id
                         }()
                     } else {
-                        userId = try freeAccounts.popLast() ?? database.createUser(
+                        // Someone new, with an account of their own: an account used before
+                        // would lend them another's visits, and so another's pace.
+                        userId = try database.createUser(
                             email: "customer\(index)@simulated.invalid", displayName: "Customer \(index)",
                             passwordHash: "simulated", now: now, confirmation: nil).id
                     }
@@ -360,7 +357,8 @@ public struct Simulator {
                 }
             }
             // Tickets and bookings that left the live set without entering: expired or cancelled.
-            for index in pending where !seen.contains(index) {
+            // In order: the order of release decides whose account is free next.
+            for index in pending.sorted() where !seen.contains(index) {
                 let customer = customers[index]
                 if customer.kind == .booking, let start = customer.slotStart, start.timeIntervalSince(now) > Self.liveReach { continue }
                 customers[index].endedAt = now
