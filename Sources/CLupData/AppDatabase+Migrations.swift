@@ -512,6 +512,12 @@ extension AppDatabase {
             try db.execute(sql: "UPDATE storeLoad SET visitsBeforeUnscanned = measuredVisits")
         }
 
+        migrator.registerMigration("v17: a customer's own pace") { db in
+            // What the customer's past visits at the store said of their pace when they made
+            // the reservation (`CustomerPace`); null for a first visit and a kiosk ticket.
+            try db.alter(table: "reservation") { t in t.add(column: "pace", .double) }
+        }
+
         return migrator
     }
 }

@@ -102,7 +102,7 @@ extension AppDatabase {
 
     private static let liveColumns =
         "id, storeId, status, people, residenceMinutes, calledAt, enteredAt, slotStart, walkIn, number, day, "
-            + "travelMode, travelMetres, leftAt"
+            + "travelMode, travelMetres, leftAt, pace"
 
     private static func append(_ row: Row, to result: inout [Int64: LiveTraffic]) throws {
         guard let live = live(row) else { return }
@@ -120,6 +120,9 @@ extension AppDatabase {
         default: return nil
         }
         let minutes: Int = row["residenceMinutes"]
+        // The customer's own pace, when their history set one (`CustomerPace`): the estimate
+        // takes them to declare that much more or less than they will stay.
+        let pace: Double = row["pace"] ?? 1
         let walkIn: Bool = row["walkIn"]
         var travel: TimeInterval = 0
         if !walkIn, state == .waiting || state.isCalled, let metres: Int = row["travelMetres"],
@@ -127,7 +130,7 @@ extension AppDatabase {
         {
             travel = TravelMode.travel(mode: mode, metres: metres)
         }
-        return LiveReservation(id: row["id"], state: state, people: row["people"], residence: Double(minutes) * 60,
+        return LiveReservation(id: row["id"], state: state, people: row["people"], residence: Double(minutes) * 60 * pace,
                                walkIn: walkIn, number: row["number"], day: row["day"], travel: travel,
                                leftAt: row["leftAt"])
     }
@@ -241,6 +244,12 @@ extension AppDatabase {
                     }
                 }
                 let number = try Self.nextNumber(storeId: request.storeId, day: day, db)
+                // The customer's own pace, from their visits here (`CustomerPace`): kept with the
+                // reservation, so the estimate reads it with the live rows.
+                let visits = try Self.pastVisits(userId: request.userId, storeId: request.storeId, db)
+                let storeRatio = try StoreLoad.find(request.storeId, db)?.model.ratio ?? 1
+                let pace = CustomerPace.factor(declared: Double(request.residenceMinutes) * 60, visits: visits,
+                                               storeRatio: storeRatio)
                 let reservation = try NewReservation(
                     storeId: request.storeId, userId: request.userId, kind: request.kind, walkIn: false, day: day,
                     number: number, people: request.people, residenceMinutes: request.residenceMinutes,
@@ -248,7 +257,7 @@ extension AppDatabase {
                     slotStart: request.kind == .booking ? request.slotStart : nil,
                     status: request.kind == .lineUp ? .waiting : .booked, createdAt: now,
                     requestKey: request.requestKey, travelMetres: request.kind == .lineUp ? request.travelMetres : nil,
-                    expectedEntry: expectedEntry
+                    expectedEntry: expectedEntry, pace: visits.isEmpty ? nil : pace
                 ).insert(returning: db)
                 for departmentId in request.departmentIds {
                     try db.cachedStatement(sql: """
@@ -348,14 +357,19 @@ extension AppDatabase {
         }
     }
 
-    /// How long the customer's last visits to a store lasted (R1.3), most recent first.
-    public func visitDurations(userId: Int64, storeId: Int64, limit: Int = 15) throws -> [TimeInterval] {
-        try reader.read { db in
-            try Double.fetchAll(db, sql: """
-                SELECT (julianday(exitedAt) - julianday(enteredAt)) * 86400 FROM reservation
-                WHERE userId = ? AND storeId = ? AND exitedAt IS NOT NULL AND enteredAt IS NOT NULL
-                ORDER BY exitedAt DESC LIMIT ?
-                """, arguments: [userId, storeId, limit])
+    /// The customer's last visits to a store (R1.3), most recent first: what they declared and
+    /// how long they really stayed.
+    public func pastVisits(userId: Int64, storeId: Int64) throws -> [CustomerPace.Visit] {
+        try reader.read { db in try Self.pastVisits(userId: userId, storeId: storeId, db) }
+    }
+
+    static func pastVisits(userId: Int64, storeId: Int64, _ db: Database) throws -> [CustomerPace.Visit] {
+        try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT residenceMinutes * 60, (julianday(exitedAt) - julianday(enteredAt)) * 86400 FROM reservation
+            WHERE userId = ? AND storeId = ? AND exitedAt IS NOT NULL AND enteredAt IS NOT NULL
+            ORDER BY exitedAt DESC LIMIT ?
+            """), arguments: [userId, storeId, CustomerPace.visitsRead]).map { row in
+            CustomerPace.Visit(declared: row[0], actual: row[1])
         }
     }
 }

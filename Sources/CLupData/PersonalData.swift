@@ -38,6 +38,9 @@ public struct PersonalData: Encodable, Sendable {
         var number: Int
         var people: Int
         var declaredMinutes: Int
+        /// How much longer (above 1) or shorter than declared the wait estimate expected the
+        /// visit to last, from the customer's past visits at the store (`CustomerPace`).
+        var paceFromPastVisits: Double?
         var travelMode: String?
         var travelMetres: Int?
         var slotStart: Date?
@@ -128,13 +131,14 @@ extension AppDatabase {
                     PersonalData.Message(kind: row[1], reason: row[2], createdAt: row[3], sentAt: row[4]))
             }
             let visits = try Row.fetchAll(db, sql: """
-                SELECT r.\(Reservation.columnList.replacingOccurrences(of: ", ", with: ", r.")), s.name AS storeName
+                SELECT r.\(Reservation.columnList.replacingOccurrences(of: ", ", with: ", r.")), r.pace, s.name AS storeName
                 FROM reservation r JOIN store s ON s.id = r.storeId WHERE r.userId = ? ORDER BY r.createdAt
                 """, arguments: [userId]).map { row in
                 let visit = try Reservation(columnsOf: row)
                 return PersonalData.Visit(
                     store: row["storeName"], kind: visit.kind.rawValue, number: visit.number, people: visit.people,
-                    declaredMinutes: visit.residenceMinutes, travelMode: visit.travelMode?.rawValue,
+                    declaredMinutes: visit.residenceMinutes, paceFromPastVisits: row["pace"],
+                    travelMode: visit.travelMode?.rawValue,
                     travelMetres: visit.travelMetres, slotStart: visit.slotStart, status: visit.status.rawValue,
                     createdAt: visit.createdAt, leftForStoreAt: visit.leftAt, calledAt: visit.calledAt,
                     enteredAt: visit.enteredAt, exitedAt: visit.exitedAt, endedAt: visit.endedAt,

@@ -99,6 +99,8 @@ struct NewReservation: Codable, Sendable, PersistableRecord {
     /// A line-up's expected entry when it was made: measured against its real entry, it
     /// calibrates the ranges shown (`VisitModel.entryError`).
     var expectedEntry: Date? = nil
+    /// The customer's own pace (`CustomerPace`), when they have visited the store before.
+    var pace: Double? = nil
 
     static let databaseTableName = Reservation.databaseTableName
 }

@@ -86,12 +86,12 @@ extension NewReservation {
     func insert(returning db: Database) throws -> Reservation {
         try db.cachedStatement(sql: """
             INSERT INTO reservation (storeId, userId, kind, walkIn, day, number, people, residenceMinutes, travelMode,
-                                     slotStart, status, createdAt, requestKey, travelMetres, expectedEntry)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                     slotStart, status, createdAt, requestKey, travelMetres, expectedEntry, pace)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 storeId, userId, kind.rawValue, walkIn, day, number, people, residenceMinutes, travelMode?.rawValue,
                 slotStart?.databaseText, status.rawValue, createdAt.databaseText, requestKey, travelMetres,
-                expectedEntry?.databaseText,
+                expectedEntry?.databaseText, pace,
             ])
         return Reservation(
             id: db.lastInsertedRowID, storeId: storeId, userId: userId, kind: kind, walkIn: walkIn, day: day,

@@ -51,6 +51,8 @@ struct PrivacyTests {
             storeId: store.id, userId: ada.id, kind: .lineUp, people: 2, residenceMinutes: 25, travelMode: .walking,
             requestKey: Secrets.token(), travelMetres: 640, departmentIds: [bakery]), now: clock.now)
         else { throw RequireError(message: "not created") }
+        // As if their past visits had set a pace (`CustomerPace`): what the estimate made of them is theirs to see.
+        try database.writer.write { db in try db.execute(sql: "UPDATE reservation SET pace = 1.25 WHERE id = ?", arguments: [ticket.id]) }
         // From another network: a sign-in that succeeds forgives failures from its own address only.
         try Browser(app, address: "192.0.2.99").signIn(email: "ada@example.org", password: "a typo in it")
 
@@ -70,6 +72,7 @@ struct PrivacyTests {
         #expect(visits.count == 1)
         #expect(visits.first?["store"] as? String == "Bottega Dati" && visits.first?["number"] as? Int == ticket.number)
         #expect(visits.first?["departments"] as? [String] == ["Bakery"] && visits.first?["travelMetres"] as? Int == 640)
+        #expect(visits.first?["paceFromPastVisits"] as? Double == 1.25)
         #expect((json["emails"] as? [[String: Any]])?.first?["subject"] as? String == "Confirm your CLup account")
         #expect((json["failedSignIns"] as? [[String: Any]])?.count == 1)
         #expect((json["sessions"] as? [[String: Any]])?.isEmpty == false)

@@ -430,6 +430,37 @@ struct ReservationsTests {
         #expect(load?["measuredVisits"] == 3)
     }
 
+    @Test("a customer's past visits here set their pace: kept with the reservation, and the estimate expects their visit at it")
+    func customerPace() throws {
+        let (_, userId) = try customer("ada@example.org")
+        let storeId = try require(duomo.id)
+        // Someone new: no pace, and the estimate takes their 30 minutes as declared.
+        let first = try created(try reserve(userId, at: duomo))
+        #expect(try database.reader.read { db in try Bool.fetchOne(db, sql: "SELECT pace IS NULL FROM reservation WHERE id = ?", arguments: [first.id]) } == true)
+        // Four visits declared 30 minutes that lasted 60, 60, 60 and 60.
+        for index in 0..<4 {
+            let past = index == 0 ? first : try created(try reserve(userId, at: duomo))
+            let entered = clock.now - Double(4 - index) * 86_400
+            try database.writer.write { db in
+                try db.execute(sql: "UPDATE reservation SET status = 'done', enteredAt = ?, exitedAt = ? WHERE id = ?",
+                               arguments: [entered, entered + 3600, past.id])
+            }
+        }
+        // (Their lengths come from stored times: to the millisecond.)
+        let visits = try database.pastVisits(userId: userId, storeId: storeId)
+        #expect(visits.count == 4 && visits.allSatisfy { $0.declared == 1800 && abs($0.actual - 3600) < 0.01 })
+        // Declaring 20 minutes now (not their usual hour), the estimate expects about 28.
+        let next = try created(try reserve(userId, at: duomo, minutes: 20))
+        let pace = try database.reader.read { db in try Double.fetchOne(db, sql: "SELECT pace FROM reservation WHERE id = ?", arguments: [next.id]) }
+        #expect(pace.map { abs($0 - 2.0.squareRoot()) < 1e-5 } == true)
+        try database.refreshBoard()
+        let live = try require(database.board.entry(storeId)?.live.live.first { $0.id == next.id })
+        #expect(abs(live.residence - 20 * 60 * 2.0.squareRoot()) < 0.01)
+        // Another customer's visits are theirs alone.
+        let (_, bob) = try customer("bob@example.org")
+        #expect(try database.pastVisits(userId: bob, storeId: storeId).isEmpty)
+    }
+
     // MARK: Invariants in the schema
 
     @Test("the schema refuses a second active reservation, an over-full slot and a repeated ticket number")

@@ -165,7 +165,7 @@ extension Catalogue {
         "privacy.account.why": "To sign you in, and to write to you",
         "privacy.account.howLong": "Until you delete your account",
         "privacy.reservations.what": "Your reservations: store, kind, party size, visit length, how you travel and how far, the departments you picked, and when you were called, went in and came out",
-        "privacy.reservations.why": "To keep your place, tell you when to leave and let you in; the store's statistics",
+        "privacy.reservations.why": "To keep your place, tell you when to leave and let you in; to estimate waits (how long your past visits to a store took against what you said sets how long the next is expected to take); the store's statistics",
         "privacy.reservations.howLong": "Linked to you for {period}, then anonymous (the statistics keep only counts by hour)",
         "privacy.messages.what": "Messages about a reservation (leave now, your turn, reminders) and the emails sent to you",
         "privacy.messages.why": "To tell you in time, once",

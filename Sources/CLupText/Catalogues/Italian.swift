@@ -165,7 +165,7 @@ extension Catalogue {
         "privacy.account.why": "Per farti accedere e per scriverti",
         "privacy.account.howLong": "Finché non elimini l'account",
         "privacy.reservations.what": "Le tue prenotazioni: negozio, tipo, persone, durata della visita, come ti sposti e da quanto lontano, i reparti scelti, e quando sei stato chiamato, sei entrato e uscito",
-        "privacy.reservations.why": "Per tenerti il posto, dirti quando partire e farti entrare; le statistiche del negozio",
+        "privacy.reservations.why": "Per tenerti il posto, dirti quando partire e farti entrare; per stimare le attese (quanto sono durate le tue visite passate in un negozio rispetto a quanto avevi indicato dice quanto durerà la prossima); le statistiche del negozio",
         "privacy.reservations.howLong": "Legate a te per {period}, poi anonime (le statistiche tengono solo conteggi per ora)",
         "privacy.messages.what": "I messaggi su una prenotazione (parti ora, tocca a te, promemoria) e le email che ti abbiamo inviato",
         "privacy.messages.why": "Per avvisarti in tempo, una volta",

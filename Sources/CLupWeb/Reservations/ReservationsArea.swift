@@ -55,7 +55,7 @@ struct ReservationsArea {
 
     /// The customer's usual visit length at the store, once they have enough visits (R1.3).
     func usualMinutes(userId: Int64, storeId: Int64) throws -> Int? {
-        ResidenceTime.fromVisits(try database.visitDurations(userId: userId, storeId: storeId))
+        ResidenceTime.fromVisits(try database.pastVisits(userId: userId, storeId: storeId).map(\.actual))
     }
 
     func alternatives(_ context: some HandlerContext, plan: VisitPlan, shopper: ShopperContext) -> Alternatives {
