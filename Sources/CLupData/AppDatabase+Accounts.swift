@@ -48,6 +48,20 @@ extension AppDatabase {
         }
     }
 
+    /// Confirmed customer accounts, one per address, made in one transaction; their ids in the
+    /// same order. For tools that need many at once (`clup simulate`): their password is a
+    /// string no password hashes to, so nobody can sign in to them.
+    public func createCustomers(emails: [String], now: Date) throws -> [Int64] {
+        try write { db in
+            try emails.map { email in
+                try NewUser(
+                    email: email, displayName: "Customer", passwordHash: "none", role: .customer, emailConfirmedAt: now,
+                    travelMode: .walking, loyaltyOptIn: false, createdAt: now, language: "en"
+                ).insertAndFetch(db, as: User.self).id
+            }
+        }
+    }
+
     /// The account for an address, compared without case.
     public func user(email: String) throws -> User? {
         try reader.read { db in try User.filter(User.Columns.email == email).fetchOne(db) }

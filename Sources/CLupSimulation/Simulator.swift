@@ -50,8 +50,10 @@ public struct Simulator {
         var stay: TimeInterval
         /// The customer's own pace, a factor in `stay`.
         var bias: Double
-        /// Which of the scenario's regulars this is, once their request is made.
+        /// Which of the scenario's regulars this is, once their request is made, and whether
+        /// they are still busy with this visit (not yet free to come again).
         var regular: Int?
+        var holdsRegular = false
         /// What CLup computes for the trip (0: at hand), and what it really takes.
         var travelMetres: Int?
         var travel: TimeInterval
@@ -155,6 +157,19 @@ public struct Simulator {
             }
         }
 
+        // Everyone's account, made ahead in one transaction (one each would cost a transaction
+        // each): someone new has their own, a regular keeps theirs.
+        var regulars = RegularCustomers(count: scenario.regulars ?? 0, seed: scenario.seed,
+                                        sigma: scenario.stay.customerBiasSigma)
+        if let count = scenario.regulars {
+            let ids = try database.createCustomers(emails: (0..<count).map { "regular\($0)@simulated.invalid" }, now: Self.firstDay)
+            for (regular, id) in ids.enumerated() { regulars.setAccount(id, of: regular) }
+        } else {
+            let online = customers.indices.filter { customers[$0].kind != .walkIn }
+            let ids = try database.createCustomers(emails: online.map { "customer\($0)@simulated.invalid" }, now: Self.firstDay)
+            for (index, id) in zip(online, ids) { customers[index].userId = id }
+        }
+
         // Ticks run while the store is open (and a little around), events whenever they fall.
         var openings: [ClosedRange<Date>] = []
         for day in 0..<scenario.days {
@@ -170,16 +185,11 @@ public struct Simulator {
         var pending: Set<Int> = []  // issued, neither entered nor ended
         var atDoor: Set<Int> = []  // came, and waiting to be let in
         var seenVersion = -1
-        // The scenario's regulars, each with their own pace and account, and those of them
-        // with nothing active.
-        var regulars = RegularCustomers(count: scenario.regulars ?? 0, seed: scenario.seed,
-                                        sigma: scenario.stay.customerBiasSigma)
         func release(_ index: Int) {
-            if let regular = customers[index].regular {
+            if let regular = customers[index].regular, customers[index].holdsRegular {
                 regulars.release(regular)
-                customers[index].regular = nil
+                customers[index].holdsRegular = false
             }
-            customers[index].userId = nil
         }
         var lastReminders = Date.distantPast
 
@@ -238,28 +248,26 @@ public struct Simulator {
                     default: otherRefusals += 1
                     }
                 case .lineUp, .booking:
-                    let userId: Int64
+                    var userId = customer.userId
                     if scenario.regulars != nil {
                         let regular = regulars.pick(random: &random)
                         customers[index].regular = regular
+                        customers[index].holdsRegular = true
                         // The visit varies as drawn; the pace is the regular's own.
                         customers[index].stay = max(60, customer.stay / customer.bias * regulars.bias(regular))
                         customers[index].bias = regulars.bias(regular)
-                        userId = try regulars.account(regular) ?? {
-                            let id = try database.createUser(
+                        if let account = regulars.account(regular) {
+                            userId = account
+                        } else {  // someone who joined the regulars as all were busy
+                            let account = try database.createUser(
                                 email: "regular\(regular)@simulated.invalid", displayName: "Regular \(regular)",
-                                passwordHash: "simulated", now: now, confirmation: nil).id
-                            regulars.setAccount(id, of: regular)
-                            return id
-                        }()
-                    } else {
-                        // Someone new, with an account of their own: an account used before
-                        // would lend them another's visits, and so another's pace.
-                        userId = try database.createUser(
-                            email: "customer\(index)@simulated.invalid", displayName: "Customer \(index)",
-                            passwordHash: "simulated", now: now, confirmation: nil).id
+                                passwordHash: "none", now: now, confirmation: nil).id
+                            regulars.setAccount(account, of: regular)
+                            userId = account
+                        }
+                        customers[index].userId = userId
                     }
-                    customers[index].userId = userId
+                    guard let userId else { return }
                     let request = ReservationRequest(
                         storeId: store.id, userId: userId, kind: customer.kind == .lineUp ? .lineUp : .booking,
                         people: customer.people, residenceMinutes: customer.declaredMinutes,
@@ -358,7 +366,7 @@ public struct Simulator {
             }
             // Tickets and bookings that left the live set without entering: expired or cancelled.
             // In order: the order of release decides whose account is free next.
-            for index in pending.sorted() where !seen.contains(index) {
+            for index in pending.filter({ !seen.contains($0) }).sorted() {
                 let customer = customers[index]
                 if customer.kind == .booking, let start = customer.slotStart, start.timeIntervalSince(now) > Self.liveReach { continue }
                 customers[index].endedAt = now

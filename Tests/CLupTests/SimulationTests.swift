@@ -1,4 +1,4 @@
-import CLupSimulation
+@testable import CLupSimulation
 import Foundation
 import Testing
 
@@ -36,6 +36,29 @@ struct SimulationTests {
         #expect(first.table.contains("naive") && first.table.contains("two-hour rule"))
     }
 
+    @Test("regulars come back as themselves: the same account and the same pace on every visit")
+    func regulars() throws {
+        var scenario = try Self.scenario("short.json")
+        scenario.days = 2
+        scenario.regulars = 12
+        scenario.stay.customerBiasSigma = 0.5
+        let run = try Simulator(scenario: scenario).run()
+        let visits = Dictionary(grouping: run.customers.filter { $0.regular != nil }, by: { $0.regular! })
+        #expect(visits.values.contains { $0.count >= 3 })
+        for (regular, theirs) in visits {
+            #expect(Set(theirs.map(\.userId)).count == 1 && Set(theirs.map(\.bias)).count == 1, "regular \(regular)")
+        }
+        // Each has a pace of their own, and no two share an account.
+        #expect(Set(visits.values.map { $0[0].bias }).count == visits.count)
+        #expect(Set(visits.values.map { $0[0].userId }).count == visits.count)
+        // Walk-ins are nobody's regulars; line-ups and bookings that were made all are.
+        #expect(run.customers.allSatisfy { $0.kind == .walkIn ? $0.regular == nil : ($0.issuedAt == nil || $0.regular != nil) })
+        // The same seed, the same days.
+        let again = try Simulator(scenario: scenario).run()
+        #expect(again.customers.map(\.regular) == run.customers.map(\.regular))
+        #expect(again.customers.map(\.enteredAt) == run.customers.map(\.enteredAt))
+    }
+
     @Test("another seed replays another day")
     func seeds() throws {
         var scenario = try Self.scenario("short.json")
@@ -68,6 +91,9 @@ struct SimulationTests {
         }
         scenario = try Self.scenario("short.json")
         scenario.noShowRate = 1.5
+        #expect(throws: ScenarioError.self) { try scenario.validate() }
+        scenario = try Self.scenario("short.json")
+        scenario.regulars = 0
         #expect(throws: ScenarioError.self) { try scenario.validate() }
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(Scenario.self, from: Data(#"{"name": "no store"}"#.utf8))
