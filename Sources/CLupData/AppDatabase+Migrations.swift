@@ -518,6 +518,40 @@ extension AppDatabase {
             try db.alter(table: "reservation") { t in t.add(column: "pace", .double) }
         }
 
+        migrator.registerMigration("v18: ranges measured on waits plus 20 minutes") { db in
+            // The ranges are the mean ± 1.28 standard deviations of ln((real wait + offset) ÷
+            // (expected wait + offset)). With an offset of 5 minutes, errors on the last minutes
+            // of a wait, where what is left is a few exits, weighed as much as errors on a long
+            // wait, and ranges shown at issue were too wide (README, "How right is the wait").
+            // The sums start again: they were of another quantity, and they forget within about
+            // a hundred entries anyway.
+            try db.execute(sql: """
+                DROP TRIGGER reservation_entry_measured;
+                UPDATE storeLoad SET entries = 0, entryErrorSum = 0, entryErrorSquares = 0;
+                CREATE TRIGGER reservation_entry_measured AFTER UPDATE OF status ON reservation
+                WHEN NEW.status = 'inside' AND OLD.status IN ('waiting', 'called') AND NEW.expectedEntry IS NOT NULL
+                    AND NEW.enteredAt IS NOT NULL
+                BEGIN
+                    UPDATE storeLoad SET
+                        entries = entries * 0.99 + 1,
+                        entryErrorSum = entryErrorSum * 0.99
+                            + ln(MAX(0, julianday(NEW.enteredAt) - julianday(NEW.createdAt)) * 86400 + \(Self.entryErrorOffset))
+                            - ln(MAX(0, julianday(NEW.expectedEntry) - julianday(NEW.createdAt)) * 86400 + \(Self.entryErrorOffset)),
+                        entryErrorSquares = entryErrorSquares * 0.99
+                            + (ln(MAX(0, julianday(NEW.enteredAt) - julianday(NEW.createdAt)) * 86400 + \(Self.entryErrorOffset))
+                               - ln(MAX(0, julianday(NEW.expectedEntry) - julianday(NEW.createdAt)) * 86400 + \(Self.entryErrorOffset)))
+                            * (ln(MAX(0, julianday(NEW.enteredAt) - julianday(NEW.createdAt)) * 86400 + \(Self.entryErrorOffset))
+                               - ln(MAX(0, julianday(NEW.expectedEntry) - julianday(NEW.createdAt)) * 86400 + \(Self.entryErrorOffset)))
+                    WHERE storeId = NEW.storeId;
+                END;
+                """)
+        }
+
         return migrator
     }
+
+    /// The offset in v18's trigger, in seconds: the one `VisitModel.errorOffset` draws ranges
+    /// with (a test holds them equal), written out so that the migration does not change with
+    /// the model.
+    static let entryErrorOffset = 1200
 }

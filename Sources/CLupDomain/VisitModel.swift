@@ -35,7 +35,7 @@ public struct VisitModel: Sendable, Hashable {
     /// measured: the ranges are then drawn from it.
     public var entryError: EntryError?
 
-    /// The error of ln((real wait + 5 min) ÷ (expected wait + 5 min)) over a store's entered
+    /// The error of ln((real wait + 20 min) ÷ (expected wait + 20 min)) over a store's entered
     /// line-ups: its mean (bias) and standard deviation (spread).
     public struct EntryError: Sendable, Hashable {
         public var bias: Double
@@ -200,7 +200,9 @@ public struct VisitModel: Sendable, Hashable {
     public func entryRange(now: Date, placed: Date, entry: Date, places: Int) -> ClosedRange<Date> {
         if let entryError {
             // Measured: the 10th to 90th percentile of this store's own errors, on the wait
-            // plus five minutes (so a short wait's range is not a point).
+            // plus twenty minutes (so a short wait's range is not a point, and the last
+            // minutes of a wait, where what is left is a few exits, are not held to the
+            // precision of a long one).
             let wait = max(0, entry.timeIntervalSince(now)) + Self.errorOffset
             let low = wait * exp(entryError.bias - Self.z80 * entryError.spread) - Self.errorOffset
             let high = wait * exp(entryError.bias + Self.z80 * entryError.spread) - Self.errorOffset
@@ -225,7 +227,7 @@ public struct VisitModel: Sendable, Hashable {
     }
 
     /// Added to waits before measuring their errors as ratios (as the schema's trigger does).
-    public static let errorOffset: TimeInterval = 5 * 60
+    public static let errorOffset: TimeInterval = 20 * 60
     /// The normal quantile of 90 %: a range from the 10th to the 90th percentile.
     static let z80 = 1.2816
     /// How much wider than the exits alone the range is drawn (see `entryRange`).

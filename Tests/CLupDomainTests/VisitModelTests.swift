@@ -150,12 +150,12 @@ struct VisitModelTests {
         let travelling = model.entryRange(now: now, placed: now, entry: now + 1200, places: 20)
         #expect(travelling.lowerBound <= now + 1200 - 60 && travelling.upperBound >= now + 1200 + 4 * 60)
 
-        // Measured: ln((wait + 5 min) ÷ (expected + 5 min)) with mean 0.1 and spread 0.2.
+        // Measured: ln((wait + 20 min) ÷ (expected + 20 min)) with mean 0.1 and spread 0.2.
         var measured = model
         measured.entryError = VisitModel.EntryError(bias: 0.1, spread: 0.2)
         let range = measured.entryRange(now: now, placed: now + 1500, entry: now + 1500, places: 20)
-        let expectedLow = 1800 * exp(0.1 - 1.2816 * 0.2) - 300
-        let expectedHigh = 1800 * exp(0.1 + 1.2816 * 0.2) - 300
+        let expectedLow = 2700 * exp(0.1 - 1.2816 * 0.2) - 1200
+        let expectedHigh = 2700 * exp(0.1 + 1.2816 * 0.2) - 1200
         #expect(abs(range.lowerBound.timeIntervalSince(now) - expectedLow) < 0.001)
         #expect(abs(range.upperBound.timeIntervalSince(now) - expectedHigh) < 0.001)
     }

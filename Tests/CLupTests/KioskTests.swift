@@ -230,6 +230,24 @@ struct KioskTests {
         #expect(again?.unscannedVisits == 1)
     }
 
+    @Test("an entry measures how far it fell from the entry expected when the ticket was made, on waits plus 20 minutes")
+    func entryError() throws {
+        #expect(Double(AppDatabase.entryErrorOffset) == VisitModel.errorOffset)
+        let browser = try kiosk()
+        let ticket = try walkIn(browser)
+        let expected = try require(try database.reader.read { db in
+            try Date.fetchOne(db, sql: "SELECT expectedEntry FROM reservation WHERE id = ?", arguments: [ticket.id])
+        })
+        clock.advance(150)
+        #expect(try scan(browser, code(ticket)).bodyText.contains(">ENTER<"))
+        let load = try require(try database.reader.read { db in
+            try StoreLoad.fetchOne(db, sql: "SELECT * FROM storeLoad WHERE storeId = ?", arguments: [store.id])
+        })
+        let error = log((150 + 1200) / (expected.timeIntervalSince(ticket.createdAt) + 1200))
+        #expect(abs(error) > 0.05)
+        #expect(load.entries == 1 && abs(load.entryErrorSum - error) < 1e-6 && abs(load.entryErrorSquares - error * error) < 1e-6)
+    }
+
     @Test("refusals carry their reason and change nothing")
     func refusals() throws {
         let browser = try kiosk()
