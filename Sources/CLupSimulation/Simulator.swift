@@ -365,7 +365,7 @@ public struct Simulator {
                 }
             }
             // Tickets and bookings that left the live set without entering: expired or cancelled.
-            // In order: the order of release decides whose account is free next.
+            // In order: the order of release decides which regulars are picked next.
             for index in pending.filter({ !seen.contains($0) }).sorted() {
                 let customer = customers[index]
                 if customer.kind == .booking, let start = customer.slotStart, start.timeIntervalSince(now) > Self.liveReach { continue }
