@@ -525,6 +525,11 @@ extension AppDatabase {
             // wait, and ranges shown at issue were too wide (README, "How right is the wait").
             // The sums start again: they were of another quantity, and they forget within about
             // a hundred entries anyway.
+            let offset = Self.entryErrorOffset
+            let error = """
+                (ln(MAX(0, julianday(NEW.enteredAt) - julianday(NEW.createdAt)) * 86400 + \(offset))
+                 - ln(MAX(0, julianday(NEW.expectedEntry) - julianday(NEW.createdAt)) * 86400 + \(offset)))
+                """
             try db.execute(sql: """
                 DROP TRIGGER reservation_entry_measured;
                 UPDATE storeLoad SET entries = 0, entryErrorSum = 0, entryErrorSquares = 0;
@@ -534,14 +539,8 @@ extension AppDatabase {
                 BEGIN
                     UPDATE storeLoad SET
                         entries = entries * 0.99 + 1,
-                        entryErrorSum = entryErrorSum * 0.99
-                            + ln(MAX(0, julianday(NEW.enteredAt) - julianday(NEW.createdAt)) * 86400 + \(Self.entryErrorOffset))
-                            - ln(MAX(0, julianday(NEW.expectedEntry) - julianday(NEW.createdAt)) * 86400 + \(Self.entryErrorOffset)),
-                        entryErrorSquares = entryErrorSquares * 0.99
-                            + (ln(MAX(0, julianday(NEW.enteredAt) - julianday(NEW.createdAt)) * 86400 + \(Self.entryErrorOffset))
-                               - ln(MAX(0, julianday(NEW.expectedEntry) - julianday(NEW.createdAt)) * 86400 + \(Self.entryErrorOffset)))
-                            * (ln(MAX(0, julianday(NEW.enteredAt) - julianday(NEW.createdAt)) * 86400 + \(Self.entryErrorOffset))
-                               - ln(MAX(0, julianday(NEW.expectedEntry) - julianday(NEW.createdAt)) * 86400 + \(Self.entryErrorOffset)))
+                        entryErrorSum = entryErrorSum * 0.99 + \(error),
+                        entryErrorSquares = entryErrorSquares * 0.99 + \(error) * \(error)
                     WHERE storeId = NEW.storeId;
                 END;
                 """)
