@@ -235,7 +235,9 @@ public struct Frame: Sendable {
     /// The entrance kiosk's layout: the store's name in a slim header, no navigation.
     /// A kiosk screen. An enrolled kiosk's screens (not its menu) link back to the menu, so
     /// staff can switch a screen without typing an address.
-    public func kiosk(storeName: String?, head: HTML = .empty, isMenu: Bool = false, _ content: HTML) -> HTML {
+    /// A kiosk's screen. No link leads from it to another screen: whoever stands in front of a
+    /// customer-facing screen must not reach the staff's (staff open `/kiosk` by its address).
+    public func kiosk(storeName: String?, head: HTML = .empty, _ content: HTML) -> HTML {
         """
         <!doctype html>
         <html lang="\(Language.current.rawValue)">
@@ -252,7 +254,6 @@ public struct Frame: Sendable {
         <header class="kiosk-header no-print">
           <span class="brand"><img src="\(icon)" alt="" width="28" height="28"> CLup</span>
           <span class="kiosk-store">\(storeName ?? "")</span>
-          \(if: storeName != nil && !isMenu, "<a class=\"kiosk-menu-link\" href=\"\(Paths.kiosk())\">\(tr("kiosk.menuLink"))</a>")
           \(languageSwitch)
         </header>
         <main id="main">

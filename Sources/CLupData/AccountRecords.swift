@@ -170,6 +170,21 @@ struct ManagedStore: Codable, Sendable, FetchableRecord, PersistableRecord {
     }
 }
 
+/// What an enrolled kiosk is for, which decides the screens and device calls its key opens.
+public enum KioskRole: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+    /// Customer-facing: the ticket dispenser and the "now calling" board, nothing else. Whoever
+    /// stands in front of it reaches no staff screen and cannot scan.
+    case dispenser
+    /// The entrance: the scanner, the board and the dispenser, and the staff's door console
+    /// behind the store's staff PIN.
+    case door
+
+    /// Whether this kiosk may scan codes at entry and exit (the scanner page, `POST /api/v1/scan`).
+    public var scans: Bool { self == .door }
+    /// Whether staff may open the door console on this kiosk's screen (with the staff PIN).
+    public var opensDoorConsole: Bool { self == .door }
+}
+
 /// A browser at a store's entrance, enrolled with a device key bound to that store.
 public struct Kiosk: Codable, Sendable, Identifiable, FetchableRecord, PersistableRecord {
     public var id: Int64
@@ -178,6 +193,7 @@ public struct Kiosk: Codable, Sendable, Identifiable, FetchableRecord, Persistab
     public var keyHash: String
     public var createdAt: Date
     public var revokedAt: Date?
+    public var role: KioskRole
 
     public static let databaseTableName = "kiosk"
 
@@ -193,6 +209,7 @@ struct NewKiosk: Codable, Sendable, PersistableRecord {
     var label: String
     var keyHash: String
     var createdAt: Date
+    var role: KioskRole
 
     static let databaseTableName = Kiosk.databaseTableName
 }

@@ -339,10 +339,10 @@ extension AppDatabase {
     }
 
     /// Enrols a kiosk for a store; the caller shows `key` once, the table keeps its hash.
-    public func enrolKiosk(storeId: Int64, label: String, key: String, now: Date) throws -> Kiosk {
+    public func enrolKiosk(storeId: Int64, label: String, key: String, role: KioskRole = .door, now: Date) throws -> Kiosk {
         try write { db in
             guard try Store.exists(db, id: storeId) else { throw AccountError.noSuchStore }
-            return try NewKiosk(storeId: storeId, label: label, keyHash: Secrets.hash(key), createdAt: now)
+            return try NewKiosk(storeId: storeId, label: label, keyHash: Secrets.hash(key), createdAt: now, role: role)
                 .insertAndFetch(db, as: Kiosk.self)
         }
     }
@@ -368,6 +368,31 @@ extension AppDatabase {
 
     public func kiosks(storeId: Int64) throws -> [Kiosk] {
         try reader.read { db in try Kiosk.filter(Column("storeId") == storeId).order(Column("id")).fetchAll(db) }
+    }
+
+    /// The store's staff PIN as stored (an argon2id hash), if its managers set one.
+    public func staffPinHash(storeId: Int64) throws -> String? {
+        try staffPin(storeId: storeId)?.pinHash
+    }
+
+    /// The store's staff PIN's hash and when it was set.
+    public func staffPin(storeId: Int64) throws -> (pinHash: String, setAt: Date)? {
+        try reader.read { db in
+            try Row.fetchOne(db, sql: "SELECT pinHash, setAt FROM staffPin WHERE storeId = ?", arguments: [storeId])
+                .map { ($0[0], $0[1]) }
+        }
+    }
+
+    /// Sets (or replaces) the store's staff PIN. Staff signed in on a kiosk with the old PIN are
+    /// signed out at their next request: their pass is bound to the hash it was made with.
+    public func setStaffPin(storeId: Int64, pinHash: String, by userId: Int64?, now: Date) throws {
+        try write { db in
+            guard try Store.exists(db, id: storeId) else { throw AccountError.noSuchStore }
+            try db.execute(sql: """
+                INSERT INTO staffPin (storeId, pinHash, setAt, setBy) VALUES (?, ?, ?, ?)
+                ON CONFLICT(storeId) DO UPDATE SET pinHash = excluded.pinHash, setAt = excluded.setAt, setBy = excluded.setBy
+                """, arguments: [storeId, pinHash, now.databaseText, userId])
+        }
     }
 }
 

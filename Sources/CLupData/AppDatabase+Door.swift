@@ -153,14 +153,16 @@ extension AppDatabase {
                                      userId, kioskId, staffName, now.databaseText])
     }
 
-    /// The store's latest door actions and refused scans, newest first.
-    public func doorLog(storeId: Int64, limit: Int = 30) throws -> [DoorLogEntry] {
+    /// The store's latest door actions and refused scans, newest first; with `kiosksSince`, only
+    /// the actions staff took on a kiosk's screen since then (for the manager's store page).
+    public func doorLog(storeId: Int64, limit: Int = 30, kiosksSince: Date? = nil) throws -> [DoorLogEntry] {
         try reader.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT d.at, d.action, d.number, d.reason, d.outcome, u.displayName, d.staffName, k.label FROM doorAction d
                 LEFT JOIN user u ON u.id = d.userId LEFT JOIN kiosk k ON k.id = d.kioskId
-                WHERE d.storeId = ? ORDER BY d.at DESC, d.id DESC LIMIT ?
-                """, arguments: [storeId, limit]).compactMap { row in
+                WHERE d.storeId = ? AND (? IS NULL OR (d.kioskId IS NOT NULL AND d.at >= ?))
+                ORDER BY d.at DESC, d.id DESC LIMIT ?
+                """, arguments: [storeId, kiosksSince?.databaseText, kiosksSince?.databaseText, limit]).compactMap { row in
                 let staff: DoorLogEntry.Staff? = if let name: String = row[5] {
                     .user(name)
                 } else if let name: String = row[6] {
@@ -172,6 +174,14 @@ extension AppDatabase {
                     DoorLogEntry(at: row[0], kind: $0, number: row[2], reason: row[3], outcome: row[4], staff: staff)
                 }
             }
+        }
+    }
+
+    /// How many door actions staff took on this kiosk's screen since `since` (its rate limit).
+    public func doorActionCount(kioskId: Int64, since: Date) throws -> Int {
+        try reader.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM doorAction WHERE kioskId = ? AND at >= ?",
+                             arguments: [kioskId, since.databaseText]) ?? 0
         }
     }
 

@@ -546,6 +546,22 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v19: kiosk roles and the store's staff PIN") { db in
+            // A kiosk is either a customer-facing dispenser (tickets and the board) or the door
+            // (scanner, board, dispenser, and the staff console behind the staff PIN). Kiosks
+            // enrolled before roles existed scanned at the door: they keep doing so.
+            try db.execute(sql: """
+                ALTER TABLE kiosk ADD COLUMN role TEXT NOT NULL DEFAULT 'door' CHECK (role IN ('dispenser', 'door'));
+                CREATE TABLE staffPin (
+                    storeId INTEGER PRIMARY KEY REFERENCES store(id) ON DELETE CASCADE,
+                    pinHash TEXT NOT NULL,
+                    setAt DATETIME NOT NULL,
+                    setBy INTEGER REFERENCES user(id) ON DELETE SET NULL
+                );
+                CREATE INDEX doorAction_kiosk ON doorAction(kioskId, at);
+                """)
+        }
+
         return migrator
     }
 

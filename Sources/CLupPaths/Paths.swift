@@ -68,11 +68,12 @@ public enum Paths {
     public static let manageStoreClosures = IdPath("/manage/stores/{id}/closures")
     /// The door console: the store's lists, and actions by ticket number (POST).
     public static let manageStoreDoor = IdPath("/manage/stores/{id}/door")
+    /// POST: set the PIN staff give to open the door console on the store's door kiosks.
+    public static let manageStoreStaffPin = IdPath("/manage/stores/{id}/staff-pin")
 
     // The entrance kiosk
     public static let kiosk = FixedPath("/kiosk")
     public static let kioskEnrol = FixedPath("/kiosk/enrol")
-    public static let kioskLeave = FixedPath("/kiosk/leave")
     public static let kioskDispenser = FixedPath("/kiosk/dispenser")
     public static let kioskTickets = FixedPath("/kiosk/tickets")
     public static let kioskTicket = IdPath("/kiosk/tickets/{id}")
@@ -81,6 +82,9 @@ public enum Paths {
     public static let kioskBoard = FixedPath("/kiosk/board")
     /// The door console on a kiosk's screen (POST: an action by ticket number).
     public static let kioskDoor = FixedPath("/kiosk/door")
+    /// Staff sign in at a door kiosk with their name and the store's staff PIN (GET: the form).
+    public static let kioskStaff = FixedPath("/kiosk/staff")
+    public static let kioskStaffSignOut = FixedPath("/kiosk/staff/sign-out")
 
     // The device API
     public static let apiPrefix = "/api/"
@@ -97,9 +101,10 @@ public enum Paths {
         accountData, privacy, english, italian,
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketConfirm,
-        bookingReply, manage, manageStore, manageNewStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreEdit, manageStoreHours,
+        bookingReply, manage, manageStore, manageNewStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreStaffPin, manageStoreEdit, manageStoreHours,
         manageStoreClosures, kiosk,
-        kioskEnrol, kioskLeave, kioskDispenser, kioskTickets, kioskTicket, kioskScanner, kioskScan, kioskBoard, kioskDoor,
+        kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskScanner, kioskScan, kioskBoard, kioskDoor,
+        kioskStaff, kioskStaffSignOut,
         apiScan, apiTickets, apiStoreStatus,
     ]
 }

@@ -59,6 +59,17 @@ public struct TicketToken: Sendable {
         return id > 0 ? id : nil
     }
 
+    /// A 128-bit signature of `message` under this key, base64url: for short-lived values kept
+    /// by a browser (a member of staff's pass at a kiosk) that must come back unchanged.
+    public func signature(of message: String) -> String {
+        Secrets.base64url(mac(Array(message.utf8)))
+    }
+
+    /// Whether `signature` is this key's signature of `message`, compared in constant time.
+    public func isSignature(_ signature: String, of message: String) -> Bool {
+        Secrets.constantTimeEquals(signature, self.signature(of: message))
+    }
+
     private func mac(_ payload: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Int(crypto_auth_hmacsha256_BYTES))
         _ = crypto_auth_hmacsha256(&out, payload, UInt64(payload.count), key)

@@ -11,7 +11,7 @@ import Foundation
 struct Admin: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Create managers and admins, register and edit stores, enrol and revoke kiosks, rebuild statistics.",
-        subcommands: [CreateUser.self, AssignStore.self, EnrolKiosk.self, RevokeKiosk.self, ListKiosks.self,
+        subcommands: [CreateUser.self, AssignStore.self, EnrolKiosk.self, RevokeKiosk.self, ListKiosks.self, SetStaffPin.self,
                       RegisterStore.self, EditStore.self, SetHours.self, CloseDay.self, ReopenDay.self, RebuildStats.self])
 
     struct RebuildStats: ParsableCommand {
@@ -78,12 +78,33 @@ struct Admin: ParsableCommand {
         @OptionGroup var database: DatabaseOptions
         @Option(help: "Store id.") var store: Int64
         @Option(help: "A label staff recognise, e.g. \"Entrance left\".") var label: String
+        @Option(help: """
+            dispenser (customer-facing: tickets and the board only) or door (the scanner, the board, \
+            the dispenser, and the staff console behind the store's staff PIN).
+            """) var role: String
 
         func run() throws {
+            guard let role = KioskRole(rawValue: role) else { throw ValidationError("--role must be dispenser or door") }
             let key = Secrets.token(bytes: 32)
-            let kiosk = try database.openExisting().enrolKiosk(storeId: store, label: label, key: key, now: Date())
-            print("kiosk \(kiosk.id) enrolled for store \(store)")
+            let kiosk = try database.openExisting().enrolKiosk(storeId: store, label: label, key: key, role: role, now: Date())
+            print("kiosk \(kiosk.id) enrolled for store \(store) as a \(role.rawValue)")
             print("device key (shown once; only its hash is kept): \(key)")
+        }
+    }
+
+    struct SetStaffPin: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-staff-pin",
+            abstract: "Set the PIN staff give to open the door console on a store's door kiosks (read from standard input).")
+
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Store id.") var store: Int64
+
+        func run() throws {
+            let pin = readLine(strippingNewline: true) ?? ""
+            guard StaffPin.isAcceptable(pin) else { throw ValidationError(StaffPin.rule) }
+            try database.openExisting().setStaffPin(storeId: store, pinHash: PasswordHasher().hash(pin), by: nil, now: Date())
+            print("staff PIN set for store \(store)")
         }
     }
 
@@ -110,7 +131,7 @@ struct Admin: ParsableCommand {
 
         func run() throws {
             for kiosk in try database.openExisting().kiosks(storeId: store) {
-                print("\(kiosk.id)\t\(kiosk.label)\t\(kiosk.revokedAt == nil ? "active" : "revoked")")
+                print("\(kiosk.id)\t\(kiosk.label)\t\(kiosk.role.rawValue)\t\(kiosk.revokedAt == nil ? "active" : "revoked")")
             }
         }
     }

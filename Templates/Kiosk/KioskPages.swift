@@ -27,7 +27,7 @@ public struct KioskEnrolPage: Page {
     }
 }
 
-/// An enrolled kiosk's start page: its store and its three screens.
+/// A door kiosk's start page, which staff open by its address: its store and its screens.
 public struct KioskHomePage: Page {
     public var storeName: String
     public var label: String
@@ -38,20 +38,57 @@ public struct KioskHomePage: Page {
     }
 
     public func render(in frame: Frame) -> HTML {
-        frame.kiosk(storeName: storeName, isMenu: true, """
+        frame.kiosk(storeName: storeName, """
             <section class="kiosk-menu">
               <h1>\(storeName)</h1>
               <p class="fine">\(tr("kiosk.menuLead", ["label": label]))</p>
               <nav class="kiosk-choices" aria-label="\(tr("kiosk.screens"))">
-                <a class="kiosk-choice" href="\(Paths.kioskDispenser())"><strong>\(tr("kiosk.dispenser"))</strong><span>\(tr("kiosk.dispenserText"))</span></a>
                 <a class="kiosk-choice" href="\(Paths.kioskScanner())"><strong>\(tr("kiosk.scanner"))</strong><span>\(tr("kiosk.scannerText"))</span></a>
                 <a class="kiosk-choice" href="\(Paths.kioskBoard())"><strong>\(tr("kiosk.board"))</strong><span>\(tr("kiosk.boardText"))</span></a>
+                <a class="kiosk-choice" href="\(Paths.kioskDispenser())"><strong>\(tr("kiosk.dispenser"))</strong><span>\(tr("kiosk.dispenserText"))</span></a>
                 <a class="kiosk-choice" href="\(Paths.kioskDoor())"><strong>\(tr("kiosk.door"))</strong><span>\(tr("kiosk.doorText"))</span></a>
               </nav>
-              <form method="post" action="\(Paths.kioskLeave())" class="kiosk-leave">
-                \(frame.csrfField)
-                <button type="submit" class="link" data-confirm="\(tr("kiosk.leaveQuestion"))">\(tr("kiosk.leave"))</button>
-              </form>
+              <p class="fine">\(tr("kiosk.menuHelp"))</p>
+            </section>
+            """)
+    }
+}
+
+/// Staff sign in at a door kiosk to open the door console: their name (the log keeps it) and
+/// the store's staff PIN. While the store has none, the page says who sets it.
+public struct StaffSignInPage: Page {
+    public var storeName: String
+    public var hasPin: Bool
+    public var name: String
+    public var error: String?
+
+    public init(storeName: String, hasPin: Bool, name: String, error: String?) {
+        self.storeName = storeName
+        self.hasPin = hasPin
+        self.name = name
+        self.error = error
+    }
+
+    public func render(in frame: Frame) -> HTML {
+        let form: HTML = hasPin ? """
+            \(Fragments.formError(error))
+            <form method="post" action="\(Paths.kioskStaff())" class="stack">
+              \(frame.csrfField)
+              <label>\(tr("field.yourName"))
+                <input name="staff" required maxlength="60" autocomplete="off" value="\(name)">
+              </label>
+              <label>\(tr("staff.pin"))
+                <input type="password" name="pin" required inputmode="numeric" pattern="[0-9]*" minlength="6" maxlength="12" autocomplete="off">
+              </label>
+              <button type="submit">\(tr("staff.signIn"))</button>
+            </form>
+            """ : "<p class=\"notice\">\(tr("staff.noPin"))</p>"
+        return frame.kiosk(storeName: storeName, """
+            <section class="narrow panel">
+              <h1>\(tr("staff.title"))</h1>
+              <p>\(tr("staff.lead", ["minutes": "5"]))</p>
+              \(form)
+              <p><a href="\(Paths.kiosk())">\(tr("kiosk.menuLink"))</a></p>
             </section>
             """)
     }

@@ -40,16 +40,24 @@ public struct ManageStorePage: Page {
     public struct KioskRow: Sendable {
         public var id: Int64
         public var label: String
+        public var role: String
         public var enrolled: String
         public var revoked: Bool
 
-        public init(id: Int64, label: String, enrolled: String, revoked: Bool) {
+        public init(id: Int64, label: String, role: String, enrolled: String, revoked: Bool) {
             self.id = id
             self.label = label
+            self.role = role
             self.enrolled = enrolled
             self.revoked = revoked
         }
     }
+
+    /// The store's staff PIN: whether and when it was set, and why a new one was refused.
+    public var staffPin = ""
+    public var staffPinError: String?
+    /// Door actions staff took on the store's kiosks lately, newest first.
+    public var kioskActions: [DoorConsolePage.LogRow] = []
 
     public var id: Int64
     public var name: String
@@ -121,12 +129,33 @@ public struct ManageStorePage: Page {
               <h2>\(tr("manage.entranceKiosks"))</h2>
               <p class="fine">\(tr("manage.kiosksHelp1")) (<code>clup admin enrol-kiosk</code>). \(tr("manage.kiosksHelp2")) <a href="\(Paths.kiosk())">\(Paths.kiosk.pattern)</a> \(tr("manage.kiosksHelp3")) <a href="\(Paths.apiDescription)">\(tr("manage.deviceAPI"))</a> \(tr("manage.kiosksHelp4"))</p>
               <table class="hours">
-                <thead><tr><th>#</th><th>\(tr("manage.label"))</th><th>\(tr("manage.enrolled"))</th><th>\(tr("manage.state"))</th></tr></thead>
+                <thead><tr><th>#</th><th>\(tr("manage.label"))</th><th>\(tr("manage.kioskRole"))</th><th>\(tr("manage.enrolled"))</th><th>\(tr("manage.state"))</th></tr></thead>
                 <tbody>
-                \(kiosks.map { "<tr><td>\($0.id)</td><td>\($0.label)</td><td>\($0.enrolled)</td><td>\($0.revoked ? tr("manage.revoked") : tr("manage.active"))</td></tr>" })
+                \(kiosks.map { "<tr><td>\($0.id)</td><td>\($0.label)</td><td>\($0.role)</td><td>\($0.enrolled)</td><td>\($0.revoked ? tr("manage.revoked") : tr("manage.active"))</td></tr>" })
                 </tbody>
               </table>
               \(if: kiosks.isEmpty, "<p>\(tr("manage.noKiosk"))</p>")
+              <h3 id="staff-pin">\(tr("manage.staffPin"))</h3>
+              <p class="fine">\(tr("manage.staffPinHelp"))</p>
+              <p>\(staffPin)</p>
+              \(Fragments.formError(staffPinError))
+              <form method="post" action="\(Paths.manageStoreStaffPin(id))" class="inline-form">
+                \(frame.csrfField)
+                <label>\(tr("manage.staffPinNew"))
+                  <input type="password" name="pin" required inputmode="numeric" pattern="[0-9]{6,12}" minlength="6" maxlength="12" autocomplete="new-password">
+                </label>
+                <button type="submit">\(tr("manage.staffPinSave"))</button>
+              </form>
+              <h3>\(tr("manage.kioskActions"))</h3>
+              \(if: kioskActions.isEmpty, "<p class=\"fine\">\(tr("manage.kioskActionsNone"))</p>")
+              \(if: !kioskActions.isEmpty, """
+                  <div class="table-wrap" tabindex="0" role="region" aria-label="\(tr("manage.kioskActions"))">
+                    <table class="figures">
+                      <thead><tr><th scope="col">\(tr("door.time"))</th><th scope="col">\(tr("privacy.what"))</th><th scope="col">\(tr("kiosk.ticket"))</th><th scope="col">\(tr("door.who"))</th><th scope="col">\(tr("privacy.why"))</th></tr></thead>
+                      <tbody>\(kioskActions.map { "<tr><th scope=\"row\">\($0.time)</th><td>\($0.what)</td><td>\($0.number)</td><td>\($0.who)</td><td>\($0.why)</td></tr>" as HTML })</tbody>
+                    </table>
+                  </div>
+                  """)
             </section>
             <section class="panel">
               <h2>\(tr("manage.changes"))</h2>
@@ -193,7 +222,7 @@ public struct DoorConsolePage: Page {
     public var log: [LogRow]
     /// Where the form posts.
     public var formAction = ""
-    /// On a kiosk's screen: the kiosk's frame, and the staff member's name asked for.
+    /// On a kiosk's screen: the kiosk's frame, and the name the member of staff signed in with.
     public var onKiosk = false
     public var staffName = ""
 
@@ -233,13 +262,6 @@ public struct DoorConsolePage: Page {
               <h2>\(tr("door.act"))</h2>
               <form method="post" action="\(formAction)" class="stack">
                 \(frame.csrfField)
-                \(if: onKiosk, """
-                    <div class="field">
-                      <label for="staff">\(tr("field.yourName"))</label>
-                      <input id="staff" name="staff" required maxlength="60" autocomplete="name" value="\(staffName)">
-                      <p class="fine">\(tr("door.staffHint"))</p>
-                    </div>
-                    """)
                 <div class="field">
                   <label for="number">\(tr("door.number"))</label>
                   <input id="number" name="number" inputmode="numeric" pattern="[0-9]*" required maxlength="6" value="\(number)">
@@ -271,7 +293,21 @@ public struct DoorConsolePage: Page {
               </div>
             </section>
             """
-        guard !onKiosk else { return frame.kiosk(storeName: storeName, "<div class=\"kiosk-door\">\(content)</div>") }
+        guard !onKiosk else {
+            return frame.kiosk(storeName: storeName, """
+                <div class="kiosk-door">
+                <div class="staff-bar">
+                  <p>\(tr("staff.signedInAs", ["name": staffName]))</p>
+                  <a href="\(Paths.kiosk())">\(tr("kiosk.menuLink"))</a>
+                  <form method="post" action="\(Paths.kioskStaffSignOut())">
+                    \(frame.csrfField)
+                    <button type="submit" class="secondary">\(tr("staff.signOut"))</button>
+                  </form>
+                </div>
+                \(content)
+                </div>
+                """)
+        }
         return frame.site("""
             <p class="back"><a href="\(Paths.manageStore(storeId))">← \(storeName)</a></p>
             \(content)

@@ -292,13 +292,23 @@ def tour(driver, checker, base, key, language):
     driver.find_element(By.NAME, "key").send_keys(key + Keys.ENTER)
     wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, ".kiosk-choices"))
     for name, path in [("kiosk menu", "/kiosk"), ("dispenser", "/kiosk/dispenser"), ("scanner", "/kiosk/scanner"),
-                       ("now calling", "/kiosk/board"), ("kiosk door console", "/kiosk/door")]:
+                       ("now calling", "/kiosk/board"), ("staff sign-in", "/kiosk/staff")]:
         visit(name, path)
+    # Staff open the door console with their name and the store's staff PIN.
+    driver.set_window_size(*WINDOWS["desktop"])
+    driver.get(base + "/kiosk/staff")
+    driver.find_element(By.NAME, "staff").send_keys("Gianni")
+    driver.find_element(By.NAME, "pin").send_keys(STAFF_PIN + Keys.ENTER)
+    wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, ".staff-bar"))
+    visit("kiosk door console", "/kiosk/door")
     driver.set_window_size(*WINDOWS["desktop"])
     driver.get(base + "/kiosk/dispenser")
     keyboard_dispense(driver)
     visit("kiosk ticket", driver.current_url.removeprefix(base))
     return steps
+
+
+STAFF_PIN = "246810"
 
 
 def main():
@@ -327,7 +337,8 @@ def main():
         weekday = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"][opens.weekday()]
         stack.clup("admin", "set-hours", "--store", "1", f"--{weekday}", f"{opens:%H:%M}-{closes:%H:%M}")
         key = re.search(r"device key[^:]*: (\S+)", stack.clup("admin", "enrol-kiosk", "--store", "1", "--label",
-                                                              "Entrance")).group(1)
+                                                              "Entrance", "--role", "door")).group(1)
+        stack.clup("admin", "set-staff-pin", "--store", "1", stdin=STAFF_PIN + "\n")
 
         steps = []
         for language in LANGUAGES:

@@ -141,34 +141,157 @@ struct DoorConsoleTests {
         #expect(try status(2).status == .called)
     }
 
-    @Test("on a kiosk's screen: staff give their name, the log keeps it with the kiosk's; only the kiosk's store")
-    func onAKiosk() throws {
+    /// A door kiosk for the store, enrolled in a new browser.
+    func doorKiosk(role: KioskRole = .door, label: String = "Entrance left") throws -> (browser: Browser, key: String) {
         let key = Secrets.token(bytes: 32)
-        _ = try database.enrolKiosk(storeId: storeId, label: "Entrance left", key: key, now: clock.now)
-        let kiosk = Browser(app)
+        _ = try database.enrolKiosk(storeId: storeId, label: label, key: key, role: role, now: clock.now)
+        let kiosk = Browser(app, address: "192.0.2.77")
         try kiosk.get("/kiosk")
         #expect(try kiosk.post("/kiosk/enrol", [("key", key)]).status == 303)
-        #expect(try kiosk.get("/kiosk").bodyText.contains("<a class=\"kiosk-choice\" href=\"/kiosk/door\">"))
-        let page = try kiosk.get("/kiosk/door")
-        #expect(page.status == 200)
-        #expect(page.bodyText.contains("<a class=\"kiosk-menu-link\" href=\"/kiosk\">Kiosk menu</a>"))
-        #expect(page.bodyText.contains("<form method=\"post\" action=\"/kiosk/door\""))
+        return (kiosk, key)
+    }
 
-        let nameless = try kiosk.post("/kiosk/door", [("action", "admit"), ("number", "1"), ("reason", "cracked screen")])
-        #expect(nameless.status == 422)
-        #expect(nameless.bodyText.contains("Give your name (at most 60 characters): the log keeps who did what."))
+    /// The store's managers set the staff PIN on the store's page.
+    func setStaffPin(_ pin: String) throws {
+        let boss = try signedIn("boss@example.org")
+        try boss.get("/manage/stores/\(storeId)")
+        #expect(try boss.post("/manage/stores/\(storeId)/staff-pin", [("pin", pin)]).status == 303)
+    }
+
+    func staffSignIn(_ kiosk: Browser, name: String = "Gianni", pin: String) throws -> Response {
+        try kiosk.get("/kiosk/staff")
+        return try kiosk.post("/kiosk/staff", [("staff", name), ("pin", pin)])
+    }
+
+    @Test("security: the door console on a kiosk needs staff signed in with the store's PIN, and locks after 5 idle minutes")
+    func kioskStaffSignIn() throws {
+        let (kiosk, _) = try doorKiosk()
+        // No PIN yet: the console cannot be opened on a kiosk at all.
+        #expect(try kiosk.get("/kiosk/door").header("Location") == "/kiosk/staff")
+        #expect(try kiosk.get("/kiosk/staff").bodyText.contains("This store has no staff PIN yet"))
+        #expect(try staffSignIn(kiosk, pin: "000000").status == 409)
+        // A name typed at the kiosk is no longer enough to act.
+        let nameOnly = try kiosk.post("/kiosk/door", [("staff", "Anyone"), ("action", "noShow"), ("number", "1"),
+                                                      ("reason", "not here")])
+        #expect(nameOnly.status == 403)
         #expect(try status(1).status == .called)
 
-        let admitted = try kiosk.post("/kiosk/door", [("staff", "Gianni"), ("action", "admit"), ("number", "1"),
-                                                      ("reason", "cracked screen")])
+        // The manager sets one; a PIN that is not 6–12 digits is refused.
+        let boss = try signedIn("boss@example.org")
+        try boss.get("/manage/stores/\(storeId)")
+        let short = try boss.post("/manage/stores/\(storeId)/staff-pin", [("pin", "12a45")])
+        #expect(short.status == 422 && short.bodyText.contains("The staff PIN must be 6 to 12 digits."))
+        try setStaffPin("246810")
+        #expect(try boss.get("/manage/stores/\(storeId)").bodyText.contains("Set today at 10:00."))
+
+        let wrong = try staffSignIn(kiosk, pin: "135790")
+        #expect(wrong.status == 403 && wrong.bodyText.contains("That is not the store&#39;s staff PIN."))
+        #expect(try staffSignIn(kiosk, name: "", pin: "246810").status == 422)
+        let right = try staffSignIn(kiosk, pin: "246810")
+        #expect(right.status == 303 && right.header("Location") == "/kiosk/door")
+        let pass = try require(right.setCookie(named: "clup_staff"))
+        #expect(pass.contains("Max-Age=300") && pass.contains("HttpOnly") && pass.contains("SameSite=Strict"))
+
+        let page = try kiosk.get("/kiosk/door")
+        #expect(page.status == 200 && page.bodyText.contains("Signed in as Gianni."))
+        #expect(!page.bodyText.contains("name=\"staff\""))
+        let admitted = try kiosk.post("/kiosk/door", [("action", "admit"), ("number", "1"), ("reason", "cracked screen")])
         #expect(admitted.status == 200 && admitted.bodyText.contains("Ticket 1 is in (1 person)."))
-        #expect(admitted.bodyText.contains("name=\"staff\" required maxlength=\"60\" autocomplete=\"name\" value=\"Gianni\""))
         #expect(try status(1).status == .inside)
-        // The manager reads who did it, and where.
-        let log = try signedIn("boss@example.org").get("/manage/stores/\(storeId)/door").bodyText
+        // The manager reads who did it, and where, on the console and on the store's page.
+        let log = try boss.get("/manage/stores/\(storeId)/door").bodyText
         #expect(log.contains("<td>let in by number</td><td>1</td><td>Gianni at Entrance left</td><td>cracked screen</td>"))
+        let storePage = try boss.get("/manage/stores/\(storeId)").bodyText
+        #expect(storePage.contains("Door actions on kiosks, last 7 days"))
+        #expect(storePage.contains("<td>let in by number</td><td>1</td><td>Gianni at Entrance left</td><td>cracked screen</td>"))
+
+        // Each request renews the pass; five minutes without one ends it, and nothing is done.
+        clock.advance(4 * 60)
+        #expect(try kiosk.get("/kiosk/door").status == 200)
+        clock.advance(4 * 60)
+        #expect(try kiosk.get("/kiosk/door").status == 200)
+        clock.advance(5 * 60 + 1)
+        let lapsed = try kiosk.post("/kiosk/door", [("action", "noShow"), ("number", "2"), ("reason", "not here")])
+        #expect(lapsed.status == 403 && lapsed.bodyText.contains("The staff sign-in on this kiosk has ended"))
+        #expect(try status(2).status == .called)
+
+        // A new PIN ends every pass made with the old one; locking the console ends this one.
+        #expect(try staffSignIn(kiosk, pin: "246810").status == 303)
+        try setStaffPin("97531086")
+        #expect(try kiosk.get("/kiosk/door").header("Location") == "/kiosk/staff")
+        #expect(try staffSignIn(kiosk, pin: "97531086").status == 303)
+        #expect(try kiosk.post("/kiosk/staff/sign-out").status == 303)
+        #expect(try kiosk.get("/kiosk/door").header("Location") == "/kiosk/staff")
         // A browser that is not an enrolled kiosk is sent to enrol.
         #expect(try Browser(app).get("/kiosk/door").header("Location") == "/kiosk")
+    }
+
+    @Test("security: a pass from one kiosk does not open another's console, and a forged one opens none")
+    func kioskStaffPassIsBound() throws {
+        try setStaffPin("246810")
+        let (first, _) = try doorKiosk(label: "Left")
+        let (second, _) = try doorKiosk(label: "Right")
+        #expect(try staffSignIn(first, pin: "246810").status == 303)
+        let pass = try require(first.cookies["clup_staff"])
+        second.cookies["clup_staff"] = pass
+        #expect(try second.get("/kiosk/door").header("Location") == "/kiosk/staff")
+        // The name changed in the cookie: the signature no longer holds.
+        let parts = pass.split(separator: ".")
+        first.cookies["clup_staff"] = [parts[0], parts[1], Substring(Secrets.base64url(Array("Mallory".utf8))), parts[3]]
+            .joined(separator: ".")
+        #expect(try first.get("/kiosk/door").header("Location") == "/kiosk/staff")
+    }
+
+    @Test("security: wrong staff PINs are throttled per kiosk, the right one included once locked")
+    func kioskStaffPinThrottle() throws {
+        try setStaffPin("246810")
+        let (kiosk, _) = try doorKiosk()
+        for _ in 1...5 { #expect(try staffSignIn(kiosk, pin: "111111").status == 403) }
+        let locked = try staffSignIn(kiosk, pin: "246810")
+        #expect(locked.status == 429 && locked.bodyText.contains("Too many wrong PINs on this kiosk."))
+        #expect(locked.header("Retry-After") == "30")
+        clock.advance(31)
+        #expect(try staffSignIn(kiosk, pin: "246810").status == 303)
+    }
+
+    @Test("security: door actions from a kiosk are limited to 30 in 10 minutes")
+    func kioskDoorActionLimit() throws {
+        try setStaffPin("246810")
+        let (kiosk, _) = try doorKiosk()
+        #expect(try staffSignIn(kiosk, pin: "246810").status == 303)
+        for _ in 1...DoorConsole.kioskLimit {
+            let done = try kiosk.post("/kiosk/door", [("action", "recall"), ("number", "1"), ("reason", "called again")])
+            #expect(done.status == 200)
+        }
+        let over = try kiosk.post("/kiosk/door", [("action", "noShow"), ("number", "2"), ("reason", "not here")])
+        #expect(over.status == 429 && over.bodyText.contains("the most allowed"))
+        #expect(try status(2).status == .called)
+        // A manager is not limited, and the kiosk may act again once the window has passed.
+        #expect(try act(try signedIn("boss@example.org"), "noShow", "2").status == 200)
+        clock.advance(DoorConsole.kioskWindow + 1)
+        #expect(try staffSignIn(kiosk, pin: "246810").status == 303)
+        #expect(try kiosk.post("/kiosk/door", [("action", "noShow"), ("number", "3"), ("reason", "not here")]).status == 200)
+    }
+
+    @Test("security: a dispenser kiosk neither scans nor opens a staff screen, by page or by device API")
+    func dispenserRole() throws {
+        try setStaffPin("246810")
+        let (kiosk, key) = try doorKiosk(role: .dispenser, label: "Dispenser")
+        #expect(try kiosk.get("/kiosk").header("Location") == "/kiosk/dispenser")
+        #expect(try kiosk.get("/kiosk/dispenser").status == 200)
+        #expect(try kiosk.get("/kiosk/board").status == 200)
+        for path in ["/kiosk/scanner", "/kiosk/staff", "/kiosk/door"] {
+            #expect(try kiosk.get(path).status == 403, "\(path)")
+        }
+        #expect(try staffSignIn(kiosk, pin: "246810").status == 403)
+        let code = Fixture.tickets.token(for: try status(1).id)
+        #expect(try kiosk.post("/kiosk/scan", [("code", code)]).status == 403)
+        var request = Request(method: .post, path: "/api/v1/scan", body: Array("{\"code\": \"\(code)\"}".utf8))
+        request.headers["authorization"] = "Bearer \(key)"
+        request.headers["content-type"] = "application/json"
+        let api = app.respond(to: request)
+        #expect(api.status == 403 && api.bodyText.contains("\"code\":\"wrongRole\""))
+        #expect(try status(1).status == .called)
     }
 
     @Test("past midnight a store open late keeps the evening's day: its visits, its numbers, its door console")

@@ -75,18 +75,20 @@ struct KioskTests {
 
     // MARK: Enrolment
 
-    @Test("every screen of an enrolled kiosk links back to its menu; the menu and the enrolment page do not")
-    func menuLink() throws {
-        let link = "<a class=\"kiosk-menu-link\" href=\"/kiosk\">Kiosk menu</a>"
-        let stranger = Browser(app, address: "192.0.2.60")
-        #expect(!(try stranger.get("/kiosk").bodyText.contains(link)))  // the enrolment form
+    @Test("security: no customer-facing kiosk screen links to the menu or a staff screen, and none un-enrols the kiosk")
+    func customerScreensLeadNowhere() throws {
         let browser = try kiosk()
-        #expect(!(try browser.get("/kiosk").bodyText.contains(link)))
-        for screen in ["/kiosk/dispenser", "/kiosk/scanner", "/kiosk/board"] {
-            #expect(try browser.get(screen).bodyText.contains(link), "\(screen)")
-        }
         let ticket = try walkIn(browser)
-        #expect(try browser.get("/kiosk/tickets/\(ticket.id)").bodyText.contains(link))
+        for screen in ["/kiosk/dispenser", "/kiosk/scanner", "/kiosk/board", "/kiosk/tickets/\(ticket.id)"] {
+            let page = try browser.get(screen).bodyText
+            #expect(!page.contains("href=\"/kiosk\"") && !page.contains("/kiosk/door") && !page.contains("/kiosk/staff"),
+                    "\(screen)")
+        }
+        // The menu, opened by its address, has no "Leave": only a manager or an admin revokes a kiosk.
+        let menu = try browser.get("/kiosk").bodyText
+        #expect(menu.contains("href=\"/kiosk/door\"") && !menu.contains("/kiosk/leave"))
+        #expect(try browser.post("/kiosk/leave").status == 404)
+        #expect(try browser.get("/kiosk/dispenser").status == 200)
     }
 
     @Test("a browser becomes the store's kiosk with its device key, stays so, and stops when the key is revoked")

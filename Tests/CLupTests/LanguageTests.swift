@@ -14,7 +14,7 @@ struct LanguageTests {
     /// source names them whole.
     static let builtKeyPrefixes = ["weekday.", "month.short.", "mode.", "place.", "error.title.", "light.", "storeField.",
                                     "change.", "door.kind.", "door.refusal.", "door.status.", "door.action.",
-                                    "mstats.column."]
+                                    "mstats.column.", "kiosk.role."]
 
     static func sources() throws -> [(path: String, text: String)] {
         var files: [(String, String)] = []

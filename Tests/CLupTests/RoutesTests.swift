@@ -70,6 +70,7 @@ struct RoutesTests {
         GET /manage/stores/{id}/stats.csv session signedIn manager managerOfStore
         GET /manage/stores/{id}/door session signedIn manager managerOfStore
         POST /manage/stores/{id}/door session csrf replies signedIn manager managerOfStore
+        POST /manage/stores/{id}/staff-pin session csrf replies signedIn manager managerOfStore
         GET /manage/stores/{id}/edit session signedIn manager managerOfStore
         POST /manage/stores/{id}/edit session csrf replies signedIn manager managerOfStore
         GET /manage/stores/{id}/hours session signedIn manager managerOfStore
@@ -77,15 +78,17 @@ struct RoutesTests {
         POST /manage/stores/{id}/closures session csrf replies signedIn manager managerOfStore
         GET /kiosk session
         POST /kiosk/enrol session csrf replies
-        POST /kiosk/leave session csrf replies
         GET /kiosk/dispenser session kiosk
         POST /kiosk/tickets session csrf replies kiosk
         GET /kiosk/tickets/{id} session kiosk
-        GET /kiosk/scanner session kiosk
-        POST /kiosk/scan session csrf replies kiosk
         GET /kiosk/board session kiosk
-        GET /kiosk/door session kiosk
-        POST /kiosk/door session csrf replies kiosk
+        GET /kiosk/scanner session kiosk doorKiosk
+        POST /kiosk/scan session csrf replies kiosk doorKiosk
+        GET /kiosk/staff session kiosk doorKiosk
+        POST /kiosk/staff session csrf replies kiosk doorKiosk
+        POST /kiosk/staff/sign-out session csrf replies kiosk doorKiosk
+        GET /kiosk/door session kiosk doorKiosk staff
+        POST /kiosk/door session csrf replies kiosk doorKiosk staff
         POST /api/v1/scan jsonErrors deviceKey
         POST /api/v1/tickets jsonErrors deviceKey
         GET /api/v1/stores/{id}/status jsonErrors deviceKey deviceOfStore
@@ -119,9 +122,15 @@ struct RoutesTests {
             if route.pattern.hasPrefix("/manage/stores/{id}") {
                 #expect(route.guards.contains("managerOfStore"), "\(name)")
             }
-            if route.pattern.hasPrefix("/kiosk/"), route.pattern != "/kiosk/enrol", route.pattern != "/kiosk/leave" {
+            if route.pattern.hasPrefix("/kiosk/"), route.pattern != "/kiosk/enrol" {
                 #expect(route.guards.contains("kiosk"), "\(name)")
             }
+            // The scanner and the staff's screens are not on a customer-facing dispenser, and
+            // the door console needs a member of staff signed in with the store's PIN.
+            if ["/kiosk/scan", "/kiosk/staff", "/kiosk/door"].contains(where: route.pattern.hasPrefix) {
+                #expect(route.guards.contains("doorKiosk"), "\(name)")
+            }
+            if route.pattern.hasPrefix("/kiosk/door") { #expect(route.guards.contains("staff"), "\(name)") }
         }
     }
 

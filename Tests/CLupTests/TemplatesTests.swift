@@ -58,7 +58,7 @@ struct TemplatesTests {
             ("manage", ManagePage(stores: [ManagePage.Row(id: 1, name: "Bottega", address: "Via Roma 1")])),
             ("manage store", ManageStorePage(id: 1, name: "Bottega", address: "Via Roma 1", capacity: 10, peopleInside: 3,
                                              wait: "No wait", light: "green", reason: "Short wait",
-                                             kiosks: [.init(id: 1, label: "Door", enrolled: "today", revoked: false)])),
+                                             kiosks: [.init(id: 1, label: "Door", role: "door", enrolled: "today", revoked: false)])),
             ("step 1", ReservePage(storeName: "Bottega", storeHref: "/stores/1", action: "/stores/1/reserve/how",
                                    presets: choices, usual: choices[0], departments: choices, departmentsChosen: true,
                                    people: choices, timeError: "Choose.", peopleError: "Choose.", hidden: hidden)),

@@ -26,9 +26,9 @@ struct EntranceEndToEndTests {
     }
 
     /// A kiosk enrolled as an administrator does it; returns the device key it printed.
-    static func enrolKiosk(_ stack: Stack, store: Int64) throws -> String {
+    static func enrolKiosk(_ stack: Stack, store: Int64, role: String = "door") throws -> String {
         let output = try stack.run(Stack.clupBinary, ["admin", "enrol-kiosk", "--database", stack.database,
-                                                       "--store", String(store), "--label", "Entrance"])
+                                                       "--store", String(store), "--label", "Entrance", "--role", role])
         return String(try #require(output.firstMatch(of: /device key[^:]*: ([A-Za-z0-9_-]{43})/)).1)
     }
 

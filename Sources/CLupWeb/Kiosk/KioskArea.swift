@@ -28,23 +28,38 @@ struct KioskArea {
     func addRoutes(to pages: RouteGroup<BrowserContext>) {
         pages.get(Paths.kiosk, home)
         pages.post(Paths.kioskEnrol, enrol)
-        pages.post(Paths.kioskLeave, leave)
 
+        // Customer-facing screens, on every kiosk: nothing on them leads to a staff screen.
         let kiosk = pages.adding(.kiosk)
         kiosk.get(Paths.kioskDispenser, dispenser)
         kiosk.post(Paths.kioskTickets, issue)
         kiosk.get(Paths.kioskTicket, ticket)
-        kiosk.get(Paths.kioskScanner, scanner)
-        kiosk.post(Paths.kioskScan, scan)
         kiosk.get(Paths.kioskBoard, board)
-        let door = DoorConsole(database: database, views: views)
-        kiosk.get(Paths.kioskDoor) { context in try door.show(context, at: .kiosk(context.kiosk)) }
-        kiosk.post(Paths.kioskDoor) { context in try door.act(context, at: .kiosk(context.kiosk)) }
+
+        // The door: scanning, and the staff's console behind the store's staff PIN.
+        let door = kiosk.adding(.doorKiosk)
+        door.get(Paths.kioskScanner, scanner)
+        door.post(Paths.kioskScan, scan)
+        door.get(Paths.kioskStaff, staffSignInPage)
+        door.post(Paths.kioskStaff, staffSignIn)
+        door.post(Paths.kioskStaffSignOut, staffSignOut)
+        let console = DoorConsole(database: database, views: views)
+        let staff = door.adding(.staff(database: database, signer: staffPasses))
+        staff.get(Paths.kioskDoor) { context in
+            try console.show(context, at: .kiosk(context.kiosk, staffName: context.staffName))
+        }
+        staff.post(Paths.kioskDoor) { context in
+            try console.act(context, at: .kiosk(context.kiosk, staffName: context.staffName))
+        }
     }
+
+    /// Staff passes are signed with a key of their own, derived from the server's secret.
+    var staffPasses: TicketToken { desk.tickets.derived(for: "staff pass") }
 
     // MARK: Enrolment
 
-    /// The kiosk's start page: the enrolment form, or the store's three screens.
+    /// The kiosk's start page: the enrolment form; a dispenser's own screen; or, at the door,
+    /// the menu staff open by its address (no customer-facing screen links to it).
     func home(_ context: BrowserContext) throws -> Response {
         guard let kiosk = context.visitor.kiosk else {
             let revoked = context.request.cookies[Visitor.kioskCookie(secure: context.secure)] != nil
@@ -53,6 +68,7 @@ struct KioskArea {
             if revoked { response.setCookie(kioskCookie(value: "", maxAge: 0, secure: context.secure)) }
             return response
         }
+        guard kiosk.role == .door else { return .redirect(to: Paths.kioskDispenser()) }
         return views.page(title: tr("kiosk.title"), context,
                           KioskHomePage(storeName: try store(of: kiosk).name, label: kiosk.label))
     }
@@ -63,17 +79,65 @@ struct KioskArea {
             return enrolPage(context, error: tr("kiosk.badKey"),
                              status: 403)
         }
-        logger.info("kiosk \(kiosk.id) enrolled a browser from \(context.request.remoteAddress)")
+        logger.info("kiosk \(kiosk.id) (\(kiosk.role.rawValue)) enrolled a browser from \(context.request.remoteAddress)")
         var response = Response.redirect(to: Paths.kiosk())
         response.setCookie(kioskCookie(value: key, maxAge: Self.cookieLifetime, secure: context.secure))
         return response
     }
 
-    /// Forgets the key in this browser (the key itself stays valid until an admin revokes it).
-    func leave(_ context: BrowserContext) throws -> Response {
-        var response = Response.redirect(to: Paths.kiosk())
-        response.setCookie(kioskCookie(value: "", maxAge: 0, secure: context.secure))
+    // MARK: Staff at the door
+
+    /// Name and staff PIN; or, while this store has no PIN, who can set one.
+    func staffSignInPage(_ context: KioskContext) throws -> Response {
+        try staffPage(context, name: "", error: nil)
+    }
+
+    /// Wrong PINs are throttled per kiosk as sign-ins are per account: five free in 15 minutes,
+    /// then a wait that doubles.
+    func staffSignIn(_ context: KioskContext) throws -> Response {
+        let kiosk = context.kiosk
+        let name = (context.form["staff"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let pin = context.form["pin"] ?? ""
+        guard let pinHash = try database.staffPinHash(storeId: kiosk.storeId) else {
+            return try staffPage(context, name: name, error: nil, status: 409)
+        }
+        guard !name.isEmpty, ManageArea.textProblem(name, maxLength: 60) == nil else {
+            return try staffPage(context, name: name, error: tr("door.giveName"), status: 422)
+        }
+        let account = StaffPin.throttleAccount(kioskId: kiosk.id)
+        let client = context.request.remoteAddress
+        let history = try database.signInFailures(account: account, clientAddress: client,
+                                                  since: context.now - SignInThrottle.memory)
+        if let wait = SignInThrottle.wait(history: history, now: context.now) {
+            var response = try staffPage(context, name: name, error: tr("staff.tooManyPins", [
+                "time": Formatting.duration(max(60, wait))]), status: 429)
+            response.headers.append(("Retry-After", String(Int(wait.rounded(.up)))))
+            return response
+        }
+        guard StaffPin.isAcceptable(pin), PasswordHasher().verify(pin, against: pinHash) else {
+            try database.recordSignInFailure(account: account, clientAddress: client, now: context.now)
+            logger.notice("kiosk \(kiosk.id): a wrong staff PIN from \(client)")
+            return try staffPage(context, name: name, error: tr("staff.wrongPin"), status: 403)
+        }
+        try database.clearSignInFailures(account: account, clientAddress: client)
+        logger.info("kiosk \(kiosk.id): staff signed in to the door console")
+        var response = Response.redirect(to: Paths.kioskDoor())
+        response.setCookie(StaffPass.cookie(kioskId: kiosk.id, staffName: name, pinHash: pinHash, signer: staffPasses,
+                                            now: context.now, secure: context.secure))
         return response
+    }
+
+    func staffSignOut(_ context: KioskContext) throws -> Response {
+        var response = Response.redirect(to: Paths.kiosk())
+        response.setCookie(StaffPass.signedOut(secure: context.secure))
+        return response
+    }
+
+    private func staffPage(_ context: KioskContext, name: String, error: String?, status: Int = 200) throws -> Response {
+        let store = try store(of: context.kiosk)
+        let hasPin = try database.staffPinHash(storeId: store.id) != nil
+        return views.page(title: tr("staff.title"), context,
+                          StaffSignInPage(storeName: store.name, hasPin: hasPin, name: name, error: error), status: status)
     }
 
     private func enrolPage(_ context: BrowserContext, error: String?, status: Int = 200) -> Response {

@@ -11,20 +11,33 @@ import Foundation
 /// Refused scans appear in the same log.
 ///
 /// A manager uses it from the store's management pages, signed in; staff at the entrance use
-/// it on an enrolled kiosk's screen, giving their name, which the log keeps with the kiosk's.
+/// it on a door kiosk's screen, signed in there with their name and the store's staff PIN
+/// (`StaffPass`); the log keeps their name with the kiosk's. Actions from a kiosk are limited
+/// to `kioskLimit` in `kioskWindow`, and the manager's store page lists them.
 struct DoorConsole {
     let database: AppDatabase
     let views: Views
 
+    /// Enough for a busy entrance's exceptions; a console left open cannot empty a queue.
+    static let kioskLimit = 30
+    static let kioskWindow: TimeInterval = 10 * 60
+
     /// Where the console is open: for a signed-in manager, or on a kiosk's screen.
     enum Place {
         case manager(userId: Int64, storeId: Int64)
-        case kiosk(Kiosk)
+        case kiosk(Kiosk, staffName: String)
 
         var storeId: Int64 {
             switch self {
             case .manager(_, let storeId): storeId
-            case .kiosk(let kiosk): kiosk.storeId
+            case .kiosk(let kiosk, _): kiosk.storeId
+            }
+        }
+
+        var staffName: String {
+            switch self {
+            case .manager: ""
+            case .kiosk(_, let name): name
             }
         }
 
@@ -45,7 +58,6 @@ struct DoorConsole {
     struct Form {
         var number = ""
         var reason = ""
-        var staffName = ""
         var chosen = DoorAction.Kind.admit
         var message: String?
         var error: String?
@@ -61,8 +73,7 @@ struct DoorConsole {
     func act(_ context: some BrowserRequest, at place: Place) throws -> Response {
         let values = context.form
         var form = Form(number: (values["number"] ?? "").trimmingCharacters(in: .whitespaces),
-                        reason: (values["reason"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
-                        staffName: (values["staff"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines))
+                        reason: (values["reason"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines))
         let kind = values["action"].flatMap(DoorAction.Kind.init(rawValue:)).flatMap { kind in
             Self.actions.contains(kind) ? kind : nil
         }
@@ -78,16 +89,16 @@ struct DoorConsole {
         guard !form.reason.isEmpty, form.reason.count <= 200 else {
             return try again(tr("door.sayWhy"))
         }
+        let now = context.now
         let staff: DoorStaff
         switch place {
         case .manager(let userId, _): staff = .user(userId)
-        case .kiosk(let kiosk):
-            guard !form.staffName.isEmpty, ManageArea.textProblem(form.staffName, maxLength: 60) == nil else {
-                return try again(tr("door.giveName"))
+        case .kiosk(let kiosk, let name):
+            guard try database.doorActionCount(kioskId: kiosk.id, since: now - Self.kioskWindow) < Self.kioskLimit else {
+                return try again(tr("door.kioskLimit", ["n": String(Self.kioskLimit)]), status: 429)
             }
-            staff = .kiosk(id: kiosk.id, name: form.staffName)
+            staff = .kiosk(id: kiosk.id, name: name)
         }
-        let now = context.now
         switch try database.door(kind, storeId: place.storeId, number: number, reason: form.reason, by: staff, now: now) {
         case .done(let ticket):
             let store = database.board.entry(place.storeId)?.store
@@ -102,7 +113,6 @@ struct DoorConsole {
             case .noShow: form.message = tr("door.done.noShow", ["number": String(number)])
             case .scanRefused: break
             }
-            // The staff member's name stays for the next action; the rest is cleared.
             form.number = ""
             form.reason = ""
             return try page(context, at: place, form, status: 200)
@@ -140,13 +150,7 @@ struct DoorConsole {
             guard case .inside(let since) = ticket.state else { return nil }
             return DoorConsolePage.Row(number: ticket.number, detail: "· \(Formatting.people(ticket.people)) · " + tr("door.since", ["time": time(since)]))
         }
-        let log = try database.doorLog(storeId: store.id).map { entry in
-            DoorConsolePage.LogRow(
-                time: time(entry.at), what: Self.logWords(entry.kind),
-                number: entry.number.map(String.init) ?? "—",
-                who: Self.who(entry.staff) ?? (entry.kind == .scanRefused ? tr("door.scanner") : "—"),
-                why: entry.kind == .scanRefused ? Self.refusalWords(entry.reason) : entry.reason)
-        }
+        let log = try database.doorLog(storeId: store.id).map { Self.logRow($0, time: time($0.at)) }
         var page = DoorConsolePage(
             storeId: store.id, storeName: store.name,
             inside: tr("door.insideOf", ["people": Formatting.people(board.peopleInside), "capacity": String(store.capacity)]),
@@ -155,9 +159,18 @@ struct DoorConsole {
             number: form.number, reason: form.reason, message: form.message, error: form.error, log: log)
         page.formAction = place.formAction
         page.onKiosk = place.isKiosk
-        page.staffName = form.staffName
+        page.staffName = place.staffName
         return views.page(title: tr("door.title", ["store": store.name]), section: place.isKiosk ? .none : .manage, context, page,
                           status: status)
+    }
+
+    /// A log entry as the console and the manager's store page show it, at `time` in words.
+    static func logRow(_ entry: DoorLogEntry, time: String) -> DoorConsolePage.LogRow {
+        DoorConsolePage.LogRow(
+            time: time, what: Self.logWords(entry.kind),
+            number: entry.number.map(String.init) ?? "—",
+            who: Self.who(entry.staff) ?? (entry.kind == .scanRefused ? tr("door.scanner") : "—"),
+            why: entry.kind == .scanRefused ? Self.refusalWords(entry.reason) : entry.reason)
     }
 
     static func logWords(_ kind: DoorAction.Kind) -> String {

@@ -1,6 +1,7 @@
 import CLupData
 import CLupDomain
 import CLupPaths
+import CLupSupport
 import CLupTemplates
 import CLupText
 import Foundation
@@ -25,6 +26,7 @@ struct ManageArea {
         store.get(Paths.manageStoreStatsCSV, statsCSV)
         store.get(Paths.manageStoreDoor, door)
         store.post(Paths.manageStoreDoor, doorAction)
+        store.post(Paths.manageStoreStaffPin, setStaffPin)
         store.get(Paths.manageStoreEdit, editForm)
         store.post(Paths.manageStoreEdit, edit)
         store.get(Paths.manageStoreHours, hoursForm)
@@ -42,6 +44,21 @@ struct ManageArea {
     }
 
     func store(_ context: ManagedStoreContext) throws -> Response {
+        try storePage(context, staffPinError: nil)
+    }
+
+    /// A new staff PIN for the store's door kiosks; passes made with the old one stop working.
+    func setStaffPin(_ context: ManagedStoreContext) throws -> Response {
+        let pin = context.form["pin"] ?? ""
+        guard StaffPin.isAcceptable(pin) else {
+            return try storePage(context, staffPinError: tr("manage.staffPinBad"), httpStatus: 422)
+        }
+        try database.setStaffPin(storeId: context.storeId, pinHash: PasswordHasher().hash(pin), by: context.user.id,
+                                 now: context.now)
+        return .redirect(to: Paths.manageStore(context.storeId, query: "pin=set"))
+    }
+
+    private func storePage(_ context: ManagedStoreContext, staffPinError: String?, httpStatus: Int = 200) throws -> Response {
         guard let (entry, standing) = database.board.live(context.storeId, now: context.now) else {
             throw HTTPError.notFound
         }
@@ -49,7 +66,7 @@ struct ManageArea {
         let status = standing.status
         let kiosks = try database.kiosks(storeId: store.id).map { kiosk in
             ManageStorePage.KioskRow(
-                id: kiosk.id, label: kiosk.label,
+                id: kiosk.id, label: kiosk.label, role: tr("kiosk.role.\(kiosk.role.rawValue)"),
                 enrolled: Formatting.clock(kiosk.createdAt, now: context.now, timeZone: store.zone),
                 revoked: kiosk.revokedAt != nil)
         }
@@ -59,6 +76,13 @@ struct ManageArea {
             reason: status.reason.text, kiosks: kiosks)
         let now = context.now
         page.notice = Self.editNotice(context.request.query) ?? Self.hoursNotice(context.request.query)
+            ?? (context.request.query["pin"] == "set" ? tr("manage.staffPinDone") : nil)
+        page.staffPin = try database.staffPin(storeId: store.id).map {
+            tr("manage.staffPinSetAt", ["time": Formatting.moment($0.setAt, now: now, timeZone: store.zone)])
+        } ?? tr("manage.staffPinNone")
+        page.staffPinError = staffPinError
+        page.kioskActions = try database.doorLog(storeId: store.id, limit: 50, kiosksSince: now - 7 * 86400)
+            .map { DoorConsole.logRow($0, time: Formatting.moment($0.at, now: now, timeZone: store.zone)) }
         page.changes = try database.storeChanges(storeId: store.id, limit: 20).map { change in
             (Formatting.moment(change.at, now: now, timeZone: store.zone), change.by ?? tr("change.admin"),
              Self.changeText(change))
@@ -78,7 +102,7 @@ struct ManageArea {
                 slot: Formatting.clock(booking.slotStart ?? now, now: now, timeZone: store.zone), number: booking.number,
                 people: booking.people, answer: answer)
         }
-        return views.page(title: store.name, section: .manage, context, page)
+        return views.page(title: store.name, section: .manage, context, page, status: httpStatus)
     }
 
     /// One recorded change in the reader's language: "Capacity: 40 → 50". The record keeps

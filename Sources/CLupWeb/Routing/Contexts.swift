@@ -81,6 +81,13 @@ struct KioskContext: BrowserRequest {
     var kiosk: Kiosk
 }
 
+/// A member of staff signed in with the store's staff PIN at a door kiosk (`StaffPass`).
+struct StaffContext: BrowserRequest {
+    var browser: BrowserContext
+    var kiosk: Kiosk
+    var staffName: String
+}
+
 /// A device authenticated by its kiosk's key (no cookies read).
 struct DeviceContext: HandlerContext {
     var base: RequestContext

@@ -97,6 +97,40 @@ extension Middleware where Input == BrowserContext, Output == KioskContext {
     }
 }
 
+extension Middleware where Input == KioskContext, Output == KioskContext {
+    /// A kiosk enrolled for the door. A customer-facing dispenser neither scans nor opens
+    /// the staff's screens, whoever stands in front of it.
+    static let doorKiosk = Middleware.check("doorKiosk") { context in
+        guard context.kiosk.role == .door else { throw HTTPError(403, tr("kiosk.notAtTheDoor")) }
+        return context
+    }
+}
+
+extension Middleware where Input == KioskContext, Output == StaffContext {
+    /// A member of staff signed in at this kiosk with the store's current staff PIN, within the
+    /// pass's idle timeout; each request renews the pass. Others are sent to sign in (GET) or
+    /// refused, changing nothing.
+    static func staff(database: AppDatabase, signer: TicketToken) -> Middleware {
+        Middleware("staff") { context, next in
+            let name = StaffPass.cookieName(secure: context.secure)
+            guard let pinHash = try database.staffPinHash(storeId: context.kiosk.storeId),
+                let value = context.request.cookies[name],
+                let pass = StaffPass.read(value, kiosk: context.kiosk, pinHash: pinHash, signer: signer, now: context.now)
+            else {
+                if context.request.method.isSafe { throw HTTPError.redirect(to: Paths.kioskStaff()) }
+                throw HTTPError(403, tr("staff.signedOut"))
+            }
+            var response = try next(StaffContext(browser: context.browser, kiosk: context.kiosk, staffName: pass.staffName))
+            let handlerSetIt = response.headers.contains { $0.name == "Set-Cookie" && $0.value.hasPrefix(name + "=") }
+            if !handlerSetIt {
+                response.setCookie(StaffPass.cookie(kioskId: context.kiosk.id, staffName: pass.staffName, pinHash: pinHash,
+                                                    signer: signer, now: context.now, secure: context.secure))
+            }
+            return response
+        }
+    }
+}
+
 extension Middleware where Input == BrowserContext, Output == CustomerContext {
     /// Someone signed in. A guest asking for a page is sent to sign in and brought back; a
     /// form from an ended session is refused.
