@@ -129,16 +129,24 @@ public struct NewOutboxMessage: Codable, Sendable, PersistableRecord {
     public var createdAt: Date
     public var attempts: Int
     public var nextAttemptAt: Date
+    /// The mailbox, as rate limits compare it (`MailAddress.key`).
+    public var recipientKey: String
+    /// For mail a form sends to an address that has no account (or to the owner of one a
+    /// stranger tried to sign up with): the client that asked, as rate limits count it. Such
+    /// mail is capped per client and overall as well as per mailbox.
+    public var requestedBy: String?
 
     public static let databaseTableName = OutboxMessage.databaseTableName
 
-    public init(recipient: String, subject: String, body: String, now: Date) {
+    public init(recipient: String, subject: String, body: String, now: Date, requestedBy: String? = nil) {
         self.recipient = recipient
         self.subject = subject
         self.body = body
         self.createdAt = now
         self.attempts = 0
         self.nextAttemptAt = now
+        self.recipientKey = MailAddress.key(recipient)
+        self.requestedBy = requestedBy.map { String($0.prefix(64)) }
     }
 }
 

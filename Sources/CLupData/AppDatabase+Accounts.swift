@@ -184,11 +184,28 @@ extension AppDatabase {
     /// to flood someone's inbox.
     public static let mailPerRecipientPerHour = 5
 
-    /// Enqueues `message` unless its recipient has had its hourly share; returns whether it was.
+    /// Most mails to addresses without an account (or "someone tried to sign up as you") one
+    /// client may have sent in an hour, and all clients together: the forms cannot be used to
+    /// mail many strangers from CLup's sender.
+    public static let strangerMailPerClientPerHour = 10
+    public static let strangerMailPerHour = 200
+
+    /// Enqueues `message` unless its mailbox has had its hourly share (and, for mail a stranger
+    /// asked for, unless its client or everyone has); returns whether it was.
     static func enqueue(_ message: NewOutboxMessage, now: Date, _ db: Database) throws -> Bool {
-        let lastHour = try OutboxMessage.filter(OutboxMessage.Columns.recipient == message.recipient)
-            .filter(Column("createdAt") > now - 3600).fetchCount(db)
-        guard lastHour < mailPerRecipientPerHour else { return false }
+        let hourAgo = (now - 3600).databaseText
+        let toMailbox = try Int.fetchOne(db, sql: """
+            SELECT COUNT(*) FROM outboxMessage WHERE recipientKey = ? AND createdAt > ?
+            """, arguments: [message.recipientKey, hourAgo]) ?? 0
+        guard toMailbox < mailPerRecipientPerHour else { return false }
+        if let client = message.requestedBy {
+            let row = try Row.fetchOne(db, sql: """
+                SELECT COUNT(*), COALESCE(SUM(requestedBy = ?), 0) FROM outboxMessage
+                WHERE createdAt > ? AND requestedBy IS NOT NULL
+                """, arguments: [client, hourAgo])
+            let (all, fromClient): (Int, Int) = (row?[0] ?? 0, row?[1] ?? 0)
+            guard fromClient < strangerMailPerClientPerHour, all < strangerMailPerHour else { return false }
+        }
         try message.insert(db)
         return true
     }
@@ -241,12 +258,18 @@ extension AppDatabase {
     }
 
     /// Confirms the address the link was sent to.
-    public func confirmEmail(token: String, now: Date) throws -> User {
+    /// Confirms the address a link was sent to, and ends every session of the account made
+    /// before — but the one of the browser confirming (`keeping`), which has just shown it
+    /// reads the mailbox: whoever signed up with someone else's address must not be left
+    /// holding the confirmed account.
+    public func confirmEmail(token: String, keeping sessionHash: String? = nil, now: Date) throws -> User {
         try write { db in
             var user = try Self.consume(token, purpose: .confirm, now: now, db)
             if user.emailConfirmedAt == nil {
                 user.emailConfirmedAt = now
                 try user.update(db)
+                try UserSession.filter(UserSession.Columns.userId == user.id)
+                    .filter(UserSession.Columns.idHash != (sessionHash ?? "")).deleteAll(db)
             }
             return user
         }

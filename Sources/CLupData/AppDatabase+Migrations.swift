@@ -546,7 +546,7 @@ extension AppDatabase {
                 """)
         }
 
-        migrator.registerMigration("v19: kiosk roles and the store's staff PIN") { db in
+        migrator.registerMigration("v19: kiosk roles, the store's staff PIN, mail counted by mailbox") { db in
             // A kiosk is either a customer-facing dispenser (tickets and the board) or the door
             // (scanner, board, dispenser, and the staff console behind the staff PIN). Kiosks
             // enrolled before roles existed scanned at the door: they keep doing so.
@@ -559,6 +559,13 @@ extension AppDatabase {
                     setBy INTEGER REFERENCES user(id) ON DELETE SET NULL
                 );
                 CREATE INDEX doorAction_kiosk ON doorAction(kioskId, at);
+                -- Mail is capped per mailbox, not per spelling of its address (`MailAddress.key`),
+                -- and mail that a form sends to an address without an account per client too.
+                ALTER TABLE outboxMessage ADD COLUMN recipientKey TEXT;
+                ALTER TABLE outboxMessage ADD COLUMN requestedBy TEXT CHECK (length(requestedBy) <= 64);
+                UPDATE outboxMessage SET recipientKey = lower(trim(recipient));
+                CREATE INDEX outboxMessage_recipientKey ON outboxMessage(recipientKey, createdAt);
+                CREATE INDEX outboxMessage_requestedBy ON outboxMessage(createdAt, requestedBy) WHERE requestedBy IS NOT NULL;
                 """)
         }
 

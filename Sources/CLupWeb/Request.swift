@@ -1,5 +1,6 @@
 import CLupData
 import CLupDomain
+import CLupSupport
 import CLupText
 import Foundation
 
@@ -15,6 +16,8 @@ public struct Request: Sendable {
     public var cookies: [String: String]
     public var body: [UInt8]
     public var remoteAddress: String
+    /// What rate limits count this client by (`ClientAddress.key`: an IPv6 client by its /64).
+    public var client: String { ClientAddress.key(remoteAddress) }
     /// The client reached the web server over TLS, so cookies must be `Secure`.
     public var isHTTPS: Bool
 

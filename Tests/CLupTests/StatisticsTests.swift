@@ -207,7 +207,10 @@ struct StatisticsTests {
                                 ("loyal", "Loyal customers (only those who chose to be listed)")] {
             let csv = try browser.get("/manage/stores/\(storeId)/stats.csv?table=\(name)&from=2026-11-09&to=2026-11-09")
             #expect(csv.status == 200 && csv.header("Content-Type") == "text/csv; charset=utf-8")
-            let parsed = csv.bodyText.split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+            // Every field is quoted; none of these holds a quote or a comma of its own.
+            let parsed = csv.bodyText.split(separator: "\r\n").map {
+                $0.split(separator: ",", omittingEmptySubsequences: false).map { String($0.dropFirst().dropLast()) }
+            }
             #expect(parsed == (try Self.table(caption, in: html)), "\(name)")
             for hidden in ["Bruno", "Carla", "Other"] { #expect(!csv.bodyText.contains(hidden)) }
         }
@@ -248,10 +251,17 @@ struct StatisticsTests {
         #expect(try database.departmentEntries(storeId: storeId, from: 0, to: Int.max / 7200) == departmentsKept)
     }
 
-    @Test("CSV fields: quoted when they must be, and never run as a formula")
+    @Test("security: CSV fields are all quoted, and never run as a formula, whatever the separator")
     func csvFields() {
         #expect(CSV.text(header: ["a", "b"], rows: [["x,y", "say \"hi\""], ["=1+1", "-2"]])
-            == "a,b\r\n\"x,y\",\"say \"\"hi\"\"\"\r\n'=1+1,'-2\r\n")
+            == "\"a\",\"b\"\r\n\"x,y\",\"say \"\"hi\"\"\"\r\n\"'=1+1\",\"'-2\"\r\n")
+        // A display name that an Italian-locale spreadsheet (`;`) would split into a formula cell.
+        #expect(CSV.field("Mario;=HYPERLINK(A1);") == "\"Mario;'=HYPERLINK(A1);\"")
+        #expect(CSV.field("a, +cmd|' /C calc'!A0") == "\"a, '+cmd|' /C calc'!A0\"")
+        // "=" with a combining mark is one grapheme but still starts with "=".
+        #expect(CSV.field("=\u{301}SUM(1)") == "\"'=\u{301}SUM(1)\"")
+        #expect(CSV.field("\tx") == "\"'\tx\"")
+        #expect(CSV.field("Rossi-Bianchi") == "\"Rossi-Bianchi\"")
     }
 
     @Test("a store open past midnight shows its small hours on the evening's weekday, after its late hours")

@@ -61,6 +61,16 @@ struct HardeningEndToEndTests {
         #expect(try stack.get("/signin").status == 200)
     }
 
+    @Test("security: sign-ins at /signin/ share /signin's limit through nginx, and the worker routes neither variant")
+    func signInSlash() throws {
+        let stack = try Stack()
+        let answers = try statuses(stack, ["-X", "POST", "--data", "email=a%40example.org&password=x&csrf=t"],
+                                   urls: Array(repeating: "/signin/", count: 12))
+        #expect(answers.count == 12)
+        #expect(answers.filter { $0 == 429 }.count >= 5)
+        #expect(Set(answers).isSubset(of: [404, 429]))
+    }
+
     @Test("2,500 slow connections from one client: others are served in under 100 ms, and nginx drops them in 10 s")
     func slowConnections() throws {
         let stack = try Stack()

@@ -734,6 +734,7 @@ extension Catalogue {
         "replay.title": "Done already",
         "replay.line": "This form was sent before, and what it asked was done then. It has not been done twice.",
         // MARK: mail
+        "mail.helloUnconfirmed": "Hello,",
         "mail.hello": "Hello {name},",
         "mail.confirm.subject": "Confirm your CLup account",
         "mail.confirm.body": "Welcome to CLup. Please confirm this is your email address by opening the link below.\nUntil you do, you can browse stores but not line up or book a visit.\n\n{link}\n\nThe link works for 7 days. If you did not sign up for CLup, ignore this email and\nno account will be used.",

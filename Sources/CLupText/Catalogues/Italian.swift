@@ -734,6 +734,7 @@ extension Catalogue {
         "replay.title": "Già fatto",
         "replay.line": "Questo modulo era già stato inviato, e quello che chiedeva è stato fatto allora. Non è stato fatto due volte.",
         // MARK: mail
+        "mail.helloUnconfirmed": "Ciao,",
         "mail.hello": "Ciao {name},",
         "mail.confirm.subject": "Conferma il tuo account CLup",
         "mail.confirm.body": "Benvenuto in CLup. Conferma che questo è il tuo indirizzo email aprendo il link qui sotto.\nFinché non lo fai, puoi guardare i negozi ma non metterti in fila o prenotare una visita.\n\n{link}\n\nIl link vale 7 giorni. Se non ti sei iscritto a CLup, ignora questa email e\nnessun account verrà usato.",

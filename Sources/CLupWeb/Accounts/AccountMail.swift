@@ -6,13 +6,22 @@ import Foundation
 /// The emails accounts receive. Plain text: readable in every client, nothing to render.
 /// Each is written in the language of the account it goes to (an address with no account:
 /// the language of the page that asked).
+///
+/// An account whose address is not confirmed is greeted without its display name: whoever
+/// signed up typed that name, and may not own the address — CLup's sender must not carry a
+/// stranger's words ("URGENT: verify at http://…") to any inbox.
 struct AccountMail {
     let baseURL: String
     let now: Date
+    /// The client whose form asked, as rate limits count it: mail to an address that may not be
+    /// theirs (a confirmation link, "no account here") is capped per client as well.
+    var client: String?
 
     func confirmation(to user: User, token: String) -> NewOutboxMessage {
-        message(to: user, subject: "mail.confirm.subject", body: "mail.confirm.body",
-                ["link": "\(baseURL)/confirm?token=\(token)"])
+        var message = message(to: user, subject: "mail.confirm.subject", body: "mail.confirm.body",
+                              ["link": "\(baseURL)/confirm?token=\(token)"])
+        message.requestedBy = client.map { String($0.prefix(64)) }
+        return message
     }
 
     func passwordReset(to user: User, token: String) -> NewOutboxMessage {
@@ -24,7 +33,7 @@ struct AccountMail {
     /// timing are the same whether or not the account exists.
     func noAccount(email: String) -> NewOutboxMessage {
         NewOutboxMessage(recipient: email, subject: tr("mail.noAccount.subject"),
-                         body: tr("mail.noAccount.body", ["link": "\(baseURL)/signup"]), now: now)
+                         body: tr("mail.noAccount.body", ["link": "\(baseURL)/signup"]), now: now, requestedBy: client)
     }
 
     /// Sent when someone signs up with an address that already has an account: the owner
@@ -43,7 +52,8 @@ struct AccountMail {
     {
         Language.$current.withValue(Language(rawValue: user.language) ?? .en) {
             NewOutboxMessage(recipient: user.email, subject: tr(subject),
-                             body: tr("mail.hello", ["name": user.displayName]) + "\n\n" + tr(body, values)
+                             body: (user.isConfirmed ? tr("mail.hello", ["name": user.displayName]) : tr("mail.helloUnconfirmed"))
+                                + "\n\n" + tr(body, values)
                                 + "\n\n— CLup", now: now)
         }
     }

@@ -101,7 +101,7 @@ struct AccountsArea {
     }
 
     private func mail(_ context: some HandlerContext) -> AccountMail {
-        AccountMail(baseURL: settings.baseURL, now: context.now)
+        AccountMail(baseURL: settings.baseURL, now: context.now, client: context.request.client)
     }
 
     // MARK: Sign up
@@ -162,7 +162,8 @@ struct AccountsArea {
 
     func confirm(_ context: BrowserContext) throws -> Response {
         do {
-            _ = try database.confirmEmail(token: context.form["token"] ?? "", now: context.now)
+            _ = try database.confirmEmail(token: context.form["token"] ?? "", keeping: context.visitor.session?.idHash,
+                                          now: context.now)
         } catch AccountError.invalidOrExpiredLink {
             throw HTTPError(410, tr("confirm.expired"))
         }
@@ -199,7 +200,7 @@ struct AccountsArea {
         // is kept for throttling or written back into the page.
         let email = String((context.form["email"]?.trimmed ?? "").prefix(254))
         let account = email.lowercased()
-        let client = context.request.remoteAddress
+        let client = context.request.client
         var page = SignInPage(email: email, next: safeNextPath(context.form["next"]))
         let history = try database.signInFailures(account: account, clientAddress: client,
                                                   since: context.now - SignInThrottle.memory)

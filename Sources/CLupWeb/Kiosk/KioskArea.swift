@@ -105,7 +105,7 @@ struct KioskArea {
             return try staffPage(context, name: name, error: tr("door.giveName"), status: 422)
         }
         let account = StaffPin.throttleAccount(kioskId: kiosk.id)
-        let client = context.request.remoteAddress
+        let client = context.request.client
         let history = try database.signInFailures(account: account, clientAddress: client,
                                                   since: context.now - SignInThrottle.memory)
         if let wait = SignInThrottle.wait(history: history, now: context.now) {

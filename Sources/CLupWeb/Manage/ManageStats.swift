@@ -183,17 +183,31 @@ extension ManageArea {
     }
 }
 
-/// Comma-separated values (RFC 4180): a field with a comma, quote or line break is quoted;
-/// one that a spreadsheet would run as a formula (=, +, -, @ first) is prefixed with '.
+/// Comma-separated values (RFC 4180), every field quoted. Text that a spreadsheet would run as
+/// a formula — `=`, `+`, `-`, `@`, a tab or a carriage return first — is prefixed with `'`, at
+/// the start of a field and after every `;` or `,` (and spaces) inside it too: a spreadsheet set to another
+/// separator (Italian Excel reads `;`) splits the field there, and each piece starts a cell.
+/// Checked on Unicode scalars, so a combining mark after `=` hides nothing.
 enum CSV {
     static func text(header: [String], rows: [[String]]) -> String {
         ([header] + rows).map { $0.map(field).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
     }
 
+    static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r"]
+    static let separators: Set<Unicode.Scalar> = [";", ","]
+
     static func field(_ value: String) -> String {
-        var value = value
-        if let first = value.first, "=+-@\t\r".contains(first) { value = "'" + value }
-        guard value.contains(where: { ",\"\r\n".contains($0) }) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        var out = String.UnicodeScalarView()
+        out.append("\"")
+        var cellStart = true
+        for scalar in value.unicodeScalars {
+            if cellStart, formulaStarts.contains(scalar) { out.append("'") }
+            if scalar == "\"" { out.append("\"") }
+            out.append(scalar)
+            // Spaces after a separator may be trimmed by the spreadsheet: the cell starts after them.
+            cellStart = separators.contains(scalar) || (cellStart && scalar == " ")
+        }
+        out.append("\"")
+        return String(out)
     }
 }

@@ -21,7 +21,11 @@ public struct Router<Route: Sendable>: Sendable {
     public var patterns: [(method: HTTPMethod, pattern: String)] { entries.map { ($0.method, $0.pattern) } }
 
     /// The route and captured parameters, or the 404/405 to answer.
+    ///
+    /// Only a path as the table writes it matches: `/signin/` or `//signin` is not `/signin`,
+    /// so a limit nginx keys on the exact path (sign-in attempts) cannot be stepped around.
     public func match(method: HTTPMethod, path: String) throws(HTTPError) -> (route: Route, parameters: [String: String]) {
+        guard path.hasPrefix("/"), path == "/" || !path.hasSuffix("/"), !path.contains("//") else { throw .notFound }
         let segments = path.split(separator: "/")
         var allowed: [HTTPMethod] = []
         for entry in entries {

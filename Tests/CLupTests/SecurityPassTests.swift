@@ -1,0 +1,126 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import CLupData
+@testable import CLupSupport
+@testable import CLupWeb
+
+/// What a security pass found in accounts, mail, exports and routing (docs/security.md names
+/// each test), in-process over an in-memory SQLite with the clock pinned.
+@Suite("Security pass")
+struct SecurityPassTests {
+    let clock = TestClock()
+    let database: AppDatabase
+    let app: App
+
+    init() throws {
+        database = try AppDatabase.inMemory()
+        let clock = self.clock
+        app = try Fixture.app(clock: { clock.now }, database: database)
+    }
+
+    /// Every message in the outbox.
+    func outbox() throws -> [OutboxMessage] {
+        try database.reader.read { db in try OutboxMessage.order(Column("id")).fetchAll(db) }
+    }
+
+    @Test("security: the five-an-hour mail cap counts a mailbox however its address is spelt")
+    func mailCapByMailbox() throws {
+        let spellings = ["Sec3-bomb@example.org", "sEc3-bomb@example.org", "sec3-bomb@Example.org", "SEC3-BOMB@EXAMPLE.ORG",
+                         "sec3-bomb+1@example.org", "sec3-bomb+2@example.org", " sec3-bomb@example.org", "sec3-bomb@example.org"]
+        for spelling in spellings { try Browser(app, address: "192.0.2.\(spellings.firstIndex(of: spelling)! + 1)")
+            .post("/forgot", [("email", spelling)]) }
+        let sent = try outbox().filter { MailAddress.key($0.recipient) == "sec3-bomb@example.org" }
+        #expect(sent.count == 5)
+        #expect(MailAddress.key("Ünï@Exämple.org") == MailAddress.key("u\u{308}ni\u{308}@exa\u{308}mple.org"))
+    }
+
+    @Test("security: mail to addresses without an account is capped per client and overall")
+    func strangerMailCap() throws {
+        let attacker = Browser(app, address: "198.51.100.7")
+        for index in 0..<15 { try attacker.post("/forgot", [("email", "stranger\(index)@example.org")]) }
+        #expect(try outbox().count == AppDatabase.strangerMailPerClientPerHour)
+        // Another client is not held back by the first one's share…
+        try Browser(app, address: "198.51.100.8").post("/forgot", [("email", "someone@example.org")])
+        #expect(try outbox().count == AppDatabase.strangerMailPerClientPerHour + 1)
+        // …and one IPv6 client is every address of its /64.
+        for index in 0..<15 {
+            try Browser(app, address: "2001:db8:1:2::\(index + 1)").post("/forgot", [("email", "v6-\(index)@example.org")])
+        }
+        #expect(try outbox().count == 2 * AppDatabase.strangerMailPerClientPerHour + 1)
+        // Sign-ups mail strangers too: their confirmation links count the same way.
+        let signUps = Browser(app, address: "198.51.100.7")
+        try signUps.get("/signup")
+        try signUps.post("/signup", [("email", "new@example.org"), ("displayName", "New"),
+                                     ("password", "correct horse battery"), ("passwordAgain", "correct horse battery")])
+        #expect(try database.mail(to: "new@example.org").isEmpty)
+        clock.advance(3601)
+        try attacker.post("/forgot", [("email", "stranger99@example.org")])
+        #expect(try database.mail(to: "stranger99@example.org").count == 1)
+    }
+
+    @Test("security: mail to an unconfirmed account does not carry the name its sign-up typed")
+    func unconfirmedGreeting() throws {
+        let browser = Browser(app)
+        try browser.get("/signup")
+        let bait = "URGENT: account locked, verify at http://evil.example"
+        try browser.post("/signup", [("email", "victim@example.org"), ("displayName", bait),
+                                     ("password", "correct horse battery"), ("passwordAgain", "correct horse battery")])
+        let confirmation = try require(try database.mail(to: "victim@example.org").first)
+        #expect(confirmation.body.hasPrefix("Hello,\n\n"))
+        #expect(!confirmation.body.contains("URGENT") && !confirmation.body.contains("evil"))
+        // Once confirmed, the account's own name is used again.
+        try Browser(app).post("/forgot", [("email", "victim@example.org")])
+        let link = try require(Browser.link(in: confirmation, path: "/confirm"))
+        try Browser(app).post("/confirm", [("token", String(link.split(separator: "=").last ?? ""))])
+        try Browser(app).post("/forgot", [("email", "victim@example.org")])
+        #expect(try database.mail(to: "victim@example.org").last?.body.hasPrefix("Hello URGENT") == true)
+    }
+
+    @Test("security: confirming an address ends the sessions made before, but the confirming browser's")
+    func confirmationEndsEarlierSessions() throws {
+        // A squatter signs up with someone else's address and stays signed in.
+        let squatter = Browser(app, address: "203.0.113.9")
+        try squatter.get("/signup")
+        try squatter.post("/signup", [("email", "owner@example.org"), ("displayName", "Squatter"),
+                                      ("password", "correct horse battery"), ("passwordAgain", "correct horse battery")])
+        try squatter.signIn(email: "owner@example.org")
+        #expect(try squatter.get("/account").status == 200)
+        // The owner signs in on their phone and confirms there.
+        let owner = Browser(app, address: "192.0.2.44")
+        try owner.signIn(email: "owner@example.org")
+        let link = try require(Browser.link(in: try database.mail(to: "owner@example.org").first, path: "/confirm"))
+        try owner.get(link)
+        #expect(try owner.post("/confirm", [("token", String(link.split(separator: "=").last ?? ""))]).status == 200)
+        #expect(try squatter.get("/account").header("Location")?.hasPrefix("/signin") == true)
+        #expect(try owner.get("/account").status == 200)
+        let userId = try require(try database.user(email: "owner@example.org")).id
+        #expect(try database.sessionCount(userId: userId) == 1)
+    }
+
+    @Test("security: a path with a trailing or doubled slash is not routed, so limits keyed on paths hold")
+    func exactPaths() throws {
+        for path in ["/signin/", "//signin", "/signin//", "/manage/", "/kiosk/door/"] {
+            #expect(try Browser(app).post(path, [("email", "a@example.org"), ("password", "x")]).status == 404, "\(path)")
+        }
+        #expect(try Browser(app).get("/").status == 200)
+    }
+
+    @Test("security: sign-in throttling counts an IPv6 client by its /64")
+    func ipv6Throttle() throws {
+        _ = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: PasswordHasher().hash("correct horse battery"),
+                                    now: clock.now, confirmation: nil)
+        for index in 1...5 {
+            let response = try Browser(app, address: "2001:db8:aa:bb::\(index)").signIn(email: "ada@example.org", password: "wrong wrong")
+            #expect(response.status == 401)
+        }
+        let sixth = try Browser(app, address: "2001:db8:aa:bb:ffff::9").signIn(email: "ada@example.org")
+        #expect(sixth.status == 429)
+        // Another /64, or IPv4, is another client.
+        #expect(try Browser(app, address: "2001:db8:aa:bc::1").signIn(email: "ada@example.org").status == 303)
+        #expect(ClientAddress.key("2001:DB8:0:0:1::2") == "2001:db8:0:0::/64")
+        #expect(ClientAddress.key("::ffff:192.0.2.1") == "192.0.2.1")
+        #expect(ClientAddress.key("192.0.2.1") == "192.0.2.1")
+    }
+}
