@@ -89,7 +89,7 @@ struct AccountsTests {
         let link = try #require(Browser.link(in: try database.mail(to: "ada@example.org").last, path: "/confirm"))
         let token = String(link.split(separator: "=")[1])
 
-        let page = try browser.get(link)
+        let page = try browser.open(link)
         #expect(page.status == 200)
         #expect(page.bodyText.contains("Confirm my email address"))
         #expect(try user("ada@example.org")?.isConfirmed == false)  // no state change on GET
@@ -97,7 +97,7 @@ struct AccountsTests {
         #expect(try browser.post("/confirm", [("token", token)]).bodyText.contains("Your email is confirmed"))
         #expect(try user("ada@example.org")?.emailConfirmedAt == clock.now)
         #expect(try browser.post("/confirm", [("token", token)]).status == 410)
-        #expect(try browser.get(link).status == 410)
+        #expect(try browser.open(link).status == 410)
     }
 
     @Test("a confirmation link expires after 7 days")
@@ -319,7 +319,7 @@ struct AccountsTests {
         try browser.post("/forgot", [("email", "ada@example.org")])
         let link = try #require(Browser.link(in: try database.mail(to: "ada@example.org").last, path: "/reset"))
         let token = String(link.split(separator: "=")[1])
-        #expect(try browser.get(link).bodyText.contains("Choose a new password"))
+        #expect(try browser.open(link).bodyText.contains("Choose a new password"))
         #expect(try browser.post("/reset", [("token", token), ("password", "qwertyuiop"), ("passwordAgain", "qwertyuiop")])
             .status == 422)
         let done = try browser.post("/reset", [("token", token), ("password", "a brand new secret"),
@@ -334,7 +334,7 @@ struct AccountsTests {
         try browser.post("/forgot", [("email", "ada@example.org")])
         let late = try #require(Browser.link(in: try database.mail(to: "ada@example.org").last, path: "/reset"))
         clock.advance(3601)
-        #expect(try browser.get(late).status == 410)
+        #expect(try browser.open(late).status == 410)
     }
 
     @Test("no address gets more than five emails an hour from these forms")

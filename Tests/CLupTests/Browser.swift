@@ -46,6 +46,15 @@ final class Browser {
         return send(Request(method: .get, path: String(parts[0]), query: query))
     }
 
+    /// Opens a link from an email as a browser does: an emailed link's token is moved into a
+    /// cookie and the browser sent to the clean address (`EmailedLink`), which it follows.
+    @discardableResult
+    func open(_ link: String) throws -> Response {
+        let first = try get(link)
+        guard first.status == 303, let location = first.header("Location"), location.hasPrefix("/") else { return first }
+        return try get(location)
+    }
+
     /// The token a form on the last page would carry: the page's, else the guest cookie's.
     var formToken: String? { csrf ?? cookies[https ? "__Host-clup_csrf" : "clup_csrf"] }
 
@@ -93,7 +102,7 @@ final class Browser {
         try get("/signup")
         try post("/signup", [("email", email), ("displayName", name), ("password", password), ("passwordAgain", password)])
         let link = try require(Self.link(in: try app.environment.database.mail(to: email).last, path: "/confirm"))
-        try get(link)
+        try open(link)
         try post("/confirm", [("token", String(link.split(separator: "=").last ?? ""))])
     }
 

@@ -240,7 +240,7 @@ struct NoticesTests {
 
         // Opening the link from the email, signed out: a page with the buttons, nothing changed.
         let guest = Browser(app, address: "198.51.100.7")
-        let page = try guest.get(link)
+        let page = try guest.open(link)
         #expect(page.status == 200)
         #expect(page.bodyText.contains("Confirm my visit") && page.bodyText.contains("Cancel the booking"))
         #expect(try reservation(adaBooking.id).confirmedAt == nil)
@@ -248,7 +248,7 @@ struct NoticesTests {
         #expect(confirmed.status == 200 && confirmed.bodyText.contains("Your visit is confirmed"))
         #expect(try reservation(adaBooking.id).confirmedAt == clock.now)
         // A forged or a ticket's token is refused.
-        #expect(try guest.get("/bookings/reply?t=\(Fixture.tickets.token(for: adaBooking.id))").status == 404)
+        #expect(try guest.open("/bookings/reply?t=\(Fixture.tickets.token(for: adaBooking.id))").status == 404)
         #expect(try guest.post("/bookings/reply", [("t", token), ("answer", "confirm")], csrf: "wrong").status == 403)
         let adaTicket = try signedIn("ada@example.org").get("/reservations/\(adaBooking.id)")
         #expect(adaTicket.bodyText.contains("Your visit is booked · Confirmed"))
@@ -284,6 +284,17 @@ struct NoticesTests {
         #expect(try reservation(dave.id).status == .called)
         let erin = try lineUp(try user("erin@example.org"))
         #expect(try reservation(erin.id).status == .waiting)
+
+        // security: the reply link's token lives in a cookie, not the address; once the slot
+        // (12:30–13:00) is over, the link answers nothing.
+        let later = Browser(app, address: "198.51.100.9")
+        let stashed = try later.get(link)
+        #expect(stashed.status == 303 && stashed.header("Location") == "/bookings/reply?answer=confirm")
+        #expect(stashed.header("Referrer-Policy") == "no-referrer")
+        #expect(try later.get("/bookings/reply?answer=confirm").status == 200)
+        clock.advance(Fixture.date(2026, 11, 18, 13, 0).timeIntervalSince(clock.now))
+        #expect(try later.get("/bookings/reply?answer=confirm").status == 410)
+        #expect(try later.post("/bookings/reply", [("t", token), ("answer", "cancel")]).status == 410)
     }
 
     @Test("a booking made 2 hours ahead is not reminded: it counts as confirmed")

@@ -91,7 +91,7 @@ struct SecurityPassTests {
         let owner = Browser(app, address: "192.0.2.44")
         try owner.signIn(email: "owner@example.org")
         let link = try require(Browser.link(in: try database.mail(to: "owner@example.org").first, path: "/confirm"))
-        try owner.get(link)
+        try owner.open(link)
         #expect(try owner.post("/confirm", [("token", String(link.split(separator: "=").last ?? ""))]).status == 200)
         #expect(try squatter.get("/account").header("Location")?.hasPrefix("/signin") == true)
         #expect(try owner.get("/account").status == 200)

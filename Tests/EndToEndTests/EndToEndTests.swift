@@ -176,7 +176,7 @@ struct EndToEndTests {
         #expect(confirm.hasPrefix("/confirm?token="))
 
         // Confirm from the link's page.
-        #expect(try browser.get(confirm).body.contains("Confirm my email address"))
+        #expect(try browser.open(confirm).body.contains("Confirm my email address"))
         let token = String(confirm.split(separator: "=")[1])
         #expect(try browser.post("/confirm", [("token", token)]).body.contains("Your email is confirmed"))
 
@@ -193,7 +193,7 @@ struct EndToEndTests {
         #expect(try browser.post("/forgot", [("email", email)]).body.contains("Check your email"))
         let resetMail = try smtp.message(to: email, subject: "Reset your CLup password")
         let reset = try MailServer.link("/reset", in: resetMail)
-        #expect(try browser.get(reset).body.contains("Choose a new password"))
+        #expect(try browser.open(reset).body.contains("Choose a new password"))
         let resetToken = String(reset.split(separator: "=")[1])
         #expect(try browser.post("/reset", [("token", resetToken), ("password", "a long second password"),
                                             ("passwordAgain", "a long second password")])

@@ -71,6 +71,31 @@ struct HardeningEndToEndTests {
         #expect(Set(answers).isSubset(of: [404, 429]))
     }
 
+    @Test("security: an emailed link's token reaches no log line and no Referer; the access log is 0640")
+    func tokensOutOfLogs() throws {
+        let stack = try Stack()
+        let token = "TOKENxx" + String(repeating: "a", count: 36)
+        let first = try stack.curl([stack.baseURL + "/reset?token=" + token])
+        #expect(first.status == 303 && first.header("Location") == "/reset")
+        #expect(first.cookie("clup_link")?.hasPrefix("clup_link=" + token) == true)
+        #expect(first.cookie("clup_link")?.contains("HttpOnly") == true)
+        let page = try stack.curl(["-b", "clup_link=" + token, stack.baseURL + "/reset"])
+        #expect(page.status == 410)  // not a real link: it has expired, as far as anyone can tell
+        // One policy, the worker's: nginx adds its own only to answers that have none.
+        let raw = try stack.run("/usr/bin/curl", ["-s", "-D", "-", "-o", "/dev/null", "-b", "clup_link=" + token,
+                                                  stack.baseURL + "/reset"])
+        let policies = raw.split(separator: "\r\n").filter { $0.lowercased().hasPrefix("referrer-policy:") }
+        #expect(policies.map { $0.lowercased() } == ["referrer-policy: no-referrer"])
+        #expect(try stack.curl([stack.baseURL + "/signin"]).header("Referrer-Policy") == "strict-origin-when-cross-origin")
+        _ = try stack.curl(["-H", "Referer: http://127.0.0.1/confirm?token=" + token, stack.baseURL + "/bookings/reply?t=" + token])
+        Thread.sleep(forTimeInterval: 0.3)  // nginx writes its log line after the answer
+        let log = try String(contentsOfFile: stack.accessLog, encoding: .utf8)
+        #expect(log.contains("\"GET /reset HTTP/1.1\" 303") && log.contains("GET /bookings/reply HTTP/1.1"))
+        #expect(!log.contains("TOKENxx"))
+        let mode = try FileManager.default.attributesOfItem(atPath: stack.accessLog)[.posixPermissions] as? Int
+        #expect(mode == 0o640)
+    }
+
     @Test("2,500 slow connections from one client: others are served in under 100 ms, and nginx drops them in 10 s")
     func slowConnections() throws {
         let stack = try Stack()

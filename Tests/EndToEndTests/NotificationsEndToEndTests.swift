@@ -131,7 +131,7 @@ struct NotificationsEndToEndTests {
         // Bob follows the email's Confirm link: a page, then its button.
         let link = try #require(reminder.firstMatch(of: /https?:\/\/[^\/\s]+(\/bookings\/reply\?t=[A-Za-z0-9_-]+)&answer=confirm/))
         let guest = Client(stack)
-        let page = try guest.get(String(link.1) + "&answer=confirm")
+        let page = try guest.open(String(link.1) + "&answer=confirm")
         #expect(page.status == 200 && page.body.contains("Confirm my visit"))
         let token = String(try #require(page.body.firstMatch(of: /name="t" value="([^"]+)"/)).1)
         let confirmed = try guest.post("/bookings/reply", [("t", token), ("answer", "confirm")])

@@ -37,6 +37,7 @@ final class Stack {
     private var nginx: Process?
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
+    var accessLog: String { directory + "/access.log" }
 
     /// Extra arguments for `clup serve` (e.g. an SMTP server).
     private let serveArguments: [String]
@@ -60,12 +61,14 @@ final class Stack {
         let config = try run(Self.clupBinary, [
             "nginx-config", "--template", Self.root + "/nginx/clup-local.conf.in", "--port", String(port),
             "--run-dir", directory, "--socket", socket, "--public", Self.root + "/Public",
-            "--nginx-dir", Self.root + "/nginx", "--max-body", maxBody,
+            "--nginx-dir", Self.root + "/nginx", "--max-body", maxBody, "--access-log", accessLog,
         ])
         try config.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
         try startWorker()
-        let nginx = try launch(Self.nginxBinary, ["-e", directory + "/nginx-error.log", "-p", directory,
-                                                 "-c", directory + "/nginx.conf"])
+        // As scripts/run starts it: logs 0640 (umask 027).
+        let nginx = try launch("/bin/sh", ["-c", "umask 027; exec \"$0\" \"$@\"", Self.nginxBinary,
+                                           "-e", directory + "/nginx-error.log", "-p", directory,
+                                           "-c", directory + "/nginx.conf"])
         self.nginx = nginx
         try waitUntil("nginx answers on port \(port)") { (try? self.get("/healthz").status) == 200 }
     }
@@ -312,6 +315,14 @@ final class Client {
     @discardableResult
     func get(_ path: String) throws -> Stack.HTTPResponse {
         remember(try stack.curl(["-b", jar, "-c", jar, stack.baseURL + path]))
+    }
+
+    /// Opens a link from an email, following its redirect to the clean address (`EmailedLink`).
+    @discardableResult
+    func open(_ link: String) throws -> Stack.HTTPResponse {
+        let first = try get(link)
+        guard first.status == 303, let location = first.header("Location"), location.hasPrefix("/") else { return first }
+        return try get(location)
     }
 
     @discardableResult

@@ -424,6 +424,7 @@ extension Catalogue {
         "reply.confirmed": "Confirmed",
         "reply.pageTitle": "Your booking",
         "reply.choose": "Choose to confirm or to cancel the booking.",
+        "reply.expiredLink": "This link was for a visit that is over: it no longer answers anything.",
         "reply.badLink": "This link is not one we sent, or it was cut short. Open the booking from My reservations instead.",
         "reply.confirmedTitle": "Your visit is confirmed",
         "reply.confirmedLine": "Thank you: {store} expects you. Show your code at the entrance.",

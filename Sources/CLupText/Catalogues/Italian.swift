@@ -424,6 +424,7 @@ extension Catalogue {
         "reply.confirmed": "Confermata",
         "reply.pageTitle": "La tua prenotazione",
         "reply.choose": "Scegli se confermare o annullare la prenotazione.",
+        "reply.expiredLink": "Questo link era per una visita già passata: non risponde più a nulla.",
         "reply.badLink": "Questo link non l'abbiamo inviato noi, o è stato troncato. Apri invece la prenotazione da Le mie prenotazioni.",
         "reply.confirmedTitle": "La tua visita è confermata",
         "reply.confirmedLine": "Grazie: {store} ti aspetta. Mostra il tuo codice all'ingresso.",

@@ -148,16 +148,21 @@ struct AccountsArea {
     // MARK: Confirm
 
     func confirmForm(_ context: BrowserContext) throws -> Response {
-        let token = context.request.query["token"] ?? ""
-        guard try database.isLinkValid(token, purpose: .confirm, now: context.now) else {
-            return views.page(title: tr("link.expired"), context, MessagePage(
+        if let stashed = EmailedLink.stash(context, parameter: "token") { return stashed }
+        let token = EmailedLink.token(context)
+        var response: Response
+        if try database.isLinkValid(token, purpose: .confirm, now: context.now) {
+            // Opening the link changes nothing: confirming is a button (a POST), so link scanners
+            // and prefetchers cannot confirm on the owner's behalf.
+            response = views.page(title: tr("confirm.title"), context, ConfirmPage(token: token))
+        } else {
+            response = views.page(title: tr("link.expired"), context, MessagePage(
                 title: tr("link.expiredTitle"),
                 lines: [tr("confirm.expiredLine")],
                 link: (tr("nav.signIn"), Paths.signIn())), status: 410)
         }
-        // Opening the link changes nothing: confirming is a button (a POST), so link scanners
-        // and prefetchers cannot confirm on the owner's behalf.
-        return views.page(title: tr("confirm.title"), context, ConfirmPage(token: token))
+        EmailedLink.protect(&response)
+        return response
     }
 
     func confirm(_ context: BrowserContext) throws -> Response {
@@ -270,14 +275,19 @@ struct AccountsArea {
     }
 
     func resetForm(_ context: BrowserContext) throws -> Response {
-        let token = context.request.query["token"] ?? ""
-        guard try database.isLinkValid(token, purpose: .reset, now: context.now) else {
-            return views.page(title: tr("link.expired"), context, MessagePage(
+        if let stashed = EmailedLink.stash(context, parameter: "token") { return stashed }
+        let token = EmailedLink.token(context)
+        var response: Response
+        if try database.isLinkValid(token, purpose: .reset, now: context.now) {
+            response = views.page(title: tr("reset.title"), context, ResetPage(token: token))
+        } else {
+            response = views.page(title: tr("link.expired"), context, MessagePage(
                 title: tr("link.expiredTitle"),
                 lines: [tr("reset.expiredLine")],
                 link: (tr("link.askNew"), Paths.forgot())), status: 410)
         }
-        return views.page(title: tr("reset.title"), context, ResetPage(token: token))
+        EmailedLink.protect(&response)
+        return response
     }
 
     func reset(_ context: BrowserContext) throws -> Response {

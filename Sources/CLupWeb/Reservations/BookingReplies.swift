@@ -11,8 +11,15 @@ import Foundation
 /// nothing, and the page's button (a CSRF-checked POST) gives the answer.
 extension ReservationsArea {
     func replyForm(_ context: BrowserContext) throws -> Response {
+        if let stashed = EmailedLink.stash(context, parameter: "t") { return stashed }
+        var response = try replyPage(context)
+        EmailedLink.protect(&response)
+        return response
+    }
+
+    private func replyPage(_ context: BrowserContext) throws -> Response {
         let query = context.request.query
-        let (owned, token) = try repliedBooking(query["t"])
+        let (owned, token) = try repliedBooking(EmailedLink.token(context), now: context.now)
         let now = context.now
         guard owned.reservation.status == .booked else { return replyOutcome(context, owned, answered: nil) }
         var facts = [Fact(tr("fact.store"), owned.store.name), Fact(tr("fact.address"), owned.store.address)]
@@ -25,7 +32,7 @@ extension ReservationsArea {
     }
 
     func reply(_ context: BrowserContext) throws -> Response {
-        let (owned, _) = try repliedBooking(context.form["t"])
+        let (owned, _) = try repliedBooking(context.form["t"], now: context.now)
         let reservation = owned.reservation
         guard let userId = reservation.userId else { throw HTTPError.notFound }
         switch context.form["answer"] {
@@ -42,13 +49,15 @@ extension ReservationsArea {
         }
     }
 
-    /// The booking a reply token names; 404 for a token that is not one.
-    private func repliedBooking(_ token: String?) throws -> (ReservationWithStore, String) {
+    /// The booking a reply token names; 404 for a token that is not one, and 410 once its slot
+    /// has ended: a link in an old email answers nothing.
+    private func repliedBooking(_ token: String?, now: Date) throws -> (ReservationWithStore, String) {
         guard let token, let id = replies.reservationId(from: token), let owned = try database.reservation(id: id),
             owned.reservation.kind == .booking
         else {
             throw HTTPError(404, tr("reply.badLink"))
         }
+        if let slot = owned.slot, now >= slot.end { throw HTTPError(410, tr("reply.expiredLink")) }
         return (owned, token)
     }
 
