@@ -14,11 +14,21 @@ public struct FormData: Sendable, Equatable {
         lhs.pairs.elementsEqual(rhs.pairs) { $0.name == $1.name && $0.value == $1.value }
     }
 
+    /// The largest form any page sends (a store's hours and departments are a few kilobytes),
+    /// the most fields, and the longest field: past them a body is refused before it is decoded.
+    public static let maxBodyBytes = 64 * 1024
+    public static let maxPairs = 300
+    public static let maxFieldBytes = 16 * 1024
+
     /// Parses `a=1&b=x+y&c=%C3%A9`: `+` is a space, `%XX` a byte; the bytes must form UTF-8.
-    /// Empty segments (`a=1&&b=2`) are skipped; a name without `=` has an empty value.
+    /// Empty segments (`a=1&&b=2`) are skipped; a name without `=` has an empty value. More than
+    /// `maxPairs` fields or a field over `maxFieldBytes` is refused with 413.
     public init<Bytes: Collection<UInt8>>(urlEncoded bytes: Bytes) throws(HTTPError) {
         var pairs: [(name: String, value: String)] = []
-        for segment in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+        for segment in bytes.split(separator: UInt8(ascii: "&"), maxSplits: Self.maxPairs, omittingEmptySubsequences: true) {
+            guard pairs.count < Self.maxPairs, segment.count <= Self.maxFieldBytes else {
+                throw HTTPError(413, tr("error.formTooLarge"))
+            }
             let equals = segment.firstIndex(of: UInt8(ascii: "="))
             let name = try Self.decode(segment[..<(equals ?? segment.endIndex)])
             var value = ""

@@ -103,6 +103,7 @@ public struct Request: Sendable {
         guard contentType.hasPrefix("application/x-www-form-urlencoded") else {
             throw HTTPError(415, tr("error.formType"))
         }
+        guard body.count <= FormData.maxBodyBytes else { throw HTTPError(413, tr("error.formTooLarge")) }
         return try FormData(urlEncoded: body)
     }
 }

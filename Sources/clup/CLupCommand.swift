@@ -195,8 +195,8 @@ struct Serve: ParsableCommand {
     @Option(help: "Threads that serve only the entrance socket.")
     var entranceThreads: Int = 2
 
-    @Option(help: "Largest request body accepted, in bytes.")
-    var maxBody: Int = 1 << 20
+    @Option(help: "Largest request body accepted, in bytes (forms are refused past 64 KiB whatever this is).")
+    var maxBody: Int = 64 * 1024
 
     @OptionGroup var mail: MailOptions
 
@@ -450,7 +450,7 @@ struct NginxConfigCommand: ParsableCommand {
     @Option(help: "Directory of the nginx snippets.") var nginxDir: String = "nginx"
     @Option(help: "Leaflet's directory.") var leaflet: String = "/usr/share/javascript/leaflet"
     @Option(help: "Access log path, or 'off'.") var accessLog: String = "off"
-    @Option(help: "Largest request body, in nginx's notation.") var maxBody: String = "1m"
+    @Option(help: "Largest request body, in nginx's notation.") var maxBody: String = "64k"
     @Option(help: "A client address spared the per-client limits (this machine's own browser, tests and benchmark); 'none' for none.")
     var unlimitedClient: String = "127.0.0.1"
     @Option(help: "Map tile URL template, for the Content-Security-Policy.")

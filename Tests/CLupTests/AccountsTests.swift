@@ -200,12 +200,16 @@ struct AccountsTests {
 
     @Test("a huge address in a failed sign-in is cut to 254 characters before it is kept or shown")
     func hugeAddress() throws {
-        let huge = String(repeating: "a", count: 100_000) + "@example.org"
+        let huge = String(repeating: "a", count: 10_000) + "@example.org"
         let answer = try Browser(app).signIn(email: huge, password: "whatever it is")
         #expect(answer.status == 401)
         #expect(answer.body.count < 20_000)
         let kept = try database.reader.read { db in try Int.fetchOne(db, sql: "SELECT max(length(account)) FROM signInFailure") }
         #expect(kept == 254)
+        // Past the largest field any form has (16 KiB), the form is refused before it is read.
+        let larger = try Browser(app).signIn(email: String(repeating: "a", count: 100_000) + "@example.org", password: "x")
+        #expect(larger.status == 413)
+        #expect(try database.reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM signInFailure") } == 1)
     }
 
     @Test("throttling rules, by the numbers")

@@ -123,4 +123,23 @@ struct SecurityPassTests {
         #expect(ClientAddress.key("::ffff:192.0.2.1") == "192.0.2.1")
         #expect(ClientAddress.key("192.0.2.1") == "192.0.2.1")
     }
+
+    @Test("security: a large form is refused before it is decoded; one without a token cookie before it is read")
+    func largeBodies() throws {
+        // 1 MB of a=1& from a browser with no cookies: refused on the missing token, unread.
+        var request = Request(method: .post, path: "/signin",
+                              body: Array(String(repeating: "a=1&", count: 262_144).utf8))
+        request.headers["content-type"] = "application/x-www-form-urlencoded"
+        let cookieless = app.respond(to: request)
+        #expect(cookieless.status == 403)
+        // With a token cookie: too many fields, too long a field, too large a body.
+        let browser = Browser(app)
+        try browser.get("/signin")
+        let pairs = (0...FormData.maxPairs).map { ("f\($0)", "1") }
+        #expect(try browser.post("/signin", pairs).status == 413)
+        #expect(try browser.post("/signin", [("email", String(repeating: "b", count: FormData.maxFieldBytes + 1))]).status == 413)
+        #expect(try browser.post("/signin", [("email", "a@example.org"), ("password", "x")]).status == 401)
+        #expect(throws: HTTPError.self) { try FormData(urlEncoded: String(repeating: "a=1&", count: FormData.maxPairs + 1)) }
+        #expect(try FormData(urlEncoded: String(repeating: "a=1&", count: FormData.maxPairs)).pairs.count == FormData.maxPairs)
+    }
 }

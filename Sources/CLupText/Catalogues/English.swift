@@ -719,6 +719,7 @@ extension Catalogue {
         "error.percent": "The address or form contains a malformed %-escape.",
         "error.utf8": "The address or form contains text that is not valid UTF-8.",
         "error.utf8Request": "The request contains text that is not valid UTF-8.",
+        "error.formTooLarge": "This form is larger than any CLup page sends. Nothing was changed.",
         "error.formType": "This form must be sent as application/x-www-form-urlencoded.",
         "error.notKiosk": "This browser is not an enrolled kiosk (or its key was revoked). Enrol it again at {path}.",
         "error.sessionEnded": "Please sign in again: your session has ended.",

@@ -719,6 +719,7 @@ extension Catalogue {
         "error.percent": "L'indirizzo o il modulo contiene una sequenza % non valida.",
         "error.utf8": "L'indirizzo o il modulo contiene testo non UTF-8 valido.",
         "error.utf8Request": "La richiesta contiene testo non UTF-8 valido.",
+        "error.formTooLarge": "Questo modulo è più grande di quelli che CLup invia. Non è cambiato nulla.",
         "error.formType": "Questo modulo va inviato come application/x-www-form-urlencoded.",
         "error.notKiosk": "Questo browser non è un chiosco registrato (o la sua chiave è stata revocata). Registralo di nuovo su {path}.",
         "error.sessionEnded": "Accedi di nuovo: la tua sessione è terminata.",

@@ -43,6 +43,9 @@ extension Middleware where Input == BrowserContext, Output == BrowserContext {
     static let csrf = Middleware("csrf", methods: [.post, .put, .patch, .delete]) { context, next in
         var context = context
         if context.request.method.isUnsafe {
+            // A browser that brought no token cookie and no session cannot pass: refused before
+            // its body is decoded, so a large junk body costs nothing.
+            if context.visitor.newGuestToken != nil { throw HTTPError(403, tr("error.csrf")) }
             context.form = try context.request.form()
             try context.visitor.checkCSRF(context.form)
         }
