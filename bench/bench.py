@@ -63,12 +63,12 @@ def stamp(moment):
 
 
 def nginx_group():
-    """The group nginx's workers run as (nobody's, when nginx starts as root): the worker's
-    socket is opened to it alone, as in production."""
+    """The group nginx's workers run as (clup-nginx's, made by scripts/lib/common.sh, when nginx
+    starts as root): the worker's socket is opened to it alone."""
     import grp
     import pwd
     try:
-        return grp.getgrgid(pwd.getpwnam("nobody").pw_gid).gr_name
+        return grp.getgrgid(pwd.getpwnam("clup-nginx").pw_gid).gr_name
     except KeyError:
         return "nogroup"
 

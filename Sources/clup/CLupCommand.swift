@@ -451,6 +451,8 @@ struct NginxConfigCommand: ParsableCommand {
     @Option(help: "Leaflet's directory.") var leaflet: String = "/usr/share/javascript/leaflet"
     @Option(help: "Access log path, or 'off'.") var accessLog: String = "off"
     @Option(help: "Largest request body, in nginx's notation.") var maxBody: String = "64k"
+    @Option(help: "The user nginx's workers run as when nginx starts as root; only its group may reach the worker's socket.")
+    var user: String = NginxUser.name
     @Option(help: "A client address spared the per-client limits (this machine's own browser, tests and benchmark); 'none' for none.")
     var unlimitedClient: String = "127.0.0.1"
     @Option(help: "Map tile URL template, for the Content-Security-Policy.")
@@ -479,8 +481,16 @@ struct NginxConfigCommand: ParsableCommand {
             "ACCESS_LOG": accessLog == "off" ? "off" : absolute(accessLog), "MAX_BODY": maxBody,
             "TILE_ORIGIN": NginxConfig.imageOrigin(ofTileURL: tileURL),
             "UNLIMITED_CLIENT": unlimitedClient == "none" ? "" : "\(unlimitedClient) 1;",
+            "NGINX_USER": user,
         ]), terminator: "")
     }
+}
+
+/// The system user nginx's workers run as on this machine, made by scripts/lib/common.sh: a
+/// user of their own, so that no other unprivileged process (`nobody` is shared by many) is in
+/// the group the worker's socket is opened to.
+enum NginxUser {
+    static let name = "clup-nginx"
 }
 
 /// Every page builds and frees buffers of tens of kilobytes on several threads; glibc's

@@ -82,7 +82,7 @@ struct StartupTests {
         let template = try String(contentsOfFile: Fixture.root + "/nginx/clup-local.conf.in", encoding: .utf8)
         #expect(throws: NginxConfig.RenderError.self) { try NginxConfig.render(template: template, values: ["PORT": "1"]) }
         let values = ["PORT", "RUN_DIR", "UPSTREAM", "ENTRANCE_UPSTREAM", "PUBLIC_DIR", "NGINX_DIR", "LEAFLET_DIR", "ACCESS_LOG", "MAX_BODY",
-                      "TILE_ORIGIN", "UNLIMITED_CLIENT"]
+                      "TILE_ORIGIN", "UNLIMITED_CLIENT", "NGINX_USER"]
         let text = try NginxConfig.render(template: template, values: Dictionary(uniqueKeysWithValues: values.map { ($0, "x") }))
         #expect(text.firstMatch(of: /@[A-Z][A-Z_]*@/) == nil)  // "@api_busy" is a named location, not a placeholder
     }

@@ -167,6 +167,20 @@ struct HardeningEndToEndTests {
         #expect((socket[.groupOwnerAccountName] as? String) == Stack.nginxGroup)
     }
 
+    @Test("security: a process running as nobody cannot reach the worker's socket around nginx")
+    func socketNotForNobody() throws {
+        guard geteuid() == 0 else { return }  // only root can become nobody; as another user there is no nobody to fear
+        let stack = try Stack()
+        #expect(Stack.nginxGroup != "nogroup")
+        let probe = "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ntry:\n s.connect(sys.argv[1]); print('connected')\n"
+            + "except PermissionError: print('refused')\n"
+        let answer = try stack.run("/usr/bin/setpriv", ["--reuid", "nobody", "--regid", "nogroup", "--clear-groups",
+                                                        "/usr/bin/python3", "-c", probe, stack.socket])
+        #expect(answer.trimmingCharacters(in: .whitespacesAndNewlines) == "refused")
+        // nginx, running as its own user, still reaches it.
+        #expect(try stack.get("/").status == 200)
+    }
+
     @Test("the production configuration is valid nginx, with the same limits and refusals")
     func productionConfiguration() throws {
         let folder = NSTemporaryDirectory() + "clup-production-" + UUID().uuidString.prefix(8)

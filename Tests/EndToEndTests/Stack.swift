@@ -62,6 +62,7 @@ final class Stack {
             "nginx-config", "--template", Self.root + "/nginx/clup-local.conf.in", "--port", String(port),
             "--run-dir", directory, "--socket", socket, "--public", Self.root + "/Public",
             "--nginx-dir", Self.root + "/nginx", "--max-body", maxBody, "--access-log", accessLog,
+            "--user", Self.nginxUser,
         ])
         try config.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
         try startWorker()
@@ -83,10 +84,11 @@ final class Stack {
         try waitUntil("the worker's socket appears") { FileManager.default.fileExists(atPath: self.socket) }
     }
 
-    /// The group nginx's workers run as (they are nobody when nginx starts as root): the only
-    /// one given the worker's socket, as in production.
+    /// The user nginx's workers run as when nginx starts as root (made by scripts/test), and
+    /// its group: the only one given the worker's socket.
+    static let nginxUser = geteuid() == 0 ? "clup-nginx" : String(cString: getpwuid(geteuid()).pointee.pw_name)
     static let nginxGroup: String = {
-        guard let user = getpwnam("nobody"), let group = getgrgid(user.pointee.pw_gid) else { return "nogroup" }
+        guard let user = getpwnam(nginxUser), let group = getgrgid(user.pointee.pw_gid) else { return "nogroup" }
         return String(cString: group.pointee.gr_name)
     }()
 

@@ -63,9 +63,16 @@ ensure_backup_tools() {
     fi
 }
 
+# nginx's workers run as a system user of their own (clup-nginx), so that only nginx and
+# root can reach the worker's socket: not every process that runs as nobody.
+NGINX_USER=clup-nginx
 ensure_nginx() {
     if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
         ensure_packages nginx-light
+    fi
+    if [ "$(id -u)" -eq 0 ] && ! id -u "$NGINX_USER" >/dev/null 2>&1; then
+        echo "==> creating the system user $NGINX_USER for nginx's workers"
+        useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$NGINX_USER"
     fi
 }
 
