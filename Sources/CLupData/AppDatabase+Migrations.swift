@@ -546,7 +546,7 @@ extension AppDatabase {
                 """)
         }
 
-        migrator.registerMigration("v19: kiosk roles, the store's staff PIN, mail counted by mailbox") { db in
+        migrator.registerMigration("v19: kiosk roles, the store's staff PIN, mail counted by mailbox, push failures") { db in
             // A kiosk is either a customer-facing dispenser (tickets and the board) or the door
             // (scanner, board, dispenser, and the staff console behind the staff PIN). Kiosks
             // enrolled before roles existed scanned at the door: they keep doing so.
@@ -566,6 +566,16 @@ extension AppDatabase {
                 UPDATE outboxMessage SET recipientKey = lower(trim(recipient));
                 CREATE INDEX outboxMessage_recipientKey ON outboxMessage(recipientKey, createdAt);
                 CREATE INDEX outboxMessage_requestedBy ON outboxMessage(createdAt, requestedBy) WHERE requestedBy IS NOT NULL;
+                -- Attempts failed in a row: a subscription whose service never answers is dropped.
+                ALTER TABLE pushSubscription ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX pushSubscription_user ON pushSubscription(userId, id);
+                -- Endpoints kept before they were checked as the sender reads them: one whose host
+                -- part holds an escape, a userinfo or a port is dropped (its browser subscribes
+                -- again when its owner turns notifications on).
+                DELETE FROM pushSubscription WHERE endpoint LIKE 'https://%' AND (
+                    instr(substr(endpoint, 9, instr(substr(endpoint, 9) || '/', '/') - 1), '%') > 0
+                    OR instr(substr(endpoint, 9, instr(substr(endpoint, 9) || '/', '/') - 1), '@') > 0
+                    OR instr(substr(endpoint, 9, instr(substr(endpoint, 9) || '/', '/') - 1), ':') > 0);
                 """)
         }
 

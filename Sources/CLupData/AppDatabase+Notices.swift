@@ -174,13 +174,41 @@ extension AppDatabase {
 
     // MARK: Push subscriptions and messages
 
-    /// Keeps the browser subscription `endpoint` for the customer (the same endpoint again
-    /// replaces the old keys, whoever held it).
-    public func savePushSubscription(userId: Int64, endpoint: String, p256dh: String, auth: String, now: Date) throws {
+    /// Most browsers one account receives push notifications on; a new one past them replaces
+    /// the account's oldest. Each notice is one message per subscription, so this bounds what
+    /// one account can queue.
+    public static let pushSubscriptionsPerAccount = 5
+    /// Attempts that may fail in a row before a subscription is dropped.
+    public static let pushFailuresAllowed = 5
+
+    public enum PushSubscriptionSaved: Sendable, Equatable {
+        case saved
+        /// Another account holds this endpoint: it is not taken over.
+        case anotherAccounts
+    }
+
+    /// Keeps the browser subscription `endpoint` (already `PushEndpoint.canonical`) for the
+    /// customer: the same endpoint again renews its keys; one another account holds is refused.
+    public func savePushSubscription(userId: Int64, endpoint: String, p256dh: String, auth: String, now: Date) throws
+        -> PushSubscriptionSaved
+    {
         try write { db in
+            if let holder = try Int64.fetchOne(db, sql: "SELECT userId FROM pushSubscription WHERE endpoint = ?",
+                                               arguments: [endpoint])
+            {
+                guard holder == userId else { return .anotherAccounts }
+                try db.execute(sql: "UPDATE pushSubscription SET p256dh = ?, auth = ?, failures = 0 WHERE endpoint = ?",
+                               arguments: [p256dh, auth, endpoint])
+                return .saved
+            }
             try db.execute(sql: """
                 INSERT INTO pushSubscription (userId, endpoint, p256dh, auth, createdAt) VALUES (?, ?, ?, ?, ?)
                 """, arguments: [userId, endpoint, p256dh, auth, now])
+            try db.execute(sql: """
+                DELETE FROM pushSubscription WHERE userId = ? AND id NOT IN
+                    (SELECT id FROM pushSubscription WHERE userId = ? ORDER BY id DESC LIMIT ?)
+                """, arguments: [userId, userId, Self.pushSubscriptionsPerAccount])
+            return .saved
         }
     }
 
@@ -204,7 +232,12 @@ extension AppDatabase {
     /// Push messages due at `now`, each with its subscription, leased for `lease` seconds so
     /// that another sender does not take them meanwhile. Messages past their lifetime are
     /// settled unsent.
-    public func claimDuePush(now: Date, lease: TimeInterval = 60, limit: Int = 32) throws
+    ///
+    /// Fair: urgent messages first, then each account's oldest before anyone's second; an
+    /// account with `perAccount` messages already on their way (`busy`) gets no more, so one
+    /// account's slow or dead services cannot hold every slot.
+    public func claimDuePush(now: Date, lease: TimeInterval = 60, limit: Int = 32, perAccount: Int = .max,
+                             busy: [Int64: Int] = [:]) throws
         -> [(message: PushMessage, subscription: PushSubscription)]
     {
         let due = try reader.read { db in
@@ -218,11 +251,19 @@ extension AppDatabase {
                 WHERE sentAt IS NULL AND expiresAt <= ?
                 """, arguments: [now, now])
             let messages = try PushMessage.fetchAll(db, sql: """
-                SELECT * FROM pushMessage WHERE sentAt IS NULL AND nextAttemptAt <= ? ORDER BY id LIMIT ?
-                """, arguments: [now, limit])
+                SELECT m.* FROM pushMessage m JOIN pushSubscription s ON s.id = m.pushSubscriptionId
+                WHERE m.sentAt IS NULL AND m.nextAttemptAt <= ?
+                ORDER BY m.urgency = 'high' DESC,
+                         ROW_NUMBER() OVER (PARTITION BY s.userId, m.urgency = 'high' ORDER BY m.id), m.id
+                LIMIT ?
+                """, arguments: [now, limit * 8])
             var claimed: [(PushMessage, PushSubscription)] = []
-            for var message in messages {
-                guard let subscription = try PushSubscription.fetchOne(db, id: message.pushSubscriptionId) else { continue }
+            var taken = busy
+            for var message in messages where claimed.count < limit {
+                guard let subscription = try PushSubscription.fetchOne(db, id: message.pushSubscriptionId),
+                    taken[subscription.userId, default: 0] < perAccount
+                else { continue }
+                taken[subscription.userId, default: 0] += 1
                 message.attempts += 1
                 try db.execute(sql: "UPDATE pushMessage SET attempts = ?, nextAttemptAt = ? WHERE id = ?",
                                arguments: [message.attempts, now + lease, message.id])
@@ -235,13 +276,27 @@ extension AppDatabase {
     public func markPushSent(id: Int64, now: Date) throws {
         try write { db in
             try db.execute(sql: "UPDATE pushMessage SET sentAt = ?, lastError = NULL WHERE id = ?", arguments: [now, id])
+            try db.execute(sql: """
+                UPDATE pushSubscription SET failures = 0 WHERE id = (SELECT pushSubscriptionId FROM pushMessage WHERE id = ?)
+                """, arguments: [id])
         }
     }
 
-    public func markPushFailed(id: Int64, error: String, retryAt: Date) throws {
+    /// Records a failed attempt; returns whether the subscription was dropped for failing
+    /// `pushFailuresAllowed` times in a row (with what it had pending).
+    @discardableResult
+    public func markPushFailed(id: Int64, error: String, retryAt: Date) throws -> Bool {
         try write { db in
             try db.execute(sql: "UPDATE pushMessage SET nextAttemptAt = ?, lastError = ? WHERE id = ?",
                            arguments: [retryAt, String(error.prefix(500)), id])
+            try db.execute(sql: """
+                UPDATE pushSubscription SET failures = failures + 1
+                WHERE id = (SELECT pushSubscriptionId FROM pushMessage WHERE id = ?)
+                """, arguments: [id])
+            try db.execute(sql: """
+                DELETE FROM pushSubscription WHERE failures >= ? AND id = (SELECT pushSubscriptionId FROM pushMessage WHERE id = ?)
+                """, arguments: [Self.pushFailuresAllowed, id])
+            return db.changesCount > 0
         }
     }
 

@@ -74,6 +74,8 @@ public struct PushSubscription: Codable, Sendable, Identifiable, Equatable, Fetc
     /// The 16-byte authentication secret, base64url.
     public var auth: String
     public var createdAt: Date
+    /// Attempts failed in a row (no answer, or an error status).
+    public var failures: Int
 
     public static let databaseTableName = "pushSubscription"
 }

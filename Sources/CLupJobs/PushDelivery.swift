@@ -12,17 +12,19 @@ public protocol PushTransport: Sendable {
 }
 
 /// Posts with curl, as mail is sent: a slow or dead push service costs a curl process for at
-/// most `timeout` seconds, never a request's thread.
+/// most `timeout` seconds (`connectTimeout` to answer the connection), never a request's thread.
 public struct CurlPushTransport: PushTransport {
     public var curl = "/usr/bin/curl"
-    public var timeout = 15
+    public var connectTimeout = 3
+    public var timeout = 10
 
     public init() {}
 
     public func post(to url: URL, headers: [(String, String)], body: [UInt8]) throws -> Int {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: curl)
-        process.arguments = ["--silent", "--show-error", "--max-time", String(timeout), "--output", "/dev/null",
+        process.arguments = ["--silent", "--show-error", "--connect-timeout", String(connectTimeout),
+                             "--max-time", String(timeout), "--output", "/dev/null",
                              "--write-out", "%{http_code}", "--request", "POST", "--data-binary", "@-",
                              "--proto", "=https,http"]
             + headers.flatMap { ["--header", "\($0.0): \($0.1)"] } + ["--url", url.absoluteString]
@@ -46,7 +48,12 @@ public struct CurlPushTransport: PushTransport {
 /// Sends the push messages the outbox holds, each on a thread of its own so that a push
 /// service that hangs delays nobody else's message. A 2xx answer settles a message; 404 or 410
 /// means the browser unsubscribed, so the subscription (and what it had pending) is removed;
-/// other failures are retried with a growing delay until the message's lifetime runs out.
+/// other failures are retried with a growing delay until the message's lifetime runs out, and
+/// a subscription that fails `AppDatabase.pushFailuresAllowed` times in a row is dropped.
+///
+/// Fair: urgent messages ("leave now", "your turn") go first, and one account has at most
+/// `perAccount` messages on their way at once, so an account whose endpoints never answer
+/// holds two of the slots, never all of them.
 public final class PushDelivery: Sendable {
     public let database: AppDatabase
     public let vapid: VAPIDKey
@@ -54,32 +61,37 @@ public final class PushDelivery: Sendable {
     public let logger: Logger
     /// At most this many messages on their way at once.
     public let concurrency: Int
-    private let inFlight = Mutex<Set<Int64>>([])
+    public let perAccount: Int
+    /// Messages on their way, with the account each is for.
+    private let inFlight = Mutex<[Int64: Int64]>([:])
 
     public init(database: AppDatabase, vapid: VAPIDKey, transport: any PushTransport = CurlPushTransport(),
-                logger: Logger, concurrency: Int = 16)
+                logger: Logger, concurrency: Int = 16, perAccount: Int = 2)
     {
         self.database = database
         self.vapid = vapid
         self.transport = transport
         self.logger = logger
         self.concurrency = concurrency
+        self.perAccount = perAccount
     }
 
     /// Starts sending every message due at `now` (returns how many were started). With `wait`,
     /// returns only once they are all answered (for `clup` commands and tests).
     @discardableResult
     public func deliverDue(now: Date, wait: Bool = false) throws -> Int {
-        let room = concurrency - inFlight.withLock { $0.count }
+        let (room, busy) = inFlight.withLock { flying in
+            (concurrency - flying.count, flying.values.reduce(into: [Int64: Int]()) { $0[$1, default: 0] += 1 })
+        }
         guard room > 0 else { return 0 }
-        let claimed = try database.claimDuePush(now: now, limit: room)
+        let claimed = try database.claimDuePush(now: now, limit: room, perAccount: perAccount, busy: busy)
         let group = DispatchGroup()
         for (message, subscription) in claimed {
-            guard inFlight.withLock({ $0.insert(message.id).inserted }) else { continue }
+            guard inFlight.withLock({ $0.updateValue(subscription.userId, forKey: message.id) == nil }) else { continue }
             group.enter()
             DispatchQueue.global().async {
                 defer {
-                    self.inFlight.withLock { _ = $0.remove(message.id) }
+                    self.inFlight.withLock { _ = $0.removeValue(forKey: message.id) }
                     group.leave()
                 }
                 self.send(message, to: subscription, now: now)
@@ -129,7 +141,10 @@ public final class PushDelivery: Sendable {
 
     private func retry(_ message: PushMessage, error: String, now: Date) throws {
         let delay = min(600, 15 * pow(2, Double(max(0, message.attempts - 1))))
-        logger.warning("push message \(message.id) not sent (attempt \(message.attempts)), retrying in \(Int(delay)) s: \(error)")
-        try database.markPushFailed(id: message.id, error: error, retryAt: now + delay)
+        if try database.markPushFailed(id: message.id, error: error, retryAt: now + delay) {
+            logger.warning("push subscription of message \(message.id) failed \(AppDatabase.pushFailuresAllowed) times in a row; dropped")
+        } else {
+            logger.warning("push message \(message.id) not sent (attempt \(message.attempts)), retrying in \(Int(delay)) s: \(error)")
+        }
     }
 }

@@ -46,11 +46,10 @@ public struct SiteSettings: Sendable {
     /// Accepts push subscriptions to a plain-HTTP service on this machine (end-to-end tests).
     public var allowsLoopbackPush = false
 
-    /// Whether a browser's push subscription may post to `url`.
-    public func acceptsPushEndpoint(_ url: URL) -> Bool {
-        if allowsLoopbackPush, url.scheme == "http", url.host == "127.0.0.1" { return true }
-        guard url.scheme == "https", let host = url.host?.lowercased() else { return false }
-        return pushHosts.contains { host == $0 || host.hasSuffix("." + $0) }
+    /// The endpoint a browser's push subscription may post to, as it will be kept and sent to
+    /// (`PushEndpoint`), or nil.
+    public func pushEndpoint(_ text: String) -> String? {
+        PushEndpoint.canonical(text, hosts: pushHosts, allowLoopback: allowsLoopbackPush)
     }
 
     public init(

@@ -7,6 +7,7 @@ import Testing
 @testable import CLupData
 @testable import CLupJobs
 @testable import CLupSupport
+@testable import CLupWeb
 
 /// Web Push: the encryption against RFC 8291's worked example, the VAPID header, and delivery
 /// — a gone subscription removed, a hanging push service delaying nobody else.
@@ -76,6 +77,109 @@ struct WebPushTests {
         }
     }
 
+    @Test("security: an account at the subscription cap with every endpoint a black hole delays no one else's urgent push")
+    func fairDelivery() throws {
+        let database = try AppDatabase.inMemory()
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let attacker = try database.createUser(email: "mallory@example.org", displayName: "M", passwordHash: "x", now: now,
+                                               confirmation: nil)
+        let victim = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: "x", now: now,
+                                             confirmation: nil)
+        let key = Secrets.base64url(Array(P256.KeyAgreement.PrivateKey().publicKey.x963Representation))
+        let auth = Secrets.base64url([UInt8](repeating: 3, count: 16))
+        // Forty subscriptions asked for; five kept, the newest.
+        for index in 1...40 {
+            #expect(try database.savePushSubscription(userId: attacker.id, endpoint: "https://hole.example/\(index)",
+                                                      p256dh: key, auth: auth, now: now) == .saved)
+        }
+        let holes = try database.pushSubscriptions(userId: attacker.id)
+        #expect(holes.map(\.endpoint) == (36...40).map { "https://hole.example/\($0)" })
+        // Nor can the attacker take over the victim's browser.
+        #expect(try database.savePushSubscription(userId: victim.id, endpoint: "https://ok.example/ada", p256dh: key,
+                                                  auth: auth, now: now) == .saved)
+        #expect(try database.savePushSubscription(userId: attacker.id, endpoint: "https://ok.example/ada", p256dh: key,
+                                                  auth: auth, now: now) == .anotherAccounts)
+        let victimSubscription = try require(try database.pushSubscriptions(userId: victim.id).first)
+        // Twenty notices for the attacker (100 messages, all urgent), then the victim's "leave now".
+        try database.write { db in
+            for _ in 1...20 {
+                for hole in holes {
+                    try db.execute(sql: """
+                        INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt)
+                        VALUES (?, '{}', 'high', ?, ?, ?)
+                        """, arguments: [hole.id, now, now + 3600, now])
+                }
+            }
+            try db.execute(sql: """
+                INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt)
+                VALUES (?, '{"title":"Leave now"}', 'high', ?, ?, ?)
+                """, arguments: [victimSubscription.id, now, now + 600, now])
+        }
+        let service = FakeService(answers: ["https://ok.example/ada": 201])
+        let delivery = PushDelivery(database: database, vapid: try VAPIDKey(privateKey: VAPIDKey.generatePrivateKey(),
+                                                                            subject: "mailto:ops@example.org"),
+                                    transport: service, logger: Logger(label: "test"))
+        // The first round already sends the victim's, beside two of the attacker's (which hang).
+        #expect(try delivery.deliverDue(now: now) == 3)
+        let deadline = Date() + 10
+        while try database.pushMessages(subscriptionId: victimSubscription.id).first?.sentAt == nil, Date() < deadline {
+            usleep(10_000)
+        }
+        #expect(try database.pushMessages(subscriptionId: victimSubscription.id).first?.sentAt == now)
+        // Later rounds add nothing of the attacker's while two of theirs are on their way.
+        #expect(try delivery.deliverDue(now: now + 1) == 0)
+        service.hang.signal()
+        service.hang.signal()
+        while delivery.isBusy { usleep(10_000) }
+    }
+
+    @Test("security: a subscription failing five times in a row is dropped, with what it had pending")
+    func failingSubscriptionDropped() throws {
+        let database = try AppDatabase.inMemory()
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let user = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: "x", now: now,
+                                           confirmation: nil)
+        let key = Secrets.base64url(Array(P256.KeyAgreement.PrivateKey().publicKey.x963Representation))
+        _ = try database.savePushSubscription(userId: user.id, endpoint: "https://down.example/1", p256dh: key,
+                                              auth: Secrets.base64url([UInt8](repeating: 3, count: 16)), now: now)
+        let subscription = try require(try database.pushSubscriptions(userId: user.id).first)
+        try database.write { db in
+            try db.execute(sql: """
+                INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt)
+                VALUES (?, '{}', 'normal', ?, ?, ?)
+                """, arguments: [subscription.id, now, now + 86400, now])
+        }
+        let message = try require(try database.pushMessages(subscriptionId: subscription.id).first)
+        for attempt in 1...4 {
+            #expect(try database.markPushFailed(id: message.id, error: "HTTP 500", retryAt: now) == false, "\(attempt)")
+        }
+        #expect(try database.markPushFailed(id: message.id, error: "HTTP 500", retryAt: now) == true)
+        #expect(try database.pushSubscriptions(userId: user.id).isEmpty)
+        #expect(try database.pushMessages(subscriptionId: subscription.id).isEmpty)
+    }
+
+    @Test("security: push endpoints are checked as the sender reads them, and kept in that form", arguments: [
+        ("https://fcm.googleapis.com/fcm/send/abc:DEF-123_x", "https://fcm.googleapis.com/fcm/send/abc:DEF-123_x"),
+        ("https://FCM.googleapis.com:443/fcm/send/x", "https://fcm.googleapis.com/fcm/send/x"),
+        ("https://wns2-par02p.notify.windows.com/w/?token=BQY%2bAA", "https://wns2-par02p.notify.windows.com/w/?token=BQY%2bAA"),
+        ("https://127.0.0.1%2F.fcm.googleapis.com/", nil),
+        ("https://user@fcm.googleapis.com/x", nil),
+        ("https://fcm.googleapis.com:8443/x", nil),
+        ("https://fcm.googleapis.com.evil.example/x", nil),
+        ("https://evilfcm.googleapis.com.example/x", nil),
+        ("http://fcm.googleapis.com/x", nil),
+        ("https://fcm.googleapis.com/x#frag", nil),
+        ("https://fcm.googleapis.com/x%zz", nil),
+        ("https://fcm.googleapis.com/a b", nil),
+        ("https://-bad.fcm.googleapis.com/x", nil),
+        ("https://fcm.googleapis.com", nil),
+        ("http://127.0.0.1:9/push", nil),
+    ] as [(String, String?)])
+    func endpoints(endpoint: String, kept: String?) {
+        let settings = SiteSettings()
+        #expect(settings.pushEndpoint(endpoint) == kept)
+    }
+
     @Test("delivery: 201 settles, 410 removes the subscription, and a push service that hangs delays nobody else")
     func delivery() throws {
         let database = try AppDatabase.inMemory()
@@ -100,7 +204,7 @@ struct WebPushTests {
         let service = FakeService(answers: ["https://ok.example/1": 201, "https://gone.example/2": 410])
         let delivery = PushDelivery(database: database, vapid: try VAPIDKey(privateKey: VAPIDKey.generatePrivateKey(),
                                                                             subject: "mailto:ops@example.org"),
-                                    transport: service, logger: Logger(label: "test"))
+                                    transport: service, logger: Logger(label: "test"), perAccount: 3)
         #expect(try delivery.deliverDue(now: now) == 3)
         // The two that answer are settled while the third still hangs.
         let deadline = Date() + 10

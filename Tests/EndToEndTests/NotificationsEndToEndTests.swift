@@ -175,6 +175,71 @@ struct NotificationsEndToEndTests {
     static func clock(_ seconds: Int) -> String {
         String(format: "%02d:%02d", seconds % 86400 / 3600, seconds % 3600 / 60)
     }
+
+    /// The push fairness figure in docs/security.md: printed by this test.
+    @Test("security: an account at the push cap with every endpoint a black hole delays another's urgent push under 5 s")
+    func pushFairness() throws {
+        let directory = NSTemporaryDirectory() + "clup-fair-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let push = try PushService(directory: directory)
+        let stack = try Stack(serveArguments: ["--mail-interval", "0.2", "--queue-interval", "0.5", "--allow-loopback-push"])
+        let storeId = try ReservationEndToEndTests.roundTheClockStore(stack)
+        let database = try AppDatabase.open(path: stack.database)
+        let hash = PasswordHasher().hash("correct horse battery")
+        for name in ["mallory", "ada"] {
+            _ = try database.createUser(email: "\(name)@example.org", displayName: name.capitalized, passwordHash: hash,
+                                        now: Date(), confirmation: nil)
+        }
+        func signIn(_ name: String) throws -> Client {
+            let client = Client(stack)
+            try client.get("/signin")
+            #expect(try client.post("/signin", [("email", "\(name)@example.org"), ("password", "correct horse battery")])
+                .status == 303)
+            try client.get("/account")
+            return client
+        }
+        func lineUp(_ client: Client) throws -> String {
+            let recap = try client.get("/stores/\(storeId)/reserve/recap?kind=lineUp&minutes=30&people=1")
+            let key = try #require(recap.body.firstMatch(of: /name="requestKey" value="([^"]+)"/)?.1)
+            let made = try client.post("/stores/\(storeId)/reservations", [
+                ("kind", "lineUp"), ("minutes", "30"), ("people", "1"), ("requestKey", String(key)), ("replace", "yes"),
+            ])
+            #expect(made.status == 303)
+            return try #require(made.header("Location"))
+        }
+        // Mallory subscribes forty browsers whose push service never answers: five are kept.
+        let mallory = try signIn("mallory")
+        for index in 1...40 {
+            try mallory.post("/account/push", [("endpoint", push.url + "/push/slow\(index)"), ("p256dh", push.p256dh),
+                                               ("auth", push.auth)])
+        }
+        let malloryId = try #require(try database.user(email: "mallory@example.org")).id
+        #expect(try database.pushSubscriptions(userId: malloryId).count == 5)
+        // Eight line-ups, each called at once and cancelled: forty urgent messages to black holes.
+        for _ in 1...8 {
+            let ticket = try lineUp(mallory)
+            try mallory.get(ticket)
+            try mallory.post(ticket + "/cancel", [])
+        }
+        try stack.waitUntil("Mallory's messages are on their way", seconds: 10) {
+            ((try? database.pushSubscriptions(userId: malloryId)) ?? []).contains { subscription in
+                ((try? database.pushMessages(subscriptionId: subscription.id)) ?? []).contains { $0.attempts > 0 }
+            }
+        }
+        // Ada turns on notifications and lines up: her first notice ("leave now") is urgent too.
+        let ada = try signIn("ada")
+        #expect(try ada.post("/account/push", [("endpoint", push.url + "/push/ada"), ("p256dh", push.p256dh),
+                                              ("auth", push.auth)]).status == 204)
+        let start = Date()
+        _ = try lineUp(ada)
+        try stack.waitUntil("Ada's push arrives", seconds: 15) { ((try? push.all()) ?? []).contains { $0.endpoint == "ada" } }
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(try push.all().first { $0.endpoint == "ada" }?.urgency == "high")
+        print("push fairness: 5 black-hole subscriptions with 40 urgent messages pending; another account's "
+              + "urgent push delivered \(String(format: "%.2f", elapsed)) s after its line-up")
+        #expect(elapsed < 5)
+    }
 }
 
 /// The push service and browser of `push_service.py`, on a free port.

@@ -4,7 +4,7 @@ secret, written to KEYS as the Push API would hand them to a page), and for each
 /push/NAME checks the VAPID header (RFC 8292: an ES256 JWT for this origin, verified with the
 key it names) and decrypts the body as a browser does (RFC 8291, aes128gcm), independently of
 CLup's code, appending what it read to LOG as one JSON line. /push/gone answers 410 (the
-browser unsubscribed); /push/slow never answers in time.
+browser unsubscribed); /push/slow (and any name starting so) never answers in time.
 
     python3 push_service.py PORT KEYS LOG
 """
@@ -84,7 +84,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         name = self.path.rsplit("/", 1)[-1]
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        if name == "slow":
+        if name.startswith("slow"):
             time.sleep(60)
             return
         if name == "gone":

@@ -219,6 +219,7 @@ extension Catalogue {
         "account.savedNotifications": "Your notification choices are saved.",
         "account.savedPassword": "Your password is changed. Other devices were signed out.",
         "account.chooseMode": "Choose a means of transport from the list.",
+        "push.anotherAccount": "This browser receives another account’s notifications. Sign in to that account to turn them off here first.",
         "push.badService": "This browser's push service is not one CLup can send to.",
         "push.badKeys": "The push subscription's keys are not valid.",
         "account.wrongCurrent": "Your current password is not right.",

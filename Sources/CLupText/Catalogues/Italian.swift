@@ -219,6 +219,7 @@ extension Catalogue {
         "account.savedNotifications": "Le tue scelte sulle notifiche sono salvate.",
         "account.savedPassword": "La tua password è cambiata. Gli altri dispositivi sono stati disconnessi.",
         "account.chooseMode": "Scegli un mezzo di trasporto dall'elenco.",
+        "push.anotherAccount": "Questo browser riceve le notifiche di un altro account. Accedi a quell’account per disattivarle qui prima.",
         "push.badService": "CLup non può inviare al servizio push di questo browser.",
         "push.badKeys": "Le chiavi dell'iscrizione push non sono valide.",
         "account.wrongCurrent": "La password attuale non è corretta.",

@@ -356,18 +356,22 @@ struct AccountsArea {
     /// endpoint and keys). Answers 204, or 400 with what is wrong.
     func savePush(_ context: CustomerContext) throws -> Response {
         let form = context.form
-        guard let endpoint = form["endpoint"], endpoint.count <= 1000, let url = URL(string: endpoint),
-            settings.acceptsPushEndpoint(url)
-        else { throw HTTPError.badRequest(tr("push.badService")) }
+        guard let endpoint = form["endpoint"].flatMap(settings.pushEndpoint) else {
+            throw HTTPError.badRequest(tr("push.badService"))
+        }
         guard let p256dh = form["p256dh"], PushKeys.isPublicKey(p256dh), let auth = form["auth"], PushKeys.isAuth(auth)
         else { throw HTTPError.badRequest(tr("push.badKeys")) }
-        try database.savePushSubscription(userId: context.user.id, endpoint: endpoint, p256dh: p256dh, auth: auth,
-                                          now: context.now)
-        return Response(status: 204, headers: [("Cache-Control", "no-store")], body: [])
+        switch try database.savePushSubscription(userId: context.user.id, endpoint: endpoint, p256dh: p256dh, auth: auth,
+                                                 now: context.now)
+        {
+        case .saved: return Response(status: 204, headers: [("Cache-Control", "no-store")], body: [])
+        case .anotherAccounts: throw HTTPError(409, tr("push.anotherAccount"))
+        }
     }
 
     func removePush(_ context: CustomerContext) throws -> Response {
-        try database.deletePushSubscription(userId: context.user.id, endpoint: context.form["endpoint"] ?? "")
+        let endpoint = context.form["endpoint"] ?? ""
+        try database.deletePushSubscription(userId: context.user.id, endpoint: settings.pushEndpoint(endpoint) ?? endpoint)
         return Response(status: 204, headers: [("Cache-Control", "no-store")], body: [])
     }
 
