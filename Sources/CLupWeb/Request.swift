@@ -80,6 +80,28 @@ public struct Request: Sendable {
         )
     }
 
+    /// The cookies nginx keys its cache of guests' pages on, besides the address.
+    static let cacheKeyCookies: Set<String> = ["lang", "where", "mode"]
+
+    /// Whether nginx's cache key and this worker read the same values of `cacheKeyCookies`.
+    /// nginx matches cookie names in any case and also splits at commas; this worker reads the
+    /// first exact name between semicolons. A header where those could differ — one of those
+    /// names in another case or more than once, or a comma anywhere — makes a page that must
+    /// not be shared: `Cookie: LANG=; lang=it` would otherwise store an Italian page under the
+    /// key of an English one, for every guest.
+    var cacheKeyCookiesAreUnambiguous: Bool {
+        guard let header = headers["cookie"] else { return true }
+        if header.contains(",") { return false }
+        var seen: Set<String> = []
+        for part in header.split(separator: ";") {
+            let name = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingSpaces()
+            let lowered = name.lowercased()
+            guard Self.cacheKeyCookies.contains(lowered) else { continue }
+            if name != lowered || !seen.insert(lowered).inserted { return false }
+        }
+        return true
+    }
+
     /// `a=1; b=2` → ["a": "1", "b": "2"]; the first of repeated names wins, as browsers send
     /// the most specific cookie first.
     static func parseCookies(_ header: String) -> [String: String] {

@@ -56,7 +56,9 @@ public struct Views: Sendable {
         if section == .stores, let user = context.visitor.user { frame.activeTicket = activeTicket(user, context.now) }
         var response = Response.html(page.render(in: frame).text, status: status)
         if frame.usedCSRF, let cookie = context.visitor.newGuestToken { response.setCookie(cookie) }
-        if Self.isSharedGuestPage(context.visitor, usedCSRF: frame.usedCSRF) {
+        if Self.isSharedGuestPage(context.visitor, usedCSRF: frame.usedCSRF)
+            && context.request.cacheKeyCookiesAreUnambiguous
+        {
             // First: nginx reads headers in order, and a Cache-Control: no-store (for browsers)
             // seen before it would make the response uncacheable for nginx too.
             response.headers.insert(("X-Accel-Expires", String(Self.guestPageLifetime)), at: 0)
@@ -71,6 +73,8 @@ public struct Views: Sendable {
     /// A page that is the same for every guest: nobody signed in, no kiosk, no form carrying
     /// a token. nginx caches such pages briefly (`X-Accel-Expires`); it never caches a response
     /// that sets a cookie, nor serves its cache to a request carrying a session or kiosk cookie.
+    /// Nor is a page shared whose request nginx might read other cookies from than the worker
+    /// did (`Request.cacheKeyCookiesAreUnambiguous`).
     static func isSharedGuestPage(_ visitor: Visitor, usedCSRF: Bool) -> Bool {
         visitor.user == nil && visitor.kiosk == nil && visitor.session == nil && !usedCSRF
     }

@@ -96,6 +96,27 @@ struct HardeningEndToEndTests {
         #expect(mode == 0o640)
     }
 
+    @Test("security: a Cookie header nginx and the worker could read differently never fills the guests' page cache")
+    func cachePoisoning() throws {
+        let stack = try Stack()
+        func page(_ cookie: String?) throws -> Stack.HTTPResponse {
+            try stack.curl((cookie.map { ["-H", "Cookie: " + $0] } ?? []) + ["-H", "Accept-Language: en", stack.baseURL + "/"])
+        }
+        // nginx reads LANG as lang (empty: the English key) where the worker reads lang=it; then
+        // nginx splits at the comma and keys "it" where the worker reads no lang (English).
+        // Within the cache's second, other guests still get their own language.
+        for _ in 0..<3 {
+            _ = try page("LANG=; lang=it")
+            #expect(try page(nil).body.contains("<html lang=\"en\""))
+            _ = try page("x=1, lang=it")
+            #expect(try page("lang=it").body.contains("<html lang=\"it\""))
+            Thread.sleep(forTimeInterval: 0.4)
+        }
+        // A plain header is still shared.
+        _ = try page(nil)
+        #expect(try page(nil).header("X-Cache-Status") == "HIT")
+    }
+
     @Test("2,500 slow connections from one client: others are served in under 100 ms, and nginx drops them in 10 s")
     func slowConnections() throws {
         let stack = try Stack()
