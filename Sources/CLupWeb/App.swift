@@ -92,14 +92,20 @@ public struct App: Sendable {
     public func respond(cgiParams: [String: [UInt8]], body: [UInt8], bodyTooLarge: Bool) -> Response {
         let language = Request.language(cookieHeader: cgiParams["HTTP_COOKIE"],
                                          acceptLanguage: cgiParams["HTTP_ACCEPT_LANGUAGE"])
+        // The device API's errors are JSON even before its request could be read.
+        let path = cgiParams["DOCUMENT_URI"].map { String(decoding: $0, as: UTF8.self) } ?? ""
+        func failure(_ error: HTTPError) -> Response {
+            guard path.hasPrefix("/api/") else { return views.errorResponse(error, visitor: .anonymous) }
+            return DeviceArea.error(EntranceError(error.status, DeviceArea.code(for: error.status), error.message))
+        }
         return Language.$current.withValue(language) {
             let request: Request
             do throws(HTTPError) {
                 request = try Request(cgiParams: cgiParams, body: body)
             } catch {
-                return views.errorResponse(error, visitor: .anonymous)
+                return failure(error)
             }
-            if bodyTooLarge { return views.errorResponse(.payloadTooLarge, visitor: .anonymous) }
+            if bodyTooLarge { return failure(.payloadTooLarge) }
             return answer(request)
         }
     }

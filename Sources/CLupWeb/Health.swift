@@ -58,11 +58,27 @@ struct Health: Encodable {
         return (health, problems.isEmpty ? 200 : 503)
     }
 
+    /// How long a write-lock probe's answer stands: however often `/healthz` is asked, the
+    /// lock is taken at most once in this time (four times a second), and a blocked lock is
+    /// still seen within a second.
+    static let probeLifetime: TimeInterval = 0.25
+    private static let lastProbe = Mutex<(at: Date, path: String, problem: String?)?>(nil)
+
     /// Takes the write lock on a connection of its own, waiting at most a second, and lets it
     /// go at once; nil if that worked. A file database only (an in-memory one has no other
-    /// writer to wait for).
+    /// writer to wait for). Answered from the last probe within `probeLifetime`.
     private static func probeWrite(_ database: AppDatabase) -> String? {
         guard let pool = database.writer as? DatabasePool else { return nil }
+        let now = Date()
+        if let last = lastProbe.withLock({ $0 }), last.path == pool.path, now.timeIntervalSince(last.at) < probeLifetime {
+            return last.problem
+        }
+        let problem = takeWriteLock(pool)
+        lastProbe.withLock { $0 = (now, pool.path, problem) }
+        return problem
+    }
+
+    private static func takeWriteLock(_ pool: DatabasePool) -> String? {
         var configuration = Configuration()
         configuration.busyMode = .timeout(1)
         configuration.allowsUnsafeTransactions = true

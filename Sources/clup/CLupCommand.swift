@@ -403,7 +403,7 @@ struct SeedDemo: ParsableCommand {
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write the static pages nginx serves itself (405, 413, 429, and 502 when the worker cannot answer), "
-            + "in each language: 502.html in English, 502.it.html in Italian.")
+            + "in each language: 502.html in English, 502.it.html in Italian; and the device API's 405 and 413 as JSON.")
 
     @OptionGroup var site: SiteOptions
 
@@ -428,6 +428,15 @@ struct Generate: ParsableCommand {
                     let path = "\(output)/\(status)\(language == .en ? "" : "." + language.rawValue).html"
                     try app.renderErrorPage(status: status, message: message)
                         .write(toFile: path, atomically: true, encoding: .utf8)
+                    print("wrote \(path)")
+                }
+                // The device API's: JSON with a stable code, as its description promises.
+                for (status, code, message) in [(405, "methodNotAllowed", tr("static.405")),
+                                                 (413, "payloadTooLarge", HTTPError.payloadTooLarge.message)] {
+                    let path = "\(output)/\(status)\(language == .en ? "" : "." + language.rawValue).json"
+                    let body = try JSONSerialization.data(withJSONObject: ["code": code, "message": message],
+                                                          options: [.sortedKeys])
+                    try body.write(to: URL(fileURLWithPath: path))
                     print("wrote \(path)")
                 }
             }

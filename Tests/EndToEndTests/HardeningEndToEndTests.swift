@@ -202,6 +202,73 @@ struct HardeningEndToEndTests {
         #expect(try stack.get("/").status == 200)
     }
 
+    @Test("security: the production configuration, run with a test certificate, keeps its headers on every answer")
+    func productionRun() throws {
+        let folder = NSTemporaryDirectory() + "clup-production-run-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        chmod(folder, 0o755)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let stack = try Stack()
+        _ = try stack.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                                                "/CN=clup.example.org", "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem"])
+        let (http, https) = (try Stack.freePort(), try Stack.freePort())
+        var site = try String(contentsOfFile: Stack.root + "/nginx/clup-production.conf", encoding: .utf8)
+        for (from, to) in [("/etc/letsencrypt/live/clup.example.org/fullchain.pem", folder + "/cert.pem"),
+                           ("/etc/letsencrypt/live/clup.example.org/privkey.pem", folder + "/key.pem"),
+                           ("/srv/clup/", Stack.root + "/"), ("/var/cache/nginx/clup", folder + "/cache"),
+                           ("/var/log/nginx/clup-access.log", folder + "/access.log"),
+                           ("unix:/run/clup/clup-entrance.sock", "unix:" + stack.directory + "/clup-entrance.sock"),
+                           ("unix:/run/clup/clup.sock", "unix:" + stack.socket),
+                           ("listen [::]:80 default_server;", ""), ("listen [::]:443 ssl default_server;", ""),
+                           ("listen [::]:80;", ""), ("listen [::]:443 ssl http2;", ""),
+                           ("listen 80 default_server;", "listen 127.0.0.1:\(http) default_server;"),
+                           ("listen 443 ssl default_server;", "listen 127.0.0.1:\(https) ssl default_server;"),
+                           ("listen 80;", "listen 127.0.0.1:\(http);"),
+                           ("listen 443 ssl http2;", "listen 127.0.0.1:\(https) ssl http2;")] {
+            site = site.replacingOccurrences(of: from, with: to)
+        }
+        try site.write(toFile: folder + "/site.conf", atomically: true, encoding: .utf8)
+        try """
+            \(geteuid() == 0 ? "user \(Stack.nginxUser);" : "")
+            pid \(folder)/nginx.pid;
+            error_log \(folder)/error.log;
+            daemon off;
+            events {}
+            http {
+                include /etc/nginx/mime.types;
+                include \(folder)/site.conf;
+            }
+            """.write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
+        let nginx = try stack.launch(Stack.nginxBinary, ["-p", folder, "-c", folder + "/nginx.conf"])
+        defer { nginx.terminate(); nginx.waitUntilExit() }
+        let base = "https://clup.example.org:\(https)"
+        let resolve = ["-k", "--resolve", "clup.example.org:\(https):127.0.0.1", "--resolve", "other.example:\(https):127.0.0.1"]
+        try stack.waitUntil("production nginx answers") { (try? stack.curl(resolve + [base + "/sw.js"]).status) == 200 }
+        // Every kind of answer carries the security headers: pages, static files, nginx's own
+        // errors, the device API's JSON errors.
+        let answers = [
+            try stack.curl(resolve + [base + "/"]),
+            try stack.curl(resolve + [base + "/sw.js"]),
+            try stack.curl(resolve + ["-X", "DELETE", base + "/"]),
+            try stack.curl(resolve + ["-X", "DELETE", base + "/api/v1/scan"]),
+            try stack.curl(resolve + ["--data-binary", "@" + Stack.root + "/Public/assets/icon-512.png", base + "/api/v1/scan"]),
+        ]
+        #expect(answers.map(\.status) == [200, 200, 405, 405, 413])
+        for (index, answer) in answers.enumerated() {
+            #expect(answer.header("Strict-Transport-Security")?.contains("max-age=63072000") == true, "\(index)")
+            #expect(answer.header("X-Content-Type-Options") == "nosniff", "\(index)")
+            #expect(answer.header("Referrer-Policy") != nil, "\(index)")
+            #expect(answer.header("X-Cache-Status") == nil, "\(index)")
+            // Pages, nginx's included, have a Content-Security-Policy (a script file needs none).
+            if index != 1 { #expect(answer.header("Content-Security-Policy") != nil, "\(index)") }
+        }
+        // The device API's errors are its documented JSON.
+        #expect(answers[3].header("Content-Type") == "application/json" && answers[3].body.contains("\"code\":\"methodNotAllowed\""))
+        #expect(answers[4].header("Content-Type") == "application/json" && answers[4].body.contains("\"code\":\"payloadTooLarge\""), "\(answers[4])")
+        // Another name gets no TLS handshake at all.
+        #expect(throws: (any Error).self) { try stack.curl(resolve + ["https://other.example:\(https)/"]) }
+    }
+
     @Test("the production configuration is valid nginx, with the same limits and refusals")
     func productionConfiguration() throws {
         let folder = NSTemporaryDirectory() + "clup-production-" + UUID().uuidString.prefix(8)
@@ -219,9 +286,15 @@ struct HardeningEndToEndTests {
         for (from, to) in [("/etc/letsencrypt/live/clup.example.org/fullchain.pem", folder + "/cert.pem"),
                            ("/etc/letsencrypt/live/clup.example.org/privkey.pem", folder + "/key.pem"),
                            ("/srv/clup/", Stack.root + "/"), ("/var/cache/nginx/clup", folder + "/cache"),
-                           ("listen [::]:80;", ""), ("listen [::]:443 ssl http2;", ""),
-                           ("listen 80;", "listen 127.0.0.1:\(try Stack.freePort());"),
-                           ("listen 443 ssl http2;", "listen 127.0.0.1:\(try Stack.freePort()) ssl http2;")] {
+                           ("listen [::]:80 default_server;", ""), ("listen [::]:443 ssl default_server;", ""),
+                           ("listen [::]:80;", ""), ("listen [::]:443 ssl http2;", "")] {
+            site = site.replacingOccurrences(of: from, with: to)
+        }
+        let (http, https) = (try Stack.freePort(), try Stack.freePort())
+        for (from, to) in [("listen 80 default_server;", "listen 127.0.0.1:\(http) default_server;"),
+                           ("listen 443 ssl default_server;", "listen 127.0.0.1:\(https) ssl default_server;"),
+                           ("listen 80;", "listen 127.0.0.1:\(http);"),
+                           ("listen 443 ssl http2;", "listen 127.0.0.1:\(https) ssl http2;")] {
             site = site.replacingOccurrences(of: from, with: to)
         }
         try site.write(toFile: folder + "/site.conf", atomically: true, encoding: .utf8)
@@ -236,6 +309,11 @@ struct HardeningEndToEndTests {
             """.write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
         // `nginx -t` exits non-zero, and `run` throws, on any error in it.
         #expect(throws: Never.self) { try stack.run(Stack.nginxBinary, ["-t", "-q", "-p", folder, "-c", folder + "/nginx.conf"]) }
+        // security: a name not its own gets nothing; forward-secret ciphers only; the cache's
+        // status is not shown; /healthz is for this machine.
+        #expect(site.contains("return 444;") && site.contains("ssl_reject_handshake on;"))
+        #expect(site.contains("ssl_ciphers ECDHE-") && !site.contains("X-Cache-Status"))
+        #expect(site.contains("location = /healthz {\n        allow 127.0.0.0/8;"))
     }
 
     @Test("/healthz says within about a second that another process holds the write lock, and recovers")
