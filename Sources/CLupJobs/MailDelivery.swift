@@ -118,7 +118,27 @@ public struct MailDelivery: Sendable {
         return (sent, failed)
     }
 
-    /// The message as sent: plain text, UTF-8, CRLF line ends. Header values lose any CR or LF.
+    /// A header value as RFC 2047 carries text that is not ASCII: `=?UTF-8?B?…?=` words of at
+    /// most 75 characters (45 bytes of whole characters each), folded onto lines of their own.
+    /// Plain ASCII stays as it is.
+    static func encodedWords(_ value: String) -> String {
+        guard !value.unicodeScalars.allSatisfy({ $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f }) else { return value }
+        var words: [String] = []
+        var chunk: [UInt8] = []
+        for character in value {
+            let bytes = Array(String(character).utf8)
+            if chunk.count + bytes.count > 45, !chunk.isEmpty {
+                words.append("=?UTF-8?B?" + Data(chunk).base64EncodedString() + "?=")
+                chunk = []
+            }
+            chunk += bytes
+        }
+        if !chunk.isEmpty { words.append("=?UTF-8?B?" + Data(chunk).base64EncodedString() + "?=") }
+        return words.joined(separator: "\r\n ")
+    }
+
+    /// The message as sent: plain text, UTF-8, CRLF line ends. Header values lose any CR or LF;
+    /// the subject is encoded as RFC 2047 says when it is not ASCII.
     static func rfc822(_ message: OutboxMessage, from: String, now: Date) -> String {
         func clean(_ value: String) -> String {
             String(String.UnicodeScalarView(value.unicodeScalars.filter { $0 != "\r" && $0 != "\n" }))
@@ -131,7 +151,7 @@ public struct MailDelivery: Sendable {
         let headers = [
             "From: CLup <\(clean(from))>",
             "To: \(clean(message.recipient))",
-            "Subject: \(clean(message.subject))",
+            "Subject: \(encodedWords(clean(message.subject)))",
             "Date: \(formatter.string(from: now))",
             "Message-ID: <outbox-\(message.id)-\(Int(message.createdAt.timeIntervalSince1970))@\(domain)>",
             "MIME-Version: 1.0",

@@ -117,6 +117,22 @@ struct DeviceAPITests {
         #expect(forbidden.status == 403 && forbidden.body["code"] as? String == "otherStore")
     }
 
+    @Test("security: the API reads only application/json, and refuses a key given twice at any depth")
+    func strictJSON() throws {
+        let ticket = #"{"people": 1, "residenceMinutes": 30}"#
+        #expect(try call(.post, "/api/v1/tickets", key: key, json: ticket, contentType: "application/json-seq").status == 415)
+        #expect(try call(.post, "/api/v1/tickets", key: key, json: ticket, contentType: "application/jsonx").status == 415)
+        let twice = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1, "residenceMinutes": 30, "people": 2}"#)
+        #expect(twice.status == 400 && (twice.body["message"] as? String)?.contains("`people` is given more than once.") == true)
+        let escaped = try call(.post, "/api/v1/scan", key: key, json: #"{"code": "A", "code": "B"}"#)
+        #expect(escaped.status == 400 && escaped.body["code"] as? String == "invalidBody")
+        #expect(StrictJSON.duplicateKey(in: Array(#"{"a": {"b": 1, "b": 2}}"#.utf8)) == "b")
+        #expect(StrictJSON.duplicateKey(in: Array(#"[{"a": 1}, {"a": 2}]"#.utf8)) == nil)
+        #expect(StrictJSON.duplicateKey(in: Array(#"{"a": "x,"a": 1", "b": ["a", "a"]}"#.utf8)) == nil)
+        #expect(try database.reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM reservation") } == 0)
+        #expect(try call(.post, "/api/v1/tickets", key: key, json: ticket, contentType: "application/json; charset=utf-8").status == 201)
+    }
+
     @Test("bad requests get a stable code and a message, and change nothing")
     func badRequests() throws {
         let notJSON = try call(.post, "/api/v1/tickets", key: key, json: "people=1", contentType: "application/x-www-form-urlencoded")

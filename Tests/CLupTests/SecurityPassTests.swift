@@ -3,6 +3,7 @@ import GRDB
 import Testing
 
 @testable import CLupData
+@testable import CLupJobs
 @testable import CLupSupport
 @testable import CLupWeb
 
@@ -141,5 +142,30 @@ struct SecurityPassTests {
         #expect(try browser.post("/signin", [("email", "a@example.org"), ("password", "x")]).status == 401)
         #expect(throws: HTTPError.self) { try FormData(urlEncoded: String(repeating: "a=1&", count: FormData.maxPairs + 1)) }
         #expect(try FormData(urlEncoded: String(repeating: "a=1&", count: FormData.maxPairs)).pairs.count == FormData.maxPairs)
+    }
+
+    @Test("security: names and reasons refuse line separators and bidirectional controls", arguments: [
+        "Mario\u{2028}Rossi", "Mario\u{2029}", "Mario\u{202E}gnp.exe", "\u{2066}Ada\u{2069}", "Ada\u{200F}", "Ada\u{7}",
+    ])
+    func invisibleControls(name: String) throws {
+        #expect(AccountFields.nameProblem(name) == "Use letters, numbers and punctuation only.")
+        #expect(ManageArea.textProblem(name, maxLength: 100) != nil)
+        // Emoji sequences joined with U+200D, accents and other scripts are fine.
+        #expect(AccountFields.nameProblem("Zoë 👩\u{200D}🌾 Ñandú") == nil)
+    }
+
+    @Test("security: a mail subject that is not ASCII goes out as RFC 2047 encoded words")
+    func encodedSubject() throws {
+        let subject = "È il tuo turno da Bottega Città — entra entro le 10:40, per favore"
+        let header = MailDelivery.encodedWords(subject)
+        #expect(header.unicodeScalars.allSatisfy { $0.isASCII })
+        let words = header.components(separatedBy: "\r\n ")
+        #expect(words.count > 1 && words.allSatisfy { $0.count <= 75 && $0.hasPrefix("=?UTF-8?B?") && $0.hasSuffix("?=") })
+        let decoded = words.map { word -> String in
+            let base64 = String(word.dropFirst("=?UTF-8?B?".count).dropLast(2))
+            return String(decoding: Data(base64Encoded: base64) ?? Data(), as: UTF8.self)
+        }.joined()
+        #expect(decoded == subject)
+        #expect(MailDelivery.encodedWords("Confirm your CLup account") == "Confirm your CLup account")
     }
 }

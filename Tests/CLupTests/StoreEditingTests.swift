@@ -192,6 +192,20 @@ struct StoreEditingTests {
         #expect(try database.board.entry(storeId)?.definition.departments.count == 2)
     }
 
+    @Test("a department whose name holds a comma is written back by the form and saved unchanged")
+    func departmentWithComma() throws {
+        _ = try database.replaceDepartments(storeId: storeId, with: [("Fruit, vegetables", 10), ("Bakery", 5)], userId: nil,
+                                            now: clock.now)
+        let browser = try boss()
+        let form = try browser.get("/manage/stores/\(storeId)/edit").bodyText
+        #expect(form.contains("Fruit, vegetables, 10\nBakery, 5"))
+        let saved = try browser.post("/manage/stores/\(storeId)/edit", fields() + [("departments", "Fruit, vegetables, 10\nBakery, 5")])
+        #expect(saved.status == 303)
+        #expect(try database.board.entry(storeId)?.definition.departments.map(\.name) == ["Fruit, vegetables", "Bakery"])
+        let bidi = try browser.post("/manage/stores/\(storeId)/edit", fields() + [("departments", "Bak\u{202E}ery, 5")])
+        #expect(bidi.status == 422)
+    }
+
     @Test("a store moved: its position is checked, recorded, and the nearest-first lists follow at once")
     func position() throws {
         let browser = try boss()

@@ -468,6 +468,7 @@ extension Catalogue {
         "kiosk.nobodyCalled": "Nobody is being called right now.",
         "api.json": "Send the body as application/json.",
         "api.invalidBody": "The body is not the JSON this operation expects: {why}",
+        "api.duplicateKey": "`{key}` is given more than once.",
         "api.missing": "`{key}` is missing.",
         "api.wrongType": "`{key}` has the wrong type.",
         "api.unreadable": "it could not be read.",

@@ -468,6 +468,7 @@ extension Catalogue {
         "kiosk.nobodyCalled": "Nessuno è chiamato in questo momento.",
         "api.json": "Invia il corpo come application/json.",
         "api.invalidBody": "Il corpo non è il JSON che questa operazione si aspetta: {why}",
+        "api.duplicateKey": "`{key}` compare più di una volta.",
         "api.missing": "manca `{key}`.",
         "api.wrongType": "`{key}` ha il tipo sbagliato.",
         "api.unreadable": "non è stato possibile leggerlo.",

@@ -423,7 +423,7 @@ enum AccountFields {
         guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
             !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
             !email.contains(where: { $0.isWhitespace || $0.isNewline }),
-            !email.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            PlainText.isPrintable(email)
         else { return tr("field.emailProblem") }
         return nil
     }
@@ -431,9 +431,7 @@ enum AccountFields {
     static func nameProblem(_ name: String) -> String? {
         if name.isEmpty { return tr("field.nameEmpty") }
         if name.count > 60 { return tr("field.atMost", ["n": "60"]) }
-        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            return tr("field.printable")
-        }
+        if !PlainText.isPrintable(name) { return tr("field.printable") }
         return nil
     }
 }

@@ -59,8 +59,11 @@ struct DeviceArea {
     }
 
     private func decode<Body: Decodable>(_ type: Body.Type, from request: Request) throws -> Body {
-        guard request.headers["content-type"]?.lowercased().hasPrefix("application/json") == true else {
+        guard StrictJSON.isJSONMediaType(request.headers["content-type"]) else {
             throw EntranceError(415, "unsupportedMediaType", tr("api.json"))
+        }
+        if let key = StrictJSON.duplicateKey(in: request.body) {
+            throw EntranceError(400, "invalidBody", tr("api.invalidBody", ["why": tr("api.duplicateKey", ["key": String(key.prefix(40))])]))
         }
         do {
             return try JSONDecoder().decode(type, from: Data(request.body))

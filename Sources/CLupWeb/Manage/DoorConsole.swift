@@ -86,7 +86,7 @@ struct DoorConsole {
         guard let number = Int(form.number), (1...999_999).contains(number) else {
             return try again(tr("door.enterNumber"))
         }
-        guard !form.reason.isEmpty, form.reason.count <= 200 else {
+        guard !form.reason.isEmpty, ManageArea.textProblem(form.reason, maxLength: 200) == nil else {
             return try again(tr("door.sayWhy"))
         }
         let now = context.now

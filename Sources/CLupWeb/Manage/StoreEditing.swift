@@ -59,9 +59,7 @@ extension ManageArea {
     /// name at the door): too long, or holding control characters; nil if nothing.
     static func textProblem(_ value: String, maxLength: Int) -> String? {
         if value.count > maxLength { return tr("field.atMost", ["n": String(maxLength)]) }
-        if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            return tr("field.printable")
-        }
+        if !PlainText.isPrintable(value) { return tr("field.printable") }
         return nil
     }
 

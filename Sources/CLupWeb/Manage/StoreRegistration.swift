@@ -42,8 +42,13 @@ extension ManageArea {
             guard !line.isEmpty else { continue }
             // Checked before the rest: each line is compared with those before it.
             guard departments.count < 50 else { return ([], tr("departments.tooMany")) }
-            let parts = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2, let minutes = Int(parts[1]), (1...240).contains(minutes), (1...60).contains(parts[0].count)
+            // The minutes follow the last comma: a name may hold commas of its own ("Fruit,
+            // vegetables, 10"), as the edit form writes a seeded or registered one back.
+            let comma = line.lastIndex(of: ",")
+            let parts = comma.map { [line[..<$0], line[line.index(after: $0)...]].map { $0.trimmingCharacters(in: .whitespaces) } }
+                ?? [line]
+            guard parts.count == 2, let minutes = Int(parts[1]), (1...240).contains(minutes), (1...60).contains(parts[0].count),
+                PlainText.isPrintable(parts[0])
             else {
                 return ([], tr("departments.badLine", ["line": String(index + 1)]))
             }

@@ -1,0 +1,56 @@
+import Foundation
+
+/// What the device API takes as JSON, beyond what `JSONDecoder` checks: the media type is
+/// `application/json` itself (parameters such as `charset` allowed, not
+/// `application/json-anything`), and no object names a key twice — `{"code": "A", "code": "B"}`
+/// would mean one thing to this server and another to a proxy or a log reader in front of it.
+enum StrictJSON {
+    static func isJSONMediaType(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let type = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        return type.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
+    }
+
+    /// The first key an object of `body` names twice, decoded (`"a"` and `"\u0061"` are one),
+    /// or nil. Malformed JSON is left to the decoder to refuse.
+    static func duplicateKey(in body: [UInt8]) -> String? {
+        var objects: [Set<String>] = []  // keys seen, per object open around the cursor
+        var containers: [UInt8] = []  // `{` or `[`
+        var expectingKey = false
+        var index = 0
+        while index < body.count {
+            let byte = body[index]
+            switch byte {
+            case UInt8(ascii: "{"):
+                containers.append(byte)
+                objects.append([])
+                expectingKey = true
+            case UInt8(ascii: "["):
+                containers.append(byte)
+                expectingKey = false
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                if containers.popLast() == UInt8(ascii: "{") { _ = objects.popLast() }
+                expectingKey = false
+            case UInt8(ascii: ","):
+                expectingKey = containers.last == UInt8(ascii: "{")
+            case UInt8(ascii: "\""):
+                var end = index + 1
+                while end < body.count, body[end] != UInt8(ascii: "\"") {
+                    end += body[end] == UInt8(ascii: "\\") ? 2 : 1
+                }
+                guard end < body.count else { return nil }
+                if expectingKey {
+                    let raw = Data(body[index...end])
+                    guard let key = try? JSONDecoder().decode(String.self, from: raw) else { return nil }
+                    if objects[objects.count - 1].insert(key).inserted == false { return key }
+                    expectingKey = false
+                }
+                index = end
+            default:
+                break
+            }
+            index += 1
+        }
+        return nil
+    }
+}
