@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GRDB
 import Logging
 import Synchronization
 import Testing
@@ -77,6 +78,16 @@ struct WebPushTests {
         }
     }
 
+    /// A push message due at `now`, for `lifetime` seconds, as `dispatchNotices` queues one.
+    static func queue(_ payload: String, to subscription: Int64, urgency: String, at now: Date, for lifetime: TimeInterval,
+                      _ db: Database) throws
+    {
+        try db.execute(sql: """
+            INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """, arguments: [subscription, payload, urgency, now, now + lifetime, now])
+    }
+
     @Test("security: an account at the subscription cap with every endpoint a black hole delays no one else's urgent push")
     func fairDelivery() throws {
         let database = try AppDatabase.inMemory()
@@ -103,17 +114,9 @@ struct WebPushTests {
         // Twenty notices for the attacker (100 messages, all urgent), then the victim's "leave now".
         try database.write { db in
             for _ in 1...20 {
-                for hole in holes {
-                    try db.execute(sql: """
-                        INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt)
-                        VALUES (?, '{}', 'high', ?, ?, ?)
-                        """, arguments: [hole.id, now, now + 3600, now])
-                }
+                for hole in holes { try Self.queue("{}", to: hole.id, urgency: "high", at: now, for: 3600, db) }
             }
-            try db.execute(sql: """
-                INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt)
-                VALUES (?, '{"title":"Leave now"}', 'high', ?, ?, ?)
-                """, arguments: [victimSubscription.id, now, now + 600, now])
+            try Self.queue(#"{"title":"Leave now"}"#, to: victimSubscription.id, urgency: "high", at: now, for: 600, db)
         }
         let service = FakeService(answers: ["https://ok.example/ada": 201])
         let delivery = PushDelivery(database: database, vapid: try VAPIDKey(privateKey: VAPIDKey.generatePrivateKey(),
@@ -143,12 +146,7 @@ struct WebPushTests {
         _ = try database.savePushSubscription(userId: user.id, endpoint: "https://down.example/1", p256dh: key,
                                               auth: Secrets.base64url([UInt8](repeating: 3, count: 16)), now: now)
         let subscription = try require(try database.pushSubscriptions(userId: user.id).first)
-        try database.write { db in
-            try db.execute(sql: """
-                INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt)
-                VALUES (?, '{}', 'normal', ?, ?, ?)
-                """, arguments: [subscription.id, now, now + 86400, now])
-        }
+        try database.write { db in try Self.queue("{}", to: subscription.id, urgency: "normal", at: now, for: 86400, db) }
         let message = try require(try database.pushMessages(subscriptionId: subscription.id).first)
         for attempt in 1...4 {
             #expect(try database.markPushFailed(id: message.id, error: "HTTP 500", retryAt: now) == false, "\(attempt)")
@@ -195,10 +193,7 @@ struct WebPushTests {
         let subscriptions = try database.pushSubscriptions(userId: user.id)
         try database.write { db in
             for subscription in subscriptions {
-                try db.execute(sql: """
-                    INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt)
-                    VALUES (?, '{"title":"It is your turn"}', 'high', ?, ?, ?)
-                    """, arguments: [subscription.id, now, now + 600, now])
+                try Self.queue(#"{"title":"It is your turn"}"#, to: subscription.id, urgency: "high", at: now, for: 600, db)
             }
         }
         let service = FakeService(answers: ["https://ok.example/1": 201, "https://gone.example/2": 410])

@@ -202,17 +202,20 @@ struct HardeningEndToEndTests {
         #expect(try stack.get("/").status == 200)
     }
 
-    @Test("security: the production configuration, run with a test certificate, keeps its headers on every answer")
-    func productionRun() throws {
-        let folder = NSTemporaryDirectory() + "clup-production-run-" + UUID().uuidString.prefix(8)
+    /// `nginx/clup-production.conf` made to run on this machine, in `folder`: a test certificate
+    /// for clup.example.org, this checkout, `stack`'s sockets, loopback ports. Returns the
+    /// site as rewritten and the HTTP and HTTPS ports; `folder/nginx.conf` includes it.
+    func productionSite(in folder: String, for stack: Stack) throws -> (site: String, http: Int, https: Int) {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         chmod(folder, 0o755)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let stack = try Stack()
         _ = try stack.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
                                                 "/CN=clup.example.org", "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem"])
         let (http, https) = (try Stack.freePort(), try Stack.freePort())
         var site = try String(contentsOfFile: Stack.root + "/nginx/clup-production.conf", encoding: .utf8)
+        for rule in ["limit_req zone=clup_signin burst=5 nodelay;", "return 405;", "add_header Allow \"GET, HEAD, POST\" always;",
+                     "error_page 502 503 504 = @api_unavailable;", "client_header_timeout 10s;"] {
+            #expect(site.contains(rule), "\(rule)")
+        }
         for (from, to) in [("/etc/letsencrypt/live/clup.example.org/fullchain.pem", folder + "/cert.pem"),
                            ("/etc/letsencrypt/live/clup.example.org/privkey.pem", folder + "/key.pem"),
                            ("/srv/clup/", Stack.root + "/"), ("/var/cache/nginx/clup", folder + "/cache"),
@@ -239,6 +242,30 @@ struct HardeningEndToEndTests {
                 include \(folder)/site.conf;
             }
             """.write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
+        return (site, http, https)
+    }
+
+    @Test("the production configuration is valid nginx, with the same limits and refusals")
+    func productionConfiguration() throws {
+        let folder = NSTemporaryDirectory() + "clup-production-" + UUID().uuidString.prefix(8)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let stack = try Stack()
+        let (site, _, _) = try productionSite(in: folder, for: stack)
+        // `nginx -t` exits non-zero, and `run` throws, on any error in it.
+        #expect(throws: Never.self) { try stack.run(Stack.nginxBinary, ["-t", "-q", "-p", folder, "-c", folder + "/nginx.conf"]) }
+        // security: a name not its own gets nothing; forward-secret ciphers only; the cache's
+        // status is not shown; /healthz is for this machine.
+        #expect(site.contains("return 444;") && site.contains("ssl_reject_handshake on;"))
+        #expect(site.contains("ssl_ciphers ECDHE-") && !site.contains("X-Cache-Status"))
+        #expect(site.contains("location = /healthz {\n        allow 127.0.0.0/8;"))
+    }
+
+    @Test("security: the production configuration, run with a test certificate, keeps its headers on every answer")
+    func productionRun() throws {
+        let folder = NSTemporaryDirectory() + "clup-production-run-" + UUID().uuidString.prefix(8)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let stack = try Stack()
+        let (_, _, https) = try productionSite(in: folder, for: stack)
         let nginx = try stack.launch(Stack.nginxBinary, ["-p", folder, "-c", folder + "/nginx.conf"])
         defer { nginx.terminate(); nginx.waitUntilExit() }
         let base = "https://clup.example.org:\(https)"
@@ -267,53 +294,6 @@ struct HardeningEndToEndTests {
         #expect(answers[4].header("Content-Type") == "application/json" && answers[4].body.contains("\"code\":\"payloadTooLarge\""), "\(answers[4])")
         // Another name gets no TLS handshake at all.
         #expect(throws: (any Error).self) { try stack.curl(resolve + ["https://other.example:\(https)/"]) }
-    }
-
-    @Test("the production configuration is valid nginx, with the same limits and refusals")
-    func productionConfiguration() throws {
-        let folder = NSTemporaryDirectory() + "clup-production-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let stack = try Stack()
-        _ = try stack.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=clup",
-                                                "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem"])
-        var site = try String(contentsOfFile: Stack.root + "/nginx/clup-production.conf", encoding: .utf8)
-        for rule in ["limit_req zone=clup_signin burst=5 nodelay;", "return 405;", "add_header Allow \"GET, HEAD, POST\" always;",
-                     "error_page 502 503 504 = @api_unavailable;", "client_header_timeout 10s;"] {
-            #expect(site.contains(rule), "\(rule)")
-        }
-        // Its own paths, this machine's: certificates, the checkout, ports nobody uses.
-        for (from, to) in [("/etc/letsencrypt/live/clup.example.org/fullchain.pem", folder + "/cert.pem"),
-                           ("/etc/letsencrypt/live/clup.example.org/privkey.pem", folder + "/key.pem"),
-                           ("/srv/clup/", Stack.root + "/"), ("/var/cache/nginx/clup", folder + "/cache"),
-                           ("listen [::]:80 default_server;", ""), ("listen [::]:443 ssl default_server;", ""),
-                           ("listen [::]:80;", ""), ("listen [::]:443 ssl http2;", "")] {
-            site = site.replacingOccurrences(of: from, with: to)
-        }
-        let (http, https) = (try Stack.freePort(), try Stack.freePort())
-        for (from, to) in [("listen 80 default_server;", "listen 127.0.0.1:\(http) default_server;"),
-                           ("listen 443 ssl default_server;", "listen 127.0.0.1:\(https) ssl default_server;"),
-                           ("listen 80;", "listen 127.0.0.1:\(http);"),
-                           ("listen 443 ssl http2;", "listen 127.0.0.1:\(https) ssl http2;")] {
-            site = site.replacingOccurrences(of: from, with: to)
-        }
-        try site.write(toFile: folder + "/site.conf", atomically: true, encoding: .utf8)
-        try """
-            pid \(folder)/nginx.pid;
-            error_log \(folder)/error.log;
-            events {}
-            http {
-                include /etc/nginx/mime.types;
-                include \(folder)/site.conf;
-            }
-            """.write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
-        // `nginx -t` exits non-zero, and `run` throws, on any error in it.
-        #expect(throws: Never.self) { try stack.run(Stack.nginxBinary, ["-t", "-q", "-p", folder, "-c", folder + "/nginx.conf"]) }
-        // security: a name not its own gets nothing; forward-secret ciphers only; the cache's
-        // status is not shown; /healthz is for this machine.
-        #expect(site.contains("return 444;") && site.contains("ssl_reject_handshake on;"))
-        #expect(site.contains("ssl_ciphers ECDHE-") && !site.contains("X-Cache-Status"))
-        #expect(site.contains("location = /healthz {\n        allow 127.0.0.0/8;"))
     }
 
     @Test("/healthz says within about a second that another process holds the write lock, and recovers")

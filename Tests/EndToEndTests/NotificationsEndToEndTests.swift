@@ -35,14 +35,7 @@ struct NotificationsEndToEndTests {
             _ = try database.createUser(email: "\(name)@example.org", displayName: name.capitalized, passwordHash: hash,
                                         now: Date(), confirmation: nil)
         }
-        func signIn(_ name: String) throws -> Client {
-            let client = Client(stack)
-            try client.get("/signin")
-            #expect(try client.post("/signin", [("email", "\(name)@example.org"), ("password", "correct horse battery")])
-                .status == 303)
-            try client.get("/account")
-            return client
-        }
+        func signIn(_ name: String) throws -> Client { try Self.signIn(name, on: stack) }
 
         let adaId = try #require(try database.user(email: "ada@example.org")).id
         // Ada turns on notifications in three browsers: one works, one has unsubscribed (410),
@@ -176,6 +169,16 @@ struct NotificationsEndToEndTests {
         String(format: "%02d:%02d", seconds % 86400 / 3600, seconds % 3600 / 60)
     }
 
+    /// `name`@example.org signed in (password "correct horse battery"), on their account page.
+    static func signIn(_ name: String, on stack: Stack) throws -> Client {
+        let client = Client(stack)
+        try client.get("/signin")
+        #expect(try client.post("/signin", [("email", "\(name)@example.org"), ("password", "correct horse battery")])
+            .status == 303)
+        try client.get("/account")
+        return client
+    }
+
     /// The push fairness figure in docs/security.md: printed by this test.
     @Test("security: an account at the push cap with every endpoint a black hole delays another's urgent push under 5 s")
     func pushFairness() throws {
@@ -191,14 +194,7 @@ struct NotificationsEndToEndTests {
             _ = try database.createUser(email: "\(name)@example.org", displayName: name.capitalized, passwordHash: hash,
                                         now: Date(), confirmation: nil)
         }
-        func signIn(_ name: String) throws -> Client {
-            let client = Client(stack)
-            try client.get("/signin")
-            #expect(try client.post("/signin", [("email", "\(name)@example.org"), ("password", "correct horse battery")])
-                .status == 303)
-            try client.get("/account")
-            return client
-        }
+        func signIn(_ name: String) throws -> Client { try Self.signIn(name, on: stack) }
         func lineUp(_ client: Client) throws -> String {
             let recap = try client.get("/stores/\(storeId)/reserve/recap?kind=lineUp&minutes=30&people=1")
             let key = try #require(recap.body.firstMatch(of: /name="requestKey" value="([^"]+)"/)?.1)

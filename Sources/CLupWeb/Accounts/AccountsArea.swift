@@ -148,19 +148,24 @@ struct AccountsArea {
     // MARK: Confirm
 
     func confirmForm(_ context: BrowserContext) throws -> Response {
+        // Opening the link changes nothing: confirming is a button (a POST), so link scanners
+        // and prefetchers cannot confirm on the owner's behalf.
+        try linkPage(context, purpose: .confirm, expired: (tr("confirm.expiredLine"), (tr("nav.signIn"), Paths.signIn()))) {
+            views.page(title: tr("confirm.title"), context, ConfirmPage(token: $0))
+        }
+    }
+
+    /// The page an emailed link opens (`EmailedLink`): `page` for a token of `purpose` still
+    /// good, else a 410 that says it has expired and where to go.
+    private func linkPage(_ context: BrowserContext, purpose: EmailToken.Purpose,
+                          expired: (line: String, link: (String, String)), page: (String) -> Response) throws -> Response
+    {
         if let stashed = EmailedLink.stash(context, parameter: "token") { return stashed }
         let token = EmailedLink.token(context)
-        var response: Response
-        if try database.isLinkValid(token, purpose: .confirm, now: context.now) {
-            // Opening the link changes nothing: confirming is a button (a POST), so link scanners
-            // and prefetchers cannot confirm on the owner's behalf.
-            response = views.page(title: tr("confirm.title"), context, ConfirmPage(token: token))
-        } else {
-            response = views.page(title: tr("link.expired"), context, MessagePage(
-                title: tr("link.expiredTitle"),
-                lines: [tr("confirm.expiredLine")],
-                link: (tr("nav.signIn"), Paths.signIn())), status: 410)
-        }
+        var response = try database.isLinkValid(token, purpose: purpose, now: context.now)
+            ? page(token)
+            : views.page(title: tr("link.expired"), context, MessagePage(
+                title: tr("link.expiredTitle"), lines: [expired.line], link: expired.link), status: 410)
         EmailedLink.protect(&response)
         return response
     }
@@ -275,19 +280,9 @@ struct AccountsArea {
     }
 
     func resetForm(_ context: BrowserContext) throws -> Response {
-        if let stashed = EmailedLink.stash(context, parameter: "token") { return stashed }
-        let token = EmailedLink.token(context)
-        var response: Response
-        if try database.isLinkValid(token, purpose: .reset, now: context.now) {
-            response = views.page(title: tr("reset.title"), context, ResetPage(token: token))
-        } else {
-            response = views.page(title: tr("link.expired"), context, MessagePage(
-                title: tr("link.expiredTitle"),
-                lines: [tr("reset.expiredLine")],
-                link: (tr("link.askNew"), Paths.forgot())), status: 410)
+        try linkPage(context, purpose: .reset, expired: (tr("reset.expiredLine"), (tr("link.askNew"), Paths.forgot()))) {
+            views.page(title: tr("reset.title"), context, ResetPage(token: $0))
         }
-        EmailedLink.protect(&response)
-        return response
     }
 
     func reset(_ context: BrowserContext) throws -> Response {
