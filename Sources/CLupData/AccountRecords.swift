@@ -187,10 +187,9 @@ public enum KioskRole: String, Codable, Sendable, CaseIterable, DatabaseValueCon
     /// behind the store's staff PIN.
     case door
 
-    /// Whether this kiosk may scan codes at entry and exit (the scanner page, `POST /api/v1/scan`).
-    public var scans: Bool { self == .door }
-    /// Whether staff may open the door console on this kiosk's screen (with the staff PIN).
-    public var opensDoorConsole: Bool { self == .door }
+    /// Whether this kiosk may scan codes at entry and exit (the scanner page, `POST /api/v1/scan`)
+    /// and open the staff's door console (with the staff PIN).
+    public var isAtTheDoor: Bool { self == .door }
 }
 
 /// A browser at a store's entrance, enrolled with a device key bound to that store.

@@ -487,7 +487,7 @@ struct NginxConfigCommand: ParsableCommand {
             "PORT": String(port), "RUN_DIR": absolute(runDir), "UPSTREAM": upstream,
             "ENTRANCE_UPSTREAM": entranceUpstream,
             "PUBLIC_DIR": absolute(publicDirectory), "NGINX_DIR": absolute(nginxDir), "LEAFLET_DIR": leaflet,
-            "ACCESS_LOG": accessLog == "off" ? "off" : absolute(accessLog), "MAX_BODY": maxBody,
+            "ACCESS_LOG": accessLog == "off" ? "off" : absolute(accessLog) + " clup", "MAX_BODY": maxBody,
             "TILE_ORIGIN": NginxConfig.imageOrigin(ofTileURL: tileURL),
             "UNLIMITED_CLIENT": unlimitedClient == "none" ? "" : "\(unlimitedClient) 1;",
             "NGINX_USER": user,

@@ -26,7 +26,7 @@ struct DeviceArea {
 
     /// Only a door kiosk's key scans: a dispenser's opens no door.
     func scan(_ context: DeviceContext) throws -> Response {
-        guard context.kiosk.role.scans else { throw EntranceError(403, "wrongRole", tr("api.notAtTheDoor")) }
+        guard context.kiosk.role.isAtTheDoor else { throw EntranceError(403, "wrongRole", tr("api.notAtTheDoor")) }
         let body = try decode(ScanRequest.self, from: context.request)
         return .json(try desk.scan(code: body.code, kiosk: context.kiosk, now: context.now))
     }

@@ -104,7 +104,7 @@ extension Middleware where Input == KioskContext, Output == KioskContext {
     /// A kiosk enrolled for the door. A customer-facing dispenser neither scans nor opens
     /// the staff's screens, whoever stands in front of it.
     static let doorKiosk = Middleware.check("doorKiosk") { context in
-        guard context.kiosk.role == .door else { throw HTTPError(403, tr("kiosk.notAtTheDoor")) }
+        guard context.kiosk.role.isAtTheDoor else { throw HTTPError(403, tr("kiosk.notAtTheDoor")) }
         return context
     }
 }
