@@ -3,104 +3,15 @@ import Foundation
 import GRDB
 
 /// A store's statistics, kept per hour as visits happen: triggers on the reservation table
-/// add each entry, call, exit, expiry and cancellation to its hour (`HourTotals`), so a
-/// statistics page reads a few hundred rows whatever the length of the history.
-/// `AppDatabase.rebuildStatistics` recomputes the same rows from the raw visits, in Swift;
-/// a test checks both agree.
+/// (written out in migrations v7, v8 and v15) add each entry, call, exit, expiry and
+/// cancellation to its hour (`HourTotals`), so a statistics page reads a few hundred rows
+/// whatever the length of the history. `AppDatabase.rebuildStatistics` recomputes the same
+/// rows from the raw visits, in Swift; a test checks both agree.
 enum StoreHour {
-    static var counters: [String] { HourTotals.counterNames }
-
     /// The longest visit whose time inside is spread over its hours: the triggers add a
     /// visit's person-seconds to each hour it overlaps, up to this many (SQLite triggers have
-    /// no loops, so the hours are written out).
+    /// no loops, so v7 writes the hours out), and the rebuild does the same.
     static let spreadHours = 8
-
-    /// `hour(X)`: hours since 1970 of a stored date; `seconds(X)`: its seconds since 1970.
-    static func hour(_ column: String) -> String { "(CAST(strftime('%s', \(column)) AS INTEGER) / 3600)" }
-    /// Rounded to the millisecond, as dates are stored: julianday's doubles carry about 50 µs of
-    /// noise at today's dates, enough to put a 30-minute visit at 30 min 0.00005 s.
-    static func seconds(_ column: String) -> String { "ROUND((julianday(\(column)) - 2440587.5) * 86400.0, 3)" }
-
-    /// Adds `values` (column → SQL expression) to the store's row for `hour`, creating it.
-    static func bump(hour: String, _ values: [(String, String)], peak: Bool = false, condition: String = "true") -> String {
-        let columns = values.map(\.0)
-        let updates = columns.map { $0 == "peakInside" ? "peakInside = MAX(peakInside, excluded.peakInside)"
-            : "\($0) = \($0) + excluded.\($0)" }
-        return """
-            INSERT INTO storeHour (storeId, hour, \(columns.joined(separator: ", ")))
-            SELECT NEW.storeId, \(hour), \(values.map(\.1).joined(separator: ", ")) WHERE \(condition)
-            ON CONFLICT(storeId, hour) DO UPDATE SET \(updates.joined(separator: ", "));
-            """
-    }
-
-    /// The people inside the store of `NEW` now, through `reservation_inside` (a store's
-    /// people inside, never its queue).
-    static let insideNow = "(SELECT COALESCE(SUM(people), 0) FROM reservation WHERE storeId = NEW.storeId AND status = 'inside')"
-
-    /// The entry trigger alone, as migration v8 makes it again.
-    static var entryTrigger: String {
-        let full = triggers
-        let start = full.range(of: "CREATE TRIGGER reservation_statsEntry")!.lowerBound
-        let end = full.range(of: "CREATE TRIGGER reservation_statsCall")!.lowerBound
-        return String(full[start..<end])
-    }
-
-    static var triggers: String {
-        let entered = hour("NEW.enteredAt")
-        let personSeconds = (0..<spreadHours).map { k in
-            let start = "((\(entered) + \(k)) * 3600.0)"
-            let overlap = "(MIN(\(seconds("NEW.exitedAt")), \(start) + 3600.0) - MAX(\(seconds("NEW.enteredAt")), \(start)))"
-            return bump(hour: "\(entered) + \(k)", [("personSeconds", "NEW.people * \(overlap)")],
-                        condition: "\(start) < \(seconds("NEW.exitedAt"))")
-        }.joined(separator: "\n")
-        return """
-            CREATE TRIGGER reservation_statsEntry AFTER UPDATE OF status ON reservation
-            WHEN NEW.status = 'inside' AND OLD.status <> 'inside' AND NEW.enteredAt IS NOT NULL
-            BEGIN
-            \(bump(hour: entered, [
-                ("entries", "1"), ("entryPeople", "NEW.people"),
-                ("lineUps", "NEW.kind = 'lineUp' AND NOT NEW.walkIn"), ("walkIns", "NEW.walkIn"),
-                ("bookings", "NEW.kind = 'booking'"),
-                ("waitSeconds", "CASE WHEN NEW.kind = 'lineUp' THEN \(seconds("NEW.enteredAt")) - \(seconds("NEW.createdAt")) ELSE 0 END"),
-                ("waitCount", "NEW.kind = 'lineUp'"),
-                ("doorSeconds", "CASE WHEN NEW.calledAt IS NOT NULL THEN \(seconds("NEW.enteredAt")) - \(seconds("NEW.calledAt")) ELSE 0 END"),
-                ("doorCount", "NEW.calledAt IS NOT NULL"),
-                ("peakInside", insideNow),
-            ]))
-            INSERT INTO storeDepartmentHour (storeId, departmentId, hour, entries)
-            SELECT NEW.storeId, departmentId, \(entered), 1 FROM reservationDepartment WHERE reservationId = NEW.id
-            ON CONFLICT(storeId, departmentId, hour) DO UPDATE SET entries = entries + 1;
-            END;
-
-            CREATE TRIGGER reservation_statsCall AFTER UPDATE OF status ON reservation
-            WHEN NEW.status = 'called' AND OLD.status <> 'called' AND NEW.calledAt IS NOT NULL
-            BEGIN
-            \(bump(hour: hour("NEW.calledAt"), [
-                ("calls", "1"), ("callSeconds", "\(seconds("NEW.calledAt")) - \(seconds("NEW.createdAt"))"),
-            ]))
-            END;
-
-            CREATE TRIGGER reservation_statsExit AFTER UPDATE OF exitedAt ON reservation
-            WHEN OLD.exitedAt IS NULL AND NEW.exitedAt IS NOT NULL AND NEW.enteredAt IS NOT NULL
-            BEGIN
-            \(bump(hour: entered, [
-                ("exits", "1"), ("declaredSeconds", "NEW.residenceMinutes * 60.0"),
-                ("actualSeconds", "\(seconds("NEW.exitedAt")) - \(seconds("NEW.enteredAt"))"),
-            ]))
-            \(personSeconds)
-            END;
-
-            CREATE TRIGGER reservation_statsEnd AFTER UPDATE OF status ON reservation
-            WHEN NEW.status IN ('expired', 'cancelled') AND OLD.status <> NEW.status AND NEW.endedAt IS NOT NULL
-            BEGIN
-            \(bump(hour: hour("NEW.endedAt"), [
-                ("noShows", "NEW.status = 'expired' AND NEW.kind = 'booking'"),
-                ("expiries", "NEW.status = 'expired' AND NEW.kind = 'lineUp'"),
-                ("cancellations", "NEW.status = 'cancelled'"),
-            ]))
-            END;
-            """
-    }
 }
 
 /// A department's entries in one hour.

@@ -1,0 +1,356 @@
+-- index department_on_storeId
+CREATE INDEX "department_on_storeId" ON "department"("storeId");
+
+-- index doorAction_kiosk
+CREATE INDEX doorAction_kiosk ON doorAction(kioskId, at);
+
+-- index doorAction_on_reservationId
+CREATE INDEX "doorAction_on_reservationId" ON "doorAction"("reservationId");
+
+-- index doorAction_on_storeId
+CREATE INDEX "doorAction_on_storeId" ON "doorAction"("storeId");
+
+-- index doorAction_on_userId
+CREATE INDEX "doorAction_on_userId" ON "doorAction"("userId");
+
+-- index doorAction_store
+CREATE INDEX "doorAction_store" ON "doorAction"("storeId", "at");
+
+-- index emailToken_on_userId
+CREATE INDEX "emailToken_on_userId" ON "emailToken"("userId");
+
+-- index formReply_on_at
+CREATE INDEX "formReply_on_at" ON "formReply"("at");
+
+-- index kiosk_on_storeId
+CREATE INDEX "kiosk_on_storeId" ON "kiosk"("storeId");
+
+-- index managedStore_on_storeId
+CREATE INDEX "managedStore_on_storeId" ON "managedStore"("storeId");
+
+-- index managedStore_on_userId
+CREATE INDEX "managedStore_on_userId" ON "managedStore"("userId");
+
+-- index notice_on_reservationId
+CREATE INDEX "notice_on_reservationId" ON "notice"("reservationId");
+
+-- index notice_pending
+CREATE INDEX "notice_pending" ON "notice"("id") WHERE "dispatchedAt" IS NULL;
+
+-- index openingInterval_on_storeId
+CREATE INDEX "openingInterval_on_storeId" ON "openingInterval"("storeId");
+
+-- index outboxMessage_pending
+CREATE INDEX "outboxMessage_pending" ON "outboxMessage"("nextAttemptAt") WHERE "sentAt" IS NULL;
+
+-- index outboxMessage_recipientKey
+CREATE INDEX outboxMessage_recipientKey ON outboxMessage(recipientKey, createdAt);
+
+-- index outboxMessage_requestedBy
+CREATE INDEX outboxMessage_requestedBy ON outboxMessage(createdAt, requestedBy) WHERE requestedBy IS NOT NULL;
+
+-- index pushMessage_on_pushSubscriptionId
+CREATE INDEX "pushMessage_on_pushSubscriptionId" ON "pushMessage"("pushSubscriptionId");
+
+-- index pushMessage_pending
+CREATE INDEX "pushMessage_pending" ON "pushMessage"("nextAttemptAt") WHERE "sentAt" IS NULL;
+
+-- index pushSubscription_on_userId
+CREATE INDEX "pushSubscription_on_userId" ON "pushSubscription"("userId");
+
+-- index pushSubscription_user
+CREATE INDEX pushSubscription_user ON pushSubscription(userId, id);
+
+-- index reservationDepartment_on_departmentId
+CREATE INDEX "reservationDepartment_on_departmentId" ON "reservationDepartment"("departmentId");
+
+-- index reservationDepartment_on_reservationId
+CREATE INDEX "reservationDepartment_on_reservationId" ON "reservationDepartment"("reservationId");
+
+-- index reservation_booked
+CREATE INDEX reservation_booked ON reservation(slotStart, storeId) WHERE status = 'booked';
+
+-- index reservation_bookedByStore
+CREATE INDEX reservation_bookedByStore ON reservation(storeId, slotStart) WHERE status = 'booked';
+
+-- index reservation_entered
+CREATE INDEX reservation_entered ON reservation(storeId, enteredAt) WHERE enteredAt IS NOT NULL;
+
+-- index reservation_inside
+CREATE INDEX reservation_inside ON reservation(storeId) WHERE status = 'inside';
+
+-- index reservation_live
+CREATE INDEX reservation_live ON reservation(storeId, id) WHERE status IN ('waiting', 'called', 'inside');
+
+-- index reservation_on_storeId
+CREATE INDEX "reservation_on_storeId" ON "reservation"("storeId");
+
+-- index reservation_on_userId
+CREATE INDEX "reservation_on_userId" ON "reservation"("userId");
+
+-- index reservation_oneActive
+CREATE UNIQUE INDEX reservation_oneActive ON reservation(userId) WHERE status IN ('waiting', 'called', 'booked', 'inside');
+
+-- index reservation_request
+CREATE INDEX reservation_request ON reservation(storeId, requestKey) WHERE requestKey IS NOT NULL;
+
+-- index reservation_unanswered
+CREATE INDEX reservation_unanswered ON reservation(slotStart) WHERE status = 'booked' AND confirmedAt IS NULL;
+
+-- index reservation_user
+CREATE INDEX "reservation_user" ON "reservation"("userId", "storeId");
+
+-- index session_on_userId
+CREATE INDEX "session_on_userId" ON "session"("userId");
+
+-- index signInFailure_account
+CREATE INDEX "signInFailure_account" ON "signInFailure"("account", "at");
+
+-- index signInFailure_client
+CREATE INDEX "signInFailure_client" ON "signInFailure"("clientAddress", "at");
+
+-- index storeChange_on_storeId
+CREATE INDEX "storeChange_on_storeId" ON "storeChange"("storeId");
+
+-- index storeChange_on_userId
+CREATE INDEX "storeChange_on_userId" ON "storeChange"("userId");
+
+-- index storeChange_store
+CREATE INDEX "storeChange_store" ON "storeChange"("storeId", "at");
+
+-- index storeClosure_on_storeId
+CREATE INDEX "storeClosure_on_storeId" ON "storeClosure"("storeId");
+
+-- index storeDepartmentHour_on_departmentId
+CREATE INDEX "storeDepartmentHour_on_departmentId" ON "storeDepartmentHour"("departmentId");
+
+-- index storeDepartmentHour_on_storeId
+CREATE INDEX "storeDepartmentHour_on_storeId" ON "storeDepartmentHour"("storeId");
+
+-- index storeHour_on_storeId
+CREATE INDEX "storeHour_on_storeId" ON "storeHour"("storeId");
+
+-- index user_loyal
+CREATE INDEX user_loyal ON user(id) WHERE loyaltyOptIn = 1;
+
+-- table department
+CREATE TABLE "department" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "name" TEXT NOT NULL CHECK ((LENGTH("name") >= 1) AND (LENGTH("name") <= 60)), "estimatedMinutes" INTEGER NOT NULL CHECK (("estimatedMinutes" >= 1) AND ("estimatedMinutes" <= 240)), "position" INTEGER NOT NULL, "retired" BOOLEAN NOT NULL DEFAULT 0, UNIQUE ("storeId", "name"));
+
+-- table doorAction
+CREATE TABLE "doorAction" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "reservationId" INTEGER REFERENCES "reservation"("id") ON DELETE SET NULL, "number" INTEGER, "action" TEXT NOT NULL CHECK ("action" IN ('recall', 'noShow', 'admit', 'letOut', 'leftUnscanned', 'scanRefused')), "reason" TEXT NOT NULL CHECK (LENGTH("reason") <= 200), "outcome" TEXT NOT NULL, "userId" INTEGER REFERENCES "user"("id") ON DELETE SET NULL, "at" DATETIME NOT NULL, "kioskId" INTEGER REFERENCES "kiosk"("id") ON DELETE SET NULL, "staffName" TEXT CHECK (LENGTH("staffName") <= 60));
+
+-- table emailToken
+CREATE TABLE "emailToken" ("tokenHash" TEXT PRIMARY KEY NOT NULL, "userId" INTEGER NOT NULL REFERENCES "user"("id") ON DELETE CASCADE, "purpose" TEXT NOT NULL CHECK ("purpose" IN ('confirm', 'reset')), "expiresAt" DATETIME NOT NULL, "usedAt" DATETIME);
+
+-- table formReply
+CREATE TABLE "formReply" ("key" TEXT PRIMARY KEY NOT NULL CHECK (LENGTH("key") <= 64), "at" DATETIME NOT NULL, "location" TEXT CHECK (LENGTH("location") <= 2000));
+
+-- table kiosk
+CREATE TABLE "kiosk" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "label" TEXT NOT NULL CHECK ((LENGTH("label") >= 1) AND (LENGTH("label") <= 60)), "keyHash" TEXT NOT NULL UNIQUE, "createdAt" DATETIME NOT NULL, "revokedAt" DATETIME, role TEXT NOT NULL DEFAULT 'door' CHECK (role IN ('dispenser', 'door')));
+
+-- table managedStore
+CREATE TABLE "managedStore" ("userId" INTEGER NOT NULL REFERENCES "user"("id") ON DELETE CASCADE, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, PRIMARY KEY ("userId", "storeId"));
+
+-- table notice
+CREATE TABLE "notice" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "reservationId" INTEGER NOT NULL REFERENCES "reservation"("id") ON DELETE CASCADE, "kind" TEXT NOT NULL CHECK ("kind" IN ('leaveNow', 'yourTurn', 'reminder', 'cancelled', 'expired', 'autoCancelled')), "reason" TEXT, "createdAt" DATETIME NOT NULL, "dispatchedAt" DATETIME, UNIQUE ("reservationId", "kind"));
+
+-- table openingInterval
+CREATE TABLE "openingInterval" ("storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "weekday" INTEGER NOT NULL CHECK (("weekday" >= 1) AND ("weekday" <= 7)), "opens" INTEGER NOT NULL CHECK (("opens" >= 0) AND ("opens" < 1440)), "closes" INTEGER NOT NULL, PRIMARY KEY ("storeId", "weekday", "opens"), CHECK (closes > opens AND closes <= opens + 1440));
+
+-- table outboxMessage
+CREATE TABLE "outboxMessage" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "recipient" TEXT NOT NULL, "subject" TEXT NOT NULL, "body" TEXT NOT NULL, "createdAt" DATETIME NOT NULL, "attempts" INTEGER NOT NULL DEFAULT 0, "nextAttemptAt" DATETIME NOT NULL, "sentAt" DATETIME, "lastError" TEXT, recipientKey TEXT, requestedBy TEXT CHECK (length(requestedBy) <= 64));
+
+-- table pushMessage
+CREATE TABLE "pushMessage" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "pushSubscriptionId" INTEGER NOT NULL REFERENCES "pushSubscription"("id") ON DELETE CASCADE, "payload" TEXT NOT NULL, "urgency" TEXT NOT NULL, "createdAt" DATETIME NOT NULL, "expiresAt" DATETIME NOT NULL, "attempts" INTEGER NOT NULL DEFAULT 0, "nextAttemptAt" DATETIME NOT NULL, "sentAt" DATETIME, "lastError" TEXT);
+
+-- table pushSubscription
+CREATE TABLE "pushSubscription" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "userId" INTEGER NOT NULL REFERENCES "user"("id") ON DELETE CASCADE, "endpoint" TEXT NOT NULL UNIQUE ON CONFLICT REPLACE CHECK ((LENGTH("endpoint") >= 10) AND (LENGTH("endpoint") <= 1000)), "p256dh" TEXT NOT NULL CHECK (LENGTH("p256dh") <= 200), "auth" TEXT NOT NULL CHECK (LENGTH("auth") <= 100), "createdAt" DATETIME NOT NULL, failures INTEGER NOT NULL DEFAULT 0);
+
+-- table reservation
+CREATE TABLE "reservation" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "userId" INTEGER REFERENCES "user"("id") ON DELETE SET NULL, "kind" TEXT NOT NULL CHECK ("kind" IN ('lineUp', 'booking')), "walkIn" BOOLEAN NOT NULL DEFAULT 0, "day" INTEGER NOT NULL, "number" INTEGER NOT NULL CHECK ("number" >= 1), "people" INTEGER NOT NULL CHECK (("people" = 1) OR ("people" = 2)), "residenceMinutes" INTEGER NOT NULL CHECK (("residenceMinutes" >= 5) AND ("residenceMinutes" <= 240)), "travelMode" TEXT CHECK (("travelMode" IS NULL) OR ("travelMode" IN ('walking', 'car', 'transit'))), "slotStart" DATETIME, "status" TEXT NOT NULL CHECK ("status" IN ('waiting', 'called', 'booked', 'inside', 'done', 'cancelled', 'expired')), "createdAt" DATETIME NOT NULL, "calledAt" DATETIME, "enteredAt" DATETIME, "exitedAt" DATETIME, "endedAt" DATETIME, "requestKey" TEXT, "travelMetres" INTEGER CHECK (("travelMetres" IS NULL) OR (("travelMetres" >= 0) AND ("travelMetres" <= 1000000))), "leftAt" DATETIME, "remindedAt" DATETIME, "confirmedAt" DATETIME, "expectedEntry" DATETIME, "pace" DOUBLE, UNIQUE ("storeId", "day", "number"), CHECK ((kind = 'booking') = (slotStart IS NOT NULL)), CHECK (NOT (walkIn AND (kind = 'booking' OR userId IS NOT NULL))), CHECK (exitedAt IS NULL OR enteredAt IS NOT NULL));
+
+-- table reservationDepartment
+CREATE TABLE "reservationDepartment" ("reservationId" INTEGER NOT NULL REFERENCES "reservation"("id") ON DELETE CASCADE, "departmentId" INTEGER NOT NULL REFERENCES "department"("id") ON DELETE CASCADE, PRIMARY KEY ("reservationId", "departmentId"));
+
+-- table session
+CREATE TABLE "session" ("idHash" TEXT PRIMARY KEY NOT NULL, "userId" INTEGER NOT NULL REFERENCES "user"("id") ON DELETE CASCADE, "csrfToken" TEXT NOT NULL, "createdAt" DATETIME NOT NULL, "lastSeenAt" DATETIME NOT NULL);
+
+-- table signInFailure
+CREATE TABLE "signInFailure" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "account" TEXT NOT NULL, "clientAddress" TEXT NOT NULL, "at" DATETIME NOT NULL);
+
+-- table staffPin
+CREATE TABLE staffPin (
+    storeId INTEGER PRIMARY KEY REFERENCES store(id) ON DELETE CASCADE,
+    pinHash TEXT NOT NULL,
+    setAt DATETIME NOT NULL,
+    setBy INTEGER REFERENCES user(id) ON DELETE SET NULL
+);
+
+-- table store
+CREATE TABLE "store" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "name" TEXT NOT NULL CHECK ((LENGTH("name") >= 1) AND (LENGTH("name") <= 100)), "address" TEXT NOT NULL CHECK ((LENGTH("address") >= 1) AND (LENGTH("address") <= 200)), "phone" TEXT NOT NULL CHECK (LENGTH("phone") <= 40), "latitude" DOUBLE NOT NULL CHECK (("latitude" >= -90) AND ("latitude" <= 90)), "longitude" DOUBLE NOT NULL CHECK (("longitude" >= -180) AND ("longitude" <= 180)), "capacity" INTEGER NOT NULL CHECK (("capacity" >= 1) AND ("capacity" <= 10000)), "timeZone" TEXT NOT NULL, "walkInPercent" INTEGER NOT NULL CHECK (("walkInPercent" >= 0) AND ("walkInPercent" <= 90)) DEFAULT 20, "slotMinutes" INTEGER NOT NULL CHECK ("slotMinutes" IN (10, 15, 20, 30, 60)) DEFAULT 15, "slotCapacity" INTEGER NOT NULL CHECK (("slotCapacity" >= 1) AND ("slotCapacity" <= 10000)) DEFAULT 1, "entryBeforeMinutes" INTEGER NOT NULL CHECK (("entryBeforeMinutes" >= 0) AND ("entryBeforeMinutes" <= 60)) DEFAULT 10, "entryAfterMinutes" INTEGER NOT NULL CHECK (("entryAfterMinutes" >= 0) AND ("entryAfterMinutes" <= 60)) DEFAULT 15, "callGraceMinutes" INTEGER NOT NULL CHECK (("callGraceMinutes" >= 1) AND ("callGraceMinutes" <= 60)) DEFAULT 10);
+
+-- table storeChange
+CREATE TABLE "storeChange" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "userId" INTEGER REFERENCES "user"("id") ON DELETE SET NULL, "at" DATETIME NOT NULL, "field" TEXT NOT NULL, "before" TEXT NOT NULL, "after" TEXT NOT NULL);
+
+-- table storeClosure
+CREATE TABLE "storeClosure" ("storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "day" INTEGER NOT NULL, "reason" TEXT NOT NULL CHECK (LENGTH("reason") <= 100), PRIMARY KEY ("storeId", "day"));
+
+-- table storeDepartmentHour
+CREATE TABLE "storeDepartmentHour" ("storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "departmentId" INTEGER NOT NULL REFERENCES "department"("id") ON DELETE CASCADE, "hour" INTEGER NOT NULL, "entries" INTEGER NOT NULL DEFAULT 0, PRIMARY KEY ("storeId", "departmentId", "hour"));
+
+-- table storeHour
+CREATE TABLE "storeHour" ("storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "hour" INTEGER NOT NULL, "entries" DOUBLE NOT NULL DEFAULT 0, "entryPeople" DOUBLE NOT NULL DEFAULT 0, "lineUps" DOUBLE NOT NULL DEFAULT 0, "walkIns" DOUBLE NOT NULL DEFAULT 0, "bookings" DOUBLE NOT NULL DEFAULT 0, "waitSeconds" DOUBLE NOT NULL DEFAULT 0, "waitCount" DOUBLE NOT NULL DEFAULT 0, "callSeconds" DOUBLE NOT NULL DEFAULT 0, "calls" DOUBLE NOT NULL DEFAULT 0, "doorSeconds" DOUBLE NOT NULL DEFAULT 0, "doorCount" DOUBLE NOT NULL DEFAULT 0, "exits" DOUBLE NOT NULL DEFAULT 0, "declaredSeconds" DOUBLE NOT NULL DEFAULT 0, "actualSeconds" DOUBLE NOT NULL DEFAULT 0, "personSeconds" DOUBLE NOT NULL DEFAULT 0, "peakInside" DOUBLE NOT NULL DEFAULT 0, "noShows" DOUBLE NOT NULL DEFAULT 0, "expiries" DOUBLE NOT NULL DEFAULT 0, "cancellations" DOUBLE NOT NULL DEFAULT 0, PRIMARY KEY ("storeId", "hour"));
+
+-- table storeLoad
+CREATE TABLE "storeLoad" ("storeId" INTEGER PRIMARY KEY REFERENCES "store"("id") ON DELETE CASCADE, "measuredVisits" INTEGER NOT NULL DEFAULT 0, "declaredSeconds" DOUBLE NOT NULL DEFAULT 0, "actualSeconds" DOUBLE NOT NULL DEFAULT 0, "logRatioSum" DOUBLE NOT NULL DEFAULT 0, "logRatioSquares" DOUBLE NOT NULL DEFAULT 0, "loggedVisits" INTEGER NOT NULL DEFAULT 0, "calls" INTEGER NOT NULL DEFAULT 0, "noShows" INTEGER NOT NULL DEFAULT 0, "callToDoorSeconds" DOUBLE NOT NULL DEFAULT 0, "atHandEntries" INTEGER NOT NULL DEFAULT 0, "entries" DOUBLE NOT NULL DEFAULT 0, "entryErrorSum" DOUBLE NOT NULL DEFAULT 0, "entryErrorSquares" DOUBLE NOT NULL DEFAULT 0, "unscannedVisits" INTEGER NOT NULL DEFAULT 0, "visitsBeforeUnscanned" INTEGER NOT NULL DEFAULT 0);
+
+-- table user
+CREATE TABLE "user" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "email" TEXT NOT NULL UNIQUE CHECK ((LENGTH("email") >= 3) AND (LENGTH("email") <= 254)) COLLATE NOCASE, "displayName" TEXT NOT NULL CHECK ((LENGTH("displayName") >= 1) AND (LENGTH("displayName") <= 60)), "passwordHash" TEXT NOT NULL, "role" TEXT NOT NULL CHECK ("role" IN ('customer', 'manager', 'admin')) DEFAULT 'customer', "emailConfirmedAt" DATETIME, "travelMode" TEXT NOT NULL CHECK ("travelMode" IN ('walking', 'car', 'transit')) DEFAULT 'walking', "loyaltyOptIn" BOOLEAN NOT NULL DEFAULT 0, "createdAt" DATETIME NOT NULL, "notifyEmail" BOOLEAN NOT NULL DEFAULT 1, "notifyPush" BOOLEAN NOT NULL DEFAULT 1, "language" TEXT NOT NULL CHECK ("language" IN ('en', 'it')) DEFAULT 'en');
+
+-- trigger reservation_call_ended
+CREATE TRIGGER reservation_call_ended AFTER UPDATE OF status ON reservation
+WHEN OLD.status = 'called' AND NEW.status IN ('inside', 'expired') AND NEW.calledAt IS NOT NULL
+BEGIN
+    UPDATE storeLoad SET
+        calls = calls + 1,
+        noShows = noShows + (NEW.status = 'expired'),
+        -- The way to the door, of those called where they were (at the kiosk, or
+        -- with no journey): one on the way is called as they are about to arrive.
+        atHandEntries = atHandEntries + (NEW.status = 'inside' AND NEW.enteredAt IS NOT NULL
+                                         AND NEW.travelMetres IS NULL),
+        callToDoorSeconds = callToDoorSeconds + CASE WHEN NEW.status = 'inside' AND NEW.enteredAt IS NOT NULL
+                                                     AND NEW.travelMetres IS NULL
+            THEN MAX(0, (julianday(NEW.enteredAt) - julianday(NEW.calledAt)) * 86400) ELSE 0 END
+    WHERE storeId = NEW.storeId;
+END;
+
+-- trigger reservation_capacity
+CREATE TRIGGER reservation_capacity BEFORE UPDATE OF status ON reservation
+WHEN NEW.status = 'inside' AND OLD.status <> 'inside'
+BEGIN SELECT RAISE(ABORT, 'store full')
+WHERE NEW.people + (SELECT COALESCE(SUM(people), 0) FROM reservation
+                    WHERE storeId = NEW.storeId AND status = 'inside')
+      > (SELECT capacity FROM store WHERE id = NEW.storeId); END;
+
+-- trigger reservation_capacityOnInsert
+CREATE TRIGGER reservation_capacityOnInsert BEFORE INSERT ON reservation
+WHEN NEW.status = 'inside'
+BEGIN SELECT RAISE(ABORT, 'store full')
+WHERE NEW.people + (SELECT COALESCE(SUM(people), 0) FROM reservation
+                    WHERE storeId = NEW.storeId AND status = 'inside')
+      > (SELECT capacity FROM store WHERE id = NEW.storeId); END;
+
+-- trigger reservation_entry_measured
+CREATE TRIGGER reservation_entry_measured AFTER UPDATE OF status ON reservation
+WHEN NEW.status = 'inside' AND OLD.status IN ('waiting', 'called') AND NEW.expectedEntry IS NOT NULL
+    AND NEW.enteredAt IS NOT NULL
+BEGIN
+    UPDATE storeLoad SET
+        entries = entries * 0.99 + 1,
+        entryErrorSum = entryErrorSum * 0.99 + (ln(MAX(0, julianday(NEW.enteredAt) - julianday(NEW.createdAt)) * 86400 + 1200)
+ - ln(MAX(0, julianday(NEW.expectedEntry) - julianday(NEW.createdAt)) * 86400 + 1200)),
+        entryErrorSquares = entryErrorSquares * 0.99 + (ln(MAX(0, julianday(NEW.enteredAt) - julianday(NEW.createdAt)) * 86400 + 1200)
+ - ln(MAX(0, julianday(NEW.expectedEntry) - julianday(NEW.createdAt)) * 86400 + 1200)) * (ln(MAX(0, julianday(NEW.enteredAt) - julianday(NEW.createdAt)) * 86400 + 1200)
+ - ln(MAX(0, julianday(NEW.expectedEntry) - julianday(NEW.createdAt)) * 86400 + 1200))
+    WHERE storeId = NEW.storeId;
+END;
+
+-- trigger reservation_measured
+CREATE TRIGGER reservation_measured AFTER UPDATE OF exitedAt ON reservation
+WHEN OLD.exitedAt IS NULL AND NEW.exitedAt IS NOT NULL AND NEW.enteredAt IS NOT NULL
+BEGIN
+    UPDATE storeLoad SET
+        measuredVisits = measuredVisits + 1,
+        declaredSeconds = declaredSeconds + NEW.residenceMinutes * 60,
+        actualSeconds = actualSeconds + (julianday(NEW.exitedAt) - julianday(NEW.enteredAt)) * 86400,
+        loggedVisits = loggedVisits + 1,
+        logRatioSum = logRatioSum + ln(MAX(1.0, (julianday(NEW.exitedAt) - julianday(NEW.enteredAt)) * 86400)
+                                       / MAX(60.0, NEW.residenceMinutes * 60)),
+        logRatioSquares = logRatioSquares
+            + ln(MAX(1.0, (julianday(NEW.exitedAt) - julianday(NEW.enteredAt)) * 86400)
+                 / MAX(60.0, NEW.residenceMinutes * 60))
+            * ln(MAX(1.0, (julianday(NEW.exitedAt) - julianday(NEW.enteredAt)) * 86400)
+                 / MAX(60.0, NEW.residenceMinutes * 60))
+    WHERE storeId = NEW.storeId;
+END;
+
+-- trigger reservation_slotCapacity
+CREATE TRIGGER reservation_slotCapacity BEFORE INSERT ON reservation
+WHEN NEW.kind = 'booking' AND NEW.status = 'booked'
+BEGIN
+    SELECT RAISE(ABORT, 'slot full')
+    WHERE NEW.people + (
+        SELECT COALESCE(SUM(people), 0) FROM reservation
+        WHERE storeId = NEW.storeId AND status = 'booked' AND slotStart >= NEW.slotStart
+          AND slotStart < strftime('%Y-%m-%d %H:%M:%f', NEW.slotStart,
+                                   '+' || (SELECT slotMinutes FROM store WHERE id = NEW.storeId)
+                                   || ' minutes'))
+          > (SELECT slotCapacity FROM store WHERE id = NEW.storeId);
+END;
+
+-- trigger reservation_statsCall
+CREATE TRIGGER reservation_statsCall AFTER UPDATE OF status ON reservation
+WHEN NEW.status = 'called' AND OLD.status <> 'called' AND NEW.calledAt IS NOT NULL
+BEGIN
+INSERT INTO storeHour (storeId, hour, calls, callSeconds)
+SELECT NEW.storeId, (CAST(strftime('%s', NEW.calledAt) AS INTEGER) / 3600), 1, ROUND((julianday(NEW.calledAt) - 2440587.5) * 86400.0, 3) - ROUND((julianday(NEW.createdAt) - 2440587.5) * 86400.0, 3) WHERE true
+ON CONFLICT(storeId, hour) DO UPDATE SET calls = calls + excluded.calls, callSeconds = callSeconds + excluded.callSeconds;
+END;
+
+-- trigger reservation_statsEnd
+CREATE TRIGGER reservation_statsEnd AFTER UPDATE OF status ON reservation
+WHEN NEW.status IN ('expired', 'cancelled') AND OLD.status <> NEW.status AND NEW.endedAt IS NOT NULL
+BEGIN
+INSERT INTO storeHour (storeId, hour, noShows, expiries, cancellations)
+SELECT NEW.storeId, (CAST(strftime('%s', NEW.endedAt) AS INTEGER) / 3600), NEW.status = 'expired' AND NEW.kind = 'booking', NEW.status = 'expired' AND NEW.kind = 'lineUp', NEW.status = 'cancelled' WHERE true
+ON CONFLICT(storeId, hour) DO UPDATE SET noShows = noShows + excluded.noShows, expiries = expiries + excluded.expiries, cancellations = cancellations + excluded.cancellations;
+END;
+
+-- trigger reservation_statsEntry
+CREATE TRIGGER reservation_statsEntry AFTER UPDATE OF status ON reservation
+WHEN NEW.status = 'inside' AND OLD.status <> 'inside' AND NEW.enteredAt IS NOT NULL
+BEGIN
+INSERT INTO storeHour (storeId, hour, entries, entryPeople, lineUps, walkIns, bookings, waitSeconds, waitCount, doorSeconds, doorCount, peakInside)
+SELECT NEW.storeId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600), 1, NEW.people, NEW.kind = 'lineUp' AND NOT NEW.walkIn, NEW.walkIn, NEW.kind = 'booking', CASE WHEN NEW.kind = 'lineUp' THEN ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3) - ROUND((julianday(NEW.createdAt) - 2440587.5) * 86400.0, 3) ELSE 0 END, NEW.kind = 'lineUp', CASE WHEN NEW.calledAt IS NOT NULL THEN ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3) - ROUND((julianday(NEW.calledAt) - 2440587.5) * 86400.0, 3) ELSE 0 END, NEW.calledAt IS NOT NULL, (SELECT COALESCE(SUM(people), 0) FROM reservation WHERE storeId = NEW.storeId AND status = 'inside') WHERE true
+ON CONFLICT(storeId, hour) DO UPDATE SET entries = entries + excluded.entries, entryPeople = entryPeople + excluded.entryPeople, lineUps = lineUps + excluded.lineUps, walkIns = walkIns + excluded.walkIns, bookings = bookings + excluded.bookings, waitSeconds = waitSeconds + excluded.waitSeconds, waitCount = waitCount + excluded.waitCount, doorSeconds = doorSeconds + excluded.doorSeconds, doorCount = doorCount + excluded.doorCount, peakInside = MAX(peakInside, excluded.peakInside);
+INSERT INTO storeDepartmentHour (storeId, departmentId, hour, entries)
+SELECT NEW.storeId, departmentId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600), 1 FROM reservationDepartment WHERE reservationId = NEW.id
+ON CONFLICT(storeId, departmentId, hour) DO UPDATE SET entries = entries + 1;
+END;
+
+-- trigger reservation_statsExit
+CREATE TRIGGER reservation_statsExit AFTER UPDATE OF exitedAt ON reservation
+WHEN OLD.exitedAt IS NULL AND NEW.exitedAt IS NOT NULL AND NEW.enteredAt IS NOT NULL
+BEGIN
+INSERT INTO storeHour (storeId, hour, exits, declaredSeconds, actualSeconds)
+SELECT NEW.storeId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600), 1, NEW.residenceMinutes * 60.0, ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3) - ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3) WHERE true
+ON CONFLICT(storeId, hour) DO UPDATE SET exits = exits + excluded.exits, declaredSeconds = declaredSeconds + excluded.declaredSeconds, actualSeconds = actualSeconds + excluded.actualSeconds;
+INSERT INTO storeHour (storeId, hour, personSeconds)
+SELECT NEW.storeId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 0, NEW.people * (MIN(ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 0) * 3600.0) + 3600.0) - MAX(ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 0) * 3600.0))) WHERE (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 0) * 3600.0) < ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3)
+ON CONFLICT(storeId, hour) DO UPDATE SET personSeconds = personSeconds + excluded.personSeconds;
+INSERT INTO storeHour (storeId, hour, personSeconds)
+SELECT NEW.storeId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 1, NEW.people * (MIN(ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 1) * 3600.0) + 3600.0) - MAX(ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 1) * 3600.0))) WHERE (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 1) * 3600.0) < ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3)
+ON CONFLICT(storeId, hour) DO UPDATE SET personSeconds = personSeconds + excluded.personSeconds;
+INSERT INTO storeHour (storeId, hour, personSeconds)
+SELECT NEW.storeId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 2, NEW.people * (MIN(ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 2) * 3600.0) + 3600.0) - MAX(ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 2) * 3600.0))) WHERE (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 2) * 3600.0) < ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3)
+ON CONFLICT(storeId, hour) DO UPDATE SET personSeconds = personSeconds + excluded.personSeconds;
+INSERT INTO storeHour (storeId, hour, personSeconds)
+SELECT NEW.storeId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 3, NEW.people * (MIN(ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 3) * 3600.0) + 3600.0) - MAX(ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 3) * 3600.0))) WHERE (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 3) * 3600.0) < ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3)
+ON CONFLICT(storeId, hour) DO UPDATE SET personSeconds = personSeconds + excluded.personSeconds;
+INSERT INTO storeHour (storeId, hour, personSeconds)
+SELECT NEW.storeId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 4, NEW.people * (MIN(ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 4) * 3600.0) + 3600.0) - MAX(ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 4) * 3600.0))) WHERE (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 4) * 3600.0) < ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3)
+ON CONFLICT(storeId, hour) DO UPDATE SET personSeconds = personSeconds + excluded.personSeconds;
+INSERT INTO storeHour (storeId, hour, personSeconds)
+SELECT NEW.storeId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 5, NEW.people * (MIN(ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 5) * 3600.0) + 3600.0) - MAX(ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 5) * 3600.0))) WHERE (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 5) * 3600.0) < ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3)
+ON CONFLICT(storeId, hour) DO UPDATE SET personSeconds = personSeconds + excluded.personSeconds;
+INSERT INTO storeHour (storeId, hour, personSeconds)
+SELECT NEW.storeId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 6, NEW.people * (MIN(ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 6) * 3600.0) + 3600.0) - MAX(ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 6) * 3600.0))) WHERE (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 6) * 3600.0) < ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3)
+ON CONFLICT(storeId, hour) DO UPDATE SET personSeconds = personSeconds + excluded.personSeconds;
+INSERT INTO storeHour (storeId, hour, personSeconds)
+SELECT NEW.storeId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 7, NEW.people * (MIN(ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 7) * 3600.0) + 3600.0) - MAX(ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 7) * 3600.0))) WHERE (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 7) * 3600.0) < ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3)
+ON CONFLICT(storeId, hour) DO UPDATE SET personSeconds = personSeconds + excluded.personSeconds;
+END;
+
+-- trigger store_load
+CREATE TRIGGER store_load AFTER INSERT ON store
+BEGIN INSERT INTO storeLoad(storeId) VALUES (NEW.id); END;
