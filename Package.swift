@@ -42,7 +42,7 @@ let package = Package(
 
         // Transport only: FastCGI records read in Swift, worker threads handing Sendable requests
         // to a handler.
-        .target(name: "FastCGI", dependencies: ["CThread"]),
+        .target(name: "FastCGI", dependencies: ["CThread", .product(name: "Logging", package: "swift-log")]),
 
         .target(name: "CLupDomain"),
         .target(name: "CLupSupport", dependencies: ["CSodium", "CQRencode", "CZlib"]),

@@ -6,7 +6,7 @@ import GRDB
 /// The application's database: migrations run on open; every read and write CLup makes is a
 /// named method here, so all SQL lives in one place and each write is one transaction.
 public struct AppDatabase: Sendable {
-    public let writer: any DatabaseWriter
+    let writer: any DatabaseWriter
     /// Each store's live state, kept up to date by the transactions that change it.
     public let board: StoreBoard
     /// Sessions and kiosk keys as last read, emptied by any change to them.
@@ -17,7 +17,7 @@ public struct AppDatabase: Sendable {
     private let commits: GroupCommit
 
     /// Wraps `writer`, brings its schema up to date and loads the board.
-    public init(_ writer: any DatabaseWriter) throws {
+    init(_ writer: any DatabaseWriter) throws {
         self.writer = writer
         try Self.migrator.migrate(writer)
         board = StoreBoard()
@@ -105,7 +105,7 @@ public struct AppDatabase: Sendable {
         return configuration
     }
 
-    public var reader: any DatabaseReader { writer }
+    var reader: any DatabaseReader { writer }
 
     /// Runs `work` as one write transaction (BEGIN IMMEDIATE), returning once it is durable.
     /// Transactions asked for at the same moment share one commit (see `GroupCommit`), so

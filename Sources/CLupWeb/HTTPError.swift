@@ -1,7 +1,7 @@
 import CLupData
 import CLupDomain
 import CLupText
-import GRDB
+
 /// An error the person can act on: it carries the HTTP status and a message shown to them.
 /// Anything thrown that is not an `HTTPError` becomes a generic 500 page; its details go to the
 /// log only.
@@ -29,13 +29,12 @@ public struct HTTPError: Error, Sendable, Equatable {
     /// the disk full, or the database held by another writer past the wait. Either way the
     /// transaction was rolled back, so nothing was changed, and trying again later may work.
     public static func storage(_ error: any Error) -> HTTPError? {
-        guard let error = error as? DatabaseError else { return nil }
-        switch error.resultCode {
-        case .SQLITE_FULL:
+        switch AppDatabase.storageFailure(error) {
+        case .diskFull?:
             return HTTPError(503, tr("error.full"), headers: ["Retry-After": "60"], title: tr("error.fullTitle"))
-        case .SQLITE_BUSY, .SQLITE_LOCKED:
+        case .busy?:
             return HTTPError(503, tr("error.busy"), headers: ["Retry-After": "5"], title: tr("error.busyTitle"))
-        default:
+        case nil:
             return nil
         }
     }

@@ -3,7 +3,6 @@ import CLupData
 import CLupDomain
 import CLupSupport
 import Foundation
-import GRDB
 
 /// `clup measure-board`: what keeping a store's status costs as its queue grows, measured in
 /// the worker's own code on an in-memory database (the benchmark script runs it). For each
@@ -48,17 +47,7 @@ struct MeasureBoard: ParsableCommand {
             hours: (1...7).map { OpeningInterval(weekday: $0, opens: 0, closes: 1440) }, departments: [])
         let day = Int(now.timeIntervalSince1970) / 86_400
         // A full store: people inside, and the queue behind them.
-        try database.writer.write { db in
-            for number in 1...(size + 60) {
-                let inside = number <= 60
-                try db.execute(sql: """
-                    INSERT INTO reservation (storeId, kind, walkIn, day, number, people, residenceMinutes, status,
-                                             createdAt, enteredAt)
-                    VALUES (?, 'lineUp', ?, ?, ?, 1, ?, ?, ?, ?)
-                    """, arguments: [store.id, number % 5 == 0, day, number, [15, 30, 45, 60][number % 4],
-                                     inside ? "inside" : "waiting", now, inside ? now - Double(number * 20) : nil])
-            }
-        }
+        try database.fillForMeasurement(storeId: store.id, day: day, inside: 60, waiting: size, now: now)
         func standing(at time: Date) -> StoreStanding {
             database.board.standing(of: store.id, now: time)!
         }
@@ -79,37 +68,21 @@ struct MeasureBoard: ParsableCommand {
             _ = standing(at: clock)
             return Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e6
         }
-        // Prepared once and kept, as the worker's write path keeps its statements: preparing
-        // an UPDATE of `reservation` compiles its triggers too, which the worker does once.
-        func write(_ sql: String, _ arguments: StatementArguments) throws {
-            try database.writer.write { db in try db.cachedStatement(sql: sql).execute(arguments: arguments) }
-        }
         var newTicket: [Double] = []
         for index in 0..<repeats {
             newTicket.append(try timeUpdate {
-                try write("""
-                    INSERT INTO reservation (storeId, kind, walkIn, day, number, people, residenceMinutes, status,
-                                             createdAt)
-                    VALUES (?, 'lineUp', 0, ?, ?, 1, 30, 'waiting', ?)
-                    """, [store.id, day, size + 61 + index, clock])
+                try database.addWaitingForMeasurement(storeId: store.id, day: day, number: size + 61 + index, now: clock)
             })
         }
-        let middle = try database.writer.read { db in
-            try Int64.fetchAll(db, sql: """
-                SELECT id FROM reservation WHERE status = 'waiting' ORDER BY id LIMIT ? OFFSET ?
-                """, arguments: [repeats, size / 2])
-        }
+        let middle = try database.idsForMeasurement(storeId: store.id, status: .waiting, limit: repeats, offset: size / 2)
         var cancellations: [Double] = []
         for id in middle {
             cancellations.append(try timeUpdate {
-                try write("UPDATE reservation SET status = 'cancelled', endedAt = ? WHERE id = ?", [clock, id])
+                try database.cancelForMeasurement(id: id, now: clock)
             })
         }
         var exits: [Double] = []
-        let insideIds = try database.writer.read { db in
-            try Int64.fetchAll(db, sql: "SELECT id FROM reservation WHERE status = 'inside' ORDER BY id LIMIT ?",
-                               arguments: [repeats])
-        }
+        let insideIds = try database.idsForMeasurement(storeId: store.id, status: .inside, limit: repeats)
         for id in insideIds {
             exits.append(try timeUpdate { _ = try database.scan(reservationId: id, at: store.id, now: clock) })
         }

@@ -1,4 +1,4 @@
-import CLupData
+@testable import CLupData
 import CLupDomain
 import CLupSupport
 import CLupWeb
