@@ -6,7 +6,7 @@ import Foundation
 /// to the door. Measured in the database as visits end (`storeLoad`); until there are enough
 /// of them, the defaults below.
 ///
-/// What the estimate assumes with it (README, "How right is the wait"), once measured:
+/// What the estimate assumes with it (docs/accuracy.md), once measured:
 /// - a visit lasts declared × `ratio` × a log-normal factor of spread `spread` (mean 1);
 /// - a customer inside who has stayed `e` so far leaves after `E[S | S > e]`, the mean of a
 ///   visit that has already lasted that long (so someone past their expected exit is not

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A store day to replay: the store, who comes and when, and how people behave. Read from JSON
-/// (`Scenarios/*.json`; README, "Simulating store days"). Every field but `name`, `store` and
+/// (`Scenarios/*.json`; docs/accuracy.md). Every field but `name`, `store` and
 /// `arrivals` has a default, so a scenario says only what makes it what it is.
 public struct Scenario: Codable, Sendable {
     public var name: String

@@ -10,7 +10,7 @@ struct Simulate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Replay store days from a scenario and measure the wait estimate against real entries.")
 
-    @Option(help: "Scenario files (JSON; see Scenarios/ and the README). Several run one after another.")
+    @Option(help: "Scenario files (JSON; see Scenarios/ and docs/accuracy.md). Several run one after another.")
     var scenario: [String]
 
     @Option(help: "Replay this many days instead of the scenario's own number.")

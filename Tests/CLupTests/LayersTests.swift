@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The layers as the README's "What may import what" states them: each target's source files
+/// The layers as docs/architecture.md's "What may import what" states them: each target's source files
 /// import only what is listed here (besides the system's Foundation, Dispatch, Glibc and
 /// Synchronization). The build (`--explicit-target-dependency-import-check error` in
 /// `scripts/test`) refuses an import Package.swift does not declare; this refuses one the
@@ -10,7 +10,7 @@ import Testing
 struct LayersTests {
     static let system: Set<String> = ["Foundation", "Dispatch", "Glibc", "Synchronization"]
 
-    /// Target → the modules it may import. Kept equal to the README's table.
+    /// Target → the modules it may import. Kept equal to the table in docs/architecture.md.
     static let allowed: [String: Set<String>] = [
         "CLupDomain": [],
         "CLupSupport": ["CSodium", "CQRencode", "CZlib"],
@@ -52,15 +52,15 @@ struct LayersTests {
         #expect(Set(targets).subtracting(Self.allowed.keys).isEmpty, "unlisted: \(Set(targets).subtracting(Self.allowed.keys))")
     }
 
-    @Test("the README's table says the same as this test")
+    @Test("docs/architecture.md's table says the same as this test")
     func readme() throws {
-        let readme = try String(contentsOfFile: Fixture.root + "/README.md", encoding: .utf8)
+        let readme = try String(contentsOfFile: Fixture.root + "/docs/architecture.md", encoding: .utf8)
         for (target, allowed) in Self.allowed {
             let ours = allowed.filter { $0.hasPrefix("CLup") || $0 == "FastCGI" }.map { $0.replacingOccurrences(of: "CLup", with: "") }
             let row = try #require(readme.split(separator: "\n").first { $0.hasPrefix("| `\(target)` |") }, "\(target)")
             let cell = String(row.split(separator: "|")[1])
             if cell.contains("all") { continue }
-            for name in ours { #expect(cell.contains(name), "\(target): the README does not list \(name)") }
+            for name in ours { #expect(cell.contains(name), "\(target): docs/architecture.md does not list \(name)") }
             if ours.isEmpty { #expect(cell.contains("nothing"), "\(target)") }
         }
     }

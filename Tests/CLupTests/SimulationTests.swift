@@ -70,7 +70,7 @@ struct SimulationTests {
 
     @Test("every shipped scenario reads and passes its checks")
     func shipped() throws {
-        // Those of the README's table, and the rush taken apart step by step (`ablation/`).
+        // Those of docs/accuracy.md's table, and the rush taken apart step by step (`ablation/`).
         let names = try FileManager.default.subpathsOfDirectory(atPath: Self.scenarios.path).filter { $0.hasSuffix(".json") }
         #expect(names.count >= 9 && names.contains("ablation/1-exact.json"))
         for name in names { try Self.scenario(name).validate() }
