@@ -245,19 +245,32 @@ struct Serve: ParsableCommand {
         beats.expect("mail", every: mailInterval)
         beats.expect("queue timer", every: 1)
         beats.expect("notices", every: 1)
-        startMailLoop(mail.delivery(database: database, logger: logger), logger: logger, interval: mailInterval,
-                      now: now, beats: beats)
-        startQueueLoop(database, logger: logger, interval: queueInterval, now: now, beats: beats)
-        startNoticeLoop(database, writer: NoticeWriter(settings: settings, tickets: environment.tickets),
-                        push: PushDelivery(database: database, vapid: vapid, logger: logger), logger: logger, now: now,
-                        beats: beats)
+        let writer = NoticeWriter(settings: settings, tickets: environment.tickets)
+        let services = ServiceGroup([
+            WorkerServices.mail(mail.delivery(database: database, logger: logger), every: mailInterval, now: now,
+                                logger: logger, beat: { beats.beat("mail") }),
+            WorkerServices.queues(database, every: queueInterval, now: now, logger: logger,
+                                  beat: { beats.beat("queue timer") }),
+            WorkerServices.notices(database, render: writer.render,
+                                   push: PushDelivery(database: database, vapid: vapid, logger: logger),
+                                   sessionLifetime: Visitor.absoluteLifetime, now: now, logger: logger,
+                                   beat: { beats.beat("notices") }),
+        ])
+        services.start()
         // Listening: systemd may count the worker started, and watch it answer from now on.
         SystemdNotify.send("READY=1")
         if port == nil { SystemdNotify.startWatchdog(probing: entranceSocket ?? Self.entranceSocket(for: socket)) }
+        // Until SIGTERM: then requests in flight finish, and the services after them.
         server.run { request in
             let response = app.respond(cgiParams: request.params, body: request.body,
                                        bodyTooLarge: request.bodyTooLarge)
             return FastCGIResponse(status: response.status, headers: response.headers, body: response.body)
+        }
+        let stuck = services.stop(timeout: 10)
+        if stuck.isEmpty {
+            logger.info("services stopped")
+        } else {
+            logger.warning("services still running at exit: \(stuck.joined(separator: ", "))")
         }
     }
 }
@@ -267,93 +280,6 @@ extension Serve {
     static func entranceSocket(for socket: String) -> String {
         socket.hasSuffix(".sock") ? String(socket.dropLast(5)) + "-entrance.sock" : socket + "-entrance"
     }
-}
-
-/// Sends the outbox from a thread of its own, so a slow mail server never holds a request.
-private func startMailLoop(_ delivery: MailDelivery, logger: Logger, interval: Double = 2,
-                           now: @escaping @Sendable () -> Date, beats: Heartbeats)
-{
-    let thread = Thread {
-        while true {
-            beats.beat("mail")
-            do {
-                try delivery.deliverDue(now: now())
-            } catch {
-                logger.error("mail delivery: \(error)")
-            }
-            Thread.sleep(forTimeInterval: interval)
-        }
-    }
-    thread.name = "mail"
-    thread.start()
-}
-
-/// Advances every store's queue from a thread of its own: time alone frees places (a call's
-/// grace period ends, a booking's window closes), so calling cannot wait for a request. Every
-/// second it also picks up what other processes wrote (`clup admin`) into the store board.
-private func startQueueLoop(_ database: AppDatabase, logger: Logger, interval: Double,
-                            now: @escaping @Sendable () -> Date, beats: Heartbeats)
-{
-    let thread = Thread {
-        var lastAdvance = Date.distantPast
-        while true {
-            beats.beat("queue timer")
-            do {
-                try database.refreshBoard()
-                if Date().timeIntervalSince(lastAdvance) >= interval {
-                    lastAdvance = Date()
-                    let called = try database.advanceQueues(now: now())
-                    if called > 0 { logger.info("called \(called) tickets") }
-                    let bookings = try database.remindBookings(now: now())
-                    if bookings.reminded + bookings.cancelled > 0 {
-                        logger.info("reminded \(bookings.reminded) bookings, cancelled \(bookings.cancelled) unconfirmed")
-                    }
-                }
-            } catch {
-                logger.error("advancing queues: \(error)")
-            }
-            Thread.sleep(forTimeInterval: min(1, interval))
-        }
-    }
-    thread.name = "queues"
-    thread.start()
-}
-
-/// Turns reservation notices into messages every second, and starts sending the push messages
-/// that are due, from a thread of its own (each push is sent on a thread of its own). It also
-/// keeps house: hourly, what the retention rules say is no longer kept; every minute, a WAL
-/// grown past its limit is checkpointed and truncated.
-private func startNoticeLoop(_ database: AppDatabase, writer: NoticeWriter, push: PushDelivery, logger: Logger,
-                             now: @escaping @Sendable () -> Date, beats: Heartbeats)
-{
-    let thread = Thread {
-        var lastPurge = Date.distantPast
-        var lastCheckpoint = Date.distantPast
-        while true {
-            beats.beat("notices")
-            do {
-                try database.dispatchNotices(now: now(), render: writer.render)
-                try push.deliverDue(now: now())
-                if Date().timeIntervalSince(lastPurge) > 3600 {
-                    lastPurge = Date()
-                    try database.purgeSettledPush(before: now() - 86400)
-                    // What the privacy page says is no longer kept.
-                    try database.purgePersonalData(now: now(), sessionLifetime: Visitor.absoluteLifetime)
-                }
-                if Date().timeIntervalSince(lastCheckpoint) > 60 {
-                    lastCheckpoint = Date()
-                    if let size = try database.checkpointIfLarge() {
-                        logger.info("the WAL had grown to \(size >> 20) MB: checkpointed and truncated")
-                    }
-                }
-            } catch {
-                logger.error("notices: \(error)")
-            }
-            Thread.sleep(forTimeInterval: 1)
-        }
-    }
-    thread.name = "notices"
-    thread.start()
 }
 
 struct SendMail: ParsableCommand {

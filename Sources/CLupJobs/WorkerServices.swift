@@ -1,0 +1,72 @@
+import CLupData
+import Foundation
+import Logging
+import Synchronization
+
+/// The worker's services (`clup serve`), each a `BackgroundService` beside the request threads.
+public enum WorkerServices {
+    /// Sends the outbox, so a slow mail server never holds a request.
+    public static func mail(_ delivery: MailDelivery, every interval: TimeInterval, now: @escaping @Sendable () -> Date,
+                            logger: Logger, beat: @escaping @Sendable () -> Void) -> BackgroundService
+    {
+        BackgroundService(name: "mail", every: interval, logger: logger, beat: beat) {
+            try delivery.deliverDue(now: now())
+        }
+    }
+
+    /// Advances every store's queue: time alone frees places (a call's grace period ends, a
+    /// booking's window closes), so calling cannot wait for a request. Every second it also
+    /// picks up what other processes wrote (`clup admin`) into the store board; the queues
+    /// every `interval`.
+    public static func queues(_ database: AppDatabase, every interval: TimeInterval, now: @escaping @Sendable () -> Date,
+                              logger: Logger, beat: @escaping @Sendable () -> Void) -> BackgroundService
+    {
+        let lastAdvance = Mutex(Date.distantPast)
+        return BackgroundService(name: "queues", every: min(1, interval), logger: logger, beat: beat) {
+            try database.refreshBoard()
+            let due = lastAdvance.withLock { last in
+                guard Date().timeIntervalSince(last) >= interval else { return false }
+                last = Date()
+                return true
+            }
+            guard due else { return }
+            let called = try database.advanceQueues(now: now())
+            if called > 0 { logger.info("called \(called) tickets") }
+            let bookings = try database.remindBookings(now: now())
+            if bookings.reminded + bookings.cancelled > 0 {
+                logger.info("reminded \(bookings.reminded) bookings, cancelled \(bookings.cancelled) unconfirmed")
+            }
+        }
+    }
+
+    /// Turns reservation notices into messages every second (`render` writes them: the web
+    /// layer's `NoticeWriter`), and starts sending the push messages that are due (each on a
+    /// thread of its own). It also keeps house: hourly, what the retention rules say is no
+    /// longer kept (sessions older than `sessionLifetime` included); every minute, a WAL grown
+    /// past its limit is checkpointed and truncated.
+    public static func notices(_ database: AppDatabase, render: @escaping @Sendable (NoticeSubject) -> RenderedNotice,
+                               push: PushDelivery, sessionLifetime: TimeInterval, now: @escaping @Sendable () -> Date,
+                               logger: Logger, beat: @escaping @Sendable () -> Void) -> BackgroundService
+    {
+        let last = Mutex((purge: Date.distantPast, checkpoint: Date.distantPast))
+        return BackgroundService(name: "notices", every: 1, logger: logger, beat: beat) {
+            try database.dispatchNotices(now: now(), render: render)
+            try push.deliverDue(now: now())
+            let (purge, checkpoint) = last.withLock { last in
+                let purge = Date().timeIntervalSince(last.purge) > 3600
+                let checkpoint = Date().timeIntervalSince(last.checkpoint) > 60
+                if purge { last.purge = Date() }
+                if checkpoint { last.checkpoint = Date() }
+                return (purge, checkpoint)
+            }
+            if purge {
+                try database.purgeSettledPush(before: now() - 86400)
+                // What the privacy page says is no longer kept.
+                try database.purgePersonalData(now: now(), sessionLifetime: sessionLifetime)
+            }
+            if checkpoint, let size = try database.checkpointIfLarge() {
+                logger.info("the WAL had grown to \(size >> 20) MB: checkpointed and truncated")
+            }
+        }
+    }
+}
