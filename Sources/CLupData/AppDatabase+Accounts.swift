@@ -4,11 +4,18 @@ import Foundation
 import GRDB
 
 /// Why an account change was refused, in words for the person.
+/// A store asked for by id that does not exist (any more): its own error, not an account's.
+public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    case noSuchStore
+
+    /// As a command line prints it.
+    public var description: String { "no store with that id" }
+}
+
 public enum AccountError: Error, Equatable, Sendable, CustomStringConvertible {
     case emailTaken
     case invalidOrExpiredLink
     case noSuchUser
-    case noSuchStore
 
     /// As a command line prints it.
     public var description: String {
@@ -16,7 +23,6 @@ public enum AccountError: Error, Equatable, Sendable, CustomStringConvertible {
         case .emailTaken: "an account with that email address exists already"
         case .invalidOrExpiredLink: "that link is not valid, or has expired"
         case .noSuchUser: "no account with that email address"
-        case .noSuchStore: "no store with that id"
         }
     }
 }
@@ -338,7 +344,7 @@ extension AppDatabase {
             guard let user = try User.filter(User.Columns.email == email).fetchOne(db) else {
                 throw AccountError.noSuchUser
             }
-            guard try Store.exists(db, id: storeId) else { throw AccountError.noSuchStore }
+            guard try Store.exists(db, id: storeId) else { throw StoreError.noSuchStore }
             if user.role == .customer {
                 try User.filter(id: user.id).updateAll(db, Column("role").set(to: Role.manager.rawValue))
             }
@@ -364,7 +370,7 @@ extension AppDatabase {
     /// Enrols a kiosk for a store; the caller shows `key` once, the table keeps its hash.
     public func enrolKiosk(storeId: Int64, label: String, key: String, role: KioskRole = .door, now: Date) throws -> Kiosk {
         try write { db in
-            guard try Store.exists(db, id: storeId) else { throw AccountError.noSuchStore }
+            guard try Store.exists(db, id: storeId) else { throw StoreError.noSuchStore }
             return try NewKiosk(storeId: storeId, label: label, keyHash: Secrets.hash(key), createdAt: now, role: role)
                 .insertAndFetch(db, as: Kiosk.self)
         }
@@ -410,7 +416,7 @@ extension AppDatabase {
     /// signed out at their next request: their pass is bound to the hash it was made with.
     public func setStaffPin(storeId: Int64, pinHash: String, by userId: Int64?, now: Date) throws {
         try write { db in
-            guard try Store.exists(db, id: storeId) else { throw AccountError.noSuchStore }
+            guard try Store.exists(db, id: storeId) else { throw StoreError.noSuchStore }
             try db.execute(sql: """
                 INSERT INTO staffPin (storeId, pinHash, setAt, setBy) VALUES (?, ?, ?, ?)
                 ON CONFLICT(storeId) DO UPDATE SET pinHash = excluded.pinHash, setAt = excluded.setAt, setBy = excluded.setBy

@@ -89,7 +89,7 @@ extension AppDatabase {
     {
         precondition(kind != .scanRefused, "a refused scan is recorded by the scan")
         return try write { db in
-            guard let details = try transactionDefinition(storeId: storeId, db) else { throw AccountError.noSuchStore }
+            guard let details = try transactionDefinition(storeId: storeId, db) else { throw StoreError.noSuchStore }
             let today = details.openingHours.businessDay(at: now)
             guard var reservation = try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT \(Reservation.columnList) FROM reservation WHERE storeId = ? AND day = ? AND number = ?

@@ -49,7 +49,7 @@ extension AppDatabase {
     /// A scan of `reservation` (nil: not a valid code), inside the caller's transaction.
     func scan(_ reservation: Reservation?, at storeId: Int64, now: Date, _ db: Database) throws -> ScanResult {
         guard let store = try transactionDefinition(storeId: storeId, db)?.store else {
-            throw AccountError.noSuchStore
+            throw StoreError.noSuchStore
         }
         var reservation = reservation
         var inside = try transactionTraffic(storeId: storeId, db).peopleInside

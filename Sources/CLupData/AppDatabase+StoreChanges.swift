@@ -84,7 +84,7 @@ extension AppDatabase {
 
     private func saveStore(_ id: Int64, _ edit: StoreEdit, userId: Int64?, now: Date) throws -> StoreEditOutcome {
         try write { db in
-            guard var store = try Store.fetchOne(db, id: id) else { throw AccountError.noSuchStore }
+            guard var store = try Store.fetchOne(db, id: id) else { throw StoreError.noSuchStore }
             let before = StoreEdit(store).fields
             let after = edit.fields
             var changed: [String] = []
@@ -145,7 +145,7 @@ extension AppDatabase {
     /// cancelled.
     public func replaceHours(storeId: Int64, with intervals: [OpeningInterval], userId: Int64?, now: Date) throws -> Int {
         let cancelled = try write { db -> Int in
-            guard let store = try Store.fetchOne(db, id: storeId) else { throw AccountError.noSuchStore }
+            guard let store = try Store.fetchOne(db, id: storeId) else { throw StoreError.noSuchStore }
             let old = try Self.storeDetails(id: storeId, db)?.openingHours.intervals ?? []
             let new = intervals.sorted { ($0.weekday, $0.opens) < ($1.weekday, $1.opens) }
             guard old.map(Self.text) != new.map(Self.text) else { return 0 }
@@ -212,7 +212,7 @@ extension AppDatabase {
     /// day was closed already.
     public func closeDay(storeId: Int64, day: Int, reason: String, userId: Int64?, now: Date) throws -> Int? {
         let cancelled = try write { db -> Int? in
-            guard let details = try Self.storeDetails(id: storeId, db) else { throw AccountError.noSuchStore }
+            guard let details = try Self.storeDetails(id: storeId, db) else { throw StoreError.noSuchStore }
             guard !details.closures.contains(where: { $0.day == day }) else { return nil }
             try StoreClosure(storeId: storeId, day: day, reason: reason).insert(db)
             try db.execute(sql: """
@@ -265,7 +265,7 @@ extension AppDatabase {
                                    now: Date) throws -> Bool
     {
         try write { db in
-            guard let details = try Self.storeDetails(id: storeId, db) else { throw AccountError.noSuchStore }
+            guard let details = try Self.storeDetails(id: storeId, db) else { throw StoreError.noSuchStore }
             func text(_ list: [(name: String, minutes: Int)]) -> String {
                 list.map { "\($0.name) \($0.minutes) min" }.joined(separator: ", ")
             }

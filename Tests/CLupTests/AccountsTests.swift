@@ -531,7 +531,7 @@ struct AuthorizationTests {
         #expect(try manager.get("/manage/stores/\(first)").bodyText.contains("<dt>Kiosks</dt><dd>0 active, 1 revoked</dd>"))
         #expect(try database.kiosk(key: key) == nil)
         #expect(try !database.revokeKiosk(id: kiosk.id, now: Fixture.wednesdayMorning))
-        #expect(throws: AccountError.noSuchStore) {
+        #expect(throws: StoreError.noSuchStore) {
             try database.enrolKiosk(storeId: 999, label: "Nowhere", key: Secrets.token(bytes: 32), now: Fixture.wednesdayMorning)
         }
     }

@@ -168,4 +168,19 @@ struct SecurityPassTests {
         #expect(decoded == subject)
         #expect(MailDelivery.encodedWords("Confirm your CLup account") == "Confirm your CLup account")
     }
+
+    @Test("a store that does not exist is a 404 for a write too, not a 500")
+    func missingStoreWrite() throws {
+        _ = try database.createUser(email: "root@example.org", displayName: "Root",
+                                    passwordHash: PasswordHasher().hash("correct horse battery"), role: .admin,
+                                    now: clock.now, confirmation: nil)
+        let admin = Browser(app)
+        try admin.signIn(email: "root@example.org")
+        try admin.get("/manage")
+        // Admins manage every store, so the guard lets id 999 through; the write finds none.
+        #expect(try admin.post("/manage/stores/999/staff-pin", [("pin", "246810")]).status == 404)
+        #expect(throws: StoreError.noSuchStore) {
+            try database.setStaffPin(storeId: 999, pinHash: "x", by: nil, now: clock.now)
+        }
+    }
 }

@@ -27,6 +27,11 @@ extension Middleware where Input == RequestContext, Output == BrowserContext {
                 var response = views.errorResponse(error, visitor: visitor)
                 visitor.cookies.forEach { response.setCookie($0) }
                 return response
+            } catch StoreError.noSuchStore {
+                // The store went (an admin removed it) between the guard and the write.
+                var response = views.errorResponse(.notFound, visitor: visitor)
+                visitor.cookies.forEach { response.setCookie($0) }
+                return response
             } catch {
                 logger.error("\(context.request.method.rawValue) \(context.request.path) failed: \(String(reflecting: error))")
                 var response = views.errorResponse(HTTPError.storage(error) ?? .internal, visitor: visitor)
