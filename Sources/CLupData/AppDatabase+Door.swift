@@ -113,10 +113,10 @@ extension AppDatabase {
             case .admit, .letOut:
                 guard (kind == .admit) == (status != .inside) else { return .notApplicable(status) }
                 let scan = try self.scan(reservation, at: storeId, now: now, db)
-                guard scan.verdict == (kind == .admit ? .enter : .exit), let scanned = scan.reservation else {
-                    return .refusedByRules(scan)
+                switch (kind, scan.outcome) {
+                case (.admit, .entered(let scanned)), (.letOut, .left(let scanned)): reservation = scanned
+                default: return .refusedByRules(scan)
                 }
-                reservation = scanned
             case .leftUnscanned:
                 guard status == .inside,
                     try Reservation.setStatus(.done, .endedAt, to: now, id: reservation.id, from: .inside, db)

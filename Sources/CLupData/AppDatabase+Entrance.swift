@@ -6,14 +6,37 @@ import GRDB
 /// What a scan did: the verdict, the reservation the code named (if any) and the count inside
 /// after it.
 public struct ScanResult: Sendable {
-    public var verdict: ScanVerdict
-    public var reservation: Reservation?
+    /// What the scan did. An entry and an exit always have the ticket they changed; a refusal
+    /// has one when the code named a ticket (of this store or another).
+    public enum Outcome: Sendable {
+        case entered(Reservation)
+        case left(Reservation)
+        case refused(ScanRefusal, Reservation?)
+    }
+
+    public var outcome: Outcome
     /// The store the ticket belongs to, when it is another one.
     public var otherStoreName: String?
     public var peopleInside: Int
     public var capacity: Int
     /// The store's zone, for the times a refusal names.
     public var zone: TimeZone
+
+    public var verdict: ScanVerdict {
+        switch outcome {
+        case .entered: .enter
+        case .left: .exit
+        case .refused(let refusal, _): .refused(refusal)
+        }
+    }
+
+    /// The ticket the code named, if any.
+    public var reservation: Reservation? {
+        switch outcome {
+        case .entered(let ticket), .left(let ticket): ticket
+        case .refused(_, let ticket): ticket
+        }
+    }
 }
 
 /// What became of a walk-in's request for a ticket. Only `.issued` changed anything.
@@ -51,34 +74,36 @@ extension AppDatabase {
         guard let store = try transactionDefinition(storeId: storeId, db)?.store else {
             throw StoreError.noSuchStore
         }
-        var reservation = reservation
         var inside = try transactionTraffic(storeId: storeId, db).peopleInside
         let verdict = Entrance.verdict(for: reservation?.doorTicket, at: storeId, settings: store.settings,
                                        peopleInside: inside, now: now)
         var otherStoreName: String?
-        switch verdict {
-        case .enter:
-            if let id = reservation?.id {
-                try Reservation.setStatus(.inside, .enteredAt, to: now, id: id, from: .active, db)
-                reservation?.status = .inside
-                reservation?.enteredAt = now
-            }
-            inside += reservation?.people ?? 0
-        case .exit:
-            if let id = reservation?.id {
-                try Reservation.setStatus(.done, .exitedAndEndedAt, to: now, id: id, from: .inside, db)
-                reservation?.status = .done
-                reservation?.exitedAt = now
-                reservation?.endedAt = now
-            }
-            inside -= reservation?.people ?? 0
+        let outcome: ScanResult.Outcome
+        switch (verdict, reservation) {
+        case (.enter, var ticket?):
+            try Reservation.setStatus(.inside, .enteredAt, to: now, id: ticket.id, from: .active, db)
+            ticket.status = .inside
+            ticket.enteredAt = now
+            inside += ticket.people
+            outcome = .entered(ticket)
+        case (.exit, var ticket?):
+            try Reservation.setStatus(.done, .exitedAndEndedAt, to: now, id: ticket.id, from: .inside, db)
+            ticket.status = .done
+            ticket.exitedAt = now
+            ticket.endedAt = now
+            inside -= ticket.people
             try advanceQueue(storeId: storeId, now: now, db)
-        case .refused(.otherStore(let otherId)):
-            otherStoreName = try String.fetchOne(db, sql: "SELECT name FROM store WHERE id = ?", arguments: [otherId])
-        case .refused:
-            break
+            outcome = .left(ticket)
+        case (.refused(let refusal), _):
+            if case .otherStore(let otherId) = refusal {
+                otherStoreName = try String.fetchOne(db, sql: "SELECT name FROM store WHERE id = ?", arguments: [otherId])
+            }
+            outcome = .refused(refusal, reservation)
+        case (.enter, nil), (.exit, nil):
+            // The rules admit or let out only a ticket they were given.
+            outcome = .refused(.unknownCode, nil)
         }
-        return ScanResult(verdict: verdict, reservation: reservation, otherStoreName: otherStoreName,
+        return ScanResult(outcome: outcome, otherStoreName: otherStoreName,
                           peopleInside: inside, capacity: store.capacity, zone: store.zone)
     }
 

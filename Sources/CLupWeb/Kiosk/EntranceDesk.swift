@@ -104,21 +104,19 @@ struct ScanReport: Encodable {
         let zone = scan.zone
         peopleInside = scan.peopleInside
         capacity = scan.capacity
-        let ticket = scan.reservation
         func time(_ date: Date) -> String { Formatting.clock(date, now: now, timeZone: zone) }
-        switch scan.verdict {
-        case .enter:
+        switch scan.outcome {
+        case .entered(let ticket):
             result = "enter"
             headline = tr("scan.enter")
-            message = tr("scan.welcome", ["number": String(ticket?.number ?? 0), "people": Formatting.people(ticket?.people ?? 1)])
-        case .exit:
+            message = tr("scan.welcome", ["number": String(ticket.number), "people": Formatting.people(ticket.people)])
+        case .left(let ticket):
             result = "exit"
             headline = tr("scan.exit")
-            let stayed = ticket.flatMap { t in t.enteredAt.map { now.timeIntervalSince($0) } }
-            message = stayed.map {
-                tr("scan.goodbyeVisit", ["number": String(ticket?.number ?? 0), "visit": Formatting.duration($0)])
-            } ?? tr("scan.goodbye", ["number": String(ticket?.number ?? 0)])
-        case .refused(let refusal):
+            message = ticket.enteredAt.map {
+                tr("scan.goodbyeVisit", ["number": String(ticket.number), "visit": Formatting.duration(now.timeIntervalSince($0))])
+            } ?? tr("scan.goodbye", ["number": String(ticket.number)])
+        case .refused(let refusal, let ticket):
             result = "refused"
             headline = tr("scan.refused")
             reason = refusal.code
@@ -140,8 +138,8 @@ struct ScanReport: Encodable {
         switch scan.verdict {
         case .refused(.unknownCode), .refused(.otherStore): break  // nothing of another store's ticket
         default:
-            number = ticket?.number
-            people = ticket?.people
+            number = scan.reservation?.number
+            people = scan.reservation?.people
         }
     }
 }
