@@ -10,14 +10,12 @@ import Testing
 /// Accounts through the real app, templates and an in-memory SQLite, the clock moved by hand.
 @Suite("Accounts, sessions and the security baseline")
 struct AccountsTests {
-    let clock = TestClock()
+    let clock: TestClock
     let database: AppDatabase
     let app: App
 
     init() throws {
-        database = try AppDatabase.inMemory()
-        let clock = self.clock
-        app = try Fixture.app(clock: { clock.now }, database: database)
+        (clock, database, app) = try Fixture.start()
     }
 
     func user(_ email: String) throws -> User? { try database.user(email: email) }

@@ -22,7 +22,7 @@ struct ContentionTests {
         let database = try AppDatabase.open(path: path)
         let store = try database.createStore(
             Fixture.store("Bottega Lock", at: Place.milan[0].position), hours: Fixture.weekdayHours, departments: [])
-        _ = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: ReservationsTests.passwordHash,
+        _ = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: Fixture.passwordHash,
                                     now: Fixture.wednesdayMorning, confirmation: nil)
         let app = try Fixture.app(database: database)
         let browser = Browser(app)

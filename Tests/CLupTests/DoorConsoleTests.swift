@@ -10,31 +10,27 @@ import Testing
 /// rules; every action and every refused scan is logged with who and why.
 @Suite("Door console")
 struct DoorConsoleTests {
-    let clock = TestClock()
+    let clock: TestClock
     let database: AppDatabase
     let app: App
     let store: Store
     var storeId: Int64 { store.id }
 
     init() throws {
-        database = try AppDatabase.inMemory()
+        (clock, database, app) = try Fixture.start()
         store = try database.createStore(
             NewStore(name: "Bottega Porta", address: "Via Porta 1", phone: "+39 02 1", position: Place.milan[0].position,
                      capacity: 4, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 0)),
             hours: Fixture.weekdayHours, departments: [])
-        let clock = self.clock
-        app = try Fixture.app(clock: { clock.now }, database: database)
         for index in 1...5 {
             let user = try database.createUser(email: "c\(index)@example.org", displayName: "C\(index)",
-                                               passwordHash: ReservationsTests.passwordHash, now: clock.now,
+                                               passwordHash: Fixture.passwordHash, now: clock.now,
                                                confirmation: nil)
             _ = try database.reserve(ReservationRequest(
                 storeId: store.id, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: .walking,
                 requestKey: Secrets.token()), now: clock.now)
         }
-        _ = try database.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: ReservationsTests.passwordHash,
-                                    role: .manager, now: clock.now, confirmation: nil)
-        try database.assignStore(storeId: store.id, toManager: "boss@example.org")
+        try Fixture.manager("boss@example.org", of: store.id, in: database, now: clock.now)
     }
 
     /// Ticket `number`: customer c`number`'s line-up (they lined up in that order).

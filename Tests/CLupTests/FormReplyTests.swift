@@ -11,23 +11,21 @@ import Testing
 /// it had failed: it gets its first answer back.
 @Suite("Forms sent twice")
 struct FormReplyTests {
-    let clock = TestClock()
+    let clock: TestClock
     let database: AppDatabase
     let app: App
     let store: Store
 
     init() throws {
-        database = try AppDatabase.inMemory()
+        (clock, database, app) = try Fixture.start()
         store = try database.createStore(
             NewStore(name: "Bottega Due Volte", address: "Via Doppia 2", phone: "", position: Place.milan[0].position,
                      capacity: 4, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 0)),
             hours: Fixture.weekdayHours, departments: [])
-        let clock = self.clock
-        app = try Fixture.app(clock: { clock.now }, database: database)
     }
 
     func customer(_ email: String) throws -> (browser: Browser, id: Int64) {
-        let user = try database.createUser(email: email, displayName: "Ada", passwordHash: ReservationsTests.passwordHash,
+        let user = try database.createUser(email: email, displayName: "Ada", passwordHash: Fixture.passwordHash,
                                            now: clock.now, confirmation: nil)
         let browser = Browser(app)
         try browser.signIn(email: email)
@@ -134,7 +132,7 @@ struct FormReplyTests {
 
     @Test("signing in sent twice signs in twice: an answer that sets a cookie is not replayed without it")
     func signInTwice() throws {
-        _ = try database.createUser(email: "bob@example.org", displayName: "Bob", passwordHash: ReservationsTests.passwordHash,
+        _ = try database.createUser(email: "bob@example.org", displayName: "Bob", passwordHash: Fixture.passwordHash,
                                     now: clock.now, confirmation: nil)
         let browser = Browser(app)
         let key = try formKey(try browser.get("/signin"), action: "/signin")

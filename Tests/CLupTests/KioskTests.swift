@@ -20,7 +20,6 @@ struct KioskTests {
     let key: String
     let otherKey: String
 
-    static let passwordHash = PasswordHasher().hash("correct horse battery")
 
     init() throws {
         let fixture = try EntranceFixture()
@@ -64,7 +63,7 @@ struct KioskTests {
     func customerReservation(_ email: String, at store: Store? = nil, kind: Reservation.Kind = .lineUp,
                              slot: Date? = nil) throws -> Reservation
     {
-        let user = try database.createUser(email: email, displayName: "Ada", passwordHash: Self.passwordHash,
+        let user = try database.createUser(email: email, displayName: "Ada", passwordHash: Fixture.passwordHash,
                                            now: clock.now, confirmation: nil)
         let outcome = try database.reserve(ReservationRequest(
             storeId: (store ?? self.store).id, userId: user.id, kind: kind, people: 1, residenceMinutes: 30,

@@ -12,7 +12,7 @@ import Testing
 /// while it still applies.
 @Suite("Notices")
 struct NoticesTests {
-    let clock = TestClock()
+    let clock: TestClock
     let database: AppDatabase
     let app: App
     /// Capacity 4, none kept for walk-ins, 2 places a slot.
@@ -20,19 +20,17 @@ struct NoticesTests {
     let writer = NoticeWriter(settings: SiteSettings(baseURL: "https://clup.example.org"), tickets: Fixture.tickets)
 
     init() throws {
-        database = try AppDatabase.inMemory()
+        (clock, database, app) = try Fixture.start()
         store = try database.createStore(
             NewStore(name: "Bottega Duomo", address: "Piazza Duomo 1", phone: "+39 02 1", position: Place.milan[0].position,
                      capacity: 4, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 0, slotCapacity: 2)),
             hours: Fixture.weekdayHours, departments: [])
-        let clock = self.clock
-        app = try Fixture.app(clock: { clock.now }, database: database)
     }
 
     var storeId: Int64 { store.id }
 
     func user(_ email: String) throws -> User {
-        try database.createUser(email: email, displayName: "Ada", passwordHash: ReservationsTests.passwordHash,
+        try database.createUser(email: email, displayName: "Ada", passwordHash: Fixture.passwordHash,
                                 now: clock.now, confirmation: nil)
     }
 
@@ -256,7 +254,7 @@ struct NoticesTests {
         #expect(bobTicket.bodyText.contains("Please confirm your visit"))
         #expect(bobTicket.bodyText.contains("Confirm my visit"))
         // The store sees who confirmed.
-        _ = try database.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: ReservationsTests.passwordHash,
+        _ = try database.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: Fixture.passwordHash,
                                     role: .manager, now: clock.now, confirmation: nil)
         try database.assignStore(storeId: storeId, toManager: "boss@example.org")
         let manage = try signedIn("boss@example.org").get("/manage/stores/\(storeId)")

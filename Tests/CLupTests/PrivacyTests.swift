@@ -10,15 +10,13 @@ import Testing
 /// What CLup says it keeps, what it gives back, and that it keeps no longer than it says.
 @Suite("Privacy")
 struct PrivacyTests {
-    let clock = TestClock()
+    let clock: TestClock
     let database: AppDatabase
     let app: App
     let store: Store
 
     init() throws {
-        database = try AppDatabase.inMemory()
-        let clock = self.clock
-        app = try Fixture.app(clock: { clock.now }, database: database)
+        (clock, database, app) = try Fixture.start()
         store = try database.createStore(
             NewStore(name: "Bottega Dati", address: "Via Dati 1", phone: "", position: Place.milan[0].position, capacity: 10,
                      timeZone: "Europe/Rome"),

@@ -11,7 +11,7 @@ import Testing
 /// with the clock pinned at Wednesday 18 November 2026, 10:00 in Milan.
 @Suite("Lining up and booking")
 struct ReservationsTests {
-    let clock = TestClock()
+    let clock: TestClock
     let database: AppDatabase
     let app: App
     /// By the Duomo: capacity 4, none kept for walk-ins, 2 places a slot.
@@ -20,10 +20,9 @@ struct ReservationsTests {
     let brera: Store
     let porta: Store
 
-    static let passwordHash = PasswordHasher().hash("correct horse battery")
 
     init() throws {
-        database = try AppDatabase.inMemory()
+        (clock, database, app) = try Fixture.start()
         duomo = try database.createStore(
             NewStore(name: "Bottega Duomo", address: "Piazza Duomo 1", phone: "+39 02 1", position: Place.milan[0].position,
                   capacity: 4, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 0, slotCapacity: 2)),
@@ -34,13 +33,11 @@ struct ReservationsTests {
         porta = try database.createStore(
             Fixture.store("Spesa Porta Venezia", at: GeoPoint(latitude: 45.4642, longitude: 9.2030), capacity: 30),
             hours: Fixture.weekdayHours, departments: [])
-        let clock = self.clock
-        app = try Fixture.app(clock: { clock.now }, database: database)
     }
 
     /// A confirmed customer, signed in.
     func customer(_ email: String) throws -> (browser: Browser, id: Int64) {
-        let user = try database.createUser(email: email, displayName: "Ada", passwordHash: Self.passwordHash,
+        let user = try database.createUser(email: email, displayName: "Ada", passwordHash: Fixture.passwordHash,
                                            now: clock.now, confirmation: nil)
         let browser = Browser(app, address: "192.0.2.\(abs(email.hashValue) % 200 + 1)")
         try browser.signIn(email: email)

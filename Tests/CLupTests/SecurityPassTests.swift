@@ -11,14 +11,12 @@ import Testing
 /// each test), in-process over an in-memory SQLite with the clock pinned.
 @Suite("Security pass")
 struct SecurityPassTests {
-    let clock = TestClock()
+    let clock: TestClock
     let database: AppDatabase
     let app: App
 
     init() throws {
-        database = try AppDatabase.inMemory()
-        let clock = self.clock
-        app = try Fixture.app(clock: { clock.now }, database: database)
+        (clock, database, app) = try Fixture.start()
     }
 
     /// Every message in the outbox.

@@ -38,7 +38,7 @@ struct StatisticsTests {
     }
 
     func user(_ email: String, name: String, loyal: Bool) throws -> User {
-        let user = try database.createUser(email: email, displayName: name, passwordHash: ReservationsTests.passwordHash,
+        let user = try database.createUser(email: email, displayName: name, passwordHash: Fixture.passwordHash,
                                            now: clock.now, confirmation: nil)
         try database.updateProfile(userId: user.id, displayName: name, travelMode: .walking, loyaltyOptIn: loyal)
         return user
@@ -131,7 +131,7 @@ struct StatisticsTests {
     }
 
     func manager() throws -> Browser {
-        _ = try database.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: ReservationsTests.passwordHash,
+        _ = try database.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: Fixture.passwordHash,
                                     role: .manager, now: clock.now, confirmation: nil)
         try database.assignStore(storeId: storeId, toManager: "boss@example.org")
         let browser = Browser(app)

@@ -24,7 +24,6 @@ struct SeededGenerator: RandomNumberGenerator {
 /// The store board: what the worker keeps of each store must always be what the database says.
 @Suite("The kept store board")
 struct StoreBoardTests {
-    static let passwordHash = PasswordHasher().hash("correct horse battery")
 
     /// The standing the board keeps, against one computed from the database at the same instant.
     func expectAgreement(_ database: AppDatabase, stores: [Store], now: Date, step: String) throws {
@@ -83,7 +82,7 @@ struct StoreBoardTests {
         var customers: [Int64] = []
         for index in 0..<14 {
             customers.append(try database.createUser(email: "c\(index)@example.org", displayName: "C\(index)",
-                                                     passwordHash: Self.passwordHash, now: now, confirmation: nil).id)
+                                                     passwordHash: Fixture.passwordHash, now: now, confirmation: nil).id)
         }
         try expectAgreement(database, stores: stores, now: now, step: "start")
         for step in 0..<80 {
@@ -156,7 +155,7 @@ struct StoreBoardTests {
         let now = Fixture.wednesdayMorning
         let store = try database.createStore(Fixture.store("Kept", at: .milanCentre, capacity: 1),
                                              hours: Fixture.weekdayHours, departments: [])
-        let user = try database.createUser(email: "k@example.org", displayName: "K", passwordHash: Self.passwordHash,
+        let user = try database.createUser(email: "k@example.org", displayName: "K", passwordHash: Fixture.passwordHash,
                                            now: now, confirmation: nil)
         let first = try #require(database.board.standing(of: store.id, now: now))
         #expect(database.board.standing(of: store.id, now: now + 0.5)?.at == first.at)  // reused

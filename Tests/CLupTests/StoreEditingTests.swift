@@ -11,23 +11,19 @@ import Testing
 /// reservations already made said plainly.
 @Suite("Editing a store")
 struct StoreEditingTests {
-    let clock = TestClock()
+    let clock: TestClock
     let database: AppDatabase
     let app: App
     let store: Store
     var storeId: Int64 { store.id }
 
     init() throws {
-        database = try AppDatabase.inMemory()
+        (clock, database, app) = try Fixture.start()
         store = try database.createStore(
             NewStore(name: "Bottega Uno", address: "Via Uno 1, Milano", phone: "+39 02 1", position: Place.milan[0].position,
                      capacity: 4, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 0, slotCapacity: 2)),
             hours: Fixture.weekdayHours, departments: [])
-        let clock = self.clock
-        app = try Fixture.app(clock: { clock.now }, database: database)
-        _ = try database.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: ReservationsTests.passwordHash,
-                                    role: .manager, now: clock.now, confirmation: nil)
-        try database.assignStore(storeId: store.id, toManager: "boss@example.org")
+        try Fixture.manager("boss@example.org", of: store.id, in: database, now: clock.now)
     }
 
     func fields(_ changes: [String: String] = [:]) -> [(String, String)] {
@@ -47,7 +43,7 @@ struct StoreEditingTests {
     func crowd() throws -> [Reservation] {
         try (1...4).map { index in
             let user = try database.createUser(email: "c\(index)@example.org", displayName: "C\(index)",
-                                               passwordHash: ReservationsTests.passwordHash, now: clock.now,
+                                               passwordHash: Fixture.passwordHash, now: clock.now,
                                                confirmation: nil)
             guard case .created(let ticket) = try database.reserve(ReservationRequest(
                 storeId: storeId, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: .walking,
@@ -81,7 +77,7 @@ struct StoreEditingTests {
     func higherCapacityAndSlots() throws {
         let tickets = try crowd()
         // Three inside and one called: the fourth place is taken. A fifth waits.
-        let user = try database.createUser(email: "c5@example.org", displayName: "C5", passwordHash: ReservationsTests.passwordHash,
+        let user = try database.createUser(email: "c5@example.org", displayName: "C5", passwordHash: Fixture.passwordHash,
                                            now: clock.now, confirmation: nil)
         guard case .created(let fifth) = try database.reserve(ReservationRequest(
             storeId: storeId, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: .walking,
@@ -249,7 +245,7 @@ struct StoreEditingTests {
         #expect(try browser.get(try require(same.header("Location"))).bodyText.contains("Nothing was changed."))
         #expect(try database.storeChanges(storeId: storeId).count == 1)
         // Only the store's managers.
-        _ = try database.createUser(email: "c@example.org", displayName: "C", passwordHash: ReservationsTests.passwordHash,
+        _ = try database.createUser(email: "c@example.org", displayName: "C", passwordHash: Fixture.passwordHash,
                                     now: clock.now, confirmation: nil)
         let customer = Browser(app)
         try customer.signIn(email: "c@example.org")

@@ -10,7 +10,7 @@ import Testing
 /// bookings in slots the new hours no longer have cancelled with a message that says why.
 @Suite("Opening hours")
 struct StoreHoursTests {
-    let clock = TestClock()
+    let clock: TestClock
     let database: AppDatabase
     let app: App
     let store: Store
@@ -18,16 +18,12 @@ struct StoreHoursTests {
     let writer = NoticeWriter(settings: SiteSettings(baseURL: "https://clup.example.org"), tickets: Fixture.tickets)
 
     init() throws {
-        database = try AppDatabase.inMemory()
+        (clock, database, app) = try Fixture.start()
         store = try database.createStore(
             NewStore(name: "Bottega Ore", address: "Via Ore 1", phone: "", position: Place.milan[0].position, capacity: 10,
                      timeZone: "Europe/Rome"),
             hours: Fixture.weekdayHours, departments: [])
-        let clock = self.clock
-        app = try Fixture.app(clock: { clock.now }, database: database)
-        _ = try database.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: ReservationsTests.passwordHash,
-                                    role: .manager, now: clock.now, confirmation: nil)
-        try database.assignStore(storeId: store.id, toManager: "boss@example.org")
+        try Fixture.manager("boss@example.org", of: store.id, in: database, now: clock.now)
     }
 
     func boss() throws -> Browser {

@@ -17,7 +17,7 @@ struct StoreRegistrationTests {
         database = try AppDatabase.inMemory()
         app = try Fixture.app(database: database)
         for (email, role) in [("admin@example.org", Role.admin), ("boss@example.org", .manager)] {
-            _ = try database.createUser(email: email, displayName: "Alba", passwordHash: ReservationsTests.passwordHash,
+            _ = try database.createUser(email: email, displayName: "Alba", passwordHash: Fixture.passwordHash,
                                         role: role, now: Fixture.wednesdayMorning, confirmation: nil)
         }
     }

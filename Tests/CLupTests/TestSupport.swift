@@ -56,6 +56,24 @@ enum Fixture {
 
     /// Mon–Sat 08:00–21:00.
     static let weekdayHours = (1...6).map { OpeningInterval(weekday: $0, opens: 8 * 60, closes: 21 * 60) }
+
+    /// The password every test account has ("correct horse battery"), hashed once.
+    static let passwordHash = PasswordHasher().hash("correct horse battery")
+
+    /// What most in-process suites start from: a clock pinned at Wednesday 10:00 in Milan that
+    /// the test moves, an in-memory SQLite, and the app over both.
+    static func start() throws -> (clock: TestClock, database: AppDatabase, app: App) {
+        let clock = TestClock()
+        let database = try AppDatabase.inMemory()
+        return (clock, database, try app(clock: { clock.now }, database: database))
+    }
+
+    /// `email` as a manager of store `storeId` (created with the test password).
+    static func manager(_ email: String, of storeId: Int64, in database: AppDatabase, now: Date) throws {
+        _ = try database.createUser(email: email, displayName: "Boss", passwordHash: passwordHash, role: .manager, now: now,
+                                    confirmation: nil)
+        try database.assignStore(storeId: storeId, toManager: email)
+    }
 }
 
 extension App {
