@@ -20,7 +20,6 @@ struct KioskTests {
     let key: String
     let otherKey: String
 
-
     init() throws {
         let fixture = try EntranceFixture()
         (clock, database, app, store, other, key, otherKey) =

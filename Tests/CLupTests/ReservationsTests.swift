@@ -20,7 +20,6 @@ struct ReservationsTests {
     let brera: Store
     let porta: Store
 
-
     init() throws {
         (clock, database, app) = try Fixture.start()
         duomo = try database.createStore(
