@@ -6,7 +6,7 @@
 /// (each label 1–63 characters, not starting or ending with a hyphen) and one of `hosts` or a
 /// subdomain of one; no userinfo, no other port, no fragment, no percent sign or other escape
 /// in the host; PATH and QUERY only of URL characters, with `%` followed by two hex digits.
-/// With `loopbackPort` allowed (end-to-end tests), `http://127.0.0.1:PORT/…` too.
+/// With `allowLoopback` (end-to-end tests), `http://127.0.0.1:PORT/…` too.
 public enum PushEndpoint {
     public static let maxLength = 1000
 

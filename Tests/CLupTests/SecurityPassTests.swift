@@ -181,4 +181,15 @@ struct SecurityPassTests {
             try database.setStaffPin(storeId: 999, pinHash: "x", by: nil, now: clock.now)
         }
     }
+
+    @Test("security: an emailed link's token reaches a cookie only if it is a token's characters")
+    func linkTokenIntoCookie() throws {
+        let browser = Browser(app)
+        let injected = try browser.get("/reset?token=abc%0D%0ASet-Cookie:%20x=1")
+        #expect(injected.status == 303)
+        let cookie = try require(injected.setCookie(named: "clup_link"))
+        #expect(cookie.hasPrefix("clup_link=;") && !cookie.contains("\r") && !cookie.contains("\n"))
+        #expect(!injected.headers.contains { $0.name == "Set-Cookie" && $0.value.hasPrefix("x=") })
+        #expect(try browser.get("/reset").status == 410)
+    }
 }

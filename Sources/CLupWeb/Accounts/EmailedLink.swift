@@ -1,3 +1,4 @@
+import CLupSupport
 import Foundation
 
 /// The tokens of emailed links (`/confirm?token=`, `/reset?token=`, `/bookings/reply?t=`) must
@@ -16,9 +17,12 @@ enum EmailedLink {
     static func stash(_ context: some BrowserRequest, parameter: String) -> Response? {
         let query = context.request.query
         guard let token = query[parameter], !token.isEmpty else { return nil }
+        // Only a token's characters go into a header: anything else is no link of ours, and
+        // the page then says it is not valid.
+        let kept = Secrets.isWellFormed(token, minimumLength: 1) ? token : ""
         let rest = FormData(pairs: query.pairs.filter { $0.name != parameter }).urlEncoded
         var response = Response.redirect(to: context.request.path + (rest.isEmpty ? "" : "?" + rest))
-        var cookie = Cookie(name: cookieName(secure: context.secure), value: String(token.prefix(200)),
+        var cookie = Cookie(name: cookieName(secure: context.secure), value: kept,
                             maxAge: cookieLifetime, secure: context.secure)
         cookie.sameSite = "Lax"
         response.setCookie(cookie)
