@@ -258,6 +258,51 @@ struct HardeningEndToEndTests {
         #expect(site.contains("return 444;") && site.contains("ssl_reject_handshake on;"))
         #expect(site.contains("ssl_ciphers ECDHE-") && !site.contains("X-Cache-Status"))
         #expect(site.contains("location = /healthz {\n        allow 127.0.0.0/8;"))
+        // nginx does not inherit add_header into a block with its own: every block that adds a
+        // header adds the security headers too (and, in production, HSTS).
+        for (config, include, hsts) in [
+            (try String(contentsOfFile: Stack.root + "/nginx/clup-production.conf", encoding: .utf8),
+             "include /srv/clup/nginx/security-headers.conf;", true),
+            (try String(contentsOfFile: Stack.root + "/nginx/clup-local.conf.in", encoding: .utf8),
+             "include @NGINX_DIR@/security-headers.conf;", false),
+        ] {
+            let blocks = Self.blocks(config).filter { $0.body.contains("add_header ") }
+            #expect(blocks.count >= 8)
+            for block in blocks {
+                #expect(block.body.contains(include), "\(block.head) drops the security headers")
+                if hsts { #expect(block.body.contains("Strict-Transport-Security"), "\(block.head) drops HSTS") }
+            }
+        }
+    }
+
+    /// Each `{ … }` block of an nginx configuration: the words before it, and its own
+    /// directives (its nested blocks left out).
+    static func blocks(_ config: String) -> [(head: String, body: String)] {
+        var found: [(String, String)] = []
+        var stack: [(head: String, body: String)] = []
+        var line = ""
+        for character in config.split(separator: "\n").map({ $0.split(separator: "#", maxSplits: 1).first.map(String.init) ?? "" })
+            .joined(separator: "\n")
+        {
+            switch character {
+            case "{":
+                stack.append((line.trimmingCharacters(in: .whitespacesAndNewlines), ""))
+                line = ""
+            case "}":
+                if var block = stack.popLast() {
+                    block.body += line
+                    found.append(block)
+                }
+                line = ""
+            case ";":
+                line.append(";")
+                if !stack.isEmpty { stack[stack.count - 1].body += line + "\n" }
+                line = ""
+            default:
+                line.append(character)
+            }
+        }
+        return found
     }
 
     @Test("security: the production configuration, run with a test certificate, keeps its headers on every answer")
@@ -289,6 +334,12 @@ struct HardeningEndToEndTests {
             // Pages, nginx's included, have a Content-Security-Policy (a script file needs none).
             if index != 1 { #expect(answer.header("Content-Security-Policy") != nil, "\(index)") }
         }
+        // Also when the worker is away: the API's 503 keeps every header.
+        #expect(try stack.stopWorker() == 0)
+        let away = try stack.curl(resolve + [base + "/api/v1/stores/1/status"])
+        #expect(away.status == 503 && away.header("Content-Type") == "application/json")
+        #expect(away.header("Strict-Transport-Security") != nil && away.header("X-Content-Type-Options") == "nosniff")
+        #expect(away.header("Retry-After") == "5")
         // The device API's errors are its documented JSON.
         #expect(answers[3].header("Content-Type") == "application/json" && answers[3].body.contains("\"code\":\"methodNotAllowed\""))
         #expect(answers[4].header("Content-Type") == "application/json" && answers[4].body.contains("\"code\":\"payloadTooLarge\""), "\(answers[4])")
