@@ -121,6 +121,21 @@ public struct OutboxMessage: Codable, Sendable, Identifiable, FetchableRecord, P
 
 }
 
+/// How soon an email must go: the outbox sends the most urgent first, so a "your turn" never
+/// waits behind a backlog of informational mail.
+public enum MailPriority: Int, Codable, Sendable, Comparable, DatabaseValueConvertible {
+    /// "Leave now", "it is your turn": late, they are worse than none.
+    case urgent = 0
+    /// Confirmation links, password resets, account notices: someone is waiting for them.
+    case account = 1
+    /// A booking's reminder, with its hour to answer.
+    case reminder = 2
+    /// Cancellations, expiries and the like.
+    case informational = 3
+
+    public static func < (lhs: MailPriority, rhs: MailPriority) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
 /// An email about to be put in the outbox (the database gives it its id).
 public struct NewOutboxMessage: Codable, Sendable, PersistableRecord {
     public var recipient: String
@@ -135,10 +150,13 @@ public struct NewOutboxMessage: Codable, Sendable, PersistableRecord {
     /// stranger tried to sign up with): the client that asked, as rate limits count it. Such
     /// mail is capped per client and overall as well as per mailbox.
     public var requestedBy: String?
+    public var priority: MailPriority
 
     public static let databaseTableName = OutboxMessage.databaseTableName
 
-    public init(recipient: String, subject: String, body: String, now: Date, requestedBy: String? = nil) {
+    public init(recipient: String, subject: String, body: String, now: Date, requestedBy: String? = nil,
+                priority: MailPriority = .account)
+    {
         self.recipient = recipient
         self.subject = subject
         self.body = body
@@ -147,6 +165,7 @@ public struct NewOutboxMessage: Codable, Sendable, PersistableRecord {
         self.nextAttemptAt = now
         self.recipientKey = MailAddress.key(recipient)
         self.requestedBy = requestedBy.map { String($0.prefix(64)) }
+        self.priority = priority
     }
 }
 

@@ -428,14 +428,14 @@ extension AppDatabase {
 // MARK: - Outbox
 
 extension AppDatabase {
-    /// Takes up to `limit` messages due for sending and leases them for `lease`, so two
-    /// senders never send the same message at once and a sender that dies mid-way only
-    /// delays it: the lease runs out and the message is due again.
+    /// Takes up to `limit` messages due for sending, the most urgent first (`MailPriority`),
+    /// and leases them for `lease`, so two senders never send the same message at once and a
+    /// sender that dies mid-way only delays it: the lease runs out and the message is due again.
     public func claimDueMail(now: Date, lease: TimeInterval = 300, limit: Int = 20) throws -> [OutboxMessage] {
         try write { db in
             let due = try OutboxMessage.filter(OutboxMessage.Columns.sentAt == nil)
                 .filter(OutboxMessage.Columns.nextAttemptAt <= now)
-                .order(OutboxMessage.Columns.id).limit(limit).fetchAll(db)
+                .order(Column("priority"), OutboxMessage.Columns.id).limit(limit).fetchAll(db)
             for var message in due {
                 message.attempts += 1
                 message.nextAttemptAt = now + lease

@@ -562,6 +562,16 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v20: mail sent by urgency") { db in
+            try db.execute(sql: """
+                -- `MailPriority`: 0 urgent ("leave now", "your turn"), 1 account mail, 2 reminders,
+                -- 3 informational. Mail queued before this was in order of arrival; it keeps that
+                -- order as account mail.
+                ALTER TABLE outboxMessage ADD COLUMN priority INTEGER NOT NULL DEFAULT 1 CHECK (priority BETWEEN 0 AND 3);
+                CREATE INDEX outboxMessage_due ON outboxMessage(priority, id) WHERE sentAt IS NULL;
+                """)
+        }
+
         return migrator
     }
 }

@@ -156,7 +156,8 @@ extension AppDatabase {
                     pushed = subscriptions.count
                 }
                 if user.notifyEmail || pushed == 0 {
-                    try NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body, now: now)
+                    try NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body, now: now,
+                                         priority: notice.kind.mailPriority)
                         .insert(db)
                 }
             }

@@ -17,6 +17,15 @@ public struct Notice: Codable, Sendable, Identifiable, FetchableRecord, TableRec
         case expired
         /// A booking not confirmed within an hour of its reminder.
         case autoCancelled
+
+        /// How soon its email must go: a call or a "leave now" first, a reminder before news.
+        public var mailPriority: MailPriority {
+            switch self {
+            case .leaveNow, .yourTurn: .urgent
+            case .reminder: .reminder
+            case .cancelled, .expired, .autoCancelled: .informational
+            }
+        }
     }
 
     /// Why a reservation ended, for the message that says so.

@@ -40,6 +40,9 @@ CREATE INDEX "notice_pending" ON "notice"("id") WHERE "dispatchedAt" IS NULL;
 -- index openingInterval_on_storeId
 CREATE INDEX "openingInterval_on_storeId" ON "openingInterval"("storeId");
 
+-- index outboxMessage_due
+CREATE INDEX outboxMessage_due ON outboxMessage(priority, id) WHERE sentAt IS NULL;
+
 -- index outboxMessage_pending
 CREATE INDEX "outboxMessage_pending" ON "outboxMessage"("nextAttemptAt") WHERE "sentAt" IS NULL;
 
@@ -158,7 +161,7 @@ CREATE TABLE "notice" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "reservationId" I
 CREATE TABLE "openingInterval" ("storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "weekday" INTEGER NOT NULL CHECK (("weekday" >= 1) AND ("weekday" <= 7)), "opens" INTEGER NOT NULL CHECK (("opens" >= 0) AND ("opens" < 1440)), "closes" INTEGER NOT NULL, PRIMARY KEY ("storeId", "weekday", "opens"), CHECK (closes > opens AND closes <= opens + 1440));
 
 -- table outboxMessage
-CREATE TABLE "outboxMessage" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "recipient" TEXT NOT NULL, "subject" TEXT NOT NULL, "body" TEXT NOT NULL, "createdAt" DATETIME NOT NULL, "attempts" INTEGER NOT NULL DEFAULT 0, "nextAttemptAt" DATETIME NOT NULL, "sentAt" DATETIME, "lastError" TEXT, recipientKey TEXT, requestedBy TEXT CHECK (length(requestedBy) <= 64));
+CREATE TABLE "outboxMessage" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "recipient" TEXT NOT NULL, "subject" TEXT NOT NULL, "body" TEXT NOT NULL, "createdAt" DATETIME NOT NULL, "attempts" INTEGER NOT NULL DEFAULT 0, "nextAttemptAt" DATETIME NOT NULL, "sentAt" DATETIME, "lastError" TEXT, recipientKey TEXT, requestedBy TEXT CHECK (length(requestedBy) <= 64), priority INTEGER NOT NULL DEFAULT 1 CHECK (priority BETWEEN 0 AND 3));
 
 -- table pushMessage
 CREATE TABLE "pushMessage" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "pushSubscriptionId" INTEGER NOT NULL REFERENCES "pushSubscription"("id") ON DELETE CASCADE, "payload" TEXT NOT NULL, "urgency" TEXT NOT NULL, "createdAt" DATETIME NOT NULL, "expiresAt" DATETIME NOT NULL, "attempts" INTEGER NOT NULL DEFAULT 0, "nextAttemptAt" DATETIME NOT NULL, "sentAt" DATETIME, "lastError" TEXT);
