@@ -445,6 +445,20 @@ extension AppDatabase {
         }
     }
 
+    /// How long the oldest mail due has waited at `now`: of the urgent ones, and of all (nil
+    /// where none waits). What `/healthz` reads to say the outbox is falling behind.
+    public func mailBacklog(now: Date) throws -> (urgent: TimeInterval?, any: TimeInterval?) {
+        try reader.read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT MIN(CASE WHEN priority = 0 THEN nextAttemptAt END), MIN(nextAttemptAt) FROM outboxMessage
+                WHERE sentAt IS NULL AND nextAttemptAt <= ?
+                """, arguments: [now])
+            let urgent: Date? = row?[0]
+            let oldest: Date? = row?[1]
+            return (urgent.map { now.timeIntervalSince($0) }, oldest.map { now.timeIntervalSince($0) })
+        }
+    }
+
     public func markMailSent(id: Int64, now: Date) throws {
         _ = try write { db in
             try OutboxMessage.filter(id: id).updateAll(db, OutboxMessage.Columns.sentAt.set(to: now),

@@ -34,7 +34,7 @@ public struct App: Sendable {
                 response.headers.append(("Cache-Control", "no-store"))
                 return response
             }
-            return Self.health(database, heartbeats: heartbeats)
+            return Self.health(database, heartbeats: heartbeats, now: context.now)
         }
 
         let site = routes.root.adding(.pages(database: database, views: views, logger: environment.logger))
@@ -117,8 +117,8 @@ public struct App: Sendable {
     }
 
     /// `/healthz` (see `Health`).
-    private static func health(_ database: AppDatabase, heartbeats: Heartbeats) -> Response {
-        let (health, status) = Health.check(database, heartbeats: heartbeats)
+    private static func health(_ database: AppDatabase, heartbeats: Heartbeats, now: Date) -> Response {
+        let (health, status) = Health.check(database, heartbeats: heartbeats, now: now)
         var response = Response.json(health, status: status)
         response.headers.append(("Cache-Control", "no-store"))
         return response

@@ -231,7 +231,7 @@ struct StoresPageTests {
         let response = app.get("/healthz")
         #expect(response.status == 200)
         #expect(response.header("Content-Type") == "application/json")
-        #expect(response.bodyText == #"{"database":"ok","disk":"ok","loops":"ok","status":"ok","writes":"ok"}"#)
+        #expect(response.bodyText == #"{"database":"ok","disk":"ok","loops":"ok","outbox":"ok","status":"ok","writes":"ok"}"#)
         #expect(response.header("Cache-Control") == "no-store")
     }
 
@@ -245,6 +245,28 @@ struct StoresPageTests {
         beats.expect("mail", every: 60)  // a slow loop is given three of its turns
         #expect(beats.silent(at: Date() + 170) == ["queue timer"])
         #expect(beats.silent(at: Date() + 200) == ["mail", "queue timer"])
+    }
+
+    @Test("/healthz reports an outbox falling behind: urgent mail waiting a minute, any mail a quarter of an hour")
+    func outboxBehind() throws {
+        let now = Fixture.wednesdayMorning
+        func queue(_ priority: MailPriority, waiting seconds: TimeInterval) throws {
+            try database.writer.write { db in
+                try NewOutboxMessage(recipient: "x@example.org", subject: "s", body: "b", now: now - seconds,
+                                     priority: priority).insert(db)
+            }
+        }
+        try queue(.informational, waiting: 14 * 60)
+        try queue(.urgent, waiting: 50)
+        #expect(app.get("/healthz").status == 200)
+        try queue(.urgent, waiting: 70)
+        let urgent = app.get("/healthz")
+        #expect(urgent.status == 503 && urgent.bodyText.contains(#""outbox":"behind""#))
+        #expect(urgent.bodyText.contains("urgent 70 s"))
+        try database.writer.write { db in try db.execute(sql: "UPDATE outboxMessage SET sentAt = ? WHERE priority = 0", arguments: [now]) }
+        #expect(app.get("/healthz").status == 200)
+        try queue(.informational, waiting: 16 * 60)
+        #expect(app.get("/healthz").bodyText.contains("oldest due mail waiting 960 s"))
     }
 
     @Test("/healthz reports a database that cannot be read")

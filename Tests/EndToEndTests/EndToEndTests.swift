@@ -42,7 +42,7 @@ struct EndToEndTests {
         #expect(missing.body.contains("Page not found"))
         #expect(try stack.get("/?place=%FF").status == 400)
         let health = try stack.get("/healthz")
-        #expect(health.body == #"{"database":"ok","disk":"ok","loops":"ok","status":"ok","writes":"ok"}"#)
+        #expect(health.body == #"{"database":"ok","disk":"ok","loops":"ok","outbox":"ok","status":"ok","writes":"ok"}"#)
         // The web app's manifest in each language, as the pages link it.
         let manifest = try stack.get("/manifest.it.webmanifest")
         #expect(manifest.status == 200 && manifest.header("Content-Type") == "application/manifest+json")
