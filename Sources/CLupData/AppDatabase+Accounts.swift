@@ -412,8 +412,9 @@ extension AppDatabase {
         }
     }
 
-    /// Sets (or replaces) the store's staff PIN. Staff signed in on a kiosk with the old PIN are
-    /// signed out at their next request: their pass is bound to the hash it was made with.
+    /// Sets (or replaces) the store's staff PIN, noting in the store's changes who did it (never
+    /// the PIN). Staff signed in on a kiosk with the old PIN are signed out at their next request:
+    /// their pass is bound to the hash it was made with.
     public func setStaffPin(storeId: Int64, pinHash: String, by userId: Int64?, now: Date) throws {
         try write { db in
             guard try Store.exists(db, id: storeId) else { throw StoreError.noSuchStore }
@@ -421,6 +422,24 @@ extension AppDatabase {
                 INSERT INTO staffPin (storeId, pinHash, setAt, setBy) VALUES (?, ?, ?, ?)
                 ON CONFLICT(storeId) DO UPDATE SET pinHash = excluded.pinHash, setAt = excluded.setAt, setBy = excluded.setBy
                 """, arguments: [storeId, pinHash, now.databaseText, userId])
+            try db.execute(sql: """
+                INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'staffPin', '', 'set')
+                """, arguments: [storeId, userId, now])
+        }
+    }
+
+    /// Revokes the store's kiosk `id` for a manager, noting it in the store's changes; false if
+    /// the store has no such active kiosk (another store's is not touched).
+    public func revokeKiosk(id: Int64, storeId: Int64, by userId: Int64?, now: Date) throws -> Bool {
+        try write { db in
+            guard let kiosk = try Kiosk.filter(id: id).filter(Column("storeId") == storeId)
+                .filter(Kiosk.Columns.revokedAt == nil).fetchOne(db)
+            else { return false }
+            try Kiosk.filter(id: id).updateAll(db, Kiosk.Columns.revokedAt.set(to: now))
+            try db.execute(sql: """
+                INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'kiosk', ?, 'revoked')
+                """, arguments: [storeId, userId, now, "\(kiosk.label) (\(kiosk.role.rawValue))"])
+            return true
         }
     }
 }

@@ -70,6 +70,8 @@ public enum Paths {
     public static let manageStoreDoor = IdPath("/manage/stores/{id}/door")
     /// POST: set the PIN staff give to open the door console on the store's door kiosks.
     public static let manageStoreStaffPin = IdPath("/manage/stores/{id}/staff-pin")
+    /// POST (`kiosk`: its id): revoke one of the store's kiosks; its key stops working at once.
+    public static let manageStoreKioskRevoke = IdPath("/manage/stores/{id}/kiosks/revoke")
 
     // The entrance kiosk
     public static let kiosk = FixedPath("/kiosk")
@@ -101,7 +103,7 @@ public enum Paths {
         accountData, privacy, english, italian,
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketConfirm,
-        bookingReply, manage, manageStore, manageNewStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreStaffPin, manageStoreEdit, manageStoreHours,
+        bookingReply, manage, manageStore, manageNewStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreEdit, manageStoreHours,
         manageStoreClosures, kiosk,
         kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskScanner, kioskScan, kioskBoard, kioskDoor,
         kioskStaff, kioskStaffSignOut,

@@ -103,6 +103,13 @@ public struct ManageStorePage: Page {
         self.kiosks = kiosks
     }
 
+    /// An active kiosk's state, and the button that takes it out of service.
+    func revokeForm(_ kiosk: KioskRow, _ frame: Frame) -> HTML {
+        """
+        \(tr("manage.active")) <form method="post" action="\(Paths.manageStoreKioskRevoke(id))" class="inline">\(frame.csrfField)<input type="hidden" name="kiosk" value="\(kiosk.id)"><button type="submit" class="link" data-confirm="\(tr("manage.revokeQuestion", ["label": kiosk.label]))">\(tr("manage.revoke"))</button></form>
+        """
+    }
+
     /// "2 active", "1 active, 1 revoked", "none".
     public var kioskSummary: String {
         let revoked = kiosks.filter(\.revoked).count
@@ -131,7 +138,9 @@ public struct ManageStorePage: Page {
               <table class="hours">
                 <thead><tr><th>#</th><th>\(tr("manage.label"))</th><th>\(tr("manage.kioskRole"))</th><th>\(tr("manage.enrolled"))</th><th>\(tr("manage.state"))</th></tr></thead>
                 <tbody>
-                \(kiosks.map { "<tr><td>\($0.id)</td><td>\($0.label)</td><td>\($0.role)</td><td>\($0.enrolled)</td><td>\($0.revoked ? tr("manage.revoked") : tr("manage.active"))</td></tr>" })
+                \(kiosks.map { kiosk in
+                    "<tr><td>\(kiosk.id)</td><td>\(kiosk.label)</td><td>\(kiosk.role)</td><td>\(kiosk.enrolled)</td><td>\(kiosk.revoked ? "\(tr("manage.revoked"))" as HTML : revokeForm(kiosk, frame))</td></tr>" as HTML
+                })
                 </tbody>
               </table>
               \(if: kiosks.isEmpty, "<p>\(tr("manage.noKiosk"))</p>")

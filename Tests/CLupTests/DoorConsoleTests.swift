@@ -269,6 +269,31 @@ struct DoorConsoleTests {
         #expect(try kiosk.post("/kiosk/door", [("action", "noShow"), ("number", "3"), ("reason", "not here")]).status == 200)
     }
 
+    @Test("security: a manager takes a kiosk out of service from the store's page; its key stops at once; both are logged")
+    func managerRevokesKiosk() throws {
+        let (kiosk, key) = try doorKiosk(label: "Entrance left")
+        #expect(try kiosk.get("/kiosk/dispenser").status == 200)
+        try setStaffPin("246810")
+        let kioskId = try require(try database.kiosk(key: key)).id
+        let boss = try signedIn("boss@example.org")
+        let page = try boss.get("/manage/stores/\(storeId)").bodyText
+        #expect(page.contains("name=\"kiosk\" value=\"\(kioskId)\""))
+        // Another store's kiosk is not this manager's to revoke.
+        let other = try database.createStore(Fixture.store("Altrove", at: Place.milan[1].position), hours: Fixture.weekdayHours,
+                                             departments: [])
+        let otherKiosk = try database.enrolKiosk(storeId: other.id, label: "Theirs", key: Secrets.token(bytes: 32), now: clock.now)
+        #expect(try boss.post("/manage/stores/\(storeId)/kiosks/revoke", [("kiosk", String(otherKiosk.id))]).status == 404)
+        #expect(try database.kiosks(storeId: other.id).first?.revokedAt == nil)
+        let revoked = try boss.post("/manage/stores/\(storeId)/kiosks/revoke", [("kiosk", String(kioskId))])
+        #expect(revoked.status == 303 && revoked.header("Location") == "/manage/stores/\(storeId)?kiosk=revoked")
+        #expect(try kiosk.get("/kiosk/dispenser").header("Location") == "/kiosk")
+        let after = try boss.get("/manage/stores/\(storeId)?kiosk=revoked").bodyText
+        #expect(after.contains("The kiosk is revoked: its key no longer works."))
+        #expect(after.contains("Kiosk: Entrance left (door) → revoked"))
+        #expect(after.contains("Staff PIN:  → set"))
+        #expect(!after.contains("246810"))
+    }
+
     @Test("security: a dispenser kiosk neither scans nor opens a staff screen, by page or by device API")
     func dispenserRole() throws {
         try setStaffPin("246810")

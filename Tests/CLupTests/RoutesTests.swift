@@ -71,6 +71,7 @@ struct RoutesTests {
         GET /manage/stores/{id}/door session signedIn manager managerOfStore
         POST /manage/stores/{id}/door session csrf replies signedIn manager managerOfStore
         POST /manage/stores/{id}/staff-pin session csrf replies signedIn manager managerOfStore
+        POST /manage/stores/{id}/kiosks/revoke session csrf replies signedIn manager managerOfStore
         GET /manage/stores/{id}/edit session signedIn manager managerOfStore
         POST /manage/stores/{id}/edit session csrf replies signedIn manager managerOfStore
         GET /manage/stores/{id}/hours session signedIn manager managerOfStore

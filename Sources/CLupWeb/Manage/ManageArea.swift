@@ -27,6 +27,7 @@ struct ManageArea {
         store.get(Paths.manageStoreDoor, door)
         store.post(Paths.manageStoreDoor, doorAction)
         store.post(Paths.manageStoreStaffPin, setStaffPin)
+        store.post(Paths.manageStoreKioskRevoke, revokeKiosk)
         store.get(Paths.manageStoreEdit, editForm)
         store.post(Paths.manageStoreEdit, edit)
         store.get(Paths.manageStoreHours, hoursForm)
@@ -58,6 +59,15 @@ struct ManageArea {
         return .redirect(to: Paths.manageStore(context.storeId, query: "pin=set"))
     }
 
+    /// Takes one of the store's kiosks out of service: its key stops working at once, wherever
+    /// the browser is. Another store's kiosk id is a 404.
+    func revokeKiosk(_ context: ManagedStoreContext) throws -> Response {
+        guard let id = context.form["kiosk"].flatMap({ Int64($0) }),
+            try database.revokeKiosk(id: id, storeId: context.storeId, by: context.user.id, now: context.now)
+        else { throw HTTPError.notFound }
+        return .redirect(to: Paths.manageStore(context.storeId, query: "kiosk=revoked"))
+    }
+
     private func storePage(_ context: ManagedStoreContext, staffPinError: String?, httpStatus: Int = 200) throws -> Response {
         guard let (entry, standing) = database.board.live(context.storeId, now: context.now) else {
             throw HTTPError.notFound
@@ -77,6 +87,7 @@ struct ManageArea {
         let now = context.now
         page.notice = Self.editNotice(context.request.query) ?? Self.hoursNotice(context.request.query)
             ?? (context.request.query["pin"] == "set" ? tr("manage.staffPinDone") : nil)
+            ?? (context.request.query["kiosk"] == "revoked" ? tr("manage.kioskRevoked") : nil)
         page.staffPin = try database.staffPin(storeId: store.id).map {
             tr("manage.staffPinSetAt", ["time": Formatting.moment($0.setAt, now: now, timeZone: store.zone)])
         } ?? tr("manage.staffPinNone")
@@ -119,6 +130,8 @@ struct ManageArea {
                     return Formatting.weekdayShort(day + 1) + part.dropFirst(3)
                 }.joined(separator: ", ")
             case "store" where text == "registered": return tr("change.registered")
+            case "kiosk" where text == "revoked": return tr("change.revoked")
+            case "staffPin" where text == "set": return tr("change.set")
             default: return text
             }
         }
