@@ -135,14 +135,16 @@ public struct ManageStorePage: Page {
             <section class="panel">
               <h2>\(tr("manage.entranceKiosks"))</h2>
               <p class="fine">\(tr("manage.kiosksHelp1")) (<code>clup admin enrol-kiosk</code>). \(tr("manage.kiosksHelp2")) <a href="\(Paths.kiosk())">\(Paths.kiosk.pattern)</a> \(tr("manage.kiosksHelp3")) <a href="\(Paths.apiDescription)">\(tr("manage.deviceAPI"))</a> \(tr("manage.kiosksHelp4"))</p>
-              <table class="hours">
-                <thead><tr><th>#</th><th>\(tr("manage.label"))</th><th>\(tr("manage.kioskRole"))</th><th>\(tr("manage.enrolled"))</th><th>\(tr("manage.state"))</th></tr></thead>
-                <tbody>
-                \(kiosks.map { kiosk in
-                    "<tr><td>\(kiosk.id)</td><td>\(kiosk.label)</td><td>\(kiosk.role)</td><td>\(kiosk.enrolled)</td><td>\(kiosk.revoked ? "\(tr("manage.revoked"))" as HTML : revokeForm(kiosk, frame))</td></tr>" as HTML
-                })
-                </tbody>
-              </table>
+              <div class="table-wrap" tabindex="0" role="region" aria-label="\(tr("manage.entranceKiosks"))">
+                <table class="hours">
+                  <thead><tr><th>#</th><th>\(tr("manage.label"))</th><th>\(tr("manage.kioskRole"))</th><th>\(tr("manage.enrolled"))</th><th>\(tr("manage.state"))</th></tr></thead>
+                  <tbody>
+                  \(kiosks.map { kiosk in
+                      "<tr><td>\(kiosk.id)</td><td>\(kiosk.label)</td><td>\(kiosk.role)</td><td>\(kiosk.enrolled)</td><td>\(kiosk.revoked ? "\(tr("manage.revoked"))" as HTML : revokeForm(kiosk, frame))</td></tr>" as HTML
+                  })
+                  </tbody>
+                </table>
+              </div>
               \(if: kiosks.isEmpty, "<p>\(tr("manage.noKiosk"))</p>")
               <h3 id="staff-pin">\(tr("manage.staffPin"))</h3>
               <p class="fine">\(tr("manage.staffPinHelp"))</p>
