@@ -300,6 +300,14 @@ extension AppDatabase {
 // MARK: - Failed sign-ins
 
 extension AppDatabase {
+    /// Seconds `clientAddress` must wait before trying `account` again (`SignInThrottle`, over
+    /// the failures it remembers), or nil if it may try now. Accounts' sign-ins and staff PINs
+    /// at a kiosk are throttled alike.
+    public func signInWait(account: String, clientAddress: String, now: Date) throws -> TimeInterval? {
+        let history = try signInFailures(account: account, clientAddress: clientAddress, since: now - SignInThrottle.memory)
+        return SignInThrottle.wait(history: history, now: now)
+    }
+
     /// Failed sign-ins since `since`: for the address typed from this client, for that address
     /// from anywhere, and from this client for any address.
     public func signInFailures(account: String, clientAddress: String, since: Date) throws -> SignInHistory {

@@ -251,8 +251,9 @@ extension AppDatabase {
                 UPDATE pushMessage SET sentAt = ?, lastError = 'expired before delivery'
                 WHERE sentAt IS NULL AND expiresAt <= ?
                 """, arguments: [now, now])
-            let messages = try PushMessage.fetchAll(db, sql: """
-                SELECT m.* FROM pushMessage m JOIN pushSubscription s ON s.id = m.pushSubscriptionId
+            // Each candidate with its account, so that only those claimed read their subscription.
+            let candidates = try Row.fetchAll(db, sql: """
+                SELECT m.*, s.userId AS owner FROM pushMessage m JOIN pushSubscription s ON s.id = m.pushSubscriptionId
                 WHERE m.sentAt IS NULL AND m.nextAttemptAt <= ?
                 ORDER BY m.urgency = 'high' DESC,
                          ROW_NUMBER() OVER (PARTITION BY s.userId, m.urgency = 'high' ORDER BY m.id), m.id
@@ -260,11 +261,12 @@ extension AppDatabase {
                 """, arguments: [now, limit * 8])
             var claimed: [(PushMessage, PushSubscription)] = []
             var taken = busy
-            for var message in messages where claimed.count < limit {
-                guard let subscription = try PushSubscription.fetchOne(db, id: message.pushSubscriptionId),
-                    taken[subscription.userId, default: 0] < perAccount
-                else { continue }
-                taken[subscription.userId, default: 0] += 1
+            for row in candidates where claimed.count < limit {
+                let owner: Int64 = row["owner"]
+                guard taken[owner, default: 0] < perAccount else { continue }
+                var message = try PushMessage(row: row)
+                guard let subscription = try PushSubscription.fetchOne(db, id: message.pushSubscriptionId) else { continue }
+                taken[owner, default: 0] += 1
                 message.attempts += 1
                 try db.execute(sql: "UPDATE pushMessage SET attempts = ?, nextAttemptAt = ? WHERE id = ?",
                                arguments: [message.attempts, now + lease, message.id])

@@ -96,7 +96,7 @@ public struct App: Sendable {
         let path = cgiParams["DOCUMENT_URI"].map { String(decoding: $0, as: UTF8.self) } ?? ""
         func failure(_ error: HTTPError) -> Response {
             guard path.hasPrefix("/api/") else { return views.errorResponse(error, visitor: .anonymous) }
-            return DeviceArea.error(EntranceError(error.status, DeviceArea.code(for: error.status), error.message))
+            return DeviceArea.error(error)
         }
         return Language.$current.withValue(language) {
             let request: Request

@@ -46,7 +46,7 @@ struct Health: Encodable {
     static let urgentMailLag: TimeInterval = 60
     static let mailLag: TimeInterval = 15 * 60
 
-    static func check(_ database: AppDatabase, heartbeats: Heartbeats, now: Date = Date()) -> (Health, Int) {
+    static func check(_ database: AppDatabase, heartbeats: Heartbeats, now: Date) -> (Health, Int) {
         var problems: [String] = []
         let readable = database.isHealthy()
         if !readable { problems.append("the database cannot be read") }

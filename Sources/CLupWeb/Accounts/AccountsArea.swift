@@ -212,9 +212,7 @@ struct AccountsArea {
         let account = email.lowercased()
         let client = context.request.client
         var page = SignInPage(email: email, next: safeNextPath(context.form["next"]))
-        let history = try database.signInFailures(account: account, clientAddress: client,
-                                                  since: context.now - SignInThrottle.memory)
-        if let wait = SignInThrottle.wait(history: history, now: context.now) {
+        if let wait = try database.signInWait(account: account, clientAddress: client, now: context.now) {
             page.error = tr("signin.throttled", ["wait": Formatting.duration(wait)])
             var response = views.page(title: tr("signin.title"), context, page, status: 429)
             response.headers.append(("Retry-After", String(Int(wait))))

@@ -172,6 +172,14 @@ struct DeviceArea {
         return response
     }
 
+    /// An `HTTPError` as the API answers it: its status, a stable code for it, its message and
+    /// its headers (Retry-After, Allow).
+    static func error(_ error: HTTPError) -> Response {
+        var response = Self.error(EntranceError(error.status, code(for: error.status), error.message))
+        for (name, value) in error.headers.sorted(by: { $0.key < $1.key }) { response.headers.append((name, value)) }
+        return response
+    }
+
     static func code(for status: Int) -> String {
         switch status {
         case 400: "badRequest"

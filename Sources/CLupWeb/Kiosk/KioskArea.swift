@@ -89,7 +89,7 @@ struct KioskArea {
 
     /// Name and staff PIN; or, while this store has no PIN, who can set one.
     func staffSignInPage(_ context: KioskContext) throws -> Response {
-        try staffPage(context, name: "", error: nil)
+        try staffPage(context, hasPin: try database.staffPinHash(storeId: context.kiosk.storeId) != nil, name: "", error: nil)
     }
 
     /// Wrong PINs are throttled per kiosk as sign-ins are per account: five free in 15 minutes,
@@ -99,17 +99,15 @@ struct KioskArea {
         let name = (context.form["staff"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let pin = context.form["pin"] ?? ""
         guard let pinHash = try database.staffPinHash(storeId: kiosk.storeId) else {
-            return try staffPage(context, name: name, error: nil, status: 409)
+            return try staffPage(context, hasPin: false, name: name, error: nil, status: 409)
         }
         guard !name.isEmpty, ManageArea.textProblem(name, maxLength: 60) == nil else {
-            return try staffPage(context, name: name, error: tr("door.giveName"), status: 422)
+            return try staffPage(context, hasPin: true, name: name, error: tr("door.giveName"), status: 422)
         }
         let account = StaffPin.throttleAccount(kioskId: kiosk.id)
         let client = context.request.client
-        let history = try database.signInFailures(account: account, clientAddress: client,
-                                                  since: context.now - SignInThrottle.memory)
-        if let wait = SignInThrottle.wait(history: history, now: context.now) {
-            var response = try staffPage(context, name: name, error: tr("staff.tooManyPins", [
+        if let wait = try database.signInWait(account: account, clientAddress: client, now: context.now) {
+            var response = try staffPage(context, hasPin: true, name: name, error: tr("staff.tooManyPins", [
                 "time": Formatting.duration(max(60, wait))]), status: 429)
             response.headers.append(("Retry-After", String(Int(wait.rounded(.up)))))
             return response
@@ -117,7 +115,7 @@ struct KioskArea {
         guard StaffPin.isAcceptable(pin), PasswordHasher().verify(pin, against: pinHash) else {
             try database.recordSignInFailure(account: account, clientAddress: client, now: context.now)
             logger.notice("kiosk \(kiosk.id): a wrong staff PIN from \(client)")
-            return try staffPage(context, name: name, error: tr("staff.wrongPin"), status: 403)
+            return try staffPage(context, hasPin: true, name: name, error: tr("staff.wrongPin"), status: 403)
         }
         try database.clearSignInFailures(account: account, clientAddress: client)
         logger.info("kiosk \(kiosk.id): staff signed in to the door console")
@@ -133,9 +131,10 @@ struct KioskArea {
         return response
     }
 
-    private func staffPage(_ context: KioskContext, name: String, error: String?, status: Int = 200) throws -> Response {
+    private func staffPage(_ context: KioskContext, hasPin: Bool, name: String, error: String?, status: Int = 200) throws
+        -> Response
+    {
         let store = try store(of: context.kiosk)
-        let hasPin = try database.staffPinHash(storeId: store.id) != nil
         return views.page(title: tr("staff.title"), context,
                           StaffSignInPage(storeName: store.name, hasPin: hasPin, name: name, error: error), status: status)
     }

@@ -23,18 +23,17 @@ extension Middleware where Input == RequestContext, Output == BrowserContext {
                 // First, so a cookie the handler sets (a new session) overrides one cleared here.
                 response.headers.insert(contentsOf: visitor.cookies.map { ("Set-Cookie", $0.headerValue) }, at: 0)
                 return response
-            } catch let error as HTTPError {
-                var response = views.errorResponse(error, visitor: visitor)
-                visitor.cookies.forEach { response.setCookie($0) }
-                return response
-            } catch StoreError.noSuchStore {
-                // The store went (an admin removed it) between the guard and the write.
-                var response = views.errorResponse(.notFound, visitor: visitor)
-                visitor.cookies.forEach { response.setCookie($0) }
-                return response
             } catch {
-                logger.error("\(context.request.method.rawValue) \(context.request.path) failed: \(String(reflecting: error))")
-                var response = views.errorResponse(HTTPError.storage(error) ?? .internal, visitor: visitor)
+                let answer: HTTPError
+                switch error {
+                case let error as HTTPError: answer = error
+                // The store went (an admin removed it) between the guard and the write.
+                case StoreError.noSuchStore: answer = .notFound
+                default:
+                    logger.error("\(context.request.method.rawValue) \(context.request.path) failed: \(String(reflecting: error))")
+                    answer = HTTPError.storage(error) ?? .internal
+                }
+                var response = views.errorResponse(answer, visitor: visitor)
                 visitor.cookies.forEach { response.setCookie($0) }
                 return response
             }
@@ -129,8 +128,7 @@ extension Middleware where Input == KioskContext, Output == StaffContext {
                 throw HTTPError(403, tr("staff.signedOut"))
             }
             var response = try next(StaffContext(browser: context.browser, kiosk: context.kiosk, staffName: pass.staffName))
-            let handlerSetIt = response.headers.contains { $0.name == "Set-Cookie" && $0.value.hasPrefix(name + "=") }
-            if !handlerSetIt {
+            if response.setCookie(named: name) == nil {  // unless the handler set or cleared it
                 response.setCookie(StaffPass.cookie(kioskId: context.kiosk.id, staffName: pass.staffName, pinHash: pinHash,
                                                     signer: signer, now: context.now, secure: context.secure))
             }
@@ -221,9 +219,7 @@ extension Middleware where Input == RequestContext, Output == RequestContext {
             } catch let error as EntranceError {
                 return DeviceArea.error(error)
             } catch let error as HTTPError {
-                var response = DeviceArea.error(EntranceError(error.status, DeviceArea.code(for: error.status), error.message))
-                for (name, value) in error.headers.sorted(by: { $0.key < $1.key }) { response.headers.append((name, value)) }
-                return response
+                return DeviceArea.error(error)
             } catch {
                 logger.error("\(context.request.method.rawValue) \(context.request.path) failed: \(String(reflecting: error))")
                 if let storage = HTTPError.storage(error) {
