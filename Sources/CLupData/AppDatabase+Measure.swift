@@ -33,10 +33,10 @@ extension AppDatabase {
         }
     }
 
+    /// Cancels the ticket as the worker does (`Reservation.setStatus`, statistics counted).
     public func cancelForMeasurement(id: Int64, now: Date) throws {
         try writer.write { db in
-            try db.cachedStatement(sql: "UPDATE reservation SET status = 'cancelled', endedAt = ? WHERE id = ?")
-                .execute(arguments: [now, id])
+            try Reservation.setStatus(.cancelled, .endedAt, to: now, id: id, from: .active, db)
         }
     }
 

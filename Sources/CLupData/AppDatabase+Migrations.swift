@@ -572,6 +572,22 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v21: statistics counted in Swift") { db in
+            try db.execute(sql: """
+                -- Each change of a reservation's status is now counted by `VisitAccounting`, from
+                -- the one place a status changes, and `clup admin rebuild-stats` folds the same
+                -- function over the history: the rules are written once. The constraints stay
+                -- triggers (capacity, slot capacity), and so does the store's row of sums.
+                DROP TRIGGER reservation_statsEntry;
+                DROP TRIGGER reservation_statsCall;
+                DROP TRIGGER reservation_statsExit;
+                DROP TRIGGER reservation_statsEnd;
+                DROP TRIGGER reservation_measured;
+                DROP TRIGGER reservation_entry_measured;
+                DROP TRIGGER reservation_call_ended;
+                """)
+        }
+
         return migrator
     }
 }

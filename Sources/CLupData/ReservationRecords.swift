@@ -116,8 +116,9 @@ public struct ReservationWithStore: Decodable, Sendable, FetchableRecord {
     }
 }
 
-/// Running totals of a store's declared and actual visit lengths, kept by a trigger as
-/// visits end, so the residence ratio costs one row to read however long the history.
+/// A store's learned sums (`LearnedSums`): visit lengths, calls and entry errors, kept as
+/// visits happen (`VisitAccounting`), so the visit model costs one row to read however long
+/// the history.
 public struct StoreLoad: Codable, Sendable, FetchableRecord, TableRecord {
     public var storeId: Int64
     public var measuredVisits: Int

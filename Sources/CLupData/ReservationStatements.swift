@@ -52,15 +52,28 @@ extension Reservation {
     }
 
     /// Sets the status and the time columns of the reservation, if its status is still one of
-    /// `from`; true if it changed.
+    /// `from`, and counts the change in its store's statistics (`VisitAccounting`); true if it
+    /// changed. Every change of a reservation's status goes through here.
     @discardableResult
     static func setStatus(_ status: Status, _ columns: TimeColumns, to time: Date, id: Int64, from: StatusSet,
                           _ db: Database) throws -> Bool
     {
+        guard let (storeId, old) = try VisitFacts.find(id, db), from.statuses.contains(old.status) else { return false }
         try db.cachedStatement(sql: """
-            UPDATE reservation SET status = ?1, \(columns.rawValue) WHERE id = ?3 AND status IN \(from.rawValue)
+            UPDATE reservation SET status = ?1, \(columns.rawValue) WHERE id = ?3
             """).execute(arguments: [status.rawValue, time.databaseText, id])
-        return db.changesCount > 0
+        // Counted at the time as stored (to the millisecond), as a rebuild reads it back.
+        let stored = Date(timeIntervalSince1970: (time.timeIntervalSince1970 * 1000).rounded() / 1000)
+        var new = old
+        new.status = status
+        switch columns {
+        case .calledAt: new.calledAt = stored
+        case .enteredAt: new.enteredAt = stored
+        case .endedAt: new.endedAt = stored
+        case .exitedAndEndedAt: (new.exitedAt, new.endedAt) = (stored, stored)
+        }
+        try AppDatabase.count(from: old, to: new, storeId: storeId, reservationId: id, db)
+        return true
     }
 
     /// The time columns a change of status sets, to the time given as `?2`.
@@ -78,6 +91,16 @@ extension Reservation {
         case inside = "('inside')"
         case booked = "('booked')"
         case active = "('waiting', 'called', 'inside', 'booked')"
+
+        var statuses: [Status] {
+            switch self {
+            case .waiting: [.waiting]
+            case .waitingOrCalled: [.waiting, .called]
+            case .inside: [.inside]
+            case .booked: [.booked]
+            case .active: Status.active
+            }
+        }
     }
 }
 

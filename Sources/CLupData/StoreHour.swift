@@ -2,16 +2,104 @@ import CLupDomain
 import Foundation
 import GRDB
 
-/// A store's statistics, kept per hour as visits happen: triggers on the reservation table
-/// (written out in migrations v7, v8 and v15) add each entry, call, exit, expiry and
-/// cancellation to its hour (`HourTotals`), so a statistics page reads a few hundred rows
-/// whatever the length of the history. `AppDatabase.rebuildStatistics` recomputes the same
-/// rows from the raw visits, in Swift; a test checks both agree.
-enum StoreHour {
-    /// The longest visit whose time inside is spread over its hours: the triggers add a
-    /// visit's person-seconds to each hour it overlaps, up to this many (SQLite triggers have
-    /// no loops, so v7 writes the hours out), and the rebuild does the same.
-    static let spreadHours = 8
+/// A store's statistics, kept per hour as visits happen: each change of a reservation's status
+/// (`Reservation.setStatus`) adds what `VisitAccounting` says to its hour (`HourTotals`) and
+/// to the store's learned sums (`storeLoad`), so a statistics page reads a few hundred rows
+/// whatever the length of the history. `AppDatabase.rebuildStatistics` folds the same function
+/// over the raw visits; a test checks both agree.
+extension VisitFacts {
+    /// The columns `init(columnsOf:)` reads, after the store's id. Times are read as whole
+    /// milliseconds since 1970, which SQLite works out in C: GRDB reads a date from its text
+    /// through Foundation's calendar, the largest cost of a rebuild over a long history.
+    static let columnList = """
+        storeId, kind, walkIn, people, residenceMinutes, travelMetres, status, \
+        \(["createdAt", "calledAt", "enteredAt", "exitedAt", "endedAt", "expectedEntry"].map { column in
+            "CAST(ROUND((julianday(\(column)) - 2440587.5) * 86400000.0) AS INTEGER)"
+        }.joined(separator: ", "))
+        """
+
+    init(columnsOf row: Row) throws {
+        guard let kind = ReservationKind(rawValue: row[1]), let status = ReservationStatus(rawValue: row[6]),
+              let created = Self.time(row, 7)
+        else {
+            throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "unknown reservation kind or status")
+        }
+        self.init(kind: kind, walkIn: row[2], people: row[3], residenceMinutes: row[4], travelMetres: row[5],
+                  status: status, createdAt: created, calledAt: Self.time(row, 8), enteredAt: Self.time(row, 9),
+                  exitedAt: Self.time(row, 10), endedAt: Self.time(row, 11), expectedEntry: Self.time(row, 12))
+    }
+
+    private static func time(_ row: Row, _ index: Int) -> Date? {
+        (row[index] as Int64?).map { Date(timeIntervalSince1970: Double($0) / 1000) }
+    }
+
+    /// The reservation `id` as its statistics see it, with its store, if it exists.
+    static func find(_ id: Int64, _ db: Database) throws -> (storeId: Int64, facts: VisitFacts)? {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(columnList) FROM reservation WHERE id = ?"),
+                                         arguments: [id])
+        else { return nil }
+        return (row[0], try VisitFacts(columnsOf: row))
+    }
+}
+
+extension AppDatabase {
+    /// Counts a reservation's change of status, inside the caller's transaction (which has just
+    /// made the change).
+    static func count(from old: VisitFacts, to new: VisitFacts, storeId: Int64, reservationId: Int64,
+                      _ db: Database) throws
+    {
+        var inside = 0.0
+        if new.isInside && !old.isInside {
+            inside = try Double.fetchOne(db.cachedStatement(sql: """
+                SELECT COALESCE(SUM(people), 0) FROM reservation WHERE storeId = ? AND status = 'inside'
+                """), arguments: [storeId]) ?? 0
+        }
+        let change = VisitAccounting.change(from: old, to: new, peopleInside: inside)
+        for totals in change.hours { try add(totals, storeId: storeId, db) }
+        if !change.learned.isEmpty { try apply(change.learned, storeId: storeId, db) }
+        if let hour = change.entryHour {
+            try db.cachedStatement(sql: """
+                INSERT INTO storeDepartmentHour (storeId, departmentId, hour, entries)
+                SELECT ?1, departmentId, ?2, 1 FROM reservationDepartment WHERE reservationId = ?3
+                ON CONFLICT(storeId, departmentId, hour) DO UPDATE SET entries = entries + 1
+                """).execute(arguments: [storeId, hour, reservationId])
+        }
+    }
+
+    /// Adds `totals` to the store's hour (the peak is the larger of the two).
+    private static func add(_ totals: HourTotals, storeId: Int64, _ db: Database) throws {
+        let names = HourTotals.counterNames
+        try db.cachedStatement(sql: """
+            INSERT INTO storeHour (storeId, hour, \(names.joined(separator: ", ")))
+            VALUES (?, ?, \(names.map { _ in "?" }.joined(separator: ", ")))
+            ON CONFLICT(storeId, hour) DO UPDATE SET \(names.map { name in
+                name == "peakInside" ? "peakInside = MAX(peakInside, excluded.peakInside)" : "\(name) = \(name) + excluded.\(name)"
+            }.joined(separator: ", "))
+            """).execute(arguments: StatementArguments([storeId, totals.hour] as [any DatabaseValueConvertible])
+                + StatementArguments(totals.counters))
+    }
+
+    /// The learned sums' columns, in `sumValues` order.
+    private static let sumNames = [
+        "measuredVisits", "declaredSeconds", "actualSeconds", "loggedVisits", "logRatioSum", "logRatioSquares",
+        "calls", "noShows", "callToDoorSeconds", "atHandEntries", "entries", "entryErrorSum", "entryErrorSquares",
+    ]
+    private static let decayedSums: Set = ["entries", "entryErrorSum", "entryErrorSquares"]
+
+    private static func sumValues(_ sums: LearnedSums) -> [Double] {
+        [sums.measuredVisits, sums.declaredSeconds, sums.actualSeconds, sums.loggedVisits, sums.logRatioSum,
+         sums.logRatioSquares, sums.calls, sums.noShows, sums.callToDoorSeconds, sums.atHandEntries, sums.entries,
+         sums.entryErrorSum, sums.entryErrorSquares]
+    }
+
+    /// Applies `change` to the store's learned sums, as `LearnedSums.apply` does.
+    private static func apply(_ change: LearnedSums.Change, storeId: Int64, _ db: Database) throws {
+        try db.cachedStatement(sql: """
+            UPDATE storeLoad SET \(sumNames.enumerated().map { index, name in
+                "\(name) = \(name)\(decayedSums.contains(name) ? " * ?1" : "") + ?\(index + 2)"
+            }.joined(separator: ", ")) WHERE storeId = ?\(sumNames.count + 2)
+            """).execute(arguments: StatementArguments([change.entryDecay] + sumValues(change.added) + [Double(storeId)]))
+    }
 }
 
 /// A department's entries in one hour.
@@ -82,118 +170,94 @@ extension AppDatabase {
         }
     }
 
-    /// Recomputes every store's statistics from the raw visits (after an import, or to check
-    /// the kept ones): the same accounting as the triggers, written in Swift. Returns the
-    /// number of hours written.
+    /// Recomputes every store's statistics and learned sums from the raw visits (after an
+    /// import, or to check the kept ones): `VisitAccounting` folded over each reservation's
+    /// changes, in the order they happened (a leaving at the same instant as an entry first).
+    /// Returns the number of hours written.
     @discardableResult
     public func rebuildStatistics() throws -> Int {
         try write { db in
-            try db.execute(sql: "DELETE FROM storeHour; DELETE FROM storeDepartmentHour;")
-            var hours: [Int64: [Int: HourTotals]] = [:]
-            func bump(_ store: Int64, _ date: Date, _ change: (inout HourTotals) -> Void) {
-                let hour = HourTotals.hour(of: date)
-                change(&hours[store, default: [:]][hour, default: HourTotals(hour: hour)])
-            }
-            struct Visit { var store: Int64; var people: Double; var entered: Date; var left: Date? }
-            var visits: [Visit] = []
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT storeId, kind, walkIn, people, residenceMinutes, status, createdAt, calledAt, enteredAt,
-                       exitedAt, endedAt FROM reservation ORDER BY id
-                """)
+            // Each change as a small key (a million visits make three million changes, sorted
+            // here); the states are worked out again from the visit when it is counted. Stores
+            // are numbered 0, 1, 2… for the rebuild, so each is an array's element.
+            struct Step { var at: Double; var entering: Bool; var visit: Int32; var state: Int8 }
+            var visits: [(id: Int64, store: Int, facts: VisitFacts)] = []
+            var steps: [Step] = []
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM reservation") ?? 0
+            visits.reserveCapacity(count)
+            steps.reserveCapacity(3 * count)
+            var storeIds: [Int64] = []
+            var storeIndex: [Int64: Int] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT \(VisitFacts.columnList), id FROM reservation")
             while let row = try rows.next() {
-                let store: Int64 = row[0]
-                let kind: String = row[1]
-                let walkIn: Bool = row[2]
-                let people = Double(row[3] as Int)
-                let status: String = row[5]
-                let created: Date = row[6]
-                let called: Date? = row[7]
-                let entered: Date? = row[8]
-                let exited: Date? = row[9]
-                let ended: Date? = row[10]
-                if let called {
-                    bump(store, called) { $0.calls += 1; $0.callSeconds += called.timeIntervalSince(created) }
+                let facts = try VisitFacts(columnsOf: row)
+                for (index, state) in VisitAccounting.steps(of: facts).enumerated().dropFirst() {
+                    steps.append(Step(at: state.at.timeIntervalSinceReferenceDate, entering: state.facts.isInside,
+                                      visit: Int32(visits.count), state: Int8(index)))
                 }
-                if let entered {
-                    bump(store, entered) { totals in
-                        totals.entries += 1
-                        totals.entryPeople += people
-                        if kind == "lineUp" && !walkIn { totals.lineUps += 1 }
-                        if walkIn { totals.walkIns += 1 }
-                        if kind == "booking" { totals.bookings += 1 }
-                        if kind == "lineUp" {
-                            totals.waitSeconds += entered.timeIntervalSince(created)
-                            totals.waitCount += 1
-                        }
-                        if let called {
-                            totals.doorSeconds += entered.timeIntervalSince(called)
-                            totals.doorCount += 1
-                        }
-                    }
-                    // Inside until scanned out, or until the visit was closed without a scan.
-                    visits.append(Visit(store: store, people: people, entered: entered,
-                                        left: exited ?? (status == "inside" ? nil : ended)))
-                    if let exited {
-                        let minutes: Int = row[4]
-                        bump(store, entered) { totals in
-                            totals.exits += 1
-                            totals.declaredSeconds += Double(minutes) * 60
-                            totals.actualSeconds += exited.timeIntervalSince(entered)
-                        }
-                        let first = HourTotals.hour(of: entered)
-                        for k in 0..<StoreHour.spreadHours {
-                            let start = Double(first + k) * 3600
-                            let end = exited.timeIntervalSince1970
-                            guard start < end else { break }
-                            let overlap = min(end, start + 3600) - max(entered.timeIntervalSince1970, start)
-                            bump(store, Date(timeIntervalSince1970: start)) { $0.personSeconds += people * overlap }
-                        }
-                    }
+                let storeId: Int64 = row[0]
+                let store = storeIndex[storeId] ?? storeIds.count
+                if store == storeIds.count {
+                    storeIndex[storeId] = store
+                    storeIds.append(storeId)
                 }
-                if let ended, status == "expired" || status == "cancelled" {
-                    bump(store, ended) { totals in
-                        if status == "expired" && kind == "booking" { totals.noShows += 1 }
-                        if status == "expired" && kind == "lineUp" { totals.expiries += 1 }
-                        if status == "cancelled" { totals.cancellations += 1 }
-                    }
-                }
+                visits.append((row[13], store, facts))
             }
-            // The peak: the people inside just after each entry, replaying entries and leavings
-            // in time order (a leaving at the same instant as an entry comes first).
-            for (store, storeVisits) in Dictionary(grouping: visits, by: \.store) {
-                var events: [(time: Date, change: Double)] = []
-                for visit in storeVisits {
-                    events.append((visit.entered, visit.people))
-                    if let left = visit.left { events.append((left, -visit.people)) }
-                }
-                events.sort { ($0.time, $0.change) < ($1.time, $1.change) }
-                var inside = 0.0
-                for event in events {
-                    inside += event.change
-                    if event.change > 0 {
-                        bump(store, event.time) { $0.peakInside = max($0.peakInside, inside) }
-                    }
-                }
+            steps.sort { a, b in
+                a.at != b.at ? a.at < b.at : a.entering != b.entering ? !a.entering : a.visit < b.visit
             }
+            // Only the visits of customers who named departments need their entry's hour.
+            let withDepartments = Set(try Int64.fetchAll(db, sql: "SELECT DISTINCT reservationId FROM reservationDepartment"))
+            var hours = [[Int: HourTotals]](repeating: [:], count: storeIds.count)
+            var sums = [LearnedSums](repeating: LearnedSums(), count: storeIds.count)
+            var inside = [Double](repeating: 0, count: storeIds.count)
+            var departmentHours: [Int64: Int] = [:]
+            for step in steps {
+                let (id, store, facts) = visits[Int(step.visit)]
+                let states = VisitAccounting.steps(of: facts)
+                let (old, new) = (states[Int(step.state) - 1].facts, states[Int(step.state)].facts)
+                let people = Double(new.people)
+                if new.isInside != old.isInside { inside[store] += new.isInside ? people : -people }
+                let change = VisitAccounting.change(from: old, to: new, peopleInside: inside[store])
+                for totals in change.hours { hours[store][totals.hour, default: HourTotals(hour: totals.hour)].add(totals) }
+                sums[store].apply(change.learned)
+                if let hour = change.entryHour, withDepartments.contains(id) { departmentHours[id] = hour }
+            }
+            try db.execute(sql: "DELETE FROM storeHour; DELETE FROM storeDepartmentHour;")
             let columns = HourTotals.counterNames
             let insert = try db.makeStatement(sql: """
                 INSERT INTO storeHour (storeId, hour, \(columns.joined(separator: ", ")))
                 VALUES (?, ?, \(columns.map { _ in "?" }.joined(separator: ", ")))
                 """)
             var written = 0
-            for (store, byHour) in hours {
+            for (store, byHour) in zip(storeIds, hours) {
                 for totals in byHour.values {
                     try insert.execute(arguments: StatementArguments([store, totals.hour] as [any DatabaseValueConvertible])
                         + StatementArguments(totals.counters))
                     written += 1
                 }
             }
-            try db.execute(sql: """
-                INSERT INTO storeDepartmentHour (storeId, departmentId, hour, entries)
-                SELECT r.storeId, rd.departmentId, CAST(strftime('%s', r.enteredAt) AS INTEGER) / 3600, COUNT(*)
-                FROM reservation r JOIN reservationDepartment rd ON rd.reservationId = r.id
-                WHERE r.enteredAt IS NOT NULL GROUP BY 1, 2, 3
+            // Each department a customer named counts at their entry's hour.
+            var departmentEntries: [[Int64]: Int] = [:]
+            let named = try Row.fetchCursor(db, sql: """
+                SELECT r.storeId, rd.departmentId, rd.reservationId FROM reservationDepartment rd
+                JOIN reservation r ON r.id = rd.reservationId
                 """)
+            while let row = try named.next() {
+                if let hour = departmentHours[row[2]] { departmentEntries[[row[0], row[1], Int64(hour)], default: 0] += 1 }
+            }
+            let departments = try db.makeStatement(sql: """
+                INSERT INTO storeDepartmentHour (storeId, departmentId, hour, entries) VALUES (?, ?, ?, ?)
+                """)
+            for (key, entries) in departmentEntries { try departments.execute(arguments: [key[0], key[1], key[2], entries]) }
+            // Every store's sums, those with no visits too (the unscanned counts are the queue
+            // timer's, kept as they are).
+            try db.execute(sql: "UPDATE storeLoad SET \(Self.sumNames.map { "\($0) = 0" }.joined(separator: ", "))")
+            for (store, storeSums) in zip(storeIds, sums) {
+                var change = LearnedSums.Change()
+                change.added = storeSums
+                try Self.apply(change, storeId: store, db)
+            }
             return written
         }
     }

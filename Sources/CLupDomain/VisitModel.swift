@@ -226,7 +226,7 @@ public struct VisitModel: Sendable, Hashable {
         return (now + max(0, low))...(now + max(high, low, 60))
     }
 
-    /// Added to waits before measuring their errors as ratios (as the schema's trigger does).
+    /// Added to waits before measuring their errors as ratios (as `VisitAccounting` does).
     public static let errorOffset: TimeInterval = 20 * 60
     /// The normal quantile of 90 %: a range from the 10th to the 90th percentile.
     static let z80 = 1.2816

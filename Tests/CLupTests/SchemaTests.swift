@@ -58,4 +58,16 @@ struct SchemaTests {
         #expect(try Self.schema(queue) == (try String(contentsOfFile: Self.snapshot, encoding: .utf8)))
         #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM store") } == 1)
     }
+
+    @Test("triggers guard invariants only: statistics are counted in Swift, by VisitAccounting")
+    func noStatisticsTriggers() throws {
+        let queue = try DatabaseQueue()
+        try AppDatabase.migrator.migrate(queue)
+        let triggers = try queue.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
+        }
+        // Capacity, slot capacity, and the store's row of sums made with the store.
+        #expect(triggers == ["reservation_capacity", "reservation_capacityOnInsert", "reservation_slotCapacity",
+                             "store_load"])
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 @testable import CLupData
@@ -240,7 +241,18 @@ struct StatisticsTests {
         let kept = try database.storeHours(storeId: storeId, from: 0, to: Int.max / 7200)
         #expect(kept.count == 11)  // Mondays 10:00 and 18:00 × 3, and 11, 12, 13, 15 and 16 on 9 November
         let departmentsKept = try database.departmentEntries(storeId: storeId, from: 0, to: Int.max / 7200)
+        func load() throws -> Row? {
+            try database.reader.read { db in try Row.fetchOne(db, sql: "SELECT * FROM storeLoad WHERE storeId = ?", arguments: [storeId]) }
+        }
+        let loadKept = try require(try load())
+        #expect(loadKept["measuredVisits"] as Int > 0 && loadKept["calls"] as Int > 0 && loadKept["entries"] as Double > 0)
         try database.rebuildStatistics()
+        // The learned sums too, column by column.
+        let loadRebuilt = try require(try load())
+        for column in loadKept.columnNames {
+            let (a, b): (Double, Double) = (loadKept[column], loadRebuilt[column])
+            #expect(abs(a - b) < 1e-6 * max(1, abs(a)), "storeLoad.\(column): kept \(a), rebuilt \(b)")
+        }
         let rebuilt = try database.storeHours(storeId: storeId, from: 0, to: Int.max / 7200)
         #expect(rebuilt.map(\.hour) == kept.map(\.hour))
         for (old, new) in zip(kept, rebuilt) {

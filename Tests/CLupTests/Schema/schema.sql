@@ -210,23 +210,6 @@ CREATE TABLE "storeLoad" ("storeId" INTEGER PRIMARY KEY REFERENCES "store"("id")
 -- table user
 CREATE TABLE "user" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "email" TEXT NOT NULL UNIQUE CHECK ((LENGTH("email") >= 3) AND (LENGTH("email") <= 254)) COLLATE NOCASE, "displayName" TEXT NOT NULL CHECK ((LENGTH("displayName") >= 1) AND (LENGTH("displayName") <= 60)), "passwordHash" TEXT NOT NULL, "role" TEXT NOT NULL CHECK ("role" IN ('customer', 'manager', 'admin')) DEFAULT 'customer', "emailConfirmedAt" DATETIME, "travelMode" TEXT NOT NULL CHECK ("travelMode" IN ('walking', 'car', 'transit')) DEFAULT 'walking', "loyaltyOptIn" BOOLEAN NOT NULL DEFAULT 0, "createdAt" DATETIME NOT NULL, "notifyEmail" BOOLEAN NOT NULL DEFAULT 1, "notifyPush" BOOLEAN NOT NULL DEFAULT 1, "language" TEXT NOT NULL CHECK ("language" IN ('en', 'it')) DEFAULT 'en');
 
--- trigger reservation_call_ended
-CREATE TRIGGER reservation_call_ended AFTER UPDATE OF status ON reservation
-WHEN OLD.status = 'called' AND NEW.status IN ('inside', 'expired') AND NEW.calledAt IS NOT NULL
-BEGIN
-    UPDATE storeLoad SET
-        calls = calls + 1,
-        noShows = noShows + (NEW.status = 'expired'),
-        -- The way to the door, of those called where they were (at the kiosk, or
-        -- with no journey): one on the way is called as they are about to arrive.
-        atHandEntries = atHandEntries + (NEW.status = 'inside' AND NEW.enteredAt IS NOT NULL
-                                         AND NEW.travelMetres IS NULL),
-        callToDoorSeconds = callToDoorSeconds + CASE WHEN NEW.status = 'inside' AND NEW.enteredAt IS NOT NULL
-                                                     AND NEW.travelMetres IS NULL
-            THEN MAX(0, (julianday(NEW.enteredAt) - julianday(NEW.calledAt)) * 86400) ELSE 0 END
-    WHERE storeId = NEW.storeId;
-END;
-
 -- trigger reservation_capacity
 CREATE TRIGGER reservation_capacity BEFORE UPDATE OF status ON reservation
 WHEN NEW.status = 'inside' AND OLD.status <> 'inside'
@@ -243,40 +226,6 @@ WHERE NEW.people + (SELECT COALESCE(SUM(people), 0) FROM reservation
                     WHERE storeId = NEW.storeId AND status = 'inside')
       > (SELECT capacity FROM store WHERE id = NEW.storeId); END;
 
--- trigger reservation_entry_measured
-CREATE TRIGGER reservation_entry_measured AFTER UPDATE OF status ON reservation
-WHEN NEW.status = 'inside' AND OLD.status IN ('waiting', 'called') AND NEW.expectedEntry IS NOT NULL
-    AND NEW.enteredAt IS NOT NULL
-BEGIN
-    UPDATE storeLoad SET
-        entries = entries * 0.99 + 1,
-        entryErrorSum = entryErrorSum * 0.99 + (ln(MAX(0, julianday(NEW.enteredAt) - julianday(NEW.createdAt)) * 86400 + 1200)
- - ln(MAX(0, julianday(NEW.expectedEntry) - julianday(NEW.createdAt)) * 86400 + 1200)),
-        entryErrorSquares = entryErrorSquares * 0.99 + (ln(MAX(0, julianday(NEW.enteredAt) - julianday(NEW.createdAt)) * 86400 + 1200)
- - ln(MAX(0, julianday(NEW.expectedEntry) - julianday(NEW.createdAt)) * 86400 + 1200)) * (ln(MAX(0, julianday(NEW.enteredAt) - julianday(NEW.createdAt)) * 86400 + 1200)
- - ln(MAX(0, julianday(NEW.expectedEntry) - julianday(NEW.createdAt)) * 86400 + 1200))
-    WHERE storeId = NEW.storeId;
-END;
-
--- trigger reservation_measured
-CREATE TRIGGER reservation_measured AFTER UPDATE OF exitedAt ON reservation
-WHEN OLD.exitedAt IS NULL AND NEW.exitedAt IS NOT NULL AND NEW.enteredAt IS NOT NULL
-BEGIN
-    UPDATE storeLoad SET
-        measuredVisits = measuredVisits + 1,
-        declaredSeconds = declaredSeconds + NEW.residenceMinutes * 60,
-        actualSeconds = actualSeconds + (julianday(NEW.exitedAt) - julianday(NEW.enteredAt)) * 86400,
-        loggedVisits = loggedVisits + 1,
-        logRatioSum = logRatioSum + ln(MAX(1.0, (julianday(NEW.exitedAt) - julianday(NEW.enteredAt)) * 86400)
-                                       / MAX(60.0, NEW.residenceMinutes * 60)),
-        logRatioSquares = logRatioSquares
-            + ln(MAX(1.0, (julianday(NEW.exitedAt) - julianday(NEW.enteredAt)) * 86400)
-                 / MAX(60.0, NEW.residenceMinutes * 60))
-            * ln(MAX(1.0, (julianday(NEW.exitedAt) - julianday(NEW.enteredAt)) * 86400)
-                 / MAX(60.0, NEW.residenceMinutes * 60))
-    WHERE storeId = NEW.storeId;
-END;
-
 -- trigger reservation_slotCapacity
 CREATE TRIGGER reservation_slotCapacity BEFORE INSERT ON reservation
 WHEN NEW.kind = 'booking' AND NEW.status = 'booked'
@@ -289,69 +238,6 @@ BEGIN
                                    '+' || (SELECT slotMinutes FROM store WHERE id = NEW.storeId)
                                    || ' minutes'))
           > (SELECT slotCapacity FROM store WHERE id = NEW.storeId);
-END;
-
--- trigger reservation_statsCall
-CREATE TRIGGER reservation_statsCall AFTER UPDATE OF status ON reservation
-WHEN NEW.status = 'called' AND OLD.status <> 'called' AND NEW.calledAt IS NOT NULL
-BEGIN
-INSERT INTO storeHour (storeId, hour, calls, callSeconds)
-SELECT NEW.storeId, (CAST(strftime('%s', NEW.calledAt) AS INTEGER) / 3600), 1, ROUND((julianday(NEW.calledAt) - 2440587.5) * 86400.0, 3) - ROUND((julianday(NEW.createdAt) - 2440587.5) * 86400.0, 3) WHERE true
-ON CONFLICT(storeId, hour) DO UPDATE SET calls = calls + excluded.calls, callSeconds = callSeconds + excluded.callSeconds;
-END;
-
--- trigger reservation_statsEnd
-CREATE TRIGGER reservation_statsEnd AFTER UPDATE OF status ON reservation
-WHEN NEW.status IN ('expired', 'cancelled') AND OLD.status <> NEW.status AND NEW.endedAt IS NOT NULL
-BEGIN
-INSERT INTO storeHour (storeId, hour, noShows, expiries, cancellations)
-SELECT NEW.storeId, (CAST(strftime('%s', NEW.endedAt) AS INTEGER) / 3600), NEW.status = 'expired' AND NEW.kind = 'booking', NEW.status = 'expired' AND NEW.kind = 'lineUp', NEW.status = 'cancelled' WHERE true
-ON CONFLICT(storeId, hour) DO UPDATE SET noShows = noShows + excluded.noShows, expiries = expiries + excluded.expiries, cancellations = cancellations + excluded.cancellations;
-END;
-
--- trigger reservation_statsEntry
-CREATE TRIGGER reservation_statsEntry AFTER UPDATE OF status ON reservation
-WHEN NEW.status = 'inside' AND OLD.status <> 'inside' AND NEW.enteredAt IS NOT NULL
-BEGIN
-INSERT INTO storeHour (storeId, hour, entries, entryPeople, lineUps, walkIns, bookings, waitSeconds, waitCount, doorSeconds, doorCount, peakInside)
-SELECT NEW.storeId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600), 1, NEW.people, NEW.kind = 'lineUp' AND NOT NEW.walkIn, NEW.walkIn, NEW.kind = 'booking', CASE WHEN NEW.kind = 'lineUp' THEN ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3) - ROUND((julianday(NEW.createdAt) - 2440587.5) * 86400.0, 3) ELSE 0 END, NEW.kind = 'lineUp', CASE WHEN NEW.calledAt IS NOT NULL THEN ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3) - ROUND((julianday(NEW.calledAt) - 2440587.5) * 86400.0, 3) ELSE 0 END, NEW.calledAt IS NOT NULL, (SELECT COALESCE(SUM(people), 0) FROM reservation WHERE storeId = NEW.storeId AND status = 'inside') WHERE true
-ON CONFLICT(storeId, hour) DO UPDATE SET entries = entries + excluded.entries, entryPeople = entryPeople + excluded.entryPeople, lineUps = lineUps + excluded.lineUps, walkIns = walkIns + excluded.walkIns, bookings = bookings + excluded.bookings, waitSeconds = waitSeconds + excluded.waitSeconds, waitCount = waitCount + excluded.waitCount, doorSeconds = doorSeconds + excluded.doorSeconds, doorCount = doorCount + excluded.doorCount, peakInside = MAX(peakInside, excluded.peakInside);
-INSERT INTO storeDepartmentHour (storeId, departmentId, hour, entries)
-SELECT NEW.storeId, departmentId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600), 1 FROM reservationDepartment WHERE reservationId = NEW.id
-ON CONFLICT(storeId, departmentId, hour) DO UPDATE SET entries = entries + 1;
-END;
-
--- trigger reservation_statsExit
-CREATE TRIGGER reservation_statsExit AFTER UPDATE OF exitedAt ON reservation
-WHEN OLD.exitedAt IS NULL AND NEW.exitedAt IS NOT NULL AND NEW.enteredAt IS NOT NULL
-BEGIN
-INSERT INTO storeHour (storeId, hour, exits, declaredSeconds, actualSeconds)
-SELECT NEW.storeId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600), 1, NEW.residenceMinutes * 60.0, ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3) - ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3) WHERE true
-ON CONFLICT(storeId, hour) DO UPDATE SET exits = exits + excluded.exits, declaredSeconds = declaredSeconds + excluded.declaredSeconds, actualSeconds = actualSeconds + excluded.actualSeconds;
-INSERT INTO storeHour (storeId, hour, personSeconds)
-SELECT NEW.storeId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 0, NEW.people * (MIN(ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 0) * 3600.0) + 3600.0) - MAX(ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 0) * 3600.0))) WHERE (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 0) * 3600.0) < ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3)
-ON CONFLICT(storeId, hour) DO UPDATE SET personSeconds = personSeconds + excluded.personSeconds;
-INSERT INTO storeHour (storeId, hour, personSeconds)
-SELECT NEW.storeId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 1, NEW.people * (MIN(ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 1) * 3600.0) + 3600.0) - MAX(ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 1) * 3600.0))) WHERE (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 1) * 3600.0) < ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3)
-ON CONFLICT(storeId, hour) DO UPDATE SET personSeconds = personSeconds + excluded.personSeconds;
-INSERT INTO storeHour (storeId, hour, personSeconds)
-SELECT NEW.storeId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 2, NEW.people * (MIN(ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 2) * 3600.0) + 3600.0) - MAX(ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 2) * 3600.0))) WHERE (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 2) * 3600.0) < ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3)
-ON CONFLICT(storeId, hour) DO UPDATE SET personSeconds = personSeconds + excluded.personSeconds;
-INSERT INTO storeHour (storeId, hour, personSeconds)
-SELECT NEW.storeId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 3, NEW.people * (MIN(ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 3) * 3600.0) + 3600.0) - MAX(ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 3) * 3600.0))) WHERE (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 3) * 3600.0) < ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3)
-ON CONFLICT(storeId, hour) DO UPDATE SET personSeconds = personSeconds + excluded.personSeconds;
-INSERT INTO storeHour (storeId, hour, personSeconds)
-SELECT NEW.storeId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 4, NEW.people * (MIN(ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 4) * 3600.0) + 3600.0) - MAX(ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 4) * 3600.0))) WHERE (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 4) * 3600.0) < ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3)
-ON CONFLICT(storeId, hour) DO UPDATE SET personSeconds = personSeconds + excluded.personSeconds;
-INSERT INTO storeHour (storeId, hour, personSeconds)
-SELECT NEW.storeId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 5, NEW.people * (MIN(ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 5) * 3600.0) + 3600.0) - MAX(ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 5) * 3600.0))) WHERE (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 5) * 3600.0) < ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3)
-ON CONFLICT(storeId, hour) DO UPDATE SET personSeconds = personSeconds + excluded.personSeconds;
-INSERT INTO storeHour (storeId, hour, personSeconds)
-SELECT NEW.storeId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 6, NEW.people * (MIN(ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 6) * 3600.0) + 3600.0) - MAX(ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 6) * 3600.0))) WHERE (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 6) * 3600.0) < ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3)
-ON CONFLICT(storeId, hour) DO UPDATE SET personSeconds = personSeconds + excluded.personSeconds;
-INSERT INTO storeHour (storeId, hour, personSeconds)
-SELECT NEW.storeId, (CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 7, NEW.people * (MIN(ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 7) * 3600.0) + 3600.0) - MAX(ROUND((julianday(NEW.enteredAt) - 2440587.5) * 86400.0, 3), (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 7) * 3600.0))) WHERE (((CAST(strftime('%s', NEW.enteredAt) AS INTEGER) / 3600) + 7) * 3600.0) < ROUND((julianday(NEW.exitedAt) - 2440587.5) * 86400.0, 3)
-ON CONFLICT(storeId, hour) DO UPDATE SET personSeconds = personSeconds + excluded.personSeconds;
 END;
 
 -- trigger store_load
