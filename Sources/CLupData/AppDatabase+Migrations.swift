@@ -588,6 +588,27 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v22: stores' signing keys") { db in
+            try db.execute(sql: """
+                -- Ticket codes are signed with the store's Ed25519 key number `keyId`, which the
+                -- server derives from its secret (`StoreKeys`): only the number is kept. A rotation
+                -- adds the next number; the one before stays good until `retiresAt`, so codes
+                -- already printed keep working. Every store has key 1 from the start.
+                CREATE TABLE storeSigningKey (
+                    storeId INTEGER NOT NULL REFERENCES store(id) ON DELETE CASCADE,
+                    keyId INTEGER NOT NULL CHECK (keyId BETWEEN 1 AND 65535),
+                    createdAt DATETIME NOT NULL,
+                    retiresAt DATETIME,
+                    PRIMARY KEY (storeId, keyId)
+                ) WITHOUT ROWID;
+                INSERT INTO storeSigningKey (storeId, keyId, createdAt)
+                SELECT id, 1, strftime('%Y-%m-%d %H:%M:%f', 'now') FROM store;
+                CREATE TRIGGER store_signingKey AFTER INSERT ON store
+                BEGIN INSERT INTO storeSigningKey (storeId, keyId, createdAt)
+                      VALUES (NEW.id, 1, strftime('%Y-%m-%d %H:%M:%f', 'now')); END;
+                """)
+        }
+
         return migrator
     }
 }

@@ -11,6 +11,8 @@ public struct AppDatabase: Sendable {
     public let board: StoreBoard
     /// Sessions and kiosk keys as last read, emptied by any change to them.
     let credentials: CredentialCache
+    /// Stores' signing keys as last read.
+    let signingKeyCache = SigningKeyCache()
     /// Notes what each transaction changes, for the board and for the transaction itself.
     let observer: BoardObserver
     /// Writes the transactions that arrive together with one commit.

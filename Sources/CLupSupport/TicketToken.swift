@@ -33,6 +33,9 @@ public struct TicketToken: Sendable {
         self.key = key
     }
 
+    /// The key, for keys derived from it in this module (`StoreKeys`).
+    var keyBytes: [UInt8] { key }
+
     /// Tokens of another purpose under the same secret (a booking reminder's reply links): a
     /// token of one purpose is never valid as one of another.
     public func derived(for purpose: String) -> TicketToken {

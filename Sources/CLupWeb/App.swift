@@ -42,15 +42,16 @@ public struct App: Sendable {
         let forms = site.adding(.csrf).adding(.formReplies(database: database, views: views))
         StoresArea(database: database, views: views, settings: environment.settings).addRoutes(to: forms)
         AccountsArea(database: database, views: views, settings: environment.settings).addRoutes(to: forms)
+        let codes = TicketCodes(database: database, tickets: environment.tickets)
         ReservationsArea(database: database, views: views, settings: environment.settings,
-                         tickets: environment.tickets).addRoutes(to: forms)
+                         tickets: environment.tickets, codes: codes).addRoutes(to: forms)
         ManageArea(database: database, views: views, settings: environment.settings).addRoutes(to: forms)
-        let desk = EntranceDesk(database: database, tickets: environment.tickets)
+        let desk = EntranceDesk(database: database, tickets: environment.tickets, codes: codes)
         KioskArea(database: database, views: views, desk: desk, logger: environment.logger).addRoutes(to: forms)
 
         let api = routes.root.adding(.jsonErrors(logger: environment.logger))
         routes.fallback(prefix: Paths.apiPrefix, through: api)
-        DeviceArea(database: database, desk: desk, tickets: environment.tickets).addRoutes(to: api)
+        DeviceArea(database: database, desk: desk).addRoutes(to: api)
 
         var router = Router<RouteEntry>()
         for entry in routes.entries { router.add(entry.method, entry.pattern, entry) }

@@ -12,7 +12,8 @@ struct Admin: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Create managers and admins, register and edit stores, enrol and revoke kiosks, rebuild statistics.",
         subcommands: [CreateUser.self, AssignStore.self, EnrolKiosk.self, RevokeKiosk.self, ListKiosks.self, SetStaffPin.self,
-                      RegisterStore.self, EditStore.self, SetHours.self, CloseDay.self, ReopenDay.self, RebuildStats.self])
+                      RegisterStore.self, EditStore.self, SetHours.self, CloseDay.self, ReopenDay.self, RebuildStats.self,
+                      RotateSigningKey.self])
 
     struct RebuildStats: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -120,6 +121,27 @@ struct Admin: ParsableCommand {
                 throw ValidationError("no active kiosk with id \(id)")
             }
             print("kiosk \(id) revoked")
+        }
+    }
+
+    struct RotateSigningKey: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate-signing-key",
+            abstract: "Sign a store's new ticket codes with a new key; codes signed before stay good for 7 days.",
+            discussion: """
+                Running workers sign with the new key within 30 seconds, and the store's kiosks \
+                receive it with their next refresh. With --retire-now, codes signed with the \
+                older keys are refused at once (when a key may have leaked): tickets already \
+                printed stop working, and customers' ticket pages show the new code.
+                """)
+
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Store id.") var store: Int64
+        @Flag(help: "Refuse codes signed with the older keys at once.") var retireNow = false
+
+        func run() throws {
+            let keyId = try database.openExisting().rotateSigningKey(storeId: store, retireAtOnce: retireNow, now: Date())
+            print("store \(store) now signs with key \(keyId)")
         }
     }
 

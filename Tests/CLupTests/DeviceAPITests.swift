@@ -73,7 +73,8 @@ struct DeviceAPITests {
         #expect(issued.body["status"] as? String == "called" && issued.body["estimatedWaitMinutes"] as? Int == 0)
         #expect(issued.body["issuedAt"] as? String == "2026-11-18T09:00:00Z")
         let code = try require(issued.body["code"] as? String)
-        #expect(Fixture.tickets.reservationId(from: code) == issued.body["id"] as? Int64)
+        let signed = Fixture.storeKeys.verify(code) { storeId, keyId in storeId == store.id && keyId == 1 }
+        #expect(signed?.reservationId == issued.body["id"] as? Int64 && signed?.kind == .walkIn && signed?.people == 2)
         let again = try call(.post, "/api/v1/tickets", key: key,
                              json: #"{"people": 2, "residenceMinutes": 45, "requestKey": "\#(requestKey)"}"#)
         #expect(again.body["id"] as? Int64 == issued.body["id"] as? Int64)

@@ -47,7 +47,7 @@ struct KioskTests {
         return try require(try database.walkInTicket(id: id, storeId: store.id))
     }
 
-    func code(_ reservation: Reservation) -> String { Fixture.tickets.token(for: reservation.id) }
+    func code(_ reservation: Reservation) throws -> String { try Fixture.doorCode(reservation, database) }
 
     func scan(_ browser: Browser, _ code: String) throws -> Response {
         try browser.get("/kiosk/scanner")
@@ -209,6 +209,37 @@ struct KioskTests {
         #expect(used.bodyText.contains(">REFUSED<") && used.bodyText.contains("already used to enter and leave"))
     }
 
+    @Test("codes are signed with the store's current key; a rotation keeps older codes good for a week, or not at all")
+    func keyRotation() throws {
+        let browser = try kiosk()
+        let first = try walkIn(browser)
+        let signedWithOne = try code(first)
+        #expect(Fixture.storeKeys.verify(signedWithOne) { _, key in key == 1 } != nil)
+        // A code made before codes were signed with the store's key still opens the door.
+        #expect(try scan(browser, Fixture.tickets.token(for: first.id)).bodyText.contains(">ENTER<"))
+
+        #expect(try database.rotateSigningKey(storeId: store.id, retireAtOnce: false, now: clock.now) == 2)
+        let second = try walkIn(browser)
+        let signedWithTwo = try code(second)
+        #expect(Fixture.storeKeys.verify(signedWithTwo) { _, key in key == 2 } != nil)
+        // The page draws the new code; the old one still lets its holder out.
+        let page = try browser.get("/kiosk/tickets/\(second.id)")
+        #expect(page.bodyText.contains("<path d=\"\(try QRCode(encoding: signedWithTwo).svgPath)\""))
+        #expect(try scan(browser, signedWithOne).bodyText.contains(">EXIT<"))
+        // A week on, key 1's codes are refused; the database says the same after a restart.
+        let keys = try require(try database.signingKeys(storeId: store.id, now: clock.now + AppDatabase.keyOverlap + 1))
+        #expect(keys.current == 2 && !keys.accepts(1))
+
+        // A key that may have leaked: its codes are refused at once, and nothing changes.
+        #expect(try database.rotateSigningKey(storeId: store.id, retireAtOnce: true, now: clock.now) == 3)
+        let before = try reload(second)
+        let refused = try scan(browser, signedWithTwo)
+        #expect(refused.bodyText.contains(">REFUSED<") && refused.bodyText.contains("not a CLup ticket"))
+        #expect(try reload(second) == before)
+        #expect(Fixture.storeKeys.verify(try code(second)) { _, key in key == 3 } != nil)
+        #expect(throws: StoreError.self) { try database.rotateSigningKey(storeId: 999, retireAtOnce: false, now: clock.now) }
+    }
+
     @Test("a visit never scanned out is closed once past its bound, and counted for the wait estimate")
     func unscannedVisit() throws {
         let browser = try kiosk()
@@ -263,7 +294,7 @@ struct KioskTests {
         }
         try refused("not a code", "unknownCode")
         try refused(try TicketToken(secret: "another secret, just as long as the real one").token(for: 1), "unknownCode")
-        var forged = Array(code(try walkIn(browser)).utf8)
+        var forged = Array(try code(try walkIn(browser)).utf8)
         forged[forged.count - 2] = forged[forged.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
         try refused(String(decoding: forged, as: UTF8.self), "unknownCode")
         try refused(Fixture.tickets.token(for: 999), "unknownCode")

@@ -152,9 +152,10 @@ struct ReservationsTests {
         #expect(ticket.status == 200)
         #expect(ticket.bodyText.contains("It is your turn: please go to the entrance"))
         #expect(ticket.bodyText.contains("Scan your code at the entrance by 10:13, or the ticket expires."))
-        // The QR code drawn is the signed token of this reservation, and verifies.
-        let token = Fixture.tickets.token(for: try require(reservation.id))
-        #expect(Fixture.tickets.reservationId(from: token) == reservation.id)
+        // The QR code drawn is this reservation's code signed with the store's key, and verifies.
+        let token = try Fixture.doorCode(reservation, database)
+        let signed = Fixture.storeKeys.verify(token) { store, key in store == reservation.storeId && key == 1 }
+        #expect(signed?.reservationId == reservation.id && signed?.kind == .lineUp && signed?.number == reservation.number)
         #expect(ticket.bodyText.contains("<path d=\"\(try QRCode(encoding: token).svgPath)\""))
         #expect(!ticket.bodyText.contains(">\(token)<"))  // never shown as text to copy
         let png = try browser.get(location + "/qr.png")

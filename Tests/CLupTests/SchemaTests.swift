@@ -66,8 +66,8 @@ struct SchemaTests {
         let triggers = try queue.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
         }
-        // Capacity, slot capacity, and the store's row of sums made with the store.
+        // Capacity, slot capacity, and the store's row of sums and first signing key, made with the store.
         #expect(triggers == ["reservation_capacity", "reservation_capacityOnInsert", "reservation_slotCapacity",
-                             "store_load"])
+                             "store_load", "store_signingKey"])
     }
 }

@@ -35,6 +35,13 @@ enum Fixture {
 
     /// The QR token signer tests share: a fixed secret, so tokens can be checked.
     static let tickets = try! TicketToken(secret: "a fixed test secret, long enough to be a key")
+    /// The stores' signing keys under that secret.
+    static let storeKeys = StoreKeys(tickets)
+
+    /// The QR code's text of `reservation`, signed with its store's current key, as pages draw it.
+    static func doorCode(_ reservation: Reservation, _ database: AppDatabase, now: Date = wednesdayMorning) throws -> String {
+        try TicketCodes(database: database, tickets: tickets).text(for: reservation, now: now)
+    }
 
     /// The real app over a fresh in-memory SQLite, with the clock pinned at `now`.
     static func app(now: Date = wednesdayMorning, database: AppDatabase? = nil) throws -> App {

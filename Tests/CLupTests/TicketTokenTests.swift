@@ -67,3 +67,62 @@ struct SecretsTests {
         #expect(Secrets.token(bytes: 32).count == 43)
     }
 }
+
+@Suite("Door codes signed with the store's key")
+struct DoorCodeTests {
+    let keys = StoreKeys(Fixture.tickets)
+    let booking = DoorCode(keyId: 1, storeId: 7, reservationId: 123_456, kind: .booking, people: 2, number: 41,
+                           slotStart: Fixture.date(2026, 11, 18, 10, 15))
+
+    @Test("a code carries its store, reservation, kind, party, number and slot, verifies with the store's public key, and is 136 characters of QR's alphanumeric set")
+    func roundTrip() throws {
+        let text = keys.text(of: booking)
+        #expect(text.count == DoorCode.textLength && DoorCode.textLength == 136)
+        #expect(text.allSatisfy { "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".contains($0) })
+        #expect(keys.verify(text) { _, _ in true } == booking)
+        // Scanners that type lower case are read the same.
+        #expect(keys.verify(text.lowercased()) { _, _ in true } == booking)
+        let walkIn = DoorCode(keyId: 3, storeId: 1, reservationId: 1, kind: .walkIn, people: 1, number: 0)
+        #expect(keys.verify(keys.text(of: walkIn)) { store, key in store == 1 && key == 3 } == walkIn)
+        // The public key is what libsodium verifies with, and it is the same each time.
+        #expect(keys.publicKey(storeId: 7, keyId: 1).count == 32)
+        #expect(keys.publicKey(storeId: 7, keyId: 1) == StoreKeys(Fixture.tickets).publicKey(storeId: 7, keyId: 1))
+        #expect(keys.publicKey(storeId: 7, keyId: 1) != keys.publicKey(storeId: 7, keyId: 2))
+        #expect(keys.publicKey(storeId: 7, keyId: 1) != keys.publicKey(storeId: 8, keyId: 1))
+        // A version 6 QR code: 41 modules a side, 49 with the quiet zone.
+        #expect(try QRCode(encoding: text).size == 41)
+    }
+
+    @Test("a changed character, another store's or another deployment's key, a retired key and garbage are refused")
+    func forgeries() throws {
+        let text = keys.text(of: booking)
+        var bytes = try #require(Base32.decode(text))
+        bytes[12] ^= 1  // another reservation under the same signature
+        #expect(keys.verify(Base32.encode(bytes)) { _, _ in true } == nil)
+        bytes[12] ^= 1
+        bytes[30] ^= 0x80  // a changed signature
+        #expect(keys.verify(Base32.encode(bytes)) { _, _ in true } == nil)
+        // Signed by store 8's key but claiming store 7.
+        var forged = booking
+        forged.storeId = 8
+        var signedBy8 = try #require(Base32.decode(keys.text(of: forged)))
+        signedBy8.replaceSubrange(3..<7, with: [0, 0, 0, 7])
+        #expect(keys.verify(Base32.encode(signedBy8)) { _, _ in true } == nil)
+        let other = StoreKeys(try TicketToken(secret: "another deployment's secret, also long"))
+        #expect(keys.verify(other.text(of: booking)) { _, _ in true } == nil)
+        #expect(keys.verify(text) { _, key in key != 1 } == nil)  // key 1 no longer accepted
+        for garbage in ["", String(repeating: "A", count: 136), String(text.dropLast()), text + "A", "<script>"] {
+            #expect(keys.verify(garbage) { _, _ in true } == nil)
+        }
+    }
+
+    @Test("base32 round-trips every length, and refuses characters outside its alphabet")
+    func base32() {
+        for count in 0..<12 {
+            let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 * 37 + 5) }
+            #expect(Base32.decode(Base32.encode(bytes)) == bytes)
+        }
+        #expect(Base32.encode(Array("foobar".utf8)) == "MZXW6YTBOI")  // RFC 4648's example, unpadded
+        #expect(Base32.decode("MZXW6YTBOI1") == nil && Base32.decode("MZ=") == nil)
+    }
+}

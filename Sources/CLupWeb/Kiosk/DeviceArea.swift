@@ -15,7 +15,6 @@ import Foundation
 struct DeviceArea {
     let database: AppDatabase
     let desk: EntranceDesk
-    let tickets: TicketToken
 
     func addRoutes(to api: RouteGroup<RequestContext>) {
         let devices = api.adding(.deviceKey(database: database))
@@ -107,7 +106,7 @@ struct DeviceArea {
         }
         let store = database.board.entry(ticket.storeId)?.store
         return TicketJSON(
-            id: ticket.id, number: ticket.number, code: tickets.token(for: ticket.id),
+            id: ticket.id, number: ticket.number, code: try desk.codes.text(for: ticket, now: now),
             status: ticket.status.rawValue, people: ticket.people, residenceMinutes: ticket.residenceMinutes,
             issuedAt: ticket.createdAt.formatted(.iso8601), estimatedWaitMinutes: wait, storeName: store?.name ?? "")
     }

@@ -10,11 +10,12 @@ import Foundation
 struct EntranceDesk: Sendable {
     let database: AppDatabase
     let tickets: TicketToken
+    let codes: TicketCodes
 
     /// Scans `code` (the text a QR scanner typed, or the camera read) at `kiosk`'s store.
     func scan(code: String, kiosk: Kiosk, now: Date) throws -> ScanReport {
         let trimmed = code.trimmingCharacters(in: .whitespacesAndNewlines)
-        let id = tickets.reservationId(from: trimmed)
+        let id = try codes.reservationId(scanned: trimmed, now: now)
         return ScanReport(try database.scan(reservationId: id, at: kiosk.storeId, now: now), now: now)
     }
 

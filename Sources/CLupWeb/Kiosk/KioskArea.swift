@@ -181,7 +181,7 @@ struct KioskArea {
             context.now.timeIntervalSince(ticket.createdAt) < Self.ticketShownFor
         else { throw HTTPError.notFound }
         let store = try store(of: kiosk)
-        let code = try QRCode(encoding: desk.tickets.token(for: ticket.id))
+        let code = try QRCode(encoding: desk.codes.text(for: ticket, now: context.now))
         let page = KioskTicketPage(ticket: ticket, store: store, code: code,
                                    standing: try desk.standing(of: ticket, now: context.now), now: context.now)
         return views.page(title: tr("ticket.title"), context, page)

@@ -17,6 +17,8 @@ struct ReservationsArea {
     let views: Views
     let settings: SiteSettings
     let tickets: TicketToken
+    /// The QR codes of tickets.
+    let codes: TicketCodes
     /// Signs the Confirm and Cancel links of booking reminders.
     var replies: TicketToken { tickets.derived(for: Self.replyPurpose) }
     static let replyPurpose = "booking-reply"

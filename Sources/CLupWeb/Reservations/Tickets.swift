@@ -13,7 +13,7 @@ extension ReservationsArea {
     func ticket(_ context: OwnedTicketContext) throws -> Response {
         let owned = context.owned
         let progress = try self.progress(owned, now: context.now)
-        let code = owned.reservation.status.isActive ? try QRCode(encoding: tickets.token(for: owned.reservation.id)) : nil
+        let code = owned.reservation.status.isActive ? try QRCode(encoding: codes.text(for: owned.reservation, now: context.now)) : nil
         let page = TicketPage(owned, progress: progress, code: code, now: context.now)
         return views.page(title: tr("ticket.title"), section: .reservations, context, page)
     }
@@ -54,7 +54,7 @@ extension ReservationsArea {
         guard owned.reservation.status.isActive else {
             throw HTTPError(410, tr("ticket.over"))
         }
-        let code = try QRCode(encoding: tickets.token(for: owned.reservation.id))
+        let code = try QRCode(encoding: codes.text(for: owned.reservation, now: context.now))
         let fileName = "clup-\(owned.store.name.fileNameSafe)-\(owned.reservation.number).png"
         return Response(status: 200, headers: [
             ("Content-Type", "image/png"),

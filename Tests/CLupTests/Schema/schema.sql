@@ -207,6 +207,15 @@ CREATE TABLE "storeHour" ("storeId" INTEGER NOT NULL REFERENCES "store"("id") ON
 -- table storeLoad
 CREATE TABLE "storeLoad" ("storeId" INTEGER PRIMARY KEY REFERENCES "store"("id") ON DELETE CASCADE, "measuredVisits" INTEGER NOT NULL DEFAULT 0, "declaredSeconds" DOUBLE NOT NULL DEFAULT 0, "actualSeconds" DOUBLE NOT NULL DEFAULT 0, "logRatioSum" DOUBLE NOT NULL DEFAULT 0, "logRatioSquares" DOUBLE NOT NULL DEFAULT 0, "loggedVisits" INTEGER NOT NULL DEFAULT 0, "calls" INTEGER NOT NULL DEFAULT 0, "noShows" INTEGER NOT NULL DEFAULT 0, "callToDoorSeconds" DOUBLE NOT NULL DEFAULT 0, "atHandEntries" INTEGER NOT NULL DEFAULT 0, "entries" DOUBLE NOT NULL DEFAULT 0, "entryErrorSum" DOUBLE NOT NULL DEFAULT 0, "entryErrorSquares" DOUBLE NOT NULL DEFAULT 0, "unscannedVisits" INTEGER NOT NULL DEFAULT 0, "visitsBeforeUnscanned" INTEGER NOT NULL DEFAULT 0);
 
+-- table storeSigningKey
+CREATE TABLE storeSigningKey (
+    storeId INTEGER NOT NULL REFERENCES store(id) ON DELETE CASCADE,
+    keyId INTEGER NOT NULL CHECK (keyId BETWEEN 1 AND 65535),
+    createdAt DATETIME NOT NULL,
+    retiresAt DATETIME,
+    PRIMARY KEY (storeId, keyId)
+) WITHOUT ROWID;
+
 -- table user
 CREATE TABLE "user" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "email" TEXT NOT NULL UNIQUE CHECK ((LENGTH("email") >= 3) AND (LENGTH("email") <= 254)) COLLATE NOCASE, "displayName" TEXT NOT NULL CHECK ((LENGTH("displayName") >= 1) AND (LENGTH("displayName") <= 60)), "passwordHash" TEXT NOT NULL, "role" TEXT NOT NULL CHECK ("role" IN ('customer', 'manager', 'admin')) DEFAULT 'customer', "emailConfirmedAt" DATETIME, "travelMode" TEXT NOT NULL CHECK ("travelMode" IN ('walking', 'car', 'transit')) DEFAULT 'walking', "loyaltyOptIn" BOOLEAN NOT NULL DEFAULT 0, "createdAt" DATETIME NOT NULL, "notifyEmail" BOOLEAN NOT NULL DEFAULT 1, "notifyPush" BOOLEAN NOT NULL DEFAULT 1, "language" TEXT NOT NULL CHECK ("language" IN ('en', 'it')) DEFAULT 'en');
 
@@ -243,3 +252,8 @@ END;
 -- trigger store_load
 CREATE TRIGGER store_load AFTER INSERT ON store
 BEGIN INSERT INTO storeLoad(storeId) VALUES (NEW.id); END;
+
+-- trigger store_signingKey
+CREATE TRIGGER store_signingKey AFTER INSERT ON store
+BEGIN INSERT INTO storeSigningKey (storeId, keyId, createdAt)
+      VALUES (NEW.id, 1, strftime('%Y-%m-%d %H:%M:%f', 'now')); END;

@@ -1,0 +1,89 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// A store's signing keys by number: the one new codes are signed with, and those still good.
+public struct SigningKeys: Sendable, Equatable {
+    /// The key new codes are signed with.
+    public var current: Int
+    /// Every key whose codes are accepted now, the current one included, and until when an
+    /// older one is (nil: no end).
+    public var accepted: [Int: Date?]
+
+    public func accepts(_ keyId: Int) -> Bool { accepted[keyId] != nil }
+}
+
+extension AppDatabase {
+    /// How long a replaced key keeps its codes good: longer than any ticket lives (a booking
+    /// is shown afresh with the new key; this covers printed tickets and saved screenshots).
+    public static let keyOverlap: TimeInterval = 7 * 86400
+
+    /// The store's signing keys at `now`, read at most every `SigningKeyCache.lifetime` (a
+    /// rotation made by `clup admin` reaches a running worker within that).
+    public func signingKeys(storeId: Int64, now: Date) throws -> SigningKeys? {
+        if let kept = signingKeyCache.keys(storeId, now: now) { return kept }
+        let keys = try reader.read { db in try Self.signingKeys(storeId: storeId, now: now, db) }
+        if let keys { signingKeyCache.keep(keys, for: storeId, now: now) }
+        return keys
+    }
+
+    static func signingKeys(storeId: Int64, now: Date, _ db: Database) throws -> SigningKeys? {
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT keyId, retiresAt FROM storeSigningKey WHERE storeId = ? AND (retiresAt IS NULL OR retiresAt > ?)
+            ORDER BY keyId
+            """), arguments: [storeId, now.databaseText])
+        var accepted: [Int: Date?] = [:]
+        var current: Int?
+        for row in rows {
+            let (keyId, retires): (Int, Date?) = (row[0], row[1])
+            accepted[keyId] = .some(retires)
+            if retires == nil { current = keyId }
+        }
+        guard let current else { return nil }
+        return SigningKeys(current: current, accepted: accepted)
+    }
+
+    /// Moves the store to a new signing key: new codes are signed with it, and codes signed
+    /// with the keys before stay good for `keyOverlap` (or not at all, `retireAtOnce`, when a
+    /// key may have leaked). Returns the new key's number.
+    @discardableResult
+    public func rotateSigningKey(storeId: Int64, retireAtOnce: Bool, now: Date) throws -> Int {
+        let keyId = try write { db in
+            guard try Self.signingKeys(storeId: storeId, now: now, db) != nil else { throw StoreError.noSuchStore }
+            try db.execute(sql: "UPDATE storeSigningKey SET retiresAt = ? WHERE storeId = ? AND (retiresAt IS NULL OR retiresAt > ?)",
+                           arguments: [(retireAtOnce ? now : now + Self.keyOverlap).databaseText, storeId,
+                                       (retireAtOnce ? now : now + Self.keyOverlap).databaseText])
+            let keyId = (try Int.fetchOne(db, sql: "SELECT MAX(keyId) FROM storeSigningKey WHERE storeId = ?",
+                                          arguments: [storeId]) ?? 0) + 1
+            try db.execute(sql: "INSERT INTO storeSigningKey (storeId, keyId, createdAt) VALUES (?, ?, ?)",
+                           arguments: [storeId, keyId, now.databaseText])
+            return keyId
+        }
+        signingKeyCache.forget(storeId)
+        return keyId
+    }
+}
+
+/// Stores' signing keys as last read, each for `lifetime`.
+final class SigningKeyCache: Sendable {
+    static let lifetime: TimeInterval = 30
+    private let kept = Mutex<[Int64: (keys: SigningKeys, readAt: Date)]>([:])
+
+    func keys(_ storeId: Int64, now: Date) -> SigningKeys? {
+        kept.withLock { kept in
+            guard let entry = kept[storeId], abs(now.timeIntervalSince(entry.readAt)) < Self.lifetime else { return nil }
+            // A key retired meanwhile is not accepted from memory either.
+            var keys = entry.keys
+            keys.accepted = keys.accepted.filter { _, retires in retires.map { $0 > now } ?? true }
+            return keys
+        }
+    }
+
+    func keep(_ keys: SigningKeys, for storeId: Int64, now: Date) {
+        kept.withLock { $0[storeId] = (keys, now) }
+    }
+
+    func forget(_ storeId: Int64) {
+        kept.withLock { _ = $0.removeValue(forKey: storeId) }
+    }
+}

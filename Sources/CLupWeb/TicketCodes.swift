@@ -1,0 +1,51 @@
+import CLupData
+import CLupSupport
+import Foundation
+
+/// The text of a ticket's QR code, and the reservation a scanned text names.
+///
+/// Codes are signed with the store's Ed25519 key (`DoorCode`, `StoreKeys`), so a kiosk holding
+/// the store's public keys can check them while the server cannot be reached. Codes made before
+/// (an HMAC under the server secret, `TicketToken`) are still read here, online.
+struct TicketCodes: Sendable {
+    let database: AppDatabase
+    let legacy: TicketToken
+    let keys: StoreKeys
+
+    init(database: AppDatabase, tickets: TicketToken) {
+        self.database = database
+        legacy = tickets
+        keys = StoreKeys(tickets)
+    }
+
+    /// The code of `reservation`, signed with its store's current key.
+    func text(for reservation: Reservation, now: Date) throws -> String {
+        guard let signing = try database.signingKeys(storeId: reservation.storeId, now: now) else {
+            return legacy.token(for: reservation.id)
+        }
+        return keys.text(of: DoorCode(
+            keyId: signing.current, storeId: reservation.storeId, reservationId: reservation.id,
+            kind: reservation.walkIn ? .walkIn : reservation.kind == .booking ? .booking : .lineUp,
+            people: reservation.people, number: reservation.number, slotStart: reservation.slotStart))
+    }
+
+    /// The reservation a scanned `text` names, if it is a genuine code: signed with a key its
+    /// store still accepts, or an older code under the server secret.
+    func reservationId(scanned text: String, now: Date) throws -> Int64? {
+        if text.utf8.count == DoorCode.textLength {
+            var accepted: SigningKeys?
+            var failure: Error?
+            let code = keys.verify(text) { storeId, keyId in
+                do {
+                    accepted = try database.signingKeys(storeId: storeId, now: now)
+                } catch {
+                    failure = error
+                }
+                return accepted?.accepts(keyId) ?? false
+            }
+            if let failure { throw failure }
+            return code?.reservationId
+        }
+        return legacy.reservationId(from: text)
+    }
+}
