@@ -112,9 +112,13 @@ struct HardeningEndToEndTests {
             #expect(try page("lang=it").body.contains("<html lang=\"it\""))
             Thread.sleep(forTimeInterval: 0.4)
         }
-        // A plain header is still shared.
-        _ = try page(nil)
-        #expect(try page(nil).header("X-Cache-Status") == "HIT")
+        // A plain header is still shared: the second of two requests within the cache's
+        // second is a hit (tried three times, as a busy machine may let a second pass between).
+        let hit = try (0..<3).contains { _ in
+            _ = try page(nil)
+            return try page(nil).header("X-Cache-Status") == "HIT"
+        }
+        #expect(hit)
     }
 
     @Test("2,500 slow connections from one client: others are served in under 100 ms, and nginx drops them in 10 s")
