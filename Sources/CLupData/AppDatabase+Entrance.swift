@@ -39,6 +39,30 @@ public struct ScanResult: Sendable {
     }
 }
 
+/// A scan as a kiosk names it: an id of its own (16 to 64 URL-safe characters) and when it
+/// happened, so that sent twice it counts once.
+public struct KioskScan: Sendable {
+    public var kioskId: Int64
+    public var scanId: String
+    public var scannedAt: Date
+
+    public init(kioskId: Int64, scanId: String, scannedAt: Date) {
+        (self.kioskId, self.scanId, self.scannedAt) = (kioskId, scanId, scannedAt)
+    }
+}
+
+/// A kiosk's scan: done now, or done before (its first answer).
+public enum ScanAnswer: Sendable {
+    case fresh(ScanResult, answer: String)
+    case replayed(String)
+
+    public var answer: String {
+        switch self {
+        case .fresh(_, let answer), .replayed(let answer): answer
+        }
+    }
+}
+
 /// What became of a walk-in's request for a ticket. Only `.issued` changed anything.
 public enum WalkInOutcome: Sendable {
     case issued(Reservation)
@@ -59,14 +83,41 @@ extension AppDatabase {
     /// so the queue is advanced in the same transaction. A refusal changes nothing.
     /// A refused scan is recorded for the store's staff (`doorActions`), as pretix does.
     public func scan(reservationId: Int64?, at storeId: Int64, now: Date) throws -> ScanResult {
+        try write { db in try recordedScan(reservationId, at: storeId, now: now, db) }
+    }
+
+    /// Scans as `scan(reservationId:at:now:)` does, once for each of a kiosk's scan ids: in the
+    /// same transaction, the answer `answer` gives is kept with the id, and the same scan sent
+    /// again (a retry, or a kiosk catching up) gets that answer back and changes nothing. The
+    /// rules are applied at the time the scan happened, `scan.scannedAt` (never later than
+    /// `now`), and an entry or exit is recorded at that time.
+    public func scan(reservationId: Int64?, at storeId: Int64, by scan: KioskScan, now: Date,
+                     answer: (ScanResult) throws -> String) throws -> ScanAnswer
+    {
         try write { db in
-            let result = try scan(reservationId.flatMap { try Reservation.find($0, db) }, at: storeId, now: now, db)
-            if case .refused(let refusal) = result.verdict {
-                try Self.recordDoorAction(.scanRefused, storeId: storeId, reservation: result.reservation,
-                                          reason: refusal.code, outcome: "refused", staff: nil, now: now, db)
+            if let kept = try String.fetchOne(db.cachedStatement(sql: """
+                SELECT answer FROM scanReceipt WHERE kioskId = ? AND scanId = ?
+                """), arguments: [scan.kioskId, scan.scanId]) {
+                return .replayed(kept)
             }
-            return result
+            let at = min(scan.scannedAt, now)
+            let result = try recordedScan(reservationId, at: storeId, now: at, db)
+            let text = try answer(result)
+            try db.cachedStatement(sql: """
+                INSERT INTO scanReceipt (kioskId, scanId, scannedAt, receivedAt, answer) VALUES (?, ?, ?, ?, ?)
+                """).execute(arguments: [scan.kioskId, scan.scanId, at.databaseText, now.databaseText, text])
+            return .fresh(result, answer: text)
         }
+    }
+
+    /// A scan inside the caller's transaction, a refusal recorded for the store's staff.
+    private func recordedScan(_ reservationId: Int64?, at storeId: Int64, now: Date, _ db: Database) throws -> ScanResult {
+        let result = try scan(reservationId.flatMap { try Reservation.find($0, db) }, at: storeId, now: now, db)
+        if case .refused(let refusal) = result.verdict {
+            try Self.recordDoorAction(.scanRefused, storeId: storeId, reservation: result.reservation,
+                                      reason: refusal.code, outcome: "refused", staff: nil, now: now, db)
+        }
+        return result
     }
 
     /// A scan of `reservation` (nil: not a valid code), inside the caller's transaction.

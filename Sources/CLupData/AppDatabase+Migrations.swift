@@ -609,6 +609,23 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v23: scans kept by the kiosk's own id") { db in
+            try db.execute(sql: """
+                -- A kiosk names each scan (`scanId`) and says when it happened: a scan sent again
+                -- (a retry, or the catch-up of scans made while CLup could not be reached) is
+                -- answered with its first answer and applied once.
+                CREATE TABLE scanReceipt (
+                    kioskId INTEGER NOT NULL REFERENCES kiosk(id) ON DELETE CASCADE,
+                    scanId TEXT NOT NULL CHECK (length(scanId) BETWEEN 16 AND 64),
+                    scannedAt DATETIME NOT NULL,
+                    receivedAt DATETIME NOT NULL,
+                    answer TEXT NOT NULL,
+                    PRIMARY KEY (kioskId, scanId)
+                ) WITHOUT ROWID;
+                CREATE INDEX scanReceipt_received ON scanReceipt(receivedAt);
+                """)
+        }
+
         return migrator
     }
 }

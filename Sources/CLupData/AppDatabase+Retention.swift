@@ -19,6 +19,8 @@ public enum Retention {
     public static let emailTokens: TimeInterval = 7 * 86400
     /// The one-time keys of forms already done (a retry comes within minutes, not a day).
     public static let formReplies: TimeInterval = 86400
+    /// Kiosks' scan ids and their answers: longer than a kiosk keeps scans it could not send.
+    public static let scanReceipts: TimeInterval = 7 * 86400
     /// Rows changed per transaction, so a first purge of a long history never holds the
     /// write lock for long.
     static let batch = 1000
@@ -51,6 +53,10 @@ extension AppDatabase {
              now - sessionLifetime),
             ("DELETE FROM formReply WHERE rowid IN (SELECT rowid FROM formReply WHERE at < ? LIMIT \(Retention.batch))",
              now - Retention.formReplies),
+            ("""
+             DELETE FROM scanReceipt WHERE (kioskId, scanId) IN (
+                 SELECT kioskId, scanId FROM scanReceipt WHERE receivedAt < ? LIMIT \(Retention.batch))
+             """, now - Retention.scanReceipts),
         ]
         var changed = 0
         for step in steps {

@@ -23,13 +23,22 @@ public struct Response: Sendable {
     }
 
     public static func json<Value: Encodable>(_ value: Value, status: Int = 200) -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let body = (try? encoder.encode(value)).map(Array.init) ?? Array("{}".utf8)
-        return Response(status: status, headers: [
+        json(text: jsonText(value), status: status)
+    }
+
+    /// JSON already written (`jsonText`), as `json(_:)` answers it.
+    static func json(text: String, status: Int = 200) -> Response {
+        Response(status: status, headers: [
             ("Content-Type", "application/json"),
             ("Cache-Control", "no-store"),
-        ], body: body)
+        ], body: Array(text.utf8))
+    }
+
+    /// `value` as the JSON `json(_:)` sends: keys sorted.
+    static func jsonText<Value: Encodable>(_ value: Value) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     /// 303 See Other: after a POST, the browser fetches `location` with GET.

@@ -105,6 +105,72 @@ struct DeviceAPITests {
         #expect(again2.body["result"] as? String == "refused" && again2.body["reason"] as? String == "alreadyUsed")
     }
 
+    @Test("a scan the scanner names counts once, at the time it happened; sent again it gets its first answer")
+    func namedScans() throws {
+        let issued = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1, "residenceMinutes": 30}"#)
+        let code = try require(issued.body["code"] as? String)
+        let id = try require(issued.body["id"] as? Int64)
+        func scan(_ scanId: String, at: String?, key: String? = nil) throws -> (status: Int, body: [String: Any], response: Response) {
+            let time = at.map { #", "scannedAt": "\#($0)""# } ?? ""
+            return try call(.post, "/api/v1/scan", key: key ?? self.key,
+                            json: #"{"code": "\#(code)", "scanId": "\#(scanId)"\#(time)}"#)
+        }
+        func receipts() throws -> Int {
+            try database.reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM scanReceipt") ?? 0 }
+        }
+        // Scanned in at 10:02 and sent at 10:05, with its time: entered at 10:02.
+        let entry = Secrets.token()
+        clock.advance(5 * 60)
+        let entered = try scan(entry, at: "2026-11-18T09:02:00Z")
+        #expect(entered.status == 200 && entered.body["result"] as? String == "enter")
+        #expect(try database.reservation(id: id)?.reservation.enteredAt == Fixture.date(2026, 11, 18, 10, 2))
+        // Its answer was lost and it is sent again: the first answer, byte for byte; not an exit.
+        clock.advance(60)
+        let again = try scan(entry, at: "2026-11-18T09:02:00Z")
+        #expect(again.response.body == entered.response.body)
+        #expect(try database.reservation(id: id)?.reservation.status == .inside)
+        // Another scan of the code is an exit, at the time it happened (to the millisecond).
+        clock.advance(25 * 60)
+        let exited = try scan(Secrets.token(), at: "2026-11-18T09:30:00.250Z")
+        #expect(exited.body["result"] as? String == "exit")
+        let visit = try require(try database.reservation(id: id)?.reservation)
+        #expect(visit.status == .done && visit.exitedAt == Fixture.date(2026, 11, 18, 10, 30) + 0.25)
+        // The visit was measured as it happened: 28 minutes and a quarter of a second.
+        let measured = try database.reader.read { db in
+            try Double.fetchOne(db, sql: "SELECT actualSeconds FROM storeLoad WHERE storeId = ?", arguments: [store.id])
+        }
+        #expect(abs((measured ?? 0) - (28 * 60 + 0.25)) < 0.001)
+        // Without a time, a named scan happens now; another store's kiosk sending the same id
+        // makes its own scan, refused.
+        #expect(try scan(Secrets.token(), at: nil).body["reason"] as? String == "alreadyUsed")
+        #expect(try scan(entry, at: nil, key: otherKey).body["reason"] as? String == "otherStore")
+
+        // Bad ids and times are refused with their reason, and nothing is kept.
+        let kept = try receipts()
+        let bad: [(String, String?, Int, String)] = [
+            ("short", nil, 400, "invalidScanId"),
+            (String(repeating: "a", count: 65), nil, 400, "invalidScanId"),
+            ("not/url safe but long enough", nil, 400, "invalidScanId"),
+            (Secrets.token(), "yesterday", 400, "invalidScannedAt"),
+            (Secrets.token(), "2026-11-18T09:34:00Z", 400, "invalidScannedAt"),  // 3 minutes ahead
+            (Secrets.token(), "2026-11-17T09:00:00Z", 409, "scanTooOld"),
+        ]
+        for (scanId, at, status, reason) in bad {
+            let answer = try scan(scanId, at: at)
+            #expect(answer.status == status && answer.body["code"] as? String == reason, "\(scanId) \(at ?? "")")
+        }
+        let untimed = try call(.post, "/api/v1/scan", key: key, json: #"{"code": "\#(code)", "scannedAt": "2026-11-18T09:30:00Z"}"#)
+        #expect(untimed.status == 400 && untimed.body["code"] as? String == "invalidScanId")
+        #expect(try receipts() == kept)
+        // Kept a week, longer than a kiosk keeps what it could not send.
+        clock.advance(Retention.scanReceipts - 3600)
+        try database.purgePersonalData(now: clock.now, sessionLifetime: Visitor.absoluteLifetime)
+        #expect(try receipts() == kept)
+        clock.advance(2 * 3600)
+        try database.purgePersonalData(now: clock.now, sessionLifetime: Visitor.absoluteLifetime)
+        #expect(try receipts() == 0)
+    }
+
     @Test("a device acts only for its own store: other stores' codes are refused and their status forbidden")
     func ownStoreOnly() throws {
         let issued = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1, "residenceMinutes": 30}"#)

@@ -410,6 +410,18 @@ struct KioskTests {
         #expect(response.header("Content-Type") == "application/json")
         let report = try JSONDecoder().decode(ScanJSON.self, from: Data(response.body))
         #expect(report.result == "enter" && report.headline == "ENTER" && report.peopleInside == 1 && report.number == 1)
+
+        // The script names and dates each scan: sent twice, the exit counts once and answers the same.
+        clock.advance(20 * 60)
+        let exit = [("code", try code(ticket)), ("scanId", Secrets.token()), ("scannedAt", "2026-11-18T09:15:00Z")]
+        let first = try browser.post("/kiosk/scan", exit, accept: "application/json")
+        try browser.get("/kiosk/scanner")
+        let second = try browser.post("/kiosk/scan", exit, accept: "application/json")
+        #expect(first.status == 200 && second.body == first.body)
+        #expect(try JSONDecoder().decode(ScanJSON.self, from: Data(first.body)).result == "exit")
+        #expect(try reload(ticket).exitedAt == Fixture.date(2026, 11, 18, 10, 15))
+        let bad = try browser.post("/kiosk/scan", [("code", try code(ticket)), ("scanId", "short")], accept: "application/json")
+        #expect(bad.status == 400 && bad.bodyText.contains("\"code\":\"invalidScanId\""))
     }
 }
 

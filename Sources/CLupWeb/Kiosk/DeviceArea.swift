@@ -27,7 +27,13 @@ struct DeviceArea {
     func scan(_ context: DeviceContext) throws -> Response {
         guard context.kiosk.role.isAtTheDoor else { throw EntranceError(403, "wrongRole", tr("api.notAtTheDoor")) }
         let body = try decode(ScanRequest.self, from: context.request)
-        return .json(try desk.scan(code: body.code, kiosk: context.kiosk, now: context.now))
+        guard let scanId = body.scanId else {
+            if body.scannedAt != nil { throw EntranceError(400, "invalidScanId", tr("desk.scanId")) }
+            return .json(try desk.scan(code: body.code, kiosk: context.kiosk, now: context.now))
+        }
+        let answer = try desk.scan(code: body.code, kiosk: context.kiosk, scanId: scanId, scannedAt: body.scannedAt,
+                                   now: context.now)
+        return .json(text: answer.answer)
     }
 
     func issueTicket(_ context: DeviceContext) throws -> Response {
@@ -48,6 +54,10 @@ struct DeviceArea {
 
     struct ScanRequest: Decodable {
         var code: String
+        /// The kiosk's own id for the scan: sent again, it is answered as the first time.
+        var scanId: String?
+        /// When the scan happened (ISO 8601), if it is sent later.
+        var scannedAt: String?
     }
 
     struct TicketRequest: Decodable {

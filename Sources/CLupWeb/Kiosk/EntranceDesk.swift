@@ -19,6 +19,41 @@ struct EntranceDesk: Sendable {
         return ScanReport(try database.scan(reservationId: id, at: kiosk.storeId, now: now), now: now)
     }
 
+    /// Scans `code` as the kiosk named and dated the scan: applied once at the time it happened,
+    /// and answered (as JSON, a `ScanReport`) with its first answer however often it is sent.
+    /// `scanId` and `scannedAt` are as the kiosk sent them, checked here.
+    func scan(code: String, kiosk: Kiosk, scanId: String, scannedAt: String?, now: Date) throws -> ScanAnswer {
+        guard (16...64).contains(scanId.utf8.count), Secrets.isWellFormed(scanId, minimumLength: 16) else {
+            throw EntranceError(400, "invalidScanId", tr("desk.scanId"))
+        }
+        var at = now
+        if let scannedAt {
+            guard let date = Self.instant(scannedAt), date <= now + Self.clockSkew else {
+                throw EntranceError(400, "invalidScannedAt", tr("desk.scannedAt"))
+            }
+            guard date >= now - Self.oldestScan else { throw EntranceError(409, "scanTooOld", tr("desk.scanTooOld")) }
+            at = min(date, now)
+        }
+        let trimmed = code.trimmingCharacters(in: .whitespacesAndNewlines)
+        let id = try codes.reservationId(scanned: trimmed, now: now)
+        return try database.scan(reservationId: id, at: kiosk.storeId,
+                                 by: KioskScan(kioskId: kiosk.id, scanId: scanId, scannedAt: at), now: now) { result in
+            Response.jsonText(ScanReport(result, now: at))
+        }
+    }
+
+    /// How far ahead of the server's clock a kiosk's may be.
+    static let clockSkew: TimeInterval = 60
+    /// The oldest scan applied: a kiosk that could not send for longer says so to staff.
+    static let oldestScan: TimeInterval = 86400
+
+    /// An ISO 8601 instant with a zone, with or without fractions of a second.
+    static func instant(_ text: String) -> Date? {
+        guard text.utf8.count <= 40 else { return nil }
+        return (try? Date(text, strategy: .iso8601))
+            ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+    }
+
     /// Issues a walk-in ticket, validating the choices as the kiosk's form or the API sent them.
     func issueTicket(people: Int?, minutes: Int?, requestKey: String?, kiosk: Kiosk, now: Date) throws
         -> Result<Reservation, EntranceError>

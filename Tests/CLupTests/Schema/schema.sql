@@ -103,6 +103,9 @@ CREATE INDEX reservation_unanswered ON reservation(slotStart) WHERE status = 'bo
 -- index reservation_user
 CREATE INDEX "reservation_user" ON "reservation"("userId", "storeId");
 
+-- index scanReceipt_received
+CREATE INDEX scanReceipt_received ON scanReceipt(receivedAt);
+
 -- index session_on_userId
 CREATE INDEX "session_on_userId" ON "session"("userId");
 
@@ -174,6 +177,16 @@ CREATE TABLE "reservation" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "storeId" IN
 
 -- table reservationDepartment
 CREATE TABLE "reservationDepartment" ("reservationId" INTEGER NOT NULL REFERENCES "reservation"("id") ON DELETE CASCADE, "departmentId" INTEGER NOT NULL REFERENCES "department"("id") ON DELETE CASCADE, PRIMARY KEY ("reservationId", "departmentId"));
+
+-- table scanReceipt
+CREATE TABLE scanReceipt (
+    kioskId INTEGER NOT NULL REFERENCES kiosk(id) ON DELETE CASCADE,
+    scanId TEXT NOT NULL CHECK (length(scanId) BETWEEN 16 AND 64),
+    scannedAt DATETIME NOT NULL,
+    receivedAt DATETIME NOT NULL,
+    answer TEXT NOT NULL,
+    PRIMARY KEY (kioskId, scanId)
+) WITHOUT ROWID;
 
 -- table session
 CREATE TABLE "session" ("idHash" TEXT PRIMARY KEY NOT NULL, "userId" INTEGER NOT NULL REFERENCES "user"("id") ON DELETE CASCADE, "csrfToken" TEXT NOT NULL, "createdAt" DATETIME NOT NULL, "lastSeenAt" DATETIME NOT NULL);
