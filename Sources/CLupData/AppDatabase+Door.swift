@@ -17,6 +17,9 @@ public struct DoorAction: Codable, Sendable, Identifiable, FetchableRecord, Tabl
         case leftUnscanned
         /// A code refused at the entrance.
         case scanRefused
+        /// What a door kiosk did while CLup could not be reached (`outcome`: enter or exit) and
+        /// CLup did not accept (`reason`): staff check the ticket.
+        case offlineConflict
     }
 
     public var id: Int64
@@ -87,7 +90,7 @@ extension AppDatabase {
     public func door(_ kind: DoorAction.Kind, storeId: Int64, number: Int, reason: String, by staff: DoorStaff,
                      now: Date) throws -> DoorOutcome
     {
-        precondition(kind != .scanRefused, "a refused scan is recorded by the scan")
+        precondition(kind != .scanRefused && kind != .offlineConflict, "a scan's refusal or conflict is recorded by the scan")
         return try write { db in
             guard let details = try transactionDefinition(storeId: storeId, db) else { throw StoreError.noSuchStore }
             let today = details.openingHours.businessDay(at: now)
@@ -123,7 +126,7 @@ extension AppDatabase {
                 else { return .notApplicable(status) }
                 try advanceQueue(storeId: storeId, now: now, db)
                 reservation.status = .done
-            case .scanRefused:
+            case .scanRefused, .offlineConflict:
                 return .notApplicable(status)
             }
             try Self.recordDoorAction(kind, storeId: storeId, reservation: reservation, reason: reason,
@@ -134,12 +137,12 @@ extension AppDatabase {
 
     /// `staff` nil: the scanner refused a code.
     static func recordDoorAction(_ kind: DoorAction.Kind, storeId: Int64, reservation: Reservation?, reason: String,
-                                 outcome: String, staff: DoorStaff?, now: Date, _ db: Database) throws
+                                 outcome: String, staff: DoorStaff?, kioskId: Int64? = nil, now: Date, _ db: Database) throws
     {
         // Another store's ticket is not linked to this store's log.
         let own = reservation?.storeId == storeId ? reservation : nil
         var userId: Int64?
-        var kioskId: Int64?
+        var kioskId = kioskId
         var staffName: String?
         switch staff {
         case .user(let id)?: userId = id

@@ -12,6 +12,9 @@ public struct ScanResult: Sendable {
         case entered(Reservation)
         case left(Reservation)
         case refused(ScanRefusal, Reservation?)
+        /// The kiosk let someone in or out while offline, and CLup's verdict differs
+        /// (`verdict`): nothing was applied, and the conflict is logged for staff.
+        case disagreed(door: KioskScan.DoorDid, verdict: ScanVerdict, Reservation?)
     }
 
     public var outcome: Outcome
@@ -27,6 +30,7 @@ public struct ScanResult: Sendable {
         case .entered: .enter
         case .left: .exit
         case .refused(let refusal, _): .refused(refusal)
+        case .disagreed(_, let verdict, _): verdict
         }
     }
 
@@ -34,7 +38,7 @@ public struct ScanResult: Sendable {
     public var reservation: Reservation? {
         switch outcome {
         case .entered(let ticket), .left(let ticket): ticket
-        case .refused(_, let ticket): ticket
+        case .refused(_, let ticket), .disagreed(_, _, let ticket): ticket
         }
     }
 }
@@ -45,9 +49,17 @@ public struct KioskScan: Sendable {
     public var kioskId: Int64
     public var scanId: String
     public var scannedAt: Date
+    /// What the kiosk did by itself, while CLup could not be reached: CLup applies the scan
+    /// only if its own verdict is the same, and otherwise logs the conflict for staff.
+    public var doorDid: DoorDid?
 
-    public init(kioskId: Int64, scanId: String, scannedAt: Date) {
-        (self.kioskId, self.scanId, self.scannedAt) = (kioskId, scanId, scannedAt)
+    public enum DoorDid: String, Sendable {
+        case enter
+        case exit
+    }
+
+    public init(kioskId: Int64, scanId: String, scannedAt: Date, doorDid: DoorDid? = nil) {
+        (self.kioskId, self.scanId, self.scannedAt, self.doorDid) = (kioskId, scanId, scannedAt, doorDid)
     }
 }
 
@@ -101,7 +113,7 @@ extension AppDatabase {
                 return .replayed(kept)
             }
             let at = min(scan.scannedAt, now)
-            let result = try recordedScan(reservationId, at: storeId, now: at, db)
+            let result = try recordedScan(reservationId, at: storeId, now: at, doorDid: scan.doorDid, kioskId: scan.kioskId, db)
             let text = try answer(result)
             try db.cachedStatement(sql: """
                 INSERT INTO scanReceipt (kioskId, scanId, scannedAt, receivedAt, answer) VALUES (?, ?, ?, ?, ?)
@@ -110,18 +122,35 @@ extension AppDatabase {
         }
     }
 
-    /// A scan inside the caller's transaction, a refusal recorded for the store's staff.
-    private func recordedScan(_ reservationId: Int64?, at storeId: Int64, now: Date, _ db: Database) throws -> ScanResult {
-        let result = try scan(reservationId.flatMap { try Reservation.find($0, db) }, at: storeId, now: now, db)
-        if case .refused(let refusal) = result.verdict {
-            try Self.recordDoorAction(.scanRefused, storeId: storeId, reservation: result.reservation,
+    /// A scan inside the caller's transaction, a refusal or a conflict recorded for the store's staff.
+    private func recordedScan(_ reservationId: Int64?, at storeId: Int64, now: Date, doorDid: KioskScan.DoorDid? = nil,
+                              kioskId: Int64? = nil, _ db: Database) throws -> ScanResult
+    {
+        let result = try scan(reservationId.flatMap { try Reservation.find($0, db) }, at: storeId, now: now,
+                              doorDid: doorDid, db)
+        switch result.outcome {
+        case .refused(let refusal, let ticket):
+            try Self.recordDoorAction(.scanRefused, storeId: storeId, reservation: ticket,
                                       reason: refusal.code, outcome: "refused", staff: nil, now: now, db)
+        case .disagreed(let door, let verdict, let ticket):
+            let reason = switch verdict {
+            case .refused(let refusal): refusal.code
+            case .enter: "notInside"
+            case .exit: "alreadyInside"
+            }
+            try Self.recordDoorAction(.offlineConflict, storeId: storeId, reservation: ticket, reason: reason,
+                                      outcome: door.rawValue, staff: nil, kioskId: kioskId, now: now, db)
+        case .entered, .left:
+            break
         }
         return result
     }
 
-    /// A scan of `reservation` (nil: not a valid code), inside the caller's transaction.
-    func scan(_ reservation: Reservation?, at storeId: Int64, now: Date, _ db: Database) throws -> ScanResult {
+    /// A scan of `reservation` (nil: not a valid code), inside the caller's transaction. With
+    /// `doorDid`, the scan is applied only if the verdict is what the door did.
+    func scan(_ reservation: Reservation?, at storeId: Int64, now: Date, doorDid: KioskScan.DoorDid? = nil,
+              _ db: Database) throws -> ScanResult
+    {
         guard let store = try transactionDefinition(storeId: storeId, db)?.store else {
             throw StoreError.noSuchStore
         }
@@ -131,6 +160,8 @@ extension AppDatabase {
         var otherStoreName: String?
         let outcome: ScanResult.Outcome
         switch (verdict, reservation) {
+        case (_, let ticket) where doorDid != nil && doorDid != (verdict == .enter ? .enter : verdict == .exit ? .exit : nil):
+            outcome = .disagreed(door: doorDid!, verdict: verdict, ticket)
         case (.enter, var ticket?):
             try Reservation.setStatus(.inside, .enteredAt, to: now, id: ticket.id, from: .active, db)
             ticket.status = .inside

@@ -626,6 +626,25 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v24: scans made offline that CLup did not accept") { db in
+            try db.execute(sql: """
+                -- A door kiosk that could not reach CLup lets people in and out by itself, and sends
+                -- what it did later. What CLup cannot accept (a ticket cancelled meanwhile, one let in
+                -- at two doors) is logged for staff as an `offlineConflict`, never dropped: the door
+                -- log's kinds are a CHECK, so the table is made again with the new kind.
+                CREATE TABLE doorAction_new ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "reservationId" INTEGER REFERENCES "reservation"("id") ON DELETE SET NULL, "number" INTEGER, "action" TEXT NOT NULL CHECK ("action" IN ('recall', 'noShow', 'admit', 'letOut', 'leftUnscanned', 'scanRefused', 'offlineConflict')), "reason" TEXT NOT NULL CHECK (LENGTH("reason") <= 200), "outcome" TEXT NOT NULL, "userId" INTEGER REFERENCES "user"("id") ON DELETE SET NULL, "at" DATETIME NOT NULL, "kioskId" INTEGER REFERENCES "kiosk"("id") ON DELETE SET NULL, "staffName" TEXT CHECK (LENGTH("staffName") <= 60));
+                INSERT INTO doorAction_new (id, storeId, reservationId, number, action, reason, outcome, userId, at, kioskId, staffName)
+                SELECT id, storeId, reservationId, number, action, reason, outcome, userId, at, kioskId, staffName FROM doorAction;
+                DROP TABLE doorAction;
+                ALTER TABLE doorAction_new RENAME TO doorAction;
+                CREATE INDEX doorAction_kiosk ON doorAction(kioskId, at);
+                CREATE INDEX "doorAction_on_reservationId" ON "doorAction"("reservationId");
+                CREATE INDEX "doorAction_on_storeId" ON "doorAction"("storeId");
+                CREATE INDEX "doorAction_on_userId" ON "doorAction"("userId");
+                CREATE INDEX "doorAction_store" ON "doorAction"("storeId", "at");
+                """)
+        }
+
         return migrator
     }
 }

@@ -27,6 +27,11 @@ extension AppDatabase {
         return keys
     }
 
+    /// The highest reservation id so far: a ticket with a higher one was made after this was read.
+    public func lastReservationId() throws -> Int64 {
+        try reader.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM reservation") ?? 0 }
+    }
+
     static func signingKeys(storeId: Int64, now: Date, _ db: Database) throws -> SigningKeys? {
         let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT keyId, retiresAt FROM storeSigningKey WHERE storeId = ? AND (retiresAt IS NULL OR retiresAt > ?)

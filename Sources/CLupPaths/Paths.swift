@@ -81,6 +81,8 @@ public enum Paths {
     public static let kioskTicket = IdPath("/kiosk/tickets/{id}")
     public static let kioskScanner = FixedPath("/kiosk/scanner")
     public static let kioskScan = FixedPath("/kiosk/scan")
+    /// JSON: what a door kiosk keeps to go on admitting while CLup cannot be reached.
+    public static let kioskDoorState = FixedPath("/kiosk/scanner/state")
     public static let kioskBoard = FixedPath("/kiosk/board")
     /// The door console on a kiosk's screen (POST: an action by ticket number).
     public static let kioskDoor = FixedPath("/kiosk/door")
@@ -105,7 +107,7 @@ public enum Paths {
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketConfirm,
         bookingReply, manage, manageStore, manageNewStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreEdit, manageStoreHours,
         manageStoreClosures, kiosk,
-        kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskScanner, kioskScan, kioskBoard, kioskDoor,
+        kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskScanner, kioskScan, kioskDoorState, kioskBoard, kioskDoor,
         kioskStaff, kioskStaffSignOut,
         apiScan, apiTickets, apiStoreStatus,
     ]

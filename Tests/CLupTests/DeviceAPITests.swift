@@ -145,6 +145,13 @@ struct DeviceAPITests {
         #expect(try scan(Secrets.token(), at: nil).body["reason"] as? String == "alreadyUsed")
         #expect(try scan(entry, at: nil, key: otherKey).body["reason"] as? String == "otherStore")
 
+        // Let in by a scanner while offline, but already used: nothing applied, a conflict.
+        let conflict = try call(.post, "/api/v1/scan", key: key, json: """
+            {"code": "\(code)", "scanId": "\(Secrets.token())", "scannedAt": "2026-11-18T09:31:00Z", "offlineResult": "enter"}
+            """)
+        #expect(conflict.status == 200 && conflict.body["result"] as? String == "conflict")
+        #expect(conflict.body["reason"] as? String == "alreadyUsed" && conflict.body["headline"] as? String == "CHECK")
+
         // Bad ids and times are refused with their reason, and nothing is kept.
         let kept = try receipts()
         let bad: [(String, String?, Int, String)] = [

@@ -240,6 +240,76 @@ struct KioskTests {
         #expect(throws: StoreError.self) { try database.rotateSigningKey(storeId: 999, retireAtOnce: false, now: clock.now) }
     }
 
+    @Test("the scanner keeps the store's keys, rules, live tickets and count for offline use; one door admits offline")
+    func doorState() throws {
+        let browser = try kiosk()
+        let ticket = try walkIn(browser)  // called at once
+        let response = try browser.get("/kiosk/scanner/state")
+        #expect(response.status == 200 && response.header("Content-Type") == "application/json")
+        let state = try require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        let keys = try require(state["keys"] as? [[String: Any]])
+        #expect(keys.count == 1 && keys[0]["keyId"] as? Int == 1)
+        #expect(keys[0]["publicKey"] as? String == Secrets.base64url(Fixture.storeKeys.publicKey(storeId: store.id, keyId: 1)))
+        #expect(state["storeId"] as? Int64 == store.id && state["capacity"] as? Int == 10 && state["peopleInside"] as? Int == 0)
+        #expect(state["callGraceMinutes"] as? Int == store.callGraceMinutes)
+        let tickets = try require(state["tickets"] as? [[String: Any]])
+        let mine = try require(tickets.first { $0["id"] as? Int64 == ticket.id })
+        #expect(mine["state"] as? String == "called" && mine["number"] as? Int == 1 && mine["calledAt"] as? String == "2026-11-18T09:00:00.000Z")
+        #expect(state["lastReservationId"] as? Int64 == ticket.id)
+        #expect(state["authority"] as? Bool == true && state["authorityLabel"] as? String == "Front door")
+        // Another door kiosk of the store lets out but does not admit while offline.
+        let second = Secrets.token(bytes: 32)
+        _ = try database.enrolKiosk(storeId: store.id, label: "Side door", key: second, now: clock.now)
+        let side = try require(try JSONSerialization.jsonObject(with: Data(try kiosk(second).get("/kiosk/scanner/state").body)) as? [String: Any])
+        #expect(side["authority"] as? Bool == false && side["authorityLabel"] as? String == "Front door")
+        // A dispenser reads none of it.
+        let dispenserKey = Secrets.token(bytes: 32)
+        _ = try database.enrolKiosk(storeId: store.id, label: "Tickets", key: dispenserKey, role: .dispenser, now: clock.now)
+        #expect(try kiosk(dispenserKey).get("/kiosk/scanner/state").status == 403)
+    }
+
+    @Test("scans a door made offline: applied when CLup agrees; otherwise nothing changes and staff see the conflict")
+    func offlineConflicts() throws {
+        let browser = try kiosk()
+        func offline(_ code: String, did: String, at: String) throws -> ScanJSON {
+            try browser.get("/kiosk/scanner")
+            let response = try browser.post("/kiosk/scan", [("code", code), ("scanId", Secrets.token()), ("scannedAt", at),
+                                                            ("offlineResult", did)], accept: "application/json")
+            #expect(response.status == 200)
+            return try JSONDecoder().decode(ScanJSON.self, from: Data(response.body))
+        }
+        let first = try walkIn(browser)
+        // Let in offline at 10:01 and sent at 10:03: CLup agrees, the entry is at 10:01.
+        clock.advance(180)
+        #expect(try offline(try code(first), did: "enter", at: "2026-11-18T09:01:00Z").result == "enter")
+        #expect(try reload(first).enteredAt == Fixture.date(2026, 11, 18, 10, 1))
+        // Another door let the same code in while offline: CLup had it inside already.
+        let twice = try offline(try code(first), did: "enter", at: "2026-11-18T09:02:00Z")
+        #expect(twice.result == "conflict" && twice.headline == "CHECK")
+        #expect(try reload(first).status == .inside && (try reload(first).enteredAt) == Fixture.date(2026, 11, 18, 10, 1))
+        // A booking cancelled meanwhile, let in offline: not applied.
+        let booking = try customerReservation("late@example.org", kind: .booking, slot: Fixture.date(2026, 11, 18, 13))
+        #expect(try database.cancelReservation(id: booking.id, userId: try require(booking.userId), now: clock.now))
+        let cancelled = try offline(try code(booking), did: "enter", at: "2026-11-18T09:02:30Z")
+        #expect(cancelled.result == "conflict" && cancelled.message.contains("was let in while CLup could not be reached"))
+        #expect(try reload(booking).status == .cancelled)
+        // Let out offline, a ticket CLup never had inside.
+        let second = try walkIn(browser)
+        #expect(try offline(try code(second), did: "exit", at: "2026-11-18T09:02:45Z").result == "conflict")
+        #expect(try reload(second).status == .called)
+        // Staff see the three on the door console, and the manager on the store's page.
+        let log = try database.doorLog(storeId: store.id).filter { $0.kind == .offlineConflict }
+        #expect(log.map(\.reason) == ["notInside", "cancelled", "alreadyInside"])
+        #expect(log.map(\.outcome) == ["exit", "enter", "enter"])
+        let row = DoorConsole.logRow(try require(log.last), time: "10:02")
+        #expect(row.what == "offline scan not accepted" && row.why == "let in while offline; CLup: already inside")
+        #expect(row.number == "1")
+        // What the door says it did must be enter or exit, with a time.
+        let bad = try browser.post("/kiosk/scan", [("code", try code(second)), ("scanId", Secrets.token()),
+                                                   ("offlineResult", "enter")], accept: "application/json")
+        #expect(bad.status == 400 && bad.bodyText.contains("invalidOfflineResult"))
+    }
+
     @Test("a visit never scanned out is closed once past its bound, and counted for the wait estimate")
     func unscannedVisit() throws {
         let browser = try kiosk()

@@ -85,6 +85,7 @@ struct RoutesTests {
         GET /kiosk/board session kiosk
         GET /kiosk/scanner session kiosk doorKiosk
         POST /kiosk/scan session csrf replies kiosk doorKiosk
+        GET /kiosk/scanner/state session kiosk doorKiosk
         GET /kiosk/staff session kiosk doorKiosk
         POST /kiosk/staff session csrf replies kiosk doorKiosk
         POST /kiosk/staff/sign-out session csrf replies kiosk doorKiosk

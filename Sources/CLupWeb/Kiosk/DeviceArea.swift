@@ -28,11 +28,13 @@ struct DeviceArea {
         guard context.kiosk.role.isAtTheDoor else { throw EntranceError(403, "wrongRole", tr("api.notAtTheDoor")) }
         let body = try decode(ScanRequest.self, from: context.request)
         guard let scanId = body.scanId else {
-            if body.scannedAt != nil { throw EntranceError(400, "invalidScanId", tr("desk.scanId")) }
+            if body.scannedAt != nil || body.offlineResult != nil {
+                throw EntranceError(400, "invalidScanId", tr("desk.scanId"))
+            }
             return .json(try desk.scan(code: body.code, kiosk: context.kiosk, now: context.now))
         }
         let answer = try desk.scan(code: body.code, kiosk: context.kiosk, scanId: scanId, scannedAt: body.scannedAt,
-                                   now: context.now)
+                                   offlineResult: body.offlineResult, now: context.now)
         return .json(text: answer.answer)
     }
 
@@ -58,6 +60,8 @@ struct DeviceArea {
         var scanId: String?
         /// When the scan happened (ISO 8601), if it is sent later.
         var scannedAt: String?
+        /// "enter" or "exit": what the scanner did by itself while CLup could not be reached.
+        var offlineResult: String?
     }
 
     struct TicketRequest: Decodable {

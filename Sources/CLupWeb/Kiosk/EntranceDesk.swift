@@ -22,9 +22,20 @@ struct EntranceDesk: Sendable {
     /// Scans `code` as the kiosk named and dated the scan: applied once at the time it happened,
     /// and answered (as JSON, a `ScanReport`) with its first answer however often it is sent.
     /// `scanId` and `scannedAt` are as the kiosk sent them, checked here.
-    func scan(code: String, kiosk: Kiosk, scanId: String, scannedAt: String?, now: Date) throws -> ScanAnswer {
+    /// `offlineResult` ("enter" or "exit") is what the kiosk did by itself while CLup could not
+    /// be reached: the scan is applied only if CLup's verdict is the same.
+    func scan(code: String, kiosk: Kiosk, scanId: String, scannedAt: String?, offlineResult: String? = nil,
+              now: Date) throws -> ScanAnswer
+    {
         guard (16...64).contains(scanId.utf8.count), Secrets.isWellFormed(scanId, minimumLength: 16) else {
             throw EntranceError(400, "invalidScanId", tr("desk.scanId"))
+        }
+        var doorDid: KioskScan.DoorDid?
+        if let offlineResult {
+            guard let did = KioskScan.DoorDid(rawValue: offlineResult), scannedAt != nil else {
+                throw EntranceError(400, "invalidOfflineResult", tr("desk.offlineResult"))
+            }
+            doorDid = did
         }
         var at = now
         if let scannedAt {
@@ -37,7 +48,8 @@ struct EntranceDesk: Sendable {
         let trimmed = code.trimmingCharacters(in: .whitespacesAndNewlines)
         let id = try codes.reservationId(scanned: trimmed, now: now)
         return try database.scan(reservationId: id, at: kiosk.storeId,
-                                 by: KioskScan(kioskId: kiosk.id, scanId: scanId, scannedAt: at), now: now) { result in
+                                 by: KioskScan(kioskId: kiosk.id, scanId: scanId, scannedAt: at, doorDid: doorDid),
+                                 now: now) { result in
             Response.jsonText(ScanReport(result, now: at))
         }
     }
@@ -124,9 +136,10 @@ struct EntranceError: Error {
 
 /// A scan as people at the door read it: one big word, a sentence, and the count inside.
 struct ScanReport: Encodable {
-    /// "enter", "exit" or "refused".
+    /// "enter", "exit" or "refused"; "conflict" for a scan the door made while offline that
+    /// CLup did not accept.
     var result: String
-    /// "ENTER", "EXIT" or "REFUSED".
+    /// "ENTER", "EXIT", "REFUSED" or "CHECK".
     var headline: String
     var message: String
     /// Why it was refused, as a stable code.
@@ -156,26 +169,48 @@ struct ScanReport: Encodable {
             result = "refused"
             headline = tr("scan.refused")
             reason = refusal.code
-            switch refusal {
-            case .unknownCode: message = tr("scan.unknown")
-            case .otherStore:
-                message = scan.otherStoreName.map { tr("scan.otherStoreNamed", ["store": $0]) } ?? tr("scan.otherStore")
-            case .cancelled: message = tr("progress.cancelledPlain")
-            case .expired: message = tr("scan.expired")
-            case .notYetCalled:
-                message = tr("scan.notCalled", ["number": String(ticket?.number ?? 0)])
-            case .tooEarly(let opens): message = tr("scan.tooEarly", ["time": time(opens)])
-            case .tooLate(let closed): message = tr("scan.tooLate", ["time": time(closed)])
-            case .alreadyUsed: message = tr("scan.used")
-            case .full(let inside, let capacity):
-                message = tr("scan.full", ["inside": String(inside), "capacity": String(capacity)])
+            message = Self.message(refusal, ticket: ticket, otherStoreName: scan.otherStoreName, time: time)
+        case .disagreed(let door, let verdict, let ticket):
+            // Let in or out at the door while CLup could not be reached; CLup says otherwise.
+            result = "conflict"
+            headline = tr("scan.conflict")
+            let why: String
+            switch verdict {
+            case .refused(let refusal):
+                reason = refusal.code
+                why = Self.message(refusal, ticket: ticket, otherStoreName: scan.otherStoreName, time: time)
+            case .enter:
+                reason = "notInside"
+                why = tr("scan.notInside")
+            case .exit:
+                reason = "alreadyInside"
+                why = tr("scan.alreadyInside")
             }
+            message = tr(door == .enter ? "scan.conflictEnter" : "scan.conflictExit",
+                         ["number": String(ticket?.number ?? 0), "why": why])
         }
         switch scan.verdict {
         case .refused(.unknownCode), .refused(.otherStore): break  // nothing of another store's ticket
         default:
             number = scan.reservation?.number
             people = scan.reservation?.people
+        }
+    }
+
+    /// A refusal in words for the people at the door.
+    static func message(_ refusal: ScanRefusal, ticket: Reservation?, otherStoreName: String?,
+                        time: (Date) -> String) -> String
+    {
+        switch refusal {
+        case .unknownCode: tr("scan.unknown")
+        case .otherStore: otherStoreName.map { tr("scan.otherStoreNamed", ["store": $0]) } ?? tr("scan.otherStore")
+        case .cancelled: tr("progress.cancelledPlain")
+        case .expired: tr("scan.expired")
+        case .notYetCalled: tr("scan.notCalled", ["number": String(ticket?.number ?? 0)])
+        case .tooEarly(let opens): tr("scan.tooEarly", ["time": time(opens)])
+        case .tooLate(let closed): tr("scan.tooLate", ["time": time(closed)])
+        case .alreadyUsed: tr("scan.used")
+        case .full(let inside, let capacity): tr("scan.full", ["inside": String(inside), "capacity": String(capacity)])
         }
     }
 }

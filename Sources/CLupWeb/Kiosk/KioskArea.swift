@@ -40,6 +40,7 @@ struct KioskArea {
         let door = kiosk.adding(.doorKiosk)
         door.get(Paths.kioskScanner, scanner)
         door.post(Paths.kioskScan, scan)
+        door.get(Paths.kioskDoorState) { context in .json(try desk.doorState(kiosk: context.kiosk, now: context.now)) }
         door.get(Paths.kioskStaff, staffSignInPage)
         door.post(Paths.kioskStaff, staffSignIn)
         door.post(Paths.kioskStaffSignOut, staffSignOut)
@@ -204,7 +205,8 @@ struct KioskArea {
             // The page's script names and dates each scan, so a retry counts once.
             do {
                 let answer = try desk.scan(code: context.form["code"] ?? "", kiosk: context.kiosk, scanId: scanId,
-                                           scannedAt: context.form["scannedAt"], now: context.now)
+                                           scannedAt: context.form["scannedAt"], offlineResult: context.form["offlineResult"],
+                                           now: context.now)
                 return .json(text: answer.answer)
             } catch let error as EntranceError {
                 return DeviceArea.error(error)

@@ -111,7 +111,7 @@ struct DoorConsole {
                 form.message = tr("door.done.recall", ["number": String(number),
                                                        "time": Formatting.clock(deadline, now: now, timeZone: store?.zone ?? .current)])
             case .noShow: form.message = tr("door.done.noShow", ["number": String(number)])
-            case .scanRefused: break
+            case .scanRefused, .offlineConflict: break
             }
             form.number = ""
             form.reason = ""
@@ -166,11 +166,17 @@ struct DoorConsole {
 
     /// A log entry as the console and the manager's store page show it, at `time` in words.
     static func logRow(_ entry: DoorLogEntry, time: String) -> DoorConsolePage.LogRow {
-        DoorConsolePage.LogRow(
+        let why = switch entry.kind {
+        case .scanRefused: Self.refusalWords(entry.reason)
+        case .offlineConflict:
+            tr(entry.outcome == "exit" ? "door.conflict.exit" : "door.conflict.enter", ["why": Self.refusalWords(entry.reason)])
+        default: entry.reason
+        }
+        return DoorConsolePage.LogRow(
             time: time, what: Self.logWords(entry.kind),
             number: entry.number.map(String.init) ?? "—",
-            who: Self.who(entry.staff) ?? (entry.kind == .scanRefused ? tr("door.scanner") : "—"),
-            why: entry.kind == .scanRefused ? Self.refusalWords(entry.reason) : entry.reason)
+            who: Self.who(entry.staff) ?? ([.scanRefused, .offlineConflict].contains(entry.kind) ? tr("door.scanner") : "—"),
+            why: why)
     }
 
     static func logWords(_ kind: DoorAction.Kind) -> String {

@@ -1,0 +1,78 @@
+import CLupData
+import CLupDomain
+import CLupSupport
+import Foundation
+
+/// What a door kiosk keeps, refreshed while CLup answers, to go on deciding at the door when
+/// it does not: the store's public keys (to tell genuine codes), its rules, the tickets live
+/// now (called, inside, booked) and the count inside. With it the page applies the entrance
+/// rules itself, queues what it did, and sends it when CLup answers again.
+///
+/// One door kiosk per store admits while offline, the `authority` (the store's first door
+/// kiosk still enrolled): kiosks cannot reach each other when CLup is down, and two of them
+/// could otherwise both let in the same code. The others still let people out.
+struct DoorState: Encodable {
+    struct Key: Encodable {
+        var keyId: Int
+        /// The Ed25519 public key, base64url.
+        var publicKey: String
+        var retiresAt: String?
+    }
+
+    struct Ticket: Encodable {
+        var id: Int64
+        var number: Int
+        var people: Int
+        /// waiting, called, inside or booked.
+        var state: String
+        var calledAt: String?
+        var slotStart: String?
+    }
+
+    var storeId: Int64
+    var generatedAt: String
+    var keys: [Key]
+    var capacity: Int
+    var callGraceMinutes: Int
+    var entryBeforeMinutes: Int
+    var entryAfterMinutes: Int
+    var peopleInside: Int
+    var tickets: [Ticket]
+    /// Codes naming a higher reservation were made after this state: the kiosk cannot know
+    /// whether they were called, only a booking's slot.
+    var lastReservationId: Int64
+    /// Whether this kiosk admits while offline; `authorityLabel` names the one that does.
+    var authority: Bool
+    var authorityLabel: String
+}
+
+extension EntranceDesk {
+    func doorState(kiosk: Kiosk, now: Date) throws -> DoorState {
+        guard let entry = database.board.entry(kiosk.storeId),
+              let keys = try database.signingKeys(storeId: kiosk.storeId, now: now)
+        else { throw HTTPError.notFound }
+        let store = entry.store
+        func time(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) }
+        let tickets = entry.live.live.map { ticket -> DoorState.Ticket in
+            var state = DoorState.Ticket(id: ticket.id, number: ticket.number, people: ticket.people, state: "waiting")
+            switch ticket.state {
+            case .waiting: break
+            case .called(let at): (state.state, state.calledAt) = ("called", time(at))
+            case .inside: state.state = "inside"
+            case .booked(let slot): (state.state, state.slotStart) = ("booked", time(slot))
+            }
+            return state
+        }
+        let doors = try database.kiosks(storeId: kiosk.storeId).filter { $0.revokedAt == nil && $0.role == .door }
+        return DoorState(
+            storeId: store.id, generatedAt: time(now),
+            keys: keys.accepted.keys.sorted().map { keyId in
+                DoorState.Key(keyId: keyId, publicKey: Secrets.base64url(codes.keys.publicKey(storeId: store.id, keyId: keyId)),
+                              retiresAt: keys.accepted[keyId].flatMap { $0 }.map(time))
+            },
+            capacity: store.capacity, callGraceMinutes: store.callGraceMinutes,
+            entryBeforeMinutes: store.entryBeforeMinutes, entryAfterMinutes: store.entryAfterMinutes,
+            peopleInside: entry.live.peopleInside, tickets: tickets, lastReservationId: try database.lastReservationId(),
+            authority: doors.first?.id == kiosk.id, authorityLabel: doors.first?.label ?? "")
+    }
+}
