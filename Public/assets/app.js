@@ -328,6 +328,150 @@
     window.setTimeout(function () { window.print(); }, 300);
   }
 
+  // The door offline. The scanner keeps what the server last said of the store (its public
+  // keys, rules, live tickets and the count inside: /kiosk/scanner/state) in IndexedDB. A scan
+  // that gets no answer within a short deadline is decided here, under the entrance's own
+  // rules (Entrance.verdict in the server), and queued with its id and time; the queue is sent
+  // in order once the server answers again, and the server applies each scan once, or reports
+  // a conflict to staff. Only the store's offline authority admits; every door lets people out.
+  var DoorOffline = (function () {
+    var DB_NAME = "clup-door";
+    var ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
+    function openStore() {
+      return new Promise(function (resolve, reject) {
+        var request = window.indexedDB.open(DB_NAME, 1);
+        request.onupgradeneeded = function () {
+          request.result.createObjectStore("state");
+          request.result.createObjectStore("queue", { keyPath: "seq", autoIncrement: true });
+        };
+        request.onsuccess = function () { resolve(request.result); };
+        request.onerror = function () { reject(request.error); };
+      });
+    }
+
+    function transaction(db, name, mode, work) {
+      return new Promise(function (resolve, reject) {
+        var tx = db.transaction(name, mode);
+        var result = work(tx.objectStore(name));
+        tx.oncomplete = function () { resolve(result && "result" in result ? result.result : undefined); };
+        tx.onerror = function () { reject(tx.error); };
+      });
+    }
+
+    function base32(text) {
+      var bits = 0, value = 0, out = [];
+      text = text.toUpperCase();
+      for (var i = 0; i < text.length; i++) {
+        var index = ALPHABET.indexOf(text[i]);
+        if (index < 0) return null;
+        value = (value << 5 | index) & 0xFFFF;
+        bits += 5;
+        if (bits >= 8) { bits -= 8; out.push((value >> bits) & 0xFF); }
+      }
+      return new Uint8Array(out);
+    }
+
+    function base64url(text) {
+      var binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+      return Uint8Array.from(binary, function (c) { return c.charCodeAt(0); });
+    }
+
+    // A signed code's fields (DoorCode in the server): 21 bytes, then a 64-byte signature.
+    function parse(code) {
+      if (code.length !== 136) return null;
+      var bytes = base32(code);
+      if (!bytes || bytes.length !== 85 || bytes[0] !== 2) return null;
+      function number(from, count) {
+        var value = 0;
+        for (var i = from; i < from + count; i++) value = value * 256 + bytes[i];
+        return value;
+      }
+      var kind = ["lineUp", "booking", "walkIn"][bytes[13]];
+      if (!kind) return null;
+      var minutes = number(17, 4);
+      return {
+        keyId: number(1, 2), storeId: number(3, 4), id: number(7, 6), kind: kind, people: bytes[14],
+        number: number(15, 2), slotStart: minutes ? minutes * 60000 : null,
+        payload: bytes.slice(0, 21), signature: bytes.slice(21)
+      };
+    }
+
+    function verify(code, state, now) {
+      var key = (state.keys || []).filter(function (k) {
+        return k.keyId === code.keyId && (!k.retiresAt || Date.parse(k.retiresAt) > now);
+      })[0];
+      if (!key || !window.crypto || !window.crypto.subtle) return Promise.resolve(false);
+      return window.crypto.subtle.importKey("raw", base64url(key.publicKey), { name: "Ed25519" }, false, ["verify"])
+        .then(function (publicKey) {
+          return window.crypto.subtle.verify({ name: "Ed25519" }, publicKey, code.signature, code.payload);
+        })
+        .catch(function () { return false; });
+    }
+
+    // The entrance rules, as the server's Entrance.verdict applies them, on what the kiosk
+    // knows: the state it kept and what it did since.
+    function decide(text, state, now) {
+      var code = parse(text);
+      if (!code) return Promise.resolve({ result: "refused", reason: "unknownCode" });
+      return verify(code, state, now).then(function (genuine) {
+        if (!genuine) return { result: "refused", reason: "unknownCode" };
+        if (code.storeId !== state.storeId) return { result: "refused", reason: "otherStore" };
+        var ticket = state.tickets.filter(function (t) { return t.id === code.id; })[0];
+        var status;
+        if (ticket) {
+          status = ticket.state;
+        } else if (code.id > state.lastReservationId) {
+          // Made after the kept state: a booking's slot is in its code; a line-up's turn is not known.
+          status = code.kind === "booking" ? "booked" : "waiting";
+          ticket = { id: code.id, number: code.number, people: code.people, state: status,
+                     slotStart: code.slotStart ? new Date(code.slotStart).toISOString() : null };
+        } else {
+          return { result: "refused", reason: "ended", number: code.number };
+        }
+        var answer = { number: code.number, people: ticket.people, id: code.id };
+        if (status === "inside") { answer.result = "exit"; return answer; }
+        if (!state.authority) { answer.result = "refused"; answer.reason = "notAuthority"; return answer; }
+        answer.result = "refused";
+        if (status === "waiting") { answer.reason = "notYetCalled"; return answer; }
+        if (status === "called") {
+          if (now > Date.parse(ticket.calledAt) + state.callGraceMinutes * 60000) { answer.reason = "expired"; return answer; }
+        } else if (status === "booked") {
+          var slot = Date.parse(ticket.slotStart);
+          if (now < slot - state.entryBeforeMinutes * 60000) { answer.reason = "tooEarly"; return answer; }
+          if (now > slot + state.entryAfterMinutes * 60000) { answer.reason = "tooLate"; return answer; }
+        } else {
+          answer.reason = "ended";
+          return answer;
+        }
+        if (state.peopleInside + ticket.people > state.capacity) { answer.reason = "full"; return answer; }
+        answer.result = "enter";
+        return answer;
+      });
+    }
+
+    // What a decided entry or exit changes in the kept state.
+    function apply(state, answer) {
+      var ticket = state.tickets.filter(function (t) { return t.id === answer.id; })[0];
+      if (!ticket) {
+        ticket = { id: answer.id, number: answer.number, people: answer.people };
+        state.tickets.push(ticket);
+      }
+      ticket.state = answer.result === "enter" ? "inside" : "done";
+      state.peopleInside = Math.max(0, state.peopleInside + (answer.result === "enter" ? answer.people : -answer.people));
+    }
+
+    // What an answer from the server says of a ticket, until the state is read again.
+    function learn(state, report) {
+      if (report.result !== "enter" && report.result !== "exit") return;
+      var ticket = state.tickets.filter(function (t) { return t.number === report.number; })[0];
+      if (ticket) ticket.state = report.result === "enter" ? "inside" : "done";
+      if (typeof report.peopleInside === "number") state.peopleInside = report.peopleInside;
+    }
+
+    return { openStore: openStore, transaction: transaction, decide: decide, apply: apply, learn: learn, parse: parse };
+  })();
+
   // The scanner: a USB or Bluetooth scanner types the code and Enter into the input, which
   // keeps the focus; the camera reads codes where the browser has BarcodeDetector. Scans go
   // through fetch so the page never reloads; the same code twice within 3 s counts once
@@ -341,6 +485,9 @@
     var busy = false;
     var last = { code: "", at: 0 };
     var clearTimer = null;
+    var banner = root.querySelector("[data-offline]");
+    var notes = root.querySelector("[data-offline-notes]");
+    var door = null;  // the kept state and queue, where IndexedDB and Ed25519 verification exist
 
     function keepFocus() {
       if (document.activeElement !== input) input.focus({ preventScroll: true });
@@ -362,29 +509,180 @@
       }, 6000);
     }
 
+    function fill(key, values) {
+      return text(key).replace(/\{(\w+)\}/g, function (whole, name) {
+        return values && name in values ? String(values[name]) : whole;
+      });
+    }
+
+    function newScanId() {
+      var bytes = new Uint8Array(16);
+      window.crypto.getRandomValues(bytes);
+      return btoa(String.fromCharCode.apply(null, bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    }
+
+    // A POST of the scan form's fields and `fields`, given up after `seconds`.
+    function post(fields, seconds) {
+      var body = new URLSearchParams(new FormData(form));
+      // Each scan is a new event at the door, not the page's form sent again.
+      body.delete("formKey");
+      Object.keys(fields).forEach(function (name) { body.set(name, fields[name]); });
+      var controller = window.AbortController ? new AbortController() : null;
+      var timer = controller ? window.setTimeout(function () { controller.abort(); }, seconds * 1000) : null;
+      return fetch(form.action, {
+        method: "POST", credentials: "same-origin", body: body, redirect: "manual",
+        headers: { Accept: "application/json" }, signal: controller ? controller.signal : undefined
+      }).then(function (response) {
+        window.clearTimeout(timer);
+        return response;
+      }, function (error) {
+        window.clearTimeout(timer);
+        throw error;
+      });
+    }
+
+    function showBanner() {
+      if (!door || !banner) return;
+      banner.hidden = !(door.offline || door.queued > 0);
+      banner.textContent = fill(door.offline ? "js.offline" : "js.sending", { count: door.queued });
+      var lines = [];
+      if (door.conflicts) lines.push(fill("js.offlineConflicts", { count: door.conflicts }));
+      if (door.refused) lines.push(fill("js.offlineRefused", { count: door.refused }));
+      if (door.stopped) lines.push(fill("js.offlineStopped", { count: door.queued }));
+      notes.hidden = lines.length === 0;
+      notes.textContent = lines.join(" ");
+    }
+
+    // Decided here: the server did not answer in time.
+    function offlineScan(code, scanId, at) {
+      door.offline = true;
+      return DoorOffline.decide(code, door.state, at.getTime()).then(function (answer) {
+        var report = { result: answer.result, peopleInside: door.state.peopleInside };
+        if (answer.result === "enter" || answer.result === "exit") {
+          DoorOffline.apply(door.state, answer);
+          report.peopleInside = door.state.peopleInside;
+          door.queued += 1;
+          return DoorOffline.transaction(door.db, "queue", "readwrite", function (queue) {
+            queue.add({ code: code, scanId: scanId, scannedAt: at.toISOString(), offlineResult: answer.result });
+          }).then(function () {
+            return DoorOffline.transaction(door.db, "state", "readwrite", function (kept) { kept.put(door.state, "current"); });
+          }).then(function () {
+            report.headline = text(answer.result === "enter" ? "js.offlineEnter" : "js.offlineExit");
+            report.message = fill(answer.result === "enter" ? "js.offlineWelcome" : "js.offlineGoodbye", answer);
+            return report;
+          });
+        }
+        report.headline = text("js.offlineRefused.headline");
+        report.message = fill("js.offlineRefusal." + answer.reason, { number: answer.number, door: door.state.authorityLabel });
+        return report;
+      }).then(function (report) { show(report); showBanner(); });
+    }
+
     function submit(code) {
       code = code.trim();
       var now = Date.now();
       if (!code || busy || (code === last.code && now - last.at < 3000)) return;
       busy = true;
       last = { code: code, at: now };
-      var body = new URLSearchParams(new FormData(form));
-      body.set("code", code);
-      // Each scan is a new event at the door, not the page's form sent again.
-      body.delete("formKey");
-      fetch(form.action, {
-        method: "POST", credentials: "same-origin", body: body,
-        headers: { Accept: "application/json" }
-      })
+      var scanId = newScanId();
+      var at = new Date(now);
+      // While scans made offline wait to be sent, new ones queue behind them, in order.
+      var done = door && door.state && door.queued > 0
+        ? offlineScan(code, scanId, at)
+        : post({ code: code, scanId: scanId, scannedAt: at.toISOString(), answerWithin: "2.5" }, 2.5)
+          .then(function (response) {
+            if (response.status >= 500 || response.type === "opaqueredirect") throw new Error("HTTP " + response.status);
+            return response.json();
+          })
+          .then(function (report) {
+            if (door) {
+              door.offline = false;
+              showBanner();
+              if (door.state) DoorOffline.learn(door.state, report);
+            }
+            if (!report.result) report = { result: "refused", headline: text("js.noAnswer"), message: report.message || "" };
+            show(report);
+          })
+          .catch(function () {
+            if (door && door.state) return offlineScan(code, scanId, at);
+            show({ result: "refused", headline: text("js.noAnswer"), message: text("js.scanFailed") });
+          });
+      done.catch(function () {
+        show({ result: "refused", headline: text("js.noAnswer"), message: text("js.scanFailed") });
+      }).then(function () { busy = false; input.value = ""; keepFocus(); });
+    }
+
+    // The queue, oldest first, one at a time: each scan carries its id, so one sent twice
+    // (its answer lost) counts once.
+    var flushing = false;
+    function flush() {
+      if (!door || flushing || door.queued === 0) return;
+      flushing = true;
+      DoorOffline.transaction(door.db, "queue", "readonly", function (queue) { return queue.getAll(); })
+        .then(function sendNext(items) {
+          if (!items.length) return;
+          var item = items[0];
+          return post({ code: item.code, scanId: item.scanId, scannedAt: item.scannedAt, offlineResult: item.offlineResult }, 5)
+            .then(function (response) {
+              if (response.status >= 500) throw new Error("HTTP " + response.status);
+              if (response.status === 403 || response.type === "opaqueredirect") {
+                door.stopped = true;  // the kiosk's key was revoked: kept, not sent
+                throw new Error("revoked");
+              }
+              return response.json().then(function (answer) {
+                if (answer.result === "conflict") door.conflicts += 1;
+                else if (!answer.result) door.refused += 1;  // too old or malformed: said, not applied
+                return DoorOffline.transaction(door.db, "queue", "readwrite", function (queue) { queue.delete(item.seq); });
+              });
+            })
+            .then(function () {
+              door.queued -= 1;
+              door.offline = false;
+              showBanner();
+              return sendNext(items.slice(1));
+            });
+        })
+        .then(function () { if (door.queued === 0) refresh(); })
+        .catch(function () { door.offline = !door.stopped; })
+        .then(function () { flushing = false; showBanner(); });
+    }
+
+    // What the server says of the store now, kept for when it does not answer.
+    function refresh() {
+      if (!door || door.queued > 0) return;
+      var controller = window.AbortController ? new AbortController() : null;
+      var timer = controller ? window.setTimeout(function () { controller.abort(); }, 5000) : null;
+      fetch(root.dataset.stateUrl, { credentials: "same-origin", headers: { Accept: "application/json" },
+                                     signal: controller ? controller.signal : undefined })
         .then(function (response) {
+          window.clearTimeout(timer);
           if (!response.ok) throw new Error("HTTP " + response.status);
           return response.json();
         })
-        .then(show)
-        .catch(function () {
-          show({ result: "refused", headline: text("js.noAnswer"), message: text("js.scanFailed") });
+        .then(function (state) {
+          if (door.queued > 0) return;
+          door.state = state;
+          return DoorOffline.transaction(door.db, "state", "readwrite", function (kept) { kept.put(state, "current"); });
         })
-        .then(function () { busy = false; input.value = ""; keepFocus(); });
+        .catch(function () {});
+    }
+
+    if (window.indexedDB && window.crypto && window.crypto.subtle && root.dataset.stateUrl) {
+      DoorOffline.openStore().then(function (db) {
+        door = { db: db, state: null, queued: 0, offline: false, conflicts: 0, refused: 0, stopped: false };
+        return Promise.all([
+          DoorOffline.transaction(db, "state", "readonly", function (kept) { return kept.get("current"); }),
+          DoorOffline.transaction(db, "queue", "readonly", function (queue) { return queue.count(); })
+        ]).then(function (found) {
+          door.state = found[0] || null;
+          door.queued = found[1] || 0;
+          showBanner();
+          refresh();
+          window.setInterval(refresh, 30000);
+          window.setInterval(flush, 3000);
+          flush();
+        });
+      }).catch(function () { door = null; });
     }
 
     form.addEventListener("submit", function (event) {

@@ -20,6 +20,9 @@ public struct Request: Sendable {
     public var client: String { ClientAddress.key(remoteAddress) }
     /// The client reached the web server over TLS, so cookies must be `Secure`.
     public var isHTTPS: Bool
+    /// When nginx received the request (its `$msec`, as `CLUP_REQUEST_START`), by the machine's
+    /// clock: how long the request waited for the worker.
+    public var receivedAt: Date?
 
     public init(
         method: HTTPMethod, path: String, query: FormData = FormData(), headers: [String: String] = [:],
@@ -78,6 +81,8 @@ public struct Request: Sendable {
             remoteAddress: params["REMOTE_ADDR"].map { String(decoding: $0, as: UTF8.self) } ?? "",
             isHTTPS: params["HTTPS"].map { String(decoding: $0, as: UTF8.self) == "on" } ?? false
         )
+        receivedAt = params["CLUP_REQUEST_START"].flatMap { Double(String(decoding: $0, as: UTF8.self)) }
+            .map { Date(timeIntervalSince1970: $0) }
     }
 
     /// The cookies nginx keys its cache of guests' pages on, besides the address.

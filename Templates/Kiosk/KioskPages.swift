@@ -234,12 +234,14 @@ public struct ScannerPage: Page {
         let shown = report ?? ScanDisplay(result: "", headline: tr("js.ready"), message: tr("js.scanPrompt"))
         return frame.kiosk(storeName: storeName, """
             <h1 class="visually-hidden">\(tr("kiosk.scanner"))</h1>
-            <section class="scanner" data-scanner>
+            <section class="scanner" data-scanner data-state-url="\(Paths.kioskDoorState())">
+              <p class="offline-banner" data-offline role="status" hidden></p>
               <div class="scan-result\(report.map { " result-\($0.result)" })" data-scan-result aria-live="assertive">
                 <p class="scan-headline" data-field="headline">\(shown.headline)</p>
                 <p class="scan-message" data-field="message">\(shown.message)</p>
               </div>
               <p class="scan-count">\(tr("kiosk.inside")) <strong data-field="peopleInside">\(peopleInside)</strong> / \(capacity)</p>
+              <p class="offline-notes" data-offline-notes hidden></p>
               <form method="post" action="\(Paths.kioskScan())" class="scan-form" data-scan-form>
                 \(frame.csrfField)
                 <label for="code">\(tr("kiosk.code"))</label>

@@ -178,6 +178,35 @@ struct DeviceAPITests {
         #expect(try receipts() == 0)
     }
 
+    @Test("a scan that waited longer for the worker than its scanner waits for the answer is not applied, nor kept")
+    func lateScans() throws {
+        let issued = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1, "residenceMinutes": 30}"#)
+        let code = try require(issued.body["code"] as? String)
+        let id = try require(issued.body["id"] as? Int64)
+        let scanId = Secrets.token()
+        func send(waited: TimeInterval) -> Response {
+            var request = Request(method: .post, path: "/api/v1/scan", body: Array("""
+                {"code": "\(code)", "scanId": "\(scanId)", "answerWithin": 2.5}
+                """.utf8))
+            request.headers["authorization"] = "Bearer \(key)"
+            request.headers["content-type"] = "application/json"
+            request.receivedAt = Date() - waited  // nginx's clock, as CLUP_REQUEST_START gives it
+            return app.respond(to: request)
+        }
+        // The scanner gave up after 2.5 s and decided by itself: this one is dropped.
+        let late = send(waited: 4)
+        #expect(late.status == 503 && String(decoding: late.body, as: UTF8.self).contains("\"code\":\"late\""))
+        #expect(try database.reservation(id: id)?.reservation.status == .called)
+        // The same scan in time is applied: nothing of the late one was kept under its id.
+        let inTime = send(waited: 0.1)
+        #expect(inTime.status == 200 && String(decoding: inTime.body, as: UTF8.self).contains("\"result\":\"enter\""))
+        #expect(try database.reservation(id: id)?.reservation.status == .inside)
+        let both = try call(.post, "/api/v1/scan", key: key, json: """
+            {"code": "\(code)", "scanId": "\(Secrets.token())", "answerWithin": 2.5, "offlineResult": "exit", "scannedAt": "2026-11-18T09:00:00Z"}
+            """)
+        #expect(both.status == 400 && both.body["code"] as? String == "invalidAnswerWithin")
+    }
+
     @Test("a device acts only for its own store: other stores' codes are refused and their status forbidden")
     func ownStoreOnly() throws {
         let issued = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1, "residenceMinutes": 30}"#)

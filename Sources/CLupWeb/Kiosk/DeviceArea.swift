@@ -34,7 +34,8 @@ struct DeviceArea {
             return .json(try desk.scan(code: body.code, kiosk: context.kiosk, now: context.now))
         }
         let answer = try desk.scan(code: body.code, kiosk: context.kiosk, scanId: scanId, scannedAt: body.scannedAt,
-                                   offlineResult: body.offlineResult, now: context.now)
+                                   offlineResult: body.offlineResult, answerWithin: body.answerWithin.map { String($0) },
+                                   receivedAt: context.request.receivedAt, now: context.now)
         return .json(text: answer.answer)
     }
 
@@ -62,6 +63,8 @@ struct DeviceArea {
         var scannedAt: String?
         /// "enter" or "exit": what the scanner did by itself while CLup could not be reached.
         var offlineResult: String?
+        /// Seconds the scanner waits for the answer before deciding by itself.
+        var answerWithin: Double?
     }
 
     struct TicketRequest: Decodable {

@@ -24,11 +24,24 @@ struct EntranceDesk: Sendable {
     /// `scanId` and `scannedAt` are as the kiosk sent them, checked here.
     /// `offlineResult` ("enter" or "exit") is what the kiosk did by itself while CLup could not
     /// be reached: the scan is applied only if CLup's verdict is the same.
+    /// `answerWithin` is how long the kiosk waits for the answer before deciding by itself: a
+    /// scan that waited longer than that for the worker (`receivedAt`, when nginx received it)
+    /// is not applied, nor kept, since the kiosk has decided without it and will send what it
+    /// did.
     func scan(code: String, kiosk: Kiosk, scanId: String, scannedAt: String?, offlineResult: String? = nil,
-              now: Date) throws -> ScanAnswer
+              answerWithin: String? = nil, receivedAt: Date? = nil, now: Date) throws -> ScanAnswer
     {
         guard (16...64).contains(scanId.utf8.count), Secrets.isWellFormed(scanId, minimumLength: 16) else {
             throw EntranceError(400, "invalidScanId", tr("desk.scanId"))
+        }
+        if let answerWithin {
+            guard let seconds = Double(answerWithin), (0.5...60).contains(seconds), offlineResult == nil else {
+                throw EntranceError(400, "invalidAnswerWithin", tr("desk.answerWithin"))
+            }
+            // The machine's clock, as nginx's: not the application's.
+            if let receivedAt, Date().timeIntervalSince(receivedAt) > seconds {
+                throw EntranceError(503, "late", tr("desk.late"))
+            }
         }
         var doorDid: KioskScan.DoorDid?
         if let offlineResult {

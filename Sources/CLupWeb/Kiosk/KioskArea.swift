@@ -206,7 +206,8 @@ struct KioskArea {
             do {
                 let answer = try desk.scan(code: context.form["code"] ?? "", kiosk: context.kiosk, scanId: scanId,
                                            scannedAt: context.form["scannedAt"], offlineResult: context.form["offlineResult"],
-                                           now: context.now)
+                                           answerWithin: context.form["answerWithin"],
+                                           receivedAt: context.request.receivedAt, now: context.now)
                 return .json(text: answer.answer)
             } catch let error as EntranceError {
                 return DeviceArea.error(error)

@@ -1,0 +1,274 @@
+"""The door through an outage, in real Chromium: a door kiosk scans online; the worker stops
+answering (and, separately, nginx does); the kiosk goes on letting people in and out under the
+entrance rules, refusing what it must, and shows OFFLINE with the scans waiting; a second door
+kiosk of the store lets nobody in while offline (one code, at most one ENTER); when CLup answers
+again every queued scan is applied once, at the time it happened, and a ticket cancelled
+meanwhile is reported as a conflict, not applied.
+
+Run by `scripts/test` after check_pages.py, with the same tools. Starts CLup as `scripts/run`
+does (check_pages.Stack) and stops it at the end.
+
+    .build/browser-tools/bin/python Tests/Browser/check_door_offline.py [--keep]
+"""
+
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from check_pages import Stack, wait_for  # noqa: E402
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def session_processes(stack, name):
+    """Process ids of `name` (its command's first word's base name) started by the stack."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            if os.getsid(int(pid)) != stack.process.pid:
+                continue
+            command = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+        except (OSError, ProcessLookupError):
+            continue
+        if command and os.path.basename(command[0].decode()) == name or (name == "nginx" and command[0].startswith(b"nginx:")):
+            found.append(int(pid))
+    return found
+
+
+FROZEN = set()
+
+
+def freeze(pids, frozen):
+    (FROZEN.update if frozen else FROZEN.difference_update)(pids)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGSTOP if frozen else signal.SIGCONT)
+        except ProcessLookupError:  # restarted meanwhile by scripts/run's supervision
+            pass
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--lang=en-GB"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options)
+    driver.set_script_timeout(30)
+    return driver
+
+
+def enrol(driver, base, key):
+    driver.get(base + "/kiosk")
+    driver.find_element(By.NAME, "key").send_keys(key + Keys.ENTER)
+    wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, ".kiosk-choices"))
+    driver.get(base + "/kiosk/scanner")
+    # The kept state is in IndexedDB once the page has read it.
+    wait_for(driver, lambda: kept_state(driver) is not None, seconds=15)
+
+
+def kept_state(driver):
+    return driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const request = indexedDB.open("clup-door", 1);
+        request.onsuccess = () => {
+          const db = request.result;
+          if (!db.objectStoreNames.contains("state")) return done(null);
+          const get = db.transaction("state").objectStore("state").get("current");
+          get.onsuccess = () => done(get.result || null);
+          get.onerror = () => done(null);
+        };
+        request.onerror = () => done(null);""")
+
+
+LAST_SCAN = {}
+
+
+def scan(driver, code):
+    """Scans `code` as a hand scanner types it; returns the headline, message and banner shown.
+    The page counts the same code twice within 3 s once (a shaky hand): a code scanned again
+    waits that long, as a person coming back would."""
+    previous = LAST_SCAN.get(id(driver))
+    if previous and previous[0] == code:
+        time.sleep(max(0, 3.2 - (time.time() - previous[1])))
+    LAST_SCAN[id(driver)] = (code, time.time())
+    field = driver.find_element(By.ID, "code")
+    driver.execute_script("document.querySelector('[data-scan-result]').className = 'scan-result';"
+                          "document.querySelector('[data-field=headline]').textContent = '…';")
+    field.send_keys(code + Keys.ENTER)
+    # (The screen goes back to "Ready" a few seconds after each scan: not an answer.)
+    try:
+        wait_for(driver, lambda: driver.find_element(By.CSS_SELECTOR, "[data-field=headline]").text not in ("…", "Ready"),
+                 seconds=20)
+    except SystemExit:
+        for entry in driver.get_log("browser"):
+            print("  browser:", entry.get("message"))
+        raise
+    time.sleep(0.2)
+    banner = driver.find_element(By.CSS_SELECTOR, "[data-offline]")
+    shown = (driver.find_element(By.CSS_SELECTOR, "[data-field=headline]").text,
+             driver.find_element(By.CSS_SELECTOR, "[data-field=message]").text,
+             banner.text if banner.is_displayed() else "")
+    return shown
+
+
+def issue(base, key):
+    request = urllib.request.Request(base + "/api/v1/tickets", method="POST",
+                                     data=json.dumps({"people": 1, "residenceMinutes": 30}).encode(),
+                                     headers={"Authorization": "Bearer " + key, "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.loads(answer.read())
+
+
+def main():
+    keep = "--keep" in sys.argv
+    stack = Stack()
+    problems = []
+    drivers = []
+
+    def expect(condition, what):
+        if not condition:
+            problems.append(what)
+        print(("  ok   " if condition else "  FAIL ") + what)
+
+    try:
+        # A store of 6 open round the clock, half its places for walk-ins; a main door kiosk
+        # (the offline authority, enrolled first) and a side door.
+        output = stack.clup("admin", "register-store", "--name", "Porta Offline", "--address", "Via Uno 1, Milano",
+                            "--latitude", "45.46", "--longitude", "9.19", "--capacity", "6")
+        store = re.search(r"registered store (\d+)", output).group(1)
+        stack.clup("admin", "edit-store", "--store", store, "--walk-in-percent", "50")
+        stack.clup("admin", "set-hours", "--store", store, *[f"--{day}=00:00-23:59" for day in WEEKDAYS])
+        main_key = re.search(r"device key[^:]*: (\S+)", stack.clup(
+            "admin", "enrol-kiosk", "--store", store, "--label", "Main door", "--role", "door")).group(1)
+        side_key = re.search(r"device key[^:]*: (\S+)", stack.clup(
+            "admin", "enrol-kiosk", "--store", store, "--label", "Side door", "--role", "door")).group(1)
+        # Walk-ins A, B and D are called at once (three walk-in places); C waits.
+        a, b, d, c = (issue(stack.base, main_key) for _ in range(4))
+        print(f"tickets: A {a['number']} {a['status']}, B {b['number']} {b['status']}, "
+              f"D {d['number']} {d['status']}, C {c['number']} {c['status']}")
+        forged = a["code"][:40] + ("A" if a["code"][40] != "A" else "B") + a["code"][41:]
+
+        main_door, side_door = browser(), browser()
+        drivers += [main_door, side_door]
+        enrol(main_door, stack.base, main_key)
+        enrol(side_door, stack.base, side_key)
+        expect(kept_state(main_door)["authority"] is True and kept_state(side_door)["authority"] is False,
+               "the main door admits offline, the side door does not")
+
+        print("online:")
+        expect(scan(main_door, a["code"])[0] == "ENTER", "A enters online")
+
+        def outage(kind):
+            """Stops the worker (or nginx) from answering; returns a function that restarts it. The
+            worker's supervision in scripts/run is stopped with it, or it would replace the worker
+            within seconds: the outage is then as long as the test makes it."""
+            names = ("clup", "bash") if kind == "worker" else ("nginx",)
+            pids = [pid for name in names for pid in session_processes(stack, name)]
+            if not pids:
+                raise SystemExit(f"no {kind} process found")
+            freeze(pids, True)
+            return lambda: freeze(pids, False)
+
+        # The worker stops answering; meanwhile ticket B is cancelled (by whoever: CLup will see
+        # it when it answers again, and the kiosk cannot).
+        print("the worker stops answering:")
+        resume = outage("worker")
+        started = time.time()
+        with sqlite3.connect(os.path.join(stack.folder, "clup.sqlite"), timeout=10) as db:
+            db.execute("UPDATE reservation SET status = 'cancelled', endedAt = strftime('%Y-%m-%d %H:%M:%f', 'now') "
+                       "WHERE id = ?", (b["id"],))
+        before_exit = time.time()
+        headline, _, banner = scan(main_door, a["code"])
+        after_exit = time.time()
+        expect(headline == "EXIT" and banner.startswith("OFFLINE — 1 "), f"A exits offline ({headline}; {banner})")
+        before_entry = time.time()
+        headline, message, banner = scan(main_door, d["code"])
+        after_entry = time.time()
+        expect(headline == "ENTER" and banner.startswith("OFFLINE — 2 "), f"D enters offline ({headline}: {message})")
+        main_door.save_screenshot(os.path.join(stack.folder, "door-offline.png"))
+        headline, message, _ = scan(main_door, c["code"])
+        expect(headline == "REFUSED" and "not been called" in message, f"C, not called, is refused ({message})")
+        headline, message, _ = scan(main_door, forged)
+        expect(headline == "REFUSED" and "altered" in message, f"a forged code is refused ({message})")
+        headline, message, _ = scan(main_door, b["code"])
+        expect(headline == "ENTER", f"B, cancelled where the kiosk cannot see, is let in ({headline})")
+        headline, message, _ = scan(side_door, d["code"])
+        expect(headline == "REFUSED" and "Main door" in message,
+               f"the side door does not let D in a second time ({message})")
+        offline_for = time.time() - started
+        expect(scan(main_door, d["code"])[0] == "EXIT", "D leaves offline")
+        expect(scan(main_door, d["code"])[0] == "REFUSED", "D's code again, offline: refused")
+        resume()
+
+        print("CLup answers again:")
+        caught_up = time.time()
+        wait_for(main_door, lambda: not main_door.find_element(By.CSS_SELECTOR, "[data-offline]").is_displayed(),
+                 seconds=60)
+        catch_up = time.time() - caught_up
+        notes = main_door.find_element(By.CSS_SELECTOR, "[data-offline-notes]").text
+        expect("1 scans made offline were not accepted" in notes, f"the conflict is shown at the door ({notes})")
+        with sqlite3.connect(os.path.join(stack.folder, "clup.sqlite"), timeout=10) as db:
+            def row(ticket):
+                return db.execute("SELECT status, strftime('%s', enteredAt) + substr(enteredAt, 20) * 1, "
+                                  "strftime('%s', exitedAt) + substr(exitedAt, 20) * 1 FROM reservation WHERE id = ?",
+                                  (ticket["id"],)).fetchone()
+            status_a, _, exited_a = row(a)
+            status_d, entered_d, exited_d = row(d)
+            expect(status_a == "done" and before_exit - 1 <= exited_a <= after_exit + 1,
+                   "A's exit is recorded at the time it happened")
+            expect(status_d == "done" and before_entry - 1 <= entered_d <= after_entry + 1 and exited_d > entered_d,
+                   "D's visit is recorded as it happened")
+            expect(row(b)[0] == "cancelled", "B stays cancelled")
+            conflicts = db.execute("SELECT number, reason, outcome FROM doorAction WHERE action = 'offlineConflict'").fetchall()
+            expect(conflicts == [(b["number"], "cancelled", "enter")], f"the conflict is logged for staff: {conflicts}")
+            receipts = db.execute("SELECT COUNT(*) FROM scanReceipt").fetchone()[0]
+            expect(receipts == 5, f"each scan sent once: {receipts} receipts (A in online; A out, D in, B, D out offline)")
+        status = json.loads(urllib.request.urlopen(urllib.request.Request(
+            f"{stack.base}/api/v1/stores/{store}/status", headers={"Authorization": "Bearer " + main_key}),
+            timeout=10).read())
+        expect(status["peopleInside"] == 0, f"the count inside is what happened at the door: {status['peopleInside']}")
+        expect(scan(main_door, d["code"])[0] == "REFUSED", "online again, D's used code is refused")
+
+        # nginx stops answering: the same, through a frozen nginx.
+        print("nginx stops answering:")
+        e = issue(stack.base, main_key)
+        main_door.get(stack.base + "/kiosk/scanner")
+        wait_for(main_door, lambda: any(t["id"] == e["id"] for t in (kept_state(main_door) or {}).get("tickets", [])),
+                 seconds=40)
+        resume = outage("nginx")
+        headline, _, banner = scan(main_door, e["code"])
+        expect(headline == "ENTER" and banner.startswith("OFFLINE — 1 "), f"E enters while nginx is down ({banner})")
+        resume()
+        wait_for(main_door, lambda: not main_door.find_element(By.CSS_SELECTOR, "[data-offline]").is_displayed(),
+                 seconds=60)
+        with sqlite3.connect(os.path.join(stack.folder, "clup.sqlite"), timeout=10) as db:
+            expect(db.execute("SELECT status FROM reservation WHERE id = ?", (e["id"],)).fetchone()[0] == "inside",
+                   "E's entry reached CLup once nginx answered")
+        main_door.set_window_size(390, 844)
+        main_door.save_screenshot(os.path.join(stack.folder, "door-phone.png"))
+    finally:
+        freeze(list(FROZEN), False)
+        for driver in drivers:
+            driver.quit()
+        stack.stop(keep)
+
+    print(f"door offline: worker stopped {offline_for:.0f} s, 8 scans decided at the door; caught up in "
+          f"{catch_up:.1f} s; {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
