@@ -186,7 +186,11 @@ public struct Frame: Sendable {
         let keys = ["js.locating", "js.locationOff", "js.locationFailed", "js.wait", "js.storePin", "js.newAt",
                     "js.notificationsOn", "js.notificationsBlocked", "js.asking", "js.notificationsFailed",
                     "js.ready", "js.scanPrompt", "js.noAnswer", "js.scanFailed", "js.useCamera", "js.stopCamera",
-                    "js.noCamera", "js.offline", "js.sending", "js.offlineConflicts", "js.offlineRefused", "js.offlineStopped", "js.offlineEnter", "js.offlineExit", "js.offlineWelcome", "js.offlineGoodbye", "js.offlineRefused.headline", "js.offlineRefusal.unknownCode", "js.offlineRefusal.otherStore", "js.offlineRefusal.notYetCalled", "js.offlineRefusal.expired", "js.offlineRefusal.tooEarly", "js.offlineRefusal.tooLate", "js.offlineRefusal.full", "js.offlineRefusal.ended", "js.offlineRefusal.notAuthority"]
+                    "js.noCamera", "js.offline", "js.sending", "js.offlineConflicts", "js.offlineRefused",
+                    "js.offlineStopped", "js.offlineEnter", "js.offlineExit", "js.offlineWelcome", "js.offlineGoodbye",
+                    "js.offlineRefused.headline", "js.offlineCopy"]
+            + ["unknownCode", "otherStore", "notYetCalled", "expired", "tooEarly", "tooLate", "full", "ended",
+               "notAuthority"].map { "js.offlineRefusal." + $0 }
         let json = Language.$current.withValue(language) {
             "{" + keys.map { "\"" + $0 + "\":" + jsonString(tr($0)) }.joined(separator: ",") + "}"
         }

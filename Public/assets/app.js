@@ -676,6 +676,8 @@
         ]).then(function (found) {
           door.state = found[0] || null;
           door.queued = found[1] || 0;
+          // Scans still waiting, or a kept copy of the page: offline until the server answers.
+          door.offline = door.queued > 0 || document.body.hasAttribute("data-offline-copy");
           showBanner();
           refresh();
           window.setInterval(refresh, 30000);
@@ -727,7 +729,30 @@
     keepFocus();
   }
 
+  // The door's scanner and a customer's ticket are kept by the service worker for when CLup
+  // cannot be reached (Public/sw.js); a kept copy says so.
+  function setUpKeptPages() {
+    if (document.body.hasAttribute("data-offline-copy")) {
+      var notice = document.createElement("p");
+      notice.className = "offline-copy";
+      notice.setAttribute("role", "status");
+      notice.textContent = text("js.offlineCopy");
+      var main = document.querySelector("main") || document.body;
+      main.insertBefore(notice, main.firstChild);
+    }
+    if (!("serviceWorker" in navigator)) return;
+    if (document.querySelector("[data-scanner], [data-status-url]")) {
+      navigator.serviceWorker.register("/sw.js").catch(function () {});
+      if (!document.body.hasAttribute("data-offline-copy")) {
+        navigator.serviceWorker.ready.then(function (registration) {
+          if (registration.active) registration.active.postMessage({ keep: window.location.pathname });
+        });
+      }
+    }
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    setUpKeptPages();
     setUpLocate();
     setUpMap();
     setUpPositionPicker();

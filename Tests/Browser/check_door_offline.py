@@ -11,6 +11,7 @@ does (check_pages.Stack) and stops it at the end.
     .build/browser-tools/bin/python Tests/Browser/check_door_offline.py [--keep]
 """
 
+import datetime
 import json
 import os
 import re
@@ -20,13 +21,14 @@ import subprocess
 import sys
 import time
 import urllib.request
+import zoneinfo
 
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from check_pages import Stack, wait_for  # noqa: E402
+from check_pages import PASSWORD, Stack, keyboard_reservation, sign_in, wait_for  # noqa: E402
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
@@ -75,8 +77,18 @@ def enrol(driver, base, key):
     driver.find_element(By.NAME, "key").send_keys(key + Keys.ENTER)
     wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, ".kiosk-choices"))
     driver.get(base + "/kiosk/scanner")
-    # The kept state is in IndexedDB once the page has read it.
+    # The kept state is in IndexedDB once the page has read it; the service worker keeps the
+    # page itself from its next load.
     wait_for(driver, lambda: kept_state(driver) is not None, seconds=15)
+    wait_for(driver, lambda: kept_copy(driver, "/kiosk/scanner"), seconds=15)
+
+
+def kept_copy(driver, path):
+    """Whether the service worker keeps a copy of the page at `path`."""
+    return driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        caches.open("clup-kept-v1").then(c => c.match(arguments[0])).then(hit => done(!!hit), () => done(false));""",
+                                       path)
 
 
 def kept_state(driver):
@@ -161,6 +173,20 @@ def main():
               f"D {d['number']} {d['status']}, C {c['number']} {c['status']}")
         forged = a["code"][:40] + ("A" if a["code"][40] != "A" else "B") + a["code"][41:]
 
+        # A customer lines up at store 1 (open around now) and keeps their ticket's page open.
+        rome = datetime.datetime.now(zoneinfo.ZoneInfo("Europe/Rome"))
+        opens = max(rome.replace(hour=0, minute=0), rome - datetime.timedelta(hours=1))
+        closes = min(rome.replace(hour=23, minute=59), rome + datetime.timedelta(hours=6))
+        stack.clup("admin", "set-hours", "--store", "1", f"--{WEEKDAYS[opens.weekday()]}", f"{opens:%H:%M}-{closes:%H:%M}")
+        stack.clup("admin", "create-user", "--email", "ada@example.org", "--name", "Ada", "--role", "customer",
+                   "--password-stdin", stdin=PASSWORD + "\n")
+        shopper = browser()
+        drivers.append(shopper)
+        sign_in(shopper, stack.base, "ada@example.org", "en")
+        keyboard_reservation(shopper, stack.base)
+        ticket_path = re.search(r"/reservations/\d+", shopper.current_url).group(0)
+        wait_for(shopper, lambda: kept_copy(shopper, ticket_path), seconds=15)
+
         main_door, side_door = browser(), browser()
         drivers += [main_door, side_door]
         enrol(main_door, stack.base, main_key)
@@ -199,6 +225,17 @@ def main():
         after_entry = time.time()
         expect(headline == "ENTER" and banner.startswith("OFFLINE — 2 "), f"D enters offline ({headline}: {message})")
         main_door.save_screenshot(os.path.join(stack.folder, "door-offline.png"))
+        # The kiosk is restarted meanwhile: its page opens from the service worker's copy, says
+        # so, and goes on deciding from what it kept.
+        main_door.get(stack.base + "/kiosk/scanner")
+        notice = main_door.find_elements(By.CSS_SELECTOR, ".offline-copy")
+        banner = main_door.find_element(By.CSS_SELECTOR, "[data-offline]")
+        try:
+            wait_for(main_door, lambda: banner.text.startswith("OFFLINE — 2 "), seconds=5)
+        except SystemExit:
+            pass
+        expect(bool(notice) and "Offline" in notice[0].text and banner.text.startswith("OFFLINE — 2 "),
+               f"the scanner reloaded offline opens from its kept copy, with its queue ({banner.text})")
         headline, message, _ = scan(main_door, c["code"])
         expect(headline == "REFUSED" and "not been called" in message, f"C, not called, is refused ({message})")
         headline, message, _ = scan(main_door, forged)
@@ -208,6 +245,13 @@ def main():
         headline, message, _ = scan(side_door, d["code"])
         expect(headline == "REFUSED" and "Main door" in message,
                f"the side door does not let D in a second time ({message})")
+        # The customer's ticket page, reloaded: the kept copy, its QR code, and a word that it
+        # may be out of date.
+        shopper.get(stack.base + ticket_path)
+        copy = shopper.find_elements(By.CSS_SELECTOR, ".offline-copy")
+        expect(bool(copy) and "may be out of date" in copy[0].text and shopper.find_elements(By.CSS_SELECTOR, "svg path"),
+               "a customer's ticket reloaded offline shows its kept copy and QR code, marked as such")
+        shopper.save_screenshot(os.path.join(stack.folder, "ticket-offline.png"))
         offline_for = time.time() - started
         expect(scan(main_door, d["code"])[0] == "EXIT", "D leaves offline")
         expect(scan(main_door, d["code"])[0] == "REFUSED", "D's code again, offline: refused")

@@ -55,6 +55,7 @@ extension Catalogue {
         "js.offlineRefusal.full": "The store is full.",
         "js.offlineRefusal.ended": "Ticket {number} is no longer valid: used, cancelled or expired.",
         "js.offlineRefusal.notAuthority": "Offline: people are let in at {door} only; this door lets people out.",
+        "js.offlineCopy": "Offline: this is the page as it was last seen; the status may be out of date.",
         "js.noCamera": "Camera not available",
         // MARK: language
         "language.unknown": "That language is not one CLup speaks.",

@@ -55,6 +55,7 @@ extension Catalogue {
         "js.offlineRefusal.full": "Il negozio è pieno.",
         "js.offlineRefusal.ended": "Il biglietto {number} non è più valido: usato, annullato o scaduto.",
         "js.offlineRefusal.notAuthority": "Offline: si entra solo da {door}; questa porta fa solo uscire.",
+        "js.offlineCopy": "Offline: questa è la pagina com'era l'ultima volta; lo stato potrebbe non essere aggiornato.",
         "js.noCamera": "Fotocamera non disponibile",
         // MARK: language
         "language.unknown": "CLup non parla quella lingua.",
