@@ -429,25 +429,29 @@
         } else {
           return { result: "refused", reason: "ended", number: code.number };
         }
-        var answer = { number: code.number, people: ticket.people, id: code.id };
-        if (status === "inside") { answer.result = "exit"; return answer; }
-        if (!state.authority) { answer.result = "refused"; answer.reason = "notAuthority"; return answer; }
-        answer.result = "refused";
-        if (status === "waiting") { answer.reason = "notYetCalled"; return answer; }
-        if (status === "called") {
-          if (now > Date.parse(ticket.calledAt) + state.callGraceMinutes * 60000) { answer.reason = "expired"; return answer; }
-        } else if (status === "booked") {
-          var slot = Date.parse(ticket.slotStart);
-          if (now < slot - state.entryBeforeMinutes * 60000) { answer.reason = "tooEarly"; return answer; }
-          if (now > slot + state.entryAfterMinutes * 60000) { answer.reason = "tooLate"; return answer; }
-        } else {
-          answer.reason = "ended";
-          return answer;
-        }
-        if (state.peopleInside + ticket.people > state.capacity) { answer.reason = "full"; return answer; }
-        answer.result = "enter";
-        return answer;
+        var verdict = rules(status, ticket, state, now);
+        return { result: verdict.result, reason: verdict.reason, number: code.number, people: ticket.people, id: code.id };
       });
+    }
+
+    // The rules themselves, for a ticket whose status is known: the same table of cases
+    // (Tests/Shared/entrance-cases.json) checks them and the server's.
+    function rules(status, ticket, state, now) {
+      function refused(reason) { return { result: "refused", reason: reason }; }
+      if (status === "inside") return { result: "exit" };
+      if (!state.authority) return refused("notAuthority");
+      if (status === "waiting") return refused("notYetCalled");
+      if (status === "called") {
+        if (now > Date.parse(ticket.calledAt) + state.callGraceMinutes * 60000) return refused("expired");
+      } else if (status === "booked") {
+        var slot = Date.parse(ticket.slotStart);
+        if (now < slot - state.entryBeforeMinutes * 60000) return refused("tooEarly");
+        if (now > slot + state.entryAfterMinutes * 60000) return refused("tooLate");
+      } else {
+        return refused("ended");
+      }
+      if (state.peopleInside + ticket.people > state.capacity) return refused("full");
+      return { result: "enter" };
     }
 
     // What a decided entry or exit changes in the kept state.
@@ -469,8 +473,11 @@
       if (typeof report.peopleInside === "number") state.peopleInside = report.peopleInside;
     }
 
-    return { openStore: openStore, transaction: transaction, decide: decide, apply: apply, learn: learn, parse: parse };
+    return { openStore: openStore, transaction: transaction, decide: decide, rules: rules, apply: apply, learn: learn,
+             parse: parse };
   })();
+  // The door's rules, for the browser check that holds them to the shared table of cases.
+  window.clupDoorRules = DoorOffline.rules;
 
   // The scanner: a USB or Bluetooth scanner types the code and Enter into the input, which
   // keeps the focus; the camera reads codes where the browser has BarcodeDetector. Scans go

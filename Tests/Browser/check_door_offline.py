@@ -193,6 +193,23 @@ def main():
         enrol(side_door, stack.base, side_key)
         expect(kept_state(main_door)["authority"] is True and kept_state(side_door)["authority"] is False,
                "the main door admits offline, the side door does not")
+        # The page's copy of the entrance rules gives every verdict of the shared table, as the
+        # server's does (EntranceCasesTests).
+        table = json.load(open(os.path.join(os.path.dirname(__file__), "..", "Shared", "entrance-cases.json")))["cases"]
+        verdicts = main_door.execute_script("""
+            const now = Date.parse("2026-11-18T09:00:00Z");
+            return arguments[0].map(c => {
+              const ticket = {people: c.people,
+                              calledAt: c.calledMinutesAgo === undefined ? null : new Date(now - c.calledMinutesAgo * 60000).toISOString(),
+                              slotStart: c.slotInMinutes === undefined ? null : new Date(now + c.slotInMinutes * 60000).toISOString()};
+              const state = {authority: true, peopleInside: c.inside, capacity: c.capacity,
+                             callGraceMinutes: c.graceMinutes ?? 10, entryBeforeMinutes: c.beforeMinutes ?? 10,
+                             entryAfterMinutes: c.afterMinutes ?? 15};
+              const verdict = window.clupDoorRules(c.status, ticket, state, now);
+              return verdict.result === "refused" ? verdict.reason : verdict.result;
+            });""", table)
+        wrong = [f"{case['name']}: {got}" for case, got in zip(table, verdicts) if got != case["expect"]]
+        expect(not wrong, f"the page's rules give the {len(table)} verdicts of the shared table {wrong or ''}")
 
         print("online:")
         expect(scan(main_door, a["code"])[0] == "ENTER", "A enters online")
