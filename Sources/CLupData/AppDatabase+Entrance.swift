@@ -56,6 +56,15 @@ public struct KioskScan: Sendable {
     public enum DoorDid: String, Sendable {
         case enter
         case exit
+
+        /// What a verdict lets the door do; nil for a refusal.
+        init?(_ verdict: ScanVerdict) {
+            switch verdict {
+            case .enter: self = .enter
+            case .exit: self = .exit
+            case .refused: return nil
+            }
+        }
     }
 
     public init(kioskId: Int64, scanId: String, scannedAt: Date, doorDid: DoorDid? = nil) {
@@ -160,7 +169,7 @@ extension AppDatabase {
         var otherStoreName: String?
         let outcome: ScanResult.Outcome
         switch (verdict, reservation) {
-        case (_, let ticket) where doorDid != nil && doorDid != (verdict == .enter ? .enter : verdict == .exit ? .exit : nil):
+        case (_, let ticket) where doorDid.map { $0 != KioskScan.DoorDid(verdict) } ?? false:
             outcome = .disagreed(door: doorDid!, verdict: verdict, ticket)
         case (.enter, var ticket?):
             try Reservation.setStatus(.inside, .enteredAt, to: now, id: ticket.id, from: .active, db)
