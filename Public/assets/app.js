@@ -528,24 +528,29 @@
       return btoa(String.fromCharCode.apply(null, bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
     }
 
-    // A POST of the scan form's fields and `fields`, given up after `seconds`.
-    function post(fields, seconds) {
-      var body = new URLSearchParams(new FormData(form));
-      // Each scan is a new event at the door, not the page's form sent again.
-      body.delete("formKey");
-      Object.keys(fields).forEach(function (name) { body.set(name, fields[name]); });
+    // A fetch of JSON from the same site, given up after `seconds`.
+    function fetchWithin(url, options, seconds) {
       var controller = window.AbortController ? new AbortController() : null;
       var timer = controller ? window.setTimeout(function () { controller.abort(); }, seconds * 1000) : null;
-      return fetch(form.action, {
-        method: "POST", credentials: "same-origin", body: body, redirect: "manual",
-        headers: { Accept: "application/json" }, signal: controller ? controller.signal : undefined
-      }).then(function (response) {
+      options.credentials = "same-origin";
+      options.headers = { Accept: "application/json" };
+      if (controller) options.signal = controller.signal;
+      return fetch(url, options).then(function (response) {
         window.clearTimeout(timer);
         return response;
       }, function (error) {
         window.clearTimeout(timer);
         throw error;
       });
+    }
+
+    // A POST of the scan form's fields and `fields`, given up after `seconds`.
+    function post(fields, seconds) {
+      var body = new URLSearchParams(new FormData(form));
+      // Each scan is a new event at the door, not the page's form sent again.
+      body.delete("formKey");
+      Object.keys(fields).forEach(function (name) { body.set(name, fields[name]); });
+      return fetchWithin(form.action, { method: "POST", body: body, redirect: "manual" }, seconds);
     }
 
     function showBanner() {
@@ -657,12 +662,8 @@
     // What the server says of the store now, kept for when it does not answer.
     function refresh() {
       if (!door || door.queued > 0) return;
-      var controller = window.AbortController ? new AbortController() : null;
-      var timer = controller ? window.setTimeout(function () { controller.abort(); }, 5000) : null;
-      fetch(root.dataset.stateUrl, { credentials: "same-origin", headers: { Accept: "application/json" },
-                                     signal: controller ? controller.signal : undefined })
+      fetchWithin(root.dataset.stateUrl, {}, 5)
         .then(function (response) {
-          window.clearTimeout(timer);
           if (!response.ok) throw new Error("HTTP " + response.status);
           return response.json();
         })

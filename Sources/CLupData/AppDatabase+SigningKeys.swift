@@ -55,9 +55,10 @@ extension AppDatabase {
     public func rotateSigningKey(storeId: Int64, retireAtOnce: Bool, now: Date) throws -> Int {
         let keyId = try write { db in
             guard try Self.signingKeys(storeId: storeId, now: now, db) != nil else { throw StoreError.noSuchStore }
+            // Every key still good is good until then at the most.
+            let retires = (retireAtOnce ? now : now + Self.keyOverlap).databaseText
             try db.execute(sql: "UPDATE storeSigningKey SET retiresAt = ? WHERE storeId = ? AND (retiresAt IS NULL OR retiresAt > ?)",
-                           arguments: [(retireAtOnce ? now : now + Self.keyOverlap).databaseText, storeId,
-                                       (retireAtOnce ? now : now + Self.keyOverlap).databaseText])
+                           arguments: [retires, storeId, retires])
             let keyId = (try Int.fetchOne(db, sql: "SELECT MAX(keyId) FROM storeSigningKey WHERE storeId = ?",
                                           arguments: [storeId]) ?? 0) + 1
             try db.execute(sql: "INSERT INTO storeSigningKey (storeId, keyId, createdAt) VALUES (?, ?, ?)",

@@ -108,9 +108,7 @@ extension AppDatabase {
             store.entryAfterMinutes = edit.entryAfterMinutes
             store.callGraceMinutes = edit.callGraceMinutes
             try store.update(db)
-            let inside = try Int.fetchOne(db, sql: """
-                SELECT COALESCE(SUM(people), 0) FROM reservation WHERE storeId = ? AND status = 'inside'
-                """, arguments: [id]) ?? 0
+            let inside = try Self.peopleInside(storeId: id, db)
             // Counted as the booking handler counts them, in the slots of the new length.
             var overBooked = 0
             if let calendar = try Self.storeDetails(id: id, db)?.slotCalendar {

@@ -48,13 +48,8 @@ extension AppDatabase {
     static func count(from old: VisitFacts, to new: VisitFacts, storeId: Int64, reservationId: Int64,
                       _ db: Database) throws
     {
-        var inside = 0.0
-        if new.isInside && !old.isInside {
-            inside = try Double.fetchOne(db.cachedStatement(sql: """
-                SELECT COALESCE(SUM(people), 0) FROM reservation WHERE storeId = ? AND status = 'inside'
-                """), arguments: [storeId]) ?? 0
-        }
-        let change = VisitAccounting.change(from: old, to: new, peopleInside: inside)
+        let inside = new.isInside && !old.isInside ? try peopleInside(storeId: storeId, db) : 0
+        let change = VisitAccounting.change(from: old, to: new, peopleInside: Double(inside))
         for totals in change.hours { try add(totals, storeId: storeId, db) }
         if !change.learned.isEmpty { try apply(change.learned, storeId: storeId, db) }
         if let hour = change.entryHour {
@@ -66,18 +61,28 @@ extension AppDatabase {
         }
     }
 
+    /// The people inside the store now, inside the caller's transaction.
+    static func peopleInside(storeId: Int64, _ db: Database) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: """
+            SELECT COALESCE(SUM(people), 0) FROM reservation WHERE storeId = ? AND status = 'inside'
+            """), arguments: [storeId]) ?? 0
+    }
+
     /// Adds `totals` to the store's hour (the peak is the larger of the two).
     private static func add(_ totals: HourTotals, storeId: Int64, _ db: Database) throws {
-        let names = HourTotals.counterNames
-        try db.cachedStatement(sql: """
-            INSERT INTO storeHour (storeId, hour, \(names.joined(separator: ", ")))
-            VALUES (?, ?, \(names.map { _ in "?" }.joined(separator: ", ")))
-            ON CONFLICT(storeId, hour) DO UPDATE SET \(names.map { name in
-                name == "peakInside" ? "peakInside = MAX(peakInside, excluded.peakInside)" : "\(name) = \(name) + excluded.\(name)"
-            }.joined(separator: ", "))
-            """).execute(arguments: StatementArguments([storeId, totals.hour] as [any DatabaseValueConvertible])
+        try db.cachedStatement(sql: addHour).execute(
+            arguments: StatementArguments([storeId, totals.hour] as [any DatabaseValueConvertible])
                 + StatementArguments(totals.counters))
     }
+
+    /// Written once: each change of status looks its statement up by this text.
+    private static let addHour = """
+        INSERT INTO storeHour (storeId, hour, \(HourTotals.counterNames.joined(separator: ", ")))
+        VALUES (?, ?, \(HourTotals.counterNames.map { _ in "?" }.joined(separator: ", ")))
+        ON CONFLICT(storeId, hour) DO UPDATE SET \(HourTotals.counterNames.map { name in
+            name == "peakInside" ? "peakInside = MAX(peakInside, excluded.peakInside)" : "\(name) = \(name) + excluded.\(name)"
+        }.joined(separator: ", "))
+        """
 
     /// The learned sums' columns, in `sumValues` order.
     private static let sumNames = [
@@ -94,12 +99,15 @@ extension AppDatabase {
 
     /// Applies `change` to the store's learned sums, as `LearnedSums.apply` does.
     private static func apply(_ change: LearnedSums.Change, storeId: Int64, _ db: Database) throws {
-        try db.cachedStatement(sql: """
-            UPDATE storeLoad SET \(sumNames.enumerated().map { index, name in
-                "\(name) = \(name)\(decayedSums.contains(name) ? " * ?1" : "") + ?\(index + 2)"
-            }.joined(separator: ", ")) WHERE storeId = ?\(sumNames.count + 2)
-            """).execute(arguments: StatementArguments([change.entryDecay] + sumValues(change.added) + [Double(storeId)]))
+        try db.cachedStatement(sql: applySums).execute(
+            arguments: StatementArguments([change.entryDecay] + sumValues(change.added) + [Double(storeId)]))
     }
+
+    private static let applySums = """
+        UPDATE storeLoad SET \(sumNames.enumerated().map { index, name in
+            "\(name) = \(name)\(decayedSums.contains(name) ? " * ?1" : "") + ?\(index + 2)"
+        }.joined(separator: ", ")) WHERE storeId = ?\(sumNames.count + 2)
+        """
 }
 
 /// A department's entries in one hour.
@@ -224,16 +232,10 @@ extension AppDatabase {
                 if let hour = change.entryHour, withDepartments.contains(id) { departmentHours[id] = hour }
             }
             try db.execute(sql: "DELETE FROM storeHour; DELETE FROM storeDepartmentHour;")
-            let columns = HourTotals.counterNames
-            let insert = try db.makeStatement(sql: """
-                INSERT INTO storeHour (storeId, hour, \(columns.joined(separator: ", ")))
-                VALUES (?, ?, \(columns.map { _ in "?" }.joined(separator: ", ")))
-                """)
             var written = 0
             for (store, byHour) in zip(storeIds, hours) {
                 for totals in byHour.values {
-                    try insert.execute(arguments: StatementArguments([store, totals.hour] as [any DatabaseValueConvertible])
-                        + StatementArguments(totals.counters))
+                    try Self.add(totals, storeId: store, db)
                     written += 1
                 }
             }

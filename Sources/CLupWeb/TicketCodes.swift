@@ -32,20 +32,10 @@ struct TicketCodes: Sendable {
     /// The reservation a scanned `text` names, if it is a genuine code: signed with a key its
     /// store still accepts, or an older code under the server secret.
     func reservationId(scanned text: String, now: Date) throws -> Int64? {
-        if text.utf8.count == DoorCode.textLength {
-            var accepted: SigningKeys?
-            var failure: Error?
-            let code = keys.verify(text) { storeId, keyId in
-                do {
-                    accepted = try database.signingKeys(storeId: storeId, now: now)
-                } catch {
-                    failure = error
-                }
-                return accepted?.accepts(keyId) ?? false
-            }
-            if let failure { throw failure }
-            return code?.reservationId
-        }
-        return legacy.reservationId(from: text)
+        guard text.utf8.count == DoorCode.textLength else { return legacy.reservationId(from: text) }
+        guard let storeId = DoorCode.parse(text)?.code.storeId,
+              let signing = try database.signingKeys(storeId: storeId, now: now)
+        else { return nil }
+        return keys.verify(text) { _, keyId in signing.accepts(keyId) }?.reservationId
     }
 }

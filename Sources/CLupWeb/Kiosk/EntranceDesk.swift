@@ -14,9 +14,13 @@ struct EntranceDesk: Sendable {
 
     /// Scans `code` (the text a QR scanner typed, or the camera read) at `kiosk`'s store.
     func scan(code: String, kiosk: Kiosk, now: Date) throws -> ScanReport {
-        let trimmed = code.trimmingCharacters(in: .whitespacesAndNewlines)
-        let id = try codes.reservationId(scanned: trimmed, now: now)
-        return ScanReport(try database.scan(reservationId: id, at: kiosk.storeId, now: now), now: now)
+        ScanReport(try database.scan(reservationId: try reservationId(code, now: now), at: kiosk.storeId, now: now),
+                   now: now)
+    }
+
+    /// The reservation a scanned code names, if it is a genuine code.
+    private func reservationId(_ code: String, now: Date) throws -> Int64? {
+        try codes.reservationId(scanned: code.trimmingCharacters(in: .whitespacesAndNewlines), now: now)
     }
 
     /// Scans `code` as the kiosk named and dated the scan: applied once at the time it happened,
@@ -58,9 +62,7 @@ struct EntranceDesk: Sendable {
             guard date >= now - Self.oldestScan else { throw EntranceError(409, "scanTooOld", tr("desk.scanTooOld")) }
             at = min(date, now)
         }
-        let trimmed = code.trimmingCharacters(in: .whitespacesAndNewlines)
-        let id = try codes.reservationId(scanned: trimmed, now: now)
-        return try database.scan(reservationId: id, at: kiosk.storeId,
+        return try database.scan(reservationId: try reservationId(code, now: now), at: kiosk.storeId,
                                  by: KioskScan(kioskId: kiosk.id, scanId: scanId, scannedAt: at, doorDid: doorDid),
                                  now: now) { result in
             Response.jsonText(ScanReport(result, now: at))
