@@ -11,7 +11,9 @@ public enum Role: String, Codable, Sendable, DatabaseValueConvertible {
 
 /// A person with an account (RASD "OnlineUser", managers, admins).
 public struct User: Codable, Sendable, Identifiable, Equatable, FetchableRecord, PersistableRecord {
-    public var id: Int64
+    public typealias ID = UserID
+
+    public var id: UserID
     /// Stored as typed, compared without case.
     public var email: String
     public var displayName: String
@@ -60,7 +62,7 @@ extension TravelMode: DatabaseValueConvertible {}
 /// A signed-in browser. The cookie holds the random id; the table holds only its hash.
 public struct UserSession: Codable, Sendable, FetchableRecord, PersistableRecord {
     public var idHash: String
-    public var userId: Int64
+    public var userId: UserID
     /// The token every state-changing form of this session must carry.
     public var csrfToken: String
     public var createdAt: Date
@@ -82,7 +84,7 @@ public struct EmailToken: Codable, Sendable, FetchableRecord, PersistableRecord 
     }
 
     public var tokenHash: String
-    public var userId: Int64
+    public var userId: UserID
     public var purpose: Purpose
     public var expiresAt: Date
     public var usedAt: Date?
@@ -186,8 +188,8 @@ struct SignInFailure: Codable, Sendable, FetchableRecord, PersistableRecord {
 
 /// A manager's right over one store.
 struct ManagedStore: Codable, Sendable, FetchableRecord, PersistableRecord {
-    var userId: Int64
-    var storeId: Int64
+    var userId: UserID
+    var storeId: StoreID
 
     static let databaseTableName = "managedStore"
 
@@ -214,7 +216,7 @@ public enum KioskRole: String, Codable, Sendable, CaseIterable, DatabaseValueCon
 /// A browser at a store's entrance, enrolled with a device key bound to that store.
 public struct Kiosk: Codable, Sendable, Identifiable, FetchableRecord, PersistableRecord {
     public var id: Int64
-    public var storeId: Int64
+    public var storeId: StoreID
     public var label: String
     public var keyHash: String
     public var createdAt: Date
@@ -231,7 +233,7 @@ public struct Kiosk: Codable, Sendable, Identifiable, FetchableRecord, Persistab
 
 /// A kiosk about to be enrolled (the database gives it its id).
 struct NewKiosk: Codable, Sendable, PersistableRecord {
-    var storeId: Int64
+    var storeId: StoreID
     var label: String
     var keyHash: String
     var createdAt: Date

@@ -57,7 +57,7 @@ extension AppDatabase {
     /// Confirmed customer accounts, one per address, made in one transaction; their ids in the
     /// same order. For tools that need many at once (`clup simulate`): their password is a
     /// string no password hashes to, so nobody can sign in to them.
-    public func createCustomers(emails: [String], now: Date) throws -> [Int64] {
+    public func createCustomers(emails: [String], now: Date) throws -> [UserID] {
         try write { db in
             try emails.map { email in
                 try NewUser(
@@ -73,7 +73,7 @@ extension AppDatabase {
         try reader.read { db in try User.filter(User.Columns.email == email).fetchOne(db) }
     }
 
-    public func updateProfile(userId: Int64, displayName: String, travelMode: TravelMode, loyaltyOptIn: Bool,
+    public func updateProfile(userId: UserID, displayName: String, travelMode: TravelMode, loyaltyOptIn: Bool,
                               language: String? = nil) throws {
         try write { db in
             guard var user = try User.fetchOne(db, id: userId) else { throw AccountError.noSuchUser }
@@ -86,7 +86,7 @@ extension AppDatabase {
     }
 
     /// The channels the customer wants reservation messages on.
-    public func updateNotificationChannels(userId: Int64, email: Bool, push: Bool) throws {
+    public func updateNotificationChannels(userId: UserID, email: Bool, push: Bool) throws {
         try write { db in
             try db.execute(sql: "UPDATE user SET notifyEmail = ?, notifyPush = ? WHERE id = ?",
                            arguments: [email, push, userId])
@@ -95,7 +95,7 @@ extension AppDatabase {
 
     /// Sets a new password, signs out every other session of the account, and tells the owner.
     public func changePassword(
-        userId: Int64, passwordHash: String, keepingSession idHash: String?, now: Date, notice: (User) -> NewOutboxMessage
+        userId: UserID, passwordHash: String, keepingSession idHash: String?, now: Date, notice: (User) -> NewOutboxMessage
     ) throws {
         try write { db in
             guard var user = try User.fetchOne(db, id: userId) else { throw AccountError.noSuchUser }
@@ -110,7 +110,7 @@ extension AppDatabase {
 
     /// Removes the account and everything personal with it (sessions, links, pending mail to
     /// it). Anonymous records that point to it keep their statistics and lose the person.
-    public func deleteUser(id: Int64) throws {
+    public func deleteUser(id: UserID) throws {
         try write { db in
             guard let user = try User.fetchOne(db, id: id) else { throw AccountError.noSuchUser }
             try OutboxMessage.filter(OutboxMessage.Columns.recipient == user.email)
@@ -126,7 +126,7 @@ extension AppDatabase {
 
 extension AppDatabase {
     /// Starts a session for `userId`; the caller keeps the random id, the table its hash.
-    public func createSession(idHash: String, csrfToken: String, userId: Int64, now: Date) throws -> UserSession {
+    public func createSession(idHash: String, csrfToken: String, userId: UserID, now: Date) throws -> UserSession {
         try write { db in
             let session = UserSession(idHash: idHash, userId: userId, csrfToken: csrfToken, createdAt: now, lastSeenAt: now)
             try session.insert(db)
@@ -158,11 +158,11 @@ extension AppDatabase {
     }
 
     /// Signs the account out everywhere.
-    public func deleteSessions(userId: Int64) throws {
+    public func deleteSessions(userId: UserID) throws {
         _ = try write { db in try UserSession.filter(UserSession.Columns.userId == userId).deleteAll(db) }
     }
 
-    public func sessionCount(userId: Int64) throws -> Int {
+    public func sessionCount(userId: UserID) throws -> Int {
         try reader.read { db in try UserSession.filter(UserSession.Columns.userId == userId).fetchCount(db) }
     }
 }
@@ -178,7 +178,7 @@ extension AppDatabase {
         }
     }
 
-    static func issueToken(_ token: String, purpose: EmailToken.Purpose, userId: Int64, now: Date, _ db: Database) throws {
+    static func issueToken(_ token: String, purpose: EmailToken.Purpose, userId: UserID, now: Date, _ db: Database) throws {
         // A new link replaces any earlier unused one of the same purpose.
         try EmailToken.filter(EmailToken.Columns.userId == userId && EmailToken.Columns.purpose == purpose)
             .filter(EmailToken.Columns.usedAt == nil).deleteAll(db)
@@ -347,7 +347,7 @@ extension AppDatabase {
 // MARK: - Managers and kiosks
 
 extension AppDatabase {
-    public func assignStore(storeId: Int64, toManager email: String) throws {
+    public func assignStore(storeId: StoreID, toManager email: String) throws {
         try write { db in
             guard let user = try User.filter(User.Columns.email == email).fetchOne(db) else {
                 throw AccountError.noSuchUser
@@ -361,14 +361,14 @@ extension AppDatabase {
     }
 
     /// The stores a manager may see and change, in id order.
-    public func managedStores(userId: Int64) throws -> [Store] {
+    public func managedStores(userId: UserID) throws -> [Store] {
         try reader.read { db in
             let ids = try ManagedStore.filter(ManagedStore.Columns.userId == userId).fetchAll(db).map(\.storeId)
             return try Store.filter(ids: ids).order(Store.Columns.id).fetchAll(db)
         }
     }
 
-    public func isManager(userId: Int64, of storeId: Int64) throws -> Bool {
+    public func isManager(userId: UserID, of storeId: StoreID) throws -> Bool {
         try reader.read { db in
             try ManagedStore.filter(ManagedStore.Columns.userId == userId && ManagedStore.Columns.storeId == storeId)
                 .fetchCount(db) > 0
@@ -376,7 +376,7 @@ extension AppDatabase {
     }
 
     /// Enrols a kiosk for a store; the caller shows `key` once, the table keeps its hash.
-    public func enrolKiosk(storeId: Int64, label: String, key: String, role: KioskRole = .door, now: Date) throws -> Kiosk {
+    public func enrolKiosk(storeId: StoreID, label: String, key: String, role: KioskRole = .door, now: Date) throws -> Kiosk {
         try write { db in
             guard try Store.exists(db, id: storeId) else { throw StoreError.noSuchStore }
             return try NewKiosk(storeId: storeId, label: label, keyHash: Secrets.hash(key), createdAt: now, role: role)
@@ -403,17 +403,17 @@ extension AppDatabase {
         }
     }
 
-    public func kiosks(storeId: Int64) throws -> [Kiosk] {
+    public func kiosks(storeId: StoreID) throws -> [Kiosk] {
         try reader.read { db in try Kiosk.filter(Column("storeId") == storeId).order(Column("id")).fetchAll(db) }
     }
 
     /// The store's staff PIN as stored (an argon2id hash), if its managers set one.
-    public func staffPinHash(storeId: Int64) throws -> String? {
+    public func staffPinHash(storeId: StoreID) throws -> String? {
         try staffPin(storeId: storeId)?.pinHash
     }
 
     /// The store's staff PIN's hash and when it was set.
-    public func staffPin(storeId: Int64) throws -> (pinHash: String, setAt: Date)? {
+    public func staffPin(storeId: StoreID) throws -> (pinHash: String, setAt: Date)? {
         try reader.read { db in
             try Row.fetchOne(db, sql: "SELECT pinHash, setAt FROM staffPin WHERE storeId = ?", arguments: [storeId])
                 .map { ($0[0], $0[1]) }
@@ -423,7 +423,7 @@ extension AppDatabase {
     /// Sets (or replaces) the store's staff PIN, noting in the store's changes who did it (never
     /// the PIN). Staff signed in on a kiosk with the old PIN are signed out at their next request:
     /// their pass is bound to the hash it was made with.
-    public func setStaffPin(storeId: Int64, pinHash: String, by userId: Int64?, now: Date) throws {
+    public func setStaffPin(storeId: StoreID, pinHash: String, by userId: UserID?, now: Date) throws {
         try write { db in
             guard try Store.exists(db, id: storeId) else { throw StoreError.noSuchStore }
             try db.execute(sql: """
@@ -438,7 +438,7 @@ extension AppDatabase {
 
     /// Revokes the store's kiosk `id` for a manager, noting it in the store's changes; false if
     /// the store has no such active kiosk (another store's is not touched).
-    public func revokeKiosk(id: Int64, storeId: Int64, by userId: Int64?, now: Date) throws -> Bool {
+    public func revokeKiosk(id: Int64, storeId: StoreID, by userId: UserID?, now: Date) throws -> Bool {
         try write { db in
             guard let kiosk = try Kiosk.filter(id: id).filter(Column("storeId") == storeId)
                 .filter(Kiosk.Columns.revokedAt == nil).fetchOne(db)

@@ -23,15 +23,15 @@ public struct DoorAction: Codable, Sendable, Identifiable, FetchableRecord, Tabl
     }
 
     public var id: Int64
-    public var storeId: Int64
-    public var reservationId: Int64?
+    public var storeId: StoreID
+    public var reservationId: ReservationID?
     public var number: Int?
     public var kind: Kind
     /// Why (staff's words), or the refusal's code for a refused scan.
     public var reason: String
     public var outcome: String
     /// The member of staff who did it; nil for a scan.
-    public var userId: Int64?
+    public var userId: UserID?
     public var at: Date
 
     public static let databaseTableName = "doorAction"
@@ -44,7 +44,7 @@ public struct DoorAction: Codable, Sendable, Identifiable, FetchableRecord, Tabl
 /// Who acts at the door: a signed-in member of staff, or whoever is at an enrolled kiosk's
 /// screen, who gives their name (a kiosk has no account to sign in with).
 public enum DoorStaff: Sendable, Equatable {
-    case user(Int64)
+    case user(UserID)
     case kiosk(id: Int64, name: String)
 }
 
@@ -87,7 +87,7 @@ extension AppDatabase {
     ///
     /// The number is of the store's business day: just after midnight, a store open late
     /// still numbers by the evening's day (`OpeningHours.businessDay`).
-    public func door(_ kind: DoorAction.Kind, storeId: Int64, number: Int, reason: String, by staff: DoorStaff,
+    public func door(_ kind: DoorAction.Kind, storeId: StoreID, number: Int, reason: String, by staff: DoorStaff,
                      now: Date) throws -> DoorOutcome
     {
         precondition(kind != .scanRefused && kind != .offlineConflict, "a scan's refusal or conflict is recorded by the scan")
@@ -136,12 +136,12 @@ extension AppDatabase {
     }
 
     /// `staff` nil: the scanner refused a code.
-    static func recordDoorAction(_ kind: DoorAction.Kind, storeId: Int64, reservation: Reservation?, reason: String,
+    static func recordDoorAction(_ kind: DoorAction.Kind, storeId: StoreID, reservation: Reservation?, reason: String,
                                  outcome: String, staff: DoorStaff?, kioskId: Int64? = nil, now: Date, _ db: Database) throws
     {
         // Another store's ticket is not linked to this store's log.
         let own = reservation?.storeId == storeId ? reservation : nil
-        var userId: Int64?
+        var userId: UserID?
         var kioskId = kioskId
         var staffName: String?
         switch staff {
@@ -158,7 +158,7 @@ extension AppDatabase {
 
     /// The store's latest door actions and refused scans, newest first; with `kiosksSince`, only
     /// the actions staff took on a kiosk's screen since then (for the manager's store page).
-    public func doorLog(storeId: Int64, limit: Int = 30, kiosksSince: Date? = nil) throws -> [DoorLogEntry] {
+    public func doorLog(storeId: StoreID, limit: Int = 30, kiosksSince: Date? = nil) throws -> [DoorLogEntry] {
         try reader.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT d.at, d.action, d.number, d.reason, d.outcome, u.displayName, d.staffName, k.label FROM doorAction d
@@ -189,7 +189,7 @@ extension AppDatabase {
     }
 
     /// When the store refused scans between two instants, for the statistics (the caller counts them by day).
-    public func refusedScans(storeId: Int64, from: Date, to: Date) throws -> [Date] {
+    public func refusedScans(storeId: StoreID, from: Date, to: Date) throws -> [Date] {
         try reader.read { db in
             try Date.fetchAll(db, sql: """
                 SELECT at FROM doorAction WHERE storeId = ? AND action = 'scanRefused' AND at >= ? AND at < ?

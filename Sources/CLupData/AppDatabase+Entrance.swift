@@ -103,7 +103,7 @@ extension AppDatabase {
     /// other's entries and the store never holds more than its capacity. An exit frees places,
     /// so the queue is advanced in the same transaction. A refusal changes nothing.
     /// A refused scan is recorded for the store's staff (`doorActions`), as pretix does.
-    public func scan(reservationId: Int64?, at storeId: Int64, now: Date) throws -> ScanResult {
+    public func scan(reservationId: ReservationID?, at storeId: StoreID, now: Date) throws -> ScanResult {
         try write { db in try recordedScan(reservationId, at: storeId, now: now, db) }
     }
 
@@ -112,7 +112,7 @@ extension AppDatabase {
     /// again (a retry, or a kiosk catching up) gets that answer back and changes nothing. The
     /// rules are applied at the time the scan happened, `scan.scannedAt` (never later than
     /// `now`), and an entry or exit is recorded at that time.
-    public func scan(reservationId: Int64?, at storeId: Int64, by scan: KioskScan, now: Date,
+    public func scan(reservationId: ReservationID?, at storeId: StoreID, by scan: KioskScan, now: Date,
                      answer: (ScanResult) throws -> String) throws -> ScanAnswer
     {
         try write { db in
@@ -132,7 +132,7 @@ extension AppDatabase {
     }
 
     /// A scan inside the caller's transaction, a refusal or a conflict recorded for the store's staff.
-    private func recordedScan(_ reservationId: Int64?, at storeId: Int64, now: Date, doorDid: KioskScan.DoorDid? = nil,
+    private func recordedScan(_ reservationId: ReservationID?, at storeId: StoreID, now: Date, doorDid: KioskScan.DoorDid? = nil,
                               kioskId: Int64? = nil, _ db: Database) throws -> ScanResult
     {
         let result = try scan(reservationId.flatMap { try Reservation.find($0, db) }, at: storeId, now: now,
@@ -157,7 +157,7 @@ extension AppDatabase {
 
     /// A scan of `reservation` (nil: not a valid code), inside the caller's transaction. With
     /// `doorDid`, the scan is applied only if the verdict is what the door did.
-    func scan(_ reservation: Reservation?, at storeId: Int64, now: Date, doorDid: KioskScan.DoorDid? = nil,
+    func scan(_ reservation: Reservation?, at storeId: StoreID, now: Date, doorDid: KioskScan.DoorDid? = nil,
               _ db: Database) throws -> ScanResult
     {
         guard let store = try transactionDefinition(storeId: storeId, db)?.store else {
@@ -223,11 +223,11 @@ extension AppDatabase {
     /// One store's queue brought up to date, inside the caller's transaction, with a notice for
     /// each customer it concerns.
     @discardableResult
-    func advanceQueue(storeId: Int64, now: Date, _ db: Database) throws -> QueueCaller.Plan {
+    func advanceQueue(storeId: StoreID, now: Date, _ db: Database) throws -> QueueCaller.Plan {
         guard let details = try transactionDefinition(storeId: storeId, db) else { return QueueCaller.Plan() }
         let settings = details.store.settings
         // Bookings whose entry window has closed unused: a no-show.
-        let missed = try Int64.fetchAll(db.cachedStatement(sql: """
+        let missed = try ReservationID.fetchAll(db.cachedStatement(sql: """
             SELECT id FROM reservation WHERE status = 'booked' AND slotStart < ? AND storeId = ?
             """), arguments: [(now - Double(settings.entryAfterMinutes) * 60).databaseText, storeId])
         for id in missed where try Reservation.setStatus(.expired, .endedAt, to: now, id: id, from: .booked, db) {
@@ -264,7 +264,7 @@ extension AppDatabase {
     /// walk-in share of the capacity and is called at once if a place is free. Like an online
     /// line-up it is refused while the store is closed, when the wait exceeds two hours or the
     /// visit would end after closing. `requestKey` makes a repeated form print one ticket.
-    public func issueWalkInTicket(storeId: Int64, people: Int, residenceMinutes: Int, requestKey: String?,
+    public func issueWalkInTicket(storeId: StoreID, people: Int, residenceMinutes: Int, requestKey: String?,
                                   now: Date) throws -> WalkInOutcome
     {
         try write { db in
@@ -291,14 +291,14 @@ extension AppDatabase {
     }
 
     /// The next ticket number of a store's day.
-    static func nextNumber(storeId: Int64, day: Int, _ db: Database) throws -> Int {
+    static func nextNumber(storeId: StoreID, day: Int, _ db: Database) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: """
             SELECT COALESCE(MAX(number), 0) + 1 FROM reservation WHERE storeId = ? AND day = ?
             """), arguments: [storeId, day]) ?? 1
     }
 
     /// A walk-in ticket of store `storeId`, for the kiosk that printed it.
-    public func walkInTicket(id: Int64, storeId: Int64) throws -> Reservation? {
+    public func walkInTicket(id: ReservationID, storeId: StoreID) throws -> Reservation? {
         try reader.read { db in
             try Reservation.filter(id: id).filter(Reservation.Columns.storeId == storeId)
                 .filter(Reservation.Columns.walkIn == true).fetchOne(db)
@@ -308,7 +308,7 @@ extension AppDatabase {
     // MARK: The entrance board
 
     /// Called tickets (latest call first), the next waiting ones, and the count inside.
-    public func entranceBoard(storeId: Int64, now: Date, next: Int = 6) throws -> EntranceBoard {
+    public func entranceBoard(storeId: StoreID, now: Date, next: Int = 6) throws -> EntranceBoard {
         EntranceBoard(try liveTraffic(storeId: storeId, now: now), next: next)
     }
 }

@@ -8,7 +8,7 @@ import GRDB
 /// the writer, as before group commit, so the figures stay comparable. Never used by the worker.
 extension AppDatabase {
     /// `inside` people inside, then `waiting` tickets behind them, on `day`.
-    public func fillForMeasurement(storeId: Int64, day: Int, inside: Int, waiting: Int, now: Date) throws {
+    public func fillForMeasurement(storeId: StoreID, day: Int, inside: Int, waiting: Int, now: Date) throws {
         try writer.write { db in
             for number in 1...(waiting + inside) {
                 let isInside = number <= inside
@@ -24,7 +24,7 @@ extension AppDatabase {
 
     /// One more waiting ticket, numbered `number`. Its statement is prepared once and kept, as
     /// the worker keeps its own: preparing an UPDATE of `reservation` compiles its triggers too.
-    public func addWaitingForMeasurement(storeId: Int64, day: Int, number: Int, now: Date) throws {
+    public func addWaitingForMeasurement(storeId: StoreID, day: Int, number: Int, now: Date) throws {
         try writer.write { db in
             try db.cachedStatement(sql: """
                 INSERT INTO reservation (storeId, kind, walkIn, day, number, people, residenceMinutes, status, createdAt)
@@ -34,16 +34,16 @@ extension AppDatabase {
     }
 
     /// Cancels the ticket as the worker does (`Reservation.setStatus`, statistics counted).
-    public func cancelForMeasurement(id: Int64, now: Date) throws {
+    public func cancelForMeasurement(id: ReservationID, now: Date) throws {
         try writer.write { db in
             try Reservation.setStatus(.cancelled, .endedAt, to: now, id: id, from: .active, db)
         }
     }
 
     /// Ids of the store's reservations with `status`, in order, `limit` from `offset`.
-    public func idsForMeasurement(storeId: Int64, status: ReservationStatus, limit: Int, offset: Int = 0) throws -> [Int64] {
+    public func idsForMeasurement(storeId: StoreID, status: ReservationStatus, limit: Int, offset: Int = 0) throws -> [ReservationID] {
         try reader.read { db in
-            try Int64.fetchAll(db, sql: """
+            try ReservationID.fetchAll(db, sql: """
                 SELECT id FROM reservation WHERE storeId = ? AND status = ? ORDER BY id LIMIT ? OFFSET ?
                 """, arguments: [storeId, status.rawValue, limit, offset])
         }

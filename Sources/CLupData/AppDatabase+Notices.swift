@@ -17,7 +17,7 @@ extension AppDatabase {
     /// Records notice `kind` for reservation `reservationId`, inside the transaction that makes
     /// the event, if the reservation has a customer to tell (a walk-in has none) and has no
     /// notice of that kind yet.
-    static func notice(_ kind: Notice.Kind, reservationId: Int64, reason: Notice.Reason? = nil, now: Date,
+    static func notice(_ kind: Notice.Kind, reservationId: ReservationID, reason: Notice.Reason? = nil, now: Date,
                        _ db: Database) throws
     {
         try db.cachedStatement(sql: """
@@ -29,7 +29,7 @@ extension AppDatabase {
     /// Tells the customer of waiting ticket `id` to leave for the store, once: their places are
     /// held from now on. False if it is not waiting, or they were told already.
     @discardableResult
-    static func sendOff(_ id: Int64, now: Date, _ db: Database) throws -> Bool {
+    static func sendOff(_ id: ReservationID, now: Date, _ db: Database) throws -> Bool {
         try db.cachedStatement(sql: """
             UPDATE reservation SET leftAt = ? WHERE id = ? AND status IN ('waiting', 'called') AND leftAt IS NULL
             """).execute(arguments: [now.databaseText, id])
@@ -61,9 +61,9 @@ extension AppDatabase {
                 SELECT id, storeId, remindedAt FROM reservation WHERE \(condition) ORDER BY id
                 """), arguments: arguments)
             var reminded = 0
-            var cancelled: Set<Int64> = []
+            var cancelled: Set<StoreID> = []
             for row in rows {
-                let id: Int64 = row["id"]
+                let id: ReservationID = row["id"]
                 if (row["remindedAt"] as Date?) == nil {
                     try db.cachedStatement(sql: "UPDATE reservation SET remindedAt = ? WHERE id = ?")
                         .execute(arguments: [now.databaseText, id])
@@ -81,7 +81,7 @@ extension AppDatabase {
     }
 
     /// Confirms the customer's booking `id` (from its reminder or its ticket).
-    public func confirmBooking(id: Int64, userId: Int64, now: Date) throws -> BookingReply {
+    public func confirmBooking(id: ReservationID, userId: UserID, now: Date) throws -> BookingReply {
         try write { db in
             guard let reservation = try Reservation.find(id, db), reservation.userId == userId else { return .notFound }
             guard reservation.status == .booked else { return .notBooked(reservation.status) }
@@ -93,7 +93,7 @@ extension AppDatabase {
     }
 
     /// A store's bookings whose slot starts in `from...to`, soonest first.
-    public func bookings(storeId: Int64, from: Date, to: Date) throws -> [Reservation] {
+    public func bookings(storeId: StoreID, from: Date, to: Date) throws -> [Reservation] {
         try reader.read { db in
             try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT \(Reservation.columnList) FROM reservation
@@ -106,7 +106,7 @@ extension AppDatabase {
 
     /// Changes how the customer of line-up `id` travels (R5.2), while it waits or is called;
     /// their travel time, "leave by" and call follow. False if it is not theirs or is over.
-    public func changeTravelMode(id: Int64, userId: Int64, to mode: TravelMode) throws -> Bool {
+    public func changeTravelMode(id: ReservationID, userId: UserID, to mode: TravelMode) throws -> Bool {
         try write { db in
             try db.cachedStatement(sql: """
                 UPDATE reservation SET travelMode = ?
@@ -166,7 +166,7 @@ extension AppDatabase {
     }
 
     /// The notices of reservation `id`, oldest first (for tests and the ticket's history).
-    public func notices(reservationId: Int64) throws -> [Notice] {
+    public func notices(reservationId: ReservationID) throws -> [Notice] {
         try reader.read { db in
             try Notice.fetchAll(db, sql: "SELECT * FROM notice WHERE reservationId = ? ORDER BY id",
                                 arguments: [reservationId])
@@ -190,11 +190,11 @@ extension AppDatabase {
 
     /// Keeps the browser subscription `endpoint` (already `PushEndpoint.canonical`) for the
     /// customer: the same endpoint again renews its keys; one another account holds is refused.
-    public func savePushSubscription(userId: Int64, endpoint: String, p256dh: String, auth: String, now: Date) throws
+    public func savePushSubscription(userId: UserID, endpoint: String, p256dh: String, auth: String, now: Date) throws
         -> PushSubscriptionSaved
     {
         try write { db in
-            if let holder = try Int64.fetchOne(db, sql: "SELECT userId FROM pushSubscription WHERE endpoint = ?",
+            if let holder = try UserID.fetchOne(db, sql: "SELECT userId FROM pushSubscription WHERE endpoint = ?",
                                                arguments: [endpoint])
             {
                 guard holder == userId else { return .anotherAccounts }
@@ -215,7 +215,7 @@ extension AppDatabase {
 
     /// Forgets the customer's subscription `endpoint`; false if they had none such.
     @discardableResult
-    public func deletePushSubscription(userId: Int64, endpoint: String) throws -> Bool {
+    public func deletePushSubscription(userId: UserID, endpoint: String) throws -> Bool {
         try write { db in
             try db.execute(sql: "DELETE FROM pushSubscription WHERE userId = ? AND endpoint = ?",
                            arguments: [userId, endpoint])
@@ -223,7 +223,7 @@ extension AppDatabase {
         }
     }
 
-    public func pushSubscriptions(userId: Int64) throws -> [PushSubscription] {
+    public func pushSubscriptions(userId: UserID) throws -> [PushSubscription] {
         try reader.read { db in
             try PushSubscription.fetchAll(db, sql: "SELECT * FROM pushSubscription WHERE userId = ? ORDER BY id",
                                           arguments: [userId])
@@ -238,7 +238,7 @@ extension AppDatabase {
     /// account with `perAccount` messages already on their way (`busy`) gets no more, so one
     /// account's slow or dead services cannot hold every slot.
     public func claimDuePush(now: Date, lease: TimeInterval = 60, limit: Int = 32, perAccount: Int = .max,
-                             busy: [Int64: Int] = [:]) throws
+                             busy: [UserID: Int] = [:]) throws
         -> [(message: PushMessage, subscription: PushSubscription)]
     {
         let due = try reader.read { db in
@@ -262,7 +262,7 @@ extension AppDatabase {
             var claimed: [(PushMessage, PushSubscription)] = []
             var taken = busy
             for row in candidates where claimed.count < limit {
-                let owner: Int64 = row["owner"]
+                let owner: UserID = row["owner"]
                 guard taken[owner, default: 0] < perAccount else { continue }
                 var message = try PushMessage(row: row)
                 guard let subscription = try PushSubscription.fetchOne(db, id: message.pushSubscriptionId) else { continue }

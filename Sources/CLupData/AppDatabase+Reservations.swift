@@ -5,8 +5,8 @@ import GRDB
 
 /// A reservation as the customer asks for it, before the database gives it a number.
 public struct ReservationRequest: Sendable {
-    public var storeId: Int64
-    public var userId: Int64
+    public var storeId: StoreID
+    public var userId: UserID
     public var kind: Reservation.Kind
     public var people: Int
     public var residenceMinutes: Int
@@ -23,7 +23,7 @@ public struct ReservationRequest: Sendable {
     public var departmentIds: [Int64]
 
     public init(
-        storeId: Int64, userId: Int64, kind: Reservation.Kind, people: Int, residenceMinutes: Int,
+        storeId: StoreID, userId: UserID, kind: Reservation.Kind, people: Int, residenceMinutes: Int,
         travelMode: TravelMode? = nil, slotStart: Date? = nil, requestKey: String, replacingActive: Bool = false,
         travelMetres: Int? = nil, departmentIds: [Int64] = []
     ) {
@@ -68,7 +68,7 @@ extension AppDatabase {
     /// One store's live traffic at `now`, read from the committed rows through partial
     /// indexes — queued, called and inside tickets, and bookings whose slot is near — so its
     /// cost does not grow with the history. Transactions decide from it; pages read the board.
-    public func liveTraffic(storeId: Int64, now: Date) throws -> LiveTraffic {
+    public func liveTraffic(storeId: StoreID, now: Date) throws -> LiveTraffic {
         try reader.read { db in try Self.liveTraffic(storeId: storeId, now: now, db)[storeId] ?? .none }
     }
 
@@ -77,10 +77,10 @@ extension AppDatabase {
     /// lookahead, plus the horizon).
     public static let bookingReach: TimeInterval = 3600 + StoreTraffic.bookingLookahead + StoreTraffic.holdHorizon
 
-    static func liveTraffic(storeId: Int64?, now: Date, _ db: Database) throws -> [Int64: LiveTraffic] {
+    static func liveTraffic(storeId: StoreID?, now: Date, _ db: Database) throws -> [StoreID: LiveTraffic] {
         let storeFilter = storeId == nil ? "" : "AND storeId = ?"
         let storeArgument: StatementArguments = storeId.map { [$0] } ?? []
-        var result: [Int64: LiveTraffic] = [:]
+        var result: [StoreID: LiveTraffic] = [:]
         let ratios = try Row.fetchAll(db, sql: "SELECT * FROM storeLoad WHERE 1 \(storeFilter)",
                                       arguments: storeArgument)
         for row in ratios {
@@ -104,7 +104,7 @@ extension AppDatabase {
         "id, storeId, status, people, residenceMinutes, calledAt, enteredAt, slotStart, walkIn, number, day, "
             + "travelMode, travelMetres, leftAt, pace"
 
-    private static func append(_ row: Row, to result: inout [Int64: LiveTraffic]) throws {
+    private static func append(_ row: Row, to result: inout [StoreID: LiveTraffic]) throws {
         guard let live = live(row) else { return }
         result[row["storeId"], default: .none].live.append(live)
     }
@@ -138,7 +138,7 @@ extension AppDatabase {
     /// The reservations `ids` as the estimate sees them, each with its store (nil: ended), in
     /// id order; an id with no row is left out. One prepared statement per id: a transaction
     /// reads back the few rows it changed.
-    static func liveRows(ids: Set<Int64>, _ db: Database) throws -> [(storeId: Int64, id: Int64, live: LiveReservation?)] {
+    static func liveRows(ids: Set<ReservationID>, _ db: Database) throws -> [(storeId: StoreID, id: ReservationID, live: LiveReservation?)] {
         let statement = try db.cachedStatement(sql: "SELECT \(liveColumns) FROM reservation WHERE id = ?")
         return try ids.sorted().compactMap { id in
             try Row.fetchOne(statement, arguments: [id]).map { row in (row["storeId"], id, live(row)) }
@@ -148,11 +148,11 @@ extension AppDatabase {
     /// Reservations matching `condition` that have not ended, each with its store and as the
     /// estimate sees it, in id order.
     static func liveRows(where condition: String, arguments: StatementArguments, _ db: Database) throws
-        -> [(storeId: Int64, id: Int64, live: LiveReservation)]
+        -> [(storeId: StoreID, id: ReservationID, live: LiveReservation)]
     {
         let rows = try Row.fetchCursor(db, sql: "SELECT \(liveColumns) FROM reservation WHERE \(condition) ORDER BY id",
                                        arguments: arguments)
-        var result: [(storeId: Int64, id: Int64, live: LiveReservation)] = []
+        var result: [(storeId: StoreID, id: ReservationID, live: LiveReservation)] = []
         while let row = try rows.next() {
             if let live = live(row) { result.append((row["storeId"], row["id"], live)) }
         }
@@ -160,19 +160,19 @@ extension AppDatabase {
     }
 
     /// People booked in each of `slots` (in order) at a store, by slot start.
-    public func bookedPeople(storeId: Int64, in slots: [Slot]) throws -> [Date: Int] {
+    public func bookedPeople(storeId: StoreID, in slots: [Slot]) throws -> [Date: Int] {
         try reader.read { db in try Self.bookedPeople(storeId: storeId, in: slots, db) }
     }
 
     /// People booked in `slot`.
-    public func bookedPeople(storeId: Int64, in slot: Slot) throws -> Int {
+    public func bookedPeople(storeId: StoreID, in slot: Slot) throws -> Int {
         try bookedPeople(storeId: storeId, in: [slot])[slot.start] ?? 0
     }
 
     /// A booking counts in the slot during which it starts, not only the slot starting at its
     /// start: one made before the store changed its slot length keeps its time, off the new
     /// grid, and still takes its places.
-    static func bookedPeople(storeId: Int64, in slots: [Slot], _ db: Database) throws -> [Date: Int] {
+    static func bookedPeople(storeId: StoreID, in slots: [Slot], _ db: Database) throws -> [Date: Int] {
         guard let first = slots.first, let last = slots.last else { return [:] }
         let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT slotStart, SUM(people) AS people FROM reservation
@@ -274,7 +274,7 @@ extension AppDatabase {
                 // A queue with free places calls a new line-up at once; a replaced
                 // reservation's places go to the next in its store's queue. A booking alone
                 // (two hours ahead at least) changes nobody's turn.
-                var queuesToAdvance: Set<Int64> = []
+                var queuesToAdvance: Set<StoreID> = []
                 if request.kind == .lineUp { queuesToAdvance.insert(request.storeId) }
                 if let active { queuesToAdvance.insert(active.storeId) }
                 for storeId in queuesToAdvance.sorted() { try advanceQueue(storeId: storeId, now: now, db) }
@@ -301,7 +301,7 @@ extension AppDatabase {
 
     /// Cancels the customer's reservation if it is theirs and not yet used; false otherwise.
     /// Its place goes to the next in the queue.
-    public func cancelReservation(id: Int64, userId: Int64, now: Date) throws -> Bool {
+    public func cancelReservation(id: ReservationID, userId: UserID, now: Date) throws -> Bool {
         try write { db in
             guard let reservation = try Reservation.find(id, db), reservation.userId == userId,
                 reservation.status.isCancellable
@@ -321,7 +321,7 @@ extension AppDatabase {
 
     // MARK: Reading reservations
 
-    public func reservation(id: Int64) throws -> ReservationWithStore? {
+    public func reservation(id: ReservationID) throws -> ReservationWithStore? {
         try reader.read { db in
             try Reservation.filter(id: id).including(required: Reservation.store)
                 .asRequest(of: ReservationWithStore.self).fetchOne(db)
@@ -329,7 +329,7 @@ extension AppDatabase {
     }
 
     /// The customer's active reservation, if any.
-    public func activeReservation(userId: Int64) throws -> ReservationWithStore? {
+    public func activeReservation(userId: UserID) throws -> ReservationWithStore? {
         try reader.read { db in
             try Reservation.filter(Reservation.Columns.userId == userId)
                 .filter(Reservation.Status.active.map(\.rawValue).contains(Reservation.Columns.status))
@@ -340,7 +340,7 @@ extension AppDatabase {
 
     /// The customer's active reservation with its store as the board keeps it: one prepared
     /// statement, for the top of every page a signed-in shopper browses.
-    public func activeReservationFromBoard(userId: Int64) throws -> ReservationWithStore? {
+    public func activeReservationFromBoard(userId: UserID) throws -> ReservationWithStore? {
         guard let reservation = try reader.read({ db in try Reservation.active(userId: userId, db) }),
               let store = board.entry(reservation.storeId)?.store
         else { return nil }
@@ -348,7 +348,7 @@ extension AppDatabase {
     }
 
     /// The customer's reservations, newest first.
-    public func reservations(userId: Int64, limit: Int = 50) throws -> [ReservationWithStore] {
+    public func reservations(userId: UserID, limit: Int = 50) throws -> [ReservationWithStore] {
         try reader.read { db in
             try Reservation.filter(Reservation.Columns.userId == userId)
                 .order(Reservation.Columns.id.desc).limit(limit)
@@ -359,11 +359,11 @@ extension AppDatabase {
 
     /// The customer's last visits to a store (R1.3), most recent first: what they declared and
     /// how long they really stayed.
-    public func pastVisits(userId: Int64, storeId: Int64) throws -> [CustomerPace.Visit] {
+    public func pastVisits(userId: UserID, storeId: StoreID) throws -> [CustomerPace.Visit] {
         try reader.read { db in try Self.pastVisits(userId: userId, storeId: storeId, db) }
     }
 
-    static func pastVisits(userId: Int64, storeId: Int64, _ db: Database) throws -> [CustomerPace.Visit] {
+    static func pastVisits(userId: UserID, storeId: StoreID, _ db: Database) throws -> [CustomerPace.Visit] {
         try Row.fetchAll(db.cachedStatement(sql: """
             SELECT residenceMinutes * 60, (julianday(exitedAt) - julianday(enteredAt)) * 86400 FROM reservation
             WHERE userId = ? AND storeId = ? AND exitedAt IS NOT NULL AND enteredAt IS NOT NULL

@@ -1,3 +1,4 @@
+import CLupDomain
 import Foundation
 import GRDB
 import Synchronization
@@ -20,7 +21,7 @@ extension AppDatabase {
 
     /// The store's signing keys at `now`, read at most every `SigningKeyCache.lifetime` (a
     /// rotation made by `clup admin` reaches a running worker within that).
-    public func signingKeys(storeId: Int64, now: Date) throws -> SigningKeys? {
+    public func signingKeys(storeId: StoreID, now: Date) throws -> SigningKeys? {
         if let kept = signingKeyCache.keys(storeId, now: now) { return kept }
         let keys = try reader.read { db in try Self.signingKeys(storeId: storeId, now: now, db) }
         if let keys { signingKeyCache.keep(keys, for: storeId, now: now) }
@@ -28,11 +29,11 @@ extension AppDatabase {
     }
 
     /// The highest reservation id so far: a ticket with a higher one was made after this was read.
-    public func lastReservationId() throws -> Int64 {
-        try reader.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM reservation") ?? 0 }
+    public func lastReservationId() throws -> ReservationID? {
+        try reader.read { db in try ReservationID.fetchOne(db, sql: "SELECT MAX(id) FROM reservation") }
     }
 
-    static func signingKeys(storeId: Int64, now: Date, _ db: Database) throws -> SigningKeys? {
+    static func signingKeys(storeId: StoreID, now: Date, _ db: Database) throws -> SigningKeys? {
         let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT keyId, retiresAt FROM storeSigningKey WHERE storeId = ? AND (retiresAt IS NULL OR retiresAt > ?)
             ORDER BY keyId
@@ -52,7 +53,7 @@ extension AppDatabase {
     /// with the keys before stay good for `keyOverlap` (or not at all, `retireAtOnce`, when a
     /// key may have leaked). Returns the new key's number.
     @discardableResult
-    public func rotateSigningKey(storeId: Int64, retireAtOnce: Bool, now: Date) throws -> Int {
+    public func rotateSigningKey(storeId: StoreID, retireAtOnce: Bool, now: Date) throws -> Int {
         let keyId = try write { db in
             guard try Self.signingKeys(storeId: storeId, now: now, db) != nil else { throw StoreError.noSuchStore }
             // Every key still good is good until then at the most.
@@ -73,9 +74,9 @@ extension AppDatabase {
 /// Stores' signing keys as last read, each for `lifetime`.
 final class SigningKeyCache: Sendable {
     static let lifetime: TimeInterval = 30
-    private let kept = Mutex<[Int64: (keys: SigningKeys, readAt: Date)]>([:])
+    private let kept = Mutex<[StoreID: (keys: SigningKeys, readAt: Date)]>([:])
 
-    func keys(_ storeId: Int64, now: Date) -> SigningKeys? {
+    func keys(_ storeId: StoreID, now: Date) -> SigningKeys? {
         kept.withLock { kept in
             guard let entry = kept[storeId], abs(now.timeIntervalSince(entry.readAt)) < Self.lifetime else { return nil }
             // A key retired meanwhile is not accepted from memory either.
@@ -85,11 +86,11 @@ final class SigningKeyCache: Sendable {
         }
     }
 
-    func keep(_ keys: SigningKeys, for storeId: Int64, now: Date) {
+    func keep(_ keys: SigningKeys, for storeId: StoreID, now: Date) {
         kept.withLock { $0[storeId] = (keys, now) }
     }
 
-    func forget(_ storeId: Int64) {
+    func forget(_ storeId: StoreID) {
         kept.withLock { _ = $0.removeValue(forKey: storeId) }
     }
 }

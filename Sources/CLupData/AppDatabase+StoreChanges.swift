@@ -76,13 +76,13 @@ extension AppDatabase {
     /// decides from the board, which takes the new rules when the first commits. Reservations
     /// already made stand: the outcome says where the new rules are already exceeded.
     /// `userId` nil: an administrator at the command line.
-    public func editStore(_ id: Int64, to edit: StoreEdit, userId: Int64?, now: Date) throws -> StoreEditOutcome {
+    public func editStore(_ id: StoreID, to edit: StoreEdit, userId: UserID?, now: Date) throws -> StoreEditOutcome {
         let outcome = try saveStore(id, edit, userId: userId, now: now)
         if !outcome.changed.isEmpty { try write { db in try advanceQueue(storeId: id, now: now, db) } }
         return outcome
     }
 
-    private func saveStore(_ id: Int64, _ edit: StoreEdit, userId: Int64?, now: Date) throws -> StoreEditOutcome {
+    private func saveStore(_ id: StoreID, _ edit: StoreEdit, userId: UserID?, now: Date) throws -> StoreEditOutcome {
         try write { db in
             guard var store = try Store.fetchOne(db, id: id) else { throw StoreError.noSuchStore }
             let before = StoreEdit(store).fields
@@ -123,7 +123,7 @@ extension AppDatabase {
     }
 
     /// The store's latest changes, newest first, with who made them.
-    public func storeChanges(storeId: Int64, limit: Int = 30) throws -> [StoreChange] {
+    public func storeChanges(storeId: StoreID, limit: Int = 30) throws -> [StoreChange] {
         try reader.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT c.at, c.field, c.before, c.after, u.displayName FROM storeChange c
@@ -141,7 +141,7 @@ extension AppDatabase {
     /// coming bookings whose slot the new hours no longer have, all in one transaction; then
     /// brings the queue up to date under the new hours. Returns how many bookings were
     /// cancelled.
-    public func replaceHours(storeId: Int64, with intervals: [OpeningInterval], userId: Int64?, now: Date) throws -> Int {
+    public func replaceHours(storeId: StoreID, with intervals: [OpeningInterval], userId: UserID?, now: Date) throws -> Int {
         let cancelled = try write { db -> Int in
             guard let store = try Store.fetchOne(db, id: storeId) else { throw StoreError.noSuchStore }
             let old = try Self.storeDetails(id: storeId, db)?.openingHours.intervals ?? []
@@ -193,7 +193,7 @@ extension AppDatabase {
 
 extension AppDatabase {
     /// Records that staff member `userId` registered the store.
-    public func recordRegistration(storeId: Int64, userId: Int64?, now: Date) throws {
+    public func recordRegistration(storeId: StoreID, userId: UserID?, now: Date) throws {
         try write { db in
             try db.execute(sql: """
                 INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'store', '', 'registered')
@@ -208,7 +208,7 @@ extension AppDatabase {
     /// and, if the day is today, the line-ups waiting for it, telling each customer why, in one
     /// transaction; people inside stay. Returns how many bookings were cancelled, or nil if the
     /// day was closed already.
-    public func closeDay(storeId: Int64, day: Int, reason: String, userId: Int64?, now: Date) throws -> Int? {
+    public func closeDay(storeId: StoreID, day: Int, reason: String, userId: UserID?, now: Date) throws -> Int? {
         let cancelled = try write { db -> Int? in
             guard let details = try Self.storeDetails(id: storeId, db) else { throw StoreError.noSuchStore }
             guard !details.closures.contains(where: { $0.day == day }) else { return nil }
@@ -220,7 +220,7 @@ extension AppDatabase {
             hours.closedDays.append(day)
             // Closed the same day (a power cut): those queuing for it are told at once, rather
             // than left waiting for a store that will not open.
-            let queued = try Int64.fetchAll(db, sql: """
+            let queued = try ReservationID.fetchAll(db, sql: """
                 SELECT id FROM reservation WHERE storeId = ? AND day = ? AND status IN ('waiting', 'called')
                 """, arguments: [storeId, day])
             for id in queued where try Reservation.setStatus(.cancelled, .endedAt, to: now, id: id, from: .waitingOrCalled, db) {
@@ -235,7 +235,7 @@ extension AppDatabase {
     /// Opens the store again on local day `day`, as its weekly hours say; false if it was not
     /// closed that day. Bookings cancelled by the closure stay cancelled: their customers were
     /// told, and may have booked elsewhere.
-    public func reopenDay(storeId: Int64, day: Int, userId: Int64?, now: Date) throws -> Bool {
+    public func reopenDay(storeId: StoreID, day: Int, userId: UserID?, now: Date) throws -> Bool {
         try write { db in
             guard let reason = try String.fetchOne(db, sql: """
                 SELECT reason FROM storeClosure WHERE storeId = ? AND day = ?
@@ -259,7 +259,7 @@ extension AppDatabase {
     /// counted for it — with the new minutes; a new name is added; a department left out is
     /// retired, no longer offered, its past influx kept. Records the change; false if nothing
     /// changed. Reservations already made keep the departments they chose.
-    public func replaceDepartments(storeId: Int64, with departments: [(name: String, minutes: Int)], userId: Int64?,
+    public func replaceDepartments(storeId: StoreID, with departments: [(name: String, minutes: Int)], userId: UserID?,
                                    now: Date) throws -> Bool
     {
         try write { db in

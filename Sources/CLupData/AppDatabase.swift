@@ -134,7 +134,7 @@ public struct AppDatabase: Sendable {
     /// `data_version` here), and this transaction's own changes so far are read back by id.
     /// The queue at 10,000 waiting cost 12 ms to read from the table; this costs what the
     /// transaction changed.
-    func transactionTraffic(storeId: Int64, _ db: Database) throws -> LiveTraffic {
+    func transactionTraffic(storeId: StoreID, _ db: Database) throws -> LiveTraffic {
         try ensureBoardCurrent(db)
         guard var entry = board.entry(storeId) else { return try Self.liveTraffic(storeId: storeId, now: Date(), db)[storeId] ?? .none }
         let pending = observer.pendingReservations
@@ -150,7 +150,7 @@ public struct AppDatabase: Sendable {
     }
 
     /// The store as the board keeps it, inside a write transaction (see `transactionTraffic`).
-    func transactionDefinition(storeId: Int64, _ db: Database) throws -> StoreBoard.Definition? {
+    func transactionDefinition(storeId: StoreID, _ db: Database) throws -> StoreBoard.Definition? {
         try ensureBoardCurrent(db)
         return board.entry(storeId)?.definition
     }
@@ -194,12 +194,12 @@ extension AppDatabase {
         }
     }
 
-    public func store(id: Int64) throws -> Store? {
+    public func store(id: StoreID) throws -> Store? {
         try reader.read { db in try Store.fetchOne(db, id: id) }
     }
 
     /// One store with hours and departments, or nil if there is no such store.
-    public func storeDetails(id: Int64) throws -> StoreDetails? {
+    public func storeDetails(id: StoreID) throws -> StoreDetails? {
         try reader.read { db in try Self.storeDetails(id: id, db) }
     }
 
@@ -258,7 +258,7 @@ extension AppDatabase {
         }
     }
 
-    static func storeDetails(id: Int64, _ db: Database) throws -> StoreDetails? {
+    static func storeDetails(id: StoreID, _ db: Database) throws -> StoreDetails? {
         try Store
             .filter(id: id)
             .including(all: Store.openingIntervals.order(OpeningIntervalRecord.Columns.weekday,

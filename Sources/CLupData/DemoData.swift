@@ -130,7 +130,7 @@ public enum DemoData {
                 VALUES (?, 'lineUp', ?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?)
                 """)
             for store in stores {
-                let storeId: Int64 = store[0]
+                let storeId: StoreID = store[0]
                 let capacity: Int = store[1]
                 let hours = try OpeningIntervalRecord.fetchAll(db, sql: "SELECT * FROM openingInterval WHERE storeId = ?",
                                                           arguments: [storeId])

@@ -51,7 +51,7 @@ public struct Notice: Codable, Sendable, Identifiable, FetchableRecord, TableRec
     }
 
     public var id: Int64
-    public var reservationId: Int64
+    public var reservationId: ReservationID
     public var kind: Kind
     public var reason: Reason?
     public var createdAt: Date
@@ -76,7 +76,7 @@ public struct Notice: Codable, Sendable, Identifiable, FetchableRecord, TableRec
 /// the keys to encrypt for it (RFC 8291).
 public struct PushSubscription: Codable, Sendable, Identifiable, Equatable, FetchableRecord, TableRecord {
     public var id: Int64
-    public var userId: Int64
+    public var userId: UserID
     public var endpoint: String
     /// The browser's P-256 public key, uncompressed, base64url.
     public var p256dh: String

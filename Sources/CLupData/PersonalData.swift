@@ -95,7 +95,7 @@ public struct PersonalData: Encodable, Sendable {
 
 extension AppDatabase {
     /// What CLup holds about account `userId`, read in one snapshot; nil if there is none.
-    public func personalData(userId: Int64, now: Date) throws -> PersonalData? {
+    public func personalData(userId: UserID, now: Date) throws -> PersonalData? {
         try reader.read { db in
             guard let user = try User.fetchOne(db, id: userId) else { return nil }
             let account = PersonalData.Account(
@@ -114,7 +114,7 @@ extension AppDatabase {
             let managed = try String.fetchAll(db, sql: """
                 SELECT s.name FROM managedStore m JOIN store s ON s.id = m.storeId WHERE m.userId = ? ORDER BY s.name
                 """, arguments: [userId])
-            var departments: [Int64: [String]] = [:]
+            var departments: [ReservationID: [String]] = [:]
             for row in try Row.fetchAll(db, sql: """
                 SELECT rd.reservationId, d.name FROM reservationDepartment rd
                 JOIN reservation r ON r.id = rd.reservationId JOIN department d ON d.id = rd.departmentId
@@ -122,7 +122,7 @@ extension AppDatabase {
                 """, arguments: [userId]) {
                 departments[row[0], default: []].append(row[1])
             }
-            var messages: [Int64: [PersonalData.Message]] = [:]
+            var messages: [ReservationID: [PersonalData.Message]] = [:]
             for row in try Row.fetchAll(db, sql: """
                 SELECT n.reservationId, n.kind, n.reason, n.createdAt, n.dispatchedAt FROM notice n
                 JOIN reservation r ON r.id = n.reservationId WHERE r.userId = ? ORDER BY n.createdAt

@@ -6,7 +6,9 @@ import Synchronization
 
 /// A store registered with CLup (R23), as stored: it always has its id.
 public struct Store: Codable, Sendable, Hashable, Identifiable, FetchableRecord, PersistableRecord {
-    public var id: Int64
+    public typealias ID = StoreID
+
+    public var id: StoreID
     public var name: String
     public var address: String
     public var phone: String
@@ -103,7 +105,7 @@ public struct NewStore: Codable, Sendable, Hashable, PersistableRecord {
 
 /// One opening interval of a store (see `OpeningInterval` for the meaning of the minutes).
 public struct OpeningIntervalRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
-    public var storeId: Int64
+    public var storeId: StoreID
     public var weekday: Int
     public var opens: Int
     public var closes: Int
@@ -116,7 +118,7 @@ public struct OpeningIntervalRecord: Codable, Sendable, Hashable, FetchableRecor
 
     public static let databaseTableName = "openingInterval"
 
-    public init(storeId: Int64, interval: OpeningInterval) {
+    public init(storeId: StoreID, interval: OpeningInterval) {
         self.storeId = storeId
         self.weekday = interval.weekday
         self.opens = interval.opens
@@ -129,7 +131,7 @@ public struct OpeningIntervalRecord: Codable, Sendable, Hashable, FetchableRecor
 /// A department of a store, with the time a customer typically spends in it (R1.2).
 public struct Department: Codable, Sendable, Hashable, Identifiable, FetchableRecord, PersistableRecord {
     public var id: Int64
-    public var storeId: Int64
+    public var storeId: StoreID
     public var name: String
     public var estimatedMinutes: Int
     /// Order of display, as the aisles run.
@@ -145,7 +147,7 @@ public struct Department: Codable, Sendable, Hashable, Identifiable, FetchableRe
 
 /// A day a store stays closed whatever its weekly hours say (a holiday, a stocktake).
 public struct StoreClosure: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
-    public var storeId: Int64
+    public var storeId: StoreID
     /// The store-local day number (days since 1970-01-01 on the store's clock).
     public var day: Int
     /// Why, as shoppers read it: "Christmas".
@@ -156,7 +158,7 @@ public struct StoreClosure: Codable, Sendable, Hashable, FetchableRecord, Persis
 
 /// A department about to be registered (the database gives it its id).
 struct NewDepartment: Codable, Sendable, PersistableRecord {
-    var storeId: Int64
+    var storeId: StoreID
     var name: String
     var estimatedMinutes: Int
     var position: Int

@@ -10,10 +10,12 @@ public struct Reservation: Codable, Sendable, Hashable, Identifiable, FetchableR
     public typealias Kind = ReservationKind
     public typealias Status = ReservationStatus
 
-    public var id: Int64
-    public var storeId: Int64
+    public typealias ID = ReservationID
+
+    public var id: ReservationID
+    public var storeId: StoreID
     /// Nil for a walk-in, and once the customer deletes their account (the visit stays, anonymous).
-    public var userId: Int64?
+    public var userId: UserID?
     public var kind: Kind
     public var walkIn: Bool
     /// The store-local day `number` belongs to: the day a ticket is taken, or a booking's slot day.
@@ -82,8 +84,8 @@ public struct Reservation: Codable, Sendable, Hashable, Identifiable, FetchableR
 
 /// A reservation about to be made: everything but the id, which the database gives it.
 struct NewReservation: Codable, Sendable, PersistableRecord {
-    var storeId: Int64
-    var userId: Int64?
+    var storeId: StoreID
+    var userId: UserID?
     var kind: ReservationKind
     var walkIn: Bool
     var day: Int
@@ -120,7 +122,7 @@ public struct ReservationWithStore: Decodable, Sendable, FetchableRecord {
 /// visits happen (`VisitAccounting`), so the visit model costs one row to read however long
 /// the history.
 public struct StoreLoad: Codable, Sendable, FetchableRecord, TableRecord {
-    public var storeId: Int64
+    public var storeId: StoreID
     public var measuredVisits: Int
     public var declaredSeconds: Double
     public var actualSeconds: Double

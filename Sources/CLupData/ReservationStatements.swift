@@ -30,12 +30,12 @@ extension Reservation {
     }
 
     /// The reservation `id`, if it exists.
-    static func find(_ id: Int64, _ db: Database) throws -> Reservation? {
+    static func find(_ id: ReservationID, _ db: Database) throws -> Reservation? {
         try first(db, "SELECT \(columnList) FROM reservation WHERE id = ?", [id])
     }
 
     /// The customer's active reservation (at most one, the schema says), if any.
-    static func active(userId: Int64, _ db: Database) throws -> Reservation? {
+    static func active(userId: UserID, _ db: Database) throws -> Reservation? {
         try first(db, """
             SELECT \(columnList) FROM reservation
             WHERE userId = ? AND status IN \(StatusSet.active.rawValue)
@@ -43,7 +43,7 @@ extension Reservation {
     }
 
     /// A walk-in ticket made with `requestKey` at the store, if any.
-    static func walkIn(storeId: Int64, requestKey: String, _ db: Database) throws -> Reservation? {
+    static func walkIn(storeId: StoreID, requestKey: String, _ db: Database) throws -> Reservation? {
         try first(db, "SELECT \(columnList) FROM reservation WHERE storeId = ? AND requestKey = ?", [storeId, requestKey])
     }
 
@@ -55,7 +55,7 @@ extension Reservation {
     /// `from`, and counts the change in its store's statistics (`VisitAccounting`); true if it
     /// changed. Every change of a reservation's status goes through here.
     @discardableResult
-    static func setStatus(_ status: Status, _ columns: TimeColumns, to time: Date, id: Int64, from: StatusSet,
+    static func setStatus(_ status: Status, _ columns: TimeColumns, to time: Date, id: ReservationID, from: StatusSet,
                           _ db: Database) throws -> Bool
     {
         guard let (storeId, old) = try VisitFacts.find(id, db), from.statuses.contains(old.status) else { return false }
@@ -117,7 +117,7 @@ extension NewReservation {
                 expectedEntry?.databaseText, pace,
             ])
         return Reservation(
-            id: db.lastInsertedRowID, storeId: storeId, userId: userId, kind: kind, walkIn: walkIn, day: day,
+            id: ReservationID(db.lastInsertedRowID), storeId: storeId, userId: userId, kind: kind, walkIn: walkIn, day: day,
             number: number, people: people, residenceMinutes: residenceMinutes, travelMode: travelMode,
             slotStart: slotStart, status: status, createdAt: createdAt, calledAt: nil, enteredAt: nil, exitedAt: nil,
             endedAt: nil, requestKey: requestKey, travelMetres: travelMetres)
@@ -126,7 +126,7 @@ extension NewReservation {
 
 extension StoreLoad {
     /// The store's running totals, if the store exists.
-    static func find(_ storeId: Int64, _ db: Database) throws -> StoreLoad? {
+    static func find(_ storeId: StoreID, _ db: Database) throws -> StoreLoad? {
         try StoreLoad.fetchOne(db.cachedStatement(sql: "SELECT * FROM storeLoad WHERE storeId = ?"), arguments: [storeId])
     }
 }

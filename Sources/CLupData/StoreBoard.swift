@@ -93,7 +93,7 @@ public final class StoreBoard: Sendable {
     // MARK: Reading
 
     /// One store, or nil if there is none with that id.
-    public func entry(_ id: Int64) -> Entry? {
+    public func entry(_ id: StoreID) -> Entry? {
         state.withLock { $0.entries[id] }
     }
 
@@ -107,7 +107,7 @@ public final class StoreBoard: Sendable {
     /// The `limit` stores nearest `point`, nearest first (ties by id), with their distances,
     /// found through the grid: the cost depends on how many stores are near, not on how many
     /// there are.
-    public func nearest(to point: GeoPoint, limit: Int, excluding: Int64? = nil) -> [(entry: Entry, metres: Double)] {
+    public func nearest(to point: GeoPoint, limit: Int, excluding: StoreID? = nil) -> [(entry: Entry, metres: Double)] {
         state.withLock { state in
             state.grid.nearest(to: point, limit: limit, excluding: excluding).compactMap { found in
                 state.entries[found.id].map { ($0, found.metres) }
@@ -135,14 +135,14 @@ public final class StoreBoard: Sendable {
 
     /// A store and its standing at `now` (see `standing(of:now:)`), or nil if there is no such
     /// store.
-    public func live(_ id: Int64, now: Date) -> (entry: Entry, standing: StoreStanding)? {
+    public func live(_ id: StoreID, now: Date) -> (entry: Entry, standing: StoreStanding)? {
         guard let standing = standing(of: id, now: now), let entry = entry(id) else { return nil }
         return (entry, standing)
     }
 
     /// The store's standing at `now`: the kept one if the store has not changed since and it is
     /// younger than `standingLifetime` (and not from the future), else computed afresh and kept.
-    public func standing(of id: Int64, now: Date, maxAge: TimeInterval = standingLifetime) -> StoreStanding? {
+    public func standing(of id: StoreID, now: Date, maxAge: TimeInterval = standingLifetime) -> StoreStanding? {
         if let kept = state.withLock({ $0.entries[id]?.freshStanding(now: now, maxAge: maxAge) }) {
             return kept
         }
@@ -161,7 +161,7 @@ public final class StoreBoard: Sendable {
     }
 
     /// The standing kept for the store's present version, whatever its age (for tests).
-    func keptStanding(of id: Int64) -> StoreStanding? {
+    func keptStanding(of id: StoreID) -> StoreStanding? {
         state.withLock { state in
             guard let entry = state.entries[id], entry.standingVersion == entry.version else { return nil }
             return entry.standing
@@ -172,15 +172,15 @@ public final class StoreBoard: Sendable {
     /// expire or send off, a visit to close, or a booking whose entry window has closed unused —
     /// each with the waiting customers its estimate says should leave now (`Departure.isDue`),
     /// in id order.
-    public func queueWork(now: Date) -> [(storeId: Int64, sendOff: [Int64])] {
+    public func queueWork(now: Date) -> [(storeId: StoreID, sendOff: [ReservationID])] {
         let entries = state.withLock { $0.entries.values }
-        var work: [(storeId: Int64, sendOff: [Int64])] = []
+        var work: [(storeId: StoreID, sendOff: [ReservationID])] = []
         for entry in entries {
             let settings = entry.store.settings
             let lastEntry = now - Double(settings.entryAfterMinutes) * 60
             var due = entry.booked.first.map { if case .booked(let start) = $0.state { start < lastEntry } else { false } }
                 ?? false
-            var sendOff: [Int64] = []
+            var sendOff: [ReservationID] = []
             if !entry.active.isEmpty {
                 let plan = QueueCaller.plan(live: entry.reservations, settings: settings,
                                             today: entry.hours.businessDay(at: now),
@@ -195,7 +195,7 @@ public final class StoreBoard: Sendable {
 
     /// Waiting customers of `entry` not yet told to leave whose expected entry, less their
     /// travel, is within `Departure.noticeMargin` of `now`.
-    private func departuresDue(_ entry: Entry, now: Date) -> [Int64] {
+    private func departuresDue(_ entry: Entry, now: Date) -> [ReservationID] {
         let travelling = entry.active.filter { $0.state == .waiting && $0.travel > 0 && $0.leftAt == nil }
         guard !travelling.isEmpty, let standing = standing(of: entry.store.id, now: now) else { return [] }
         return travelling.compactMap { ticket in
@@ -249,13 +249,13 @@ public final class StoreBoard: Sendable {
 /// bytes (15 MB); this keeps the buckets at 12 bytes and the entries packed (8 MB). Stores
 /// are only added (a deletion reloads the board).
 struct EntryTable {
-    private var positions: [Int64: Int32] = [:]
+    private var positions: [StoreID: Int32] = [:]
     private(set) var values: [StoreBoard.Entry] = []
 
     var count: Int { values.count }
-    var ids: Dictionary<Int64, Int32>.Keys { positions.keys }
+    var ids: Dictionary<StoreID, Int32>.Keys { positions.keys }
 
-    subscript(id: Int64) -> StoreBoard.Entry? {
+    subscript(id: StoreID) -> StoreBoard.Entry? {
         positions[id].map { values[Int($0)] }
     }
 
@@ -275,7 +275,7 @@ struct EntryTable {
     }
 
     /// Changes the entry in place (its arrays are not copied), if there is one.
-    mutating func update(_ id: Int64, _ change: (inout StoreBoard.Entry) -> Void) {
+    mutating func update(_ id: StoreID, _ change: (inout StoreBoard.Entry) -> Void) {
         guard let position = positions[id] else { return }
         change(&values[Int(position)])
     }
@@ -345,7 +345,7 @@ extension StoreBoard.Entry {
     /// behind its store's version, to be computed again when next read.
     mutating func extendStanding(with joined: LiveReservation) {
         guard joined.state == .waiting, let kept, kept.version == version - 1, active.last?.id == joined.id,
-            joined.id > (kept.standing.lastWaitingId ?? .min)
+            kept.standing.lastWaitingId.map({ joined.id > $0 }) ?? true
         else { return }
         kept.standing.appendWaiting(joined, settings: store.settings, hours: hours)
         kept.version = version
@@ -360,7 +360,7 @@ extension StoreBoard.Entry {
     }
 
     /// Reservation `id` if it is waiting in the queue.
-    func waitingTicket(_ id: Int64) -> LiveReservation? {
+    func waitingTicket(_ id: ReservationID) -> LiveReservation? {
         let index = active.partitioningIndex { $0.id >= id }
         guard index < activeCount, reservations[index].id == id, reservations[index].state == .waiting else { return nil }
         return reservations[index]
@@ -375,11 +375,11 @@ extension StoreBoard.Entry {
         return standing
     }
 
-    func contains(_ id: Int64) -> Bool {
+    func contains(_ id: ReservationID) -> Bool {
         reservations.contains { $0.id == id }
     }
 
-    mutating func remove(_ id: Int64) {
+    mutating func remove(_ id: ReservationID) {
         let index = active.partitioningIndex { $0.id >= id }
         if index < activeCount, reservations[index].id == id {
             reservations.remove(at: index)
@@ -395,8 +395,8 @@ extension StoreBoard.Entry {
 /// What one transaction changed on the board.
 struct BoardChanges: Sendable {
     /// Reservations as they now are (nil: no longer live), with their store (nil: deleted).
-    var reservations: [(storeId: Int64?, id: Int64, live: LiveReservation?)] = []
-    var models: [Int64: VisitModel] = [:]
+    var reservations: [(storeId: StoreID?, id: ReservationID, live: LiveReservation?)] = []
+    var models: [StoreID: VisitModel] = [:]
     var stores: [StoreDetails] = []
 
     var isEmpty: Bool { reservations.isEmpty && models.isEmpty && stores.isEmpty }
@@ -460,17 +460,17 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
     let board: StoreBoard
     let credentials: CredentialCache
     private var credentialsChanged = false
-    private var reservations: Set<Int64> = []
-    private var ratios: Set<Int64> = []
+    private var reservations: Set<ReservationID> = []
+    private var ratios: Set<StoreID> = []
     /// The board was reloaded inside the transaction in progress, so it holds that
     /// transaction's changes: if it rolls back, the board is read again.
     var reloadedInTransaction = false
 
     /// Reservations and store loads the transaction in progress has changed so far (writer
     /// queue only): what a transaction must read back to see its own changes.
-    var pendingReservations: Set<Int64> { reservations }
-    var pendingRatios: Set<Int64> { ratios }
-    private var stores: Set<Int64> = []
+    var pendingReservations: Set<ReservationID> { reservations }
+    var pendingRatios: Set<StoreID> { ratios }
+    private var stores: Set<StoreID> = []
     private var storeRows: [String: Set<Int64>] = [:]
     private var storesDeleted = false
 
@@ -492,9 +492,9 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
             return
         }
         switch event.tableName {
-        case "reservation": reservations.insert(event.rowID)
-        case "storeLoad": ratios.insert(event.rowID)
-        case "store": stores.insert(event.rowID)
+        case "reservation": reservations.insert(ReservationID(event.rowID))
+        case "storeLoad": ratios.insert(StoreID(event.rowID))
+        case "store": stores.insert(StoreID(event.rowID))
         default:
             if event.kind == .delete { storesDeleted = true } else { storeRows[event.tableName, default: []].insert(event.rowID) }
         }
@@ -513,14 +513,14 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
             var changes = BoardChanges()
             var storeIds = stores
             for (table, rowIDs) in storeRows {
-                storeIds.formUnion(try Int64.fetchAll(db, sql: "SELECT storeId FROM \(table) WHERE rowid IN (\(rowIDs.list))"))
+                storeIds.formUnion(try StoreID.fetchAll(db, sql: "SELECT storeId FROM \(table) WHERE rowid IN (\(rowIDs.list))"))
             }
             for id in storeIds.sorted() {
                 if let details = try AppDatabase.storeDetails(id: id, db) { changes.stores.append(details) }
             }
             if !reservations.isEmpty {
                 let found = try AppDatabase.liveRows(ids: reservations, db)
-                var seen: Set<Int64> = []
+                var seen: Set<ReservationID> = []
                 for (storeId, id, live) in found {
                     seen.insert(id)
                     changes.reservations.append((storeId, id, live))
@@ -555,9 +555,22 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
     }
 }
 
-extension Set<Int64> {
+/// A whole number written into SQL as digits: a row id, or an id of ours.
+protocol SQLInteger: Hashable {
+    var sqlDigits: String { get }
+}
+
+extension Int64: SQLInteger {
+    var sqlDigits: String { String(self) }
+}
+
+extension Identifier: SQLInteger {
+    var sqlDigits: String { String(rawValue) }
+}
+
+extension Set where Element: SQLInteger {
     /// "1, 2, 3", for an `IN (…)` of integers (nothing else goes into it).
-    var list: String { map(String.init).joined(separator: ", ") }
+    var list: String { map(\.sqlDigits).joined(separator: ", ") }
 }
 
 extension RandomAccessCollection where Index == Int {

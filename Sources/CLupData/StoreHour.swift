@@ -34,7 +34,7 @@ extension VisitFacts {
     }
 
     /// The reservation `id` as its statistics see it, with its store, if it exists.
-    static func find(_ id: Int64, _ db: Database) throws -> (storeId: Int64, facts: VisitFacts)? {
+    static func find(_ id: ReservationID, _ db: Database) throws -> (storeId: StoreID, facts: VisitFacts)? {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(columnList) FROM reservation WHERE id = ?"),
                                          arguments: [id])
         else { return nil }
@@ -45,7 +45,7 @@ extension VisitFacts {
 extension AppDatabase {
     /// Counts a reservation's change of status, inside the caller's transaction (which has just
     /// made the change).
-    static func count(from old: VisitFacts, to new: VisitFacts, storeId: Int64, reservationId: Int64,
+    static func count(from old: VisitFacts, to new: VisitFacts, storeId: StoreID, reservationId: ReservationID,
                       _ db: Database) throws
     {
         let inside = new.isInside && !old.isInside ? try peopleInside(storeId: storeId, db) : 0
@@ -62,14 +62,14 @@ extension AppDatabase {
     }
 
     /// The people inside the store now, inside the caller's transaction.
-    static func peopleInside(storeId: Int64, _ db: Database) throws -> Int {
+    static func peopleInside(storeId: StoreID, _ db: Database) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: """
             SELECT COALESCE(SUM(people), 0) FROM reservation WHERE storeId = ? AND status = 'inside'
             """), arguments: [storeId]) ?? 0
     }
 
     /// Adds `totals` to the store's hour (the peak is the larger of the two).
-    private static func add(_ totals: HourTotals, storeId: Int64, _ db: Database) throws {
+    private static func add(_ totals: HourTotals, storeId: StoreID, _ db: Database) throws {
         try db.cachedStatement(sql: addHour).execute(
             arguments: StatementArguments([storeId, totals.hour] as [any DatabaseValueConvertible])
                 + StatementArguments(totals.counters))
@@ -98,9 +98,9 @@ extension AppDatabase {
     }
 
     /// Applies `change` to the store's learned sums, as `LearnedSums.apply` does.
-    private static func apply(_ change: LearnedSums.Change, storeId: Int64, _ db: Database) throws {
+    private static func apply(_ change: LearnedSums.Change, storeId: StoreID, _ db: Database) throws {
         try db.cachedStatement(sql: applySums).execute(
-            arguments: StatementArguments([change.entryDecay] + sumValues(change.added) + [Double(storeId)]))
+            arguments: StatementArguments([change.entryDecay] + sumValues(change.added) + [Double(storeId.rawValue)]))
     }
 
     private static let applySums = """
@@ -126,11 +126,11 @@ public struct LoyalCustomer: Sendable, Equatable {
 
 extension AppDatabase {
     /// The store's kept hours from `from` to `to` (hours since 1970, both included).
-    public func storeHours(storeId: Int64, from: Int, to: Int) throws -> [HourTotals] {
+    public func storeHours(storeId: StoreID, from: Int, to: Int) throws -> [HourTotals] {
         try reader.read { db in try Self.storeHours(storeId: storeId, from: from, to: to, db) }
     }
 
-    static func storeHours(storeId: Int64?, from: Int, to: Int, _ db: Database) throws -> [HourTotals] {
+    static func storeHours(storeId: StoreID?, from: Int, to: Int, _ db: Database) throws -> [HourTotals] {
         let store = storeId == nil ? "" : "storeId = ? AND"
         let arguments: StatementArguments = (storeId.map { [$0] } ?? []) + [from, to]
         let rows = try Row.fetchCursor(db.cachedStatement(sql: """
@@ -147,7 +147,7 @@ extension AppDatabase {
     }
 
     /// Entries per department of the store between two hours, most visited first.
-    public func departmentEntries(storeId: Int64, from: Int, to: Int) throws -> [DepartmentEntries] {
+    public func departmentEntries(storeId: StoreID, from: Int, to: Int) throws -> [DepartmentEntries] {
         try reader.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT d.id, d.name, COALESCE(SUM(h.entries), 0) AS entries
@@ -162,7 +162,7 @@ extension AppDatabase {
 
     /// Customers who opted in to being listed, with their visits to the store that began in
     /// `from..<to`; nobody who did not opt in. Most visits first.
-    public func loyalCustomers(storeId: Int64, from: Date, to: Date) throws -> [LoyalCustomer] {
+    public func loyalCustomers(storeId: StoreID, from: Date, to: Date) throws -> [LoyalCustomer] {
         try reader.read { db in
             // From the customers who opted in (a partial index holds only them), each one's
             // visits to the store through `reservation_user`: the cost follows how many opted
@@ -194,8 +194,8 @@ extension AppDatabase {
             let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM reservation") ?? 0
             visits.reserveCapacity(count)
             steps.reserveCapacity(3 * count)
-            var storeIds: [Int64] = []
-            var storeIndex: [Int64: Int] = [:]
+            var storeIds: [StoreID] = []
+            var storeIndex: [StoreID: Int] = [:]
             let rows = try Row.fetchCursor(db, sql: "SELECT \(VisitFacts.columnList), id FROM reservation")
             while let row = try rows.next() {
                 let facts = try VisitFacts(columnsOf: row)
@@ -203,7 +203,7 @@ extension AppDatabase {
                     steps.append(Step(at: state.at.timeIntervalSinceReferenceDate, entering: state.facts.isInside,
                                       visit: Int32(visits.count), state: Int8(index)))
                 }
-                let storeId: Int64 = row[0]
+                let storeId: StoreID = row[0]
                 let store = storeIndex[storeId] ?? storeIds.count
                 if store == storeIds.count {
                     storeIndex[storeId] = store

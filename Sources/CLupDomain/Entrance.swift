@@ -5,7 +5,7 @@ public enum ScanRefusal: Sendable, Equatable {
     /// Not a CLup code, signed with another secret, or naming no reservation.
     case unknownCode
     /// A real ticket, for another store.
-    case otherStore(storeId: Int64)
+    case otherStore(storeId: StoreID)
     case cancelled
     /// Called and not scanned in time, or a booking whose window passed unused.
     case expired
@@ -49,7 +49,7 @@ public enum ScanVerdict: Sendable, Equatable {
 public enum Entrance {
     /// The verdict for `reservation` (nil: the code named none) scanned at store `storeId`,
     /// whose rules are `settings`, with `peopleInside` people inside.
-    public static func verdict(for reservation: DoorTicket?, at storeId: Int64, settings: StoreSettings,
+    public static func verdict(for reservation: DoorTicket?, at storeId: StoreID, settings: StoreSettings,
                                peopleInside: Int, now: Date) -> ScanVerdict
     {
         guard let reservation else { return .refused(.unknownCode) }

@@ -38,8 +38,8 @@ public enum Suggestions {
     /// first (ties by id, so the order is stable). `acceptable` is asked of the nearest first
     /// and no more than needed, since it may cost a lookup.
     public static func nearest<Candidate>(
-        to origin: GeoPoint, among candidates: [Candidate], excluding chosenId: Int64,
-        id: (Candidate) -> Int64, position: (Candidate) -> GeoPoint, acceptable: (Candidate) throws -> Bool
+        to origin: GeoPoint, among candidates: [Candidate], excluding chosenId: StoreID,
+        id: (Candidate) -> StoreID, position: (Candidate) -> GeoPoint, acceptable: (Candidate) throws -> Bool
     ) rethrows -> [(candidate: Candidate, metres: Double)] {
         let sorted = candidates.filter { id($0) != chosenId }
             .map { (candidate: $0, metres: origin.distance(to: position($0))) }

@@ -13,18 +13,18 @@ import Foundation
 public enum QueueCaller {
     public struct Plan: Sendable, Equatable {
         /// Waiting tickets to call now.
-        public var call: [Int64] = []
+        public var call: [ReservationID] = []
         /// Waiting tickets with places free for them whose customers have not been told to
         /// leave yet: tell them now (their places are held).
-        public var sendOff: [Int64] = []
+        public var sendOff: [ReservationID] = []
         /// Called tickets not scanned within the grace period, and tickets of a past day still
         /// waiting.
-        public var expire: [Int64] = []
+        public var expire: [ReservationID] = []
         /// Visits never scanned out — of a past day, or open past `VisitModel.ghostAfter` —
         /// closed without an exit time, so their places go to the queue.
-        public var close: [Int64] = []
+        public var close: [ReservationID] = []
 
-        public init(call: [Int64] = [], sendOff: [Int64] = [], expire: [Int64] = [], close: [Int64] = []) {
+        public init(call: [ReservationID] = [], sendOff: [ReservationID] = [], expire: [ReservationID] = [], close: [ReservationID] = []) {
             self.call = call
             self.sendOff = sendOff
             self.expire = expire

@@ -34,13 +34,13 @@ public enum ReservationStatus: String, Codable, Sendable, CaseIterable {
 
 /// A ticket as the entrance sees it when its code is scanned.
 public struct DoorTicket: Sendable, Hashable {
-    public var storeId: Int64
+    public var storeId: StoreID
     public var status: ReservationStatus
     public var people: Int
     public var calledAt: Date?
     public var slotStart: Date?
 
-    public init(storeId: Int64, status: ReservationStatus, people: Int, calledAt: Date? = nil, slotStart: Date? = nil) {
+    public init(storeId: StoreID, status: ReservationStatus, people: Int, calledAt: Date? = nil, slotStart: Date? = nil) {
         self.storeId = storeId
         self.status = status
         self.people = people

@@ -17,7 +17,7 @@ public struct StoreGrid: Sendable {
     public static let cellDegrees = 0.05
     private static let metresPerDegree = 111_195.0
 
-    private var cells: [Cell: [(id: Int64, point: GeoPoint)]] = [:]
+    private var cells: [Cell: [(id: StoreID, point: GeoPoint)]] = [:]
     private var rows: ClosedRange<Int>?
     private var columns: ClosedRange<Int>?
     public private(set) var count = 0
@@ -29,7 +29,7 @@ public struct StoreGrid: Sendable {
              column: Int((point.longitude / cellDegrees).rounded(.down)))
     }
 
-    public mutating func insert(id: Int64, at point: GeoPoint) {
+    public mutating func insert(id: StoreID, at point: GeoPoint) {
         let cell = Self.cell(of: point)
         cells[cell, default: []].append((id, point))
         rows = rows.map { min($0.lowerBound, cell.row)...max($0.upperBound, cell.row) } ?? cell.row...cell.row
@@ -38,7 +38,7 @@ public struct StoreGrid: Sendable {
         count += 1
     }
 
-    public mutating func remove(id: Int64, at point: GeoPoint) {
+    public mutating func remove(id: StoreID, at point: GeoPoint) {
         let cell = Self.cell(of: point)
         guard let index = cells[cell]?.firstIndex(where: { $0.id == id }) else { return }
         cells[cell]?.remove(at: index)
@@ -47,10 +47,10 @@ public struct StoreGrid: Sendable {
     }
 
     /// The `limit` stores nearest `point`, nearest first, ties by id.
-    public func nearest(to point: GeoPoint, limit: Int, excluding: Int64? = nil) -> [(id: Int64, metres: Double)] {
+    public func nearest(to point: GeoPoint, limit: Int, excluding: StoreID? = nil) -> [(id: StoreID, metres: Double)] {
         guard limit > 0, let rows, let columns else { return [] }
         let centre = Self.cell(of: point)
-        var found: [(id: Int64, metres: Double)] = []
+        var found: [(id: StoreID, metres: Double)] = []
         // The furthest ring that can hold a store.
         let lastRing = max(abs(rows.lowerBound - centre.row), abs(rows.upperBound - centre.row),
                            abs(columns.lowerBound - centre.column), abs(columns.upperBound - centre.column))
@@ -79,8 +79,8 @@ public struct StoreGrid: Sendable {
         return Array(found.prefix(limit))
     }
 
-    private func everyStore(from point: GeoPoint, limit: Int, excluding: Int64?) -> [(id: Int64, metres: Double)] {
-        var all: [(id: Int64, metres: Double)] = []
+    private func everyStore(from point: GeoPoint, limit: Int, excluding: StoreID?) -> [(id: StoreID, metres: Double)] {
+        var all: [(id: StoreID, metres: Double)] = []
         all.reserveCapacity(count)
         for stores in cells.values {
             for store in stores where store.id != excluding { all.append((store.id, point.distance(to: store.point))) }

@@ -9,7 +9,7 @@ public struct StoreStanding: Sendable, Equatable {
         /// Waiting tickets in queue order, with people ahead, expected entry (nil: never) and
         /// when the party is given its places (its entry, unless it is still travelling then):
         /// where the simulation resumes after it.
-        public var waiting: [(id: Int64, peopleAhead: Int, entry: Date?, placed: Date)]
+        public var waiting: [(id: ReservationID, peopleAhead: Int, entry: Date?, placed: Date)]
         /// Parties and people waiting.
         public var parties: Int
         public var people: Int
@@ -31,7 +31,7 @@ public struct StoreStanding: Sendable, Equatable {
         }
 
         /// A pool's standing at `now` from its traffic and the ids of its queue, in order.
-        init(traffic: StoreTraffic, queueIds: [Int64], estimator: WaitEstimator, places: Int, now: Date) {
+        init(traffic: StoreTraffic, queueIds: [ReservationID], estimator: WaitEstimator, places: Int, now: Date) {
             tail = WaitEstimator.Simulation(estimator: estimator, traffic: traffic, now: now)
             head = tail
             queue = []
@@ -71,7 +71,7 @@ public struct StoreStanding: Sendable, Equatable {
         }
 
         /// Simulates waiting ticket `id` joining the back of the queue.
-        mutating func append(_ id: Int64, _ party: QueuedParty, places: Int, now: Date, updatingNewcomer: Bool = true) {
+        mutating func append(_ id: ReservationID, _ party: QueuedParty, places: Int, now: Date, updatingNewcomer: Bool = true) {
             let entry = tail.enter(party)
             waiting.append((id, people, entry, tail.clock))
             queue.append(party)
@@ -116,7 +116,7 @@ public struct StoreStanding: Sendable, Equatable {
         at = now
         // One pass sorts the live reservations into the two pools' traffic, in queue order.
         var traffic = (online: StoreTraffic(), walkIn: StoreTraffic())
-        var queueIds: (online: [Int64], walkIn: [Int64]) = ([], [])
+        var queueIds: (online: [ReservationID], walkIn: [ReservationID]) = ([], [])
         for reservation in live.live {
             if reservation.walkIn {
                 if traffic.walkIn.add(reservation, settings: settings, model: live.model, now: now) {
@@ -159,7 +159,7 @@ public struct StoreStanding: Sendable, Equatable {
     /// the same instant: what a recomputation without it would give, simulating only the
     /// tickets behind it. False (and nothing changed) if `id` is not waiting here.
     @discardableResult
-    public mutating func removeWaiting(_ id: Int64, settings: StoreSettings, hours: OpeningHours) -> Bool {
+    public mutating func removeWaiting(_ id: ReservationID, settings: StoreSettings, hours: OpeningHours) -> Bool {
         guard let (pool, index) = position(of: id) else { return false }
         if pool == .walkIn {
             walkIn.removeWaiting(at: index, places: settings.walkInPlaces, now: at)
@@ -172,7 +172,7 @@ public struct StoreStanding: Sendable, Equatable {
     }
 
     /// The last waiting ticket of either pool, if any: a ticket after it joins at the back.
-    public var lastWaitingId: Int64? {
+    public var lastWaitingId: ReservationID? {
         [online.waiting.last?.id, walkIn.waiting.last?.id].compactMap { $0 }.max()
     }
 
@@ -184,7 +184,7 @@ public struct StoreStanding: Sendable, Equatable {
     }
 
     /// Where waiting ticket `id` stands, or nil if it is not waiting.
-    public func standing(of id: Int64) -> QueueStanding? {
+    public func standing(of id: ReservationID) -> QueueStanding? {
         guard let (pool, index) = position(of: id) else { return nil }
         let standing = pool == .online ? online : walkIn
         let ticket = standing.waiting[index]
@@ -194,7 +194,7 @@ public struct StoreStanding: Sendable, Equatable {
 
     /// The pool and place in its queue of waiting ticket `id`: found by binary search, since
     /// a queue is in id order.
-    private func position(of id: Int64) -> (Pool, Int)? {
+    private func position(of id: ReservationID) -> (Pool, Int)? {
         for (pool, standing) in [(Pool.online, online), (.walkIn, walkIn)] {
             var low = 0
             var high = standing.waiting.count

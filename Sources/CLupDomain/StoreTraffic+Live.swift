@@ -14,7 +14,7 @@ public struct LiveReservation: Sendable, Hashable {
         }
     }
 
-    public var id: Int64
+    public var id: ReservationID
     public var state: State
     public var people: Int
     public var residence: TimeInterval
@@ -29,7 +29,7 @@ public struct LiveReservation: Sendable, Hashable {
     /// When the customer was told to leave for the store, if they were.
     public var leftAt: Date?
 
-    public init(id: Int64, state: State, people: Int, residence: TimeInterval, walkIn: Bool = false, number: Int = 0,
+    public init(id: ReservationID, state: State, people: Int, residence: TimeInterval, walkIn: Bool = false, number: Int = 0,
                 day: Int = 0, travel: TimeInterval = 0, leftAt: Date? = nil)
     {
         self.id = id
@@ -280,7 +280,7 @@ public struct QueueStanding: Sendable, Equatable {
     /// not waiting. Only the ticket's own pool counts (`estimator` must be that pool's). The
     /// simulation stops at that ticket: those behind cannot delay it.
     public static func of(
-        _ id: Int64, live: [LiveReservation], settings: StoreSettings, estimator: WaitEstimator, now: Date
+        _ id: ReservationID, live: [LiveReservation], settings: StoreSettings, estimator: WaitEstimator, now: Date
     ) -> QueueStanding? {
         guard let ticket = live.first(where: { $0.id == id && $0.state == .waiting }) else { return nil }
         let live = live.filter { $0.pool == ticket.pool }

@@ -63,7 +63,7 @@ public final class PushDelivery: Sendable {
     public let concurrency: Int
     public let perAccount: Int
     /// Messages on their way, with the account each is for.
-    private let inFlight = Mutex<[Int64: Int64]>([:])
+    private let inFlight = Mutex<[Int64: User.ID]>([:])
 
     public init(database: AppDatabase, vapid: VAPIDKey, transport: any PushTransport = CurlPushTransport(),
                 logger: Logger, concurrency: Int = 16, perAccount: Int = 2)
@@ -81,7 +81,7 @@ public final class PushDelivery: Sendable {
     @discardableResult
     public func deliverDue(now: Date, wait: Bool = false) throws -> Int {
         let (room, busy) = inFlight.withLock { flying in
-            (concurrency - flying.count, flying.values.reduce(into: [Int64: Int]()) { $0[$1, default: 0] += 1 })
+            (concurrency - flying.count, flying.values.reduce(into: [User.ID: Int]()) { $0[$1, default: 0] += 1 })
         }
         guard room > 0 else { return 0 }
         let claimed = try database.claimDuePush(now: now, limit: room, perAccount: perAccount, busy: busy)

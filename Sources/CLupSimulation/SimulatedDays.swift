@@ -28,7 +28,7 @@ final class SimulatedDays {
     private(set) var longWaitRefusals: [(at: Date, pool: Pool)] = []
     private(set) var otherRefusals = 0
     private(set) var bookingsRefused = 0
-    private var byReservation: [Int64: Int] = [:]
+    private var byReservation: [ReservationID: Int] = [:]
     /// Issued, neither entered nor ended.
     private var pending: Set<Int> = []
     /// Came, and waiting to be let in.
@@ -218,7 +218,7 @@ final class SimulatedDays {
 
     /// The account a line-up or booking is made with: with regulars, one of them, idle,
     /// picked now (someone new joins them if all are busy); otherwise the customer's own.
-    private func account(for index: Int, now: Date) throws -> Int64? {
+    private func account(for index: Int, now: Date) throws -> UserID? {
         guard scenario.regulars != nil else { return customers[index].userId }
         let customer = customers[index]
         let regular = regulars.pick(random: &random)
@@ -256,7 +256,7 @@ final class SimulatedDays {
         }
     }
 
-    private func issued(_ index: Int, reservationId: Int64, now: Date) {
+    private func issued(_ index: Int, reservationId: ReservationID, now: Date) {
         customers[index].reservationId = reservationId
         customers[index].issuedAt = now
         byReservation[reservationId] = index

@@ -64,8 +64,8 @@ public struct Simulator {
         var missesScanOut: Bool
         var slotStart: Date?
 
-        var reservationId: Int64?
-        var userId: Int64?
+        var reservationId: ReservationID?
+        var userId: UserID?
         var issuedAt: Date?
         var coming = false
         var enteredAt: Date?
@@ -149,7 +149,7 @@ public struct Simulator {
 /// (`Scenario.regulars`): each keeps their own pace, drawn once, and their account.
 struct RegularCustomers {
     private var paces: [Double]
-    private var accounts: [Int64?]
+    private var accounts: [UserID?]
     /// Those with nothing active, in no order.
     private var idle: [Int]
     private let sigma: Double
@@ -166,8 +166,8 @@ struct RegularCustomers {
     }
 
     func bias(_ regular: Int) -> Double { paces[regular] }
-    func account(_ regular: Int) -> Int64? { accounts[regular] }
-    mutating func setAccount(_ id: Int64, of regular: Int) { accounts[regular] = id }
+    func account(_ regular: Int) -> UserID? { accounts[regular] }
+    mutating func setAccount(_ id: UserID, of regular: Int) { accounts[regular] = id }
 
     /// One of those with nothing active, at random; someone new joins them if all are busy.
     mutating func pick(random chooser: inout SeededRandom) -> Int {

@@ -1,4 +1,5 @@
 import CLupData
+import CLupDomain
 import CLupSupport
 import Foundation
 
@@ -21,21 +22,21 @@ struct TicketCodes: Sendable {
     /// The code of `reservation`, signed with its store's current key.
     func text(for reservation: Reservation, now: Date) throws -> String {
         guard let signing = try database.signingKeys(storeId: reservation.storeId, now: now) else {
-            return legacy.token(for: reservation.id)
+            return legacy.token(for: reservation.id.rawValue)
         }
         return keys.text(of: DoorCode(
-            keyId: signing.current, storeId: reservation.storeId, reservationId: reservation.id,
+            keyId: signing.current, storeId: reservation.storeId.rawValue, reservationId: reservation.id.rawValue,
             kind: reservation.walkIn ? .walkIn : reservation.kind == .booking ? .booking : .lineUp,
             people: reservation.people, number: reservation.number, slotStart: reservation.slotStart))
     }
 
     /// The reservation a scanned `text` names, if it is a genuine code: signed with a key its
     /// store still accepts, or an older code under the server secret.
-    func reservationId(scanned text: String, now: Date) throws -> Int64? {
-        guard text.utf8.count == DoorCode.textLength else { return legacy.reservationId(from: text) }
+    func reservationId(scanned text: String, now: Date) throws -> ReservationID? {
+        guard text.utf8.count == DoorCode.textLength else { return legacy.reservationId(from: text).map { ReservationID($0) } }
         guard let storeId = DoorCode.parse(text)?.code.storeId,
-              let signing = try database.signingKeys(storeId: storeId, now: now)
+              let signing = try database.signingKeys(storeId: StoreID(storeId), now: now)
         else { return nil }
-        return keys.verify(text) { _, keyId in signing.accepts(keyId) }?.reservationId
+        return keys.verify(text) { _, keyId in signing.accepts(keyId) }.map { ReservationID($0.reservationId) }
     }
 }

@@ -64,7 +64,7 @@ struct Admin: ParsableCommand {
 
         @OptionGroup var database: DatabaseOptions
         @Option(help: "The manager's email address.") var email: String
-        @Option(help: "Store id.") var store: Int64
+        @Option(help: "Store id.") var store: StoreID
 
         func run() throws {
             try database.openExisting().assignStore(storeId: store, toManager: email)
@@ -77,7 +77,7 @@ struct Admin: ParsableCommand {
             commandName: "enrol-kiosk", abstract: "Enrol a kiosk for a store; prints its device key once.")
 
         @OptionGroup var database: DatabaseOptions
-        @Option(help: "Store id.") var store: Int64
+        @Option(help: "Store id.") var store: StoreID
         @Option(help: "A label staff recognise, e.g. \"Entrance left\".") var label: String
         @Option(help: """
             dispenser (customer-facing: tickets and the board only) or door (the scanner, the board, \
@@ -99,7 +99,7 @@ struct Admin: ParsableCommand {
             abstract: "Set the PIN staff give to open the door console on a store's door kiosks (read from standard input).")
 
         @OptionGroup var database: DatabaseOptions
-        @Option(help: "Store id.") var store: Int64
+        @Option(help: "Store id.") var store: StoreID
 
         func run() throws {
             let pin = readLine(strippingNewline: true) ?? ""
@@ -136,7 +136,7 @@ struct Admin: ParsableCommand {
                 """)
 
         @OptionGroup var database: DatabaseOptions
-        @Option(help: "Store id.") var store: Int64
+        @Option(help: "Store id.") var store: StoreID
         @Flag(help: "Refuse codes signed with the older keys at once.") var retireNow = false
 
         func run() throws {
@@ -149,7 +149,7 @@ struct Admin: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list-kiosks", abstract: "List a store's kiosks.")
 
         @OptionGroup var database: DatabaseOptions
-        @Option(help: "Store id.") var store: Int64
+        @Option(help: "Store id.") var store: StoreID
 
         func run() throws {
             for kiosk in try database.openExisting().kiosks(storeId: store) {

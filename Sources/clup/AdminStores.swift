@@ -56,7 +56,7 @@ extension Admin {
             abstract: "Change a store's facts and rules, as its management page does (the change is recorded).")
 
         @OptionGroup var database: DatabaseOptions
-        @Option(help: "Store id.") var store: Int64
+        @Option(help: "Store id.") var store: StoreID
         @Option(help: "Name.") var name: String?
         @Option(help: "Address.") var address: String?
         @Option(help: "Latitude in degrees, -90–90.") var latitude: Double?
@@ -123,7 +123,7 @@ extension Admin {
                 """)
 
         @OptionGroup var database: DatabaseOptions
-        @Option(help: "Store id.") var store: Int64
+        @Option(help: "Store id.") var store: StoreID
         @Option var monday = "closed"
         @Option var tuesday = "closed"
         @Option var wednesday = "closed"
@@ -165,7 +165,7 @@ extension Admin {
             abstract: "Close a store on a day (a holiday): that day's bookings are cancelled and their customers told.")
 
         @OptionGroup var database: DatabaseOptions
-        @Option(help: "Store id.") var store: Int64
+        @Option(help: "Store id.") var store: StoreID
         @Option(help: "The day, as 2026-12-25 (the store's own calendar).") var date: String
         @Option(help: "Why, as shoppers read it (optional).") var reason = ""
 
@@ -190,7 +190,7 @@ extension Admin {
             commandName: "reopen-day", abstract: "Open a store again on a day it was closed, as its weekly hours say.")
 
         @OptionGroup var database: DatabaseOptions
-        @Option(help: "Store id.") var store: Int64
+        @Option(help: "Store id.") var store: StoreID
         @Option(help: "The day, as 2026-12-25.") var date: String
 
         func run() throws {

@@ -11,7 +11,7 @@ struct EntranceRulesTests {
     /// enter from 10 minutes before their slot to 15 after.
     let settings = StoreSettings(capacity: 10, walkInPercent: 20)
 
-    func ticket(_ status: ReservationStatus, store: Int64 = 1, people: Int = 1, calledAt: Date? = nil,
+    func ticket(_ status: ReservationStatus, store: StoreID = 1, people: Int = 1, calledAt: Date? = nil,
                 slotStart: Date? = nil) -> DoorTicket
     {
         DoorTicket(storeId: store, status: status, people: people, calledAt: calledAt, slotStart: slotStart)
@@ -62,10 +62,10 @@ struct EntranceRulesTests {
 
     // MARK: Calling
 
-    func live(_ id: Int64, _ state: LiveReservation.State, people: Int = 1, walkIn: Bool = false, day: Int = 5)
+    func live(_ id: ReservationID, _ state: LiveReservation.State, people: Int = 1, walkIn: Bool = false, day: Int = 5)
         -> LiveReservation
     {
-        LiveReservation(id: id, state: state, people: people, residence: 1800, walkIn: walkIn, number: Int(id), day: day)
+        LiveReservation(id: id, state: state, people: people, residence: 1800, walkIn: walkIn, number: Int(id.rawValue), day: day)
     }
 
     func plan(_ live: [LiveReservation], open: Bool = true, at time: Date? = nil) -> QueueCaller.Plan {
@@ -89,7 +89,7 @@ struct EntranceRulesTests {
 
     @Test("walk-ins are called on their own share: online crowds do not block them, nor they the online queue")
     func callsWalkIns() {
-        let onlineFull = (1...8).map { live($0, .inside(since: now)) }
+        let onlineFull = (1...8).map { live(ReservationID($0), .inside(since: now)) }
         let queue = onlineFull + [live(20, .waiting), live(21, .waiting, walkIn: true),
                                   live(22, .waiting, people: 2, walkIn: true), live(23, .waiting, walkIn: true)]
         // Walk-ins have 2 places: 21 takes one, the pair 22 does not fit in the other.
@@ -111,8 +111,8 @@ struct EntranceRulesTests {
     static let allDay = OpeningHours(intervals: (1...7).map { OpeningInterval(weekday: $0, opens: 0, closes: 24 * 60) },
                                      timeZone: Fixture.rome)
 
-    func traveller(_ id: Int64, travel: TimeInterval, leftAt: Date? = nil, people: Int = 1) -> LiveReservation {
-        LiveReservation(id: id, state: .waiting, people: people, residence: 1800, number: Int(id), day: 5,
+    func traveller(_ id: ReservationID, travel: TimeInterval, leftAt: Date? = nil, people: Int = 1) -> LiveReservation {
+        LiveReservation(id: id, state: .waiting, people: people, residence: 1800, number: Int(id.rawValue), day: 5,
                         travel: travel, leftAt: leftAt)
     }
 
@@ -120,7 +120,7 @@ struct EntranceRulesTests {
     func sendOffHolds() {
         // 8 online places, 7 taken: one free. The head lives 30 minutes away and has not left:
         // told to leave now; the single behind them is not called in their place.
-        let full = (1...7).map { live($0, .inside(since: now)) }
+        let full = (1...7).map { live(ReservationID($0), .inside(since: now)) }
         let queue = full + [traveller(10, travel: 1800), live(11, .waiting)]
         #expect(plan(queue) == QueueCaller.Plan(sendOff: [10]))
         // Told to leave 20 minutes ago: still on the way, the place stays held, nobody is called.

@@ -208,11 +208,11 @@ struct LineUpRulesTests {
             LiveReservation(id: 5, state: .waiting, people: 1, residence: 1800),
         ]
         let estimator = WaitEstimator(capacity: settings.onlinePlaces)
-        func standing(_ id: Int64) -> QueueStanding? {
+        func standing(_ id: ReservationID) -> QueueStanding? {
             QueueStanding.of(id, live: live, settings: settings, estimator: estimator, now: now)
         }
         /// The hand-computed part; the range (checked in `VisitModelTests`) holds the entry.
-        func expect(_ id: Int64, _ parties: Int, _ people: Int, _ entry: Date) {
+        func expect(_ id: ReservationID, _ parties: Int, _ people: Int, _ entry: Date) {
             let found = standing(id)
             #expect(found.map { ($0.partiesAhead, $0.peopleAhead, $0.entry) } ?? (-1, -1, nil) == (parties, people, entry))
             #expect(found?.range?.contains(entry) == true)
@@ -227,11 +227,11 @@ struct LineUpRulesTests {
 
     @Test("suggestions: the nearest acceptable other stores to the chosen one, at most three")
     func suggestions() {
-        struct Candidate { var id: Int64; var north: Double; var ok: Bool }
+        struct Candidate { var id: StoreID; var north: Double; var ok: Bool }
         let candidates = [Candidate(id: 1, north: 0, ok: true), Candidate(id: 2, north: 0.01, ok: false),
                           Candidate(id: 3, north: 0.05, ok: true), Candidate(id: 4, north: 0.02, ok: true),
                           Candidate(id: 5, north: 0.03, ok: true), Candidate(id: 6, north: 0.04, ok: true)]
-        var asked: [Int64] = []
+        var asked: [StoreID] = []
         let chosen = Suggestions.nearest(
             to: GeoPoint(latitude: 45, longitude: 9), among: candidates, excluding: 1, id: \.id,
             position: { GeoPoint(latitude: 45 + $0.north, longitude: 9) },

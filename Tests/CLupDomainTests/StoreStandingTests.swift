@@ -26,9 +26,10 @@ struct StoreStandingTests {
     /// A store with people inside, tickets called, bookings due and a queue, in both pools.
     func live(_ random: inout Generator, settings: StoreSettings, queue: Int) -> [LiveReservation] {
         var live: [LiveReservation] = []
-        var id: Int64 = 0
+        var next: Int64 = 0
         func add(_ state: LiveReservation.State, walkIn: Bool) {
-            id += 1
+            next += 1
+            let id = ReservationID(next)
             let (travel, leftAt) = walkIn || state != .waiting ? (0, nil) : journey(&random)
             live.append(LiveReservation(
                 id: id, state: state, people: Int.random(in: 1...2, using: &random),
@@ -85,7 +86,7 @@ struct StoreStandingTests {
                 let walkIn = Int.random(in: 0..<4, using: &random) == 0
                 let (travel, leftAt) = walkIn ? (0, nil) : journey(&random)
                 let joining = LiveReservation(
-                    id: (live.map(\.id).max() ?? 0) + 1, state: .waiting, people: Int.random(in: 1...2, using: &random),
+                    id: ReservationID((live.map(\.id.rawValue).max() ?? 0) + 1), state: .waiting, people: Int.random(in: 1...2, using: &random),
                     residence: Double(Int.random(in: 1...12, using: &random)) * 300, walkIn: walkIn, travel: travel,
                     leftAt: leftAt)
                 live.append(joining)

@@ -203,10 +203,10 @@ struct ExitOrderTests {
         let settings = StoreSettings(capacity: 10, walkInPercent: 0)
         // Six parties in for 30 minutes, who came in 0 to 10 minutes ago.
         let live = (0..<6).map { index in
-            LiveReservation(id: Int64(index + 1), state: .inside(since: now - Double(index) * 120), people: 1, residence: 1800)
+            LiveReservation(id: ReservationID(Int64(index + 1)), state: .inside(since: now - Double(index) * 120), people: 1, residence: 1800)
         }
         let model = VisitModel(ratio: 1, spread: 0.35)
-        let plain = live.map { model.expectedExit(since: now - Double($0.id - 1) * 120, residence: 1800, now: now) }
+        let plain = live.map { model.expectedExit(since: now - Double($0.id.rawValue - 1) * 120, residence: 1800, now: now) }
         let traffic = StoreTraffic(live: live, settings: settings, model: model, now: now)
         let ordered = traffic.inside.map(\.expectedExit).sorted()
         #expect(ordered.first! < plain.min()! - 5 * 60)
@@ -219,6 +219,6 @@ struct ExitOrderTests {
 
         // Visits that do not vary keep their own exits.
         let exact = StoreTraffic(live: live, settings: settings, model: VisitModel(ratio: 1, spread: 0), now: now)
-        #expect(exact.inside.map(\.expectedExit) == live.map { now + 1800 - Double($0.id - 1) * 120 })
+        #expect(exact.inside.map(\.expectedExit) == live.map { now + 1800 - Double($0.id.rawValue - 1) * 120 })
     }
 }

@@ -447,8 +447,8 @@ struct AccountsTests {
 struct AuthorizationTests {
     let database: AppDatabase
     let app: App
-    let first: Int64
-    let second: Int64
+    let first: StoreID
+    let second: StoreID
 
     init() throws {
         database = try AppDatabase.inMemory()

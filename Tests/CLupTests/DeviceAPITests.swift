@@ -73,7 +73,7 @@ struct DeviceAPITests {
         #expect(issued.body["status"] as? String == "called" && issued.body["estimatedWaitMinutes"] as? Int == 0)
         #expect(issued.body["issuedAt"] as? String == "2026-11-18T09:00:00Z")
         let code = try require(issued.body["code"] as? String)
-        let signed = Fixture.storeKeys.verify(code) { storeId, keyId in storeId == store.id && keyId == 1 }
+        let signed = Fixture.storeKeys.verify(code) { storeId, keyId in storeId == store.id.rawValue && keyId == 1 }
         #expect(signed?.reservationId == issued.body["id"] as? Int64 && signed?.kind == .walkIn && signed?.people == 2)
         let again = try call(.post, "/api/v1/tickets", key: key,
                              json: #"{"people": 2, "residenceMinutes": 45, "requestKey": "\#(requestKey)"}"#)
@@ -109,7 +109,7 @@ struct DeviceAPITests {
     func namedScans() throws {
         let issued = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1, "residenceMinutes": 30}"#)
         let code = try require(issued.body["code"] as? String)
-        let id = try require(issued.body["id"] as? Int64)
+        let id = ReservationID(try require(issued.body["id"] as? Int64))
         func scan(_ scanId: String, at: String?, key: String? = nil) throws -> (status: Int, body: [String: Any], response: Response) {
             let time = at.map { #", "scannedAt": "\#($0)""# } ?? ""
             return try call(.post, "/api/v1/scan", key: key ?? self.key,
@@ -182,7 +182,7 @@ struct DeviceAPITests {
     func lateScans() throws {
         let issued = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1, "residenceMinutes": 30}"#)
         let code = try require(issued.body["code"] as? String)
-        let id = try require(issued.body["id"] as? Int64)
+        let id = ReservationID(try require(issued.body["id"] as? Int64))
         let scanId = Secrets.token()
         func send(waited: TimeInterval) -> Response {
             var request = Request(method: .post, path: "/api/v1/scan", body: Array("""
@@ -214,7 +214,7 @@ struct DeviceAPITests {
         let elsewhere = try call(.post, "/api/v1/scan", key: otherKey, json: #"{"code": "\#(code)"}"#)
         #expect(elsewhere.body["result"] as? String == "refused" && elsewhere.body["reason"] as? String == "otherStore")
         #expect(elsewhere.body["number"] == nil)
-        let ticket = try require(try database.reservation(id: try require(issued.body["id"] as? Int64)))
+        let ticket = try require(try database.reservation(id: ReservationID(try require(issued.body["id"] as? Int64))))
         #expect(ticket.reservation.status == .called && ticket.reservation.enteredAt == nil)
         let forbidden = try call(.get, "/api/v1/stores/\(store.id)/status", key: otherKey)
         #expect(forbidden.status == 403 && forbidden.body["code"] as? String == "otherStore")

@@ -14,7 +14,7 @@ struct DoorConsoleTests {
     let database: AppDatabase
     let app: App
     let store: Store
-    var storeId: Int64 { store.id }
+    var storeId: StoreID { store.id }
 
     init() throws {
         (clock, database, app) = try Fixture.start()
@@ -305,7 +305,7 @@ struct DoorConsoleTests {
             #expect(try kiosk.get(path).status == 403, "\(path)")
         }
         #expect(try staffSignIn(kiosk, pin: "246810").status == 403)
-        let code = Fixture.tickets.token(for: try status(1).id)
+        let code = Fixture.tickets.token(for: try status(1).id.rawValue)
         #expect(try kiosk.post("/kiosk/scan", [("code", code)]).status == 403)
         var request = Request(method: .post, path: "/api/v1/scan", body: Array("{\"code\": \"\(code)\"}".utf8))
         request.headers["authorization"] = "Bearer \(key)"

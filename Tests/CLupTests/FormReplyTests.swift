@@ -24,7 +24,7 @@ struct FormReplyTests {
             hours: Fixture.weekdayHours, departments: [])
     }
 
-    func customer(_ email: String) throws -> (browser: Browser, id: Int64) {
+    func customer(_ email: String) throws -> (browser: Browser, id: UserID) {
         let user = try database.createUser(email: email, displayName: "Ada", passwordHash: Fixture.passwordHash,
                                            now: clock.now, confirmation: nil)
         let browser = Browser(app)

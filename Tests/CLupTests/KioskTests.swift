@@ -43,7 +43,7 @@ struct KioskTests {
                                                           ("requestKey", String(requestKey))])
         #expect(response.status == 303)
         let location = try require(response.header("Location"))
-        let id = try require(Int64(location.split(separator: "/").last ?? ""))
+        let id = ReservationID(try require(Int64(location.split(separator: "/").last ?? "")))
         return try require(try database.walkInTicket(id: id, storeId: store.id))
     }
 
@@ -136,7 +136,7 @@ struct KioskTests {
         let again = try browser.post("/kiosk/tickets", [("minutes", "45"), ("people", "2"), ("requestKey", requestKey)])
         #expect(first.header("Location") == again.header("Location"))
         let location = try require(first.header("Location"))
-        let id = try require(Int64(location.split(separator: "/").last ?? ""))
+        let id = ReservationID(try require(Int64(location.split(separator: "/").last ?? "")))
         let ticket = try require(try database.walkInTicket(id: id, storeId: store.id))
         #expect(ticket.walkIn && ticket.userId == nil && ticket.people == 2 && ticket.residenceMinutes == 45)
         #expect(ticket.number == 1 && ticket.status == .called)  // two walk-in places, both free
@@ -216,7 +216,7 @@ struct KioskTests {
         let signedWithOne = try code(first)
         #expect(Fixture.storeKeys.verify(signedWithOne) { _, key in key == 1 } != nil)
         // A code made before codes were signed with the store's key still opens the door.
-        #expect(try scan(browser, Fixture.tickets.token(for: first.id)).bodyText.contains(">ENTER<"))
+        #expect(try scan(browser, Fixture.tickets.token(for: first.id.rawValue)).bodyText.contains(">ENTER<"))
 
         #expect(try database.rotateSigningKey(storeId: store.id, retireAtOnce: false, now: clock.now) == 2)
         let second = try walkIn(browser)
@@ -249,13 +249,13 @@ struct KioskTests {
         let state = try require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
         let keys = try require(state["keys"] as? [[String: Any]])
         #expect(keys.count == 1 && keys[0]["keyId"] as? Int == 1)
-        #expect(keys[0]["publicKey"] as? String == Secrets.base64url(Fixture.storeKeys.publicKey(storeId: store.id, keyId: 1)))
-        #expect(state["storeId"] as? Int64 == store.id && state["capacity"] as? Int == 10 && state["peopleInside"] as? Int == 0)
+        #expect(keys[0]["publicKey"] as? String == Secrets.base64url(Fixture.storeKeys.publicKey(storeId: store.id.rawValue, keyId: 1)))
+        #expect(state["storeId"] as? Int64 == store.id.rawValue && state["capacity"] as? Int == 10 && state["peopleInside"] as? Int == 0)
         #expect(state["callGraceMinutes"] as? Int == store.callGraceMinutes)
         let tickets = try require(state["tickets"] as? [[String: Any]])
-        let mine = try require(tickets.first { $0["id"] as? Int64 == ticket.id })
+        let mine = try require(tickets.first { $0["id"] as? Int64 == ticket.id.rawValue })
         #expect(mine["state"] as? String == "called" && mine["number"] as? Int == 1 && mine["calledAt"] as? String == "2026-11-18T09:00:00.000Z")
-        #expect(state["lastReservationId"] as? Int64 == ticket.id)
+        #expect(state["lastReservationId"] as? Int64 == ticket.id.rawValue)
         #expect(state["authority"] as? Bool == true && state["authorityLabel"] as? String == "Front door")
         // Another door kiosk of the store lets out but does not admit while offline.
         let second = Secrets.token(bytes: 32)

@@ -27,7 +27,7 @@ struct NoticesTests {
             hours: Fixture.weekdayHours, departments: [])
     }
 
-    var storeId: Int64 { store.id }
+    var storeId: StoreID { store.id }
 
     func user(_ email: String) throws -> User {
         try database.createUser(email: email, displayName: "Ada", passwordHash: Fixture.passwordHash,
@@ -65,7 +65,7 @@ struct NoticesTests {
         }
     }
 
-    func reservation(_ id: Int64) throws -> Reservation {
+    func reservation(_ id: ReservationID) throws -> Reservation {
         try require(try database.reservation(id: id)).reservation
     }
 
@@ -246,7 +246,7 @@ struct NoticesTests {
         #expect(confirmed.status == 200 && confirmed.bodyText.contains("Your visit is confirmed"))
         #expect(try reservation(adaBooking.id).confirmedAt == clock.now)
         // A forged or a ticket's token is refused.
-        #expect(try guest.open("/bookings/reply?t=\(Fixture.tickets.token(for: adaBooking.id))").status == 404)
+        #expect(try guest.open("/bookings/reply?t=\(Fixture.tickets.token(for: adaBooking.id.rawValue))").status == 404)
         #expect(try guest.post("/bookings/reply", [("t", token), ("answer", "confirm")], csrf: "wrong").status == 403)
         let adaTicket = try signedIn("ada@example.org").get("/reservations/\(adaBooking.id)")
         #expect(adaTicket.bodyText.contains("Your visit is booked · Confirmed"))

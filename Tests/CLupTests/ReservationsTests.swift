@@ -35,7 +35,7 @@ struct ReservationsTests {
     }
 
     /// A confirmed customer, signed in.
-    func customer(_ email: String) throws -> (browser: Browser, id: Int64) {
+    func customer(_ email: String) throws -> (browser: Browser, id: UserID) {
         let user = try database.createUser(email: email, displayName: "Ada", passwordHash: Fixture.passwordHash,
                                            now: clock.now, confirmation: nil)
         let browser = Browser(app, address: "192.0.2.\(abs(email.hashValue) % 200 + 1)")
@@ -46,7 +46,7 @@ struct ReservationsTests {
 
     /// A customer's reservation made directly, as if through the wizard.
     @discardableResult
-    func reserve(_ userId: Int64, at store: Store, kind: Reservation.Kind = .lineUp, people: Int = 1, minutes: Int = 30,
+    func reserve(_ userId: UserID, at store: Store, kind: Reservation.Kind = .lineUp, people: Int = 1, minutes: Int = 30,
                  slot: Date? = nil, replacing: Bool = false) throws -> ReservationOutcome
     {
         try database.reserve(ReservationRequest(
@@ -154,8 +154,8 @@ struct ReservationsTests {
         #expect(ticket.bodyText.contains("Scan your code at the entrance by 10:13, or the ticket expires."))
         // The QR code drawn is this reservation's code signed with the store's key, and verifies.
         let token = try Fixture.doorCode(reservation, database)
-        let signed = Fixture.storeKeys.verify(token) { store, key in store == reservation.storeId && key == 1 }
-        #expect(signed?.reservationId == reservation.id && signed?.kind == .lineUp && signed?.number == reservation.number)
+        let signed = Fixture.storeKeys.verify(token) { store, key in store == reservation.storeId.rawValue && key == 1 }
+        #expect(signed?.reservationId == reservation.id.rawValue && signed?.kind == .lineUp && signed?.number == reservation.number)
         #expect(ticket.bodyText.contains("<path d=\"\(try QRCode(encoding: token).svgPath)\""))
         #expect(!ticket.bodyText.contains(">\(token)<"))  // never shown as text to copy
         let png = try browser.get(location + "/qr.png")

@@ -22,7 +22,7 @@ struct StatisticsTests {
     let database: AppDatabase
     let app: App
     let store: Store
-    var storeId: Int64 { store.id }
+    var storeId: StoreID { store.id }
     let mondays = [Fixture.date(2026, 10, 26, 0), Fixture.date(2026, 11, 2, 0), Fixture.date(2026, 11, 9, 0)]
 
     init() throws {
@@ -68,7 +68,7 @@ struct StatisticsTests {
         return reservation
     }
 
-    func scan(_ id: Int64, _ expected: ScanVerdict) throws {
+    func scan(_ id: ReservationID, _ expected: ScanVerdict) throws {
         #expect(try database.scan(reservationId: id, at: storeId, now: clock.now).verdict == expected)
     }
 

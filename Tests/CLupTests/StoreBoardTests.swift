@@ -79,7 +79,7 @@ struct StoreBoardTests {
                 WHERE storeId = ?
                 """, arguments: [small.id])
         }
-        var customers: [Int64] = []
+        var customers: [UserID] = []
         for index in 0..<14 {
             customers.append(try database.createUser(email: "c\(index)@example.org", displayName: "C\(index)",
                                                      passwordHash: Fixture.passwordHash, now: now, confirmation: nil).id)
@@ -132,7 +132,7 @@ struct StoreBoardTests {
             case 5, 6:
                 action = "scan"
                 let candidates = try database.writer.read { db in
-                    try Int64.fetchAll(db, sql: "SELECT id FROM reservation WHERE status IN ('called', 'inside', 'booked')")
+                    try ReservationID.fetchAll(db, sql: "SELECT id FROM reservation WHERE status IN ('called', 'inside', 'booked')")
                 }
                 if let id = candidates.randomElement(using: &random) {
                     _ = try database.scan(reservationId: id, at: store.id, now: now)
@@ -184,8 +184,8 @@ struct StoreBoardTests {
     func grid(count: Int) {
         var random = SeededGenerator(state: UInt64(count))
         var grid = StoreGrid()
-        var points: [(id: Int64, point: GeoPoint)] = []
-        for id in 1...Int64(count) {
+        var points: [(id: StoreID, point: GeoPoint)] = []
+        for id in (1...Int64(count)).map({ StoreID($0) }) {
             // Most in a city, a few far away.
             let far = Int.random(in: 0..<20, using: &random) == 0
             let point = GeoPoint(latitude: (far ? 40 : 45.4) + Double.random(in: 0...(far ? 10 : 0.2), using: &random),

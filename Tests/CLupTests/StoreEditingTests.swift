@@ -15,7 +15,7 @@ struct StoreEditingTests {
     let database: AppDatabase
     let app: App
     let store: Store
-    var storeId: Int64 { store.id }
+    var storeId: StoreID { store.id }
 
     init() throws {
         (clock, database, app) = try Fixture.start()

@@ -14,7 +14,7 @@ struct StoreHoursTests {
     let database: AppDatabase
     let app: App
     let store: Store
-    var storeId: Int64 { store.id }
+    var storeId: StoreID { store.id }
     let writer = NoticeWriter(settings: SiteSettings(baseURL: "https://clup.example.org"), tickets: Fixture.tickets)
 
     init() throws {

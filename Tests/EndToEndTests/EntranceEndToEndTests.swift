@@ -13,7 +13,7 @@ import Testing
 struct EntranceEndToEndTests {
     /// A store open round the clock in UTC.
     static func store(_ stack: Stack, name: String, capacity: Int, walkInPercent: Int, slotCapacity: Int? = nil) throws
-        -> Int64
+        -> StoreID
     {
         let database = try AppDatabase.open(path: stack.database)
         let store = try database.createStore(
@@ -26,9 +26,9 @@ struct EntranceEndToEndTests {
     }
 
     /// A kiosk enrolled as an administrator does it; returns the device key it printed.
-    static func enrolKiosk(_ stack: Stack, store: Int64, role: String = "door") throws -> String {
+    static func enrolKiosk(_ stack: Stack, store: StoreID, role: String = "door") throws -> String {
         let output = try stack.run(Stack.clupBinary, ["admin", "enrol-kiosk", "--database", stack.database,
-                                                       "--store", String(store), "--label", "Entrance", "--role", role])
+                                                       "--store", store.description, "--label", "Entrance", "--role", role])
         return String(try #require(output.firstMatch(of: /device key[^:]*: ([A-Za-z0-9_-]{43})/)).1)
     }
 
@@ -89,9 +89,9 @@ struct EntranceEndToEndTests {
         let keys = StoreKeys(tokens)
         let secondCode = try Self.decodeQR(in: second.page, stack: stack)
         #expect(secondCode.count == DoorCode.textLength)
-        #expect(keys.verify(secondCode) { store, key in store == storeId && key == 1 }?.reservationId == second.id)
+        #expect(keys.verify(secondCode) { store, key in store == storeId.rawValue && key == 1 }?.reservationId == second.id)
         let firstCode = try Self.decodeQR(in: first.page, stack: stack)
-        #expect(keys.verify(firstCode) { store, key in store == storeId && key == 1 }?.reservationId == first.id)
+        #expect(keys.verify(firstCode) { store, key in store == storeId.rawValue && key == 1 }?.reservationId == first.id)
 
         // Refusals change nothing: not yet called, forged, another store's.
         let otherStore = try Self.store(stack, name: "Altro Negozio", capacity: 10, walkInPercent: 50)

@@ -104,7 +104,7 @@ struct ManagementEndToEndTests {
         #expect(try database.storeCount() == storesBefore)
         let made = try admin.post("/manage/new-store", fields)
         #expect(made.status == 303)
-        let id = try #require(made.header("Location")?.split(separator: "/").dropFirst(2).first.flatMap { Int64($0) })
+        let id = try #require(made.header("Location")?.split(separator: "/").dropFirst(2).first.flatMap { Int64($0) }.map { StoreID($0) })
         try stack.waitForStore(id)
         let page = try stack.get("/stores/\(id)").body
         #expect(page.contains("Bottega del Test") && page.contains("Bakery"))

@@ -57,7 +57,7 @@ struct NotificationsEndToEndTests {
         ] + position)
         #expect(made.status == 303)
         let ticketPath = try #require(made.header("Location"))
-        let id = try #require(Int64(ticketPath.split(separator: "/").last ?? ""))
+        let id = ReservationID(try #require(Int64(ticketPath.split(separator: "/").last ?? "")))
         let ticket = try ada.get(ticketPath)
         #expect(ticket.body.contains("Time to leave for the store"))
         #expect(ticket.body.contains("<span data-field=\"leaveByLabel\">Leave</span> <strong data-field=\"leaveBy\">now</strong>"))
@@ -86,11 +86,11 @@ struct NotificationsEndToEndTests {
         try stack.advanceClock(by: 4 * 60)
         let kiosk = try EntranceEndToEndTests.enrolKiosk(stack, store: storeId)
         let scan = try stack.curl(["-X", "POST", "-H", "Authorization: Bearer \(kiosk)", "-H", "Content-Type: application/json",
-                                   "--data", #"{"code": "\#(try TicketToken(secret: stack.secret).token(for: id))"}"#,
+                                   "--data", #"{"code": "\#(try TicketToken(secret: stack.secret).token(for: id.rawValue))"}"#,
                                    stack.baseURL + "/api/v1/scan"])
         #expect(scan.body.contains("\"result\":\"enter\""))
         let exit = try stack.curl(["-X", "POST", "-H", "Authorization: Bearer \(kiosk)", "-H", "Content-Type: application/json",
-                                   "--data", #"{"code": "\#(try TicketToken(secret: stack.secret).token(for: id))"}"#,
+                                   "--data", #"{"code": "\#(try TicketToken(secret: stack.secret).token(for: id.rawValue))"}"#,
                                    stack.baseURL + "/api/v1/scan"])
         #expect(exit.body.contains("\"result\":\"exit\""))
 

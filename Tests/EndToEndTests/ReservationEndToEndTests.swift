@@ -10,7 +10,7 @@ import Testing
 struct ReservationEndToEndTests {
     /// A store open round the clock in UTC, so any instant of the test has slots around it:
     /// 15-minute slots for 10 people each.
-    static func roundTheClockStore(_ stack: Stack) throws -> Int64 {
+    static func roundTheClockStore(_ stack: Stack) throws -> StoreID {
         let database = try AppDatabase.open(path: stack.database)
         let store = try database.createStore(
             NewStore(name: "Sempre Aperto", address: "Via Veloce 1, Milano", phone: "+39 02 0",

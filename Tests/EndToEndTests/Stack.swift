@@ -175,7 +175,7 @@ final class Stack {
 
     /// Waits until the worker serves store `id`, which was written from outside it (as `clup
     /// admin` does): the worker picks up other processes' writes within about a second.
-    func waitForStore(_ id: Int64) throws {
+    func waitForStore(_ id: StoreID) throws {
         let deadline = Date() + 10
         while try get("/stores/\(id)").status != 200 {
             guard Date() < deadline else { throw StackError("store \(id) never appeared in the worker") }

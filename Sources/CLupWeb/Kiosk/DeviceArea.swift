@@ -101,7 +101,7 @@ struct DeviceArea {
     // MARK: Responses
 
     struct TicketJSON: Encodable {
-        var id: Int64
+        var id: ReservationID
         var number: Int
         /// The QR code's text, to print as a QR code.
         var code: String
@@ -134,7 +134,7 @@ struct DeviceArea {
             var people: Int
         }
 
-        var storeId: Int64
+        var storeId: StoreID
         var name: String
         var open: Bool
         var capacity: Int
@@ -151,7 +151,7 @@ struct DeviceArea {
         var walkInWaitRangeMinutes: [Int]?
     }
 
-    private func status(storeId: Int64, now: Date) throws -> StatusJSON {
+    private func status(storeId: StoreID, now: Date) throws -> StatusJSON {
         guard let (entry, standing) = database.board.live(storeId, now: now) else {
             throw EntranceError(404, "notFound", tr("api.noStore"))
         }

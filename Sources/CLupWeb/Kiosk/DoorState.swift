@@ -20,7 +20,7 @@ struct DoorState: Encodable {
     }
 
     struct Ticket: Encodable {
-        var id: Int64
+        var id: ReservationID
         var number: Int
         var people: Int
         /// waiting, called, inside or booked.
@@ -29,7 +29,7 @@ struct DoorState: Encodable {
         var slotStart: String?
     }
 
-    var storeId: Int64
+    var storeId: StoreID
     var generatedAt: String
     var keys: [Key]
     var capacity: Int
@@ -67,12 +67,12 @@ extension EntranceDesk {
         return DoorState(
             storeId: store.id, generatedAt: time(now),
             keys: keys.accepted.keys.sorted().map { keyId in
-                DoorState.Key(keyId: keyId, publicKey: Secrets.base64url(codes.keys.publicKey(storeId: store.id, keyId: keyId)),
+                DoorState.Key(keyId: keyId, publicKey: Secrets.base64url(codes.keys.publicKey(storeId: store.id.rawValue, keyId: keyId)),
                               retiresAt: keys.accepted[keyId].flatMap { $0 }.map(time))
             },
             capacity: store.capacity, callGraceMinutes: store.callGraceMinutes,
             entryBeforeMinutes: store.entryBeforeMinutes, entryAfterMinutes: store.entryAfterMinutes,
-            peopleInside: entry.live.peopleInside, tickets: tickets, lastReservationId: try database.lastReservationId(),
+            peopleInside: entry.live.peopleInside, tickets: tickets, lastReservationId: try database.lastReservationId()?.rawValue ?? 0,
             authority: doors.first?.id == kiosk.id, authorityLabel: doors.first?.label ?? "")
     }
 }

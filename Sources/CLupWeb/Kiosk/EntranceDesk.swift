@@ -19,7 +19,7 @@ struct EntranceDesk: Sendable {
     }
 
     /// The reservation a scanned code names, if it is a genuine code.
-    private func reservationId(_ code: String, now: Date) throws -> Int64? {
+    private func reservationId(_ code: String, now: Date) throws -> ReservationID? {
         try codes.reservationId(scanned: code.trimmingCharacters(in: .whitespacesAndNewlines), now: now)
     }
 

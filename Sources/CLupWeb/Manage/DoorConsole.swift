@@ -24,10 +24,10 @@ struct DoorConsole {
 
     /// Where the console is open: for a signed-in manager, or on a kiosk's screen.
     enum Place {
-        case manager(userId: Int64, storeId: Int64)
+        case manager(userId: UserID, storeId: StoreID)
         case kiosk(Kiosk, staffName: String)
 
-        var storeId: Int64 {
+        var storeId: StoreID {
             switch self {
             case .manager(_, let storeId): storeId
             case .kiosk(let kiosk, _): kiosk.storeId
@@ -152,7 +152,7 @@ struct DoorConsole {
         }
         let log = try database.doorLog(storeId: store.id).map { Self.logRow($0, time: time($0.at)) }
         var page = DoorConsolePage(
-            storeId: store.id, storeName: store.name,
+            storeId: store.id.rawValue, storeName: store.name,
             inside: tr("door.insideOf", ["people": Formatting.people(board.peopleInside), "capacity": String(store.capacity)]),
             called: called, waiting: waiting, insideRows: inside,
             actions: Self.actions.map { Choice(value: $0.rawValue, label: tr("door.action.\($0.rawValue)"), checked: $0 == form.chosen) },

@@ -39,7 +39,7 @@ struct ManageArea {
         let user = context.user
         let stores = user.role == .admin
             ? database.board.entries().map(\.store) : try database.managedStores(userId: user.id)
-        var page = ManagePage(stores: stores.map { ManagePage.Row(id: $0.id, name: $0.name, address: $0.address) })
+        var page = ManagePage(stores: stores.map { ManagePage.Row(id: $0.id.rawValue, name: $0.name, address: $0.address) })
         page.canRegister = user.role == .admin
         return views.page(title: tr("manage.yourStores"), section: .manage, context, page)
     }
@@ -81,7 +81,7 @@ struct ManageArea {
                 revoked: kiosk.revokedAt != nil)
         }
         var page = ManageStorePage(
-            id: store.id, name: store.name, address: store.address, capacity: store.capacity,
+            id: store.id.rawValue, name: store.name, address: store.address, capacity: store.capacity,
             peopleInside: status.peopleInside, wait: Formatting.wait(status.wait, range: status.waitRange), light: status.light.rawValue,
             reason: status.reason.text, kiosks: kiosks)
         let now = context.now

@@ -98,7 +98,7 @@ extension ManageArea {
             Fact(tr("mstats.peakInside"), tr("store.insideOf", ["inside": String(Int(total.peakInside)), "capacity": String(store.capacity)])),
         ]
         let page = ManageStatsPage(
-            storeId: store.id, storeName: store.name, from: DayRange.text(of: range.first), to: DayRange.text(of: range.last),
+            storeId: store.id.rawValue, storeName: store.name, from: DayRange.text(of: range.first), to: DayRange.text(of: range.last),
             rangeError: range.error, facts: facts,
             charts: [(daysChart, linked[0]), (hoursChart, linked[1])], tables: Array(linked[2...]))
         return views.page(title: tr("stats.title", ["store": store.name]), section: .manage, context, page,

@@ -151,7 +151,7 @@ extension ManageArea {
             name: "departments", label: tr("store.departments"), value: values["departments"] ?? "",
             hint: Self.departmentsHint + " " + tr("edit.departmentsHint"),
             numeric: false, required: false, error: errors["departments"], multiline: true)]
-        var page = StoreEditPage(storeId: store.id, storeName: store.name, fields: fields)
+        var page = StoreEditPage(storeId: store.id.rawValue, storeName: store.name, fields: fields)
         page.map = (settings.tileURL, settings.tileAttribution)
         return views.page(title: tr("storeForm.editTitle", ["store": store.name]), section: .manage, context, page, status: status)
     }

@@ -25,7 +25,7 @@ extension ManageArea {
     {
         let store = entry.store
         let today = entry.calendar.localDay(of: context.now)
-        var page = StoreHoursPage(storeId: store.id, storeName: store.name, days: days, notice: notice)
+        var page = StoreHoursPage(storeId: store.id.rawValue, storeName: store.name, days: days, notice: notice)
         page.closures = entry.definition.closures.filter { $0.day >= today }.map { closure in
             StoreHoursPage.Closure(day: String(closure.day), date: Formatting.date(LocalDate(day: closure.day)),
                                    reason: closure.reason)

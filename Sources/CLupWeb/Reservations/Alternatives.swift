@@ -7,20 +7,20 @@ import Foundation
 
 /// Addresses of the wizard's steps, carrying the plan and the shopper's position.
 enum WizardLinks {
-    static func start(_ storeId: Int64, shopper: ShopperContext, plan: VisitPlan? = nil) -> String {
+    static func start(_ storeId: StoreID, shopper: ShopperContext, plan: VisitPlan? = nil) -> String {
         Paths.reserve(storeId, query: FormData(pairs: (plan?.fields ?? []) + shopper.fields).urlEncoded)
     }
 
-    static func how(_ storeId: Int64, plan: VisitPlan, shopper: ShopperContext) -> String {
+    static func how(_ storeId: StoreID, plan: VisitPlan, shopper: ShopperContext) -> String {
         Paths.reserveHow(storeId, query: FormData(pairs: plan.fields + shopper.fields).urlEncoded)
     }
 
-    static func slots(_ storeId: Int64, plan: VisitPlan, shopper: ShopperContext, day: Int? = nil) -> String {
+    static func slots(_ storeId: StoreID, plan: VisitPlan, shopper: ShopperContext, day: Int? = nil) -> String {
         let day = day.map { [(name: "day", value: String($0))] } ?? []
         return Paths.reserveSlots(storeId, query: FormData(pairs: plan.fields + shopper.fields + day).urlEncoded)
     }
 
-    static func bookingRecap(_ storeId: Int64, slot: Slot, plan: VisitPlan, shopper: ShopperContext) -> String {
+    static func bookingRecap(_ storeId: StoreID, slot: Slot, plan: VisitPlan, shopper: ShopperContext) -> String {
         let pairs = [("kind", "booking"), ("slot", String(Int(slot.start.timeIntervalSince1970)))] + plan.fields
         return Paths.reserveRecap(storeId, query: FormData(pairs: pairs + shopper.fields).urlEncoded)
     }
@@ -70,7 +70,7 @@ struct Alternatives {
     /// Stores nearest `store` with room for the party in their slot at `start`.
     func bookingStores(near store: Store, at start: Date) throws -> [SuggestionRow] {
         let listings = candidates(near: store)
-        var found: [Int64: Slot] = [:]
+        var found: [StoreID: Slot] = [:]
         return try Suggestions.nearest(
             to: store.position, among: listings, excluding: store.id, id: { $0.store.id },
             position: \.store.position,

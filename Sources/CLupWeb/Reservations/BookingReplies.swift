@@ -52,7 +52,7 @@ extension ReservationsArea {
     /// The booking a reply token names; 404 for a token that is not one, and 410 once its slot
     /// has ended: a link in an old email answers nothing.
     private func repliedBooking(_ token: String?, now: Date) throws -> (ReservationWithStore, String) {
-        guard let token, let id = replies.reservationId(from: token), let owned = try database.reservation(id: id),
+        guard let token, let id = replies.reservationId(from: token).map({ ReservationID($0) }), let owned = try database.reservation(id: id),
             owned.reservation.kind == .booking
         else {
             throw HTTPError(404, tr("reply.badLink"))

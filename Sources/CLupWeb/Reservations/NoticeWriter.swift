@@ -70,7 +70,7 @@ public struct NoticeWriter: Sendable {
         case .reminder:
             let slot = reservation.slotStart ?? now
             let window = store.settings.entryWindow(slotStart: slot)
-            let token = replies.token(for: reservation.id)
+            let token = replies.token(for: reservation.id.rawValue)
             let reply = baseURL + Paths.bookingReply(query: "t=\(token)&answer=")
             let answerBy = (reservation.remindedAt ?? now) + BookingReminder.replyWindow
             text = (

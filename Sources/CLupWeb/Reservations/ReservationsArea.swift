@@ -56,7 +56,7 @@ struct ReservationsArea {
     }
 
     /// The customer's usual visit length at the store, once they have enough visits (R1.3).
-    func usualMinutes(userId: Int64, storeId: Int64) throws -> Int? {
+    func usualMinutes(userId: UserID, storeId: StoreID) throws -> Int? {
         ResidenceTime.fromVisits(try database.pastVisits(userId: userId, storeId: storeId).map(\.actual))
     }
 

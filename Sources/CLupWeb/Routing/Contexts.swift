@@ -1,3 +1,4 @@
+import CLupDomain
 import CLupData
 import Foundation
 
@@ -12,10 +13,11 @@ extension HandlerContext {
     /// The request reached the web server over TLS, so cookies must be `Secure`.
     var secure: Bool { base.request.isHTTPS }
 
-    /// A route parameter that must be a positive id, else 404.
-    func id(_ name: String = "id") throws(HTTPError) -> Int64 {
+    /// A route parameter that must be a positive id, else 404: a store's, a reservation's or an
+    /// account's, as the caller expects.
+    func id<Owner>(_ name: String = "id") throws(HTTPError) -> Identifier<Owner> {
         guard let value = base.parameters[name].flatMap({ Int64($0) }), value > 0 else { throw .notFound }
-        return value
+        return Identifier(rawValue: value)
     }
 }
 
@@ -65,7 +67,7 @@ struct ManagerContext: BrowserRequest {
 struct ManagedStoreContext: BrowserRequest {
     var browser: BrowserContext
     var user: User
-    var storeId: Int64
+    var storeId: StoreID
 }
 
 /// The customer who owns the reservation in the address.

@@ -1,4 +1,5 @@
 import CLupData
+import CLupDomain
 import CLupPaths
 import CLupSupport
 import CLupTemplates
@@ -200,7 +201,7 @@ extension Middleware where Input == ManagerContext, Output == ManagedStoreContex
     /// another store's id gets a 403.
     static func managerOfStore(database: AppDatabase) -> Middleware {
         .check("managerOfStore") { context in
-            let storeId = try context.id()
+            let storeId: StoreID = try context.id()
             let allowed = try context.user.role == .admin || database.isManager(userId: context.user.id, of: storeId)
             guard allowed else {
                 throw HTTPError.forbidden
@@ -256,7 +257,7 @@ extension Middleware where Input == DeviceContext, Output == DeviceContext {
         guard let id = context.base.parameters["id"].flatMap({ Int64($0) }), id > 0 else {
             throw EntranceError(404, "notFound", tr("api.noStore"))
         }
-        guard id == context.kiosk.storeId else {
+        guard StoreID(id) == context.kiosk.storeId else {
             throw EntranceError(403, "otherStore", tr("api.otherStore"))
         }
         return context

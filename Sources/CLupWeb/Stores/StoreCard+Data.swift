@@ -19,7 +19,7 @@ extension StoreSummary {
                 ?? tr("hours.closed")
         }
         self.init(
-            id: store.id, name: store.name, address: store.address,
+            id: store.id.rawValue, name: store.name, address: store.address,
             hoursToday: Formatting.hours(of: entry.definition, localDay: entry.calendar.localDay(of: now)),
             openText: openText,
             peopleInside: status.peopleInside, capacity: status.capacity,
@@ -45,7 +45,7 @@ final class StoreSummaries: Sendable {
     /// Past this many summaries kept, the oldest are forgotten (all at once: simple, and rare).
     static let capacity = 5_000
     private struct Key: Hashable {
-        var store: Int64
+        var store: StoreID
         var language: Language
     }
     private let kept = Mutex<[Key: (version: Int, at: Date, summary: StoreSummary)]>([:])
