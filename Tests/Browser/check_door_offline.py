@@ -1,9 +1,11 @@
 """The door through an outage, in real Chromium: a door kiosk scans online; the worker stops
-answering (and, separately, nginx does); the kiosk goes on letting people in and out under the
-entrance rules, refusing what it must, and shows OFFLINE with the scans waiting; a second door
-kiosk of the store lets nobody in while offline (one code, at most one ENTER); when CLup answers
-again every queued scan is applied once, at the time it happened, and a ticket cancelled
-meanwhile is reported as a conflict, not applied.
+answering for two minutes (and, separately, nginx does); the kiosk goes on letting people in
+and out under the entrance rules, refusing what it must, and shows OFFLINE with the scans
+waiting; a second door kiosk of the store lets nobody in while offline (one code, at most one
+ENTER); when CLup answers again every queued scan is applied once, at the time it happened, and
+a ticket cancelled meanwhile is reported as a conflict, not applied. Then bad input: a queued
+scan edited in IndexedDB and another store's scan slipped into the queue are refused on
+catch-up with their reasons; a kiosk revoked while offline keeps its scans and sends nothing.
 
 Run by `scripts/test` after check_pages.py, with the same tools. Starts CLup as `scripts/run`
 does (check_pages.Stack) and stops it at the end.
@@ -136,6 +138,36 @@ def scan(driver, code):
     return shown
 
 
+class Expectations:
+    """What a run found wrong, each check printed as it is made."""
+
+    def __init__(self):
+        self.problems = []
+
+    def __call__(self, condition, what):
+        if not condition:
+            self.problems.append(what)
+        print(("  ok   " if condition else "  FAIL ") + what)
+
+
+def round_the_clock_store(stack, name, capacity, walk_in_percent, *settings):
+    """Registers a store open round the clock with the given places (and other `edit-store`
+    settings); returns its id."""
+    output = stack.clup("admin", "register-store", "--name", name, "--address", "Via Uno 1, Milano",
+                        "--latitude", "45.46", "--longitude", "9.19", "--capacity", str(capacity))
+    store = re.search(r"registered store (\d+)", output).group(1)
+    stack.clup("admin", "edit-store", "--store", store, "--walk-in-percent", str(walk_in_percent), *settings)
+    stack.clup("admin", "set-hours", "--store", store, *[f"--{day}=00:00-23:59" for day in WEEKDAYS])
+    return store
+
+
+def reload_keeping(driver, base, ticket):
+    """Reloads the scanner until its kept state holds `ticket`."""
+    driver.get(base + "/kiosk/scanner")
+    wait_for(driver, lambda: any(t["id"] == ticket["id"] for t in (kept_state(driver) or {}).get("tickets", [])),
+             seconds=40)
+
+
 def issue(base, key):
     request = urllib.request.Request(base + "/api/v1/tickets", method="POST",
                                      data=json.dumps({"people": 1, "residenceMinutes": 30}).encode(),
@@ -147,24 +179,17 @@ def issue(base, key):
 def main():
     keep = "--keep" in sys.argv
     stack = Stack()
-    problems = []
+    expect = Expectations()
+    problems = expect.problems
     drivers = []
-
-    def expect(condition, what):
-        if not condition:
-            problems.append(what)
-        print(("  ok   " if condition else "  FAIL ") + what)
 
     try:
         # A store of 6 open round the clock, half its places for walk-ins; a main door kiosk
         # (the offline authority, enrolled first) and a side door.
-        output = stack.clup("admin", "register-store", "--name", "Porta Offline", "--address", "Via Uno 1, Milano",
-                            "--latitude", "45.46", "--longitude", "9.19", "--capacity", "6")
-        store = re.search(r"registered store (\d+)", output).group(1)
-        stack.clup("admin", "edit-store", "--store", store, "--walk-in-percent", "50")
-        stack.clup("admin", "set-hours", "--store", store, *[f"--{day}=00:00-23:59" for day in WEEKDAYS])
-        main_key = re.search(r"device key[^:]*: (\S+)", stack.clup(
-            "admin", "enrol-kiosk", "--store", store, "--label", "Main door", "--role", "door")).group(1)
+        store = round_the_clock_store(stack, "Porta Offline", 6, 50)
+        enrolled = stack.clup("admin", "enrol-kiosk", "--store", store, "--label", "Main door", "--role", "door")
+        main_key = re.search(r"device key[^:]*: (\S+)", enrolled).group(1)
+        main_kiosk = re.search(r"kiosk (\d+) enrolled", enrolled).group(1)
         side_key = re.search(r"device key[^:]*: (\S+)", stack.clup(
             "admin", "enrol-kiosk", "--store", store, "--label", "Side door", "--role", "door")).group(1)
         # Walk-ins A, B and D are called at once (three walk-in places); C waits.
@@ -269,8 +294,14 @@ def main():
         expect(bool(copy) and "may be out of date" in copy[0].text and shopper.find_elements(By.CSS_SELECTOR, "svg path"),
                "a customer's ticket reloaded offline shows its kept copy and QR code, marked as such")
         shopper.save_screenshot(os.path.join(stack.folder, "ticket-offline.png"))
-        offline_for = time.time() - started
+        # Two minutes without CLup: the door goes on refusing C as it should.
+        refusals = 0
+        while time.time() - started < 110:
+            time.sleep(12)
+            refusals += scan(main_door, c["code"])[0] == "REFUSED"
+        expect(refusals >= 5, f"C is refused all through the outage ({refusals} times)")
         expect(scan(main_door, d["code"])[0] == "EXIT", "D leaves offline")
+        offline_for = time.time() - started
         expect(scan(main_door, d["code"])[0] == "REFUSED", "D's code again, offline: refused")
         resume()
 
@@ -306,9 +337,7 @@ def main():
         # nginx stops answering: the same, through a frozen nginx.
         print("nginx stops answering:")
         e = issue(stack.base, main_key)
-        main_door.get(stack.base + "/kiosk/scanner")
-        wait_for(main_door, lambda: any(t["id"] == e["id"] for t in (kept_state(main_door) or {}).get("tickets", [])),
-                 seconds=40)
+        reload_keeping(main_door, stack.base, e)
         resume = outage("nginx")
         headline, _, banner = scan(main_door, e["code"])
         expect(headline == "ENTER" and banner.startswith("OFFLINE — 1 "), f"E enters while nginx is down ({banner})")
@@ -320,13 +349,91 @@ def main():
                    "E's entry reached CLup once nginx answered")
         main_door.set_window_size(390, 844)
         main_door.save_screenshot(os.path.join(stack.folder, "door-phone.png"))
+        main_door.set_window_size(1280, 900)
+
+        # Bad input on catch-up: a queued scan edited in IndexedDB (another ticket's code,
+        # altered), and a scan from another store's kiosk slipped into the queue. Both reach
+        # CLup, are refused with their reasons on the door console, and change nothing; the
+        # genuine scan queued with them is applied.
+        print("a tampered queue:")
+        f, g = issue(stack.base, main_key), issue(stack.base, main_key)
+        other_key = re.search(r"device key[^:]*: (\S+)", stack.clup(
+            "admin", "enrol-kiosk", "--store", "1", "--label", "Elsewhere", "--role", "door")).group(1)
+        elsewhere = issue(stack.base, other_key)
+        reload_keeping(main_door, stack.base, f)
+        resume = outage("worker")
+        headline, _, banner = scan(main_door, f["code"])
+        expect(headline == "ENTER" and banner.startswith("OFFLINE — 1 "), f"F enters offline ({banner})")
+        forged_g = g["code"][:100] + ("A" if g["code"][100] != "A" else "B") + g["code"][101:]
+        edited = main_door.execute_async_script("""
+            const [forged, stranger, done] = arguments;
+            const request = indexedDB.open("clup-door", 1);
+            request.onsuccess = () => {
+              const tx = request.result.transaction("queue", "readwrite");
+              const queue = tx.objectStore("queue");
+              const at = new Date().toISOString();
+              queue.add({code: forged, scanId: "editedInIndexedDB01", scannedAt: at, offlineResult: "enter"});
+              queue.add({code: stranger, scanId: "replayedFromElsewhere1", scannedAt: at, offlineResult: "enter"});
+              tx.oncomplete = () => done(true);
+              tx.onerror = () => done(false);
+            };
+            request.onerror = () => done(false);""", forged_g, elsewhere["code"])
+        expect(edited, "the queue is edited in IndexedDB")
+        main_door.get(stack.base + "/kiosk/scanner")
+        banner = main_door.find_element(By.CSS_SELECTOR, "[data-offline]")
+        try:
+            wait_for(main_door, lambda: banner.text.startswith("OFFLINE — 3 "), seconds=5)
+        except SystemExit:
+            pass
+        expect(banner.text.startswith("OFFLINE — 3 "), f"the kiosk counts the edited queue ({banner.text})")
+        resume()
+        wait_for(main_door, lambda: not main_door.find_element(By.CSS_SELECTOR, "[data-offline]").is_displayed(),
+                 seconds=60)
+        notes = main_door.find_element(By.CSS_SELECTOR, "[data-offline-notes]").text
+        expect("2 scans made offline were not accepted" in notes, f"the door says two were not accepted ({notes})")
+        with sqlite3.connect(os.path.join(stack.folder, "clup.sqlite"), timeout=10) as db:
+            conflicts = db.execute("SELECT reason, outcome, kioskId FROM doorAction WHERE action = 'offlineConflict' "
+                                   "AND reason != 'cancelled' ORDER BY id").fetchall()
+            expect(conflicts == [("unknownCode", "enter", int(main_kiosk)), ("otherStore", "enter", int(main_kiosk))],
+                   f"each is on the door console with its reason: {conflicts}")
+            states = [db.execute("SELECT status FROM reservation WHERE id = ?", (t["id"],)).fetchone()[0]
+                      for t in (f, g, elsewhere)]
+            expect(states[0] == "inside" and states[1] in ("waiting", "called") and states[2] in ("waiting", "called"),
+                   f"F's genuine scan is applied; G and the other store's ticket are not let in: {states}")
+
+        # The kiosk's key is revoked while it is offline (the shop's link down, as Chromium's
+        # network emulation makes it: nothing it sends leaves the browser): what it queued is
+        # kept on it, not sent, and it says so.
+        print("a kiosk revoked while offline:")
+        wait_for(main_door, lambda: any(t["id"] == f["id"] and t["state"] == "inside"
+                                        for t in (kept_state(main_door) or {}).get("tickets", [])), seconds=40)
+        main_door.set_network_conditions(offline=True, latency=0, download_throughput=-1, upload_throughput=-1)
+        headline, _, banner = scan(main_door, f["code"])
+        expect(headline == "EXIT" and banner.startswith("OFFLINE — 1 "), f"F leaves offline ({banner})")
+        stack.clup("admin", "revoke-kiosk", "--id", main_kiosk)
+        time.sleep(2)  # the worker reads other processes' writes within a second
+        main_door.delete_network_conditions()
+        wait_for(main_door, lambda: "no longer works" in main_door.find_element(
+            By.CSS_SELECTOR, "[data-offline-notes]").text, seconds=60)
+        notes = main_door.find_element(By.CSS_SELECTOR, "[data-offline-notes]").text
+        expect("1 scans made offline are kept here" in notes, f"the revoked kiosk keeps its scan and says so ({notes})")
+        kept = main_door.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            const request = indexedDB.open("clup-door", 1);
+            request.onsuccess = () => {
+              request.result.transaction("queue").objectStore("queue").count().onsuccess = e => done(e.target.result);
+            };""")
+        expect(kept == 1, f"the scan is still in the kiosk's queue: {kept}")
+        with sqlite3.connect(os.path.join(stack.folder, "clup.sqlite"), timeout=10) as db:
+            expect(db.execute("SELECT status FROM reservation WHERE id = ?", (f["id"],)).fetchone()[0] == "inside",
+                   "a revoked kiosk's scan is not applied")
     finally:
         freeze(list(FROZEN), False)
         for driver in drivers:
             driver.quit()
         stack.stop(keep)
 
-    print(f"door offline: worker stopped {offline_for:.0f} s, 8 scans decided at the door; caught up in "
+    print(f"door offline: worker stopped {offline_for:.0f} s, {8 + refusals} scans decided at the door; caught up in "
           f"{catch_up:.1f} s; {len(problems)} problems")
     return 1 if problems else 0
 
