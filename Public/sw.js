@@ -1,14 +1,16 @@
 // CLup's service worker: shows the push messages the server sends (leave now, your turn,
-// booking reminders) and opens the ticket when one is tapped; and keeps two pages for when
-// CLup cannot be reached: the door kiosk's scanner (which then decides by itself) and a
-// customer's ticket (whose QR code still opens the door). A kept copy is shown only when the
+// booking reminders) and opens the ticket when one is tapped; and keeps three pages for when
+// CLup cannot be reached: the door kiosk's scanner (which then decides by itself), the ticket
+// dispenser (which then prints from its spare tickets) and a customer's ticket (whose QR code
+// still opens the door). A kept copy is shown only when the
 // page cannot be had, and says it is one; every other page is live only.
 "use strict";
 
 var KEPT = "clup-kept-v1";
 
 function kept(url) {
-  return url.pathname === "/kiosk/scanner" || /^\/reservations\/[0-9]+$/.test(url.pathname);
+  return url.pathname === "/kiosk/scanner" || url.pathname === "/kiosk/dispenser" ||
+    /^\/reservations\/[0-9]+$/.test(url.pathname);
 }
 
 // The page from CLup, kept; or, if CLup does not answer within 4 s (or answers that it is

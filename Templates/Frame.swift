@@ -188,7 +188,8 @@ public struct Frame: Sendable {
                     "js.ready", "js.scanPrompt", "js.noAnswer", "js.scanFailed", "js.useCamera", "js.stopCamera",
                     "js.noCamera", "js.offline", "js.sending", "js.offlineConflicts", "js.offlineRefused",
                     "js.offlineStopped", "js.offlineEnter", "js.offlineExit", "js.offlineWelcome", "js.offlineGoodbye",
-                    "js.offlineRefused.headline", "js.offlineCopy"]
+                    "js.offlineRefused.headline", "js.offlineCopy", "js.printedWaiting", "js.noSpares",
+                    "js.printedRefused", "js.printedStopped"]
             + ["unknownCode", "otherStore", "notYetCalled", "expired", "tooEarly", "tooLate", "full", "ended",
                "notAuthority"].map { "js.offlineRefusal." + $0 }
         let json = Language.$current.withValue(language) {

@@ -418,9 +418,14 @@
         if (!genuine) return { result: "refused", reason: "unknownCode" };
         if (code.storeId !== state.storeId) return { result: "refused", reason: "otherStore" };
         var ticket = state.tickets.filter(function (t) { return t.id === code.id; })[0];
+        var printedOffline = (state.offlineBlocks || []).some(function (b) { return b.first <= code.id && code.id <= b.last; });
         var status;
         if (ticket) {
           status = ticket.state;
+        } else if (printedOffline && code.kind === "walkIn") {
+          // From a block a kiosk reserved for printing tickets offline, not yet seen by CLup.
+          status = "waiting";
+          ticket = { id: code.id, number: code.number, people: code.people, state: status, printedOffline: true };
         } else if (code.id > state.lastReservationId) {
           // Made after the kept state: a booking's slot is in its code; a line-up's turn is not known.
           status = code.kind === "booking" ? "booked" : "waiting";
@@ -440,8 +445,11 @@
       function refused(reason) { return { result: "refused", reason: reason }; }
       if (status === "inside") return { result: "exit" };
       if (!state.authority) return refused("notAuthority");
-      if (status === "waiting") return refused("notYetCalled");
-      if (status === "called") {
+      if (status === "waiting") {
+        // A walk-in ticket printed while CLup could not be reached: nobody could call it, so
+        // it goes in when there is room.
+        if (!ticket.printedOffline) return refused("notYetCalled");
+      } else if (status === "called") {
         if (now > Date.parse(ticket.calledAt) + state.callGraceMinutes * 60000) return refused("expired");
       } else if (status === "booked") {
         var slot = Date.parse(ticket.slotStart);
@@ -737,6 +745,184 @@
     keepFocus();
   }
 
+  // The dispenser offline. While CLup answers, the page keeps its kiosk's spare tickets for
+  // the day in IndexedDB (POST /kiosk/spares: a block of numbers reserved for this kiosk, each
+  // ticket's receipt for a party of one and of two, with its code signed by the store). A
+  // ticket asked for when CLup does not answer within a short deadline is printed from the
+  // next spare, and reported once CLup answers again (POST /kiosk/spares/printed): it then
+  // joins the walk-in queue from the time it was printed. The door lets such a ticket in when
+  // there is room, whether or not CLup has heard of it yet.
+  function setUpDispenser() {
+    var form = document.querySelector("form[data-dispenser]");
+    if (!form || !window.indexedDB || !window.fetch || !window.FormData || !window.URLSearchParams) return;
+    var banner = document.querySelector("[data-offline]");
+    var state = { db: null, queued: 0, refused: 0, stopped: false, busy: false };
+
+    function openStore() {
+      return new Promise(function (resolve, reject) {
+        var request = indexedDB.open("clup-dispenser", 1);
+        request.onupgradeneeded = function () {
+          request.result.createObjectStore("spares", { keyPath: "number" });
+          request.result.createObjectStore("printed", { keyPath: "seq", autoIncrement: true });
+        };
+        request.onsuccess = function () { resolve(request.result); };
+        request.onerror = function () { reject(request.error); };
+      });
+    }
+    function transaction(names, mode, work) {
+      return new Promise(function (resolve, reject) {
+        var tx = state.db.transaction(names, mode);
+        var result = work(tx);
+        tx.oncomplete = function () { resolve(result && "result" in result ? result.result : undefined); };
+        tx.onerror = function () { reject(tx.error); };
+      });
+    }
+    function post(url, fields, seconds) {
+      var body = new URLSearchParams(new FormData(form));
+      ["people", "minutes", "requestKey"].forEach(function (name) { body.delete(name); });
+      // Only the ticket's own request is the page's form sent: the others are events of their own.
+      if (url !== form.action) body.delete("formKey");
+      Object.keys(fields).forEach(function (name) { body.set(name, fields[name]); });
+      var controller = window.AbortController ? new AbortController() : null;
+      var timer = controller ? window.setTimeout(function () { controller.abort(); }, seconds * 1000) : null;
+      return fetch(url, { method: "POST", body: body, redirect: "manual", signal: controller ? controller.signal : undefined })
+        .then(function (response) { if (timer) window.clearTimeout(timer); return response; },
+              function (error) { if (timer) window.clearTimeout(timer); throw error; });
+    }
+    function showBanner() {
+      if (!banner) return;
+      var lines = [];
+      if (state.queued > 0) lines.push(text("js.printedWaiting").replace("{count}", state.queued));
+      if (state.refused) lines.push(text("js.printedRefused").replace("{count}", state.refused));
+      if (state.stopped) lines.push(text("js.printedStopped").replace("{count}", state.queued));
+      banner.hidden = lines.length === 0;
+      banner.textContent = lines.join(" ");
+    }
+
+    // The spare tickets, read again while nothing printed offline waits to be sent.
+    function refresh() {
+      if (state.queued > 0) return Promise.resolve();
+      return post(form.dataset.sparesUrl, {}, 5)
+        .then(function (response) {
+          if (!response.ok) throw new Error("HTTP " + response.status);
+          return response.json();
+        })
+        .then(function (block) {
+          return transaction(["spares"], "readwrite", function (tx) {
+            var spares = tx.objectStore("spares");
+            spares.clear();
+            block.tickets.forEach(function (ticket) { spares.put(ticket); });
+          });
+        })
+        .catch(function () {});
+    }
+
+    // Printed here: the next spare ticket, for the party chosen.
+    function printOffline(people, minutes) {
+      var printedAt = new Date();
+      return transaction(["spares", "printed"], "readwrite", function (tx) {
+        var found = {};
+        tx.objectStore("spares").openCursor().onsuccess = function (event) {
+          var cursor = event.target.result;
+          if (!cursor) return;
+          found.result = cursor.value;
+          cursor.delete();
+          tx.objectStore("printed").add({ id: cursor.value.id, people: people, minutes: minutes,
+                                          issuedAt: printedAt.toISOString() });
+        };
+        return found;
+      }).then(function (spare) {
+        if (!spare) {
+          window.alert(text("js.noSpares"));
+          return;
+        }
+        state.queued += 1;
+        showBanner();
+        // The receipt in place of the dispenser's form, the banner kept above it.
+        var section = form.closest("section") || form;
+        var receipt = document.createElement("div");
+        receipt.innerHTML = spare.receipts[String(people)];
+        section.parentNode.insertBefore(receipt, section);
+        if (banner) receipt.parentNode.insertBefore(banner, receipt);
+        section.remove();
+        receipt.querySelectorAll("[data-printed-at]").forEach(function (element) {
+          element.textContent = printedAt.toLocaleTimeString(document.documentElement.lang || undefined,
+                                                              { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+        });
+        setUpRefresh();
+        window.setTimeout(function () { window.print(); }, 300);
+      });
+    }
+
+    form.addEventListener("submit", function (event) {
+      if (!state.db) return;  // the form is sent as it is
+      event.preventDefault();
+      if (state.busy) return;
+      state.busy = true;
+      var chosen = new FormData(form);
+      var people = parseInt(chosen.get("people"), 10) || 1;
+      var minutes = parseInt(chosen.get("minutes"), 10) || 30;
+      // While tickets printed offline wait to be sent, new ones are printed here too.
+      // A request that waits longer than the page does for the answer issues nothing (503 late).
+      var asked = state.queued > 0 ? Promise.reject(new Error("offline")) : post(form.action, {
+        people: people, minutes: minutes, requestKey: chosen.get("requestKey"), answerWithin: "2.5" }, 2.5);
+      asked.then(function (response) {
+        if (response.type === "opaqueredirect") {
+          // Issued: the ticket's page prints it. Asked again, the same ticket (its request key).
+          form.submit();
+          return;
+        }
+        if (response.status >= 500) throw new Error("HTTP " + response.status);
+        form.submit();  // refused: the page says why
+      }).catch(function () {
+        return printOffline(people, minutes);
+      }).then(function () { state.busy = false; });
+    });
+
+    // What was printed offline, oldest first, one at a time.
+    var flushing = false;
+    function flush() {
+      if (flushing || state.queued === 0 || state.stopped) return;
+      flushing = true;
+      transaction(["printed"], "readonly", function (tx) { return tx.objectStore("printed").getAll(); })
+        .then(function sendNext(items) {
+          if (!items.length) return;
+          var item = items[0];
+          return post(form.dataset.printedUrl, { id: item.id, people: item.people, minutes: item.minutes,
+                                                 issuedAt: item.issuedAt }, 5)
+            .then(function (response) {
+              if (response.status >= 500) throw new Error("HTTP " + response.status);
+              if (response.status === 403 || response.type === "opaqueredirect") {
+                state.stopped = true;  // the kiosk's key was revoked: kept, not sent
+                throw new Error("revoked");
+              }
+              if (response.status >= 400) state.refused += 1;
+              return transaction(["printed"], "readwrite", function (tx) { tx.objectStore("printed").delete(item.seq); });
+            })
+            .then(function () {
+              state.queued -= 1;
+              showBanner();
+              return sendNext(items.slice(1));
+            });
+        })
+        .then(function () { if (state.queued === 0) refresh(); })
+        .catch(function () {})
+        .then(function () { flushing = false; showBanner(); });
+    }
+
+    openStore().then(function (db) {
+      state.db = db;
+      return transaction(["printed"], "readonly", function (tx) { return tx.objectStore("printed").count(); });
+    }).then(function (count) {
+      state.queued = count || 0;
+      showBanner();
+      refresh();
+      window.setInterval(refresh, 60000);
+      window.setInterval(flush, 3000);
+      flush();
+    }).catch(function () { state.db = null; });
+  }
+
   // The door's scanner and a customer's ticket are kept by the service worker for when CLup
   // cannot be reached (Public/sw.js); a kept copy says so.
   function setUpKeptPages() {
@@ -749,7 +935,7 @@
       main.insertBefore(notice, main.firstChild);
     }
     if (!("serviceWorker" in navigator)) return;
-    if (document.querySelector("[data-scanner], [data-status-url]")) {
+    if (document.querySelector("[data-scanner], [data-status-url], [data-dispenser]")) {
       navigator.serviceWorker.register("/sw.js").catch(function () {});
       if (!document.body.hasAttribute("data-offline-copy")) {
         navigator.serviceWorker.ready.then(function (registration) {
@@ -770,5 +956,6 @@
     setUpAutoPrint();
     setUpRefresh();
     setUpScanner();
+    setUpDispenser();
   });
 })();

@@ -84,6 +84,18 @@ public enum ScanAnswer: Sendable {
     }
 }
 
+/// What a signed walk-in code says of its ticket: its store and party, enough to make the
+/// reservation of a ticket printed offline that CLup has not heard of yet.
+public struct WalkInCode: Sendable, Equatable {
+    public var storeId: StoreID
+    public var people: Int
+
+    public init(storeId: StoreID, people: Int) {
+        self.storeId = storeId
+        self.people = people
+    }
+}
+
 /// What became of a walk-in's request for a ticket. Only `.issued` changed anything.
 public enum WalkInOutcome: Sendable {
     case issued(Reservation)
@@ -103,8 +115,10 @@ extension AppDatabase {
     /// other's entries and the store never holds more than its capacity. An exit frees places,
     /// so the queue is advanced in the same transaction. A refusal changes nothing.
     /// A refused scan is recorded for the store's staff (`doorActions`), as pretix does.
-    public func scan(reservationId: ReservationID?, at storeId: StoreID, now: Date) throws -> ScanResult {
-        try write { db in try recordedScan(reservationId, at: storeId, now: now, db) }
+    public func scan(reservationId: ReservationID?, walkIn: WalkInCode? = nil, at storeId: StoreID, now: Date) throws
+        -> ScanResult
+    {
+        try write { db in try recordedScan(reservationId, walkIn: walkIn, at: storeId, now: now, db) }
     }
 
     /// Scans as `scan(reservationId:at:now:)` does, once for each of a kiosk's scan ids: in the
@@ -112,8 +126,8 @@ extension AppDatabase {
     /// again (a retry, or a kiosk catching up) gets that answer back and changes nothing. The
     /// rules are applied at the time the scan happened, `scan.scannedAt` (never later than
     /// `now`), and an entry or exit is recorded at that time.
-    public func scan(reservationId: ReservationID?, at storeId: StoreID, by scan: KioskScan, now: Date,
-                     answer: (ScanResult) throws -> String) throws -> ScanAnswer
+    public func scan(reservationId: ReservationID?, walkIn: WalkInCode? = nil, at storeId: StoreID, by scan: KioskScan,
+                     now: Date, answer: (ScanResult) throws -> String) throws -> ScanAnswer
     {
         try write { db in
             if let kept = try String.fetchOne(db.cachedStatement(sql: """
@@ -122,7 +136,8 @@ extension AppDatabase {
                 return .replayed(kept)
             }
             let at = min(scan.scannedAt, now)
-            let result = try recordedScan(reservationId, at: storeId, now: at, doorDid: scan.doorDid, kioskId: scan.kioskId, db)
+            let result = try recordedScan(reservationId, walkIn: walkIn, at: storeId, now: at, doorDid: scan.doorDid,
+                                          kioskId: scan.kioskId, db)
             let text = try answer(result)
             try db.cachedStatement(sql: """
                 INSERT INTO scanReceipt (kioskId, scanId, scannedAt, receivedAt, answer) VALUES (?, ?, ?, ?, ?)
@@ -132,11 +147,17 @@ extension AppDatabase {
     }
 
     /// A scan inside the caller's transaction, a refusal or a conflict recorded for the store's staff.
-    private func recordedScan(_ reservationId: ReservationID?, at storeId: StoreID, now: Date, doorDid: KioskScan.DoorDid? = nil,
-                              kioskId: Int64? = nil, _ db: Database) throws -> ScanResult
+    private func recordedScan(_ reservationId: ReservationID?, walkIn: WalkInCode?, at storeId: StoreID, now: Date,
+                              doorDid: KioskScan.DoorDid? = nil, kioskId: Int64? = nil, _ db: Database) throws -> ScanResult
     {
-        let result = try scan(reservationId.flatMap { try Reservation.find($0, db) }, at: storeId, now: now,
-                              doorDid: doorDid, db)
+        var reservation = try reservationId.flatMap { try Reservation.find($0, db) }
+        if reservation == nil, let reservationId, let walkIn {
+            // A ticket printed offline that CLup has not heard of yet: made now, from its code,
+            // as if it had been printed at the moment it is scanned.
+            reservation = try Self.printedOfflineTicket(reservationId, storeId: walkIn.storeId, people: walkIn.people,
+                                                        residenceMinutes: ResidenceTime.defaultMinutes, issuedAt: now, db)
+        }
+        let result = try scan(reservation, at: storeId, now: now, doorDid: doorDid, db)
         switch result.outcome {
         case .refused(let refusal, let ticket):
             try Self.recordDoorAction(.scanRefused, storeId: storeId, reservation: ticket,
@@ -164,14 +185,22 @@ extension AppDatabase {
             throw StoreError.noSuchStore
         }
         var inside = try transactionTraffic(storeId: storeId, db).peopleInside
-        let verdict = Entrance.verdict(for: reservation?.doorTicket, at: storeId, settings: store.settings,
-                                       peopleInside: inside, now: now)
+        var door = reservation?.doorTicket
+        if let reservation, reservation.walkIn, reservation.status == .waiting {
+            door?.printedOffline = try Self.ticketBlock(containing: reservation.id, storeId: reservation.storeId, db) != nil
+        }
+        let verdict = Entrance.verdict(for: door, at: storeId, settings: store.settings, peopleInside: inside, now: now)
         var otherStoreName: String?
         let outcome: ScanResult.Outcome
         switch (verdict, reservation) {
         case (_, let ticket) where doorDid.map { $0 != KioskScan.DoorDid(verdict) } ?? false:
             outcome = .disagreed(door: doorDid!, verdict: verdict, ticket)
         case (.enter, var ticket?):
+            if ticket.status == .waiting {
+                // Printed offline: called by the door itself, as it lets the holder in.
+                try Reservation.setStatus(.called, .calledAt, to: now, id: ticket.id, from: .waiting, db)
+                ticket.calledAt = now
+            }
             try Reservation.setStatus(.inside, .enteredAt, to: now, id: ticket.id, from: .active, db)
             ticket.status = .inside
             ticket.enteredAt = now
@@ -290,10 +319,11 @@ extension AppDatabase {
         }
     }
 
-    /// The next ticket number of a store's day.
+    /// The next ticket number of a store's day, past those its kiosks keep for printing offline.
     static func nextNumber(storeId: StoreID, day: Int, _ db: Database) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: """
-            SELECT COALESCE(MAX(number), 0) + 1 FROM reservation WHERE storeId = ? AND day = ?
+            SELECT MAX(COALESCE((SELECT MAX(number) FROM reservation WHERE storeId = ?1 AND day = ?2), 0),
+                       COALESCE((SELECT MAX(firstNumber + size - 1) FROM ticketBlock WHERE storeId = ?1 AND day = ?2), 0)) + 1
             """), arguments: [storeId, day]) ?? 1
     }
 

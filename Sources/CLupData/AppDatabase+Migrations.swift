@@ -645,6 +645,28 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v25: ticket blocks for printing offline") { db in
+            try db.execute(sql: """
+                -- A kiosk keeps a block of ticket numbers and reservation ids for the store's day,
+                -- reserved while CLup answers, to print walk-in tickets when it does not: ticket i of
+                -- a block is reservation firstReservationId + i, numbered firstNumber + i. The ids are
+                -- taken from the reservation table's sequence and the numbers from the day's, so
+                -- nothing else is given them; the reservation is made when CLup first hears of it.
+                CREATE TABLE ticketBlock (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    storeId INTEGER NOT NULL REFERENCES store(id) ON DELETE CASCADE,
+                    kioskId INTEGER NOT NULL REFERENCES kiosk(id) ON DELETE CASCADE,
+                    day INTEGER NOT NULL,
+                    firstNumber INTEGER NOT NULL CHECK (firstNumber >= 1),
+                    firstReservationId INTEGER NOT NULL CHECK (firstReservationId >= 1),
+                    size INTEGER NOT NULL CHECK (size BETWEEN 1 AND 100),
+                    createdAt DATETIME NOT NULL
+                );
+                CREATE UNIQUE INDEX ticketBlock_kiosk_day ON ticketBlock(kioskId, day);
+                CREATE INDEX ticketBlock_store_day ON ticketBlock(storeId, day);
+                """)
+        }
+
         return migrator
     }
 }

@@ -21,6 +21,9 @@ public enum Retention {
     public static let formReplies: TimeInterval = 86400
     /// Kiosks' scan ids and their answers: longer than a kiosk keeps scans it could not send.
     public static let scanReceipts: TimeInterval = 7 * 86400
+    /// Kiosks' blocks of tickets for printing offline: a ticket is of no use past its day, and a
+    /// report of one older than a day is refused.
+    public static let ticketBlocks: TimeInterval = 7 * 86400
     /// Rows changed per transaction, so a first purge of a long history never holds the
     /// write lock for long.
     static let batch = 1000
@@ -57,6 +60,8 @@ extension AppDatabase {
              DELETE FROM scanReceipt WHERE (kioskId, scanId) IN (
                  SELECT kioskId, scanId FROM scanReceipt WHERE receivedAt < ? LIMIT \(Retention.batch))
              """, now - Retention.scanReceipts),
+            ("DELETE FROM ticketBlock WHERE id IN (SELECT id FROM ticketBlock WHERE createdAt < ? LIMIT \(Retention.batch))",
+             now - Retention.ticketBlocks),
         ]
         var changed = 0
         for step in steps {

@@ -105,14 +105,15 @@ extension Reservation {
 }
 
 extension NewReservation {
-    /// Inserts the reservation and returns it with the id the database gave it.
-    func insert(returning db: Database) throws -> Reservation {
+    /// Inserts the reservation and returns it with its id: the one given (a ticket printed
+    /// offline, whose id was kept for it), else the one the database gives it.
+    func insert(returning db: Database, id: ReservationID? = nil) throws -> Reservation {
         try db.cachedStatement(sql: """
-            INSERT INTO reservation (storeId, userId, kind, walkIn, day, number, people, residenceMinutes, travelMode,
+            INSERT INTO reservation (id, storeId, userId, kind, walkIn, day, number, people, residenceMinutes, travelMode,
                                      slotStart, status, createdAt, requestKey, travelMetres, expectedEntry, pace)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
-                storeId, userId, kind.rawValue, walkIn, day, number, people, residenceMinutes, travelMode?.rawValue,
+                id, storeId, userId, kind.rawValue, walkIn, day, number, people, residenceMinutes, travelMode?.rawValue,
                 slotStart?.databaseText, status.rawValue, createdAt.databaseText, requestKey, travelMetres,
                 expectedEntry?.databaseText, pace,
             ])

@@ -44,8 +44,8 @@ public enum ScanVerdict: Sendable, Equatable {
 
 /// The entrance rules (SPEC 7, R8, R9): a valid ticket of this store is an exit when its
 /// holder is inside, an entry when it is admissible — a called line-up ticket within its
-/// grace period, or a booking within its entry window — and there is room inside; anything
-/// else is refused with the reason.
+/// grace period, a walk-in ticket printed while CLup could not be reached, or a booking within
+/// its entry window — and there is room inside; anything else is refused with the reason.
 public enum Entrance {
     /// The verdict for `reservation` (nil: the code named none) scanned at store `storeId`,
     /// whose rules are `settings`, with `peopleInside` people inside.
@@ -59,7 +59,9 @@ public enum Entrance {
         case .done: return .refused(.alreadyUsed)
         case .cancelled: return .refused(.cancelled)
         case .expired: return .refused(.expired)
-        case .waiting: return .refused(.notYetCalled)
+        case .waiting where !reservation.printedOffline: return .refused(.notYetCalled)
+        case .waiting:
+            break  // printed offline: as if called now
         case .called:
             let deadline = (reservation.calledAt ?? now) + Double(settings.callGraceMinutes) * 60
             guard now <= deadline else { return .refused(.expired) }

@@ -39,12 +39,19 @@ public struct DoorTicket: Sendable, Hashable {
     public var people: Int
     public var calledAt: Date?
     public var slotStart: Date?
+    /// A walk-in ticket a kiosk printed while CLup could not be reached (from the block of
+    /// numbers it had reserved): nobody could call it, so the door lets it in when there is
+    /// room, as if called at the moment it is scanned.
+    public var printedOffline: Bool
 
-    public init(storeId: StoreID, status: ReservationStatus, people: Int, calledAt: Date? = nil, slotStart: Date? = nil) {
+    public init(storeId: StoreID, status: ReservationStatus, people: Int, calledAt: Date? = nil, slotStart: Date? = nil,
+                printedOffline: Bool = false)
+    {
         self.storeId = storeId
         self.status = status
         self.people = people
         self.calledAt = calledAt
         self.slotStart = slotStart
+        self.printedOffline = printedOffline
     }
 }

@@ -9,6 +9,9 @@ public enum ResidenceTime {
     public static let shortest = 15
     /// Nor longer than this, however many.
     public static let longest = 180
+    /// What a visit is taken to last when nobody said (a ticket printed offline, first heard
+    /// of at the door): the dispenser's preselected choice.
+    public static let defaultMinutes = 30
     /// Visits needed before CLup proposes the customer's own median (R1.3).
     public static let visitsForHistory = 3
 

@@ -79,6 +79,9 @@ public enum Paths {
     public static let kioskDispenser = FixedPath("/kiosk/dispenser")
     public static let kioskTickets = FixedPath("/kiosk/tickets")
     public static let kioskTicket = IdPath("/kiosk/tickets/{id}")
+    /// The dispenser's spare tickets, for printing offline, and its report of those it printed.
+    public static let kioskSpares = FixedPath("/kiosk/spares")
+    public static let kioskSparesPrinted = FixedPath("/kiosk/spares/printed")
     public static let kioskScanner = FixedPath("/kiosk/scanner")
     public static let kioskScan = FixedPath("/kiosk/scan")
     /// JSON: what a door kiosk keeps to go on admitting while CLup cannot be reached.
@@ -95,6 +98,8 @@ public enum Paths {
     public static let apiScan = FixedPath("/api/v1/scan")
     public static let apiTickets = FixedPath("/api/v1/tickets")
     public static let apiStoreStatus = IdPath("/api/v1/stores/{id}/status")
+    public static let apiTicketBlock = FixedPath("/api/v1/ticket-block")
+    public static let apiOfflineTickets = FixedPath("/api/v1/tickets/offline")
     /// Served by nginx from `Public/api/openapi.json`, not by a route.
     public static let apiDescription = "/api/openapi.json"
 
@@ -107,9 +112,9 @@ public enum Paths {
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketConfirm,
         bookingReply, manage, manageStore, manageNewStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreEdit, manageStoreHours,
         manageStoreClosures, kiosk,
-        kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskScanner, kioskScan, kioskDoorState, kioskBoard, kioskDoor,
+        kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskSpares, kioskSparesPrinted, kioskScanner, kioskScan, kioskDoorState, kioskBoard, kioskDoor,
         kioskStaff, kioskStaffSignOut,
-        apiScan, apiTickets, apiStoreStatus,
+        apiScan, apiTickets, apiStoreStatus, apiTicketBlock, apiOfflineTickets,
     ]
 }
 

@@ -31,12 +31,30 @@ struct TicketCodes: Sendable {
     }
 
     /// The reservation a scanned `text` names, if it is a genuine code: signed with a key its
-    /// store still accepts, or an older code under the server secret.
-    func reservationId(scanned text: String, now: Date) throws -> ReservationID? {
-        guard text.utf8.count == DoorCode.textLength else { return legacy.reservationId(from: text).map { ReservationID($0) } }
+    /// store still accepts, or an older code under the server secret. For a signed walk-in
+    /// code, also its store and party (what makes a ticket printed offline).
+    func reservation(scanned text: String, now: Date) throws -> (id: ReservationID, walkIn: WalkInCode?)? {
+        guard text.utf8.count == DoorCode.textLength else {
+            return legacy.reservationId(from: text).map { (ReservationID($0), nil) }
+        }
         guard let storeId = DoorCode.parse(text)?.code.storeId,
-              let signing = try database.signingKeys(storeId: StoreID(storeId), now: now)
+              let signing = try database.signingKeys(storeId: StoreID(storeId), now: now),
+              let code = keys.verify(text, accepts: { _, keyId in signing.accepts(keyId) })
         else { return nil }
-        return keys.verify(text) { _, keyId in signing.accepts(keyId) }.map { ReservationID($0.reservationId) }
+        let walkIn = code.kind == .walkIn ? WalkInCode(storeId: StoreID(code.storeId), people: code.people) : nil
+        return (ReservationID(code.reservationId), walkIn)
+    }
+
+    /// The codes of a block's spare tickets, for a party of one and of two, signed with the
+    /// store's current key: what a kiosk prints while CLup cannot be reached.
+    func spareCodes(_ spare: [SpareTicket], storeId: StoreID, now: Date) throws -> [(ticket: SpareTicket, codes: [Int: String])] {
+        guard let signing = try database.signingKeys(storeId: storeId, now: now) else { return [] }
+        return spare.map { ticket in
+            (ticket, Dictionary(uniqueKeysWithValues: (1...2).map { people in
+                (people, keys.text(of: DoorCode(keyId: signing.current, storeId: storeId.rawValue,
+                                                reservationId: ticket.id.rawValue, kind: .walkIn, people: people,
+                                                number: ticket.number)))
+            }))
+        }
     }
 }

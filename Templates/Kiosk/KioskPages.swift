@@ -121,8 +121,9 @@ public struct DispenserPage: Page {
             <section class="dispenser">
               <h1>\(tr("kiosk.takeTicket"))</h1>
               <p class="dispenser-wait" data-field="wait">\(waitText)</p>
+              <p class="offline-banner" data-offline role="status" hidden></p>
               \(Fragments.formError(error))
-              <form method="post" action="\(Paths.kioskTickets())" class="stack">
+              <form method="post" action="\(Paths.kioskTickets())" class="stack" data-dispenser data-spares-url="\(Paths.kioskSpares())" data-printed-url="\(Paths.kioskSparesPrinted())">
                 \(frame.csrfField)
                 <input type="hidden" name="requestKey" value="\(requestKey)">
                 <fieldset class="choices">
@@ -182,22 +183,47 @@ public struct KioskTicketPage: Page {
         frame.kiosk(storeName: storeName, head: """
             <noscript><meta http-equiv="refresh" content="\(Self.resetAfter); url=\(Paths.kioskDispenser())"></noscript>
             """, """
-            <article class="receipt" data-autoprint data-refresh-seconds="\(Self.resetAfter)" data-refresh-to="\(Paths.kioskDispenser())">
-              <p class="receipt-store">\(storeName)</p>
-              <p class="receipt-address">\(storeAddress)</p>
-              <h1 class="receipt-number"><span>\(tr("kiosk.ticket"))</span> \(number)</h1>
-              <p class="receipt-headline\(if: called, " called")">\(headline)</p>
-              <figure class="receipt-qr">
-                \(Fragments.qr(code, label: tr("ticket.qrLabel", ["number": String(number)])))
-              </figure>
-              <dl class="receipt-facts">
-                \(Fragments.facts(facts))
-              </dl>
-              <p class="receipt-note">\(tr("kiosk.receiptNote"))</p>
-            </article>
+            \(Self.receipt(storeName: storeName, storeAddress: storeAddress, number: number, facts: Fragments.facts(facts),
+                           called: called, headline: headline, code: code, note: tr("kiosk.receiptNote")))
             <p class="no-print kiosk-next"><a class="button huge" href="\(Paths.kioskDispenser())">\(tr("kiosk.next"))</a></p>
             <p class="no-print fine">\(tr("kiosk.resets", ["seconds": String(Self.resetAfter)]))</p>
             """)
+    }
+}
+
+extension KioskTicketPage {
+    /// The printed ticket: the store, the number, what to do, the QR code and the facts.
+    static func receipt(storeName: String, storeAddress: String, number: Int, facts: HTML, called: Bool,
+                        headline: String, code: QRDrawing, note: String) -> HTML
+    {
+        """
+        <article class="receipt" data-autoprint data-refresh-seconds="\(resetAfter)" data-refresh-to="\(Paths.kioskDispenser())">
+          <p class="receipt-store">\(storeName)</p>
+          <p class="receipt-address">\(storeAddress)</p>
+          <h1 class="receipt-number"><span>\(tr("kiosk.ticket"))</span> \(number)</h1>
+          <p class="receipt-headline\(if: called, " called")">\(headline)</p>
+          <figure class="receipt-qr">
+            \(Fragments.qr(code, label: tr("ticket.qrLabel", ["number": String(number)])))
+          </figure>
+          <dl class="receipt-facts">
+            \(facts)
+          </dl>
+          <p class="receipt-note">\(note)</p>
+        </article>
+        """
+    }
+
+    /// The receipt of a spare ticket of the kiosk's block, printed by the dispenser's script
+    /// while CLup cannot be reached: the time it is printed is filled in then.
+    public static func offlineReceipt(storeName: String, storeAddress: String, number: Int, people: Int,
+                                      code: QRDrawing) -> String
+    {
+        receipt(storeName: storeName, storeAddress: storeAddress, number: number,
+                facts: """
+                <div><dt>\(tr("fact.issued"))</dt><dd data-printed-at></dd></div>
+                <div><dt>\(tr("fact.people"))</dt><dd>\(tr("people", count: people))</dd></div>
+                """,
+                called: false, headline: tr("receipt.printedOffline"), code: code, note: tr("kiosk.receiptNoteOffline")).text
     }
 }
 

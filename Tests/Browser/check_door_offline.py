@@ -3,9 +3,11 @@ answering for two minutes (and, separately, nginx does); the kiosk goes on letti
 and out under the entrance rules, refusing what it must, and shows OFFLINE with the scans
 waiting; a second door kiosk of the store lets nobody in while offline (one code, at most one
 ENTER); when CLup answers again every queued scan is applied once, at the time it happened, and
-a ticket cancelled meanwhile is reported as a conflict, not applied. Then bad input: a queued
-scan edited in IndexedDB and another store's scan slipped into the queue are refused on
-catch-up with their reasons; a kiosk revoked while offline keeps its scans and sends nothing.
+a ticket cancelled meanwhile is reported as a conflict, not applied. A dispenser prints a
+walk-in ticket offline from its spares, the door lets it in, and CLup records both once. Then
+bad input: a queued scan edited in IndexedDB and another store's scan slipped into the queue
+are refused on catch-up with their reasons; a kiosk revoked while offline keeps its scans and
+sends nothing.
 
 Run by `scripts/test` after check_pages.py, with the same tools. Starts CLup as `scripts/run`
 does (check_pages.Stack) and stops it at the end.
@@ -91,6 +93,23 @@ def kept_copy(driver, path):
         const done = arguments[arguments.length - 1];
         caches.open("clup-kept-v1").then(c => c.match(arguments[0])).then(hit => done(!!hit), () => done(false));""",
                                        path)
+
+
+def spare_count(driver):
+    """How many spare tickets the dispenser page keeps for printing offline."""
+    return driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        // Not opened before the page has made it: an open would make it empty.
+        indexedDB.databases().then(all => {
+          if (!all.some(d => d.name === "clup-dispenser")) return done(-1);
+          const request = indexedDB.open("clup-dispenser");
+          request.onsuccess = () => {
+          const db = request.result;
+          if (!db.objectStoreNames.contains("spares")) return done(-1);
+          db.transaction("spares").objectStore("spares").count().onsuccess = e => done(e.target.result);
+          };
+          request.onerror = () => done(-1);
+        });""")
 
 
 def kept_state(driver):
@@ -224,7 +243,7 @@ def main():
         verdicts = main_door.execute_script("""
             const now = Date.parse("2026-11-18T09:00:00Z");
             return arguments[0].map(c => {
-              const ticket = {people: c.people,
+              const ticket = {people: c.people, printedOffline: !!c.printedOffline,
                               calledAt: c.calledMinutesAgo === undefined ? null : new Date(now - c.calledMinutesAgo * 60000).toISOString(),
                               slotStart: c.slotInMinutes === undefined ? null : new Date(now + c.slotInMinutes * 60000).toISOString()};
               const state = {authority: true, peopleInside: c.inside, capacity: c.capacity,
@@ -350,6 +369,72 @@ def main():
         main_door.set_window_size(390, 844)
         main_door.save_screenshot(os.path.join(stack.folder, "door-phone.png"))
         main_door.set_window_size(1280, 900)
+
+        # A dispenser prints a walk-in ticket while CLup cannot be reached, from the spare
+        # tickets it kept; the door lets its holder in, since there is room; once CLup answers,
+        # the ticket and the entry are both recorded, once.
+        print("a ticket printed offline:")
+        dispenser_key = re.search(r"device key[^:]*: (\S+)", stack.clup(
+            "admin", "enrol-kiosk", "--store", store, "--label", "Dispenser", "--role", "dispenser")).group(1)
+        dispenser = browser()
+        drivers.append(dispenser)
+        dispenser.get(stack.base + "/kiosk")
+        dispenser.find_element(By.NAME, "key").send_keys(dispenser_key + Keys.ENTER)
+        wait_for(dispenser, lambda: dispenser.find_elements(By.CSS_SELECTOR, "form[data-dispenser]"), seconds=15)
+        wait_for(dispenser, lambda: kept_copy(dispenser, "/kiosk/dispenser"), seconds=15)
+        wait_for(dispenser, lambda: spare_count(dispenser) == 10, seconds=15)
+        request = urllib.request.Request(stack.base + "/api/v1/ticket-block", method="POST",
+                                         headers={"Authorization": "Bearer " + dispenser_key})
+        block = json.loads(urllib.request.urlopen(request, timeout=10).read())
+        first_spare = block["tickets"][0]
+        # The door learns of the block with its next state.
+        main_door.get(stack.base + "/kiosk/scanner")
+        wait_for(main_door, lambda: (kept_state(main_door) or {}).get("offlineBlocks"), seconds=40)
+        resume = outage("worker")
+        for index in range(3):
+            if index:
+                # Back to the dispenser, from the service worker's kept copy.
+                dispenser.get(stack.base + "/kiosk/dispenser")
+                wait_for(dispenser, lambda: dispenser.find_elements(By.CSS_SELECTOR, "form[data-dispenser]"), seconds=15)
+            dispenser.find_element(By.CSS_SELECTOR, "input[name=people][value='2'] + span").click()
+            dispenser.find_element(By.CSS_SELECTOR, "form[data-dispenser] button[type=submit]").click()
+            wait_for(dispenser, lambda: dispenser.find_elements(By.CSS_SELECTOR, ".receipt-number"), seconds=15)
+            if not index:
+                receipt = " ".join(dispenser.find_element(By.CSS_SELECTOR, ".receipt").text.lower().split())
+                expect(f"ticket {first_spare['number']}" in receipt and "could not be reached" in receipt
+                       and dispenser.find_elements(By.CSS_SELECTOR, ".receipt svg path"),
+                       f"the dispenser prints spare ticket {first_spare['number']} offline, with its QR code")
+                dispenser.save_screenshot(os.path.join(stack.folder, "dispenser-offline.png"))
+        banner = dispenser.find_element(By.CSS_SELECTOR, "[data-offline]").text
+        expect(banner.startswith("OFFLINE — 3 tickets printed here"), f"and says they wait to be sent ({banner})")
+        # One inside already (E): two parties of two go in, the third finds the store full.
+        spares = block["tickets"][:3]
+        for spare, verdict in zip(spares, ("ENTER", "ENTER", "REFUSED")):
+            headline, message, _ = scan(main_door, spare["codes"]["2"])
+            expect(headline == verdict and (verdict == "ENTER" or "full" in message),
+                   f"ticket {spare['number']} printed offline at the door: {headline} ({message})")
+        resume()
+        wait_for(dispenser, lambda: not dispenser.find_element(By.CSS_SELECTOR, "[data-offline]").is_displayed(),
+                 seconds=60)
+        wait_for(main_door, lambda: not main_door.find_element(By.CSS_SELECTOR, "[data-offline]").is_displayed(),
+                 seconds=60)
+        with sqlite3.connect(os.path.join(stack.folder, "clup.sqlite"), timeout=10) as db:
+            made = [db.execute("SELECT status, number, people, walkIn FROM reservation WHERE id = ?",
+                               (spare["id"],)).fetchone() for spare in spares]
+            expect([row[1:] for row in made] == [(spare["number"], 2, 1) for spare in spares]
+                   and [row[0] for row in made[:2]] == ["inside", "inside"] and made[2][0] in ("waiting", "called"),
+                   f"CLup has the three tickets, their parties and the two entries, once: {made}")
+            # The requests the dispenser gave up on reached the worker when it answered again,
+            # late: they issued nothing.
+            issued = db.execute("SELECT COUNT(*) FROM reservation WHERE storeId = ? AND number > ?",
+                                (store, block["tickets"][-1]["number"])).fetchone()[0]
+            expect(issued == 0, f"no second ticket for the same press: {issued}")
+        expect(spare_count(dispenser) == 7, "the dispenser reads its spares again: three fewer")
+        # They leave; the third, called in its turn, goes in and out online.
+        expect([scan(main_door, spare["codes"]["2"])[0] for spare in spares[:2]] == ["EXIT", "EXIT"],
+               "the two parties leave, online")
+        expect([scan(main_door, spares[2]["codes"]["2"])[0] for _ in range(2)] == ["ENTER", "EXIT"],
+               "the third goes in and out, online")
 
         # Bad input on catch-up: a queued scan edited in IndexedDB (another ticket's code,
         # altered), and a scan from another store's kiosk slipped into the queue. Both reach

@@ -20,6 +20,7 @@ struct EntranceCasesTests {
         var graceMinutes: Int?
         var beforeMinutes: Int?
         var afterMinutes: Int?
+        var printedOffline: Bool?
         var people: Int
         var inside: Int
         var capacity: Int
@@ -38,7 +39,8 @@ struct EntranceCasesTests {
             let status = try #require(ReservationStatus(rawValue: item.status))
             let ticket = DoorTicket(storeId: 1, status: status, people: item.people,
                                     calledAt: item.calledMinutesAgo.map { now - $0 * 60 },
-                                    slotStart: item.slotInMinutes.map { now + $0 * 60 })
+                                    slotStart: item.slotInMinutes.map { now + $0 * 60 },
+                                    printedOffline: item.printedOffline ?? false)
             let settings = StoreSettings(capacity: item.capacity, entryBeforeMinutes: item.beforeMinutes ?? 10,
                                          entryAfterMinutes: item.afterMinutes ?? 15, callGraceMinutes: item.graceMinutes ?? 10)
             let verdict = Entrance.verdict(for: ticket, at: 1, settings: settings, peopleInside: item.inside, now: now)

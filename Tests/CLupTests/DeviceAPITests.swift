@@ -49,7 +49,7 @@ struct DeviceAPITests {
         let routed = Set(app.routeTable.filter { $0.pattern.hasPrefix("/api/") }
             .map { "\($0.method.rawValue) \($0.pattern)" })
         #expect(routed == document.operations)
-        #expect(routed.count == 3)
+        #expect(routed.count == 5)
     }
 
     @Test("without a valid device key nothing is answered but 401, in JSON")
@@ -103,6 +103,78 @@ struct DeviceAPITests {
         #expect(after.body["calling"] as? [Int] == [waiting.body["number"] as? Int ?? -1])
         let again2 = try call(.post, "/api/v1/scan", key: key, json: #"{"code": "\#(code)"}"#)
         #expect(again2.body["result"] as? String == "refused" && again2.body["reason"] as? String == "alreadyUsed")
+    }
+
+    @Test("a kiosk keeps a block of tickets to print offline: numbered before later ones, let in when there is room")
+    func offlineTicketBlock() throws {
+        let first = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1, "residenceMinutes": 30}"#)
+        #expect(first.body["number"] as? Int == 1)
+        let block = try call(.post, "/api/v1/ticket-block", key: key)
+        #expect(block.status == 200 && block.body["day"] as? String == "2026-11-18")
+        let spare = try require(block.body["tickets"] as? [[String: Any]])
+        let size = AppDatabase.ticketBlockSize
+        #expect(spare.count == size && spare.map { $0["number"] as? Int } == (2...(1 + size)).map { $0 })
+        let ids = spare.compactMap { $0["id"] as? Int64 }
+        #expect(ids == (ids[0]..<(ids[0] + Int64(size))).map { $0 } && ids[0] > first.body["id"] as? Int64 ?? .max)
+        // Asked again, the same block.
+        let again = try call(.post, "/api/v1/ticket-block", key: key)
+        #expect((again.body["tickets"] as? [[String: Any]])?.compactMap { $0["id"] as? Int64 } == ids)
+        // A ticket issued online since is numbered, and given an id, past the block.
+        let online = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1, "residenceMinutes": 30}"#)
+        #expect(online.body["number"] as? Int == 2 + size && online.body["id"] as? Int64 ?? 0 > ids[size - 1])
+        // Each spare has a genuine walk-in code of the store for one and for two.
+        func code(_ index: Int, _ people: Int) throws -> String {
+            try require((spare[index]["codes"] as? [String: String])?[String(people)])
+        }
+        for people in 1...2 {
+            let signed = try require(Fixture.storeKeys.verify(try code(0, people)) { storeId, _ in storeId == store.id.rawValue })
+            #expect(signed.reservationId == ids[0] && signed.kind == .walkIn && signed.people == people && signed.number == 2)
+        }
+
+        // Ticket 2, printed for two while CLup could not be reached, is reported: it waits from
+        // when it was printed; reported again, the same ticket.
+        let report = #"{"id": \#(ids[0]), "people": 2, "residenceMinutes": 45, "issuedAt": "2026-11-18T08:58:00Z"}"#
+        let reported = try call(.post, "/api/v1/tickets/offline", key: key, json: report)
+        #expect(reported.status == 201 && reported.body["number"] as? Int == 2 && reported.body["people"] as? Int == 2)
+        #expect(reported.body["issuedAt"] as? String == "2026-11-18T08:58:00Z")
+        #expect(try call(.post, "/api/v1/tickets/offline", key: key, json: report).status == 200)
+        // The two walk-in places are taken: it waits, and the door lets it in all the same, as
+        // it promised, while there is room.
+        #expect(try database.reservation(id: ReservationID(ids[0]))?.reservation.status == .waiting)
+        let entered = try call(.post, "/api/v1/scan", key: key, json: #"{"code": "\#(try code(0, 2))"}"#)
+        #expect(entered.body["result"] as? String == "enter" && entered.body["peopleInside"] as? Int == 2)
+        let visit = try require(try database.reservation(id: ReservationID(ids[0]))?.reservation)
+        #expect(visit.status == .inside && visit.calledAt == clock.now && visit.enteredAt == clock.now)
+
+        // Ticket 3, printed for one and scanned before the kiosk could report it: made by the
+        // door, let in; the report that follows finds it.
+        let scanned = try call(.post, "/api/v1/scan", key: key, json: #"{"code": "\#(try code(1, 1))"}"#)
+        #expect(scanned.body["result"] as? String == "enter" && scanned.body["number"] as? Int == 3)
+        let late = try call(.post, "/api/v1/tickets/offline", key: key,
+                            json: #"{"id": \#(ids[1]), "people": 1, "residenceMinutes": 30, "issuedAt": "2026-11-18T08:59:00Z"}"#)
+        #expect(late.status == 200 && late.body["status"] as? String == "inside")
+        #expect((try call(.post, "/api/v1/ticket-block", key: key).body["tickets"] as? [[String: Any]])?.count == size - 2)
+
+        // Another store's kiosk can neither report nor let in this kiosk's tickets.
+        let stranger = try call(.post, "/api/v1/tickets/offline", key: otherKey,
+                                json: #"{"id": \#(ids[2]), "people": 1, "residenceMinutes": 30, "issuedAt": "2026-11-18T08:59:00Z"}"#)
+        #expect(stranger.status == 409 && stranger.body["code"] as? String == "notInBlock")
+        let elsewhere = try call(.post, "/api/v1/scan", key: otherKey, json: #"{"code": "\#(try code(2, 1))"}"#)
+        #expect(elsewhere.body["result"] as? String == "refused" && elsewhere.body["reason"] as? String == "otherStore")
+        // Bad input is refused with its reason.
+        for (json, expected) in [
+            (#"{"id": \#(ids[3]), "people": 3, "residenceMinutes": 30, "issuedAt": "2026-11-18T08:59:00Z"}"#, "invalidPeople"),
+            (#"{"id": \#(ids[3]), "people": 1, "residenceMinutes": 30, "issuedAt": "yesterday"}"#, "invalidIssuedAt"),
+            (#"{"id": \#(ids[3]), "people": 1, "residenceMinutes": 30, "issuedAt": "2026-11-16T08:59:00Z"}"#, "ticketTooOld"),
+            (#"{"id": \#(online.body["id"] as? Int64 ?? 0), "people": 1, "residenceMinutes": 30, "issuedAt": "2026-11-18T08:59:00Z"}"#, "notInBlock"),
+        ] {
+            #expect(try call(.post, "/api/v1/tickets/offline", key: key, json: json).body["code"] as? String == expected)
+        }
+        // A block is of no use past its day: kept a week, then purged.
+        #expect(try database.ticketBlocks(storeId: store.id, days: 0...Int(Int32.max)).count == 1)
+        clock.advance(Retention.ticketBlocks + 3600)
+        try database.purgePersonalData(now: clock.now, sessionLifetime: Visitor.absoluteLifetime)
+        #expect(try database.ticketBlocks(storeId: store.id, days: 0...Int(Int32.max)).isEmpty)
     }
 
     @Test("a scan the scanner names counts once, at the time it happened; sent again it gets its first answer")

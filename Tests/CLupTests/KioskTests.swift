@@ -167,6 +167,58 @@ struct KioskTests {
         #expect(try browser.get(location).status == 404)
     }
 
+    @Test("the dispenser keeps spare tickets to print offline, reports them once, and a late request issues nothing")
+    func dispenserSpares() throws {
+        let browser = try kiosk()
+        try browser.get("/kiosk/dispenser")
+        let spares = try browser.post("/kiosk/spares")
+        #expect(spares.status == 200)
+        struct Spares: Decodable {
+            struct Spare: Decodable { var id: Int64; var number: Int; var receipts: [String: String] }
+            var day: String
+            var tickets: [Spare]
+        }
+        let block = try JSONDecoder().decode(Spares.self, from: Data(spares.body))
+        #expect(block.day == "2026-11-18" && block.tickets.map(\.number) == Array(1...AppDatabase.ticketBlockSize))
+        // Each receipt: the number, what to do, the time left to fill in, and the QR code of the
+        // ticket's signed code for that party.
+        let first = try require(block.tickets.first)
+        for people in [1, 2] {
+            let receipt = try require(first.receipts[String(people)])
+            let code = Fixture.storeKeys.text(of: DoorCode(keyId: 1, storeId: store.id.rawValue, reservationId: first.id,
+                                                           kind: .walkIn, people: people, number: 1))
+            #expect(receipt.contains("<path d=\"\(try QRCode(encoding: code).svgPath)\""))
+            #expect(receipt.contains("<span>Ticket</span> 1</h1>") && receipt.contains("<dd data-printed-at></dd>"))
+            #expect(receipt.contains("Printed while CLup could not be reached."))
+        }
+        // Printed for two at 9:58, reported once CLup answers; reported again, the same ticket.
+        let fields = [("id", String(first.id)), ("people", "2"), ("minutes", "45"), ("issuedAt", "2026-11-18T08:58:00Z")]
+        let reported = try browser.post("/kiosk/spares/printed", fields)
+        #expect(reported.status == 201 && reported.bodyText.contains("\"number\":1"))
+        #expect(try browser.post("/kiosk/spares/printed", fields).status == 200)
+        let ticket = try reload(try require(try database.walkInTicket(id: ReservationID(first.id), storeId: store.id)))
+        #expect(ticket.people == 2 && ticket.residenceMinutes == 45 && ticket.createdAt == Fixture.date(2026, 11, 18, 9, 58))
+        // The next ticket issued online is numbered after the block.
+        let online = try walkIn(browser)
+        #expect(online.number == AppDatabase.ticketBlockSize + 1 && online.id.rawValue > first.id + 9)
+        let bad = try browser.post("/kiosk/spares/printed", [("id", online.id.description), ("people", "1"), ("minutes", "30"),
+                                                             ("issuedAt", "2026-11-18T08:58:00Z")])
+        #expect(bad.status == 409 && bad.bodyText.contains("notInBlock"))
+
+        // A request that waited for the worker longer than the page waits for the answer issues
+        // nothing: the page has printed a spare ticket instead.
+        func late(_ answerWithin: String?, waited: TimeInterval) -> String? {
+            do {
+                try EntranceDesk.checkInTime(answerWithin: answerWithin, receivedAt: Date() - waited)
+                return nil
+            } catch {
+                return (error as? EntranceError)?.code
+            }
+        }
+        #expect(late("2.5", waited: 3) == "late" && late("2.5", waited: 1) == nil && late(nil, waited: 30) == nil)
+        #expect(late("0", waited: 0) == "invalidAnswerWithin" && late("soon", waited: 0) == "invalidAnswerWithin")
+    }
+
     @Test("the dispenser refuses bad choices and a closed store with reasons, and issues nothing")
     func dispenserRefusals() throws {
         let browser = try kiosk()

@@ -82,6 +82,8 @@ struct RoutesTests {
         GET /kiosk/dispenser session kiosk
         POST /kiosk/tickets session csrf replies kiosk
         GET /kiosk/tickets/{id} session kiosk
+        POST /kiosk/spares session csrf replies kiosk
+        POST /kiosk/spares/printed session csrf replies kiosk
         GET /kiosk/board session kiosk
         GET /kiosk/scanner session kiosk doorKiosk
         POST /kiosk/scan session csrf replies kiosk doorKiosk
@@ -93,6 +95,8 @@ struct RoutesTests {
         POST /kiosk/door session csrf replies kiosk doorKiosk staff
         POST /api/v1/scan jsonErrors deviceKey
         POST /api/v1/tickets jsonErrors deviceKey
+        POST /api/v1/ticket-block jsonErrors deviceKey
+        POST /api/v1/tickets/offline jsonErrors deviceKey
         GET /api/v1/stores/{id}/status jsonErrors deviceKey deviceOfStore
         """
 

@@ -20,6 +20,8 @@ struct DeviceArea {
         let devices = api.adding(.deviceKey(database: database))
         devices.post(Paths.apiScan, scan)
         devices.post(Paths.apiTickets, issueTicket)
+        devices.post(Paths.apiTicketBlock, ticketBlock)
+        devices.post(Paths.apiOfflineTickets, reportOfflineTicket)
         devices.adding(.deviceOfStore).get(Paths.apiStoreStatus, storeStatus)
     }
 
@@ -49,6 +51,25 @@ struct DeviceArea {
         }
     }
 
+    /// The kiosk's block of tickets for today, reserved on first asking: the spare ones, each
+    /// with its code for a party of one and of two, to print while CLup cannot be reached.
+    func ticketBlock(_ context: DeviceContext) throws -> Response {
+        guard let block = try desk.spareTickets(kiosk: context.kiosk, now: context.now) else {
+            throw EntranceError(404, "notFound", tr("api.noStore"))
+        }
+        return .json(block)
+    }
+
+    /// A ticket the kiosk printed from its block while CLup could not be reached, reported once
+    /// it answers: it joins the walk-in queue from the time it was printed. Sent twice, or
+    /// after the door has scanned it, it is answered with the ticket as it is.
+    func reportOfflineTicket(_ context: DeviceContext) throws -> Response {
+        let body = try decode(OfflineTicketRequest.self, from: context.request)
+        let (ticket, made) = try desk.reportOfflineTicket(body.id, people: body.people, minutes: body.residenceMinutes,
+                                                          issuedAt: body.issuedAt, kiosk: context.kiosk, now: context.now)
+        return .json(try ticketJSON(ticket, now: context.now), status: made ? 201 : 200)
+    }
+
     func storeStatus(_ context: DeviceContext) throws -> Response {
         .json(try status(storeId: context.kiosk.storeId, now: context.now))
     }
@@ -72,6 +93,15 @@ struct DeviceArea {
         var residenceMinutes: Int
         /// Any unique text of 16+ URL-safe characters: a request repeated with it issues one ticket.
         var requestKey: String?
+    }
+
+    struct OfflineTicketRequest: Decodable {
+        /// The ticket's id, from the kiosk's block.
+        var id: ReservationID
+        var people: Int
+        var residenceMinutes: Int
+        /// When it was printed (ISO 8601).
+        var issuedAt: String
     }
 
     private func decode<Body: Decodable>(_ type: Body.Type, from request: Request) throws -> Body {

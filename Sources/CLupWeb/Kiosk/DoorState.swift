@@ -27,6 +27,14 @@ struct DoorState: Encodable {
         var state: String
         var calledAt: String?
         var slotStart: String?
+        /// Printed by a kiosk while CLup could not be reached: let in when there is room.
+        var printedOffline: Bool?
+    }
+
+    /// Reservation ids a kiosk of the store keeps for printing tickets offline, first to last.
+    struct Block: Encodable {
+        var first: ReservationID
+        var last: ReservationID
     }
 
     var storeId: StoreID
@@ -38,6 +46,9 @@ struct DoorState: Encodable {
     var entryAfterMinutes: Int
     var peopleInside: Int
     var tickets: [Ticket]
+    /// The store's blocks of tickets for printing offline, today's and yesterday's: a code
+    /// from one that CLup has not heard of is a walk-in let in when there is room.
+    var offlineBlocks: [Block]
     /// Codes naming a higher reservation were made after this state: the kiosk cannot know
     /// whether they were called, only a booking's slot.
     var lastReservationId: Int64
@@ -53,10 +64,13 @@ extension EntranceDesk {
         else { throw HTTPError.notFound }
         let store = entry.store
         func time(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) }
+        let today = entry.hours.businessDay(at: now)
+        let blocks = try database.ticketBlocks(storeId: store.id, days: (today - 1)...today)
         let tickets = entry.live.live.map { ticket -> DoorState.Ticket in
             var state = DoorState.Ticket(id: ticket.id, number: ticket.number, people: ticket.people, state: "waiting")
             switch ticket.state {
-            case .waiting: break
+            case .waiting:
+                if ticket.walkIn, blocks.contains(where: { $0.contains(ticket.id) }) { state.printedOffline = true }
             case .called(let at): (state.state, state.calledAt) = ("called", time(at))
             case .inside: state.state = "inside"
             case .booked(let slot): (state.state, state.slotStart) = ("booked", time(slot))
@@ -72,7 +86,9 @@ extension EntranceDesk {
             },
             capacity: store.capacity, callGraceMinutes: store.callGraceMinutes,
             entryBeforeMinutes: store.entryBeforeMinutes, entryAfterMinutes: store.entryAfterMinutes,
-            peopleInside: entry.live.peopleInside, tickets: tickets, lastReservationId: try database.lastReservationId()?.rawValue ?? 0,
+            peopleInside: entry.live.peopleInside, tickets: tickets,
+            offlineBlocks: blocks.map { DoorState.Block(first: $0.firstReservationId, last: $0.lastReservationId) },
+            lastReservationId: try database.lastReservationId()?.rawValue ?? 0,
             authority: doors.first?.id == kiosk.id, authorityLabel: doors.first?.label ?? "")
     }
 }

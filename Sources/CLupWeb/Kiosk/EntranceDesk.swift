@@ -14,13 +14,14 @@ struct EntranceDesk: Sendable {
 
     /// Scans `code` (the text a QR scanner typed, or the camera read) at `kiosk`'s store.
     func scan(code: String, kiosk: Kiosk, now: Date) throws -> ScanReport {
-        ScanReport(try database.scan(reservationId: try reservationId(code, now: now), at: kiosk.storeId, now: now),
-                   now: now)
+        let named = try reservation(code, now: now)
+        return ScanReport(try database.scan(reservationId: named?.id, walkIn: named?.walkIn, at: kiosk.storeId, now: now),
+                          now: now)
     }
 
     /// The reservation a scanned code names, if it is a genuine code.
-    private func reservationId(_ code: String, now: Date) throws -> ReservationID? {
-        try codes.reservationId(scanned: code.trimmingCharacters(in: .whitespacesAndNewlines), now: now)
+    private func reservation(_ code: String, now: Date) throws -> (id: ReservationID, walkIn: WalkInCode?)? {
+        try codes.reservation(scanned: code.trimmingCharacters(in: .whitespacesAndNewlines), now: now)
     }
 
     /// Scans `code` as the kiosk named and dated the scan: applied once at the time it happened,
@@ -38,15 +39,10 @@ struct EntranceDesk: Sendable {
         guard (16...64).contains(scanId.utf8.count), Secrets.isWellFormed(scanId, minimumLength: 16) else {
             throw EntranceError(400, "invalidScanId", tr("desk.scanId"))
         }
-        if let answerWithin {
-            guard let seconds = Double(answerWithin), (0.5...60).contains(seconds), offlineResult == nil else {
-                throw EntranceError(400, "invalidAnswerWithin", tr("desk.answerWithin"))
-            }
-            // The machine's clock, as nginx's: not the application's.
-            if let receivedAt, Date().timeIntervalSince(receivedAt) > seconds {
-                throw EntranceError(503, "late", tr("desk.late"))
-            }
+        guard answerWithin == nil || offlineResult == nil else {
+            throw EntranceError(400, "invalidAnswerWithin", tr("desk.answerWithin"))
         }
+        try Self.checkInTime(answerWithin: answerWithin, receivedAt: receivedAt)
         var doorDid: KioskScan.DoorDid?
         if let offlineResult {
             guard let did = KioskScan.DoorDid(rawValue: offlineResult), scannedAt != nil else {
@@ -62,10 +58,25 @@ struct EntranceDesk: Sendable {
             guard date >= now - Self.oldestScan else { throw EntranceError(409, "scanTooOld", tr("desk.scanTooOld")) }
             at = min(date, now)
         }
-        return try database.scan(reservationId: try reservationId(code, now: now), at: kiosk.storeId,
+        let named = try reservation(code, now: now)
+        return try database.scan(reservationId: named?.id, walkIn: named?.walkIn, at: kiosk.storeId,
                                  by: KioskScan(kioskId: kiosk.id, scanId: scanId, scannedAt: at, doorDid: doorDid),
                                  now: now) { result in
             Response.jsonText(ScanReport(result, now: at))
+        }
+    }
+
+    /// Refuses a request that waited for the worker (since `receivedAt`, when nginx received
+    /// it) longer than its kiosk waits for the answer (`answerWithin` seconds) before doing
+    /// without it: its kiosk has gone on by itself, so it is neither applied nor kept.
+    static func checkInTime(answerWithin: String?, receivedAt: Date?) throws {
+        guard let answerWithin else { return }
+        guard let seconds = Double(answerWithin), (0.5...60).contains(seconds) else {
+            throw EntranceError(400, "invalidAnswerWithin", tr("desk.answerWithin"))
+        }
+        // The machine's clock, as nginx's: not the application's.
+        if let receivedAt, Date().timeIntervalSince(receivedAt) > seconds {
+            throw EntranceError(503, "late", tr("desk.late"))
         }
     }
 
@@ -128,12 +139,74 @@ struct EntranceDesk: Sendable {
         }
     }
 
+    /// `kiosk`'s block of tickets for today (reserved on first asking) and its spare ones, each
+    /// with its code for a party of one and of two — and, given `receipt`, the receipt to print
+    /// for each; nil if the store is gone.
+    func spareTickets(kiosk: Kiosk, now: Date,
+                      receipt: ((_ number: Int, _ people: Int, _ code: String) throws -> String)? = nil) throws
+        -> SpareTicketsJSON?
+    {
+        guard let (block, spare) = try database.ticketBlock(for: kiosk, now: now) else { return nil }
+        return SpareTicketsJSON(
+            day: LocalDate(day: block.day).text, firstNumber: block.firstNumber, size: block.size,
+            tickets: try codes.spareCodes(spare, storeId: kiosk.storeId, now: now).map { ticket, codes in
+                SpareTicketsJSON.Spare(
+                    id: ticket.id, number: ticket.number,
+                    codes: Dictionary(uniqueKeysWithValues: codes.map { (String($0), $1) }),
+                    receipts: try receipt.map { render in
+                        Dictionary(uniqueKeysWithValues: try codes.map { (String($0), try render(ticket.number, $0, $1)) })
+                    })
+            })
+    }
+
+    /// A ticket `kiosk` printed from its block while CLup could not be reached, reported once
+    /// it answers, its fields as the kiosk sent them: the ticket, and whether it was made now
+    /// (rather than already known, from an earlier report or from the door that scanned it).
+    func reportOfflineTicket(_ id: ReservationID?, people: Int?, minutes: Int?, issuedAt: String?, kiosk: Kiosk,
+                             now: Date) throws -> (Reservation, made: Bool)
+    {
+        guard let id else { throw EntranceError(409, "notInBlock", tr("api.notInBlock")) }
+        guard let people, people == 1 || people == 2 else { throw EntranceError(400, "invalidPeople", tr("desk.people")) }
+        guard let minutes, ResidenceTime.isValid(minutes) else {
+            throw EntranceError(400, "invalidResidence", tr("desk.residence"))
+        }
+        guard let issuedAt = issuedAt.flatMap(Self.instant), issuedAt <= now + Self.clockSkew else {
+            throw EntranceError(400, "invalidIssuedAt", tr("api.issuedAt"))
+        }
+        guard issuedAt >= now - Self.oldestScan else { throw EntranceError(409, "ticketTooOld", tr("api.ticketTooOld")) }
+        switch try database.reportOfflineTicket(id, kiosk: kiosk, people: people, residenceMinutes: minutes,
+                                                issuedAt: issuedAt, now: now)
+        {
+        case .recorded(let ticket): return (ticket, true)
+        case .alreadyKnown(let ticket): return (ticket, false)
+        case .notInBlock: throw EntranceError(409, "notInBlock", tr("api.notInBlock"))
+        }
+    }
+
     /// Where a walk-in ticket stands now: its expected wait (0 when called).
     func standing(of ticket: Reservation, now: Date) throws -> QueueStanding? {
         guard ticket.status == .waiting else { return nil }
         let id = ticket.id
         return database.board.standing(of: ticket.storeId, now: now)?.standing(of: id)
     }
+}
+
+/// A kiosk's block of tickets for printing offline, as JSON: its spare tickets, each with its
+/// code for a party of one ("1") and of two ("2"), and for the dispenser's page their receipts.
+struct SpareTicketsJSON: Encodable {
+    struct Spare: Encodable {
+        var id: ReservationID
+        var number: Int
+        var codes: [String: String]
+        var receipts: [String: String]?
+    }
+
+    /// The store's business day the block is for (YYYY-MM-DD).
+    var day: String
+    var firstNumber: Int
+    var size: Int
+    /// The tickets CLup has not heard of yet, in number order.
+    var tickets: [Spare]
 }
 
 /// A refusal of the entrance with its HTTP status, stable code and message.

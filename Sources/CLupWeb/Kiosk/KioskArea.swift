@@ -34,6 +34,8 @@ struct KioskArea {
         kiosk.get(Paths.kioskDispenser, dispenser)
         kiosk.post(Paths.kioskTickets, issue)
         kiosk.get(Paths.kioskTicket, ticket)
+        kiosk.post(Paths.kioskSpares, spares)
+        kiosk.post(Paths.kioskSparesPrinted, reportPrinted)
         kiosk.get(Paths.kioskBoard, board)
 
         // The door: scanning, and the staff's console behind the store's staff PIN.
@@ -155,6 +157,14 @@ struct KioskArea {
     }
 
     func issue(_ context: KioskContext) throws -> Response {
+        // The dispenser's script says how long it waits before printing a spare ticket instead:
+        // a request that waited longer for the worker issues nothing, or two tickets would be
+        // printed for one.
+        do {
+            try EntranceDesk.checkInTime(answerWithin: context.form["answerWithin"], receivedAt: context.request.receivedAt)
+        } catch let error as EntranceError {
+            return DeviceArea.error(error)
+        }
         let outcome = try desk.issueTicket(
             people: context.form["people"].flatMap { Int($0) }, minutes: context.form["minutes"].flatMap { Int($0) },
             requestKey: context.form["requestKey"], kiosk: context.kiosk, now: context.now)
@@ -186,6 +196,42 @@ struct KioskArea {
         let page = KioskTicketPage(ticket: ticket, store: store, code: code,
                                    standing: try desk.standing(of: ticket, now: context.now), now: context.now)
         return views.page(title: tr("ticket.title"), context, page)
+    }
+
+    /// The kiosk's spare tickets for today (its block, reserved on first asking), each as the
+    /// receipt to print for a party of one and of two: what the dispenser's script keeps, to
+    /// print while CLup cannot be reached.
+    func spares(_ context: KioskContext) throws -> Response {
+        let store = try store(of: context.kiosk)
+        let block = try desk.spareTickets(kiosk: context.kiosk, now: context.now) { number, people, code in
+            let qr = try QRCode(encoding: code)
+            return KioskTicketPage.offlineReceipt(storeName: store.name, storeAddress: store.address, number: number,
+                                                  people: people, code: QRDrawing(side: qr.svgSide, path: qr.svgPath))
+        }
+        guard let block else { throw HTTPError.notFound }
+        return .json(block)
+    }
+
+    /// A ticket the dispenser printed offline, reported by its script once CLup answers (as the
+    /// device API's `POST /api/v1/tickets/offline`): JSON `{id, number, status}`, or the API's
+    /// error.
+    func reportPrinted(_ context: KioskContext) throws -> Response {
+        do {
+            let (ticket, made) = try desk.reportOfflineTicket(
+                context.form["id"].flatMap { Int64($0) }.map { ReservationID($0) },
+                people: context.form["people"].flatMap { Int($0) }, minutes: context.form["minutes"].flatMap { Int($0) },
+                issuedAt: context.form["issuedAt"], kiosk: context.kiosk, now: context.now)
+            return .json(PrintedJSON(id: ticket.id, number: ticket.number, status: ticket.status.rawValue),
+                         status: made ? 201 : 200)
+        } catch let error as EntranceError {
+            return DeviceArea.error(error)
+        }
+    }
+
+    struct PrintedJSON: Encodable {
+        var id: ReservationID
+        var number: Int
+        var status: String
     }
 
     // MARK: Scanner

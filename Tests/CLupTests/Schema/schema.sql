@@ -136,6 +136,12 @@ CREATE INDEX "storeDepartmentHour_on_storeId" ON "storeDepartmentHour"("storeId"
 -- index storeHour_on_storeId
 CREATE INDEX "storeHour_on_storeId" ON "storeHour"("storeId");
 
+-- index ticketBlock_kiosk_day
+CREATE UNIQUE INDEX ticketBlock_kiosk_day ON ticketBlock(kioskId, day);
+
+-- index ticketBlock_store_day
+CREATE INDEX ticketBlock_store_day ON ticketBlock(storeId, day);
+
 -- index user_loyal
 CREATE INDEX user_loyal ON user(id) WHERE loyaltyOptIn = 1;
 
@@ -228,6 +234,18 @@ CREATE TABLE storeSigningKey (
     retiresAt DATETIME,
     PRIMARY KEY (storeId, keyId)
 ) WITHOUT ROWID;
+
+-- table ticketBlock
+CREATE TABLE ticketBlock (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    storeId INTEGER NOT NULL REFERENCES store(id) ON DELETE CASCADE,
+    kioskId INTEGER NOT NULL REFERENCES kiosk(id) ON DELETE CASCADE,
+    day INTEGER NOT NULL,
+    firstNumber INTEGER NOT NULL CHECK (firstNumber >= 1),
+    firstReservationId INTEGER NOT NULL CHECK (firstReservationId >= 1),
+    size INTEGER NOT NULL CHECK (size BETWEEN 1 AND 100),
+    createdAt DATETIME NOT NULL
+);
 
 -- table user
 CREATE TABLE "user" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "email" TEXT NOT NULL UNIQUE CHECK ((LENGTH("email") >= 3) AND (LENGTH("email") <= 254)) COLLATE NOCASE, "displayName" TEXT NOT NULL CHECK ((LENGTH("displayName") >= 1) AND (LENGTH("displayName") <= 60)), "passwordHash" TEXT NOT NULL, "role" TEXT NOT NULL CHECK ("role" IN ('customer', 'manager', 'admin')) DEFAULT 'customer', "emailConfirmedAt" DATETIME, "travelMode" TEXT NOT NULL CHECK ("travelMode" IN ('walking', 'car', 'transit')) DEFAULT 'walking', "loyaltyOptIn" BOOLEAN NOT NULL DEFAULT 0, "createdAt" DATETIME NOT NULL, "notifyEmail" BOOLEAN NOT NULL DEFAULT 1, "notifyPush" BOOLEAN NOT NULL DEFAULT 1, "language" TEXT NOT NULL CHECK ("language" IN ('en', 'it')) DEFAULT 'en');
