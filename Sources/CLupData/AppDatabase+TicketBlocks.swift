@@ -59,17 +59,31 @@ extension AppDatabase {
     /// The block `kiosk` keeps for its store's business day at `now`, reserved now if it has
     /// none yet, and which of its tickets are still spare; nil if the store is gone.
     public func ticketBlock(for kiosk: Kiosk, now: Date) throws -> (block: TicketBlock, spare: [SpareTicket])? {
-        try write { db in
+        guard let day = board.entry(kiosk.storeId)?.hours.businessDay(at: now) else { return nil }
+        // Read, as every dispenser page load asks: written only on the day's first asking.
+        let kept = try reader.read { db in
+            try Self.ticketBlock(kioskId: kiosk.id, day: day, db).map { ($0, try Self.spare(in: $0, db)) }
+        }
+        if let kept { return kept }
+        return try write { db in
             guard let details = try transactionDefinition(storeId: kiosk.storeId, db) else { return nil }
             let day = details.openingHours.businessDay(at: now)
-            let block = try TicketBlock.filter(Column("kioskId") == kiosk.id && Column("day") == day).fetchOne(db)
+            let block = try Self.ticketBlock(kioskId: kiosk.id, day: day, db)
                 ?? Self.reserveTicketBlock(kiosk: kiosk, day: day, now: now, db)
-            let used = Set(try ReservationID.fetchAll(db.cachedStatement(sql: """
-                SELECT id FROM reservation WHERE id BETWEEN ? AND ?
-                """), arguments: [block.firstReservationId, block.lastReservationId]))
-            let spare = block.reservationIds.filter { !used.contains($0) }.map { SpareTicket(id: $0, number: block.number(of: $0)) }
-            return (block, spare)
+            return (block, try Self.spare(in: block, db))
         }
+    }
+
+    private static func ticketBlock(kioskId: Int64, day: Int, _ db: Database) throws -> TicketBlock? {
+        try TicketBlock.filter(Column("kioskId") == kioskId && Column("day") == day).fetchOne(db)
+    }
+
+    /// The tickets of `block` that CLup has not heard of yet.
+    private static func spare(in block: TicketBlock, _ db: Database) throws -> [SpareTicket] {
+        let used = Set(try ReservationID.fetchAll(db.cachedStatement(sql: """
+            SELECT id FROM reservation WHERE id BETWEEN ? AND ?
+            """), arguments: [block.firstReservationId, block.lastReservationId]))
+        return block.reservationIds.filter { !used.contains($0) }.map { SpareTicket(id: $0, number: block.number(of: $0)) }
     }
 
     /// A new block for `kiosk` and `day`: the day's next numbers, and ids past every
