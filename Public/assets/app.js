@@ -16,6 +16,50 @@
     return texts[key] || key;
   }
 
+  // The text of `key` with its {names} filled in from `values`.
+  function fill(key, values) {
+    return text(key).replace(/\{(\w+)\}/g, function (whole, name) {
+      return values && name in values ? String(values[name]) : whole;
+    });
+  }
+
+  // A fetch from the same site that wants JSON back, given up after `seconds`.
+  function fetchWithin(url, options, seconds) {
+    var controller = window.AbortController ? new AbortController() : null;
+    var timer = controller ? window.setTimeout(function () { controller.abort(); }, seconds * 1000) : null;
+    options.credentials = "same-origin";
+    options.headers = { Accept: "application/json" };
+    if (controller) options.signal = controller.signal;
+    return fetch(url, options).then(function (response) {
+      window.clearTimeout(timer);
+      return response;
+    }, function (error) {
+      window.clearTimeout(timer);
+      throw error;
+    });
+  }
+
+  // An IndexedDB database of this page's, made by `upgrade` the first time.
+  function openDatabase(name, upgrade) {
+    return new Promise(function (resolve, reject) {
+      var request = window.indexedDB.open(name, 1);
+      request.onupgradeneeded = function () { upgrade(request.result); };
+      request.onsuccess = function () { resolve(request.result); };
+      request.onerror = function () { reject(request.error); };
+    });
+  }
+
+  // `work(tx)` in one transaction over the stores `names`: resolves, once it has committed,
+  // with the `result` of what `work` returned, if it has one.
+  function storeTransaction(db, names, mode, work) {
+    return new Promise(function (resolve, reject) {
+      var tx = db.transaction(names, mode);
+      var result = work(tx);
+      tx.oncomplete = function () { resolve(result && "result" in result ? result.result : undefined); };
+      tx.onerror = function () { reject(tx.error); };
+    });
+  }
+
   function navigateTo(lat, lon) {
     // Remembered for the next visit, as a place chosen in the form is by the server (which
     // sets no cookie for a point, so guests' pages for it stay shared in nginx's cache).
@@ -339,24 +383,14 @@
     var ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
     function openStore() {
-      return new Promise(function (resolve, reject) {
-        var request = window.indexedDB.open(DB_NAME, 1);
-        request.onupgradeneeded = function () {
-          request.result.createObjectStore("state");
-          request.result.createObjectStore("queue", { keyPath: "seq", autoIncrement: true });
-        };
-        request.onsuccess = function () { resolve(request.result); };
-        request.onerror = function () { reject(request.error); };
+      return openDatabase(DB_NAME, function (db) {
+        db.createObjectStore("state");
+        db.createObjectStore("queue", { keyPath: "seq", autoIncrement: true });
       });
     }
 
     function transaction(db, name, mode, work) {
-      return new Promise(function (resolve, reject) {
-        var tx = db.transaction(name, mode);
-        var result = work(tx.objectStore(name));
-        tx.oncomplete = function () { resolve(result && "result" in result ? result.result : undefined); };
-        tx.onerror = function () { reject(tx.error); };
-      });
+      return storeTransaction(db, name, mode, function (tx) { return work(tx.objectStore(name)); });
     }
 
     function base32(text) {
@@ -524,32 +558,10 @@
       }, 6000);
     }
 
-    function fill(key, values) {
-      return text(key).replace(/\{(\w+)\}/g, function (whole, name) {
-        return values && name in values ? String(values[name]) : whole;
-      });
-    }
-
     function newScanId() {
       var bytes = new Uint8Array(16);
       window.crypto.getRandomValues(bytes);
       return btoa(String.fromCharCode.apply(null, bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-    }
-
-    // A fetch of JSON from the same site, given up after `seconds`.
-    function fetchWithin(url, options, seconds) {
-      var controller = window.AbortController ? new AbortController() : null;
-      var timer = controller ? window.setTimeout(function () { controller.abort(); }, seconds * 1000) : null;
-      options.credentials = "same-origin";
-      options.headers = { Accept: "application/json" };
-      if (controller) options.signal = controller.signal;
-      return fetch(url, options).then(function (response) {
-        window.clearTimeout(timer);
-        return response;
-      }, function (error) {
-        window.clearTimeout(timer);
-        throw error;
-      });
     }
 
     // A POST of the scan form's fields and `fields`, given up after `seconds`.
@@ -758,43 +770,21 @@
     var banner = document.querySelector("[data-offline]");
     var state = { db: null, queued: 0, refused: 0, stopped: false, busy: false };
 
-    function openStore() {
-      return new Promise(function (resolve, reject) {
-        var request = indexedDB.open("clup-dispenser", 1);
-        request.onupgradeneeded = function () {
-          request.result.createObjectStore("spares", { keyPath: "number" });
-          request.result.createObjectStore("printed", { keyPath: "seq", autoIncrement: true });
-        };
-        request.onsuccess = function () { resolve(request.result); };
-        request.onerror = function () { reject(request.error); };
-      });
-    }
-    function transaction(names, mode, work) {
-      return new Promise(function (resolve, reject) {
-        var tx = state.db.transaction(names, mode);
-        var result = work(tx);
-        tx.oncomplete = function () { resolve(result && "result" in result ? result.result : undefined); };
-        tx.onerror = function () { reject(tx.error); };
-      });
-    }
+    function transaction(names, mode, work) { return storeTransaction(state.db, names, mode, work); }
     function post(url, fields, seconds) {
       var body = new URLSearchParams(new FormData(form));
       ["people", "minutes", "requestKey"].forEach(function (name) { body.delete(name); });
       // Only the ticket's own request is the page's form sent: the others are events of their own.
       if (url !== form.action) body.delete("formKey");
       Object.keys(fields).forEach(function (name) { body.set(name, fields[name]); });
-      var controller = window.AbortController ? new AbortController() : null;
-      var timer = controller ? window.setTimeout(function () { controller.abort(); }, seconds * 1000) : null;
-      return fetch(url, { method: "POST", body: body, redirect: "manual", signal: controller ? controller.signal : undefined })
-        .then(function (response) { if (timer) window.clearTimeout(timer); return response; },
-              function (error) { if (timer) window.clearTimeout(timer); throw error; });
+      return fetchWithin(url, { method: "POST", body: body, redirect: "manual" }, seconds);
     }
     function showBanner() {
       if (!banner) return;
       var lines = [];
-      if (state.queued > 0) lines.push(text("js.printedWaiting").replace("{count}", state.queued));
-      if (state.refused) lines.push(text("js.printedRefused").replace("{count}", state.refused));
-      if (state.stopped) lines.push(text("js.printedStopped").replace("{count}", state.queued));
+      if (state.queued > 0) lines.push(fill("js.printedWaiting", { count: state.queued }));
+      if (state.refused) lines.push(fill("js.printedRefused", { count: state.refused }));
+      if (state.stopped) lines.push(fill("js.printedStopped", { count: state.queued }));
       banner.hidden = lines.length === 0;
       banner.textContent = lines.join(" ");
     }
@@ -910,7 +900,10 @@
         .then(function () { flushing = false; showBanner(); });
     }
 
-    openStore().then(function (db) {
+    openDatabase("clup-dispenser", function (db) {
+      db.createObjectStore("spares", { keyPath: "number" });
+      db.createObjectStore("printed", { keyPath: "seq", autoIncrement: true });
+    }).then(function (db) {
       state.db = db;
       return transaction(["printed"], "readonly", function (tx) { return tx.objectStore("printed").count(); });
     }).then(function (count) {
