@@ -151,10 +151,12 @@ extension AppDatabase {
                               doorDid: KioskScan.DoorDid? = nil, kioskId: Int64? = nil, _ db: Database) throws -> ScanResult
     {
         var reservation = try reservationId.flatMap { try Reservation.find($0, db) }
-        if reservation == nil, let reservationId, let walkIn {
+        if reservation == nil, let reservationId, let walkIn,
+           let block = try Self.ticketBlock(containing: reservationId, storeId: walkIn.storeId, db)
+        {
             // A ticket printed offline that CLup has not heard of yet: made now, from its code,
             // as if it had been printed at the moment it is scanned.
-            reservation = try Self.printedOfflineTicket(reservationId, storeId: walkIn.storeId, people: walkIn.people,
+            reservation = try Self.printedOfflineTicket(reservationId, of: block, people: walkIn.people,
                                                         residenceMinutes: ResidenceTime.defaultMinutes, issuedAt: now, db)
         }
         let result = try scan(reservation, at: storeId, now: now, doorDid: doorDid, db)

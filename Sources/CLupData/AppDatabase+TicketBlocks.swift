@@ -123,12 +123,13 @@ extension AppDatabase {
                                     issuedAt: Date, now: Date) throws -> OfflineTicketOutcome
     {
         try write { db in
-            guard try TicketBlock.filter(Column("kioskId") == kiosk.id).fetchAll(db).contains(where: { $0.contains(id) })
+            guard let block = try TicketBlock.fetchOne(db.cachedStatement(sql: """
+                SELECT * FROM ticketBlock WHERE kioskId = ? AND firstReservationId <= ? AND ? < firstReservationId + size
+                """), arguments: [kiosk.id, id, id])
             else { return .notInBlock }
             if let known = try Reservation.find(id, db) { return .alreadyKnown(known) }
-            guard let made = try Self.printedOfflineTicket(id, storeId: kiosk.storeId, people: people,
-                                                          residenceMinutes: residenceMinutes, issuedAt: min(issuedAt, now), db)
-            else { return .notInBlock }
+            let made = try Self.printedOfflineTicket(id, of: block, people: people, residenceMinutes: residenceMinutes,
+                                                     issuedAt: min(issuedAt, now), db)
             try advanceQueue(storeId: kiosk.storeId, now: now, db)
             return .recorded(try Reservation.find(made.id, db) ?? made)
         }
@@ -141,15 +142,13 @@ extension AppDatabase {
             """), arguments: [storeId, id, id])
     }
 
-    /// Makes reservation `id`, a ticket of one of store `storeId`'s blocks printed offline, as a
-    /// walk-in waiting since `issuedAt`, inside the caller's transaction; nil if `id` is from no
-    /// block of the store.
-    static func printedOfflineTicket(_ id: ReservationID, storeId: StoreID, people: Int, residenceMinutes: Int,
-                                     issuedAt: Date, _ db: Database) throws -> Reservation?
+    /// Makes reservation `id`, a ticket of `block` printed offline, as a walk-in waiting since
+    /// `issuedAt`, inside the caller's transaction.
+    static func printedOfflineTicket(_ id: ReservationID, of block: TicketBlock, people: Int, residenceMinutes: Int,
+                                     issuedAt: Date, _ db: Database) throws -> Reservation
     {
-        guard let block = try ticketBlock(containing: id, storeId: storeId, db) else { return nil }
-        return try NewReservation(
-            storeId: storeId, userId: nil, kind: .lineUp, walkIn: true, day: block.day, number: block.number(of: id),
+        try NewReservation(
+            storeId: block.storeId, userId: nil, kind: .lineUp, walkIn: true, day: block.day, number: block.number(of: id),
             people: people, residenceMinutes: residenceMinutes, status: .waiting, createdAt: issuedAt, requestKey: nil
         ).insert(returning: db, id: id)
     }
