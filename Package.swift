@@ -5,7 +5,8 @@ import PackageDescription
 //
 //   CLupDomain     pure rules: nothing of ours (Foundation only)
 //   CLupSupport    libsodium, libqrencode, zlib wrappers: nothing of ours
-//   CLupData       AppDatabase, migrations, records: CLupDomain, CLupSupport, GRDB
+//   CLupData       AppDatabase, migrations, records, on SQLite or PostgreSQL: CLupDomain,
+//                  CLupSupport, GRDB, PostgresNIO
 //   CLupJobs       mail and push delivery from the outboxes: CLupData, CLupSupport, swift-crypto
 //   CLupPaths      the table of every address: nothing
 //   CLupText       what people read, in English and Italian (catalogues, `tr`): nothing
@@ -29,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // P-256, HKDF and AES-GCM for Web Push (RFC 8291, RFC 8292): libsodium has none of them.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // The second engine's PostgreSQL client, for deployments on several machines.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // System libraries from Debian: a module map and a shim that includes only the header.
@@ -48,7 +51,10 @@ let package = Package(
         .target(name: "CLupSupport", dependencies: ["CSodium", "CQRencode", "CZlib"]),
         .target(
             name: "CLupData",
-            dependencies: ["CLupDomain", "CLupSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "CLupDomain", "CLupSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
         ),
         .target(
             name: "CLupJobs",

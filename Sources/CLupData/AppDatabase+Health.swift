@@ -33,7 +33,7 @@ extension AppDatabase {
     /// most a second and letting it go at once. Always true for an in-memory database (it has
     /// no other writer to wait for). Answered from the last probe within `probeLifetime`.
     public func writeLockIsFree() -> Bool {
-        guard let pool = writer as? DatabasePool else { return true }
+        guard let pool = (try? writer) as? DatabasePool else { return true }
         let now = Date()
         if let last = Self.lastProbe.withLock({ $0 }), last.path == pool.path,
             now.timeIntervalSince(last.at) < Self.probeLifetime
@@ -63,7 +63,7 @@ extension AppDatabase {
 
     /// Bytes free to this process on the database's filesystem, if it is a file.
     public func freeDiskSpace() -> Int64? {
-        guard let pool = writer as? DatabasePool else { return nil }
+        guard let pool = (try? writer) as? DatabasePool else { return nil }
         var stats = statvfs()
         guard statvfs((pool.path as NSString).deletingLastPathComponent, &stats) == 0 else { return nil }
         return Int64(stats.f_bavail) * Int64(stats.f_frsize)

@@ -100,7 +100,7 @@ extension AppDatabase {
         return result
     }
 
-    private static let liveColumns =
+    static let liveColumns =
         "id, storeId, status, people, residenceMinutes, calledAt, enteredAt, slotStart, walkIn, number, day, "
             + "travelMode, travelMetres, leftAt, pace"
 
@@ -111,28 +111,53 @@ extension AppDatabase {
 
     /// A reservation row as the wait estimate sees it; nil once it has ended.
     private static func live(_ row: Row) -> LiveReservation? {
+        live(LiveColumns(id: row["id"], status: row["status"], people: row["people"],
+                         residenceMinutes: row["residenceMinutes"], calledAt: row["calledAt"], enteredAt: row["enteredAt"],
+                         slotStart: row["slotStart"], walkIn: row["walkIn"], number: row["number"], day: row["day"],
+                         travelMode: row["travelMode"], travelMetres: row["travelMetres"], leftAt: row["leftAt"],
+                         pace: row["pace"]))
+    }
+
+    /// The columns of a reservation the wait estimate reads (`liveColumns`), from either engine.
+    struct LiveColumns: Decodable {
+        var id: ReservationID
+        var status: String
+        var people: Int
+        var residenceMinutes: Int
+        var calledAt: Date?
+        var enteredAt: Date?
+        var slotStart: Date?
+        var walkIn: Bool
+        var number: Int
+        var day: Int
+        var travelMode: String?
+        var travelMetres: Int?
+        var leftAt: Date?
+        var pace: Double?
+    }
+
+    /// A reservation as the wait estimate sees it; nil once it has ended.
+    static func live(_ row: LiveColumns) -> LiveReservation? {
         let state: LiveReservation.State
-        switch Reservation.Status(rawValue: row["status"]) {
+        switch Reservation.Status(rawValue: row.status) {
         case .waiting: state = .waiting
-        case .called: state = .called(at: row["calledAt"])
-        case .inside: state = .inside(since: row["enteredAt"])
-        case .booked: state = .booked(slotStart: row["slotStart"])
+        case .called: state = .called(at: row.calledAt ?? .distantPast)
+        case .inside: state = .inside(since: row.enteredAt ?? .distantPast)
+        case .booked: state = .booked(slotStart: row.slotStart ?? .distantPast)
         default: return nil
         }
-        let minutes: Int = row["residenceMinutes"]
         // The customer's own pace, when their history set one (`CustomerPace`): the estimate
         // takes them to declare that much more or less than they will stay.
-        let pace: Double = row["pace"] ?? 1
-        let walkIn: Bool = row["walkIn"]
+        let pace = row.pace ?? 1
         var travel: TimeInterval = 0
-        if !walkIn, state == .waiting || state.isCalled, let metres: Int = row["travelMetres"],
-            let mode = (row["travelMode"] as String?).flatMap(TravelMode.init(rawValue:))
+        if !row.walkIn, state == .waiting || state.isCalled, let metres = row.travelMetres,
+            let mode = row.travelMode.flatMap(TravelMode.init(rawValue:))
         {
             travel = TravelMode.travel(mode: mode, metres: metres)
         }
-        return LiveReservation(id: row["id"], state: state, people: row["people"], residence: Double(minutes) * 60 * pace,
-                               walkIn: walkIn, number: row["number"], day: row["day"], travel: travel,
-                               leftAt: row["leftAt"])
+        return LiveReservation(id: row.id, state: state, people: row.people,
+                               residence: Double(row.residenceMinutes) * 60 * pace, walkIn: row.walkIn, number: row.number,
+                               day: row.day, travel: travel, leftAt: row.leftAt)
     }
 
     /// The reservations `ids` as the estimate sees them, each with its store (nil: ended), in

@@ -5,34 +5,87 @@ import GRDB
 
 /// The application's database: migrations run on open; every read and write CLup makes is a
 /// named method here, so all SQL lives in one place and each write is one transaction.
+///
+/// Two engines keep the rows: SQLite, embedded, the default (one machine, one file), and
+/// PostgreSQL, for a deployment on several machines (`open(url:)`). Each named method is
+/// written once per engine, over the same records and the same rules (CLupDomain); the
+/// PostgreSQL side lives in `PostgreSQL/`.
 public struct AppDatabase: Sendable {
-    let writer: any DatabaseWriter
+    /// Where the rows are kept.
+    let engine: Engine
     /// Each store's live state, kept up to date by the transactions that change it.
     public let board: StoreBoard
     /// Sessions and kiosk keys as last read, emptied by any change to them.
     let credentials: CredentialCache
     /// Stores' signing keys as last read.
     let signingKeyCache = SigningKeyCache()
-    /// Notes what each transaction changes, for the board and for the transaction itself.
-    let observer: BoardObserver
-    /// Writes the transactions that arrive together with one commit.
-    private let commits: GroupCommit
+
+    enum Engine: Sendable {
+        case sqlite(SQLiteEngine)
+        case postgres(PostgresEngine)
+    }
+
+    /// The SQLite engine's parts: the database, the observer that keeps the board, and the
+    /// group commit every write goes through.
+    final class SQLiteEngine: Sendable {
+        let writer: any DatabaseWriter
+        /// Notes what each transaction changes, for the board and for the transaction itself.
+        let observer: BoardObserver
+        /// Writes the transactions that arrive together with one commit.
+        let commits: GroupCommit
+
+        init(writer: any DatabaseWriter, observer: BoardObserver) {
+            self.writer = writer
+            self.observer = observer
+            commits = GroupCommit(writer: writer)
+        }
+    }
 
     /// Wraps `writer`, brings its schema up to date and loads the board.
     init(_ writer: any DatabaseWriter) throws {
-        self.writer = writer
         try Self.migrator.migrate(writer)
         board = StoreBoard()
         credentials = CredentialCache()
         let observer = BoardObserver(board: board, credentials: credentials)
-        self.observer = observer
-        commits = GroupCommit(writer: writer)
+        engine = .sqlite(SQLiteEngine(writer: writer, observer: observer))
         try writer.write { db in
             db.add(transactionObserver: observer, extent: .databaseLifetime)
             try board.reload(db)
             _ = board.swapDataVersion(try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0)
         }
     }
+
+    /// Opens the PostgreSQL database at `url` (`postgres://user:password@host:port,…/database`),
+    /// brings its schema up to date and loads the board.
+    public static func open(url: String) throws -> AppDatabase {
+        try AppDatabase(postgres: url)
+    }
+
+    private init(postgres url: String) throws {
+        board = StoreBoard()
+        credentials = CredentialCache()
+        engine = .postgres(try PostgresEngine(url: url, board: board, credentials: credentials))
+    }
+
+    /// The SQLite engine, for the methods written for it. A method not yet written for
+    /// PostgreSQL throws `PostgresEngine.Unsupported` there rather than reach for SQLite.
+    var sqlite: SQLiteEngine {
+        get throws {
+            switch engine {
+            case .sqlite(let sqlite): return sqlite
+            case .postgres: throw PostgresEngine.Unsupported()
+            }
+        }
+    }
+
+    /// The PostgreSQL engine, or nil on SQLite: each named method asks first.
+    var postgres: PostgresEngine? {
+        if case .postgres(let postgres) = engine { return postgres }
+        return nil
+    }
+
+    var writer: any DatabaseWriter { get throws { try sqlite.writer } }
+    var observer: BoardObserver { get throws { try sqlite.observer } }
 
     /// The production database: a WAL-mode pool at `path`, created if missing.
     public static func open(path: String) throws -> AppDatabase {
@@ -54,7 +107,7 @@ public struct AppDatabase: Sendable {
     /// was nothing to do or readers kept the WAL busy.
     @discardableResult
     public func checkpointIfLarge() throws -> Int? {
-        guard let pool = writer as? DatabasePool else { return nil }
+        guard let pool = (try? writer) as? DatabasePool else { return nil }
         let wal = pool.path + "-wal"
         guard let size = (try? FileManager.default.attributesOfItem(atPath: wal))?[.size] as? Int,
               size > Self.walSizeLimit
@@ -107,7 +160,7 @@ public struct AppDatabase: Sendable {
         return configuration
     }
 
-    var reader: any DatabaseReader { writer }
+    var reader: any DatabaseReader { get throws { try writer } }
 
     /// Runs `work` as one write transaction (BEGIN IMMEDIATE), returning once it is durable.
     /// Transactions asked for at the same moment share one commit (see `GroupCommit`), so
@@ -118,6 +171,7 @@ public struct AppDatabase: Sendable {
     /// (`FormReply`): captured here, in the requesting thread, since the group's leader may
     /// run `work` on another.
     func write<T>(_ work: (Database) throws -> T) throws -> T {
+        let commits = try sqlite.commits
         guard let reply = FormReply.current else { return try commits.write(work) }
         let now = Date()
         let result = try commits.write { db in
@@ -135,6 +189,7 @@ public struct AppDatabase: Sendable {
     /// The queue at 10,000 waiting cost 12 ms to read from the table; this costs what the
     /// transaction changed.
     func transactionTraffic(storeId: StoreID, _ db: Database) throws -> LiveTraffic {
+        let observer = try self.observer
         try ensureBoardCurrent(db)
         guard var entry = board.entry(storeId) else { return try Self.liveTraffic(storeId: storeId, now: Date(), db)[storeId] ?? .none }
         let pending = observer.pendingReservations
@@ -162,7 +217,7 @@ public struct AppDatabase: Sendable {
         guard board.swapDataVersion(version) != version else { return }
         credentials.clear()
         try board.reload(db)
-        observer.reloadedInTransaction = true
+        try observer.reloadedInTransaction = true
     }
 
     /// Reloads the board if another process wrote to the database since the last look
@@ -183,7 +238,8 @@ public struct AppDatabase: Sendable {
 extension AppDatabase {
     /// Every store with its opening hours, in id order.
     public func storeListings() throws -> [StoreListing] {
-        try reader.read { db in
+        if let postgres { return try postgres.storeListings() }
+        return try reader.read { db in
             try Store
                 .including(all: Store.openingIntervals.order(OpeningIntervalRecord.Columns.weekday,
                                                              OpeningIntervalRecord.Columns.opens))
@@ -195,12 +251,14 @@ extension AppDatabase {
     }
 
     public func store(id: StoreID) throws -> Store? {
-        try reader.read { db in try Store.fetchOne(db, id: id) }
+        if let postgres { return try postgres.store(id: id) }
+        return try reader.read { db in try Store.fetchOne(db, id: id) }
     }
 
     /// One store with hours and departments, or nil if there is no such store.
     public func storeDetails(id: StoreID) throws -> StoreDetails? {
-        try reader.read { db in try Self.storeDetails(id: id, db) }
+        if let postgres { return try postgres.storeDetails(id: id) }
+        return try reader.read { db in try Self.storeDetails(id: id, db) }
     }
 
     /// Every store with its hours and departments, in id order, read with three cursors and
@@ -270,7 +328,8 @@ extension AppDatabase {
     }
 
     public func storeCount() throws -> Int {
-        try reader.read { db in try Store.fetchCount(db) }
+        if let postgres { return try postgres.storeCount() }
+        return try reader.read { db in try Store.fetchCount(db) }
     }
 
     /// A store as registered: the store, its weekly hours and its departments in display order.
@@ -283,12 +342,14 @@ extension AppDatabase {
     public func createStore(_ store: NewStore, hours: [OpeningInterval], departments: [(name: String, minutes: Int)])
         throws -> Store
     {
-        try write { db in try Self.insert((store, hours, departments), db) }
+        if let postgres { return try postgres.createStore((store, hours, departments)) }
+        return try write { db in try Self.insert((store, hours, departments), db) }
     }
 
     /// Registers `stores` in one transaction if there are none yet; returns how many were added.
     public func createStoresIfEmpty(_ stores: [StoreRegistration]) throws -> Int {
-        try write { db in
+        if let postgres { return try postgres.createStoresIfEmpty(stores) }
+        return try write { db in
             guard try Store.fetchCount(db) == 0 else { return 0 }
             for store in stores { _ = try Self.insert(store, db) }
             return stores.count
@@ -309,6 +370,7 @@ extension AppDatabase {
 
     /// Answers whether the database can be read and has its schema: for `/healthz`.
     public func isHealthy() -> Bool {
-        (try? reader.read { db in try Store.fetchCount(db) }) != nil
+        if let postgres { return postgres.isHealthy() }
+        return (try? reader.read { db in try Store.fetchCount(db) }) != nil
     }
 }

@@ -242,6 +242,25 @@ public final class StoreBoard: Sendable {
         }
         state.withLock { $0 = fresh }
     }
+
+    /// Reloads every store, its learned sums and its live reservations from PostgreSQL, in
+    /// one snapshot.
+    func reload(_ transaction: PostgresTransaction) throws {
+        var fresh = State()
+        let stores = try PostgresEngine.storeDetails(nil, transaction)
+        fresh.entries.reserveCapacity(stores.count)
+        for details in stores {
+            fresh.entries.insert(Entry(details: details))
+            fresh.grid.insert(id: details.store.id, at: details.store.position)
+        }
+        for load in try PostgresEngine.storeLoads(transaction) {
+            fresh.entries.update(load.storeId) { $0.model = load.model }
+        }
+        for (storeId, reservation) in try PostgresEngine.liveReservations(transaction) {
+            fresh.entries.update(storeId) { $0.upsert(reservation) }
+        }
+        state.withLock { $0 = fresh }
+    }
 }
 
 /// The board's stores by id: the entries in one array and a dictionary from id to position.

@@ -14,7 +14,7 @@ struct LayersTests {
     static let allowed: [String: Set<String>] = [
         "CLupDomain": [],
         "CLupSupport": ["CSodium", "CQRencode", "CZlib"],
-        "CLupData": ["CLupDomain", "CLupSupport", "GRDB"],
+        "CLupData": ["CLupDomain", "CLupSupport", "GRDB", "PostgresNIO"],
         "CLupJobs": ["CLupData", "CLupSupport", "Crypto", "Logging"],
         "CLupSimulation": ["CLupDomain", "CLupData"],
         "CLupPaths": [],
@@ -37,7 +37,7 @@ struct LayersTests {
         return found
     }
 
-    @Test("each target imports only what its layer allows; GRDB only in CLupData")
+    @Test("each target imports only what its layer allows; GRDB and PostgresNIO only in CLupData")
     func imports() throws {
         for (target, allowed) in Self.allowed {
             let folder = Fixture.root + (target == "CLupTemplates" ? "/Templates" : "/Sources/" + target)

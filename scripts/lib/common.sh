@@ -84,3 +84,17 @@ ensure_swift() {
 }
 
 NGINX_BIN="$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)"
+
+# PostgreSQL's server programs, for the second engine's tests (scripts/postgres). Debian's
+# package creates a `postgres` user to run them as; its own cluster is left alone.
+ensure_postgres() {
+    if ! ls -d /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
+        ensure_packages postgresql
+    fi
+    PG_BIN="$(dirname "$(ls -d /usr/lib/postgresql/*/bin/postgres | sort -V | tail -1)")"
+}
+
+# A TCP port on loopback that nothing listens on now.
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}

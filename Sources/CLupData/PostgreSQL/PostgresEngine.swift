@@ -1,0 +1,346 @@
+import CLupDomain
+import Foundation
+import PostgresNIO
+
+/// The PostgreSQL engine: CLup's rows on a PostgreSQL server (a Patroni cluster in production),
+/// reached through PostgresNIO, for a deployment whose workers run on several machines.
+///
+/// The rest of CLupData is synchronous — page threads call it and wait — so this engine is
+/// too: each call takes a connection from a small pool, runs its statements one after the
+/// other and waits for each answer (`EventLoopFuture.wait()`, on the calling thread; the
+/// connections' I/O runs on their own event loop threads, never on the caller's).
+///
+/// Every write is one transaction at READ COMMITTED, and a write that decides on capacity
+/// first locks the store's row (`SELECT … FOR UPDATE`): the writes of one store queue behind
+/// each other, those of different stores run side by side, and none is ever aborted for a
+/// conflict and retried, as SERIALIZABLE would do to every other line-up at a busy store.
+/// The one-active-reservation rule is a unique index, so the engine enforces it whatever
+/// the code does.
+final class PostgresEngine: Sendable {
+    /// A named method that this engine does not have yet: it answers this instead of
+    /// reaching for SQLite.
+    struct Unsupported: Error, CustomStringConvertible {
+        var function: String = #function
+        var description: String { "not available on PostgreSQL yet: \(function)" }
+    }
+
+    let location: PostgresLocation
+    let pool: PostgresPool
+    /// The board the writes keep up to date, as SQLite's `BoardObserver` does.
+    let board: StoreBoard
+    let credentials: CredentialCache
+
+    /// Connects to `url`, brings the schema up to date (one worker at a time: the migrations
+    /// hold an advisory lock) and loads `board`.
+    init(url: String, board: StoreBoard, credentials: CredentialCache, connections: Int = 8,
+         logger: Logger = Logger(label: "clup.postgres")) throws
+    {
+        location = try PostgresLocation(url: url)
+        pool = PostgresPool(location: location, size: connections, logger: logger)
+        self.board = board
+        self.credentials = credentials
+        try pool.withConnection { connection in try PostgresMigrations.migrate(connection, schema: location.schema, logger: logger) }
+        try reloadBoard()
+    }
+
+    deinit { pool.shutdown() }
+
+    /// Reads the whole board again.
+    func reloadBoard() throws {
+        try read { transaction in try board.reload(transaction) }
+    }
+
+    /// Runs `work` in one transaction and returns once it has committed; rolls back if
+    /// `work` throws. What the transaction said it changed (`PostgresTransaction.changed`)
+    /// is then read back and applied to the board.
+    func write<T>(_ work: (PostgresTransaction) throws -> T) throws -> T {
+        let (result, changes) = try pool.withConnection { connection in
+            let transaction = PostgresTransaction(connection: connection, logger: pool.logger)
+            try transaction.execute("BEGIN")
+            do {
+                let result = try work(transaction)
+                try transaction.execute("COMMIT")
+                return (result, transaction.changes)
+            } catch {
+                _ = try? transaction.execute("ROLLBACK")
+                throw error
+            }
+        }
+        try apply(changes)
+        return result
+    }
+
+    /// Brings the board up to date with a committed transaction's changes.
+    private func apply(_ changes: PostgresTransaction.Changes) throws {
+        if changes.credentials { credentials.clear() }
+        guard !changes.stores.isEmpty else { return }
+        let details = try read { transaction in
+            try changes.stores.sorted().flatMap { try Self.storeDetails($0, transaction) }
+        }
+        var boardChanges = BoardChanges()
+        boardChanges.stores = details
+        board.apply(boardChanges)
+    }
+
+    /// Runs `work` in a read-only transaction: one consistent snapshot for all its statements.
+    func read<T>(_ work: (PostgresTransaction) throws -> T) throws -> T {
+        try pool.withConnection { connection in
+            let transaction = PostgresTransaction(connection: connection, logger: pool.logger)
+            try transaction.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            defer { _ = try? transaction.execute("COMMIT") }
+            return try work(transaction)
+        }
+    }
+}
+
+/// One connection inside a transaction: statements run one at a time, each waited for.
+struct PostgresTransaction {
+    let connection: PostgresConnection
+    let logger: Logger
+    private let changed = ChangeList()
+
+    init(connection: PostgresConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// What a transaction changed that the board or the credential cache mirrors: each write
+    /// says so as it goes (PostgreSQL has no SQLite-style observer of every row changed).
+    struct Changes {
+        var stores: Set<StoreID> = []
+        var credentials = false
+    }
+
+    private final class ChangeList {
+        var changes = Changes()
+    }
+
+    var changes: Changes { changed.changes }
+
+    /// Notes that the transaction changed store `id`'s row, hours, closures or departments.
+    func changed(store id: StoreID) { changed.changes.stores.insert(id) }
+
+    /// Notes that the transaction changed sessions, accounts or kiosks.
+    func changedCredentials() { changed.changes.credentials = true }
+
+    /// The rows `query` returns, each readable by column name or position.
+    func rows(_ query: PostgresQuery) throws -> [PostgresRandomAccessRow] {
+        try connection.query(query, logger: logger).wait().rows.map { $0.makeRandomAccess() }
+    }
+
+    /// The first row `query` returns, or nil.
+    func row(_ query: PostgresQuery) throws -> PostgresRandomAccessRow? {
+        try rows(query).first
+    }
+
+    /// Runs `query` and returns how many rows it changed.
+    @discardableResult
+    func execute(_ query: PostgresQuery) throws -> Int {
+        try connection.query(query, logger: logger).wait().metadata.rows ?? 0
+    }
+
+    /// The single value of a one-row, one-column query (a count, an id).
+    func value<T: PostgresDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) throws -> T? {
+        try row(query).map { try $0[0].decode(T.self) }
+    }
+}
+
+/// Where the PostgreSQL servers are: `postgres://user:password@host:port[,host:port…]/database`,
+/// optionally `?schema=NAME` to keep CLup's tables in a schema of their own (created if
+/// missing). With several hosts (the nodes of a Patroni cluster), a connection goes to the
+/// first that takes writes — the primary — as libpq's `target_session_attrs=read-write` does.
+struct PostgresLocation: Sendable, Equatable {
+    struct Host: Sendable, Equatable {
+        var name: String
+        var port: Int
+    }
+
+    var hosts: [Host]
+    var user: String
+    var password: String?
+    var database: String
+    var schema: String?
+
+    struct Invalid: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    init(url: String) throws {
+        let schemes = ["postgres://", "postgresql://"]
+        guard let scheme = schemes.first(where: { url.hasPrefix($0) }) else {
+            throw Invalid(description: "a PostgreSQL URL starts with postgres:// (got \(Self.redacted(url)))")
+        }
+        var rest = Substring(url.dropFirst(scheme.count))
+        if let query = rest.firstIndex(of: "?") {
+            for parameter in rest[rest.index(after: query)...].split(separator: "&") {
+                let pair = parameter.split(separator: "=", maxSplits: 1).map(String.init)
+                guard pair.count == 2, pair[0] == "schema" else {
+                    throw Invalid(description: "unknown PostgreSQL URL parameter \(parameter) (only schema=NAME is read)")
+                }
+                guard pair[1].wholeMatch(of: /[a-z_][a-z0-9_]{0,62}/) != nil else {
+                    throw Invalid(description: "a schema name is lower-case letters, digits and _ (got \(pair[1]))")
+                }
+                schema = pair[1]
+            }
+            rest = rest[..<query]
+        }
+        guard let at = rest.lastIndex(of: "@") else {
+            throw Invalid(description: "a PostgreSQL URL names its user: postgres://USER@HOST/DATABASE")
+        }
+        let credentials = rest[..<at]
+        let place = rest[rest.index(after: at)...]
+        let userAndPassword = credentials.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        user = String(userAndPassword[0]).removingPercentEncoding ?? String(userAndPassword[0])
+        password = userAndPassword.count > 1 ? String(userAndPassword[1]).removingPercentEncoding : nil
+        let hostsAndDatabase = place.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        database = hostsAndDatabase.count > 1 ? String(hostsAndDatabase[1]) : user
+        hosts = try hostsAndDatabase[0].split(separator: ",").map { host in
+            let parts = host.split(separator: ":")
+            guard let name = parts.first, !name.isEmpty, parts.count <= 2 else {
+                throw Invalid(description: "\(host) is not HOST or HOST:PORT")
+            }
+            guard let port = parts.count == 2 ? Int(parts[1]) : 5432, (1...65535).contains(port) else {
+                throw Invalid(description: "\(host) has no valid port")
+            }
+            return Host(name: String(name), port: port)
+        }
+        guard !user.isEmpty, !hosts.isEmpty, !database.isEmpty else {
+            throw Invalid(description: "a PostgreSQL URL needs a user, a host and a database")
+        }
+    }
+
+    /// `url` with any password replaced, for messages and logs.
+    static func redacted(_ url: String) -> String {
+        url.replacing(/:[^:@\/]*@/, with: ":…@")
+    }
+}
+
+/// A few connections to the primary, lent to one caller at a time. A connection that failed
+/// is closed and not lent again; the next caller opens a new one, to whichever host is the
+/// primary by then.
+final class PostgresPool: @unchecked Sendable {
+    let location: PostgresLocation
+    let logger: Logger
+    private let size: Int
+    private let group: MultiThreadedEventLoopGroup
+    // Guarded by `condition`.
+    private let condition = NSCondition()
+    private var idle: [PostgresConnection] = []
+    private var lent = 0
+    private var nextId = 0
+    private var closed = false
+
+    init(location: PostgresLocation, size: Int, logger: Logger) {
+        self.location = location
+        self.size = max(1, size)
+        self.logger = logger
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    }
+
+    /// The server could not be reached, or none of the hosts takes writes.
+    struct Unreachable: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Runs `body` with a connection of its own, waiting for one if all are lent.
+    func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        let connection = try take()
+        do {
+            let result = try body(connection)
+            give(back: connection)
+            return result
+        } catch {
+            give(back: connection, failed: error)
+            throw error
+        }
+    }
+
+    private func take() throws -> PostgresConnection {
+        condition.lock()
+        while idle.isEmpty && lent >= size && !closed { condition.wait() }
+        if closed {
+            condition.unlock()
+            throw Unreachable(description: "the connection pool is closed")
+        }
+        lent += 1
+        if let connection = idle.popLast() {
+            condition.unlock()
+            return connection
+        }
+        nextId += 1
+        let id = nextId
+        condition.unlock()
+        do {
+            return try open(id: id)
+        } catch {
+            condition.lock()
+            lent -= 1
+            condition.signal()
+            condition.unlock()
+            throw error
+        }
+    }
+
+    private func give(back connection: PostgresConnection, failed error: (any Error)? = nil) {
+        // A connection that broke, or that an error left in an unknown state, is not reused.
+        let reusable = !connection.isClosed && (error == nil || error is PSQLError == false || Self.leavesConnectionUsable(error!))
+        condition.lock()
+        lent -= 1
+        if reusable && !closed { idle.append(connection) }
+        condition.signal()
+        condition.unlock()
+        if !reusable { _ = connection.close() as EventLoopFuture<Void> }
+    }
+
+    /// A statement the server refused (a constraint, a syntax error) leaves its connection
+    /// usable once the transaction is rolled back; a lost connection does not.
+    private static func leavesConnectionUsable(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return true }
+        return error.code == .server
+    }
+
+    /// Opens a connection to the first host that takes writes.
+    private func open(id: Int) throws -> PostgresConnection {
+        var failures: [String] = []
+        for host in location.hosts {
+            var configuration = PostgresConnection.Configuration(
+                host: host.name, port: host.port, username: location.user, password: location.password,
+                database: location.database, tls: .disable)
+            configuration.options.connectTimeout = .seconds(3)
+            if let schema = location.schema {
+                configuration.options.additionalStartupParameters = [("search_path", schema)]
+            }
+            do {
+                let connection = try PostgresConnection.connect(on: group.next(), configuration: configuration, id: id,
+                                                                logger: logger).wait()
+                let readOnly = try connection.query("SHOW transaction_read_only", logger: logger).wait()
+                    .rows.first.map { try $0.decode(String.self) }
+                if readOnly == "off" { return connection }
+                failures.append("\(host.name):\(host.port) is a replica")
+                _ = connection.close() as EventLoopFuture<Void>
+            } catch {
+                failures.append("\(host.name):\(host.port): \(Self.describe(error))")
+            }
+        }
+        throw Unreachable(description: "no PostgreSQL primary: " + failures.joined(separator: "; "))
+    }
+
+    /// What went wrong, in a line: PSQLError's own description hides the server's message.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] { return message }
+        return "\(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
+    }
+
+    /// Closes every idle connection and refuses new callers.
+    func shutdown() {
+        condition.lock()
+        closed = true
+        let connections = idle
+        idle = []
+        condition.broadcast()
+        condition.unlock()
+        for connection in connections { try? (connection.close() as EventLoopFuture<Void>).wait() }
+        try? group.syncShutdownGracefully()
+    }
+}
