@@ -36,6 +36,10 @@ extension AppDatabase {
         email: String, displayName: String, passwordHash: String, role: Role = .customer, language: String = "en",
         now: Date, confirmation: (token: String, mail: (User) -> NewOutboxMessage)?
     ) throws -> User {
+        if let postgres {
+            return try postgres.createUser(email: email, displayName: displayName, passwordHash: passwordHash, role: role,
+                                           language: language, now: now, confirmation: confirmation)
+        }
         do {
             return try write { db in
                 let user = try NewUser(
@@ -58,7 +62,8 @@ extension AppDatabase {
     /// same order. For tools that need many at once (`clup simulate`): their password is a
     /// string no password hashes to, so nobody can sign in to them.
     public func createCustomers(emails: [String], now: Date) throws -> [UserID] {
-        try write { db in
+        if let postgres { return try postgres.createCustomers(emails: emails, now: now) }
+        return try write { db in
             try emails.map { email in
                 try NewUser(
                     email: email, displayName: "Customer", passwordHash: "none", role: .customer, emailConfirmedAt: now,
@@ -70,11 +75,16 @@ extension AppDatabase {
 
     /// The account for an address, compared without case.
     public func user(email: String) throws -> User? {
-        try reader.read { db in try User.filter(User.Columns.email == email).fetchOne(db) }
+        if let postgres { return try postgres.user(email: email) }
+        return try reader.read { db in try User.filter(User.Columns.email == email).fetchOne(db) }
     }
 
     public func updateProfile(userId: UserID, displayName: String, travelMode: TravelMode, loyaltyOptIn: Bool,
                               language: String? = nil) throws {
+        if let postgres {
+            return try postgres.updateProfile(userId: userId, displayName: displayName, travelMode: travelMode,
+                                              loyaltyOptIn: loyaltyOptIn, language: language)
+        }
         try write { db in
             guard var user = try User.fetchOne(db, id: userId) else { throw AccountError.noSuchUser }
             user.displayName = displayName
@@ -87,6 +97,7 @@ extension AppDatabase {
 
     /// The channels the customer wants reservation messages on.
     public func updateNotificationChannels(userId: UserID, email: Bool, push: Bool) throws {
+        if let postgres { return try postgres.updateNotificationChannels(userId: userId, email: email, push: push) }
         try write { db in
             try db.execute(sql: "UPDATE user SET notifyEmail = ?, notifyPush = ? WHERE id = ?",
                            arguments: [email, push, userId])
@@ -97,6 +108,10 @@ extension AppDatabase {
     public func changePassword(
         userId: UserID, passwordHash: String, keepingSession idHash: String?, now: Date, notice: (User) -> NewOutboxMessage
     ) throws {
+        if let postgres {
+            return try postgres.changePassword(userId: userId, passwordHash: passwordHash, keepingSession: idHash, now: now,
+                                               notice: notice)
+        }
         try write { db in
             guard var user = try User.fetchOne(db, id: userId) else { throw AccountError.noSuchUser }
             user.passwordHash = passwordHash
@@ -111,6 +126,7 @@ extension AppDatabase {
     /// Removes the account and everything personal with it (sessions, links, pending mail to
     /// it). Anonymous records that point to it keep their statistics and lose the person.
     public func deleteUser(id: UserID) throws {
+        if let postgres { return try postgres.deleteUser(id: id) }
         try write { db in
             guard let user = try User.fetchOne(db, id: id) else { throw AccountError.noSuchUser }
             try OutboxMessage.filter(OutboxMessage.Columns.recipient == user.email)
@@ -127,7 +143,8 @@ extension AppDatabase {
 extension AppDatabase {
     /// Starts a session for `userId`; the caller keeps the random id, the table its hash.
     public func createSession(idHash: String, csrfToken: String, userId: UserID, now: Date) throws -> UserSession {
-        try write { db in
+        if let postgres { return try postgres.createSession(idHash: idHash, csrfToken: csrfToken, userId: userId, now: now) }
+        return try write { db in
             let session = UserSession(idHash: idHash, userId: userId, csrfToken: csrfToken, createdAt: now, lastSeenAt: now)
             try session.insert(db)
             return session
@@ -137,7 +154,10 @@ extension AppDatabase {
     /// The session and its user, if the session exists.
     /// The session and its user; remembered until a session or user changes.
     public func session(idHash: String) throws -> (session: UserSession, user: User)? {
-        try credentials.session(idHash) {
+        // Not remembered on PostgreSQL until the workers tell each other of changes: a session
+        // ended on one worker must not live on in another's memory.
+        if let postgres { return try postgres.session(idHash: idHash) }
+        return try credentials.session(idHash) {
             try reader.read { db in
                 guard let session = try UserSession.fetchOne(db, key: idHash),
                     let user = try User.fetchOne(db, id: session.userId)
@@ -148,22 +168,26 @@ extension AppDatabase {
     }
 
     public func touchSession(idHash: String, now: Date) throws {
+        if let postgres { return try postgres.touchSession(idHash: idHash, now: now) }
         _ = try write { db in
             try UserSession.filter(key: idHash).updateAll(db, UserSession.Columns.lastSeenAt.set(to: now))
         }
     }
 
     public func deleteSession(idHash: String) throws {
+        if let postgres { return try postgres.deleteSession(idHash: idHash) }
         _ = try write { db in try UserSession.deleteOne(db, key: idHash) }
     }
 
     /// Signs the account out everywhere.
     public func deleteSessions(userId: UserID) throws {
+        if let postgres { return try postgres.deleteSessions(userId: userId) }
         _ = try write { db in try UserSession.filter(UserSession.Columns.userId == userId).deleteAll(db) }
     }
 
     public func sessionCount(userId: UserID) throws -> Int {
-        try reader.read { db in try UserSession.filter(UserSession.Columns.userId == userId).fetchCount(db) }
+        if let postgres { return try postgres.sessionCount(userId: userId) }
+        return try reader.read { db in try UserSession.filter(UserSession.Columns.userId == userId).fetchCount(db) }
     }
 }
 
@@ -219,7 +243,8 @@ extension AppDatabase {
     /// Enqueues an email on its own (e.g. "you already have an account").
     @discardableResult
     public func enqueueMail(_ message: NewOutboxMessage, now: Date) throws -> Bool {
-        try write { db in try Self.enqueue(message, now: now, db) }
+        if let postgres { return try postgres.enqueueMail(message, now: now) }
+        return try write { db in try Self.enqueue(message, now: now, db) }
     }
 
     /// Issues a link for the account at `email` with its email, in one transaction; with no
@@ -230,7 +255,11 @@ extension AppDatabase {
         purpose: EmailToken.Purpose, email: String, token: String, now: Date, mail: (User) -> NewOutboxMessage,
         ifNoAccount: NewOutboxMessage? = nil
     ) throws -> Bool {
-        try write { db in
+        if let postgres {
+            return try postgres.issueLink(purpose: purpose, email: email, token: token, now: now, mail: mail,
+                                          ifNoAccount: ifNoAccount)
+        }
+        return try write { db in
             guard let user = try User.filter(User.Columns.email == email).fetchOne(db) else {
                 if let ifNoAccount { _ = try Self.enqueue(ifNoAccount, now: now, db) }
                 return false
@@ -257,6 +286,7 @@ extension AppDatabase {
     /// Whether a link would work now, without using it: for the page that asks to confirm.
     public func isLinkValid(_ token: String, purpose: EmailToken.Purpose, now: Date) throws -> Bool {
         guard Secrets.isWellFormed(token) else { return false }
+        if let postgres { return try postgres.isLinkValid(token, purpose: purpose, now: now) }
         return try reader.read { db in
             guard let link = try EmailToken.fetchOne(db, key: Secrets.hash(token)) else { return false }
             return link.purpose == purpose && link.usedAt == nil && link.expiresAt > now
@@ -269,7 +299,8 @@ extension AppDatabase {
     /// reads the mailbox: whoever signed up with someone else's address must not be left
     /// holding the confirmed account.
     public func confirmEmail(token: String, keeping sessionHash: String? = nil, now: Date) throws -> User {
-        try write { db in
+        if let postgres { return try postgres.confirmEmail(token: token, keeping: sessionHash, now: now) }
+        return try write { db in
             var user = try Self.consume(token, purpose: .confirm, now: now, db)
             if user.emailConfirmedAt == nil {
                 user.emailConfirmedAt = now
@@ -285,7 +316,8 @@ extension AppDatabase {
     /// sign-ins that may have throttled the account. Following the link also proves the
     /// address, so an unconfirmed account becomes confirmed.
     public func resetPassword(token: String, passwordHash: String, now: Date) throws -> User {
-        try write { db in
+        if let postgres { return try postgres.resetPassword(token: token, passwordHash: passwordHash, now: now) }
+        return try write { db in
             var user = try Self.consume(token, purpose: .reset, now: now, db)
             user.passwordHash = passwordHash
             if user.emailConfirmedAt == nil { user.emailConfirmedAt = now }
@@ -311,7 +343,8 @@ extension AppDatabase {
     /// Failed sign-ins since `since`: for the address typed from this client, for that address
     /// from anywhere, and from this client for any address.
     public func signInFailures(account: String, clientAddress: String, since: Date) throws -> SignInHistory {
-        try reader.read { db in
+        if let postgres { return try postgres.signInFailures(account: account, clientAddress: clientAddress, since: since) }
+        return try reader.read { db in
             let recent = SignInFailure.filter(SignInFailure.Columns.at >= since)
             return SignInHistory(
                 pair: try recent.filter(SignInFailure.Columns.account == account)
@@ -326,6 +359,7 @@ extension AppDatabase {
 
     /// Records a failure and forgets those older than an hour.
     public func recordSignInFailure(account: String, clientAddress: String, now: Date) throws {
+        if let postgres { return try postgres.recordSignInFailure(account: account, clientAddress: clientAddress, now: now) }
         try write { db in
             // Bounded whatever the caller passes: an address is at most 254 characters, a
             // client's (IPv6 with a zone) well under 64.
@@ -337,6 +371,7 @@ extension AppDatabase {
 
     /// A successful sign-in forgives the failures of that address from that client.
     public func clearSignInFailures(account: String, clientAddress: String) throws {
+        if let postgres { return try postgres.clearSignInFailures(account: account, clientAddress: clientAddress) }
         _ = try write { db in
             try SignInFailure.filter(SignInFailure.Columns.account == account)
                 .filter(SignInFailure.Columns.clientAddress == clientAddress).deleteAll(db)
@@ -348,6 +383,7 @@ extension AppDatabase {
 
 extension AppDatabase {
     public func assignStore(storeId: StoreID, toManager email: String) throws {
+        if let postgres { return try postgres.assignStore(storeId: storeId, toManager: email) }
         try write { db in
             guard let user = try User.filter(User.Columns.email == email).fetchOne(db) else {
                 throw AccountError.noSuchUser
@@ -362,14 +398,16 @@ extension AppDatabase {
 
     /// The stores a manager may see and change, in id order.
     public func managedStores(userId: UserID) throws -> [Store] {
-        try reader.read { db in
+        if let postgres { return try postgres.managedStores(userId: userId) }
+        return try reader.read { db in
             let ids = try ManagedStore.filter(ManagedStore.Columns.userId == userId).fetchAll(db).map(\.storeId)
             return try Store.filter(ids: ids).order(Store.Columns.id).fetchAll(db)
         }
     }
 
     public func isManager(userId: UserID, of storeId: StoreID) throws -> Bool {
-        try reader.read { db in
+        if let postgres { return try postgres.isManager(userId: userId, of: storeId) }
+        return try reader.read { db in
             try ManagedStore.filter(ManagedStore.Columns.userId == userId && ManagedStore.Columns.storeId == storeId)
                 .fetchCount(db) > 0
         }
@@ -377,7 +415,8 @@ extension AppDatabase {
 
     /// Enrols a kiosk for a store; the caller shows `key` once, the table keeps its hash.
     public func enrolKiosk(storeId: StoreID, label: String, key: String, role: KioskRole = .door, now: Date) throws -> Kiosk {
-        try write { db in
+        if let postgres { return try postgres.enrolKiosk(storeId: storeId, label: label, key: key, role: role, now: now) }
+        return try write { db in
             guard try Store.exists(db, id: storeId) else { throw StoreError.noSuchStore }
             return try NewKiosk(storeId: storeId, label: label, keyHash: Secrets.hash(key), createdAt: now, role: role)
                 .insertAndFetch(db, as: Kiosk.self)
@@ -386,7 +425,8 @@ extension AppDatabase {
 
     /// Revokes a kiosk at once; returns false if there is no such kiosk.
     public func revokeKiosk(id: Int64, now: Date) throws -> Bool {
-        try write { db in
+        if let postgres { return try postgres.revokeKiosk(id: id, now: now) }
+        return try write { db in
             try Kiosk.filter(id: id).filter(Kiosk.Columns.revokedAt == nil)
                 .updateAll(db, Kiosk.Columns.revokedAt.set(to: now)) > 0
         }
@@ -396,6 +436,9 @@ extension AppDatabase {
     public func kiosk(key: String) throws -> Kiosk? {
         guard Secrets.isWellFormed(key, minimumLength: 32) else { return nil }
         let keyHash = Secrets.hash(key)
+        // Not remembered on PostgreSQL (see `session(idHash:)`): a kiosk revoked on one worker
+        // is refused by every worker at once.
+        if let postgres { return try postgres.kiosk(keyHash: keyHash) }
         return try credentials.kiosk(keyHash) {
             try reader.read { db in
                 try Kiosk.filter(Kiosk.Columns.keyHash == keyHash).filter(Kiosk.Columns.revokedAt == nil).fetchOne(db)
@@ -404,7 +447,8 @@ extension AppDatabase {
     }
 
     public func kiosks(storeId: StoreID) throws -> [Kiosk] {
-        try reader.read { db in try Kiosk.filter(Column("storeId") == storeId).order(Column("id")).fetchAll(db) }
+        if let postgres { return try postgres.kiosks(storeId: storeId) }
+        return try reader.read { db in try Kiosk.filter(Column("storeId") == storeId).order(Column("id")).fetchAll(db) }
     }
 
     /// The store's staff PIN as stored (an argon2id hash), if its managers set one.
@@ -414,7 +458,8 @@ extension AppDatabase {
 
     /// The store's staff PIN's hash and when it was set.
     public func staffPin(storeId: StoreID) throws -> (pinHash: String, setAt: Date)? {
-        try reader.read { db in
+        if let postgres { return try postgres.staffPin(storeId: storeId) }
+        return try reader.read { db in
             try Row.fetchOne(db, sql: "SELECT pinHash, setAt FROM staffPin WHERE storeId = ?", arguments: [storeId])
                 .map { ($0[0], $0[1]) }
         }
@@ -424,6 +469,7 @@ extension AppDatabase {
     /// the PIN). Staff signed in on a kiosk with the old PIN are signed out at their next request:
     /// their pass is bound to the hash it was made with.
     public func setStaffPin(storeId: StoreID, pinHash: String, by userId: UserID?, now: Date) throws {
+        if let postgres { return try postgres.setStaffPin(storeId: storeId, pinHash: pinHash, by: userId, now: now) }
         try write { db in
             guard try Store.exists(db, id: storeId) else { throw StoreError.noSuchStore }
             try db.execute(sql: """
@@ -439,7 +485,8 @@ extension AppDatabase {
     /// Revokes the store's kiosk `id` for a manager, noting it in the store's changes; false if
     /// the store has no such active kiosk (another store's is not touched).
     public func revokeKiosk(id: Int64, storeId: StoreID, by userId: UserID?, now: Date) throws -> Bool {
-        try write { db in
+        if let postgres { return try postgres.revokeKiosk(id: id, storeId: storeId, by: userId, now: now) }
+        return try write { db in
             guard let kiosk = try Kiosk.filter(id: id).filter(Column("storeId") == storeId)
                 .filter(Kiosk.Columns.revokedAt == nil).fetchOne(db)
             else { return false }
@@ -459,7 +506,8 @@ extension AppDatabase {
     /// and leases them for `lease`, so two senders never send the same message at once and a
     /// sender that dies mid-way only delays it: the lease runs out and the message is due again.
     public func claimDueMail(now: Date, lease: TimeInterval = 300, limit: Int = 20) throws -> [OutboxMessage] {
-        try write { db in
+        if let postgres { return try postgres.claimDueMail(now: now, lease: lease, limit: limit) }
+        return try write { db in
             let due = try OutboxMessage.filter(OutboxMessage.Columns.sentAt == nil)
                 .filter(OutboxMessage.Columns.nextAttemptAt <= now)
                 .order(Column("priority"), OutboxMessage.Columns.id).limit(limit).fetchAll(db)
@@ -475,7 +523,8 @@ extension AppDatabase {
     /// How long the oldest mail due has waited at `now`: of the urgent ones, and of all (nil
     /// where none waits). What `/healthz` reads to say the outbox is falling behind.
     public func mailBacklog(now: Date) throws -> (urgent: TimeInterval?, any: TimeInterval?) {
-        try reader.read { db in
+        if let postgres { return try postgres.mailBacklog(now: now) }
+        return try reader.read { db in
             let row = try Row.fetchOne(db, sql: """
                 SELECT MIN(CASE WHEN priority = 0 THEN nextAttemptAt END), MIN(nextAttemptAt) FROM outboxMessage
                 WHERE sentAt IS NULL AND nextAttemptAt <= ?
@@ -487,6 +536,7 @@ extension AppDatabase {
     }
 
     public func markMailSent(id: Int64, now: Date) throws {
+        if let postgres { return try postgres.markMailSent(id: id, now: now) }
         _ = try write { db in
             try OutboxMessage.filter(id: id).updateAll(db, OutboxMessage.Columns.sentAt.set(to: now),
                                                        Column("lastError").set(to: nil))
@@ -494,6 +544,7 @@ extension AppDatabase {
     }
 
     public func markMailFailed(id: Int64, error: String, retryAt: Date) throws {
+        if let postgres { return try postgres.markMailFailed(id: id, error: error, retryAt: retryAt) }
         _ = try write { db in
             try OutboxMessage.filter(id: id).updateAll(db, OutboxMessage.Columns.nextAttemptAt.set(to: retryAt),
                                                        Column("lastError").set(to: String(error.prefix(500))))
@@ -502,7 +553,8 @@ extension AppDatabase {
 
     /// Messages to `recipient`, newest last: for tests and the admin.
     public func mail(to recipient: String) throws -> [OutboxMessage] {
-        try reader.read { db in
+        if let postgres { return try postgres.mail(to: recipient) }
+        return try reader.read { db in
             try OutboxMessage.filter(OutboxMessage.Columns.recipient == recipient).order(OutboxMessage.Columns.id).fetchAll(db)
         }
     }

@@ -91,6 +91,7 @@ extension AppDatabase {
                      now: Date) throws -> DoorOutcome
     {
         precondition(kind != .scanRefused && kind != .offlineConflict, "a scan's refusal or conflict is recorded by the scan")
+        if let postgres { return try postgres.door(kind, storeId: storeId, number: number, reason: reason, by: staff, now: now) }
         return try write { db in
             guard let details = try transactionDefinition(storeId: storeId, db) else { throw StoreError.noSuchStore }
             let today = details.openingHours.businessDay(at: now)
@@ -159,7 +160,8 @@ extension AppDatabase {
     /// The store's latest door actions and refused scans, newest first; with `kiosksSince`, only
     /// the actions staff took on a kiosk's screen since then (for the manager's store page).
     public func doorLog(storeId: StoreID, limit: Int = 30, kiosksSince: Date? = nil) throws -> [DoorLogEntry] {
-        try reader.read { db in
+        if let postgres { return try postgres.doorLog(storeId: storeId, limit: limit, kiosksSince: kiosksSince) }
+        return try reader.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT d.at, d.action, d.number, d.reason, d.outcome, u.displayName, d.staffName, k.label FROM doorAction d
                 LEFT JOIN user u ON u.id = d.userId LEFT JOIN kiosk k ON k.id = d.kioskId
@@ -182,7 +184,8 @@ extension AppDatabase {
 
     /// How many door actions staff took on this kiosk's screen since `since` (its rate limit).
     public func doorActionCount(kioskId: Int64, since: Date) throws -> Int {
-        try reader.read { db in
+        if let postgres { return try postgres.doorActionCount(kioskId: kioskId, since: since) }
+        return try reader.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM doorAction WHERE kioskId = ? AND at >= ?",
                              arguments: [kioskId, since.databaseText]) ?? 0
         }
@@ -190,7 +193,8 @@ extension AppDatabase {
 
     /// When the store refused scans between two instants, for the statistics (the caller counts them by day).
     public func refusedScans(storeId: StoreID, from: Date, to: Date) throws -> [Date] {
-        try reader.read { db in
+        if let postgres { return try postgres.refusedScans(storeId: storeId, from: from, to: to) }
+        return try reader.read { db in
             try Date.fetchAll(db, sql: """
                 SELECT at FROM doorAction WHERE storeId = ? AND action = 'scanRefused' AND at >= ? AND at < ?
                 """, arguments: [storeId, from.databaseText, to.databaseText])

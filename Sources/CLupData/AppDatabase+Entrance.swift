@@ -118,7 +118,8 @@ extension AppDatabase {
     public func scan(reservationId: ReservationID?, walkIn: WalkInCode? = nil, at storeId: StoreID, now: Date) throws
         -> ScanResult
     {
-        try write { db in try recordedScan(reservationId, walkIn: walkIn, at: storeId, now: now, db) }
+        if let postgres { return try postgres.scan(reservationId: reservationId, walkIn: walkIn, at: storeId, now: now) }
+        return try write { db in try recordedScan(reservationId, walkIn: walkIn, at: storeId, now: now, db) }
     }
 
     /// Scans as `scan(reservationId:at:now:)` does, once for each of a kiosk's scan ids: in the
@@ -129,7 +130,11 @@ extension AppDatabase {
     public func scan(reservationId: ReservationID?, walkIn: WalkInCode? = nil, at storeId: StoreID, by scan: KioskScan,
                      now: Date, answer: (ScanResult) throws -> String) throws -> ScanAnswer
     {
-        try write { db in
+        if let postgres {
+            return try postgres.scan(reservationId: reservationId, walkIn: walkIn, at: storeId, by: scan, now: now,
+                                     answer: answer)
+        }
+        return try write { db in
             if let kept = try String.fetchOne(db.cachedStatement(sql: """
                 SELECT answer FROM scanReceipt WHERE kioskId = ? AND scanId = ?
                 """), arguments: [scan.kioskId, scan.scanId]) {
@@ -241,6 +246,7 @@ extension AppDatabase {
     /// transaction, which decides again from the committed rows.
     @discardableResult
     public func advanceQueues(now: Date) throws -> Int {
+        if let postgres { return try postgres.advanceQueues(now: now) }
         var called = 0
         for work in board.queueWork(now: now) {
             called += try write { db in
@@ -298,7 +304,11 @@ extension AppDatabase {
     public func issueWalkInTicket(storeId: StoreID, people: Int, residenceMinutes: Int, requestKey: String?,
                                   now: Date) throws -> WalkInOutcome
     {
-        try write { db in
+        if let postgres {
+            return try postgres.issueWalkInTicket(storeId: storeId, people: people, residenceMinutes: residenceMinutes,
+                                                  requestKey: requestKey, now: now)
+        }
+        return try write { db in
             guard let details = try transactionDefinition(storeId: storeId, db) else { return .noSuchStore }
             if let requestKey, let earlier = try Reservation.walkIn(storeId: storeId, requestKey: requestKey, db) {
                 return .alreadyIssued(earlier)
@@ -331,7 +341,8 @@ extension AppDatabase {
 
     /// A walk-in ticket of store `storeId`, for the kiosk that printed it.
     public func walkInTicket(id: ReservationID, storeId: StoreID) throws -> Reservation? {
-        try reader.read { db in
+        if let postgres { return try postgres.walkInTicket(id: id, storeId: storeId) }
+        return try reader.read { db in
             try Reservation.filter(id: id).filter(Reservation.Columns.storeId == storeId)
                 .filter(Reservation.Columns.walkIn == true).fetchOne(db)
         }

@@ -15,6 +15,7 @@ extension AppDatabase {
 
     /// The storage failure `error` is, if it is one.
     public static func storageFailure(_ error: any Error) -> StorageFailure? {
+        if let failure = PostgresEngine.storageFailure(error) { return failure }
         guard let error = error as? DatabaseError else { return nil }
         switch error.resultCode {
         case .SQLITE_FULL: return .diskFull

@@ -46,6 +46,7 @@ extension AppDatabase {
     /// concerned, and only then a transaction decides again from the committed rows.
     @discardableResult
     public func remindBookings(now: Date) throws -> (reminded: Int, cancelled: Int) {
+        if let postgres { return try postgres.remindBookings(now: now) }
         let arguments: StatementArguments = [(now + BookingReminder.lead).databaseText,
                                              (now - BookingReminder.replyWindow).databaseText]
         let condition = """
@@ -82,7 +83,8 @@ extension AppDatabase {
 
     /// Confirms the customer's booking `id` (from its reminder or its ticket).
     public func confirmBooking(id: ReservationID, userId: UserID, now: Date) throws -> BookingReply {
-        try write { db in
+        if let postgres { return try postgres.confirmBooking(id: id, userId: userId, now: now) }
+        return try write { db in
             guard let reservation = try Reservation.find(id, db), reservation.userId == userId else { return .notFound }
             guard reservation.status == .booked else { return .notBooked(reservation.status) }
             guard reservation.confirmedAt == nil else { return .alreadyConfirmed }
@@ -94,7 +96,8 @@ extension AppDatabase {
 
     /// A store's bookings whose slot starts in `from...to`, soonest first.
     public func bookings(storeId: StoreID, from: Date, to: Date) throws -> [Reservation] {
-        try reader.read { db in
+        if let postgres { return try postgres.bookings(storeId: storeId, from: from, to: to) }
+        return try reader.read { db in
             try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT \(Reservation.columnList) FROM reservation
                 WHERE storeId = ? AND status = 'booked' AND slotStart BETWEEN ? AND ? ORDER BY slotStart, id
@@ -107,7 +110,8 @@ extension AppDatabase {
     /// Changes how the customer of line-up `id` travels (R5.2), while it waits or is called;
     /// their travel time, "leave by" and call follow. False if it is not theirs or is over.
     public func changeTravelMode(id: ReservationID, userId: UserID, to mode: TravelMode) throws -> Bool {
-        try write { db in
+        if let postgres { return try postgres.changeTravelMode(id: id, userId: userId, to: mode) }
+        return try write { db in
             try db.cachedStatement(sql: """
                 UPDATE reservation SET travelMode = ?
                 WHERE id = ? AND userId = ? AND kind = 'lineUp' AND status IN ('waiting', 'called')
@@ -127,6 +131,7 @@ extension AppDatabase {
     public func dispatchNotices(now: Date, limit: Int = 50, render: @Sendable (NoticeSubject) -> RenderedNotice) throws
         -> Int
     {
+        if let postgres { return try postgres.dispatchNotices(now: now, limit: limit, render: render) }
         let pending = try reader.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notice WHERE dispatchedAt IS NULL") ?? 0
         }
@@ -167,7 +172,8 @@ extension AppDatabase {
 
     /// The notices of reservation `id`, oldest first (for tests and the ticket's history).
     public func notices(reservationId: ReservationID) throws -> [Notice] {
-        try reader.read { db in
+        if let postgres { return try postgres.notices(reservationId: reservationId) }
+        return try reader.read { db in
             try Notice.fetchAll(db, sql: "SELECT * FROM notice WHERE reservationId = ? ORDER BY id",
                                 arguments: [reservationId])
         }
@@ -193,7 +199,10 @@ extension AppDatabase {
     public func savePushSubscription(userId: UserID, endpoint: String, p256dh: String, auth: String, now: Date) throws
         -> PushSubscriptionSaved
     {
-        try write { db in
+        if let postgres {
+            return try postgres.savePushSubscription(userId: userId, endpoint: endpoint, p256dh: p256dh, auth: auth, now: now)
+        }
+        return try write { db in
             if let holder = try UserID.fetchOne(db, sql: "SELECT userId FROM pushSubscription WHERE endpoint = ?",
                                                arguments: [endpoint])
             {
@@ -216,7 +225,8 @@ extension AppDatabase {
     /// Forgets the customer's subscription `endpoint`; false if they had none such.
     @discardableResult
     public func deletePushSubscription(userId: UserID, endpoint: String) throws -> Bool {
-        try write { db in
+        if let postgres { return try postgres.deletePushSubscription(userId: userId, endpoint: endpoint) }
+        return try write { db in
             try db.execute(sql: "DELETE FROM pushSubscription WHERE userId = ? AND endpoint = ?",
                            arguments: [userId, endpoint])
             return db.changesCount > 0
@@ -224,7 +234,8 @@ extension AppDatabase {
     }
 
     public func pushSubscriptions(userId: UserID) throws -> [PushSubscription] {
-        try reader.read { db in
+        if let postgres { return try postgres.pushSubscriptions(userId: userId) }
+        return try reader.read { db in
             try PushSubscription.fetchAll(db, sql: "SELECT * FROM pushSubscription WHERE userId = ? ORDER BY id",
                                           arguments: [userId])
         }
@@ -241,6 +252,9 @@ extension AppDatabase {
                              busy: [UserID: Int] = [:]) throws
         -> [(message: PushMessage, subscription: PushSubscription)]
     {
+        if let postgres {
+            return try postgres.claimDuePush(now: now, lease: lease, limit: limit, perAccount: perAccount, busy: busy)
+        }
         let due = try reader.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pushMessage WHERE sentAt IS NULL AND nextAttemptAt <= ?",
                              arguments: [now]) ?? 0
@@ -277,6 +291,7 @@ extension AppDatabase {
     }
 
     public func markPushSent(id: Int64, now: Date) throws {
+        if let postgres { return try postgres.markPushSent(id: id, now: now) }
         try write { db in
             try db.execute(sql: "UPDATE pushMessage SET sentAt = ?, lastError = NULL WHERE id = ?", arguments: [now, id])
             try db.execute(sql: """
@@ -289,7 +304,8 @@ extension AppDatabase {
     /// `pushFailuresAllowed` times in a row (with what it had pending).
     @discardableResult
     public func markPushFailed(id: Int64, error: String, retryAt: Date) throws -> Bool {
-        try write { db in
+        if let postgres { return try postgres.markPushFailed(id: id, error: error, retryAt: retryAt) }
+        return try write { db in
             try db.execute(sql: "UPDATE pushMessage SET nextAttemptAt = ?, lastError = ? WHERE id = ?",
                            arguments: [retryAt, String(error.prefix(500)), id])
             try db.execute(sql: """
@@ -305,6 +321,7 @@ extension AppDatabase {
 
     /// Forgets a subscription the push service says is gone (404 or 410), with its messages.
     public func removePushSubscription(id: Int64) throws {
+        if let postgres { return try postgres.removePushSubscription(id: id) }
         try write { db in try db.execute(sql: "DELETE FROM pushSubscription WHERE id = ?", arguments: [id]) }
     }
 
@@ -312,7 +329,8 @@ extension AppDatabase {
     /// name stores and times, and nothing reads them once settled.
     @discardableResult
     public func purgeSettledPush(before date: Date) throws -> Int {
-        try write { db in
+        if let postgres { return try postgres.purgeSettledPush(before: date) }
+        return try write { db in
             try db.execute(sql: "DELETE FROM pushMessage WHERE sentAt < ?", arguments: [date])
             return db.changesCount
         }
@@ -320,7 +338,8 @@ extension AppDatabase {
 
     /// Push messages to subscription `id` (for tests).
     public func pushMessages(subscriptionId id: Int64) throws -> [PushMessage] {
-        try reader.read { db in
+        if let postgres { return try postgres.pushMessages(subscriptionId: id) }
+        return try reader.read { db in
             try PushMessage.fetchAll(db, sql: "SELECT * FROM pushMessage WHERE pushSubscriptionId = ? ORDER BY id",
                                      arguments: [id])
         }

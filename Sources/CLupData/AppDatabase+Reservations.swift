@@ -69,7 +69,8 @@ extension AppDatabase {
     /// indexes — queued, called and inside tickets, and bookings whose slot is near — so its
     /// cost does not grow with the history. Transactions decide from it; pages read the board.
     public func liveTraffic(storeId: StoreID, now: Date) throws -> LiveTraffic {
-        try reader.read { db in try Self.liveTraffic(storeId: storeId, now: now, db)[storeId] ?? .none }
+        if let postgres { return try postgres.liveTraffic(storeId: storeId, now: now) }
+        return try reader.read { db in try Self.liveTraffic(storeId: storeId, now: now, db)[storeId] ?? .none }
     }
 
     /// Bookings further than this from now neither hold places now nor will within the
@@ -186,7 +187,8 @@ extension AppDatabase {
 
     /// People booked in each of `slots` (in order) at a store, by slot start.
     public func bookedPeople(storeId: StoreID, in slots: [Slot]) throws -> [Date: Int] {
-        try reader.read { db in try Self.bookedPeople(storeId: storeId, in: slots, db) }
+        if let postgres { return try postgres.bookedPeople(storeId: storeId, in: slots) }
+        return try reader.read { db in try Self.bookedPeople(storeId: storeId, in: slots, db) }
     }
 
     /// People booked in `slot`.
@@ -228,6 +230,7 @@ extension AppDatabase {
     /// line-up the store's wait and hours, for a booking the slot's rules and free places.
     /// Nothing changes unless the outcome is `.created`.
     public func reserve(_ request: ReservationRequest, now: Date) throws -> ReservationOutcome {
+        if let postgres { return try postgres.reserve(request, now: now) }
         do {
             return try write { db in
                 guard let details = try transactionDefinition(storeId: request.storeId, db) else { return .noSuchStore }
@@ -327,7 +330,8 @@ extension AppDatabase {
     /// Cancels the customer's reservation if it is theirs and not yet used; false otherwise.
     /// Its place goes to the next in the queue.
     public func cancelReservation(id: ReservationID, userId: UserID, now: Date) throws -> Bool {
-        try write { db in
+        if let postgres { return try postgres.cancelReservation(id: id, userId: userId, now: now) }
+        return try write { db in
             guard let reservation = try Reservation.find(id, db), reservation.userId == userId,
                 reservation.status.isCancellable
             else { return false }
@@ -347,7 +351,8 @@ extension AppDatabase {
     // MARK: Reading reservations
 
     public func reservation(id: ReservationID) throws -> ReservationWithStore? {
-        try reader.read { db in
+        if let postgres { return try postgres.reservation(id: id) }
+        return try reader.read { db in
             try Reservation.filter(id: id).including(required: Reservation.store)
                 .asRequest(of: ReservationWithStore.self).fetchOne(db)
         }
@@ -355,7 +360,8 @@ extension AppDatabase {
 
     /// The customer's active reservation, if any.
     public func activeReservation(userId: UserID) throws -> ReservationWithStore? {
-        try reader.read { db in
+        if let postgres { return try postgres.activeReservation(userId: userId) }
+        return try reader.read { db in
             try Reservation.filter(Reservation.Columns.userId == userId)
                 .filter(Reservation.Status.active.map(\.rawValue).contains(Reservation.Columns.status))
                 .including(required: Reservation.store)
@@ -366,6 +372,7 @@ extension AppDatabase {
     /// The customer's active reservation with its store as the board keeps it: one prepared
     /// statement, for the top of every page a signed-in shopper browses.
     public func activeReservationFromBoard(userId: UserID) throws -> ReservationWithStore? {
+        if let postgres { return try postgres.activeReservationFromBoard(userId: userId) }
         guard let reservation = try reader.read({ db in try Reservation.active(userId: userId, db) }),
               let store = board.entry(reservation.storeId)?.store
         else { return nil }
@@ -374,7 +381,8 @@ extension AppDatabase {
 
     /// The customer's reservations, newest first.
     public func reservations(userId: UserID, limit: Int = 50) throws -> [ReservationWithStore] {
-        try reader.read { db in
+        if let postgres { return try postgres.reservations(userId: userId, limit: limit) }
+        return try reader.read { db in
             try Reservation.filter(Reservation.Columns.userId == userId)
                 .order(Reservation.Columns.id.desc).limit(limit)
                 .including(required: Reservation.store)
@@ -385,7 +393,8 @@ extension AppDatabase {
     /// The customer's last visits to a store (R1.3), most recent first: what they declared and
     /// how long they really stayed.
     public func pastVisits(userId: UserID, storeId: StoreID) throws -> [CustomerPace.Visit] {
-        try reader.read { db in try Self.pastVisits(userId: userId, storeId: storeId, db) }
+        if let postgres { return try postgres.pastVisits(userId: userId, storeId: storeId) }
+        return try reader.read { db in try Self.pastVisits(userId: userId, storeId: storeId, db) }
     }
 
     static func pastVisits(userId: UserID, storeId: StoreID, _ db: Database) throws -> [CustomerPace.Visit] {

@@ -35,6 +35,7 @@ extension AppDatabase {
     /// (`sessionLifetime`: the longest a session can last).
     @discardableResult
     public func purgePersonalData(now: Date, sessionLifetime: TimeInterval) throws -> Int {
+        if let postgres { return try postgres.purgePersonalData(now: now, sessionLifetime: sessionLifetime) }
         let steps: [(sql: String, before: Date)] = [
             ("""
              UPDATE reservation SET userId = NULL WHERE id IN (

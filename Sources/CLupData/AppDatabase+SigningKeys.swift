@@ -23,14 +23,19 @@ extension AppDatabase {
     /// rotation made by `clup admin` reaches a running worker within that).
     public func signingKeys(storeId: StoreID, now: Date) throws -> SigningKeys? {
         if let kept = signingKeyCache.keys(storeId, now: now) { return kept }
-        let keys = try reader.read { db in try Self.signingKeys(storeId: storeId, now: now, db) }
+        let keys = if let postgres {
+            try postgres.signingKeys(storeId: storeId, now: now)
+        } else {
+            try reader.read { db in try Self.signingKeys(storeId: storeId, now: now, db) }
+        }
         if let keys { signingKeyCache.keep(keys, for: storeId, now: now) }
         return keys
     }
 
     /// The highest reservation id so far: a ticket with a higher one was made after this was read.
     public func lastReservationId() throws -> ReservationID? {
-        try reader.read { db in try ReservationID.fetchOne(db, sql: "SELECT MAX(id) FROM reservation") }
+        if let postgres { return try postgres.lastReservationId() }
+        return try reader.read { db in try ReservationID.fetchOne(db, sql: "SELECT MAX(id) FROM reservation") }
     }
 
     static func signingKeys(storeId: StoreID, now: Date, _ db: Database) throws -> SigningKeys? {
@@ -54,6 +59,11 @@ extension AppDatabase {
     /// key may have leaked). Returns the new key's number.
     @discardableResult
     public func rotateSigningKey(storeId: StoreID, retireAtOnce: Bool, now: Date) throws -> Int {
+        if let postgres {
+            let keyId = try postgres.rotateSigningKey(storeId: storeId, retireAtOnce: retireAtOnce, now: now)
+            signingKeyCache.forget(storeId)
+            return keyId
+        }
         let keyId = try write { db in
             guard try Self.signingKeys(storeId: storeId, now: now, db) != nil else { throw StoreError.noSuchStore }
             // Every key still good is good until then at the most.

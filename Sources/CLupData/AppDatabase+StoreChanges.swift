@@ -77,6 +77,7 @@ extension AppDatabase {
     /// already made stand: the outcome says where the new rules are already exceeded.
     /// `userId` nil: an administrator at the command line.
     public func editStore(_ id: StoreID, to edit: StoreEdit, userId: UserID?, now: Date) throws -> StoreEditOutcome {
+        if let postgres { return try postgres.editStore(id, to: edit, userId: userId, now: now) }
         let outcome = try saveStore(id, edit, userId: userId, now: now)
         if !outcome.changed.isEmpty { try write { db in try advanceQueue(storeId: id, now: now, db) } }
         return outcome
@@ -124,7 +125,8 @@ extension AppDatabase {
 
     /// The store's latest changes, newest first, with who made them.
     public func storeChanges(storeId: StoreID, limit: Int = 30) throws -> [StoreChange] {
-        try reader.read { db in
+        if let postgres { return try postgres.storeChanges(storeId: storeId, limit: limit) }
+        return try reader.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT c.at, c.field, c.before, c.after, u.displayName FROM storeChange c
                 LEFT JOIN user u ON u.id = c.userId WHERE c.storeId = ? ORDER BY c.at DESC, c.id DESC LIMIT ?
@@ -142,6 +144,7 @@ extension AppDatabase {
     /// brings the queue up to date under the new hours. Returns how many bookings were
     /// cancelled.
     public func replaceHours(storeId: StoreID, with intervals: [OpeningInterval], userId: UserID?, now: Date) throws -> Int {
+        if let postgres { return try postgres.replaceHours(storeId: storeId, with: intervals, userId: userId, now: now) }
         let cancelled = try write { db -> Int in
             guard let store = try Store.fetchOne(db, id: storeId) else { throw StoreError.noSuchStore }
             let old = try Self.storeDetails(id: storeId, db)?.openingHours.intervals ?? []
@@ -194,6 +197,7 @@ extension AppDatabase {
 extension AppDatabase {
     /// Records that staff member `userId` registered the store.
     public func recordRegistration(storeId: StoreID, userId: UserID?, now: Date) throws {
+        if let postgres { return try postgres.recordRegistration(storeId: storeId, userId: userId, now: now) }
         try write { db in
             try db.execute(sql: """
                 INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'store', '', 'registered')
@@ -209,6 +213,7 @@ extension AppDatabase {
     /// transaction; people inside stay. Returns how many bookings were cancelled, or nil if the
     /// day was closed already.
     public func closeDay(storeId: StoreID, day: Int, reason: String, userId: UserID?, now: Date) throws -> Int? {
+        if let postgres { return try postgres.closeDay(storeId: storeId, day: day, reason: reason, userId: userId, now: now) }
         let cancelled = try write { db -> Int? in
             guard let details = try Self.storeDetails(id: storeId, db) else { throw StoreError.noSuchStore }
             guard !details.closures.contains(where: { $0.day == day }) else { return nil }
@@ -236,7 +241,8 @@ extension AppDatabase {
     /// closed that day. Bookings cancelled by the closure stay cancelled: their customers were
     /// told, and may have booked elsewhere.
     public func reopenDay(storeId: StoreID, day: Int, userId: UserID?, now: Date) throws -> Bool {
-        try write { db in
+        if let postgres { return try postgres.reopenDay(storeId: storeId, day: day, userId: userId, now: now) }
+        return try write { db in
             guard let reason = try String.fetchOne(db, sql: """
                 SELECT reason FROM storeClosure WHERE storeId = ? AND day = ?
                 """, arguments: [storeId, day])
@@ -262,7 +268,8 @@ extension AppDatabase {
     public func replaceDepartments(storeId: StoreID, with departments: [(name: String, minutes: Int)], userId: UserID?,
                                    now: Date) throws -> Bool
     {
-        try write { db in
+        if let postgres { return try postgres.replaceDepartments(storeId: storeId, with: departments, userId: userId, now: now) }
+        return try write { db in
             guard let details = try Self.storeDetails(id: storeId, db) else { throw StoreError.noSuchStore }
             func text(_ list: [(name: String, minutes: Int)]) -> String {
                 list.map { "\($0.name) \($0.minutes) min" }.joined(separator: ", ")

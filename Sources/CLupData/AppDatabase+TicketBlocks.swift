@@ -59,6 +59,7 @@ extension AppDatabase {
     /// The block `kiosk` keeps for its store's business day at `now`, reserved now if it has
     /// none yet, and which of its tickets are still spare; nil if the store is gone.
     public func ticketBlock(for kiosk: Kiosk, now: Date) throws -> (block: TicketBlock, spare: [SpareTicket])? {
+        if let postgres { return try postgres.ticketBlock(for: kiosk, now: now) }
         guard let day = board.entry(kiosk.storeId)?.hours.businessDay(at: now) else { return nil }
         // Read, as every dispenser page load asks: written only on the day's first asking.
         let kept = try reader.read { db in
@@ -110,7 +111,8 @@ extension AppDatabase {
     /// The store's blocks for its business days `days` (what its doors must know to admit a
     /// ticket printed offline).
     public func ticketBlocks(storeId: StoreID, days: ClosedRange<Int>) throws -> [TicketBlock] {
-        try reader.read { db in
+        if let postgres { return try postgres.ticketBlocks(storeId: storeId, days: days) }
+        return try reader.read { db in
             try TicketBlock.filter(Column("storeId") == storeId && days.contains(Column("day")))
                 .order(Column("firstReservationId")).fetchAll(db)
         }
@@ -122,7 +124,11 @@ extension AppDatabase {
     public func reportOfflineTicket(_ id: ReservationID, kiosk: Kiosk, people: Int, residenceMinutes: Int,
                                     issuedAt: Date, now: Date) throws -> OfflineTicketOutcome
     {
-        try write { db in
+        if let postgres {
+            return try postgres.reportOfflineTicket(id, kiosk: kiosk, people: people, residenceMinutes: residenceMinutes,
+                                                    issuedAt: issuedAt, now: now)
+        }
+        return try write { db in
             guard let block = try TicketBlock.fetchOne(db.cachedStatement(sql: """
                 SELECT * FROM ticketBlock WHERE kioskId = ? AND firstReservationId <= ? AND ? < firstReservationId + size
                 """), arguments: [kiosk.id, id, id])

@@ -224,6 +224,7 @@ public struct AppDatabase: Sendable {
     /// (SQLite's `data_version` changes only for other connections' commits). The queue
     /// timer calls this; the worker's own writes keep the board up to date as they commit.
     public func refreshBoard() throws {
+        if let postgres { return try postgres.refreshBoard() }
         try writer.write { db in
             let version = try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0
             guard board.swapDataVersion(version) != version else { return }

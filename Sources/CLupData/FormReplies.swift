@@ -45,7 +45,12 @@ extension AppDatabase {
     /// What a form with `key` was answered already: nil if it never changed anything (so it
     /// may run); otherwise its redirect, or nil inside for "done, with a page".
     public func formReply(key: String) throws -> String?? {
-        try reader.read { db in
+        if let postgres {
+            return try postgres.read { transaction in
+                try transaction.row("SELECT location FROM formReply WHERE key = \(key)").map { try $0[0].decode(String?.self) }
+            }
+        }
+        return try reader.read { db in
             try Row.fetchOne(db, sql: "SELECT location FROM formReply WHERE key = ?", arguments: [key])
                 .map { $0["location"] as String? }
         }
@@ -53,6 +58,11 @@ extension AppDatabase {
 
     /// Keeps the redirect a recorded form was answered with.
     public func keepFormReply(key: String, location: String) throws {
+        if let postgres {
+            return try postgres.write { transaction in
+                _ = try transaction.execute("UPDATE formReply SET location = \(location) WHERE key = \(key)")
+            }
+        }
         try write { db in
             try db.execute(sql: "UPDATE formReply SET location = ? WHERE key = ?", arguments: [location, key])
         }
@@ -61,6 +71,9 @@ extension AppDatabase {
     /// Forgets a recorded form whose answer cannot be replayed (it set a cookie: signing in,
     /// enrolling a kiosk), so a retry runs again and gets its cookie.
     public func forgetFormReply(key: String) throws {
+        if let postgres {
+            return try postgres.write { transaction in _ = try transaction.execute("DELETE FROM formReply WHERE key = \(key)") }
+        }
         try write { db in try db.execute(sql: "DELETE FROM formReply WHERE key = ?", arguments: [key]) }
     }
 }

@@ -96,7 +96,8 @@ public struct PersonalData: Encodable, Sendable {
 extension AppDatabase {
     /// What CLup holds about account `userId`, read in one snapshot; nil if there is none.
     public func personalData(userId: UserID, now: Date) throws -> PersonalData? {
-        try reader.read { db in
+        if let postgres { return try postgres.personalData(userId: userId, now: now) }
+        return try reader.read { db in
             guard let user = try User.fetchOne(db, id: userId) else { return nil }
             let account = PersonalData.Account(
                 email: user.email, name: user.displayName, role: user.role.rawValue, createdAt: user.createdAt,

@@ -85,13 +85,13 @@ extension AppDatabase {
         """
 
     /// The learned sums' columns, in `sumValues` order.
-    private static let sumNames = [
+    static let sumNames = [
         "measuredVisits", "declaredSeconds", "actualSeconds", "loggedVisits", "logRatioSum", "logRatioSquares",
         "calls", "noShows", "callToDoorSeconds", "atHandEntries", "entries", "entryErrorSum", "entryErrorSquares",
     ]
-    private static let decayedSums: Set = ["entries", "entryErrorSum", "entryErrorSquares"]
+    static let decayedSums: Set = ["entries", "entryErrorSum", "entryErrorSquares"]
 
-    private static func sumValues(_ sums: LearnedSums) -> [Double] {
+    static func sumValues(_ sums: LearnedSums) -> [Double] {
         [sums.measuredVisits, sums.declaredSeconds, sums.actualSeconds, sums.loggedVisits, sums.logRatioSum,
          sums.logRatioSquares, sums.calls, sums.noShows, sums.callToDoorSeconds, sums.atHandEntries, sums.entries,
          sums.entryErrorSum, sums.entryErrorSquares]
@@ -127,7 +127,8 @@ public struct LoyalCustomer: Sendable, Equatable {
 extension AppDatabase {
     /// The store's kept hours from `from` to `to` (hours since 1970, both included).
     public func storeHours(storeId: StoreID, from: Int, to: Int) throws -> [HourTotals] {
-        try reader.read { db in try Self.storeHours(storeId: storeId, from: from, to: to, db) }
+        if let postgres { return try postgres.storeHours(storeId: storeId, from: from, to: to) }
+        return try reader.read { db in try Self.storeHours(storeId: storeId, from: from, to: to, db) }
     }
 
     static func storeHours(storeId: StoreID?, from: Int, to: Int, _ db: Database) throws -> [HourTotals] {
@@ -148,7 +149,8 @@ extension AppDatabase {
 
     /// Entries per department of the store between two hours, most visited first.
     public func departmentEntries(storeId: StoreID, from: Int, to: Int) throws -> [DepartmentEntries] {
-        try reader.read { db in
+        if let postgres { return try postgres.departmentEntries(storeId: storeId, from: from, to: to) }
+        return try reader.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT d.id, d.name, COALESCE(SUM(h.entries), 0) AS entries
                 FROM department d LEFT JOIN storeDepartmentHour h
@@ -163,7 +165,8 @@ extension AppDatabase {
     /// Customers who opted in to being listed, with their visits to the store that began in
     /// `from..<to`; nobody who did not opt in. Most visits first.
     public func loyalCustomers(storeId: StoreID, from: Date, to: Date) throws -> [LoyalCustomer] {
-        try reader.read { db in
+        if let postgres { return try postgres.loyalCustomers(storeId: storeId, from: from, to: to) }
+        return try reader.read { db in
             // From the customers who opted in (a partial index holds only them), each one's
             // visits to the store through `reservation_user`: the cost follows how many opted
             // in, not how many visits the range or the history holds.

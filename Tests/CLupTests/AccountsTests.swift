@@ -451,7 +451,7 @@ struct AuthorizationTests {
     let second: StoreID
 
     init() throws {
-        database = try AppDatabase.inMemory()
+        database = try Fixture.database()
         first = try database.createStore(Fixture.store("First", at: .milanCentre), hours: Fixture.weekdayHours,
                                          departments: []).id
         second = try database.createStore(Fixture.store("Second", at: .milanCentre), hours: Fixture.weekdayHours,

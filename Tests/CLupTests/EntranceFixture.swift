@@ -18,7 +18,7 @@ struct EntranceFixture {
     let otherKey = Secrets.token(bytes: 32)
 
     init() throws {
-        database = try AppDatabase.inMemory()
+        database = try Fixture.database()
         store = try database.createStore(
             NewStore(name: "Bottega Duomo", address: "Piazza Duomo 1", phone: "+39 02 1", position: Place.milan[0].position,
                   capacity: 10, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 10, walkInPercent: 20)),

@@ -110,7 +110,7 @@ struct LanguageTests {
 
     @Test("a visitor whose browser prefers Italian reads Italian, and can switch on every page")
     func pagesInItalian() throws {
-        let database = try AppDatabase.inMemory()
+        let database = try Fixture.database()
         let store = try database.createStore(
             Fixture.store("Bottega Lingue", at: Place.milan[0].position), hours: Fixture.weekdayHours,
             departments: [("Panetteria", 10)])
@@ -148,7 +148,7 @@ struct LanguageTests {
 
     @Test("emails go out in the account's language, chosen at sign-up and changed in the account")
     func emailsInTheAccountsLanguage() throws {
-        let database = try AppDatabase.inMemory()
+        let database = try Fixture.database()
         let app = try Fixture.app(database: database)
         let italian = Browser(app)
         italian.cookies["lang"] = "it"

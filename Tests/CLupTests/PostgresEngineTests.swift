@@ -4,6 +4,7 @@ import Testing
 
 @testable import CLupData
 @testable import CLupDomain
+@testable import CLupSupport
 
 /// The PostgreSQL engine against a real server: `scripts/test` starts a throwaway one on
 /// loopback (`scripts/postgres`) and names it in CLUP_TEST_POSTGRES; without it, only the
@@ -116,6 +117,145 @@ struct PostgresEngineTests {
         }
         #expect(added.withLock { $0 }.sorted() == [0, 0, 2])
         #expect(try AppDatabase.open(url: url).storeCount() == 2)
+    }
+}
+
+/// Accounts, sessions, emailed links, failed sign-ins, managers and one-time form keys on
+/// PostgreSQL: the rules the SQLite suites check, checked on the second engine.
+@Suite("PostgreSQL engine: accounts", .enabled(if: PostgresFixture.url != nil))
+struct PostgresAccountsTests {
+    let database: AppDatabase
+    let now = Fixture.wednesdayMorning
+
+    init() throws {
+        database = try AppDatabase.open(url: try PostgresFixture.freshURL())
+    }
+
+    func mail(_ user: User) -> NewOutboxMessage {
+        NewOutboxMessage(recipient: user.email, subject: "Confirm", body: "Follow the link", now: now)
+    }
+
+    @Test("an account is made with its confirmation link and mail; the address is taken whatever its case")
+    func createUser() throws {
+        let token = Secrets.token()
+        let user = try database.createUser(email: "Ada@Example.org", displayName: "Ada", passwordHash: "h", now: now,
+                                           confirmation: (token, mail))
+        #expect(user.email == "Ada@Example.org" && user.role == .customer && user.emailConfirmedAt == nil)
+        #expect(try database.user(email: "ada@example.ORG")?.id == user.id)
+        #expect(throws: AccountError.emailTaken) {
+            try database.createUser(email: "ADA@example.org", displayName: "Other", passwordHash: "h", now: now,
+                                    confirmation: nil)
+        }
+        #expect(try database.isLinkValid(token, purpose: .confirm, now: now))
+        #expect(try database.isLinkValid(token, purpose: .reset, now: now) == false)
+        // The link works once, before it expires.
+        #expect(try database.confirmEmail(token: token, now: now + 60).emailConfirmedAt == now + 60)
+        #expect(try database.user(email: "ada@example.org")?.emailConfirmedAt == now + 60)
+        #expect(throws: AccountError.invalidOrExpiredLink) { try database.confirmEmail(token: token, now: now + 120) }
+    }
+
+    @Test("sessions: made, read with their account, touched, ended one by one or all together")
+    func sessions() throws {
+        let user = try database.createUser(email: "bo@example.org", displayName: "Bo", passwordHash: "h", now: now,
+                                           confirmation: nil)
+        _ = try database.createSession(idHash: "one", csrfToken: "c1", userId: user.id, now: now)
+        _ = try database.createSession(idHash: "two", csrfToken: "c2", userId: user.id, now: now)
+        let found = try #require(try database.session(idHash: "one"))
+        #expect(found.user.id == user.id && found.session.csrfToken == "c1")
+        try database.touchSession(idHash: "one", now: now + 300)
+        #expect(try database.session(idHash: "one")?.session.lastSeenAt == now + 300)
+        #expect(try database.sessionCount(userId: user.id) == 2)
+        // A new password signs out every other session and tells the owner.
+        try database.changePassword(userId: user.id, passwordHash: "new", keepingSession: "one", now: now, notice: mail)
+        #expect(try database.session(idHash: "two") == nil && database.session(idHash: "one")?.user.passwordHash == "new")
+        try database.deleteSession(idHash: "one")
+        #expect(try database.sessionCount(userId: user.id) == 0)
+        try database.updateProfile(userId: user.id, displayName: "Bo B.", travelMode: .car, loyaltyOptIn: true,
+                                   language: "it")
+        let changed = try #require(try database.user(email: "bo@example.org"))
+        #expect(changed.displayName == "Bo B." && changed.travelMode == .car && changed.loyaltyOptIn && changed.language == "it")
+        try database.deleteUser(id: user.id)
+        #expect(try database.user(email: "bo@example.org") == nil)
+        #expect(throws: AccountError.noSuchUser) { try database.deleteUser(id: user.id) }
+    }
+
+    @Test("a reset link sets the password, confirms the address and signs out everywhere; no account, no link")
+    func reset() throws {
+        let user = try database.createUser(email: "cy@example.org", displayName: "Cy", passwordHash: "old", now: now,
+                                           confirmation: (Secrets.token(), mail))
+        _ = try database.createSession(idHash: "s", csrfToken: "c", userId: user.id, now: now)
+        let token = Secrets.token()
+        #expect(try database.issueLink(purpose: .reset, email: "CY@example.org", token: token, now: now, mail: mail))
+        #expect(try database.issueLink(purpose: .reset, email: "nobody@example.org", token: Secrets.token(), now: now,
+                                       mail: mail) == false)
+        let reset = try database.resetPassword(token: token, passwordHash: "fresh", now: now + 60)
+        #expect(reset.passwordHash == "fresh" && reset.emailConfirmedAt == now + 60)
+        #expect(try database.sessionCount(userId: user.id) == 0)
+    }
+
+    @Test("one mailbox gets at most its hourly share, however the forms are sent")
+    func mailLimit() throws {
+        let sent = try (0..<8).map { _ in
+            try database.enqueueMail(NewOutboxMessage(recipient: "Dee@example.org", subject: "s", body: "b", now: now),
+                                     now: now)
+        }
+        #expect(sent.filter { $0 }.count == AppDatabase.mailPerRecipientPerHour)
+        // An hour later the mailbox has its share again.
+        #expect(try database.enqueueMail(NewOutboxMessage(recipient: "dee@example.org", subject: "s", body: "b",
+                                                          now: now + 3601), now: now + 3601))
+    }
+
+    @Test("failed sign-ins are remembered by address, by client and by both, and forgiven by a success")
+    func signInFailures() throws {
+        try database.recordSignInFailure(account: "ed@example.org", clientAddress: "192.0.2.1", now: now)
+        try database.recordSignInFailure(account: "ed@example.org", clientAddress: "192.0.2.2", now: now + 1)
+        try database.recordSignInFailure(account: "fi@example.org", clientAddress: "192.0.2.1", now: now + 2)
+        let history = try database.signInFailures(account: "ed@example.org", clientAddress: "192.0.2.1", since: now - 60)
+        #expect(history == SignInHistory(pair: [now], account: [now, now + 1], client: [now, now + 2]))
+        try database.clearSignInFailures(account: "ed@example.org", clientAddress: "192.0.2.1")
+        #expect(try database.signInFailures(account: "ed@example.org", clientAddress: "192.0.2.1", since: now - 60).pair.isEmpty)
+    }
+
+    @Test("a manager is assigned a store once, and sees only their stores")
+    func managers() throws {
+        let store = try database.createStore(Fixture.store("Bottega", at: GeoPoint(latitude: 45.46, longitude: 9.19)),
+                                             hours: Fixture.weekdayHours, departments: [])
+        let user = try database.createUser(email: "gus@example.org", displayName: "Gus", passwordHash: "h", now: now,
+                                           confirmation: nil)
+        try database.assignStore(storeId: store.id, toManager: "GUS@example.org")
+        try database.assignStore(storeId: store.id, toManager: "gus@example.org")
+        #expect(try database.user(email: "gus@example.org")?.role == .manager)
+        #expect(try database.managedStores(userId: user.id).map(\.id) == [store.id])
+        #expect(try database.isManager(userId: user.id, of: store.id))
+        #expect(throws: StoreError.noSuchStore) { try database.assignStore(storeId: 999, toManager: "gus@example.org") }
+        #expect(throws: AccountError.noSuchUser) { try database.assignStore(storeId: store.id, toManager: "no@example.org") }
+    }
+
+    @Test("a form sent twice at once is done once: the second is answered as a retry")
+    func formSentTwice() throws {
+        let key = "k" + Secrets.token().prefix(20)
+        let outcomes = Mutex<[String]>([])
+        // Two requests carrying the same form's key, each with its own reply.
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            let outcome: String
+            do {
+                _ = try FormReply.$current.withValue(FormReply(key: key)) {
+                    try database.createUser(email: "twice\(index)@example.org", displayName: "Hal", passwordHash: "h",
+                                            now: now, confirmation: nil)
+                }
+                outcome = "done"
+            } catch is FormReply.AlreadyDone {
+                outcome = "retry"
+            } catch {
+                outcome = "\(error)"
+            }
+            outcomes.withLock { $0.append(outcome) }
+        }
+        #expect(outcomes.withLock { $0 }.sorted() == ["done", "retry"])
+        try database.keepFormReply(key: key, location: "/account")
+        #expect(try database.formReply(key: key) == .some("/account"))
+        try database.forgetFormReply(key: key)
+        #expect(try database.formReply(key: key) == nil)
     }
 }
 

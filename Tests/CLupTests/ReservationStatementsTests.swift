@@ -29,7 +29,7 @@ struct ReservationStatementsTests {
 
     @Test("a reservation read by column position equals one decoded by GRDB, and so does one inserted")
     func positionalRows() throws {
-        let database = try AppDatabase.inMemory()
+        let database = try Fixture.database()
         let store = try database.createStore(
             NewStore(name: "Statements", address: "Via Roma 1", phone: "", position: GeoPoint(latitude: 45.46, longitude: 9.19),
                      capacity: 40, timeZone: "Europe/Rome"),

@@ -26,7 +26,7 @@ struct StartupTests {
 
     @Test("the schema refuses what no store may be")
     func schemaChecks() throws {
-        let database = try AppDatabase.inMemory()
+        let database = try Fixture.database()
         let valid = Fixture.store("Ok", at: .milanCentre)
         var noCapacity = valid
         noCapacity.capacity = 0
@@ -50,7 +50,7 @@ struct StartupTests {
 
     @Test("the demo has 30+ stores in Milan with varied capacity, hours and departments")
     func demo() throws {
-        let database = try AppDatabase.inMemory()
+        let database = try Fixture.database()
         let now = Fixture.wednesdayMorning
         #expect(try DemoData.seed(database, now: now, timeZone: Fixture.rome, weeks: 1) >= 30)
         #expect(try DemoData.seed(database, now: now, timeZone: Fixture.rome) == 0)  // idempotent

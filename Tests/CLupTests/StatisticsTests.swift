@@ -26,7 +26,7 @@ struct StatisticsTests {
     let mondays = [Fixture.date(2026, 10, 26, 0), Fixture.date(2026, 11, 2, 0), Fixture.date(2026, 11, 9, 0)]
 
     init() throws {
-        database = try AppDatabase.inMemory()
+        database = try Fixture.database()
         store = try database.createStore(
             NewStore(name: "Bottega Statistica", address: "Via Conti 1", phone: "+39 02 1", position: Place.milan[0].position,
                      capacity: 10, timeZone: "Europe/Rome",

@@ -61,7 +61,7 @@ struct StoreBoardTests {
     @Test("after any sequence of line-ups, bookings, cancellations, scans, expiries and clock moves, the kept standing equals a recomputation", arguments: 1...12)
     func keptEqualsRecomputed(seed: UInt64) throws {
         var random = SeededGenerator(state: seed)
-        let database = try AppDatabase.inMemory()
+        let database = try Fixture.database()
         var now = Fixture.date(2026, 11, 18, 9)
         let small = try database.createStore(
             NewStore(name: "Small", address: "Via 1", phone: "1", position: Place.milan[0].position, capacity: 6,
@@ -151,7 +151,7 @@ struct StoreBoardTests {
 
     @Test("a kept standing is reused while the store is unchanged and young, and recomputed after a change")
     func reuse() throws {
-        let database = try AppDatabase.inMemory()
+        let database = try Fixture.database()
         let now = Fixture.wednesdayMorning
         let store = try database.createStore(Fixture.store("Kept", at: .milanCentre, capacity: 1),
                                              hours: Fixture.weekdayHours, departments: [])

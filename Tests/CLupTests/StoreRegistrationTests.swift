@@ -14,7 +14,7 @@ struct StoreRegistrationTests {
     let app: App
 
     init() throws {
-        database = try AppDatabase.inMemory()
+        database = try Fixture.database()
         app = try Fixture.app(database: database)
         for (email, role) in [("admin@example.org", Role.admin), ("boss@example.org", .manager)] {
             _ = try database.createUser(email: email, displayName: "Alba", passwordHash: Fixture.passwordHash,

@@ -16,7 +16,7 @@ struct StoresPageTests {
     let far: Store
 
     init() throws {
-        database = try AppDatabase.inMemory()
+        database = try Fixture.database()
         // Given three stores: one by the Duomo, one near Centrale, one with a hostile name.
         near = try database.createStore(
             Fixture.store("Bottega Duomo", at: GeoPoint(latitude: 45.4650, longitude: 9.1890), capacity: 40),

@@ -48,10 +48,23 @@ enum Fixture {
         try app(clock: { now }, database: database)
     }
 
+    /// A fresh, empty database for one test: an in-memory SQLite, or — when CLUP_TEST_ENGINE is
+    /// `postgres` (`scripts/test` runs the suites a second time so) — a schema of its own on
+    /// the throwaway PostgreSQL server, so every suite checks both engines.
+    static func database() throws -> AppDatabase {
+        onPostgres ? try AppDatabase.open(url: try PostgresFixture.freshURL()) : try AppDatabase.inMemory()
+    }
+
+    /// Whether the suites run on PostgreSQL (CLUP_TEST_ENGINE=postgres).
+    static let onPostgres = ProcessInfo.processInfo.environment["CLUP_TEST_ENGINE"] == "postgres"
+
+    /// Whether the suites run on SQLite: tests of SQLite itself (its files, pragmas, locks) run then only.
+    static let onSQLite = !onPostgres
+
     /// The real app with a clock the test moves.
     static func app(clock: @escaping @Sendable () -> Date, database: AppDatabase? = nil) throws -> App {
         let environment = AppEnvironment(
-            database: try database ?? AppDatabase.inMemory(), now: clock, logger: Logger(label: "test"),
+            database: try database ?? Fixture.database(), now: clock, logger: Logger(label: "test"),
             settings: SiteSettings(baseURL: "https://clup.example.org"), tickets: tickets)
         return App(environment: environment, views: try views())
     }
@@ -71,7 +84,7 @@ enum Fixture {
     /// the test moves, an in-memory SQLite, and the app over both.
     static func start() throws -> (clock: TestClock, database: AppDatabase, app: App) {
         let clock = TestClock()
-        let database = try AppDatabase.inMemory()
+        let database = try Fixture.database()
         return (clock, database, try app(clock: { clock.now }, database: database))
     }
 

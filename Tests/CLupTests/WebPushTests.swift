@@ -90,7 +90,7 @@ struct WebPushTests {
 
     @Test("security: an account at the subscription cap with every endpoint a black hole delays no one else's urgent push")
     func fairDelivery() throws {
-        let database = try AppDatabase.inMemory()
+        let database = try Fixture.database()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let attacker = try database.createUser(email: "mallory@example.org", displayName: "M", passwordHash: "x", now: now,
                                                confirmation: nil)
@@ -138,7 +138,7 @@ struct WebPushTests {
 
     @Test("security: a subscription failing five times in a row is dropped, with what it had pending")
     func failingSubscriptionDropped() throws {
-        let database = try AppDatabase.inMemory()
+        let database = try Fixture.database()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let user = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: "x", now: now,
                                            confirmation: nil)
@@ -180,7 +180,7 @@ struct WebPushTests {
 
     @Test("delivery: 201 settles, 410 removes the subscription, and a push service that hangs delays nobody else")
     func delivery() throws {
-        let database = try AppDatabase.inMemory()
+        let database = try Fixture.database()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let user = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: "x", now: now,
                                            confirmation: nil)

@@ -5,7 +5,7 @@ import PostgresNIO
 /// Stores, their hours, closures and departments, on PostgreSQL: the same named methods as
 /// SQLite's in `AppDatabase.swift`, and the board's reload.
 extension PostgresEngine {
-    private static let storeColumns = """
+    static let storeColumns = """
         id, name, address, phone, latitude, longitude, capacity, timeZone, walkInPercent, slotMinutes, slotCapacity,
         entryBeforeMinutes, entryAfterMinutes, callGraceMinutes
         """

@@ -29,9 +29,11 @@ final class PostgresEngine: Sendable {
     /// The board the writes keep up to date, as SQLite's `BoardObserver` does.
     let board: StoreBoard
     let credentials: CredentialCache
+    /// The other workers' changes, as they commit them.
+    let feed: BoardFeed
 
     /// Connects to `url`, brings the schema up to date (one worker at a time: the migrations
-    /// hold an advisory lock) and loads `board`.
+    /// hold an advisory lock), starts listening for the other workers' changes and loads `board`.
     init(url: String, board: StoreBoard, credentials: CredentialCache, connections: Int = 8,
          logger: Logger = Logger(label: "clup.postgres")) throws
     {
@@ -39,11 +41,30 @@ final class PostgresEngine: Sendable {
         pool = PostgresPool(location: location, size: connections, logger: logger)
         self.board = board
         self.credentials = credentials
+        let engine = Weak<PostgresEngine>()
+        feed = BoardFeed(pool: pool, apply: { changes in
+            do {
+                try engine.value?.apply(changes)
+            } catch {
+                // The board cannot be trusted: read whole at the next refresh.
+                engine.value?.feed.forget()
+            }
+        }, reload: { try? engine.value?.reloadBoard() })
+        engine.value = self
         try pool.withConnection { connection in try PostgresMigrations.migrate(connection, schema: location.schema, logger: logger) }
-        try reloadBoard()
+        try feed.refresh()
     }
 
-    deinit { pool.shutdown() }
+    /// Listens again if the listening connection was lost, reloading the board then; the
+    /// queue timer calls this every second.
+    func refreshBoard() throws {
+        try feed.refresh()
+    }
+
+    deinit {
+        feed.close()
+        pool.shutdown()
+    }
 
     /// Reads the whole board again.
     func reloadBoard() throws {
@@ -53,13 +74,68 @@ final class PostgresEngine: Sendable {
     /// Runs `work` in one transaction and returns once it has committed; rolls back if
     /// `work` throws. What the transaction said it changed (`PostgresTransaction.changed`)
     /// is then read back and applied to the board.
+    ///
+    /// A request whose form carries a one-time key records it in the same transaction, as on
+    /// SQLite (`FormReply`): a second request with the key waits for the first's commit on the
+    /// key's unique index, then finds it and is answered as a retry.
+    @discardableResult
     func write<T>(_ work: (PostgresTransaction) throws -> T) throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try writeOnce(work)
+            } catch let error as Refused where attempt < Self.attempts && error.isRetryable {
+                // Two transactions waited for each other's locks (a replaced reservation at
+                // another store): PostgreSQL rolled one back. It runs again, from the start.
+                attempt += 1
+            }
+        }
+    }
+
+    /// How many times a write that lost a deadlock is run in all.
+    static let attempts = 3
+
+    /// A statement the server refused: a constraint, a trigger's refusal, a deadlock lost.
+    /// The transaction is rolled back and the connection stays usable. Its description is the
+    /// server's message (never the detail, which may quote the row's values).
+    struct Refused: Error, CustomStringConvertible {
+        var sqlState: String
+        var message: String
+        var constraint: String?
+
+        /// A deadlock or a serialization failure: the transaction was rolled back whole and
+        /// may run again as it was.
+        var isRetryable: Bool { ["40P01", "40001"].contains(sqlState) }
+
+        var description: String { "PostgreSQL refused a statement (\(sqlState)): \(message)" }
+
+        /// `error` as a refusal, if the server refused a statement; other errors (a lost
+        /// connection) as they are.
+        static func from(_ error: any Error) -> any Error {
+            guard let error = error as? PSQLError, error.code == .server else { return error }
+            return Refused(sqlState: error.serverInfo?[.sqlState] ?? "", message: error.serverInfo?[.message] ?? "",
+                           constraint: error.serverInfo?[.constraintName])
+        }
+    }
+
+    private func writeOnce<T>(_ work: (PostgresTransaction) throws -> T) throws -> T {
+        let reply = FormReply.current
         let (result, changes) = try pool.withConnection { connection in
             let transaction = PostgresTransaction(connection: connection, logger: pool.logger)
             try transaction.execute("BEGIN")
             do {
+                if let reply {
+                    let recorded = try transaction.execute("""
+                        INSERT INTO formReply (key, at) VALUES (\(reply.key), \(Date())) ON CONFLICT DO NOTHING
+                        """)
+                    if recorded == 0 && !reply.recorded { throw FormReply.AlreadyDone() }
+                }
                 let result = try work(transaction)
+                if let payload = feed.payload(for: transaction.changes) {
+                    try transaction.execute("SELECT pg_notify(\(BoardFeed.channel), \(payload))")
+                }
                 try transaction.execute("COMMIT")
+                reply?.committedWrite()
                 return (result, transaction.changes)
             } catch {
                 _ = try? transaction.execute("ROLLBACK")
@@ -70,15 +146,36 @@ final class PostgresEngine: Sendable {
         return result
     }
 
-    /// Brings the board up to date with a committed transaction's changes.
-    private func apply(_ changes: PostgresTransaction.Changes) throws {
+    /// Brings the board up to date with a committed transaction's changes: the stores,
+    /// reservations and learned sums it changed, read back as they now are.
+    func apply(_ changes: PostgresTransaction.Changes) throws {
         if changes.credentials { credentials.clear() }
-        guard !changes.stores.isEmpty else { return }
-        let details = try read { transaction in
-            try changes.stores.sorted().flatMap { try Self.storeDetails($0, transaction) }
+        if changes.everything { return try reloadBoard() }
+        guard !changes.stores.isEmpty || !changes.reservations.isEmpty || !changes.loads.isEmpty else { return }
+        let boardChanges = try read { transaction in
+            var boardChanges = BoardChanges()
+            boardChanges.stores = try changes.stores.sorted().flatMap { try Self.storeDetails($0, transaction) }
+            if !changes.reservations.isEmpty {
+                let ids = changes.reservations.keys.map(\.rawValue)
+                var found: [ReservationID: LiveReservation?] = [:]
+                for row in try transaction.rows("""
+                    SELECT \(unescaped: AppDatabase.liveColumns) FROM reservation WHERE id = ANY(\(ids))
+                    """)
+                {
+                    let columns = try row.record(AppDatabase.LiveColumns.self)
+                    found[columns.id] = .some(AppDatabase.live(columns))
+                }
+                for (id, storeId) in changes.reservations.sorted(by: { $0.key < $1.key }) {
+                    boardChanges.reservations.append((found[id] == nil ? nil : storeId, id, found[id] ?? nil))
+                }
+            }
+            for storeId in changes.loads.sorted() {
+                if let load = try transaction.row("SELECT * FROM storeLoad WHERE storeId = \(storeId)")?.record(StoreLoad.self) {
+                    boardChanges.models[storeId] = load.model
+                }
+            }
+            return boardChanges
         }
-        var boardChanges = BoardChanges()
-        boardChanges.stores = details
         board.apply(boardChanges)
     }
 
@@ -89,6 +186,30 @@ final class PostgresEngine: Sendable {
             try transaction.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             defer { _ = try? transaction.execute("COMMIT") }
             return try work(transaction)
+        }
+    }
+}
+
+extension PostgresEngine {
+    /// What a PostgreSQL error means for the person waiting: the server out of disk, or busy —
+    /// unreachable, restarting, failing over (a primary turned replica refuses writes), or a
+    /// deadlock lost past the retries. Each is a transaction rolled back whole: nothing was
+    /// changed, and trying again in a few seconds is the right advice.
+    static func storageFailure(_ error: any Error) -> AppDatabase.StorageFailure? {
+        if error is PostgresPool.Unreachable { return .busy }
+        if let refused = error as? Refused {
+            if refused.sqlState == "53100" { return .diskFull }
+            // Deadlocks and serialization failures, the server shutting down or starting,
+            // connections exhausted, a read-only transaction on a demoted primary.
+            let busy = ["40P01", "40001", "57P01", "57P02", "57P03", "53300", "25006"]
+            return busy.contains(refused.sqlState) ? .busy : nil
+        }
+        guard let error = error as? PSQLError else { return nil }
+        switch error.code {
+        case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection:
+            return .busy
+        default:
+            return nil
         }
     }
 }
@@ -108,7 +229,13 @@ struct PostgresTransaction {
     /// says so as it goes (PostgreSQL has no SQLite-style observer of every row changed).
     struct Changes {
         var stores: Set<StoreID> = []
+        /// Reservations changed, with their store.
+        var reservations: [ReservationID: StoreID] = [:]
+        /// Stores whose learned sums changed.
+        var loads: Set<StoreID> = []
         var credentials = false
+        /// Too many to name: the whole board is read again.
+        var everything = false
     }
 
     private final class ChangeList {
@@ -120,12 +247,22 @@ struct PostgresTransaction {
     /// Notes that the transaction changed store `id`'s row, hours, closures or departments.
     func changed(store id: StoreID) { changed.changes.stores.insert(id) }
 
+    /// Notes that the transaction changed reservation `id` of store `storeId`.
+    func changed(reservation id: ReservationID, of storeId: StoreID) { changed.changes.reservations[id] = storeId }
+
+    /// Notes that the transaction changed the store's learned sums.
+    func changed(loadOf storeId: StoreID) { changed.changes.loads.insert(storeId) }
+
     /// Notes that the transaction changed sessions, accounts or kiosks.
     func changedCredentials() { changed.changes.credentials = true }
 
     /// The rows `query` returns, each readable by column name or position.
     func rows(_ query: PostgresQuery) throws -> [PostgresRandomAccessRow] {
-        try connection.query(query, logger: logger).wait().rows.map { $0.makeRandomAccess() }
+        do {
+            return try connection.query(query, logger: logger).wait().rows.map { $0.makeRandomAccess() }
+        } catch {
+            throw PostgresEngine.Refused.from(error)
+        }
     }
 
     /// The first row `query` returns, or nil.
@@ -136,7 +273,11 @@ struct PostgresTransaction {
     /// Runs `query` and returns how many rows it changed.
     @discardableResult
     func execute(_ query: PostgresQuery) throws -> Int {
-        try connection.query(query, logger: logger).wait().metadata.rows ?? 0
+        do {
+            return try connection.query(query, logger: logger).wait().metadata.rows ?? 0
+        } catch {
+            throw PostgresEngine.Refused.from(error)
+        }
     }
 
     /// The single value of a one-row, one-column query (a count, an id).
@@ -283,7 +424,7 @@ final class PostgresPool: @unchecked Sendable {
 
     private func give(back connection: PostgresConnection, failed error: (any Error)? = nil) {
         // A connection that broke, or that an error left in an unknown state, is not reused.
-        let reusable = !connection.isClosed && (error == nil || error is PSQLError == false || Self.leavesConnectionUsable(error!))
+        let reusable = !connection.isClosed && !(error is PSQLError)
         condition.lock()
         lent -= 1
         if reusable && !closed { idle.append(connection) }
@@ -292,11 +433,13 @@ final class PostgresPool: @unchecked Sendable {
         if !reusable { _ = connection.close() as EventLoopFuture<Void> }
     }
 
-    /// A statement the server refused (a constraint, a syntax error) leaves its connection
-    /// usable once the transaction is rolled back; a lost connection does not.
-    private static func leavesConnectionUsable(_ error: any Error) -> Bool {
-        guard let error = error as? PSQLError else { return true }
-        return error.code == .server
+    /// A connection of the caller's own, outside the pool (the board feed's listening one).
+    func openConnection() throws -> PostgresConnection {
+        let id = condition.withLock {
+            nextId += 1
+            return nextId
+        }
+        return try open(id: id)
     }
 
     /// Opens a connection to the first host that takes writes.
@@ -343,4 +486,9 @@ final class PostgresPool: @unchecked Sendable {
         for connection in connections { try? (connection.close() as EventLoopFuture<Void>).wait() }
         try? group.syncShutdownGracefully()
     }
+}
+
+/// A reference that does not keep its object alive: the board feed's way back to its engine.
+final class Weak<Object: AnyObject>: @unchecked Sendable {
+    weak var value: Object?
 }

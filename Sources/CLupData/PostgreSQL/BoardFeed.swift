@@ -1,0 +1,123 @@
+import CLupDomain
+import Foundation
+import PostgresNIO
+
+/// Keeps every worker's board in step with the others' writes. Each write transaction that
+/// changes what the board mirrors says so on the channel `clup_board` (`pg_notify`, inside the
+/// transaction, so PostgreSQL delivers it only if the transaction commits); every worker
+/// listens on a connection of its own and reads the rows named back from the primary, as the
+/// writing worker did after its commit. A listening connection that is lost (the primary
+/// failed over, the network dropped) is opened again at the next `refresh`, and the board is
+/// then reloaded whole, since notices sent meanwhile were lost with it.
+final class BoardFeed: @unchecked Sendable {
+    static let channel = "clup_board"
+    /// Past this size a payload says "reload everything" instead (PostgreSQL's limit is 8000 bytes).
+    static let largestPayload = 7000
+
+    /// This worker's name on the channel, so that it skips its own notices (it applied them
+    /// when it committed).
+    let worker = String(UUID().uuidString.prefix(8))
+    private let pool: PostgresPool
+    private let apply: @Sendable (PostgresTransaction.Changes) -> Void
+    private let reload: @Sendable () -> Void
+    /// The changes are read back here, one notice after another, never on the connection's
+    /// event loop (reading back waits for answers).
+    private let queue = DispatchQueue(label: "clup-board-feed")
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var listening: (connection: PostgresConnection, context: PostgresListenContext)?
+
+    init(pool: PostgresPool, apply: @escaping @Sendable (PostgresTransaction.Changes) -> Void,
+         reload: @escaping @Sendable () -> Void)
+    {
+        self.pool = pool
+        self.apply = apply
+        self.reload = reload
+    }
+
+    /// Stops listening and closes the connection, waiting until it is closed (before the
+    /// engine's event loops stop).
+    func close() {
+        let old = lock.withLock {
+            defer { listening = nil }
+            return listening
+        }
+        guard let old else { return }
+        old.context.stop()
+        try? (old.connection.close() as EventLoopFuture<Void>).wait()
+    }
+
+    /// Drops the listening connection, so that the next `refresh` listens again and reloads
+    /// the board.
+    func forget() {
+        close()
+    }
+
+    /// Whether the listening connection is open.
+    var isListening: Bool { lock.withLock { listening.map { !$0.connection.isClosed } ?? false } }
+
+    /// Opens the listening connection if it is not open; reloads the board when it had to
+    /// (re)open it. Called when the engine opens, and by the queue timer every second.
+    func refresh() throws {
+        guard !isListening else { return }
+        close()
+        let connection = try pool.openConnection()
+        let context = connection.addListener(channel: Self.channel) { [weak self] _, notification in
+            guard let self, let changes = self.decode(notification.payload) else { return }
+            self.queue.async { self.apply(changes) }
+        }
+        do {
+            _ = try connection.query("LISTEN clup_board", logger: pool.logger).wait()
+        } catch {
+            context.stop()
+            try? (connection.close() as EventLoopFuture<Void>).wait()
+            throw error
+        }
+        lock.withLock { listening = (connection, context) }
+        // Anything committed before the LISTEN took effect is read now.
+        queue.sync { reload() }
+    }
+
+    /// The notice a transaction sends with its changes, or nil if it changed nothing the board
+    /// mirrors.
+    func payload(for changes: PostgresTransaction.Changes) -> String? {
+        guard !changes.stores.isEmpty || !changes.reservations.isEmpty || !changes.loads.isEmpty || changes.credentials
+        else { return nil }
+        let notice = Notice(worker: worker, stores: changes.stores.map(\.rawValue).sorted(),
+                            reservations: changes.reservations.sorted { $0.key < $1.key }
+                                .map { [$0.key.rawValue, $0.value.rawValue] },
+                            loads: changes.loads.map(\.rawValue).sorted(), credentials: changes.credentials, all: false)
+        guard let data = try? JSONEncoder().encode(notice), data.count <= Self.largestPayload else {
+            let all = Notice(worker: worker, stores: [], reservations: [], loads: [], credentials: true, all: true)
+            return (try? JSONEncoder().encode(all)).flatMap { String(data: $0, encoding: .utf8) }
+        }
+        return String(data: data, encoding: .utf8)
+    }
+
+    /// Another worker's changes, or nil for this worker's own (and for anything unreadable).
+    private func decode(_ payload: String) -> PostgresTransaction.Changes? {
+        guard let notice = try? JSONDecoder().decode(Notice.self, from: Data(payload.utf8)), notice.worker != worker
+        else { return nil }
+        var changes = PostgresTransaction.Changes()
+        changes.everything = notice.all
+        changes.stores = Set(notice.stores.map(StoreID.init(rawValue:)))
+        for pair in notice.reservations where pair.count == 2 {
+            changes.reservations[ReservationID(pair[0])] = StoreID(pair[1])
+        }
+        changes.loads = Set(notice.loads.map(StoreID.init(rawValue:)))
+        changes.credentials = notice.credentials
+        return changes
+    }
+
+    /// What travels on the channel: ids only, never anything personal.
+    private struct Notice: Codable {
+        var worker: String
+        var stores: [Int64]
+        /// [reservation id, store id] pairs.
+        var reservations: [[Int64]]
+        var loads: [Int64]
+        var credentials: Bool
+        /// Too much to name: reload the whole board.
+        var all: Bool
+    }
+}

@@ -1,0 +1,281 @@
+import CLupDomain
+import Foundation
+import PostgresNIO
+
+/// Bookings' reminders, notices turned into mail and push, and push subscriptions on
+/// PostgreSQL: the same named methods as `AppDatabase+Notices.swift`. What several workers
+/// might take at once (notices to dispatch, push messages to send) is taken with
+/// `FOR UPDATE SKIP LOCKED`: each worker gets its own, none waits for another's.
+extension PostgresEngine {
+    // MARK: Bookings
+
+    func remindBookings(now: Date) throws -> (reminded: Int, cancelled: Int) {
+        let lead = now + BookingReminder.lead
+        let replied = now - BookingReminder.replyWindow
+        let due = try read { transaction in
+            try transaction.value("""
+                SELECT COUNT(*) FROM reservation WHERE status = 'booked' AND confirmedAt IS NULL AND slotStart <= \(lead)
+                AND (remindedAt IS NULL OR remindedAt <= \(replied))
+                """, as: Int.self) ?? 0
+        }
+        guard due > 0 else { return (0, 0) }
+        return try write { transaction in
+            let rows = try transaction.rows("""
+                SELECT id, storeId, remindedAt FROM reservation
+                WHERE status = 'booked' AND confirmedAt IS NULL AND slotStart <= \(lead)
+                  AND (remindedAt IS NULL OR remindedAt <= \(replied))
+                ORDER BY id FOR UPDATE SKIP LOCKED
+                """)
+            var reminded = 0
+            var cancelled: Set<StoreID> = []
+            for row in rows {
+                let (id, storeId, remindedAt) = try (row[0].decode(ReservationID.self), row[1].decode(StoreID.self),
+                                                     row[2].decode(Date?.self))
+                if remindedAt == nil {
+                    try transaction.execute("UPDATE reservation SET remindedAt = \(now) WHERE id = \(id)")
+                    try Self.notice(.reminder, reservationId: id, now: now, transaction)
+                    reminded += 1
+                } else if try Self.lockStore(storeId, transaction) != nil,
+                    try Self.setStatus(.cancelled, .endedAt, to: now, id: id, from: .booked, transaction)
+                {
+                    try Self.notice(.autoCancelled, reservationId: id, reason: .unconfirmed, now: now, transaction)
+                    cancelled.insert(storeId)
+                }
+            }
+            for storeId in cancelled.sorted() { try Self.advanceQueue(storeId: storeId, now: now, transaction) }
+            return (reminded, cancelled.count)
+        }
+    }
+
+    func confirmBooking(id: ReservationID, userId: UserID, now: Date) throws -> BookingReply {
+        try write { transaction in
+            guard let reservation = try transaction.row("""
+                SELECT \(unescaped: Self.reservationColumns) FROM reservation WHERE id = \(id) FOR UPDATE
+                """)?.record(Reservation.self), reservation.userId == userId
+            else { return .notFound }
+            guard reservation.status == .booked else { return .notBooked(reservation.status) }
+            guard reservation.confirmedAt == nil else { return .alreadyConfirmed }
+            try transaction.execute("UPDATE reservation SET confirmedAt = \(now) WHERE id = \(id) AND status = 'booked'")
+            return .confirmed
+        }
+    }
+
+    func bookings(storeId: StoreID, from: Date, to: Date) throws -> [Reservation] {
+        try read { transaction in
+            try transaction.rows("""
+                SELECT \(unescaped: Self.reservationColumns) FROM reservation
+                WHERE storeId = \(storeId) AND status = 'booked' AND slotStart BETWEEN \(from) AND \(to)
+                ORDER BY slotStart, id
+                """).map { try $0.record(Reservation.self) }
+        }
+    }
+
+    func changeTravelMode(id: ReservationID, userId: UserID, to mode: TravelMode) throws -> Bool {
+        try write { transaction in
+            guard let storeId = try transaction.value("""
+                UPDATE reservation SET travelMode = \(mode.rawValue)
+                WHERE id = \(id) AND userId = \(userId) AND kind = 'lineUp' AND status IN ('waiting', 'called')
+                RETURNING storeId
+                """, as: StoreID.self)
+            else { return false }
+            transaction.changed(reservation: id, of: storeId)
+            return true
+        }
+    }
+
+    // MARK: Dispatching
+
+    func dispatchNotices(now: Date, limit: Int, render: @Sendable (NoticeSubject) -> RenderedNotice) throws -> Int {
+        let pending = try read { transaction in
+            try transaction.value("SELECT COUNT(*) FROM notice WHERE dispatchedAt IS NULL", as: Int.self) ?? 0
+        }
+        guard pending > 0 else { return 0 }
+        return try write { transaction in
+            let notices = try transaction.rows("""
+                SELECT id, reservationId, kind, reason, createdAt, dispatchedAt FROM notice WHERE dispatchedAt IS NULL
+                ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                """).map { try $0.record(Notice.self) }
+            for notice in notices {
+                try transaction.execute("UPDATE notice SET dispatchedAt = \(now) WHERE id = \(notice.id)")
+                guard let reservation = try Self.reservation(notice.reservationId, transaction),
+                    notice.appliesTo.contains(reservation.status), let userId = reservation.userId,
+                    let user = try Self.user(id: userId, transaction),
+                    let store = try transaction.row("""
+                        SELECT \(unescaped: Self.storeColumns) FROM store WHERE id = \(reservation.storeId)
+                        """)?.record(Store.self)
+                else { continue }
+                let message = render(NoticeSubject(notice: notice, reservation: reservation, store: store, user: user))
+                var pushed = 0
+                if user.notifyPush, let payload = message.push {
+                    pushed = try transaction.execute("""
+                        INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt)
+                        SELECT id, \(payload), \(message.urgency), \(now), \(now + message.pushLifetime), \(now)
+                        FROM pushSubscription WHERE userId = \(userId) ORDER BY id
+                        """)
+                }
+                if user.notifyEmail || pushed == 0 {
+                    try Self.insert(NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body,
+                                                     now: now, priority: notice.kind.mailPriority), transaction)
+                }
+            }
+            return notices.count
+        }
+    }
+
+    func notices(reservationId: ReservationID) throws -> [Notice] {
+        try read { transaction in
+            try transaction.rows("""
+                SELECT id, reservationId, kind, reason, createdAt, dispatchedAt FROM notice
+                WHERE reservationId = \(reservationId) ORDER BY id
+                """).map { try $0.record(Notice.self) }
+        }
+    }
+
+    // MARK: Push subscriptions and messages
+
+    private static let subscriptionColumns = "id, userId, endpoint, p256dh, auth, createdAt, failures"
+    private static let pushColumns = """
+        id, pushSubscriptionId, payload, urgency, createdAt, expiresAt, attempts, nextAttemptAt, sentAt, lastError
+        """
+
+    func savePushSubscription(userId: UserID, endpoint: String, p256dh: String, auth: String, now: Date) throws
+        -> AppDatabase.PushSubscriptionSaved
+    {
+        try write { transaction in
+            // One account's subscriptions are changed one transaction at a time.
+            _ = try transaction.row("SELECT id FROM \"user\" WHERE id = \(userId) FOR UPDATE")
+            if let holder = try transaction.value("""
+                SELECT userId FROM pushSubscription WHERE endpoint = \(endpoint) FOR UPDATE
+                """, as: UserID.self)
+            {
+                guard holder == userId else { return .anotherAccounts }
+                try transaction.execute("""
+                    UPDATE pushSubscription SET p256dh = \(p256dh), auth = \(auth), failures = 0 WHERE endpoint = \(endpoint)
+                    """)
+                return .saved
+            }
+            try transaction.execute("""
+                INSERT INTO pushSubscription (userId, endpoint, p256dh, auth, createdAt)
+                VALUES (\(userId), \(endpoint), \(p256dh), \(auth), \(now))
+                """)
+            try transaction.execute("""
+                DELETE FROM pushSubscription WHERE userId = \(userId) AND id NOT IN
+                    (SELECT id FROM pushSubscription WHERE userId = \(userId) ORDER BY id DESC
+                     LIMIT \(AppDatabase.pushSubscriptionsPerAccount))
+                """)
+            return .saved
+        }
+    }
+
+    func deletePushSubscription(userId: UserID, endpoint: String) throws -> Bool {
+        try write { transaction in
+            try transaction.execute("DELETE FROM pushSubscription WHERE userId = \(userId) AND endpoint = \(endpoint)") > 0
+        }
+    }
+
+    func pushSubscriptions(userId: UserID) throws -> [PushSubscription] {
+        try read { transaction in
+            try transaction.rows("""
+                SELECT \(unescaped: Self.subscriptionColumns) FROM pushSubscription WHERE userId = \(userId) ORDER BY id
+                """).map { try $0.record(PushSubscription.self) }
+        }
+    }
+
+    func claimDuePush(now: Date, lease: TimeInterval, limit: Int, perAccount: Int, busy: [UserID: Int]) throws
+        -> [(message: PushMessage, subscription: PushSubscription)]
+    {
+        let due = try read { transaction in
+            try transaction.value("""
+                SELECT COUNT(*) FROM pushMessage WHERE sentAt IS NULL AND nextAttemptAt <= \(now)
+                """, as: Int.self) ?? 0
+        }
+        guard due > 0 else { return [] }
+        return try write { transaction in
+            try transaction.execute("""
+                UPDATE pushMessage SET sentAt = \(now), lastError = 'expired before delivery'
+                WHERE sentAt IS NULL AND expiresAt <= \(now)
+                """)
+            // Fair as on SQLite: urgent first, then each account's oldest before anyone's
+            // second. Messages another worker is claiming are skipped.
+            let candidates = try transaction.rows("""
+                SELECT m.id, s.userId FROM pushMessage m JOIN pushSubscription s ON s.id = m.pushSubscriptionId
+                WHERE m.id IN (SELECT id FROM pushMessage WHERE sentAt IS NULL AND nextAttemptAt <= \(now)
+                               FOR UPDATE SKIP LOCKED)
+                ORDER BY m.urgency = 'high' DESC,
+                         ROW_NUMBER() OVER (PARTITION BY s.userId, m.urgency = 'high' ORDER BY m.id), m.id
+                LIMIT \(limit * 8)
+                """)
+            var claimed: [(PushMessage, PushSubscription)] = []
+            var taken = busy
+            for row in candidates where claimed.count < limit {
+                let (id, owner) = try (row[0].decode(Int64.self), row[1].decode(UserID.self))
+                guard taken[owner, default: 0] < perAccount,
+                    let message = try transaction.row("""
+                        UPDATE pushMessage SET attempts = attempts + 1, nextAttemptAt = \(now + lease) WHERE id = \(id)
+                        RETURNING \(unescaped: Self.pushColumns)
+                        """)?.record(PushMessage.self),
+                    let subscription = try transaction.row("""
+                        SELECT \(unescaped: Self.subscriptionColumns) FROM pushSubscription
+                        WHERE id = \(message.pushSubscriptionId)
+                        """)?.record(PushSubscription.self)
+                else { continue }
+                taken[owner, default: 0] += 1
+                claimed.append((message, subscription))
+            }
+            return claimed
+        }
+    }
+
+    func markPushSent(id: Int64, now: Date) throws {
+        try write { transaction in
+            try transaction.execute("UPDATE pushMessage SET sentAt = \(now), lastError = NULL WHERE id = \(id)")
+            try transaction.execute("""
+                UPDATE pushSubscription SET failures = 0 WHERE id = (SELECT pushSubscriptionId FROM pushMessage WHERE id = \(id))
+                """)
+        }
+    }
+
+    func markPushFailed(id: Int64, error: String, retryAt: Date) throws -> Bool {
+        try write { transaction in
+            try transaction.execute("""
+                UPDATE pushMessage SET nextAttemptAt = \(retryAt), lastError = \(String(error.prefix(500))) WHERE id = \(id)
+                """)
+            try transaction.execute("""
+                UPDATE pushSubscription SET failures = failures + 1
+                WHERE id = (SELECT pushSubscriptionId FROM pushMessage WHERE id = \(id))
+                """)
+            return try transaction.execute("""
+                DELETE FROM pushSubscription WHERE failures >= \(AppDatabase.pushFailuresAllowed)
+                  AND id = (SELECT pushSubscriptionId FROM pushMessage WHERE id = \(id))
+                """) > 0
+        }
+    }
+
+    func removePushSubscription(id: Int64) throws {
+        try write { transaction in try transaction.execute("DELETE FROM pushSubscription WHERE id = \(id)") }
+    }
+
+    func purgeSettledPush(before date: Date) throws -> Int {
+        try write { transaction in try transaction.execute("DELETE FROM pushMessage WHERE sentAt < \(date)") }
+    }
+
+    func pushMessages(subscriptionId id: Int64) throws -> [PushMessage] {
+        try read { transaction in
+            try transaction.rows("""
+                SELECT \(unescaped: Self.pushColumns) FROM pushMessage WHERE pushSubscriptionId = \(id) ORDER BY id
+                """).map { try $0.record(PushMessage.self) }
+        }
+    }
+}
+
+extension PostgresEngine {
+    /// Inserts a message into the outbox, without the hourly limits (`enqueue` applies them).
+    static func insert(_ message: NewOutboxMessage, _ transaction: PostgresTransaction) throws {
+        try transaction.execute("""
+            INSERT INTO outboxMessage (recipient, subject, body, createdAt, attempts, nextAttemptAt, recipientKey,
+                                       requestedBy, priority)
+            VALUES (\(message.recipient), \(message.subject), \(message.body), \(message.createdAt), \(message.attempts),
+                    \(message.nextAttemptAt), \(message.recipientKey), \(message.requestedBy), \(message.priority.rawValue))
+            """)
+    }
+}

@@ -1,0 +1,171 @@
+import CLupDomain
+import Foundation
+import PostgresNIO
+
+/// What CLup keeps and gives back on PostgreSQL: retention, a customer's export of their data,
+/// and the statistics pages' reads — the same named methods as `AppDatabase+Retention.swift`,
+/// `PersonalData.swift` and `StoreHour.swift`.
+extension PostgresEngine {
+    // MARK: Retention
+
+    func purgePersonalData(now: Date, sessionLifetime: TimeInterval) throws -> Int {
+        let batch = Retention.batch
+        let steps: [(sql: String, before: Date)] = [
+            ("""
+             UPDATE reservation SET userId = NULL WHERE id IN (
+                 SELECT id FROM reservation WHERE userId IS NOT NULL AND createdAt < $1
+                 AND status IN ('done', 'cancelled', 'expired') LIMIT \(batch))
+             """, now - Retention.reservations),
+            ("DELETE FROM outboxMessage WHERE id IN (SELECT id FROM outboxMessage WHERE sentAt < $1 LIMIT \(batch))",
+             now - Retention.sentEmails),
+            ("DELETE FROM notice WHERE id IN (SELECT id FROM notice WHERE dispatchedAt < $1 LIMIT \(batch))",
+             now - Retention.notices),
+            ("DELETE FROM signInFailure WHERE id IN (SELECT id FROM signInFailure WHERE at < $1 LIMIT \(batch))",
+             now - Retention.signInFailures),
+            ("""
+             DELETE FROM emailToken WHERE tokenHash IN (SELECT tokenHash FROM emailToken WHERE expiresAt < $1 LIMIT \(batch))
+             """, now - Retention.emailTokens),
+            ("DELETE FROM session WHERE idHash IN (SELECT idHash FROM session WHERE createdAt < $1 LIMIT \(batch))",
+             now - sessionLifetime),
+            ("DELETE FROM formReply WHERE key IN (SELECT key FROM formReply WHERE at < $1 LIMIT \(batch))",
+             now - Retention.formReplies),
+            ("""
+             DELETE FROM scanReceipt WHERE (kioskId, scanId) IN (
+                 SELECT kioskId, scanId FROM scanReceipt WHERE receivedAt < $1 LIMIT \(batch))
+             """, now - Retention.scanReceipts),
+            ("DELETE FROM ticketBlock WHERE id IN (SELECT id FROM ticketBlock WHERE createdAt < $1 LIMIT \(batch))",
+             now - Retention.ticketBlocks),
+        ]
+        var changed = 0
+        for step in steps {
+            while true {
+                var binds = PostgresBindings()
+                binds.append(step.before)
+                let count = try write { transaction in
+                    let count = try transaction.execute(PostgresQuery(unsafeSQL: step.sql, binds: binds))
+                    if step.sql.hasPrefix("DELETE FROM session") && count > 0 { transaction.changedCredentials() }
+                    return count
+                }
+                changed += count
+                if count < batch { break }
+            }
+        }
+        return changed
+    }
+
+    // MARK: A customer's data
+
+    func personalData(userId: UserID, now: Date) throws -> PersonalData? {
+        try read { transaction in
+            guard let user = try Self.user(id: userId, transaction) else { return nil }
+            let account = PersonalData.Account(
+                email: user.email, name: user.displayName, role: user.role.rawValue, createdAt: user.createdAt,
+                emailConfirmedAt: user.emailConfirmedAt, usualTravelMode: user.travelMode.rawValue,
+                loyalCustomerOptIn: user.loyaltyOptIn, notifyByEmail: user.notifyEmail, notifyOnDevices: user.notifyPush,
+                language: user.language)
+            let sessions = try transaction.rows("""
+                SELECT createdAt, lastSeenAt FROM session WHERE userId = \(userId) ORDER BY createdAt
+                """).map { PersonalData.Session(signedInAt: try $0[0].decode(Date.self), lastSeenAt: try $0[1].decode(Date.self)) }
+            let devices = try transaction.rows("""
+                SELECT endpoint, createdAt FROM pushSubscription WHERE userId = \(userId) ORDER BY createdAt
+                """).map { row in
+                PersonalData.Device(pushService: URL(string: try row[0].decode(String.self))?.host ?? "",
+                                    addedAt: try row[1].decode(Date.self))
+            }
+            let managed = try transaction.rows("""
+                SELECT s.name FROM managedStore m JOIN store s ON s.id = m.storeId WHERE m.userId = \(userId) ORDER BY s.name
+                """).map { try $0[0].decode(String.self) }
+            var departments: [ReservationID: [String]] = [:]
+            for row in try transaction.rows("""
+                SELECT rd.reservationId, d.name FROM reservationDepartment rd
+                JOIN reservation r ON r.id = rd.reservationId JOIN department d ON d.id = rd.departmentId
+                WHERE r.userId = \(userId) ORDER BY d.position
+                """)
+            {
+                departments[try row[0].decode(ReservationID.self), default: []].append(try row[1].decode(String.self))
+            }
+            var messages: [ReservationID: [PersonalData.Message]] = [:]
+            for row in try transaction.rows("""
+                SELECT n.reservationId, n.kind, n.reason, n.createdAt, n.dispatchedAt FROM notice n
+                JOIN reservation r ON r.id = n.reservationId WHERE r.userId = \(userId) ORDER BY n.createdAt
+                """)
+            {
+                messages[try row[0].decode(ReservationID.self), default: []].append(PersonalData.Message(
+                    kind: try row[1].decode(String.self), reason: try row[2].decode(String?.self),
+                    createdAt: try row[3].decode(Date.self), sentAt: try row[4].decode(Date?.self)))
+            }
+            let visits = try transaction.rows("""
+                SELECT r.\(unescaped: Self.reservationColumns.replacingOccurrences(of: ", ", with: ", r.")), r.pace,
+                       s.name AS storeName
+                FROM reservation r JOIN store s ON s.id = r.storeId WHERE r.userId = \(userId) ORDER BY r.createdAt
+                """).map { row in
+                let visit = try row.record(Reservation.self)
+                return PersonalData.Visit(
+                    store: try row[column: "storeName"].decode(String.self), kind: visit.kind.rawValue, number: visit.number,
+                    people: visit.people, declaredMinutes: visit.residenceMinutes,
+                    paceFromPastVisits: try row[column: "pace"].decode(Double?.self), travelMode: visit.travelMode?.rawValue,
+                    travelMetres: visit.travelMetres, slotStart: visit.slotStart, status: visit.status.rawValue,
+                    createdAt: visit.createdAt, leftForStoreAt: visit.leftAt, calledAt: visit.calledAt,
+                    enteredAt: visit.enteredAt, exitedAt: visit.exitedAt, endedAt: visit.endedAt,
+                    remindedAt: visit.remindedAt, confirmedAt: visit.confirmedAt,
+                    departments: departments[visit.id] ?? [], messages: messages[visit.id] ?? [])
+            }
+            let emails = try transaction.rows("""
+                SELECT subject, createdAt, sentAt FROM outboxMessage WHERE lower(recipient) = lower(\(user.email))
+                ORDER BY createdAt
+                """).map {
+                PersonalData.Email(subject: try $0[0].decode(String.self), createdAt: try $0[1].decode(Date.self),
+                                   sentAt: try $0[2].decode(Date?.self))
+            }
+            let failures = try transaction.rows("""
+                SELECT at, clientAddress FROM signInFailure WHERE account = \(user.email.lowercased()) ORDER BY at
+                """).map {
+                PersonalData.FailedSignIn(at: try $0[0].decode(Date.self), clientAddress: try $0[1].decode(String.self))
+            }
+            return PersonalData(exportedAt: now, account: account, sessions: sessions, devices: devices,
+                                storesManaged: managed, reservations: visits, emails: emails, failedSignIns: failures)
+        }
+    }
+
+    // MARK: Statistics
+
+    func storeHours(storeId: StoreID, from: Int, to: Int) throws -> [HourTotals] {
+        try read { transaction in
+            try transaction.rows("""
+                SELECT hour, \(unescaped: HourTotals.counterNames.joined(separator: ", ")) FROM storeHour
+                WHERE storeId = \(storeId) AND hour BETWEEN \(from) AND \(to) ORDER BY hour
+                """).map { row in
+                HourTotals(hour: try row[0].decode(Int.self),
+                           counters: try (1...HourTotals.counterNames.count).map { try row[$0].decode(Double.self) })
+            }
+        }
+    }
+
+    func departmentEntries(storeId: StoreID, from: Int, to: Int) throws -> [DepartmentEntries] {
+        try read { transaction in
+            try transaction.rows("""
+                SELECT d.id, d.name, COALESCE(SUM(h.entries), 0)::bigint AS entries
+                FROM department d LEFT JOIN storeDepartmentHour h
+                  ON h.departmentId = d.id AND h.storeId = d.storeId AND h.hour BETWEEN \(from) AND \(to)
+                WHERE d.storeId = \(storeId) GROUP BY d.id ORDER BY entries DESC, d.position
+                """).map { row in
+                DepartmentEntries(departmentId: try row[0].decode(Int64.self), name: try row[1].decode(String.self),
+                                  entries: try row[2].decode(Int.self))
+            }
+        }
+    }
+
+    func loyalCustomers(storeId: StoreID, from: Date, to: Date) throws -> [LoyalCustomer] {
+        try read { transaction in
+            try transaction.rows("""
+                SELECT u.displayName, COUNT(*), MAX(r.enteredAt) FROM "user" u
+                JOIN reservation r ON r.userId = u.id AND r.storeId = \(storeId)
+                WHERE u.loyaltyOptIn AND r.enteredAt IS NOT NULL AND r.enteredAt >= \(from) AND r.enteredAt < \(to)
+                GROUP BY u.id ORDER BY COUNT(*) DESC, u.displayName, u.id
+                """).map { row in
+                LoyalCustomer(name: try row[0].decode(String.self), visits: try row[1].decode(Int.self),
+                              lastVisit: try row[2].decode(Date.self))
+            }
+        }
+    }
+}

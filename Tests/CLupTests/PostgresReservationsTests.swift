@@ -1,0 +1,139 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import CLupData
+@testable import CLupDomain
+@testable import CLupSupport
+
+/// Reservations on PostgreSQL, made through two workers at once (two `AppDatabase`s on one
+/// schema, as two `clup serve` processes would be): the capacity of a slot, the one active
+/// reservation per customer and a store's queue hold whichever worker takes the request.
+@Suite("PostgreSQL engine: reservations", .enabled(if: PostgresFixture.url != nil))
+struct PostgresReservationsTests {
+    let workers: [AppDatabase]
+    let now = Fixture.wednesdayMorning
+    /// Thursday 19 November 2026, 10:00 in Milan: a slot a day ahead.
+    let slot = Fixture.date(2026, 11, 19, 10)
+
+    init() throws {
+        let url = try PostgresFixture.freshURL()
+        workers = [try AppDatabase.open(url: url), try AppDatabase.open(url: url)]
+    }
+
+    func store(capacity: Int = 50, slotCapacity: Int = 3) throws -> Store {
+        var new = Fixture.store("Bottega", at: GeoPoint(latitude: 45.46, longitude: 9.19), capacity: capacity)
+        new.slotCapacity = slotCapacity
+        return try workers[0].createStore(new, hours: Fixture.weekdayHours, departments: [])
+    }
+
+    func request(_ storeId: StoreID, _ userId: UserID, kind: Reservation.Kind = .booking) -> ReservationRequest {
+        ReservationRequest(storeId: storeId, userId: userId, kind: kind, people: 1, residenceMinutes: 30,
+                           travelMode: kind == .lineUp ? .walking : nil, slotStart: kind == .booking ? slot : nil,
+                           requestKey: Secrets.token())
+    }
+
+    @Test("twenty customers book a slot of three places through two workers at once: three bookings, never four")
+    func slotRace() throws {
+        let store = try store(slotCapacity: 3)
+        let customers = try workers[0].createCustomers(emails: (1...20).map { "c\($0)@example.org" }, now: now)
+        let outcomes = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: customers.count) { index in
+            let outcome: String
+            switch Result(catching: { try workers[index % 2].reserve(request(store.id, customers[index]), now: now) }) {
+            case .success(.created): outcome = "created"
+            case .success(.slotFull): outcome = "full"
+            case .success(let other): outcome = "\(other)"
+            case .failure(let error): outcome = "\(error)"
+            }
+            outcomes.withLock { $0.append(outcome) }
+        }
+        let counted = Dictionary(grouping: outcomes.withLock { $0 }, by: { $0 }).mapValues(\.count)
+        #expect(counted == ["created": 3, "full": 17])
+        #expect(try workers[1].bookedPeople(storeId: store.id, in: [Slot(start: slot, end: slot + 900)]) == [slot: 3])
+    }
+
+    @Test("one customer lining up at two stores at once, through two workers, keeps one active reservation")
+    func oneActive() throws {
+        let first = try store()
+        let second = try store()
+        let customer = try #require(try workers[0].createCustomers(emails: ["ada@example.org"], now: now).first)
+        let outcomes = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            let storeId = index == 0 ? first.id : second.id
+            let outcome: String
+            switch Result(catching: { try workers[index].reserve(request(storeId, customer, kind: .lineUp), now: now) }) {
+            case .success(.created): outcome = "created"
+            case .success(.hasActive): outcome = "hasActive"
+            case .success(let other): outcome = "\(other)"
+            case .failure(let error): outcome = "\(error)"
+            }
+            outcomes.withLock { $0.append(outcome) }
+        }
+        #expect(outcomes.withLock { $0 }.sorted() == ["created", "hasActive"])
+        #expect(try workers[0].reservations(userId: customer).count == 1)
+    }
+
+    @Test("a line-up at a store with room is called at once; a cancellation calls the next, who enters; all counted")
+    func queue() throws {
+        let store = try store(capacity: 1)
+        let customers = try workers[0].createCustomers(emails: ["a@example.org", "b@example.org"], now: now)
+        guard case .created(let first) = try workers[0].reserve(request(store.id, customers[0], kind: .lineUp), now: now),
+              case .created(let second) = try workers[1].reserve(request(store.id, customers[1], kind: .lineUp), now: now)
+        else { Issue.record("a line-up was refused"); return }
+        #expect(first.status == .called && first.number == 1)
+        #expect(second.status == .waiting && second.number == 2)
+        // The same form sent again makes nothing new.
+        var again = request(store.id, customers[1], kind: .lineUp)
+        again.requestKey = try #require(second.requestKey)
+        guard case .alreadyMade(let same) = try workers[0].reserve(again, now: now) else {
+            Issue.record("a repeated form made a second reservation"); return
+        }
+        #expect(same.id == second.id)
+        #expect(try workers[1].cancelReservation(id: first.id, userId: customers[0], now: now + 60))
+        #expect(try workers[0].reservation(id: second.id)?.reservation.status == .called)
+        #expect(try workers[0].reservation(id: first.id)?.reservation.status == .cancelled)
+        #expect(try workers[0].cancelReservation(id: first.id, userId: customers[0], now: now + 120) == false)
+        // The writing worker's board has both changes.
+        let entry = try #require(workers[1].board.entry(store.id))
+        #expect(entry.live.live.map(\.id) == [second.id])
+        // The second customer is scanned in at the other worker's door.
+        let scan = try workers[0].scan(reservationId: second.id, at: store.id, now: now + 120)
+        #expect(scan.verdict == .enter && scan.peopleInside == 1)
+        #expect(try workers[1].scan(reservationId: first.id, at: store.id, now: now + 130).verdict != .enter)
+        // Counted in the store's hour as on SQLite: two calls, one cancellation, one entry of a line-up.
+        let hour = Int(now.timeIntervalSince1970 / 3600)
+        let totals = try #require(try workers[0].storeHours(storeId: store.id, from: hour, to: hour).first)
+        #expect(totals.calls == 2 && totals.cancellations == 1 && totals.entries == 1 && totals.lineUps == 1)
+        #expect(try workers[1].refusedScans(storeId: store.id, from: now, to: now + 3600) == [now + 130])
+    }
+
+    @Test("what one worker commits reaches the other's board within a second, and a lost feed is heard again")
+    func boardAcrossWorkers() throws {
+        let store = try store(capacity: 5)
+        let customer = try #require(try workers[0].createCustomers(emails: ["b@example.org"], now: now).first)
+        #expect(try waitFor { workers[1].board.entry(store.id) != nil })
+        guard case .created(let ticket) = try workers[0].reserve(request(store.id, customer, kind: .lineUp), now: now) else {
+            Issue.record("the line-up was refused"); return
+        }
+        #expect(try waitFor { workers[1].board.entry(store.id)?.live.live.map(\.id) == [ticket.id] })
+        // The other worker's feed is cut (a failover would do it): it listens again at its next
+        // refresh and reads what it missed.
+        let feed = try #require(workers[1].postgres?.feed)
+        feed.forget()
+        #expect(try workers[0].cancelReservation(id: ticket.id, userId: customer, now: now + 60))
+        try workers[1].refreshBoard()
+        #expect(feed.isListening)
+        #expect(workers[1].board.entry(store.id)?.live.live.isEmpty == true)
+    }
+
+    /// Polls `condition` for up to two seconds.
+    func waitFor(_ condition: () throws -> Bool) throws -> Bool {
+        let deadline = Date() + 2
+        while Date() < deadline {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return try condition()
+    }
+}
