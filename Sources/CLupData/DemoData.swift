@@ -122,47 +122,52 @@ public enum DemoData {
     /// Deterministic (a fixed seed).
     static func pastVisits(_ database: AppDatabase, now: Date, weeks: Int) throws {
         var random = SplitMix(state: 20_261_122)
-        try database.write { db in
-            let stores = try Row.fetchAll(db, sql: "SELECT s.id, s.capacity, s.timeZone FROM store s ORDER BY s.id")
-            let insert = try db.makeStatement(sql: """
-                INSERT INTO reservation (storeId, kind, walkIn, day, number, people, residenceMinutes, status, createdAt,
-                                         calledAt, enteredAt, exitedAt, endedAt)
-                VALUES (?, 'lineUp', ?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?)
-                """)
-            for store in stores {
-                let storeId: StoreID = store[0]
-                let capacity: Int = store[1]
-                let hours = try OpeningIntervalRecord.fetchAll(db, sql: "SELECT * FROM openingInterval WHERE storeId = ?",
-                                                          arguments: [storeId])
-                let zone = TimeZone(identifier: store[2]) ?? .current
-                let opening = OpeningHours(intervals: hours.map(\.interval), timeZone: zone)
-                let today = Int(now.timeIntervalSince1970 / 86_400)
-                for dayOffset in 1...(7 * weeks) {
-                    var number = 10_000
-                    for hour in 0..<24 {
-                        let start = Date(timeIntervalSince1970: Double((today - dayOffset) * 86_400 + hour * 3600))
-                        guard opening.state(at: start + 1800).isOpen else { continue }
-                        let local = localHour(Int(start.timeIntervalSince1970) / 3600, in: zone)
-                        let weekday = ZoneOffsets.isoWeekday(day: local.day)
-                        let rush = [11: 1.6, 12: 2.0, 13: 1.4, 17: 1.5, 18: 2.0, 19: 1.5][local.hour] ?? 0.7
-                        let visits = Int(Double(capacity) / 10 * rush * (weekday == 6 ? 1.5 : 1) * Double.random(in: 0.6...1.2, using: &random))
-                        for _ in 0..<visits {
-                            let created = start + Double.random(in: 0..<3600, using: &random)
-                            let entered = created + Double.random(in: 0...(rush > 1.5 ? 1200 : 300), using: &random)
-                            let minutes = [15, 30, 30, 45, 60][Int.random(in: 0..<5, using: &random)]
-                            let exited = entered + Double(minutes) * 60 * Double.random(in: 0.7...1.3, using: &random)
-                            number += 1
-                            try insert.execute(arguments: [
-                                storeId, Int.random(in: 0..<5, using: &random) == 0, today - dayOffset, number,
-                                Int.random(in: 0..<4, using: &random) == 0 ? 2 : 1, minutes, created, entered, entered,
-                                exited, exited,
-                            ])
-                        }
+        var visits: [FinishedVisit] = []
+        for listing in try database.storeListings() {
+            let store = listing.store
+            let zone = TimeZone(identifier: store.timeZone) ?? .current
+            let opening = OpeningHours(intervals: listing.openingIntervals.map(\.interval), timeZone: zone)
+            let today = Int(now.timeIntervalSince1970 / 86_400)
+            for dayOffset in 1...(7 * weeks) {
+                var number = 10_000
+                for hour in 0..<24 {
+                    let start = Date(timeIntervalSince1970: Double((today - dayOffset) * 86_400 + hour * 3600))
+                    guard opening.state(at: start + 1800).isOpen else { continue }
+                    let local = localHour(Int(start.timeIntervalSince1970) / 3600, in: zone)
+                    let weekday = ZoneOffsets.isoWeekday(day: local.day)
+                    let rush = [11: 1.6, 12: 2.0, 13: 1.4, 17: 1.5, 18: 2.0, 19: 1.5][local.hour] ?? 0.7
+                    let count = Int(Double(store.capacity) / 10 * rush * (weekday == 6 ? 1.5 : 1)
+                        * Double.random(in: 0.6...1.2, using: &random))
+                    for _ in 0..<count {
+                        let created = start + Double.random(in: 0..<3600, using: &random)
+                        let entered = created + Double.random(in: 0...(rush > 1.5 ? 1200 : 300), using: &random)
+                        let minutes = [15, 30, 30, 45, 60][Int.random(in: 0..<5, using: &random)]
+                        let exited = entered + Double(minutes) * 60 * Double.random(in: 0.7...1.3, using: &random)
+                        number += 1
+                        let walkIn = Int.random(in: 0..<5, using: &random) == 0
+                        let people = Int.random(in: 0..<4, using: &random) == 0 ? 2 : 1
+                        visits.append(FinishedVisit(storeId: store.id, walkIn: walkIn, day: today - dayOffset, number: number,
+                                                    people: people, minutes: minutes, created: created, entered: entered,
+                                                    exited: exited))
                     }
                 }
             }
         }
+        try database.insertFinishedVisits(visits)
         try database.rebuildStatistics()
+    }
+
+    /// A visit of the demo's history: finished, anonymous, a line-up.
+    struct FinishedVisit {
+        var storeId: StoreID
+        var walkIn: Bool
+        var day: Int
+        var number: Int
+        var people: Int
+        var minutes: Int
+        var created: Date
+        var entered: Date
+        var exited: Date
     }
 
     /// SplitMix64: the demo's visits are the same on every machine.

@@ -69,7 +69,7 @@ extension AppDatabase {
     }
 
     /// Adds `totals` to the store's hour (the peak is the larger of the two).
-    private static func add(_ totals: HourTotals, storeId: StoreID, _ db: Database) throws {
+    static func add(_ totals: HourTotals, storeId: StoreID, _ db: Database) throws {
         try db.cachedStatement(sql: addHour).execute(
             arguments: StatementArguments([storeId, totals.hour] as [any DatabaseValueConvertible])
                 + StatementArguments(totals.counters))
@@ -98,7 +98,7 @@ extension AppDatabase {
     }
 
     /// Applies `change` to the store's learned sums, as `LearnedSums.apply` does.
-    private static func apply(_ change: LearnedSums.Change, storeId: StoreID, _ db: Database) throws {
+    static func apply(_ change: LearnedSums.Change, storeId: StoreID, _ db: Database) throws {
         try db.cachedStatement(sql: applySums).execute(
             arguments: StatementArguments([change.entryDecay] + sumValues(change.added) + [Double(storeId.rawValue)]))
     }
@@ -183,64 +183,24 @@ extension AppDatabase {
 
     /// Recomputes every store's statistics and learned sums from the raw visits (after an
     /// import, or to check the kept ones): `VisitAccounting` folded over each reservation's
-    /// changes, in the order they happened (a leaving at the same instant as an entry first).
-    /// Returns the number of hours written.
+    /// changes, in the order they happened (`StatisticsRebuild`). Returns the number of hours
+    /// written.
     @discardableResult
     public func rebuildStatistics() throws -> Int {
-        try write { db in
-            // Each change as a small key (a million visits make three million changes, sorted
-            // here); the states are worked out again from the visit when it is counted. Stores
-            // are numbered 0, 1, 2… for the rebuild, so each is an array's element.
-            struct Step { var at: Double; var entering: Bool; var visit: Int32; var state: Int8 }
-            var visits: [(id: Int64, store: Int, facts: VisitFacts)] = []
-            var steps: [Step] = []
-            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM reservation") ?? 0
-            visits.reserveCapacity(count)
-            steps.reserveCapacity(3 * count)
-            var storeIds: [StoreID] = []
-            var storeIndex: [StoreID: Int] = [:]
+        if let postgres { return try postgres.rebuildStatistics() }
+        return try write { db in
+            var rebuild = StatisticsRebuild()
+            rebuild.reserve(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM reservation") ?? 0)
             let rows = try Row.fetchCursor(db, sql: "SELECT \(VisitFacts.columnList), id FROM reservation")
-            while let row = try rows.next() {
-                let facts = try VisitFacts(columnsOf: row)
-                for (index, state) in VisitAccounting.steps(of: facts).enumerated().dropFirst() {
-                    steps.append(Step(at: state.at.timeIntervalSinceReferenceDate, entering: state.facts.isInside,
-                                      visit: Int32(visits.count), state: Int8(index)))
-                }
-                let storeId: StoreID = row[0]
-                let store = storeIndex[storeId] ?? storeIds.count
-                if store == storeIds.count {
-                    storeIndex[storeId] = store
-                    storeIds.append(storeId)
-                }
-                visits.append((row[13], store, facts))
-            }
-            steps.sort { a, b in
-                a.at != b.at ? a.at < b.at : a.entering != b.entering ? !a.entering : a.visit < b.visit
-            }
+            while let row = try rows.next() { rebuild.add(id: row[13], storeId: row[0], facts: try VisitFacts(columnsOf: row)) }
             // Only the visits of customers who named departments need their entry's hour.
             let withDepartments = Set(try Int64.fetchAll(db, sql: "SELECT DISTINCT reservationId FROM reservationDepartment"))
-            var hours = [[Int: HourTotals]](repeating: [:], count: storeIds.count)
-            var sums = [LearnedSums](repeating: LearnedSums(), count: storeIds.count)
-            var inside = [Double](repeating: 0, count: storeIds.count)
-            var departmentHours: [Int64: Int] = [:]
-            for step in steps {
-                let (id, store, facts) = visits[Int(step.visit)]
-                let states = VisitAccounting.steps(of: facts)
-                let (old, new) = (states[Int(step.state) - 1].facts, states[Int(step.state)].facts)
-                let people = Double(new.people)
-                if new.isInside != old.isInside { inside[store] += new.isInside ? people : -people }
-                let change = VisitAccounting.change(from: old, to: new, peopleInside: inside[store])
-                for totals in change.hours { hours[store][totals.hour, default: HourTotals(hour: totals.hour)].add(totals) }
-                sums[store].apply(change.learned)
-                if let hour = change.entryHour, withDepartments.contains(id) { departmentHours[id] = hour }
-            }
+            let result = rebuild.fold(withDepartments: withDepartments)
             try db.execute(sql: "DELETE FROM storeHour; DELETE FROM storeDepartmentHour;")
             var written = 0
-            for (store, byHour) in zip(storeIds, hours) {
-                for totals in byHour.values {
-                    try Self.add(totals, storeId: store, db)
-                    written += 1
-                }
+            for (store, totals) in result.hours {
+                try Self.add(totals, storeId: store, db)
+                written += 1
             }
             // Each department a customer named counts at their entry's hour.
             var departmentEntries: [[Int64]: Int] = [:]
@@ -249,7 +209,9 @@ extension AppDatabase {
                 JOIN reservation r ON r.id = rd.reservationId
                 """)
             while let row = try named.next() {
-                if let hour = departmentHours[row[2]] { departmentEntries[[row[0], row[1], Int64(hour)], default: 0] += 1 }
+                if let hour = result.departmentHours[row[2]] {
+                    departmentEntries[[row[0], row[1], Int64(hour)], default: 0] += 1
+                }
             }
             let departments = try db.makeStatement(sql: """
                 INSERT INTO storeDepartmentHour (storeId, departmentId, hour, entries) VALUES (?, ?, ?, ?)
@@ -258,12 +220,98 @@ extension AppDatabase {
             // Every store's sums, those with no visits too (the unscanned counts are the queue
             // timer's, kept as they are).
             try db.execute(sql: "UPDATE storeLoad SET \(Self.sumNames.map { "\($0) = 0" }.joined(separator: ", "))")
-            for (store, storeSums) in zip(storeIds, sums) {
+            for (store, sums) in result.sums {
                 var change = LearnedSums.Change()
-                change.added = storeSums
+                change.added = sums
                 try Self.apply(change, storeId: store, db)
             }
             return written
+        }
+    }
+}
+
+/// Every store's hours and learned sums folded afresh from its visits, whichever engine they
+/// were read from: each visit's changes of state (`VisitAccounting.steps`), sorted by when
+/// they happened (a leaving at the same instant as an entry first), each counted as it was
+/// when it happened.
+struct StatisticsRebuild {
+    // Each change as a small key (a million visits make three million changes, sorted here);
+    // the states are worked out again from the visit when it is counted. Stores are numbered
+    // 0, 1, 2… for the rebuild, so each is an array's element.
+    private struct Step { var at: Double; var entering: Bool; var visit: Int32; var state: Int8 }
+    private var visits: [(id: Int64, store: Int, facts: VisitFacts)] = []
+    private var steps: [Step] = []
+    private var storeIds: [StoreID] = []
+    private var storeIndex: [StoreID: Int] = [:]
+
+    mutating func reserve(_ count: Int) {
+        visits.reserveCapacity(count)
+        steps.reserveCapacity(3 * count)
+    }
+
+    mutating func add(id: Int64, storeId: StoreID, facts: VisitFacts) {
+        for (index, state) in VisitAccounting.steps(of: facts).enumerated().dropFirst() {
+            steps.append(Step(at: state.at.timeIntervalSinceReferenceDate, entering: state.facts.isInside,
+                              visit: Int32(visits.count), state: Int8(index)))
+        }
+        let store = storeIndex[storeId] ?? storeIds.count
+        if store == storeIds.count {
+            storeIndex[storeId] = store
+            storeIds.append(storeId)
+        }
+        visits.append((id, store, facts))
+    }
+
+    struct Result {
+        var hours: [(StoreID, HourTotals)] = []
+        var sums: [(StoreID, LearnedSums)] = []
+        /// The entry hour of each visit in `withDepartments` that entered.
+        var departmentHours: [Int64: Int] = [:]
+    }
+
+    mutating func fold(withDepartments: Set<Int64>) -> Result {
+        steps.sort { a, b in
+            a.at != b.at ? a.at < b.at : a.entering != b.entering ? !a.entering : a.visit < b.visit
+        }
+        var hours = [[Int: HourTotals]](repeating: [:], count: storeIds.count)
+        var sums = [LearnedSums](repeating: LearnedSums(), count: storeIds.count)
+        var inside = [Double](repeating: 0, count: storeIds.count)
+        var result = Result()
+        for step in steps {
+            let (id, store, facts) = visits[Int(step.visit)]
+            let states = VisitAccounting.steps(of: facts)
+            let (old, new) = (states[Int(step.state) - 1].facts, states[Int(step.state)].facts)
+            let people = Double(new.people)
+            if new.isInside != old.isInside { inside[store] += new.isInside ? people : -people }
+            let change = VisitAccounting.change(from: old, to: new, peopleInside: inside[store])
+            for totals in change.hours { hours[store][totals.hour, default: HourTotals(hour: totals.hour)].add(totals) }
+            sums[store].apply(change.learned)
+            if let hour = change.entryHour, withDepartments.contains(id) { result.departmentHours[id] = hour }
+        }
+        for (store, byHour) in zip(storeIds, hours) {
+            for totals in byHour.values { result.hours.append((store, totals)) }
+        }
+        result.sums = Array(zip(storeIds, sums))
+        return result
+    }
+}
+
+extension AppDatabase {
+    /// Finished anonymous visits, written in one transaction (the demo's history).
+    func insertFinishedVisits(_ visits: [DemoData.FinishedVisit]) throws {
+        if let postgres { return try postgres.insertFinishedVisits(visits) }
+        try write { db in
+            let insert = try db.makeStatement(sql: """
+                INSERT INTO reservation (storeId, kind, walkIn, day, number, people, residenceMinutes, status, createdAt,
+                                         calledAt, enteredAt, exitedAt, endedAt)
+                VALUES (?, 'lineUp', ?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?)
+                """)
+            for visit in visits {
+                try insert.execute(arguments: [
+                    visit.storeId, visit.walkIn, visit.day, visit.number, visit.people, visit.minutes, visit.created,
+                    visit.entered, visit.entered, visit.exited, visit.exited,
+                ])
+            }
         }
     }
 }

@@ -124,7 +124,7 @@ struct AccountsTests {
         #expect(!cookie.contains("Secure"))
         let token = try #require(browser.cookies["clup_session"])
         #expect(token.count == 22)  // 128 bits, base64url
-        let stored = try database.reader.read { db in try String.fetchAll(db, sql: "SELECT idHash FROM session") }
+        let stored = try database.values(String.self, sql: "SELECT idHash FROM session")
         #expect(stored == [Secrets.hash(token)])
         #expect(try browser.get("/account").bodyText.contains("ada@example.org"))
 
@@ -202,12 +202,12 @@ struct AccountsTests {
         let answer = try Browser(app).signIn(email: huge, password: "whatever it is")
         #expect(answer.status == 401)
         #expect(answer.body.count < 20_000)
-        let kept = try database.reader.read { db in try Int.fetchOne(db, sql: "SELECT max(length(account)) FROM signInFailure") }
+        let kept = try database.value(Int.self, sql: "SELECT max(length(account)) FROM signInFailure")
         #expect(kept == 254)
         // Past the largest field any form has (16 KiB), the form is refused before it is read.
         let larger = try Browser(app).signIn(email: String(repeating: "a", count: 100_000) + "@example.org", password: "x")
         #expect(larger.status == 413)
-        #expect(try database.reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM signInFailure") } == 1)
+        #expect(try database.value(Int.self, sql: "SELECT COUNT(*) FROM signInFailure") == 1)
     }
 
     @Test("throttling rules, by the numbers")
@@ -237,7 +237,7 @@ struct AccountsTests {
         let expired = try browser.get("/account")
         #expect(expired.status == 303)
         #expect(expired.header("Location") == "/signin?next=%2Faccount")
-        #expect(try database.reader.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM session") } == 0)
+        #expect(try database.value(Int.self, sql: "SELECT count(*) FROM session") == 0)
 
         let daily = Browser(app)
         try daily.signIn(email: "ada@example.org")
@@ -421,10 +421,8 @@ struct AccountsTests {
         let done = try browser.post("/account/delete", [("password", "correct horse battery")])
         #expect(done.bodyText.contains("Your account is deleted"))
         #expect(try user("ada@example.org") == nil)
-        #expect(try database.reader.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM session") } == 0)
-        #expect(try database.reader.read { db in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM signInFailure WHERE account = 'ada@example.org'")
-        } == 0)
+        #expect(try database.value(Int.self, sql: "SELECT count(*) FROM session") == 0)
+        #expect(try database.value(Int.self, sql: "SELECT count(*) FROM signInFailure WHERE account = 'ada@example.org'") == 0)
         #expect(try Browser(app).signIn(email: "ada@example.org").status == 401)
     }
 

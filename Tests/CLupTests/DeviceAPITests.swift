@@ -188,7 +188,7 @@ struct DeviceAPITests {
                             json: #"{"code": "\#(code)", "scanId": "\#(scanId)"\#(time)}"#)
         }
         func receipts() throws -> Int {
-            try database.reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM scanReceipt") ?? 0 }
+            try database.value(Int.self, sql: "SELECT COUNT(*) FROM scanReceipt") ?? 0
         }
         // Scanned in at 10:02 and sent at 10:05, with its time: entered at 10:02.
         let entry = Secrets.token()
@@ -208,9 +208,7 @@ struct DeviceAPITests {
         let visit = try require(try database.reservation(id: id)?.reservation)
         #expect(visit.status == .done && visit.exitedAt == Fixture.date(2026, 11, 18, 10, 30) + 0.25)
         // The visit was measured as it happened: 28 minutes and a quarter of a second.
-        let measured = try database.reader.read { db in
-            try Double.fetchOne(db, sql: "SELECT actualSeconds FROM storeLoad WHERE storeId = ?", arguments: [store.id])
-        }
+        let measured = try database.storeLoad(store.id)?.actualSeconds
         #expect(abs((measured ?? 0) - (28 * 60 + 0.25)) < 0.001)
         // Without a time, a named scan happens now; another store's kiosk sending the same id
         // makes its own scan, refused.
@@ -304,7 +302,7 @@ struct DeviceAPITests {
         #expect(StrictJSON.duplicateKey(in: Array(#"{"a": {"b": 1, "b": 2}}"#.utf8)) == "b")
         #expect(StrictJSON.duplicateKey(in: Array(#"[{"a": 1}, {"a": 2}]"#.utf8)) == nil)
         #expect(StrictJSON.duplicateKey(in: Array(#"{"a": "x,"a": 1", "b": ["a", "a"]}"#.utf8)) == nil)
-        #expect(try database.reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM reservation") } == 0)
+        #expect(try database.value(Int.self, sql: "SELECT COUNT(*) FROM reservation") == 0)
         #expect(try call(.post, "/api/v1/tickets", key: key, json: ticket, contentType: "application/json; charset=utf-8").status == 201)
     }
 
@@ -329,7 +327,7 @@ struct DeviceAPITests {
         clock.advance(12 * 3600)
         let closed = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1, "residenceMinutes": 30}"#)
         #expect(closed.status == 409 && closed.body["code"] as? String == "closed")
-        let count = try database.reader.read { db in try Reservation.fetchCount(db) }
+        let count = try database.value(Int.self, sql: "SELECT COUNT(*) FROM reservation")
         #expect(count == 0)
         let unknown = app.respond(to: Request(method: .get, path: "/api/v1/nothing"))
         #expect(unknown.status == 404 && unknown.bodyText.contains("\"code\":\"notFound\""))

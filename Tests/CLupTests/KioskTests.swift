@@ -231,7 +231,7 @@ struct KioskTests {
         let closed = try browser.post("/kiosk/tickets", [("minutes", "30"), ("people", "1")])
         #expect(closed.status == 409)
         #expect(closed.bodyText.contains("The store is closed; it opens tomorrow 08:00."))
-        let count = try database.reader.read { db in try Reservation.fetchCount(db) }
+        let count = try database.value(Int.self, sql: "SELECT COUNT(*) FROM reservation")
         #expect(count == 0)
     }
 
@@ -254,7 +254,7 @@ struct KioskTests {
         let done = try reload(ticket)
         #expect(done.status == .done && done.exitedAt == clock.now)
         // The visit was measured for the store's residence ratio (R9).
-        let load = try database.reader.read { db in try StoreLoad.fetchOne(db, sql: "SELECT * FROM storeLoad WHERE storeId = ?", arguments: [store.id]) }
+        let load = try database.storeLoad(store.id)
         #expect(load?.measuredVisits == 1 && abs((load?.actualSeconds ?? 0) - 25 * 60) < 0.01)
 
         let used = try scan(browser, code(ticket))
@@ -375,11 +375,11 @@ struct KioskTests {
         _ = try database.advanceQueues(now: clock.now)
         let closed = try reload(ticket)
         #expect(closed.status == .done && closed.exitedAt == nil && closed.endedAt == clock.now)
-        let load = try database.reader.read { db in try StoreLoad.fetchOne(db, sql: "SELECT * FROM storeLoad WHERE storeId = ?", arguments: [store.id]) }
+        let load = try database.storeLoad(store.id)
         #expect(load?.unscannedVisits == 1 && load?.measuredVisits == 0)
         // Closed once: a later turn counts nothing more.
         _ = try database.advanceQueues(now: clock.now + 5)
-        let again = try database.reader.read { db in try StoreLoad.fetchOne(db, sql: "SELECT * FROM storeLoad WHERE storeId = ?", arguments: [store.id]) }
+        let again = try database.storeLoad(store.id)
         #expect(again?.unscannedVisits == 1)
     }
 
@@ -389,29 +389,34 @@ struct KioskTests {
         #expect(VisitModel.errorOffset == 1200)
         let browser = try kiosk()
         let ticket = try walkIn(browser)
-        let expected = try require(try database.reader.read { db in
-            try Date.fetchOne(db, sql: "SELECT expectedEntry FROM reservation WHERE id = ?", arguments: [ticket.id])
-        })
+        let expected = try require(try database.value(Date.self, sql: "SELECT expectedEntry FROM reservation WHERE id = ?",
+                                                      ticket.id))
         clock.advance(150)
         #expect(try scan(browser, code(ticket)).bodyText.contains(">ENTER<"))
-        let load = try require(try database.reader.read { db in
-            try StoreLoad.fetchOne(db, sql: "SELECT * FROM storeLoad WHERE storeId = ?", arguments: [store.id])
-        })
+        let load = try require(try database.storeLoad(store.id))
         let error = log((150 + 1200) / (expected.timeIntervalSince(ticket.createdAt) + 1200))
         #expect(abs(error) > 0.05)
         #expect(load.entries == 1 && abs(load.entryErrorSum - error) < 1e-6 && abs(load.entryErrorSquares - error * error) < 1e-6)
+    }
+
+    /// Every reservation's id, status and times, in id order: what a refused scan must not change.
+    func reservationRows() throws -> [String?] {
+        try database.values(String.self, sql: """
+            SELECT id || ' ' || status || ' ' || (calledAt IS NULL) || (enteredAt IS NULL) || (endedAt IS NULL)
+            FROM reservation ORDER BY id
+            """)
     }
 
     @Test("refusals carry their reason and change nothing")
     func refusals() throws {
         let browser = try kiosk()
         func refused(_ code: String, _ reason: String) throws {
-            let before = try database.reader.read { db in try Row.fetchAll(db, sql: "SELECT * FROM reservation ORDER BY id") }
+            let before = try reservationRows()
             try browser.get("/kiosk/scanner")
             let response = try browser.post("/kiosk/scan", [("code", code)], accept: "application/json")
             let report = try JSONDecoder().decode(ScanJSON.self, from: Data(response.body))
             #expect(report.result == "refused" && report.reason == reason, "\(reason): \(report)")
-            let after = try database.reader.read { db in try Row.fetchAll(db, sql: "SELECT * FROM reservation ORDER BY id") }
+            let after = try reservationRows()
             #expect(before == after)
         }
         try refused("not a code", "unknownCode")
@@ -512,12 +517,8 @@ struct KioskTests {
         #expect(full.bodyText.contains("The store is full (10 of 10 inside)."))
         #expect(try reload(booking).status == .booked)
         // Whatever writes, the schema keeps the count within the capacity.
-        #expect(throws: DatabaseError.self) {
-            try database.writer.write { db in
-                try db.execute(sql: "UPDATE reservation SET status = 'inside', enteredAt = ? WHERE id = ?",
-                               arguments: [clock.now, booking.id])
-            }
-        }
+        #expect { try database.execute(sql: "UPDATE reservation SET status = 'inside', enteredAt = ? WHERE id = ?",
+                                       clock.now, booking.id) } throws: { "\($0)".contains("store full") }
     }
 
     @Test("the scanner answers JSON to its script, and its page works without one")

@@ -50,7 +50,7 @@ struct PrivacyTests {
             requestKey: Secrets.token(), travelMetres: 640, departmentIds: [bakery]), now: clock.now)
         else { throw RequireError(message: "not created") }
         // As if their past visits had set a pace (`CustomerPace`): what the estimate made of them is theirs to see.
-        try database.writer.write { db in try db.execute(sql: "UPDATE reservation SET pace = 1.25 WHERE id = ?", arguments: [ticket.id]) }
+        try database.execute(sql: "UPDATE reservation SET pace = 1.25 WHERE id = ?", ticket.id)
         // From another network: a sign-in that succeeds forgives failures from its own address only.
         try Browser(app, address: "192.0.2.99").signIn(email: "ada@example.org", password: "a typo in it")
 
@@ -96,9 +96,9 @@ struct PrivacyTests {
         try database.dispatchNotices(now: clock.now, render: NoticeWriter(
             settings: SiteSettings(baseURL: "https://clup.example.org"), tickets: Fixture.tickets).render)
         try database.recordSignInFailure(account: "ada@example.org", clientAddress: "192.0.2.1", now: clock.now)
-        try database.writer.write { db in try db.execute(sql: "UPDATE outboxMessage SET sentAt = ?", arguments: [clock.now]) }
+        try database.execute(sql: "UPDATE outboxMessage SET sentAt = ?", clock.now)
         let oldNotices = "SELECT count(*) FROM notice WHERE reservationId = \(old.id) AND dispatchedAt IS NOT NULL"
-        #expect(try database.reader.read { db in try Int.fetchOne(db, sql: oldNotices) } == 2)
+        #expect(try database.value(Int.self, sql: oldNotices) == 2)
 
         // A year and a day later.
         clock.advance(Retention.reservations + 86400)
@@ -109,14 +109,12 @@ struct PrivacyTests {
         #expect(try database.reservation(id: old.id)?.reservation.userId == nil)  // anonymous, still counted
         #expect(try database.reservation(id: old.id)?.reservation.status == .cancelled)
         #expect(try database.reservation(id: recent.id)?.reservation.userId == ada.id)
-        let counts = try database.reader.read { db in
-            try ["outboxMessage", "signInFailure", "session", "notice"].map {
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM \($0)") ?? -1
-            }
+        let counts = try ["outboxMessage", "signInFailure", "session", "notice"].map {
+            try database.value(Int.self, sql: "SELECT count(*) FROM \($0)") ?? -1
         }
         #expect(counts[0...2] == [0, 1, 0])
         // The old reservation's messages are gone; the new one's stay.
-        #expect(try database.reader.read { db in try Int.fetchOne(db, sql: oldNotices) } == 0)
+        #expect(try database.value(Int.self, sql: oldNotices) == 0)
         #expect(try database.user(email: "ada@example.org") != nil)
         // Nothing more to do: a second run changes nothing.
         #expect(try database.purgePersonalData(now: clock.now, sessionLifetime: Visitor.absoluteLifetime) == 0)

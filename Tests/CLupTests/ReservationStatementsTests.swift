@@ -27,7 +27,8 @@ struct ReservationStatementsTests {
         }
     }
 
-    @Test("a reservation read by column position equals one decoded by GRDB, and so does one inserted")
+    @Test("a reservation read by column position equals one decoded by GRDB, and so does one inserted",
+          .enabled(if: Fixture.onSQLite))
     func positionalRows() throws {
         let database = try Fixture.database()
         let store = try database.createStore(

@@ -19,9 +19,9 @@ struct SecurityPassTests {
         (clock, database, app) = try Fixture.start()
     }
 
-    /// Every message in the outbox.
-    func outbox() throws -> [OutboxMessage] {
-        try database.reader.read { db in try OutboxMessage.order(Column("id")).fetchAll(db) }
+    /// The recipient of every message in the outbox.
+    func outbox() throws -> [String] {
+        try database.values(String.self, sql: "SELECT recipient FROM outboxMessage ORDER BY id").compactMap { $0 }
     }
 
     @Test("security: the five-an-hour mail cap counts a mailbox however its address is spelt")
@@ -30,7 +30,7 @@ struct SecurityPassTests {
                          "sec3-bomb+1@example.org", "sec3-bomb+2@example.org", " sec3-bomb@example.org", "sec3-bomb@example.org"]
         for spelling in spellings { try Browser(app, address: "192.0.2.\(spellings.firstIndex(of: spelling)! + 1)")
             .post("/forgot", [("email", spelling)]) }
-        let sent = try outbox().filter { MailAddress.key($0.recipient) == "sec3-bomb@example.org" }
+        let sent = try outbox().filter { MailAddress.key($0) == "sec3-bomb@example.org" }
         #expect(sent.count == 5)
         #expect(MailAddress.key("Ünï@Exämple.org") == MailAddress.key("u\u{308}ni\u{308}@exa\u{308}mple.org"))
     }

@@ -73,12 +73,10 @@ struct StoreBoardTests {
             hours: Fixture.weekdayHours, departments: [])
         let stores = [small, other]
         // One visit short of the history the residence ratio needs: the next exit changes it.
-        try database.writer.write { db in
-            try db.execute(sql: """
-                UPDATE storeLoad SET measuredVisits = 19, declaredSeconds = 19 * 1800, actualSeconds = 19 * 2700
-                WHERE storeId = ?
-                """, arguments: [small.id])
-        }
+        try database.execute(sql: """
+            UPDATE storeLoad SET measuredVisits = 19, declaredSeconds = 19 * 1800, actualSeconds = 19 * 2700
+            WHERE storeId = ?
+            """, small.id)
         var customers: [UserID] = []
         for index in 0..<14 {
             customers.append(try database.createUser(email: "c\(index)@example.org", displayName: "C\(index)",
@@ -131,9 +129,9 @@ struct StoreBoardTests {
                 }
             case 5, 6:
                 action = "scan"
-                let candidates = try database.writer.read { db in
-                    try ReservationID.fetchAll(db, sql: "SELECT id FROM reservation WHERE status IN ('called', 'inside', 'booked')")
-                }
+                let candidates = try database.values(
+                    ReservationID.self, sql: "SELECT id FROM reservation WHERE status IN ('called', 'inside', 'booked') ORDER BY id"
+                ).compactMap { $0 }
                 if let id = candidates.randomElement(using: &random) {
                     _ = try database.scan(reservationId: id, at: store.id, now: now)
                 }

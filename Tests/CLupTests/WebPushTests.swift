@@ -80,12 +80,12 @@ struct WebPushTests {
 
     /// A push message due at `now`, for `lifetime` seconds, as `dispatchNotices` queues one.
     static func queue(_ payload: String, to subscription: Int64, urgency: String, at now: Date, for lifetime: TimeInterval,
-                      _ db: Database) throws
+                      _ database: AppDatabase) throws
     {
-        try db.execute(sql: """
+        try database.execute(sql: """
             INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt)
             VALUES (?, ?, ?, ?, ?, ?)
-            """, arguments: [subscription, payload, urgency, now, now + lifetime, now])
+            """, subscription, payload, urgency, now, now + lifetime, now)
     }
 
     @Test("security: an account at the subscription cap with every endpoint a black hole delays no one else's urgent push")
@@ -112,12 +112,10 @@ struct WebPushTests {
                                                   auth: auth, now: now) == .anotherAccounts)
         let victimSubscription = try require(try database.pushSubscriptions(userId: victim.id).first)
         // Twenty notices for the attacker (100 messages, all urgent), then the victim's "leave now".
-        try database.write { db in
-            for _ in 1...20 {
-                for hole in holes { try Self.queue("{}", to: hole.id, urgency: "high", at: now, for: 3600, db) }
-            }
-            try Self.queue(#"{"title":"Leave now"}"#, to: victimSubscription.id, urgency: "high", at: now, for: 600, db)
+        for _ in 1...20 {
+            for hole in holes { try Self.queue("{}", to: hole.id, urgency: "high", at: now, for: 3600, database) }
         }
+        try Self.queue(#"{"title":"Leave now"}"#, to: victimSubscription.id, urgency: "high", at: now, for: 600, database)
         let service = FakeService(answers: ["https://ok.example/ada": 201])
         let delivery = PushDelivery(database: database, vapid: try VAPIDKey(privateKey: VAPIDKey.generatePrivateKey(),
                                                                             subject: "mailto:ops@example.org"),
@@ -146,7 +144,7 @@ struct WebPushTests {
         _ = try database.savePushSubscription(userId: user.id, endpoint: "https://down.example/1", p256dh: key,
                                               auth: Secrets.base64url([UInt8](repeating: 3, count: 16)), now: now)
         let subscription = try require(try database.pushSubscriptions(userId: user.id).first)
-        try database.write { db in try Self.queue("{}", to: subscription.id, urgency: "normal", at: now, for: 86400, db) }
+        try Self.queue("{}", to: subscription.id, urgency: "normal", at: now, for: 86400, database)
         let message = try require(try database.pushMessages(subscriptionId: subscription.id).first)
         for attempt in 1...4 {
             #expect(try database.markPushFailed(id: message.id, error: "HTTP 500", retryAt: now) == false, "\(attempt)")
@@ -191,10 +189,8 @@ struct WebPushTests {
             try database.savePushSubscription(userId: user.id, endpoint: endpoint, p256dh: p256dh, auth: auth, now: now)
         }
         let subscriptions = try database.pushSubscriptions(userId: user.id)
-        try database.write { db in
-            for subscription in subscriptions {
-                try Self.queue(#"{"title":"It is your turn"}"#, to: subscription.id, urgency: "high", at: now, for: 600, db)
-            }
+        for subscription in subscriptions {
+            try Self.queue(#"{"title":"It is your turn"}"#, to: subscription.id, urgency: "high", at: now, for: 600, database)
         }
         let service = FakeService(answers: ["https://ok.example/1": 201, "https://gone.example/2": 410])
         let delivery = PushDelivery(database: database, vapid: try VAPIDKey(privateKey: VAPIDKey.generatePrivateKey(),

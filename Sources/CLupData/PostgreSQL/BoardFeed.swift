@@ -3,14 +3,16 @@ import Foundation
 import PostgresNIO
 
 /// Keeps every worker's board in step with the others' writes. Each write transaction that
-/// changes what the board mirrors says so on the channel `clup_board` (`pg_notify`, inside the
+/// changes what the board mirrors says so on the channel `clup_board` (`clup_board_SCHEMA` for
+/// a deployment in a schema of its own: notices go to the whole database) (`pg_notify`, inside the
 /// transaction, so PostgreSQL delivers it only if the transaction commits); every worker
 /// listens on a connection of its own and reads the rows named back from the primary, as the
 /// writing worker did after its commit. A listening connection that is lost (the primary
 /// failed over, the network dropped) is opened again at the next `refresh`, and the board is
 /// then reloaded whole, since notices sent meanwhile were lost with it.
 final class BoardFeed: @unchecked Sendable {
-    static let channel = "clup_board"
+    /// The channel: one per deployment (a schema's name is letters, digits and _ only).
+    let channel: String
     /// Past this size a payload says "reload everything" instead (PostgreSQL's limit is 8000 bytes).
     static let largestPayload = 7000
 
@@ -31,6 +33,7 @@ final class BoardFeed: @unchecked Sendable {
          reload: @escaping @Sendable () -> Void)
     {
         self.pool = pool
+        channel = "clup_board" + (pool.location.schema.map { "_" + $0 } ?? "")
         self.apply = apply
         self.reload = reload
     }
@@ -62,12 +65,12 @@ final class BoardFeed: @unchecked Sendable {
         guard !isListening else { return }
         close()
         let connection = try pool.openConnection()
-        let context = connection.addListener(channel: Self.channel) { [weak self] _, notification in
+        let context = connection.addListener(channel: channel) { [weak self] _, notification in
             guard let self, let changes = self.decode(notification.payload) else { return }
             self.queue.async { self.apply(changes) }
         }
         do {
-            _ = try connection.query("LISTEN clup_board", logger: pool.logger).wait()
+            _ = try connection.query("LISTEN \(unescaped: channel)", logger: pool.logger).wait()
         } catch {
             context.stop()
             try? (connection.close() as EventLoopFuture<Void>).wait()

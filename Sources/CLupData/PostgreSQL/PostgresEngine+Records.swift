@@ -168,4 +168,84 @@ extension PostgresEngine {
             }
         }
     }
+
+    /// Every store's statistics and learned sums recomputed from the raw visits, as on SQLite
+    /// (`StatisticsRebuild`), in one transaction.
+    func rebuildStatistics() throws -> Int {
+        try write { transaction in
+            // Nothing else counts while the history is read and the totals replaced.
+            try transaction.execute("LOCK TABLE reservation, storeHour, storeLoad IN SHARE ROW EXCLUSIVE MODE")
+            var rebuild = StatisticsRebuild()
+            for row in try transaction.rows("""
+                SELECT id, storeId, kind, walkIn, people, residenceMinutes, travelMetres, status, createdAt, calledAt,
+                       enteredAt, exitedAt, endedAt, expectedEntry
+                FROM reservation
+                """)
+            {
+                let facts = try VisitFacts(
+                    kind: ReservationKind(rawValue: row[2].decode(String.self)) ?? .lineUp, walkIn: row[3].decode(Bool.self),
+                    people: row[4].decode(Int.self), residenceMinutes: row[5].decode(Int.self),
+                    travelMetres: row[6].decode(Int?.self),
+                    status: ReservationStatus(rawValue: row[7].decode(String.self)) ?? .done,
+                    createdAt: row[8].decode(Date.self), calledAt: row[9].decode(Date?.self),
+                    enteredAt: row[10].decode(Date?.self), exitedAt: row[11].decode(Date?.self),
+                    endedAt: row[12].decode(Date?.self), expectedEntry: row[13].decode(Date?.self))
+                rebuild.add(id: try row[0].decode(Int64.self), storeId: try row[1].decode(StoreID.self), facts: facts)
+            }
+            let withDepartments = Set(try transaction.rows("SELECT DISTINCT reservationId FROM reservationDepartment")
+                .map { try $0[0].decode(Int64.self) })
+            let result = rebuild.fold(withDepartments: withDepartments)
+            try transaction.execute("DELETE FROM storeHour")
+            try transaction.execute("DELETE FROM storeDepartmentHour")
+            for (store, totals) in result.hours { try Self.add(totals, storeId: store, transaction) }
+            var departmentEntries: [[Int64]: Int] = [:]
+            for row in try transaction.rows("""
+                SELECT r.storeId, rd.departmentId, rd.reservationId FROM reservationDepartment rd
+                JOIN reservation r ON r.id = rd.reservationId
+                """)
+            {
+                if let hour = result.departmentHours[try row[2].decode(Int64.self)] {
+                    departmentEntries[[try row[0].decode(Int64.self), try row[1].decode(Int64.self), Int64(hour)], default: 0] += 1
+                }
+            }
+            for (key, entries) in departmentEntries {
+                try transaction.execute("""
+                    INSERT INTO storeDepartmentHour (storeId, departmentId, hour, entries)
+                    VALUES (\(key[0]), \(key[1]), \(key[2]), \(entries))
+                    """)
+            }
+            try transaction.execute(PostgresQuery(unsafeSQL: """
+                UPDATE storeLoad SET \(AppDatabase.sumNames.map { "\($0) = 0" }.joined(separator: ", "))
+                """))
+            for (store, sums) in result.sums {
+                var change = LearnedSums.Change()
+                change.added = sums
+                try Self.apply(change, storeId: store, transaction)
+                transaction.changed(loadOf: store)
+            }
+            for storeId in try transaction.rows("SELECT storeId FROM storeLoad").map({ try $0[0].decode(StoreID.self) }) {
+                transaction.changed(loadOf: storeId)
+            }
+            return result.hours.count
+        }
+    }
+
+    /// Finished anonymous visits, written at once (the demo's history): one statement, the
+    /// columns as arrays.
+    func insertFinishedVisits(_ visits: [DemoData.FinishedVisit]) throws {
+        guard !visits.isEmpty else { return }
+        try write { transaction in
+            try transaction.execute("""
+                INSERT INTO reservation (storeId, kind, walkIn, day, number, people, residenceMinutes, status, createdAt,
+                                         calledAt, enteredAt, exitedAt, endedAt)
+                SELECT storeId, 'lineUp', walkIn, day, number, people, minutes, 'done', createdAt, enteredAt, enteredAt,
+                       exitedAt, exitedAt
+                FROM unnest(\(visits.map(\.storeId.rawValue)), \(visits.map(\.walkIn)), \(visits.map { Int64($0.day) }),
+                            \(visits.map { Int64($0.number) }), \(visits.map { Int64($0.people) }),
+                            \(visits.map { Int64($0.minutes) }), \(visits.map(\.created)), \(visits.map(\.entered)),
+                            \(visits.map(\.exited)))
+                    AS v(storeId, walkIn, day, number, people, minutes, createdAt, enteredAt, exitedAt)
+                """)
+        }
+    }
 }

@@ -128,7 +128,7 @@ extension PostgresEngine {
     }
 
     /// Adds `totals` to the store's hour (the peak is the larger of the two).
-    private static func add(_ totals: HourTotals, storeId: StoreID, _ transaction: PostgresTransaction) throws {
+    static func add(_ totals: HourTotals, storeId: StoreID, _ transaction: PostgresTransaction) throws {
         var binds = PostgresBindings()
         binds.append(storeId)
         binds.append(totals.hour)
@@ -146,7 +146,7 @@ extension PostgresEngine {
         """
 
     /// Applies `change` to the store's learned sums, as `LearnedSums.apply` does.
-    private static func apply(_ change: LearnedSums.Change, storeId: StoreID, _ transaction: PostgresTransaction) throws {
+    static func apply(_ change: LearnedSums.Change, storeId: StoreID, _ transaction: PostgresTransaction) throws {
         var binds = PostgresBindings()
         binds.append(change.entryDecay)
         for value in AppDatabase.sumValues(change.added) { binds.append(value) }

@@ -132,7 +132,7 @@ final class PostgresEngine: Sendable {
                 }
                 let result = try work(transaction)
                 if let payload = feed.payload(for: transaction.changes) {
-                    try transaction.execute("SELECT pg_notify(\(BoardFeed.channel), \(payload))")
+                    try transaction.execute("SELECT pg_notify(\(feed.channel), \(payload))")
                 }
                 try transaction.execute("COMMIT")
                 reply?.committedWrite()
