@@ -61,6 +61,11 @@ public struct AppDatabase: Sendable {
         try AppDatabase(postgres: url)
     }
 
+    /// `url` with its password hidden, for messages and logs.
+    public static func redacted(url: String) -> String {
+        PostgresLocation.redacted(url)
+    }
+
     private init(postgres url: String) throws {
         board = StoreBoard()
         credentials = CredentialCache()

@@ -20,21 +20,33 @@ struct CLupCommand: ParsableCommand {
         commandName: "clup",
         abstract: "CLup — customer line-up for grocery stores.",
         subcommands: [Serve.self, Migrate.self, SeedDemo.self, SendMail.self, Admin.self, Generate.self, MeasureBoard.self,
-                      NginxConfigCommand.self, Probe.self, Simulate.self]
+                      NginxConfigCommand.self, Probe.self, Simulate.self, CopyToPostgres.self]
     )
 }
 
 /// Options every command that opens the database shares. Defaults come from the environment
-/// (`CLUP_DATABASE`), so a deployment sets them once.
+/// (`CLUP_DATABASE`, `CLUP_DATABASE_URL`), so a deployment sets them once.
 struct DatabaseOptions: ParsableArguments {
     @Option(help: "SQLite database file (created if missing).")
     var database: String = ProcessInfo.processInfo.environment["CLUP_DATABASE"] ?? "clup.sqlite"
 
+    @Option(help: ArgumentHelp(
+        "PostgreSQL instead of SQLite: postgres://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]…]/DATABASE[?schema=NAME].",
+        discussion: "With several hosts (a Patroni cluster's nodes), CLup connects to the one that takes writes."))
+    var databaseURL: String? = ProcessInfo.processInfo.environment["CLUP_DATABASE_URL"]
+
+    @Option(help: "Seconds to keep trying a PostgreSQL server that does not answer at start, before giving up.")
+    var connectWait: Double = 30
+
+    /// The database in words, for messages (a URL's password hidden).
+    var described: String { databaseURL.map(AppDatabase.redacted(url:)) ?? database }
+
     /// Opens (or creates) the database readable by its owner only: it holds password hashes
     /// and email addresses. The umask covers its WAL and shared-memory files and whatever the
     /// process writes afterwards (mail, keys); files left more open by an older version are
-    /// closed up.
+    /// closed up. With `--database-url`, opens PostgreSQL instead (`openPostgres`).
     func open() throws -> AppDatabase {
+        if let databaseURL { return try openPostgres(databaseURL) }
         umask(0o077)
         let opened = try AppDatabase.open(path: database)
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: database + suffix) {
@@ -46,11 +58,31 @@ struct DatabaseOptions: ParsableArguments {
     /// The database, which must exist already: an administrator's command never creates an
     /// empty one (in whatever folder it was typed) to then find nobody in it.
     func openExisting() throws -> AppDatabase {
+        if let databaseURL { return try openPostgres(databaseURL) }
         guard FileManager.default.fileExists(atPath: database) else {
             throw CommandError("no database at \(database): set CLUP_DATABASE or pass --database "
                 + "(`clup migrate` creates one)")
         }
         return try open()
+    }
+
+    /// PostgreSQL at `url`. A server that does not answer yet (starting, failing over) is
+    /// tried again every two seconds for `connectWait` seconds, each time said in the log;
+    /// then the command stops with what went wrong, rather than a supervisor restarting it
+    /// in a tight loop. A URL that cannot be right is refused at once.
+    func openPostgres(_ url: String) throws -> AppDatabase {
+        let logger = Logger(label: "clup")
+        let deadline = Date() + connectWait
+        while true {
+            do {
+                return try AppDatabase.open(url: url)
+            } catch where AppDatabase.storageFailure(error) == .busy && Date() < deadline {
+                logger.warning("PostgreSQL at \(described) does not answer (\(error)); trying again in 2 s")
+                Thread.sleep(forTimeInterval: 2)
+            } catch {
+                throw CommandError("cannot open PostgreSQL at \(described): \(error)")
+            }
+        }
     }
 }
 
@@ -302,7 +334,7 @@ struct Migrate: ParsableCommand {
 
     func run() throws {
         _ = try database.open()  // opening runs the migrations
-        print("database \(database.database) is up to date")
+        print("database \(database.described) is up to date")
     }
 }
 
@@ -450,5 +482,35 @@ struct CommandError: Error, CustomStringConvertible {
 
     init(_ description: String) {
         self.description = description
+    }
+}
+
+struct CopyToPostgres: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "copy-to-postgres",
+        abstract: "Copy a SQLite database into an empty PostgreSQL one, every row and id, in one transaction.",
+        discussion: """
+            Stop the worker first: the copy reads one snapshot of the SQLite file, and what is \
+            written to it afterwards is not copied. Then start the workers with CLUP_DATABASE_URL.
+            """)
+
+    @Option(help: "The SQLite database to copy.")
+    var database: String = ProcessInfo.processInfo.environment["CLUP_DATABASE"] ?? "clup.sqlite"
+
+    @Option(help: "The PostgreSQL database to copy into (postgres://…); it must have no stores yet.")
+    var to: String
+
+    func run() throws {
+        guard FileManager.default.fileExists(atPath: database) else { throw CommandError("no database at \(database)") }
+        let source = try AppDatabase.open(path: database)
+        let options = try DatabaseOptions.parse(["--database-url", to, "--connect-wait", "0"])
+        let target = try options.openPostgres(to)
+        do {
+            let counts = try source.copy(to: target)
+            for (table, rows) in counts where rows > 0 { print("\(table): \(rows)") }
+            print("copied \(counts.map(\.rows).reduce(0, +)) rows from \(database) to \(options.described)")
+        } catch let refused as AppDatabase.CopyRefused {
+            throw CommandError(refused.description)
+        }
     }
 }
