@@ -409,9 +409,11 @@ struct NginxConfigCommand: ParsableCommand {
     @Option(help: "The template to fill.") var template: String = "nginx/clup-local.conf.in"
     @Option(help: "HTTP port on 127.0.0.1.") var port: Int = 8080
     @Option(help: "Directory for nginx's pid, logs and temporary files.") var runDir: String
-    @Option(help: "The worker's unix socket.") var socket: String?
+    @Option(help: "The worker's unix socket; give it once per worker when several share the database.")
+    var socket: [String] = []
     @Option(help: "The worker's TCP port, instead of a socket.") var workerPort: Int?
-    @Option(help: "The worker's entrance socket (default: the socket's name with -entrance).") var entranceSocket: String?
+    @Option(help: "Each worker's entrance socket (default: each socket's name with -entrance).")
+    var entranceSocket: [String] = []
     @Option(help: "The worker's entrance TCP port (default: the worker port's next).") var entrancePort: Int?
     @Option(name: .customLong("public"), help: "Static files.") var publicDirectory: String = "Public"
     @Option(help: "Directory of the nginx snippets.") var nginxDir: String = "nginx"
@@ -430,16 +432,26 @@ struct NginxConfigCommand: ParsableCommand {
         func absolute(_ path: String) -> String {
             path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         }
-        let upstream: String
-        let entranceUpstream: String
+        let upstreams: [String]
+        let entranceUpstreams: [String]
         if let workerPort {
-            upstream = "127.0.0.1:\(workerPort)"
-            entranceUpstream = "127.0.0.1:\(entrancePort ?? workerPort + 1)"
+            upstreams = ["127.0.0.1:\(workerPort)"]
+            entranceUpstreams = ["127.0.0.1:\(entrancePort ?? workerPort + 1)"]
         } else {
-            let socket = absolute(socket ?? "\(runDir)/clup.sock")
-            upstream = "unix:" + socket
-            entranceUpstream = "unix:" + absolute(entranceSocket ?? Serve.entranceSocket(for: socket))
+            let sockets = (socket.isEmpty ? ["\(runDir)/clup.sock"] : socket).map(absolute)
+            guard entranceSocket.isEmpty || entranceSocket.count == sockets.count else {
+                throw ValidationError("give --entrance-socket once per --socket, or not at all")
+            }
+            upstreams = sockets.map { "unix:" + $0 }
+            entranceUpstreams = (entranceSocket.isEmpty ? sockets.map(Serve.entranceSocket(for:)) : entranceSocket)
+                .map { "unix:" + absolute($0) }
         }
+        /// One `server` line per worker, as the upstream block lists them.
+        func servers(_ addresses: [String]) -> String {
+            addresses.map { "server \($0);" }.joined(separator: "\n        ")
+        }
+        let upstream = servers(upstreams)
+        let entranceUpstream = servers(entranceUpstreams)
         let text = try String(contentsOfFile: template, encoding: .utf8)
         print(try NginxConfig.render(template: text, values: [
             "PORT": String(port), "RUN_DIR": absolute(runDir), "UPSTREAM": upstream,

@@ -10,8 +10,11 @@ import Glibc
 #endif
 
 /// The real deployment on loopback: the `clup` worker on a unix socket with a temporary SQLite
-/// file, and nginx on a free port with the configuration `clup nginx-config` writes.
-final class Stack {
+/// file, and nginx on a free port with the configuration `clup nginx-config` writes. Or, with
+/// a PostgreSQL URL, several workers over it, each on a socket of its own, nginx in front.
+// @unchecked: the processes it holds are started and killed by the test's own thread; what
+// other threads call (HTTP through curl, running commands) shares nothing.
+final class Stack: @unchecked Sendable {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
@@ -28,9 +31,17 @@ final class Stack {
     let directory: String
     let port: Int
     let database: String
+    /// PostgreSQL instead of `database`, if given.
+    let databaseURL: String?
     /// The server secret the worker signs QR codes with, so tests can verify them.
     let secret = "end-to-end secret, long enough to key an HMAC"
     var socket: String { directory + "/clup.sock" }
+    /// Each worker's socket: `clup.sock`, then `clup-2.sock`…
+    let sockets: [String]
+    /// The workers after the first, by their index in `sockets`.
+    private(set) var others: [Int: Process] = [:]
+    /// `--database` or `--database-url`, for every command.
+    var databaseArguments: [String] { databaseURL.map { ["--database-url", $0] } ?? ["--database", database] }
     /// The worker's clock is real time plus the seconds this file holds (see `advanceClock`).
     var clockFile: String { directory + "/clock-offset" }
     private(set) var worker: Process?
@@ -43,9 +54,14 @@ final class Stack {
     private let serveArguments: [String]
 
     /// `directory`: where the database, socket and logs go (a fresh temporary folder if nil).
-    init(maxBody: String = "64k", serveArguments: [String] = [], directory chosen: String? = nil) throws {
+    init(maxBody: String = "64k", serveArguments: [String] = [], directory chosen: String? = nil,
+         databaseURL: String? = nil, workers: Int = 1) throws
+    {
         self.serveArguments = serveArguments
-        directory = chosen ?? NSTemporaryDirectory() + "clup-e2e-" + UUID().uuidString.prefix(8)
+        self.databaseURL = databaseURL
+        let directory = chosen ?? NSTemporaryDirectory() + "clup-e2e-" + UUID().uuidString.prefix(8)
+        self.directory = directory
+        sockets = (1...max(1, workers)).map { $0 == 1 ? directory + "/clup.sock" : directory + "/clup-\($0).sock" }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         chmod(directory, 0o755)  // nginx's workers run unprivileged and must reach the socket
         database = directory + "/clup.sqlite"
@@ -54,18 +70,20 @@ final class Stack {
         port = try Self.freePort()
         try Self.check(FileManager.default.isExecutableFile(atPath: Self.clupBinary),
                        "clup is not built at \(Self.clupBinary); run scripts/test")
-        _ = try run(Self.clupBinary, ["migrate", "--database", database])
-        _ = try run(Self.clupBinary, ["seed-demo", "--database", database, "--weeks", "0"])
+        _ = try run(Self.clupBinary, ["migrate"] + databaseArguments)
+        _ = try run(Self.clupBinary, ["seed-demo", "--weeks", "0"] + databaseArguments)
         _ = try run(Self.clupBinary, ["generate", "--public",
                                       Self.root + "/Public", "--output", Self.root + "/Public/errors"])
         let config = try run(Self.clupBinary, [
             "nginx-config", "--template", Self.root + "/nginx/clup-local.conf.in", "--port", String(port),
-            "--run-dir", directory, "--socket", socket, "--public", Self.root + "/Public",
+            "--run-dir", directory, "--public", Self.root + "/Public",
+        ] + sockets.flatMap { ["--socket", $0] } + [
             "--nginx-dir", Self.root + "/nginx", "--max-body", maxBody, "--access-log", accessLog,
             "--user", Self.nginxUser,
         ])
         try config.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
         try startWorker()
+        for index in sockets.indices.dropFirst() { try startWorker(index) }
         // As scripts/run starts it: logs 0640 (umask 027).
         let nginx = try launch("/bin/sh", ["-c", "umask 027; exec \"$0\" \"$@\"", Self.nginxBinary,
                                            "-e", directory + "/nginx-error.log", "-p", directory,
@@ -74,14 +92,25 @@ final class Stack {
         try waitUntil("nginx answers on port \(port)") { (try? self.get("/healthz").status) == 200 }
     }
 
-    func startWorker() throws {
-        worker = try launch(Self.clupBinary, [
-            "serve", "--database", database, "--socket", socket, "--socket-mode", "0660", "--socket-group", Self.nginxGroup, "--threads", "4",
+    /// Starts worker `index` (0: the first, `worker`) on its socket.
+    func startWorker(_ index: Int = 0) throws {
+        let socket = sockets[index]
+        let process = try launch(Self.clupBinary, ["serve"] + databaseArguments + [
+            "--socket", socket, "--socket-mode", "0660", "--socket-group", Self.nginxGroup, "--threads", "4",
             "--public", Self.root + "/Public", "--max-body", "65536",
             "--base-url", baseURL, "--mail-dir", directory + "/mail", "--secret-file", directory + "/secret",
             "--vapid-key-file", directory + "/vapid-key", "--clock-offset-file", clockFile,
         ] + serveArguments)
-        try waitUntil("the worker's socket appears") { FileManager.default.fileExists(atPath: self.socket) }
+        if index == 0 { worker = process } else { others[index] = process }
+        try waitUntil("the worker's socket appears") { FileManager.default.fileExists(atPath: socket) }
+    }
+
+    /// Kills worker `index` as a crash would (SIGKILL), leaving it dead.
+    func killWorker(_ index: Int) {
+        guard let process = index == 0 ? worker : others[index] else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        if index == 0 { worker = nil } else { others[index] = nil }
     }
 
     /// The user nginx's workers run as when nginx starts as root (made by scripts/test), and
@@ -149,7 +178,7 @@ final class Stack {
     }
 
     deinit {
-        for process in [worker, nginx].compactMap({ $0 }) where process.isRunning {
+        for process in ([worker, nginx] + others.values.map { $0 }).compactMap({ $0 }) where process.isRunning {
             process.terminate()
             process.waitUntilExit()
         }

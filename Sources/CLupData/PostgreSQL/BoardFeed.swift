@@ -47,7 +47,7 @@ final class BoardFeed: @unchecked Sendable {
         }
         guard let old else { return }
         old.context.stop()
-        try? (old.connection.close() as EventLoopFuture<Void>).wait()
+        PostgresPool.close(old.connection)
     }
 
     /// Drops the listening connection, so that the next `refresh` listens again and reloads
@@ -73,7 +73,7 @@ final class BoardFeed: @unchecked Sendable {
             _ = try connection.query("LISTEN \(unescaped: channel)", logger: pool.logger).wait()
         } catch {
             context.stop()
-            try? (connection.close() as EventLoopFuture<Void>).wait()
+            PostgresPool.close(connection)
             throw error
         }
         lock.withLock { listening = (connection, context) }

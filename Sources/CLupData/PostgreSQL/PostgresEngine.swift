@@ -196,7 +196,7 @@ extension PostgresEngine {
     /// deadlock lost past the retries. Each is a transaction rolled back whole: nothing was
     /// changed, and trying again in a few seconds is the right advice.
     static func storageFailure(_ error: any Error) -> AppDatabase.StorageFailure? {
-        if error is PostgresPool.Unreachable { return .busy }
+        if error is PostgresPool.Unreachable || error is PostgresTransaction.StatementTimedOut { return .busy }
         if let refused = error as? Refused {
             if refused.sqlState == "53100" { return .diskFull }
             // Deadlocks and serialization failures, the server shutting down or starting,
@@ -258,11 +258,37 @@ struct PostgresTransaction {
 
     /// The rows `query` returns, each readable by column name or position.
     func rows(_ query: PostgresQuery) throws -> [PostgresRandomAccessRow] {
+        try answer(query).rows.map { $0.makeRandomAccess() }
+    }
+
+    /// How long a statement may take before its connection is closed under it: a server that
+    /// stopped answering (a machine lost without a reset, a commit waiting for a replica that
+    /// is gone) must not hold the caller past nginx's 10 s. The statement fails, the
+    /// transaction with it, and the person is told to try again.
+    static let statementDeadline: TimeAmount = .seconds(8)
+
+    /// `query`'s result, or its error: a refusal as `Refused`, anything else as it is.
+    private func answer(_ query: PostgresQuery) throws -> PostgresQueryResult {
+        let connection = connection
+        // Whichever comes first: the answer, or the deadline, which fails the wait at once and
+        // closes the connection (a connection that timed out is never lent again).
+        let answered = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
+        connection.query(query, logger: logger).cascade(to: answered)
+        let deadline = connection.eventLoop.scheduleTask(in: Self.statementDeadline) {
+            answered.fail(StatementTimedOut())
+            _ = connection.close() as EventLoopFuture<Void>
+        }
+        defer { deadline.cancel() }
         do {
-            return try connection.query(query, logger: logger).wait().rows.map { $0.makeRandomAccess() }
+            return try answered.futureResult.wait()
         } catch {
             throw PostgresEngine.Refused.from(error)
         }
+    }
+
+    /// The server did not answer a statement within `statementDeadline`.
+    struct StatementTimedOut: Error, CustomStringConvertible {
+        var description: String { "PostgreSQL did not answer within \(PostgresTransaction.statementDeadline.nanoseconds / 1_000_000_000) s" }
     }
 
     /// The first row `query` returns, or nil.
@@ -273,11 +299,7 @@ struct PostgresTransaction {
     /// Runs `query` and returns how many rows it changed.
     @discardableResult
     func execute(_ query: PostgresQuery) throws -> Int {
-        do {
-            return try connection.query(query, logger: logger).wait().metadata.rows ?? 0
-        } catch {
-            throw PostgresEngine.Refused.from(error)
-        }
+        try answer(query).metadata.rows ?? 0
     }
 
     /// The single value of a one-row, one-column query (a count, an id).
@@ -424,13 +446,13 @@ final class PostgresPool: @unchecked Sendable {
 
     private func give(back connection: PostgresConnection, failed error: (any Error)? = nil) {
         // A connection that broke, or that an error left in an unknown state, is not reused.
-        let reusable = !connection.isClosed && !(error is PSQLError)
+        let reusable = !connection.isClosed && !(error is PSQLError) && !(error is PostgresTransaction.StatementTimedOut)
         condition.lock()
         lent -= 1
         if reusable && !closed { idle.append(connection) }
         condition.signal()
         condition.unlock()
-        if !reusable { _ = connection.close() as EventLoopFuture<Void> }
+        if !reusable { Self.close(connection) }
     }
 
     /// A connection of the caller's own, outside the pool (the board feed's listening one).
@@ -453,19 +475,31 @@ final class PostgresPool: @unchecked Sendable {
             if let schema = location.schema {
                 configuration.options.additionalStartupParameters = [("search_path", schema)]
             }
+            let connection: PostgresConnection
             do {
-                let connection = try PostgresConnection.connect(on: group.next(), configuration: configuration, id: id,
-                                                                logger: logger).wait()
+                connection = try PostgresConnection.connect(on: group.next(), configuration: configuration, id: id,
+                                                            logger: logger).wait()
+            } catch {
+                failures.append("\(host.name):\(host.port): \(Self.describe(error))")
+                continue
+            }
+            do {
                 let readOnly = try connection.query("SHOW transaction_read_only", logger: logger).wait()
                     .rows.first.map { try $0.decode(String.self) }
                 if readOnly == "off" { return connection }
                 failures.append("\(host.name):\(host.port) is a replica")
-                _ = connection.close() as EventLoopFuture<Void>
             } catch {
                 failures.append("\(host.name):\(host.port): \(Self.describe(error))")
             }
+            Self.close(connection)
         }
         throw Unreachable(description: "no PostgreSQL primary: " + failures.joined(separator: "; "))
+    }
+
+    /// Closes `connection` and waits until it is closed (a connection must be closed before it
+    /// is let go); a connection already broken closes at once.
+    static func close(_ connection: PostgresConnection) {
+        try? (connection.close() as EventLoopFuture<Void>).wait()
     }
 
     /// What went wrong, in a line: PSQLError's own description hides the server's message.
@@ -483,7 +517,7 @@ final class PostgresPool: @unchecked Sendable {
         idle = []
         condition.broadcast()
         condition.unlock()
-        for connection in connections { try? (connection.close() as EventLoopFuture<Void>).wait() }
+        for connection in connections { Self.close(connection) }
         try? group.syncShutdownGracefully()
     }
 }

@@ -1,0 +1,202 @@
+import CLupData
+import CLupDomain
+import CLupSupport
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// CLup as a chain runs it on several machines, here on loopback: three PostgreSQL nodes
+/// under Patroni and etcd (`scripts/cluster`), two workers, nginx in front. Run by
+/// `scripts/cluster-test` (CLUP_TEST_CLUSTER=1); it takes about a minute and a half.
+@Suite("A cluster: PostgreSQL under Patroni, two workers", .serialized,
+       .enabled(if: ProcessInfo.processInfo.environment["CLUP_TEST_CLUSTER"] == "1"))
+struct ClusterEndToEndTests {
+    /// The cluster, started for one test and stopped with it.
+    final class Cluster: Sendable {
+        let directory = NSTemporaryDirectory() + "clup-cluster-" + UUID().uuidString.prefix(8)
+        let url: String
+        private let script = Stack.root + "/scripts/cluster"
+
+        init() throws {
+            url = try Self.run(script, ["start", directory]).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        deinit { _ = try? Self.run(script, ["stop", directory]) }
+
+        /// The primary's node name.
+        func primary() throws -> String {
+            try Self.run(script, ["primary", directory]).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// Kills the primary as a lost machine goes: its Patroni and its PostgreSQL, SIGKILL,
+        /// no goodbye. Returns the node's name.
+        func killPrimary() throws -> String {
+            let node = try primary()
+            let patroni = try String(contentsOfFile: "\(directory)/\(node).pid", encoding: .utf8)
+            let postmaster = try String(contentsOfFile: "\(directory)/\(node)/postmaster.pid", encoding: .utf8)
+            for text in [patroni, postmaster.split(separator: "\n").first.map(String.init) ?? ""] {
+                if let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) { kill(pid, SIGKILL) }
+            }
+            return node
+        }
+
+        /// Runs the cluster script through the shell and returns what it printed. Not with
+        /// Foundation's Process: the servers the script leaves running inherit what it is
+        /// given, and its exit was not seen while they ran; the shell's `system` waits for the
+        /// script alone.
+        @discardableResult
+        static func run(_ executable: String, _ arguments: [String]) throws -> String {
+            let file = NSTemporaryDirectory() + "clup-cluster-output-" + UUID().uuidString
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let command = ([executable] + arguments).map { "'\($0)'" }.joined(separator: " ")
+            let status = system("\(command) > '\(file)' 2>/dev/null < /dev/null")
+            try Stack.check(status == 0, "\(executable) \(arguments.joined(separator: " ")) failed (\(status))")
+            return (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+        }
+    }
+
+    /// A store open round the clock, with a dispenser and a door kiosk; their device keys.
+    func store(_ stack: Stack, _ database: AppDatabase, capacity: Int) throws -> (StoreID, dispenser: String, door: String) {
+        let store = try database.createStore(
+            NewStore(name: "Bottega Replicata", address: "Via Doppia 2, Milano", phone: "+39 02 0",
+                     position: GeoPoint(latitude: 45.466, longitude: 9.19), capacity: capacity, timeZone: "UTC",
+                     settings: StoreSettings(capacity: capacity, walkInPercent: 90)),
+            hours: (1...7).map { OpeningInterval(weekday: $0, opens: 0, closes: 1440) }, departments: [])
+        // Written by another process: both workers hear of it (their board feeds).
+        try stack.waitForStore(store.id)
+        func enrol(_ role: String) throws -> String {
+            let output = try stack.run(Stack.clupBinary, ["admin", "enrol-kiosk", "--store", store.id.description,
+                                                          "--label", role, "--role", role] + stack.databaseArguments)
+            return String(try #require(output.firstMatch(of: /device key[^:]*: ([A-Za-z0-9_-]{43})/)).1)
+        }
+        return (store.id, try enrol("dispenser"), try enrol("door"))
+    }
+
+    /// A call of the device API through nginx.
+    func api(_ stack: Stack, _ path: String, key: String, json: String) throws -> (status: Int, body: [String: Any]) {
+        let response = try stack.curl(["-X", "POST", "-H", "Authorization: Bearer \(key)", "-H", "Content-Type: application/json",
+                                       "--data-binary", json, stack.baseURL + path])
+        let body = (try? JSONSerialization.jsonObject(with: Data(response.body.utf8))) as? [String: Any] ?? [:]
+        return (response.status, body)
+    }
+
+    /// A walk-in ticket from the dispenser (201 Created): its id and code, or the status refusing it.
+    func ticket(_ stack: Stack, key: String) throws -> (status: Int, id: Int64?, code: String?) {
+        let answer = try api(stack, "/api/v1/tickets", key: key,
+                             json: #"{"people": 1, "residenceMinutes": 15, "requestKey": "\#(Secrets.token())"}"#)
+        return (answer.status, (answer.body["id"] as? NSNumber)?.int64Value, answer.body["code"] as? String)
+    }
+
+    func scan(_ stack: Stack, key: String, code: String) throws -> (status: Int, result: String?) {
+        let answer = try api(stack, "/api/v1/scan", key: key, json: #"{"code": "\#(code)", "scanId": "\#(Secrets.token())"}"#)
+        return (answer.status, answer.body["result"] as? String)
+    }
+
+    @Test("the primary killed under load: a replica takes over, the workers follow, no acknowledged write is lost")
+    func failover() throws {
+        let cluster = try Cluster()
+        let stack = try Stack(databaseURL: cluster.url, workers: 2)
+        let database = try AppDatabase.open(url: cluster.url)
+        let (storeId, dispenser, door) = try store(stack, database, capacity: 200)
+
+        struct Write { var at: Date; var status: Int; var id: Int64? }
+        let writes = Mutex<[Write]>([])
+        let reads = Mutex<[(at: Date, status: Int)]>([])
+        let entered = Mutex<[Int64]>([])
+        let started = Date()
+        let killAt = started + 8
+        let stopAt = started + 35
+        let killed = Mutex<(node: String, at: Date)?>(nil)
+        DispatchQueue.concurrentPerform(iterations: 3) { worker in
+            while Date() < stopAt {
+                if worker == 0, Date() >= killAt, killed.withLock({ $0 }) == nil {
+                    let node = (try? cluster.killPrimary()) ?? "?"
+                    killed.withLock { $0 = (node, Date()) }
+                }
+                if worker == 2 {
+                    // A shopper browsing meanwhile: the page is read from the worker's board.
+                    let status = (try? stack.get("/").status) ?? 0
+                    reads.withLock { $0.append((Date(), status)) }
+                    Thread.sleep(forTimeInterval: 0.05)
+                    continue
+                }
+                guard let made = try? ticket(stack, key: dispenser) else { continue }
+                writes.withLock { $0.append(Write(at: Date(), status: made.status, id: made.id)) }
+                if made.status == 201, let code = made.code, let id = made.id,
+                   let scanned = try? scan(stack, key: door, code: code), scanned.status == 200, scanned.result == "enter"
+                {
+                    entered.withLock { $0.append(id) }
+                    // Out again: the places stay free, so the queue never refuses the next.
+                    _ = try? scan(stack, key: door, code: code)
+                }
+                if made.status != 201 { Thread.sleep(forTimeInterval: 0.1) }
+            }
+        }
+        let kill = try #require(killed.withLock { $0 })
+        let newPrimary = try cluster.primary()
+        #expect(newPrimary != kill.node)
+
+        // The longest stretch without an acknowledged write, around the kill.
+        let acknowledged = writes.withLock { $0 }.filter { $0.status == 201 }.map(\.at).sorted()
+        let gaps = zip(acknowledged, acknowledged.dropFirst()).map { ($0, $1.timeIntervalSince($0)) }
+        let longest = gaps.max { $0.1 < $1.1 }
+        print("cluster failover: \(acknowledged.count) tickets acknowledged; primary \(kill.node) killed; "
+            + "longest stretch without a write \(String(format: "%.1f", longest?.1 ?? 0)) s; new primary \(newPrimary)")
+        #expect((longest?.1 ?? .infinity) < 15, "the writes stopped for \(longest?.1 ?? .infinity) s")
+        // Writes refused meanwhile were told so (503, nothing changed), never left hanging.
+        let refused = writes.withLock { $0 }.filter { $0.status != 201 }
+        #expect(refused.allSatisfy { $0.status == 503 }, "\(Set(refused.map(\.status)))")
+        // Every read was answered, the primary gone or not.
+        #expect(reads.withLock { $0 }.allSatisfy { $0.status == 200 })
+        // No acknowledged write is lost: every ticket answered 201 is there, and every entry.
+        let fresh = try AppDatabase.open(url: cluster.url)
+        for write in writes.withLock({ $0 }) where write.status == 201 {
+            let id = try #require(write.id)
+            #expect(try fresh.walkInTicket(id: ReservationID(id), storeId: storeId) != nil, "ticket \(id) was lost")
+        }
+        for id in entered.withLock({ $0 }) {
+            #expect(try fresh.walkInTicket(id: ReservationID(id), storeId: storeId)?.enteredAt != nil, "entry \(id) was lost")
+            _ = door
+        }
+        #expect(acknowledged.count > 50 && acknowledged.last.map { $0 > kill.at } == true)
+    }
+
+    @Test("a worker killed: nginx sends everything to the other; the capacity holds across both")
+    func workerLostAndCapacity() throws {
+        let cluster = try Cluster()
+        let stack = try Stack(databaseURL: cluster.url, workers: 2)
+        let database = try AppDatabase.open(url: cluster.url)
+        let (storeId, dispenser, door) = try store(stack, database, capacity: 10)
+        // Thirty walk-ins at once through both workers: nine walk-in places, so nine called.
+        let codes = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 6) { _ in
+            for _ in 0..<5 {
+                if let made = try? ticket(stack, key: dispenser), made.status == 201, let code = made.code {
+                    codes.withLock { $0.append(code) }
+                }
+            }
+        }
+        #expect(codes.withLock { $0 }.count == 30)
+        // Every code scanned at once, through both workers: never more inside than the places.
+        let results = Mutex<[String]>([])
+        let all = codes.withLock { $0 }
+        DispatchQueue.concurrentPerform(iterations: all.count) { index in
+            let result = (try? scan(stack, key: door, code: all[index]))?.result ?? "none"
+            results.withLock { $0.append(result) }
+        }
+        let enters = results.withLock { $0 }.filter { $0 == "enter" }.count
+        #expect(enters == 9, "\(Dictionary(grouping: results.withLock { $0 }, by: { $0 }).mapValues(\.count))")
+        #expect(try database.liveTraffic(storeId: storeId, now: Date()).peopleInside == 9)
+
+        // The second worker dies: every request after goes to the first.
+        stack.killWorker(1)
+        var statuses: [Int] = []
+        for _ in 0..<20 { statuses.append(try ticket(stack, key: dispenser).status) }
+        #expect(statuses.allSatisfy { $0 == 201 }, "\(statuses)")
+        #expect(try stack.get("/").status == 200)
+    }
+}
