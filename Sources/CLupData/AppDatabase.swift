@@ -72,8 +72,8 @@ public struct AppDatabase: Sendable {
         engine = .postgres(try PostgresEngine(url: url, board: board, credentials: credentials))
     }
 
-    /// The SQLite engine, for the methods written for it. A method not yet written for
-    /// PostgreSQL throws `PostgresEngine.Unsupported` there rather than reach for SQLite.
+    /// The SQLite engine, for the methods written for it. A method written for SQLite only
+    /// throws `PostgresEngine.Unsupported` on PostgreSQL rather than reach for SQLite.
     var sqlite: SQLiteEngine {
         get throws {
             switch engine {

@@ -199,4 +199,23 @@ struct ClusterEndToEndTests {
         #expect(statuses.allSatisfy { $0 == 201 }, "\(statuses)")
         #expect(try stack.get("/").status == 200)
     }
+
+    @Test("etcd lost: no failover, the writes go on")
+    func etcdLost() throws {
+        let cluster = try Cluster()
+        let stack = try Stack(databaseURL: cluster.url, workers: 2)
+        let database = try AppDatabase.open(url: cluster.url)
+        let (_, dispenser, _) = try store(stack, database, capacity: 200)
+        let primary = try cluster.primary()
+        try Cluster.run(Stack.root + "/scripts/cluster", ["kill-etcd", cluster.directory])
+        // Past Patroni's lease (9 s): a primary that could not renew it would have stepped down.
+        var statuses: [Int] = []
+        let until = Date() + 15
+        while Date() < until {
+            statuses.append(try ticket(stack, key: dispenser).status)
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        #expect(statuses.count > 20 && statuses.allSatisfy { $0 == 201 }, "\(Dictionary(grouping: statuses, by: { $0 }).mapValues(\.count))")
+        #expect(try cluster.primary() == primary)
+    }
 }

@@ -17,11 +17,10 @@ import PostgresNIO
 /// The one-active-reservation rule is a unique index, so the engine enforces it whatever
 /// the code does.
 final class PostgresEngine: Sendable {
-    /// A named method that this engine does not have yet: it answers this instead of
-    /// reaching for SQLite.
+    /// What this engine does not do (the benchmark's measuring helpers, SQLite's own files):
+    /// asked on PostgreSQL, it answers this instead of reaching for SQLite.
     struct Unsupported: Error, CustomStringConvertible {
-        var function: String = #function
-        var description: String { "not available on PostgreSQL yet: \(function)" }
+        var description: String { "this is done on SQLite only, not on PostgreSQL" }
     }
 
     let location: PostgresLocation
