@@ -139,6 +139,30 @@ struct PostgresReservationsTests {
     }
 }
 
+extension PostgresReservationsTests {
+    @Test("a connection lost under a request (a failover, a server restart): 503 with Retry-After, nothing written")
+    func connectionLost() throws {
+        let store = try store()
+        let customer = try #require(try workers[0].createCustomers(emails: ["ada@example.org"], now: now).first)
+        // The connection the first worker will lend next, ended from the server's side.
+        let pid = try #require(try workers[0].value(Int.self, sql: "SELECT pg_backend_pid()"))
+        #expect(try workers[1].value(Bool.self, sql: "SELECT pg_terminate_backend(CAST(? AS integer))", pid) == true)
+        let lineUp = request(store.id, customer, kind: .lineUp)
+        #expect {
+            _ = try workers[0].reserve(lineUp, now: now)
+        } throws: { error in
+            let answer = HTTPError.storage(error)
+            return answer?.status == 503 && answer?.headers["Retry-After"] == "5"
+        }
+        #expect(try workers[1].reservations(userId: customer).isEmpty)
+        // The broken connection is not lent again: the same form, sent again, goes through once.
+        guard case .created = try workers[0].reserve(lineUp, now: now) else {
+            Issue.record("the line-up sent again was refused"); return
+        }
+        #expect(try workers[1].reservations(userId: customer).count == 1)
+    }
+}
+
 /// Moving a deployment from SQLite to PostgreSQL (`clup copy-to-postgres`).
 @Suite("Copying SQLite to PostgreSQL", .enabled(if: PostgresFixture.url != nil))
 struct PostgresCopyTests {
