@@ -3,11 +3,11 @@ import Foundation
 import PostgresNIO
 
 /// Keeps every worker's board in step with the others' writes. Each write transaction that
-/// changes what the board mirrors says so on the channel `clup_board` (`clup_board_SCHEMA` for
-/// a deployment in a schema of its own: notices go to the whole database) (`pg_notify`, inside the
-/// transaction, so PostgreSQL delivers it only if the transaction commits); every worker
-/// listens on a connection of its own and reads the rows named back from the primary, as the
-/// writing worker did after its commit. A listening connection that is lost (the primary
+/// changes what the board mirrors says so with `pg_notify`, inside the transaction, so that
+/// PostgreSQL delivers it only if the transaction commits. The channel is `clup_board`, or
+/// `clup_board_SCHEMA` for a deployment in a schema of its own (notices reach the whole
+/// database). Every worker listens on a connection of its own and reads the rows named back
+/// from the primary, as the writing worker did after its commit. A listening connection that is lost (the primary
 /// failed over, the network dropped) is opened again at the next `refresh`, and the board is
 /// then reloaded whole, since notices sent meanwhile were lost with it.
 final class BoardFeed: @unchecked Sendable {
