@@ -14,10 +14,15 @@ extension PostgresEngine {
     // MARK: Inside a transaction
 
     /// The store, locked until the transaction ends, with its hours and departments; nil if
-    /// there is no such store.
+    /// there is no such store. Locked a second time in one transaction (a line-up, then its
+    /// store's queue), it is not read again.
     static func lockStore(_ storeId: StoreID, _ transaction: PostgresTransaction) throws -> StoreDetails? {
-        guard try transaction.row("SELECT id FROM store WHERE id = \(storeId) FOR UPDATE") != nil else { return nil }
-        return try storeDetails(storeId, transaction).first
+        if let details = transaction.lockedStore(storeId) { return details }
+        guard try transaction.row("SELECT id FROM store WHERE id = \(storeId) FOR UPDATE") != nil,
+            let details = try storeDetails(storeId, transaction).first
+        else { return nil }
+        transaction.remember(locked: details)
+        return details
     }
 
     /// The store's live traffic as committed (and as this transaction changed it): its queued,

@@ -217,7 +217,7 @@ extension PostgresEngine {
 struct PostgresTransaction {
     let connection: PostgresConnection
     let logger: Logger
-    private let changed = ChangeList()
+    private let state = State()
 
     init(connection: PostgresConnection, logger: Logger) {
         self.connection = connection
@@ -237,23 +237,35 @@ struct PostgresTransaction {
         var everything = false
     }
 
-    private final class ChangeList {
+    private final class State {
         var changes = Changes()
+        /// The stores this transaction has locked, as read under the lock.
+        var locked: [StoreID: StoreDetails] = [:]
     }
 
-    var changes: Changes { changed.changes }
+    var changes: Changes { state.changes }
 
-    /// Notes that the transaction changed store `id`'s row, hours, closures or departments.
-    func changed(store id: StoreID) { changed.changes.stores.insert(id) }
+    /// Notes that the transaction changed store `id`'s row, hours, closures or departments
+    /// (what it read of the store under its lock is read again at the next `lockStore`).
+    func changed(store id: StoreID) {
+        state.changes.stores.insert(id)
+        state.locked[id] = nil
+    }
 
     /// Notes that the transaction changed reservation `id` of store `storeId`.
-    func changed(reservation id: ReservationID, of storeId: StoreID) { changed.changes.reservations[id] = storeId }
+    func changed(reservation id: ReservationID, of storeId: StoreID) { state.changes.reservations[id] = storeId }
 
     /// Notes that the transaction changed the store's learned sums.
-    func changed(loadOf storeId: StoreID) { changed.changes.loads.insert(storeId) }
+    func changed(loadOf storeId: StoreID) { state.changes.loads.insert(storeId) }
 
     /// Notes that the transaction changed sessions, accounts or kiosks.
-    func changedCredentials() { changed.changes.credentials = true }
+    func changedCredentials() { state.changes.credentials = true }
+
+    /// Store `id` as this transaction read it when it locked it, if it has and has not
+    /// changed it since: no other transaction can change it until this one ends.
+    func lockedStore(_ id: StoreID) -> StoreDetails? { state.locked[id] }
+
+    func remember(locked details: StoreDetails) { state.locked[details.store.id] = details }
 
     /// The rows `query` returns, each readable by column name or position.
     func rows(_ query: PostgresQuery) throws -> [PostgresRandomAccessRow] {
