@@ -124,7 +124,8 @@ def wrk(url, seconds, connections, threads=2, script=None, script_args=(), heade
     latency = {m.group(1): float(m.group(2)) * scale[m.group(3)] for m in WRK_LATENCY.finditer(output)}
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
     extra = re.search(r"BENCH sent=(\d+) unexpected=(\d+)", output)
-    return dict(rps=rate, p50=latency.get("50"), p99=latency.get("99"),
+    requests = int(re.search(r"(\d+) requests in", output).group(1))
+    return dict(rps=rate, requests=requests, p50=latency.get("50"), p99=latency.get("99"),
                 non2xx3xx=int(errors.group(1)) if errors else 0,
                 sent=int(extra.group(1)) if extra else None, unexpected=int(extra.group(2)) if extra else None)
 
@@ -140,20 +141,27 @@ def peak_rss_mb(pid):
 # MARK: - The stack
 
 class Stack:
-    """nginx + one FastCGI responder on a unix socket, on a free loopback port."""
+    """nginx + FastCGI responders (one, or several behind one upstream), each on a unix
+    socket, on a free loopback port."""
 
-    def __init__(self, directory, clup, responder_command, name, public=ROOT + "/Public"):
+    def __init__(self, directory, clup, responder_command, name, public=ROOT + "/Public", responders=1):
         self.directory = os.path.join(directory, name)
         os.makedirs(self.directory)
         os.chmod(self.directory, 0o755)
-        self.socket = os.path.join(self.directory, "fcgi.sock")
+        self.sockets = [os.path.join(self.directory, "fcgi.sock" if index == 0 else "fcgi-%d.sock" % (index + 1))
+                        for index in range(responders)]
+        self.socket = self.sockets[0]
         self.port = free_port()
         self.url = "http://127.0.0.1:%d" % self.port
-        self.responder = subprocess.Popen(responder_command(self.socket), stdout=subprocess.DEVNULL,
-                                          stderr=open(os.path.join(self.directory, "responder.log"), "w"))
-        wait_until(name + "'s socket", lambda: os.path.exists(self.socket))
+        self.responders = []
+        for index, sock in enumerate(self.sockets):
+            log = open(os.path.join(self.directory, "responder-%d.log" % (index + 1)), "w")
+            self.responders.append(subprocess.Popen(responder_command(sock), stdout=subprocess.DEVNULL, stderr=log))
+            wait_until(name + "'s socket", lambda: os.path.exists(sock), 60)
+        self.responder = self.responders[0]
         config = subprocess.run([clup, "nginx-config", "--template", ROOT + "/nginx/clup-local.conf.in",
-                                 "--port", str(self.port), "--run-dir", self.directory, "--socket", self.socket,
+                                 "--port", str(self.port), "--run-dir", self.directory,
+                                 *[argument for sock in self.sockets for argument in ("--socket", sock)],
                                  "--public", public, "--nginx-dir", ROOT + "/nginx"],
                                 capture_output=True, text=True, check=True).stdout
         with open(os.path.join(self.directory, "nginx.conf"), "w") as file:
@@ -165,13 +173,56 @@ class Stack:
         wait_until(name + " answering", lambda: http_status(self.url + "/assets/icon.svg") == 200)
 
     def stop(self):
-        for process in (self.nginx, self.responder):
+        for process in [self.nginx] + self.responders:
             if process.poll() is None:
                 process.terminate()
                 try:
                     process.wait(10)
                 except subprocess.TimeoutExpired:
                     process.kill()
+
+
+# MARK: - Where the CPU goes
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+# Processes by the name the kernel keeps for them (a PostgreSQL backend is "postgres" whatever
+# its title says); the workers are told apart by process id.
+CPU_GROUPS = {"postgres": "postgres", "nginx": "nginx", "wrk": "wrk", "etcd": "patroni", "patroni": "patroni",
+              "python3": "patroni"}
+
+
+def cpu_ticks(workers):
+    """CPU time (user + system, in clock ticks) of the given worker processes and of the
+    groups above, read from /proc; this script itself is left out."""
+    worker_pids = {process.pid for process in workers}
+    totals = dict(worker=0, postgres=0, nginx=0, wrk=0, patroni=0)
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as file:
+                stat = file.read()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        ticks = int(fields[11]) + int(fields[12])
+        if int(entry) in worker_pids:
+            totals["worker"] += ticks
+        elif name in CPU_GROUPS:
+            totals[CPU_GROUPS[name]] += ticks
+    return totals
+
+
+def measured(workers, requests_made, run):
+    """Runs `run()` and returns its result with `cpu_ms`: CPU milliseconds per request made
+    (`requests_made(result)`), by process group."""
+    before = cpu_ticks(workers)
+    result = run()
+    after = cpu_ticks(workers)
+    made = max(1, requests_made(result))
+    result["cpu_ms"] = {group: (after[group] - before[group]) * 1000.0 / CLOCK_TICKS / made for group in before}
+    return result
 
 
 # MARK: - The data set
@@ -394,6 +445,65 @@ def probe(url, seconds, headers=()):
     return wrk(url, seconds, connections=1, threads=1, headers=headers)["p50"]
 
 
+def psql(pg_bin, url, sql):
+    return subprocess.run([os.path.join(pg_bin, "psql"), url, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+                           "-c", sql], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def postgres_commit_rate(pg_bin, url, seconds, directory, clients=16):
+    """PostgreSQL's raw durable commit rate on the cluster: one INSERT per transaction from
+    `clients` connections (pgbench), each commit acknowledged once the synchronous replica
+    has it, as CLup's are."""
+    psql(pg_bin, url, "CREATE TABLE bench_commit (id bigserial PRIMARY KEY, value text NOT NULL)")
+    script = os.path.join(directory, "commit.sql")
+    with open(script, "w") as file:
+        file.write("INSERT INTO bench_commit (value) VALUES (repeat('x', 200));\n")
+    output = subprocess.run([os.path.join(pg_bin, "pgbench"), "-n", "-c", str(clients), "-j", "2", "-T",
+                             str(seconds), "-f", script, url], capture_output=True, text=True, check=True).stdout
+    psql(pg_bin, url, "DROP TABLE bench_commit")
+    return float(re.search(r"tps = ([\d.]+)", output).group(1))
+
+
+def cluster_section(args, p, work, threads, home, signed_in, writers, write_store_ids, now):
+    """Signed-in reads and durable writes on the PostgreSQL cluster, through one worker and
+    then two behind one nginx, with the CPU each part of the stack spent per request."""
+    url = args.cluster_url
+    rows = []
+    ceiling = postgres_commit_rate(args.pg_bin, url, p["commit_seconds"], work)
+    for count, customers in zip((1, 2), writers):
+        stack = Stack(work, args.clup, lambda sock: [
+            args.clup, "serve", "--database-url", url, "--socket", sock, "--socket-mode", "0660",
+            *(["--socket-group", nginx_group()] if os.geteuid() == 0 else []), "--threads", str(threads),
+            "--public", ROOT + "/Public", "--secret-file", os.path.join(work, "secret"),
+            "--mail-dir", os.path.join(work, "mail-postgres"), "--vapid-key-file", os.path.join(work, "vapid-key")],
+            "postgres-%d" % count, responders=count)
+        try:
+            page = subprocess.run(["curl", "-s", stack.url + home, "-H", signed_in[0]], capture_output=True).stdout
+            assert b"Store " in page and b"Sign out" in page, "the signed-in home page on PostgreSQL"
+            print("==> PostgreSQL, %d worker%s: read path" % (count, "s" if count > 1 else ""), flush=True)
+            read = measured(stack.responders, lambda r: r["requests"],
+                            lambda: wrk(stack.url + home, p["read_seconds"], 64, headers=signed_in))
+            print("==> PostgreSQL, %d worker%s: write path" % (count, "s" if count > 1 else ""), flush=True)
+            requests = os.path.join(work, "writes-postgres-%d.tsv" % count)
+            write_requests(requests, customers, write_store_ids, now)
+            before = int(psql(args.pg_bin, url, "SELECT count(*) FROM reservation"))
+            started = time.perf_counter()
+            writes = measured(stack.responders, lambda r: r["sent"] or 0,
+                              lambda: wrk(stack.url + "/", p["write_seconds"], 16,
+                                          script=os.path.join(HERE, "requests.lua"), script_args=(requests, 2, 303)))
+            elapsed = time.perf_counter() - started
+            made = int(psql(args.pg_bin, url, "SELECT count(*) FROM reservation")) - before
+            assert writes["sent"] <= len(customers), "more requests than customers: lengthen the writer list"
+            assert writes["unexpected"] == 0, "some reservations were refused on PostgreSQL: %s" % writes
+            assert read["non2xx3xx"] == 0, "some pages failed on PostgreSQL"
+            rows.append(dict(workers=count, read=read, write=dict(per_second=made / elapsed, made=made,
+                                                                   p50=writes["p50"], p99=writes["p99"],
+                                                                   cpu_ms=writes["cpu_ms"])))
+        finally:
+            stack.stop()
+    return dict(commit_ceiling=ceiling, runs=rows)
+
+
 # MARK: - Report
 
 def machine():
@@ -404,6 +514,34 @@ def machine():
     except (OSError, StopIteration):
         pass
     return "%s, %d cores, %s" % (cpu, os.cpu_count() or 0, platform.platform(terse=True))
+
+
+def cpu_split(cpu_ms):
+    return "%.2f / %.2f / %.2f ms" % (cpu_ms["worker"], cpu_ms["postgres"], cpu_ms["nginx"])
+
+
+def cluster_markdown(r):
+    """The cluster section: each engine's reads and writes as ratios of SQLite's on one worker
+    in this same run, and the CPU each part of the stack spent per request."""
+    read, write = r["read"]["clup"], r["write"]["clup"]
+    lines = [
+        "| engine (same data, same machine) | signed-in reads, 64 connections | ratio | durable writes,"
+        " 16 connections | ratio | CPU per read: worker / PostgreSQL / nginx | CPU per write |",
+        "|---|---|---|---|---|---|---|",
+        "| SQLite, one worker | %.0f req/s, p99 %.1f ms | 1.00 | %.0f/s, p99 %.1f ms | 1.00 | %s | %s |"
+        % (read["rps"], read["p99"], write["per_second"], write["p99"], cpu_split(read["cpu_ms"]),
+           cpu_split(write["cpu_ms"])),
+    ]
+    for run in r["cluster"]["runs"]:
+        lines.append("| PostgreSQL, 3 nodes (synchronous replica), %d worker%s | %.0f req/s, p99 %.1f ms | **%.2f** |"
+                     " %.0f/s, p99 %.1f ms | **%.2f** | %s | %s |"
+                     % (run["workers"], "s" if run["workers"] > 1 else "", run["read"]["rps"], run["read"]["p99"],
+                        run["read"]["rps"] / read["rps"], run["write"]["per_second"], run["write"]["p99"],
+                        run["write"]["per_second"] / write["per_second"], cpu_split(run["read"]["cpu_ms"]),
+                        cpu_split(run["write"]["cpu_ms"])))
+    lines.append("| raw PostgreSQL commits on the cluster (pgbench, 16 clients, synchronous replica) | | | %.0f/s"
+                 " | %.2f | | |" % (r["cluster"]["commit_ceiling"], r["cluster"]["commit_ceiling"] / write["per_second"]))
+    return lines
 
 
 def markdown(result):
@@ -455,6 +593,8 @@ def markdown(result):
     for row in r.get("statistics", []):
         lines.append("| %s past visits | %.2f ms | %.2f ms | %.1f s |"
                      % (format(row["visits"], ","), row["public_ms"], row["manager_ms"], row["rebuild_s"]))
+    if r.get("cluster"):
+        lines += [""] + cluster_markdown(r)
     return "\n".join(lines)
 
 
@@ -465,6 +605,8 @@ def main():
     parser.add_argument("--results", default=os.path.join(HERE, "results"))
     parser.add_argument("--smoke", action="store_true", help="every step tiny and fast (for the test command)")
     parser.add_argument("--configuration", default="release")
+    parser.add_argument("--cluster-url", help="a PostgreSQL cluster to measure too (scripts/cluster's URL)")
+    parser.add_argument("--pg-bin", help="PostgreSQL's programs (psql, pgbench), with --cluster-url")
     args = parser.parse_args()
     p = SMOKE if args.smoke else FULL
     threads = 2 * (os.cpu_count() or 1)
@@ -499,6 +641,13 @@ def main():
         db.execute("COMMIT")
         as_manager = ("Cookie: clup_session=%s" % boss[1],)
         write_requests(os.path.join(work, "writes.tsv"), writers, write_store_ids, now)
+        if args.cluster_url:
+            # The cluster's workers start from the same data, with customers of their own for
+            # the write path (one reservation each, as here).
+            cluster_writers = [add_customers(db, p["writers"] // 2, now, "p%d" % n) for n in (1, 2)]
+            print("==> copying the data set to the PostgreSQL cluster", flush=True)
+            subprocess.run([args.clup, "copy-to-postgres", "--database", database, "--to", args.cluster_url],
+                           check=True, stdout=subprocess.DEVNULL)
         counts = dict(db.execute("SELECT status, COUNT(*) FROM reservation GROUP BY status").fetchall())
         data_set = dict(stores=len(stores) + len(write_store_ids) + 2, customers=p["customers"] + p["writers"],
                         reservations=counts)
@@ -535,7 +684,8 @@ def main():
                                   capture_output=True).stdout) == len(guest_page)
 
         print("==> read path (signed in)", flush=True)
-        read_clup = wrk(clup.url + home, p["read_seconds"], 64, headers=signed_in)
+        read_clup = measured(clup.responders, lambda r: r["requests"],
+                             lambda: wrk(clup.url + home, p["read_seconds"], 64, headers=signed_in))
         read_ceiling = wrk(ceiling.url + home, p["read_seconds"], 64, headers=signed_in)
 
         print("==> guest path", flush=True)
@@ -546,8 +696,9 @@ def main():
         commit_rate = sqlite_commit_rate(work, p["commit_seconds"])
         before = db.execute("SELECT COUNT(*) FROM reservation").fetchone()[0]
         started = time.perf_counter()
-        writes = wrk(clup.url + "/", p["write_seconds"], 16, script=os.path.join(HERE, "requests.lua"),
-                     script_args=(os.path.join(work, "writes.tsv"), 2, 303))
+        writes = measured(clup.responders, lambda r: r["sent"] or 0,
+                          lambda: wrk(clup.url + "/", p["write_seconds"], 16, script=os.path.join(HERE, "requests.lua"),
+                                      script_args=(os.path.join(work, "writes.tsv"), 2, 303)))
         elapsed = time.perf_counter() - started
         made = db.execute("SELECT COUNT(*) FROM reservation").fetchone()[0] - before
         assert writes["sent"] <= len(writers), "more requests than customers: lengthen the writer list"
@@ -578,6 +729,10 @@ def main():
         assert scans["sent"] <= 2 * len(scan_ids), "more scans than codes: add codes"
         db.execute("UPDATE reservation SET status = 'expired', endedAt = ? WHERE storeId = ? AND status IN"
                    " ('called', 'inside')", (stamp(now), scan_store))
+
+        cluster = None
+        if args.cluster_url:
+            cluster = cluster_section(args, p, work, threads, home, signed_in, cluster_writers, write_store_ids, now)
 
         print("==> status updates", flush=True)
         board = json.loads(subprocess.run([args.clup, "measure-board", "--waiting", p["board_queues"],
@@ -651,11 +806,12 @@ def main():
             guest=dict(clup=guest_clup, static=guest_static, ratio=guest_clup["rps"] / guest_static["rps"],
                        page_bytes=len(guest_page)),
             write=dict(clup=dict(per_second=made / elapsed, made=made, sent=writes["sent"],
-                                 not_303=writes["unexpected"], p50=writes["p50"], p99=writes["p99"]),
+                                 not_303=writes["unexpected"], p50=writes["p50"], p99=writes["p99"],
+                                 cpu_ms=writes["cpu_ms"]),
                        ceiling=commit_rate, ratio=(made / elapsed) / commit_rate),
             scan=dict(p50=scans["p50"], p99=scans["p99"], rps=scans["rps"], sent=scans["sent"],
                       not_200=scans["unexpected"]),
-            board=board, scaling=scaling, statistics=statistics, memory=dict(peak_rss_mb=rss),
+            cluster=cluster, board=board, scaling=scaling, statistics=statistics, memory=dict(peak_rss_mb=rss),
             seconds=round(time.time() - began, 1))
         assert writes["unexpected"] == 0, "some reservations were refused: %s" % writes
         assert scans["unexpected"] == 0, "some scans failed: %s" % scans
