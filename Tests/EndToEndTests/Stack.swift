@@ -249,6 +249,21 @@ final class Stack: @unchecked Sendable {
         init(_ description: String) { self.description = description }
     }
 
+    /// Runs `body(0)` … `body(count - 1)` each on a thread of its own, all at once, and
+    /// waits for them all. (`DispatchQueue.concurrentPerform` runs only as many at once as
+    /// there are cores: on two, a third loop would start only when one of the first ended.)
+    static func together(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        let group = DispatchGroup()
+        for index in 0..<count {
+            group.enter()
+            Thread.detachNewThread {
+                body(index)
+                group.leave()
+            }
+        }
+        group.wait()
+    }
+
     static func check(_ condition: Bool, _ message: String) throws {
         if !condition { throw StackError(message) }
     }
