@@ -6,16 +6,18 @@ import PackageDescription
 //   CLupDomain     pure rules: nothing of ours (Foundation only)
 //   CLupSupport    libsodium, libqrencode, zlib wrappers: nothing of ours
 //   CLupData       AppDatabase, migrations, records, on SQLite or PostgreSQL: CLupDomain,
-//                  CLupSupport, GRDB, PostgresNIO
-//   CLupJobs       mail and push delivery from the outboxes: CLupData, CLupSupport, swift-crypto
+//                  CLupSupport, GRDB, PostgresNIO, swift-metrics
+//   CLupJobs       mail and push delivery from the outboxes: CLupData, CLupSupport, swift-crypto,
+//                  swift-metrics
 //   CLupPaths      the table of every address: nothing
 //   CLupText       what people read, in English and Italian (catalogues, `tr`): nothing
 //   CLupTemplates  typed HTML templates over page models (Templates/): CLupPaths, CLupText
 //   CLupWeb        Request → Response: areas, routes, guards, page models built from data:
-//                  CLupDomain, CLupSupport, CLupData, CLupPaths, CLupText, CLupTemplates
+//                  CLupDomain, CLupSupport, CLupData, CLupPaths, CLupText, CLupTemplates,
+//                  swift-metrics
 //   CLupSimulation store days replayed through CLupData on a simulated clock: CLupDomain, CLupData
 //   FastCGI        transport only: nothing of ours
-//   clup           the executable: wiring and commands
+//   clup           the executable: wiring and commands (it alone knows Prometheus)
 let package = Package(
     name: "CLup",
     platforms: [.macOS(.v15)],
@@ -32,6 +34,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         // The second engine's PostgreSQL client, for deployments on several machines.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Counters, gauges and histograms (swift-metrics' API in the layers), and the
+        // Prometheus registry the executable bootstraps it with and `/metrics` reads.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // System libraries from Debian: a module map and a shim that includes only the header.
@@ -54,13 +60,14 @@ let package = Package(
             dependencies: [
                 "CLupDomain", "CLupSupport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         .target(
             name: "CLupJobs",
             dependencies: [
                 "CLupData", "CLupSupport", .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         .target(name: "CLupSimulation", dependencies: ["CLupDomain", "CLupData"]),
@@ -71,7 +78,7 @@ let package = Package(
             name: "CLupWeb",
             dependencies: [
                 "CLupDomain", "CLupSupport", "CLupData", "CLupPaths", "CLupText", "CLupTemplates",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
 
@@ -83,6 +90,8 @@ let package = Package(
                 "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
 
@@ -93,6 +102,8 @@ let package = Package(
             dependencies: [
                 "CLupDomain", "CLupSupport", "CLupData", "CLupJobs", "CLupPaths", "CLupText", "CLupTemplates", "CLupWeb",
                 "CLupSimulation", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .testTarget(

@@ -125,7 +125,7 @@ public struct OutboxMessage: Codable, Sendable, Identifiable, FetchableRecord, P
 
 /// How soon an email must go: the outbox sends the most urgent first, so a "your turn" never
 /// waits behind a backlog of informational mail.
-public enum MailPriority: Int, Codable, Sendable, Comparable, DatabaseValueConvertible {
+public enum MailPriority: Int, Codable, Sendable, Comparable, CaseIterable, DatabaseValueConvertible {
     /// "Leave now", "it is your turn": late, they are worse than none.
     case urgent = 0
     /// Confirmation links, password resets, account notices: someone is waiting for them.

@@ -122,8 +122,10 @@ final class GroupCommit: Sendable {
                 if closed { return nil }
                 condition.wait()
             }
+            DataMetrics.writeQueue(depth: queue.count)
             let group = Array(queue.prefix(GroupCommit.largestGroup))
             queue.removeFirst(group.count)
+            DataMetrics.groupCommit(size: group.count)
             return group
         }
 

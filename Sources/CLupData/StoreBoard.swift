@@ -99,6 +99,24 @@ public final class StoreBoard: Sendable {
 
     public var storeCount: Int { state.withLock { $0.entries.count } }
 
+    /// People inside and waiting over every store, for the operator's metrics: one pass over
+    /// the live reservations, under the board's lock.
+    func totals() -> TrafficTotals {
+        state.withLock { state in
+            var totals = TrafficTotals()
+            for entry in state.entries.values {
+                var inside = 0
+                for reservation in entry.active {
+                    if case .inside = reservation.state { inside += reservation.people } else { totals.waiting += reservation.people }
+                }
+                totals.stores += 1
+                totals.inside += inside
+                if inside >= entry.store.capacity { totals.full += 1 }
+            }
+            return totals
+        }
+    }
+
     /// Every store, in id order.
     public func entries() -> [Entry] {
         state.withLock { state in state.entries.values.sorted { $0.store.id < $1.store.id } }
@@ -241,6 +259,7 @@ public final class StoreBoard: Sendable {
             fresh.entries.update(storeId) { $0.upsert(reservation) }
         }
         state.withLock { $0 = fresh }
+        DataMetrics.boardReloaded()
     }
 
     /// Reloads every store, its learned sums and its live reservations from PostgreSQL, in
@@ -260,6 +279,7 @@ public final class StoreBoard: Sendable {
             fresh.entries.update(storeId) { $0.upsert(reservation) }
         }
         state.withLock { $0 = fresh }
+        DataMetrics.boardReloaded()
     }
 }
 

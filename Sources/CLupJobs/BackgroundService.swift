@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+import Metrics
 import Synchronization
 
 /// Work done outside requests — sending mail, calling the queues, dispatching notices — on a
@@ -38,13 +39,23 @@ public final class BackgroundService: Sendable {
             return
         }
         let thread = Thread { [self] in
+            let dimensions = [("service", name)]
+            var due = ContinuousClock.now
             while !stopping.load(ordering: .sequentiallyConsistent) {
+                let start = ContinuousClock.now
+                // How late the turn starts: a loop (the queue timer above all) that cannot
+                // keep its pace shows here before anyone waits for it.
+                Timer(label: "clup_service_lag_seconds", dimensions: dimensions).record(duration: max(.zero, start - due))
                 beat()
                 do {
                     try turn()
                 } catch {
                     logger.error("\(name): \(error)")
+                    Counter(label: "clup_service_errors_total", dimensions: dimensions).increment()
                 }
+                let end = ContinuousClock.now
+                Timer(label: "clup_service_turn_seconds", dimensions: dimensions).record(duration: end - start)
+                due = end + .milliseconds(Int64(interval * 1000))
                 _ = wake.wait(timeout: .now() + interval)
             }
             ended.signal()

@@ -10,6 +10,8 @@ public enum Paths {
     public static let store = IdPath("/stores/{id}")
     public static let storeStats = IdPath("/stores/{id}/stats")
     public static let health = FixedPath("/healthz")
+    /// Prometheus' scrape: this machine, or a bearer token.
+    public static let metrics = FixedPath("/metrics")
 
     // Accounts
     public static let signUp = FixedPath("/signup")
@@ -105,7 +107,7 @@ public enum Paths {
 
     /// Every routed path, for the round-trip test.
     public static let all: [any RoutePath] = [
-        home, store, storeStats, health, signUp, signIn, signOut, signOutEverywhere, confirm, resendConfirmation, forgot, reset, confirmFirst,
+        home, store, storeStats, health, metrics, signUp, signIn, signOut, signOutEverywhere, confirm, resendConfirmation, forgot, reset, confirmFirst,
         account, accountProfile, accountPassword, accountDelete, accountNotifications, accountPush, accountPushRemove,
         accountData, privacy, english, italian,
         reserve, reserveHow, reserveSlots, reserveRecap,

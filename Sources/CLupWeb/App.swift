@@ -36,6 +36,11 @@ public struct App: Sendable {
             }
             return Self.health(database, heartbeats: heartbeats, now: context.now)
         }
+        let metrics = environment.metrics
+        routes.root.get(Paths.metrics) { context in
+            guard let metrics, metrics.allows(context.request) else { throw HTTPError.notFound }
+            return metrics.answer(database, now: context.now)
+        }
 
         let site = routes.root.adding(.pages(database: database, views: views, logger: environment.logger))
         routes.fallback(prefix: "/", through: site)
@@ -64,7 +69,15 @@ public struct App: Sendable {
     /// whose prefix the path is under. Errors are answered by the groups' middleware; one that
     /// escapes them is logged and becomes a generic 500.
     public func respond(to request: Request) -> Response {
-        Language.$current.withValue(request.language) { answer(request) }
+        Language.$current.withValue(request.language) { measured(path: request.path) { answer(request) } }
+    }
+
+    /// `respond`, counted and timed for `/metrics`.
+    private func measured(path: String, _ respond: () -> Response) -> Response {
+        let start = ContinuousClock.now
+        let response = respond()
+        WebMetrics.answered(path: path, status: response.status, after: ContinuousClock.now - start)
+        return response
     }
 
     private func answer(_ request: Request) -> Response {
@@ -104,10 +117,9 @@ public struct App: Sendable {
             do throws(HTTPError) {
                 request = try Request(cgiParams: cgiParams, body: body)
             } catch {
-                return failure(error)
+                return measured(path: path) { failure(error) }
             }
-            if bodyTooLarge { return failure(.payloadTooLarge) }
-            return answer(request)
+            return measured(path: request.path) { bodyTooLarge ? failure(.payloadTooLarge) : answer(request) }
         }
     }
 

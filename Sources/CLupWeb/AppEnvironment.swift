@@ -15,10 +15,13 @@ public struct AppEnvironment: Sendable {
     public var tickets: TicketToken
     /// The worker's background loops, as `/healthz` reports them.
     public var heartbeats: Heartbeats
+    /// What `/metrics` answers with, and to whom; nil: not found.
+    public var metrics: MetricsEndpoint?
 
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date, logger: Logger, settings: SiteSettings,
-                tickets: TicketToken, heartbeats: Heartbeats = Heartbeats())
+                tickets: TicketToken, heartbeats: Heartbeats = Heartbeats(), metrics: MetricsEndpoint? = nil)
     {
+        self.metrics = metrics
         self.database = database
         self.now = now
         self.logger = logger

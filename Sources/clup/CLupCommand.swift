@@ -7,6 +7,8 @@ import CLupWeb
 import FastCGI
 import Foundation
 import Logging
+import Metrics
+import Prometheus
 
 #if canImport(CMalloc)
 import CMalloc
@@ -258,9 +260,11 @@ struct Serve: ParsableCommand {
         var settings = site.settings
         settings.allowsLoopbackPush = push.allowLoopbackPush
         let now = clock.now
+        // Before anything records: a metric made earlier would count nowhere.
+        let metrics = Self.bootstrapMetrics()
         let environment = AppEnvironment(
             database: try database.open(), now: now, logger: logger, settings: settings,
-            tickets: try secret.tickets())
+            tickets: try secret.tickets(), metrics: metrics)
         let app = App(environment: environment, views: views)
         let endpoint: FastCGIServer.Endpoint = port.map { .tcp(port: $0) } ?? .unix(path: socket, mode: mode, group: group)
         let entrance: FastCGIServer.Endpoint = port.map { .tcp(port: entrancePort ?? $0 + 1) }
@@ -308,6 +312,21 @@ struct Serve: ParsableCommand {
 }
 
 extension Serve {
+    /// The Prometheus registry behind swift-metrics, with buckets fitted to what CLup times and
+    /// counts, and the `/metrics` endpoint that reads it (`CLUP_METRICS_TOKEN` lets a server
+    /// that is not this machine scrape).
+    static func bootstrapMetrics() -> MetricsEndpoint {
+        let registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets["clup_request_duration_seconds"] =
+            [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 10000].map { Duration.microseconds(Int64($0 * 1000)) }
+        factory.valueHistogramBuckets["clup_group_commit_size"] = [1, 2, 4, 8, 16, 32, 64]
+        MetricsSystem.bootstrap(factory)
+        return MetricsEndpoint(token: ProcessInfo.processInfo.environment["CLUP_METRICS_TOKEN"]) {
+            registry.emitToBuffer()
+        }
+    }
+
     /// `run/clup.sock` → `run/clup-entrance.sock`.
     static func entranceSocket(for socket: String) -> String {
         socket.hasSuffix(".sock") ? String(socket.dropLast(5)) + "-entrance.sock" : socket + "-entrance"

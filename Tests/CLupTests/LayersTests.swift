@@ -14,16 +14,17 @@ struct LayersTests {
     static let allowed: [String: Set<String>] = [
         "CLupDomain": [],
         "CLupSupport": ["CSodium", "CQRencode", "CZlib"],
-        "CLupData": ["CLupDomain", "CLupSupport", "GRDB", "PostgresNIO"],
-        "CLupJobs": ["CLupData", "CLupSupport", "Crypto", "Logging"],
+        "CLupData": ["CLupDomain", "CLupSupport", "GRDB", "PostgresNIO", "Metrics"],
+        "CLupJobs": ["CLupData", "CLupSupport", "Crypto", "Logging", "Metrics"],
         "CLupSimulation": ["CLupDomain", "CLupData"],
         "CLupPaths": [],
         "CLupText": [],
         "CLupTemplates": ["CLupPaths", "CLupText"],
-        "CLupWeb": ["CLupDomain", "CLupSupport", "CLupData", "CLupPaths", "CLupText", "CLupTemplates", "Logging"],
+        "CLupWeb": ["CLupDomain", "CLupSupport", "CLupData", "CLupPaths", "CLupText", "CLupTemplates", "Logging",
+                    "Metrics"],
         "FastCGI": ["CThread", "Logging"],
         "clup": ["CLupDomain", "CLupSupport", "CLupData", "CLupJobs", "CLupText", "CLupWeb", "CLupSimulation", "FastCGI",
-                 "CMalloc", "ArgumentParser", "Logging"],
+                 "CMalloc", "ArgumentParser", "Logging", "Metrics", "Prometheus"],
     ]
 
     /// Every module imported by the Swift files under `folder`.

@@ -20,6 +20,7 @@ struct RoutesTests {
     /// when the change is meant.
     static let expected = """
         GET /healthz
+        GET /metrics
         GET / session
         GET /stores/{id} session
         GET /stores/{id}/stats session
@@ -113,7 +114,7 @@ struct RoutesTests {
             let name = "\(route.method.rawValue) \(route.pattern)"
             if route.pattern.hasPrefix("/api/") {
                 #expect(route.guards.contains("deviceKey") && !route.guards.contains("session"), "\(name)")
-            } else if route.pattern != Paths.health.pattern {
+            } else if ![Paths.health.pattern, Paths.metrics.pattern].contains(route.pattern) {
                 #expect(route.guards.first == "session", "\(name)")
                 #expect(route.guards.contains("csrf") == (route.method != .get), "\(name)")
             }

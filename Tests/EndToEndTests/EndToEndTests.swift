@@ -43,6 +43,14 @@ struct EndToEndTests {
         #expect(try stack.get("/?place=%FF").status == 400)
         let health = try stack.get("/healthz")
         #expect(health.body == #"{"database":"ok","disk":"ok","loops":"ok","outbox":"ok","status":"ok","writes":"ok"}"#)
+        // This machine scrapes the worker's metrics through nginx, fresh every time.
+        let metrics = try stack.get("/metrics")
+        #expect(metrics.status == 200 && metrics.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
+        #expect(metrics.body.contains(#"clup_requests_total{group="stores",status="200"}"#))
+        #expect(metrics.body.contains(#"clup_requests_total{group="other",status="404"}"#))
+        #expect(metrics.body.contains("clup_people_inside 0") && metrics.body.contains("clup_stores "))
+        #expect(metrics.body.contains(#"clup_service_turn_seconds_count{service="queues"}"#))
+        #expect(try stack.get("/metrics").body != metrics.body)  // counted anew: not a cached copy
         // The web app's manifest in each language, as the pages link it.
         let manifest = try stack.get("/manifest.it.webmanifest")
         #expect(manifest.status == 200 && manifest.header("Content-Type") == "application/manifest+json")

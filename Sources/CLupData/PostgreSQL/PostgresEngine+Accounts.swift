@@ -458,6 +458,22 @@ extension PostgresEngine {
         }
     }
 
+    /// Each outbox's unsent messages by channel and priority (`AppDatabase.outboxGauges`).
+    func outboxRows(now: Date) throws -> [(channel: String, priority: String, unsent: Int, oldest: Date?)] {
+        try read { transaction in
+            try transaction.rows("""
+                SELECT 'mail', CAST(priority AS TEXT), COUNT(*), MIN(CASE WHEN nextAttemptAt <= \(now) THEN nextAttemptAt END)
+                FROM outboxMessage WHERE sentAt IS NULL GROUP BY priority
+                UNION ALL
+                SELECT 'push', urgency, COUNT(*), MIN(CASE WHEN nextAttemptAt <= \(now) THEN nextAttemptAt END)
+                FROM pushMessage WHERE sentAt IS NULL GROUP BY urgency
+                """).map {
+                (try $0[0].decode(String.self), try $0[1].decode(String.self), try $0[2].decode(Int.self),
+                 try $0[3].decode(Date?.self))
+            }
+        }
+    }
+
     func mailBacklog(now: Date) throws -> (urgent: TimeInterval?, any: TimeInterval?) {
         try read { transaction in
             let row = try transaction.row("""

@@ -15,8 +15,10 @@ struct EntranceDesk: Sendable {
     /// Scans `code` (the text a QR scanner typed, or the camera read) at `kiosk`'s store.
     func scan(code: String, kiosk: Kiosk, now: Date) throws -> ScanReport {
         let named = try reservation(code, now: now)
-        return ScanReport(try database.scan(reservationId: named?.id, walkIn: named?.walkIn, at: kiosk.storeId, now: now),
-                          now: now)
+        let report = ScanReport(try database.scan(reservationId: named?.id, walkIn: named?.walkIn, at: kiosk.storeId,
+                                                  now: now), now: now)
+        WebMetrics.scanned(report)
+        return report
     }
 
     /// The reservation a scanned code names, if it is a genuine code.
@@ -59,11 +61,14 @@ struct EntranceDesk: Sendable {
             at = min(date, now)
         }
         let named = try reservation(code, now: now)
-        return try database.scan(reservationId: named?.id, walkIn: named?.walkIn, at: kiosk.storeId,
-                                 by: KioskScan(kioskId: kiosk.id, scanId: scanId, scannedAt: at, doorDid: doorDid),
-                                 now: now) { result in
+        let answer = try database.scan(reservationId: named?.id, walkIn: named?.walkIn, at: kiosk.storeId,
+                                       by: KioskScan(kioskId: kiosk.id, scanId: scanId, scannedAt: at, doorDid: doorDid),
+                                       now: now) { result in
             Response.jsonText(ScanReport(result, now: at))
         }
+        // Counted once per named scan: a repeated one is answered from its receipt.
+        if case .fresh(let result, _) = answer { WebMetrics.scanned(ScanReport(result, now: at)) }
+        return answer
     }
 
     /// Refuses a request that waited for the worker (since `receivedAt`, when nginx received
