@@ -153,12 +153,19 @@ public struct NewOutboxMessage: Codable, Sendable, PersistableRecord {
     /// mail is capped per client and overall as well as per mailbox.
     public var requestedBy: String?
     public var priority: MailPriority
+    /// For a reservation's notice: the reservation and the notice's kind. A newer message
+    /// about the same reservation supersedes this one while it is unsent, and it is not sent
+    /// once the reservation has moved past it (`Notice.Kind.appliesTo`).
+    public var reservationId: ReservationID?
+    public var noticeKind: Notice.Kind?
 
     public static let databaseTableName = OutboxMessage.databaseTableName
 
     public init(recipient: String, subject: String, body: String, now: Date, requestedBy: String? = nil,
-                priority: MailPriority = .account)
+                priority: MailPriority = .account, about notice: Notice? = nil)
     {
+        self.reservationId = notice?.reservationId
+        self.noticeKind = notice?.kind
         self.recipient = recipient
         self.subject = subject
         self.body = body

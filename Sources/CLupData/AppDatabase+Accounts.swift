@@ -505,20 +505,44 @@ extension AppDatabase {
     /// Takes up to `limit` messages due for sending, the most urgent first (`MailPriority`),
     /// and leases them for `lease`, so two senders never send the same message at once and a
     /// sender that dies mid-way only delays it: the lease runs out and the message is due again.
+    ///
+    /// Mail about a reservation that has moved past it (a "your turn" for a ticket already
+    /// used, a reminder for a booking cancelled) is settled unsent as it comes up, and the next
+    /// due message is taken in its place.
     public func claimDueMail(now: Date, lease: TimeInterval = 300, limit: Int = 20) throws -> [OutboxMessage] {
         if let postgres { return try postgres.claimDueMail(now: now, lease: lease, limit: limit) }
         return try write { db in
-            let due = try OutboxMessage.filter(OutboxMessage.Columns.sentAt == nil)
-                .filter(OutboxMessage.Columns.nextAttemptAt <= now)
-                .order(Column("priority"), OutboxMessage.Columns.id).limit(limit).fetchAll(db)
-            for var message in due {
-                message.attempts += 1
-                message.nextAttemptAt = now + lease
-                try message.update(db)
+            var leased: [OutboxMessage] = []
+            while leased.count < limit {
+                let due = try OutboxMessage.filter(OutboxMessage.Columns.sentAt == nil)
+                    .filter(OutboxMessage.Columns.nextAttemptAt <= now)
+                    .order(Column("priority"), OutboxMessage.Columns.id).limit(limit - leased.count).fetchAll(db)
+                if due.isEmpty { break }
+                let moot = Set(try Int64.fetchAll(db, sql: """
+                    SELECT m.id FROM outboxMessage m JOIN reservation r ON r.id = m.reservationId
+                    WHERE m.id IN (\(due.map { String($0.id) }.joined(separator: ",")))
+                      AND \(Notice.Kind.noLongerAppliesSQL(message: "m", reservation: "r"))
+                    """))
+                for var message in due {
+                    if moot.contains(message.id) {
+                        try db.execute(sql: "UPDATE outboxMessage SET sentAt = ?, lastError = ? WHERE id = ?",
+                                       arguments: [now, Self.mootMail, message.id])
+                        continue
+                    }
+                    message.attempts += 1
+                    message.nextAttemptAt = now + lease
+                    try message.update(db)
+                    leased.append(message)
+                }
             }
-            return due
+            return leased
         }
     }
+
+    /// What `lastError` says of a message settled without being sent: a newer one about the
+    /// same reservation replaced it, or its reservation has moved past it.
+    static let supersededMail = "not sent: a newer message about the same reservation replaced it"
+    static let mootMail = "not sent: the reservation has moved past it"
 
     /// How long the oldest mail due has waited at `now`: of the urgent ones, and of all (nil
     /// where none waits). What `/healthz` reads to say the outbox is falling behind.

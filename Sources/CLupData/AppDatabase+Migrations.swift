@@ -667,6 +667,19 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v26: mail that no longer matters is not sent") { db in
+            try db.execute(sql: """
+                -- A notice's email remembers its reservation and kind: a newer message about the
+                -- same reservation supersedes it while unsent, and it is not sent once the
+                -- reservation has moved past it (a "your turn" for a ticket already used).
+                ALTER TABLE outboxMessage ADD COLUMN reservationId INTEGER REFERENCES reservation(id) ON DELETE SET NULL;
+                ALTER TABLE outboxMessage ADD COLUMN noticeKind TEXT
+                    CHECK (noticeKind IN ('leaveNow', 'yourTurn', 'reminder', 'cancelled', 'expired', 'autoCancelled'));
+                CREATE INDEX outboxMessage_unsent_reservation ON outboxMessage(reservationId)
+                    WHERE sentAt IS NULL AND reservationId IS NOT NULL;
+                """)
+        }
+
         return migrator
     }
 }

@@ -161,8 +161,12 @@ extension AppDatabase {
                     pushed = subscriptions.count
                 }
                 if user.notifyEmail || pushed == 0 {
+                    // What this reservation's customer has not yet been sent about it is old news.
+                    try db.cachedStatement(sql: """
+                        UPDATE outboxMessage SET sentAt = ?, lastError = ? WHERE reservationId = ? AND sentAt IS NULL
+                        """).execute(arguments: [now, Self.supersededMail, notice.reservationId])
                     try NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body, now: now,
-                                         priority: notice.kind.mailPriority)
+                                         priority: notice.kind.mailPriority, about: notice)
                         .insert(db)
                 }
             }

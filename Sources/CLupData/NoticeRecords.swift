@@ -61,14 +61,31 @@ public struct Notice: Codable, Sendable, Identifiable, FetchableRecord, TableRec
 
     /// The statuses in which a notice of this kind still applies: a ticket cancelled before
     /// its call was dispatched gets no "your turn".
+    public var appliesTo: Set<ReservationStatus> { kind.appliesTo }
+}
+
+extension Notice.Kind {
+    /// The statuses in which a notice of this kind still applies: a ticket cancelled before
+    /// its call was dispatched gets no "your turn", and its email, if already in the outbox,
+    /// is not sent.
     public var appliesTo: Set<ReservationStatus> {
-        switch kind {
+        switch self {
         case .leaveNow: [.waiting, .called]
         case .yourTurn: [.called]
         case .reminder: [.booked]
         case .cancelled, .autoCancelled: [.cancelled]
         case .expired: [.expired]
         }
+    }
+
+    /// `appliesTo` as SQL, for both engines: true where the message in `message` (a row of
+    /// outboxMessage) is about a notice its reservation `reservation` has moved past.
+    static func noLongerAppliesSQL(message: String, reservation: String) -> String {
+        let cases = allCases.map { kind in
+            let statuses = kind.appliesTo.map { "'\($0.rawValue)'" }.sorted().joined(separator: ", ")
+            return "WHEN '\(kind.rawValue)' THEN \(reservation).status NOT IN (\(statuses))"
+        }
+        return "CASE \(message).noticeKind \(cases.joined(separator: " ")) ELSE FALSE END"
     }
 }
 

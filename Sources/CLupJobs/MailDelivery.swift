@@ -2,6 +2,7 @@ import CLupData
 import CLupSupport
 import Foundation
 import Logging
+import Synchronization
 
 /// Where outgoing mail goes.
 public protocol MailTransport: Sendable {
@@ -84,38 +85,97 @@ public struct SMTPTransport: MailTransport {
 
 /// Sends what the outbox holds. Run every few seconds by `clup serve` (and once by
 /// `clup send-mail`); failures are retried with a growing delay, up to an hour apart.
+///
+/// The most urgent mail is claimed first (`claimDueMail`), in batches, and each batch is
+/// handed to the transport `parallelism` messages at a time: an SMTP relay takes several
+/// connections, and one slow message no longer holds the rest.
 public struct MailDelivery: Sendable {
     public let database: AppDatabase
     public let transport: any MailTransport
     public let from: String
     public let logger: Logger
+    /// Messages handed to the transport at once.
+    public var parallelism: Int
 
-    public init(database: AppDatabase, transport: any MailTransport, from: String, logger: Logger) {
+    /// What one call sent, failed to send, and whether due mail was left for the next call.
+    public struct Delivered: Sendable, Equatable {
+        public var sent = 0
+        public var failed = 0
+        public var more = false
+    }
+
+    public init(database: AppDatabase, transport: any MailTransport, from: String, logger: Logger, parallelism: Int = 4) {
         self.database = database
         self.transport = transport
         self.from = from
         self.logger = logger
+        self.parallelism = max(1, parallelism)
     }
 
-    /// Sends every message due at `now`; returns how many were sent and how many failed.
+    /// Sends the mail due at `now`, batch after batch, until none is left or `budget` seconds
+    /// have passed: then `more` says so, and the caller starts again with a fresh `now`, so
+    /// urgent mail made meanwhile goes ahead of the rest of a backlog.
     @discardableResult
-    public func deliverDue(now: Date) throws -> (sent: Int, failed: Int) {
-        var sent = 0
-        var failed = 0
-        for message in try database.claimDueMail(now: now) {
-            let id = message.id
-            do {
-                try transport.deliver(rfc822: Self.rfc822(message, from: from, now: now), from: from, to: message.recipient)
-                try database.markMailSent(id: id, now: now)
-                sent += 1
-            } catch {
-                let delay = min(3600, 60 * pow(2, Double(max(0, message.attempts - 1))))
-                try database.markMailFailed(id: id, error: String(describing: error), retryAt: now + delay)
-                logger.warning("mail \(id) not sent (attempt \(message.attempts)), retrying in \(Int(delay)) s: \(error)")
-                failed += 1
+    public func deliverDue(now: Date, budget: TimeInterval = .infinity) throws -> Delivered {
+        let start = ContinuousClock.now
+        var delivered = Delivered()
+        while true {
+            let batch = try database.claimDueMail(now: now, limit: 5 * parallelism)
+            if batch.isEmpty { return delivered }
+            let failed = try send(batch, now: now)
+            delivered.sent += batch.count - failed
+            delivered.failed += failed
+            if ContinuousClock.now - start > .milliseconds(Int64(min(budget, 86400) * 1000)) {
+                delivered.more = true
+                return delivered
             }
         }
-        return (sent, failed)
+    }
+
+    /// Sends `batch` on up to `parallelism` threads, each taking the next message in order;
+    /// returns how many failed (each is marked for a retry). A database error marking a
+    /// message is thrown once all threads are done: the message's lease makes it due again.
+    private func send(_ batch: [OutboxMessage], now: Date) throws -> Int {
+        let next = Atomic(0)
+        let failures = Atomic(0)
+        let errors = Mutex<[any Error]>([])
+        let group = DispatchGroup()
+        for _ in 0..<min(parallelism, batch.count) {
+            group.enter()
+            let thread = Thread {
+                defer { group.leave() }
+                while true {
+                    let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                    guard index < batch.count else { return }
+                    do {
+                        if try !deliver(batch[index], now: now) { failures.add(1, ordering: .relaxed) }
+                    } catch {
+                        errors.withLock { $0.append(error) }
+                    }
+                }
+            }
+            thread.name = "clup-mail"
+            thread.start()
+        }
+        group.wait()
+        if let error = errors.withLock({ $0.first }) { throw error }
+        return failures.load(ordering: .relaxed)
+    }
+
+    /// Sends one message and marks it sent, or failed with the time of its next attempt;
+    /// false if the transport refused it.
+    private func deliver(_ message: OutboxMessage, now: Date) throws -> Bool {
+        let id = message.id
+        do {
+            try transport.deliver(rfc822: Self.rfc822(message, from: from, now: now), from: from, to: message.recipient)
+        } catch {
+            let delay = min(3600, 60 * pow(2, Double(max(0, message.attempts - 1))))
+            try database.markMailFailed(id: id, error: String(describing: error), retryAt: now + delay)
+            logger.warning("mail \(id) not sent (attempt \(message.attempts)), retrying in \(Int(delay)) s: \(error)")
+            return false
+        }
+        try database.markMailSent(id: id, now: now)
+        return true
     }
 
     /// A header value as RFC 2047 carries text that is not ASCII: `=?UTF-8?B?…?=` words of at

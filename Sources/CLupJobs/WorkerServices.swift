@@ -5,12 +5,18 @@ import Synchronization
 
 /// The worker's services (`clup serve`), each a `BackgroundService` beside the request threads.
 public enum WorkerServices {
-    /// Sends the outbox, so a slow mail server never holds a request.
+    /// Sends the outbox, so a slow mail server never holds a request. A backlog is sent a
+    /// second at a time, each second's claim made afresh: mail that became due meanwhile, the
+    /// urgent first, goes ahead of what is left. A turn lasts at most about five seconds, so
+    /// stopping the worker never waits long for it.
     public static func mail(_ delivery: MailDelivery, every interval: TimeInterval, now: @escaping @Sendable () -> Date,
                             logger: Logger, beat: @escaping @Sendable () -> Void) -> BackgroundService
     {
         BackgroundService(name: "mail", every: interval, logger: logger, beat: beat) {
-            try delivery.deliverDue(now: now())
+            for _ in 0..<5 {
+                guard try delivery.deliverDue(now: now(), budget: 1).more else { return }
+                beat()
+            }
         }
     }
 

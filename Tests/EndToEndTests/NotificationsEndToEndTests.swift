@@ -207,9 +207,15 @@ struct NotificationsEndToEndTests {
         try stack.waitUntil("both urgent emails are sent", seconds: 15) { sent(to: "grace@example.org") && sent(to: "ada@example.org") }
         let elapsed = Date().timeIntervalSince(start)
         let bulkSent = ((try? FileManager.default.contentsOfDirectory(atPath: stack.directory + "/mail")) ?? []).count - 2
-        print("outbox: with 10,000 informational emails queued, a confirmation and a \"your turn\" were sent "
-              + "\(String(format: "%.2f", elapsed)) s after they were made (\(bulkSent) informational sent meanwhile)")
         #expect(elapsed < 5)
+        // The backlog itself drains in parallel, not 10 messages a second.
+        func count() -> Int { ((try? FileManager.default.contentsOfDirectory(atPath: stack.directory + "/mail")) ?? []).count }
+        try stack.waitUntil("the backlog is sent", seconds: 60) { count() >= 10_002 }
+        let drained = Date().timeIntervalSince(start)
+        print("outbox: with 10,000 informational emails queued, a confirmation and a \"your turn\" were sent "
+              + "\(String(format: "%.2f", elapsed)) s after they were made (\(bulkSent) informational sent meanwhile); "
+              + "all 10,002 sent after \(String(format: "%.1f", drained)) s")
+        #expect(count() == 10_002)  // each once
     }
 
     /// `name`@example.org signed in (password "correct horse battery"), on their account page.

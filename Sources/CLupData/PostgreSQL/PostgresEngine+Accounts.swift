@@ -440,21 +440,38 @@ extension PostgresEngine {
 
     /// Leases the due messages, the most urgent first. Rows another worker's sender is leasing
     /// at this moment are skipped, not waited for: two senders never take the same message.
+    /// Mail whose reservation has moved past it is settled unsent first, among the messages
+    /// about to be taken, and the next due are taken in its place.
     func claimDueMail(now: Date, lease: TimeInterval, limit: Int) throws -> [OutboxMessage] {
         try write { transaction in
-            let rows = try transaction.rows("""
-                WITH due AS (
-                    SELECT id, priority, attempts, nextAttemptAt FROM outboxMessage
-                    WHERE sentAt IS NULL AND nextAttemptAt <= \(now)
-                    ORDER BY priority, id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
-                UPDATE outboxMessage m SET attempts = m.attempts + 1, nextAttemptAt = \(now + lease)
-                FROM due WHERE m.id = due.id
-                RETURNING due.priority, m.id, m.recipient, m.subject, m.body, m.createdAt, due.attempts,
-                          due.nextAttemptAt, m.sentAt, m.lastError
-                """)
-            // As they were when taken, in the order they are due.
-            return try rows.map { (try $0[0].decode(Int.self), try $0.record(OutboxMessage.self)) }
-                .sorted { ($0.0, $0.1.id) < ($1.0, $1.1.id) }.map(\.1)
+            var leased: [(Int, OutboxMessage)] = []
+            while leased.count < limit {
+                let wanted = limit - leased.count
+                let dropped = try transaction.execute("""
+                    WITH head AS (
+                        SELECT id, reservationId, noticeKind FROM outboxMessage
+                        WHERE sentAt IS NULL AND nextAttemptAt <= \(now)
+                        ORDER BY priority, id LIMIT \(wanted) FOR UPDATE SKIP LOCKED)
+                    UPDATE outboxMessage m SET sentAt = \(now), lastError = \(AppDatabase.mootMail)
+                    FROM head JOIN reservation r ON r.id = head.reservationId
+                    WHERE m.id = head.id
+                      AND \(unescaped: Notice.Kind.noLongerAppliesSQL(message: "head", reservation: "r"))
+                    """)
+                let rows = try transaction.rows("""
+                    WITH due AS (
+                        SELECT id, priority, attempts, nextAttemptAt FROM outboxMessage
+                        WHERE sentAt IS NULL AND nextAttemptAt <= \(now)
+                        ORDER BY priority, id LIMIT \(wanted) FOR UPDATE SKIP LOCKED)
+                    UPDATE outboxMessage m SET attempts = m.attempts + 1, nextAttemptAt = \(now + lease)
+                    FROM due WHERE m.id = due.id
+                    RETURNING due.priority, m.id, m.recipient, m.subject, m.body, m.createdAt, m.attempts,
+                              m.nextAttemptAt, m.sentAt, m.lastError
+                    """)
+                leased += try rows.map { (try $0[0].decode(Int.self), try $0.record(OutboxMessage.self)) }
+                if rows.isEmpty && dropped == 0 { break }
+            }
+            // As SQLite's claim returns them: leased (this attempt counted), in the order they are due.
+            return leased.sorted { ($0.0, $0.1.id) < ($1.0, $1.1.id) }.map(\.1)
         }
     }
 

@@ -114,8 +114,13 @@ extension PostgresEngine {
                         """)
                 }
                 if user.notifyEmail || pushed == 0 {
+                    try transaction.execute("""
+                        UPDATE outboxMessage SET sentAt = \(now), lastError = \(AppDatabase.supersededMail)
+                        WHERE reservationId = \(notice.reservationId) AND sentAt IS NULL
+                        """)
                     try Self.insert(NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body,
-                                                     now: now, priority: notice.kind.mailPriority), transaction)
+                                                     now: now, priority: notice.kind.mailPriority, about: notice),
+                                    transaction)
                 }
             }
             return notices.count
@@ -273,9 +278,10 @@ extension PostgresEngine {
     static func insert(_ message: NewOutboxMessage, _ transaction: PostgresTransaction) throws {
         try transaction.execute("""
             INSERT INTO outboxMessage (recipient, subject, body, createdAt, attempts, nextAttemptAt, recipientKey,
-                                       requestedBy, priority)
+                                       requestedBy, priority, reservationId, noticeKind)
             VALUES (\(message.recipient), \(message.subject), \(message.body), \(message.createdAt), \(message.attempts),
-                    \(message.nextAttemptAt), \(message.recipientKey), \(message.requestedBy), \(message.priority.rawValue))
+                    \(message.nextAttemptAt), \(message.recipientKey), \(message.requestedBy), \(message.priority.rawValue),
+                    \(message.reservationId), \(message.noticeKind?.rawValue))
             """)
     }
 }

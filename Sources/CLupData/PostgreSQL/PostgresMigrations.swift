@@ -12,6 +12,13 @@ import PostgresNIO
 enum PostgresMigrations {
     static let all: [(name: String, sql: String)] = [
         ("schema as of SQLite's migration 25", schema),
+        ("mail that no longer matters is not sent (SQLite's 26)", """
+            ALTER TABLE outboxMessage ADD COLUMN reservationId bigint REFERENCES reservation(id) ON DELETE SET NULL;
+            ALTER TABLE outboxMessage ADD COLUMN noticeKind text
+                CHECK (noticeKind IN ('leaveNow', 'yourTurn', 'reminder', 'cancelled', 'expired', 'autoCancelled'));
+            CREATE INDEX outboxMessage_unsent_reservation ON outboxMessage(reservationId)
+                WHERE sentAt IS NULL AND reservationId IS NOT NULL;
+            """),
     ]
 
     /// Brings the schema up to date; several workers starting at once take turns on an

@@ -52,6 +52,10 @@ CREATE INDEX outboxMessage_recipientKey ON outboxMessage(recipientKey, createdAt
 -- index outboxMessage_requestedBy
 CREATE INDEX outboxMessage_requestedBy ON outboxMessage(createdAt, requestedBy) WHERE requestedBy IS NOT NULL;
 
+-- index outboxMessage_unsent_reservation
+CREATE INDEX outboxMessage_unsent_reservation ON outboxMessage(reservationId)
+    WHERE sentAt IS NULL AND reservationId IS NOT NULL;
+
 -- index pushMessage_on_pushSubscriptionId
 CREATE INDEX "pushMessage_on_pushSubscriptionId" ON "pushMessage"("pushSubscriptionId");
 
@@ -170,7 +174,8 @@ CREATE TABLE "notice" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "reservationId" I
 CREATE TABLE "openingInterval" ("storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "weekday" INTEGER NOT NULL CHECK (("weekday" >= 1) AND ("weekday" <= 7)), "opens" INTEGER NOT NULL CHECK (("opens" >= 0) AND ("opens" < 1440)), "closes" INTEGER NOT NULL, PRIMARY KEY ("storeId", "weekday", "opens"), CHECK (closes > opens AND closes <= opens + 1440));
 
 -- table outboxMessage
-CREATE TABLE "outboxMessage" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "recipient" TEXT NOT NULL, "subject" TEXT NOT NULL, "body" TEXT NOT NULL, "createdAt" DATETIME NOT NULL, "attempts" INTEGER NOT NULL DEFAULT 0, "nextAttemptAt" DATETIME NOT NULL, "sentAt" DATETIME, "lastError" TEXT, recipientKey TEXT, requestedBy TEXT CHECK (length(requestedBy) <= 64), priority INTEGER NOT NULL DEFAULT 1 CHECK (priority BETWEEN 0 AND 3));
+CREATE TABLE "outboxMessage" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "recipient" TEXT NOT NULL, "subject" TEXT NOT NULL, "body" TEXT NOT NULL, "createdAt" DATETIME NOT NULL, "attempts" INTEGER NOT NULL DEFAULT 0, "nextAttemptAt" DATETIME NOT NULL, "sentAt" DATETIME, "lastError" TEXT, recipientKey TEXT, requestedBy TEXT CHECK (length(requestedBy) <= 64), priority INTEGER NOT NULL DEFAULT 1 CHECK (priority BETWEEN 0 AND 3), reservationId INTEGER REFERENCES reservation(id) ON DELETE SET NULL, noticeKind TEXT
+    CHECK (noticeKind IN ('leaveNow', 'yourTurn', 'reminder', 'cancelled', 'expired', 'autoCancelled')));
 
 -- table pushMessage
 CREATE TABLE "pushMessage" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "pushSubscriptionId" INTEGER NOT NULL REFERENCES "pushSubscription"("id") ON DELETE CASCADE, "payload" TEXT NOT NULL, "urgency" TEXT NOT NULL, "createdAt" DATETIME NOT NULL, "expiresAt" DATETIME NOT NULL, "attempts" INTEGER NOT NULL DEFAULT 0, "nextAttemptAt" DATETIME NOT NULL, "sentAt" DATETIME, "lastError" TEXT);
