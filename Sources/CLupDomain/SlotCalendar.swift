@@ -79,17 +79,22 @@ public struct SlotCalendar: Sendable {
         slot.start >= now + Self.leadTime && slot.start <= now + Self.horizon
     }
 
-    /// The first slot that may be booked at `now`, if the store opens within the horizon.
-    public func firstBookable(now: Date) -> Slot? {
+    /// The first slot that may be booked at `now` for a visit of `residence`, if the store
+    /// opens within the horizon: as the slot picker offers them, so a slot the visit would
+    /// still be going on at closing is not the first (a 30-minute visit at a store closing at
+    /// 21:00 is not offered 20:45).
+    public func firstBookable(now: Date, residence: TimeInterval = 0) -> Slot? {
         for day in bookingDays(now: now) {
-            if let slot = slots(localDay: day, now: now).first(where: { isBookable($0, now: now) }) { return slot }
+            if let slot = slots(localDay: day, now: now).first(where: {
+                isBookable($0, now: now) && closing(ifVisitOf: residence, startsAt: $0) == nil
+            }) { return slot }
         }
         return nil
     }
 
     /// The verdict on booking the slot that starts at `start` for a visit of `residence`.
     public func verdict(start: Date, residence: TimeInterval, now: Date) -> Verdict {
-        if start < now + Self.leadTime { return .tooSoon(earliest: firstBookable(now: now)) }
+        if start < now + Self.leadTime { return .tooSoon(earliest: firstBookable(now: now, residence: residence)) }
         if start > now + Self.horizon { return .tooFar(latest: now + Self.horizon) }
         guard let slot = slots(localDay: localDay(of: start), now: now).first(where: { $0.start == start })
             ?? slots(localDay: localDay(of: start) - 1, now: now).first(where: { $0.start == start })

@@ -123,6 +123,18 @@ struct SlotCalendarTests {
         #expect(calendar.firstBookable(now: at(21, 19, 30)) == Slot(start: at(23, 8), end: at(23, 8, 15)))
     }
 
+    @Test("the first bookable slot is one the visit fits in before closing, as the slot picker offers them")
+    func firstBookableForAVisit() {
+        // Wednesday 18:45: the slots from 20:45 may be booked; the store closes at 21:00.
+        let evening = at(18, 18, 45)
+        #expect(calendar.firstBookable(now: evening) == Slot(start: at(18, 20, 45), end: at(18, 21)))
+        #expect(calendar.firstBookable(now: evening, residence: 15 * 60) == Slot(start: at(18, 20, 45), end: at(18, 21)))
+        // A 30-minute visit entering at 20:45 would still be going on at 21:00: Thursday 08:00.
+        let thursday = Slot(start: at(19, 8), end: at(19, 8, 15))
+        #expect(calendar.firstBookable(now: evening, residence: 30 * 60) == thursday)
+        #expect(calendar.verdict(start: at(18, 20), residence: 30 * 60, now: evening) == .tooSoon(earliest: thursday))
+    }
+
     @Test("the slot containing a time, for stores whose slots are cut differently")
     func containing() {
         let half = SlotCalendar(hours: hours, slotMinutes: 30)

@@ -238,6 +238,20 @@ struct ReservationsTests {
 
     // MARK: Book
 
+    @Test("late in the day, step 2 names the first slot the visit fits in before closing, and the picker opens on its day")
+    func firstSlotFitsTheVisit() throws {
+        let (browser, _) = try customer("ada@example.org")
+        clock.advance(8 * 3600 + 45 * 60)  // 18:45: slots from 20:45 may be booked; the store closes at 21:00
+        let short = try browser.get("/stores/1/reserve/how?minutes=15&people=1").bodyText
+        #expect(short.contains("The first time you can book: today, 20:45–21:00."))
+        let how = try browser.get("/stores/1/reserve/how?minutes=30&people=1").bodyText
+        #expect(!how.contains("20:45"))
+        #expect(how.contains("The first time you can book: tomorrow, 08:00–08:15."))
+        let slots = try browser.get("/stores/1/reserve/slots?minutes=30&people=1").bodyText
+        #expect(slots.contains("aria-current=\"page\">Tomorrow</a>"))
+        #expect(slots.contains(#"<span class="slot-time">08:00–08:15</span>"#))
+    }
+
     @Test("the slot picker shows a day's bookable slots by availability, and says why earlier ones are not")
     func slotPicker() throws {
         let (browser, _) = try customer("ada@example.org")

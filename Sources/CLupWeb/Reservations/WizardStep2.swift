@@ -53,7 +53,7 @@ extension ReservationsArea {
             queued: queued == 0 ? tr("how.nobodyQueued") : tr("how.queued", ["people": Formatting.people(queued)]),
             lineUp: lineUp, refusal: refusal, suggestions: suggestions,
             slotsHref: WizardLinks.slots(store.id, plan: plan, shopper: shopper),
-            firstSlot: details.slotCalendar.firstBookable(now: now).map {
+            firstSlot: details.slotCalendar.firstBookable(now: now, residence: plan.residence).map {
                 Formatting.slot($0, now: now, timeZone: store.zone)
             })
         return views.page(title: tr("how.title"), section: .stores, context, page)

@@ -15,7 +15,8 @@ extension ReservationsArea {
         let now = context.now
         let calendar = details.slotCalendar
         let days = calendar.bookingDays(now: now)
-        let firstDay = calendar.firstBookable(now: now).map { calendar.localDay(of: $0.start) } ?? days[0]
+        let firstDay = calendar.firstBookable(now: now, residence: plan.residence).map { calendar.localDay(of: $0.start) }
+            ?? days[0]
         let requested = context.request.query["day"].flatMap { Int($0) }
         let day = requested.flatMap { days.contains($0) ? $0 : nil } ?? firstDay
         let daySlots = calendar.slots(startingOn: day, now: now)
