@@ -85,6 +85,21 @@ struct StoreHoursTests {
         #expect(!hours.contains { $0.weekday == 7 })
     }
 
+    @Test("a time that is not one is named with its problem: past 23:59, bad minutes, not hours and minutes, a half missing")
+    func timeProblems() {
+        func problem(_ opens: String, _ closes: String) -> String? { ManageArea.parseDay(1, [(opens, closes)]).1 }
+        #expect(problem("08:00", "25:00") == "“25:00” is not a time of day: hours run from 00 to 23. To close after "
+            + "midnight, give the time on the next day (02:00): a closing earlier than the opening runs past midnight.")
+        #expect(problem("08:00", "24:00")?.hasPrefix("“24:00” is not a time of day: hours run from 00 to 23.") == true)
+        #expect(problem("08:75", "20:00") == "“08:75” is not a time of day: minutes run from 00 to 59.")
+        #expect(problem("8", "20:00") == "Write times as hours and minutes, like 08:00: “8” is not one.")
+        #expect(problem("8.30", "20:00") == "Write times as hours and minutes, like 08:00: “8.30” is not one.")
+        #expect(problem("-1:00", "20:00") == "Write times as hours and minutes, like 08:00: “-1:00” is not one.")
+        #expect(problem("", "20:00") == "Give the opening time too.")
+        #expect(problem("08:00", "") == "Give the closing time too.")
+        #expect(problem("08:00", "02:00") == nil && problem("8:00", "20:00") == nil)
+    }
+
     @Test("each day is checked, and a refused form changes nothing")
     func validation() throws {
         let browser = try boss()
@@ -97,9 +112,9 @@ struct StoreHoursTests {
         #expect(refused.status == 422)
         let html = refused.bodyText
         #expect(html.contains("Nothing was changed: please correct the days marked below."))
-        #expect(html.contains("id=\"day-5-error\">Give both times of an opening, as hours and minutes (08:00).</p>"))
+        #expect(html.contains("id=\"day-5-error\">“25:00” is not a time of day: hours run from 00 to 23."))
         #expect(html.contains("id=\"day-2-error\">The two openings overlap.</p>"))
-        #expect(html.contains("id=\"day-3-error\">Give both times of an opening, as hours and minutes (08:00).</p>"))
+        #expect(html.contains("id=\"day-3-error\">Give the closing time too.</p>"))
         #expect(html.contains("id=\"day-7-error\">It runs past midnight beyond Monday&#39;s opening at 08:00.</p>"))
         #expect(try database.storeChanges(storeId: storeId).isEmpty)
         #expect(try database.board.entry(storeId)?.hours.intervals.count == 6)

@@ -95,7 +95,7 @@ struct AdminCommandTests {
                                   "--tuesday", "8-20"])
         #expect(badHours.status == 1)
         #expect(badHours.output.contains("--monday: The two openings overlap."))
-        #expect(badHours.output.contains("--tuesday: Give both times of an opening, as hours and minutes (08:00)."))
+        #expect(badHours.output.contains("--tuesday: Write times as hours and minutes, like 08:00: “8” is not one."))
         let hours = try admin(["set-hours", "--store", "1", "--monday", "08:00-13:00,15:00-20:00", "--saturday", "18:00-02:00"])
         #expect(hours.status == 0 && hours.output.contains("hours set for store 1"))
 

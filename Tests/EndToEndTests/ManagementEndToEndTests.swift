@@ -64,7 +64,7 @@ struct ManagementEndToEndTests {
         #expect(bad.status == 422 && bad.body.contains("Enter a number from 1 to 10000."))
         let badHours = try boss.post("/manage/stores/\(storeId)/hours",
                                      hours.map { $0.0 == "opens-\(isoToday)-a" ? ($0.0, "9") : $0 })
-        #expect(badHours.status == 422 && badHours.body.contains("Give both times of an opening"))
+        #expect(badHours.status == 422 && badHours.body.contains("Write times as hours and minutes, like 08:00"))
         #expect(try stack.get("/stores/\(storeId)").body.contains("of 25</dd>"))
         let badDay = try boss.post("/manage/stores/\(storeId)/closures", [("action", "close"), ("date", "31/12")])
         #expect(badDay.status == 422 && badDay.body.contains("Enter a date, like 2026-12-25."))

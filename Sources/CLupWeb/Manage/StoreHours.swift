@@ -146,9 +146,9 @@ extension ManageArea {
     static func parseDay(_ weekday: Int, _ openings: [(String, String)]) -> ([OpeningInterval], String?) {
         var intervals: [OpeningInterval] = []
         for (opens, closes) in openings where !(opens.isEmpty && closes.isEmpty) {
-            guard let open = minutes(opens), let close = minutes(closes) else {
-                return ([], tr("hours.bothTimes"))
-            }
+            if let problem = timeProblem(opens) ?? timeProblem(closes) { return ([], problem) }
+            guard let open = minutes(opens) else { return ([], tr("hours.missingOpen")) }
+            guard let close = minutes(closes) else { return ([], tr("hours.missingClose")) }
             guard open != close else { return ([], tr("hours.sameTimes")) }
             intervals.append(OpeningInterval(weekday: weekday, opens: open, closes: close > open ? close : close + 1440))
         }
@@ -160,6 +160,18 @@ extension ManageArea {
             return ([], tr("hours.lastPastMidnight"))
         }
         return (intervals, nil)
+    }
+
+    /// What is wrong with a time as typed, in words; nil if it is a time of day or empty
+    /// (a missing time is the opening's problem, said by `parseDay`).
+    static func timeProblem(_ text: String) -> String? {
+        guard !text.isEmpty, minutes(text) == nil else { return nil }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let hours = Int(parts[0]), let minutes = Int(parts[1]), (1...2).contains(parts[0].count),
+            parts[1].count == 2, hours >= 0, minutes >= 0
+        else { return tr("hours.notATime", ["time": text]) }
+        if minutes >= 60 { return tr("hours.badMinutes", ["time": text]) }
+        return tr("hours.pastMidnightTime", ["time": text])
     }
 
     /// Minutes after midnight of "HH:MM"; nil if it is not a time of day.
