@@ -31,30 +31,44 @@ struct Admin: ParsableCommand {
     struct CreateUser: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "create-user",
-            abstract: "Create a confirmed account with a role; prints a generated password once unless one is piped in.")
+            abstract: "Create a confirmed account with a role; prints a generated password once unless one is piped in.",
+            discussion: """
+                A password piped in (`printf '%s\\n' "$PASSWORD" | clup admin create-user …`, or from a file) is \
+                used and never printed; --password-stdin waits for one from a terminal too.
+                """)
 
         @OptionGroup var database: DatabaseOptions
         @Option(help: "Email address.") var email: String
         @Option(help: "Display name.") var name: String
         @Option(help: "customer, manager or admin.") var role: String = "manager"
-        @Flag(help: "Read the password from standard input instead of generating one.") var passwordStdin = false
+        @Flag(help: "Read the password from standard input even from a terminal, instead of generating one.")
+        var passwordStdin = false
 
         func run() throws {
             guard let role = Role(rawValue: role) else { throw ValidationError("--role must be customer, manager or admin") }
-            let password: String
-            if passwordStdin {
-                password = (readLine(strippingNewline: true) ?? "")
-                if let weakness = PasswordHasher.weakness(of: password, email: email, displayName: name) {
-                    throw ValidationError(weakness.message)
-                }
-            } else {
-                password = Secrets.token(bytes: 15)
+            let given = passwordStdin ? readLine(strippingNewline: true) ?? "" : Self.pipedPassword()
+            if let given, let weakness = PasswordHasher.weakness(of: given, email: email, displayName: name) {
+                throw ValidationError(weakness.message)
             }
+            let password = given ?? Secrets.token(bytes: 15)
             let user = try database.openExisting().createUser(
                 email: email, displayName: name, passwordHash: PasswordHasher().hash(password), role: role, now: Date(),
                 confirmation: nil)
             print("created \(role.rawValue) \(user.email) (id \(user.id))")
-            if !passwordStdin { print("password (shown once): \(password)") }
+            if given == nil { print("password (shown once): \(password)") }
+        }
+
+        /// The first line of standard input when it is a pipe or a file with a line in it (a
+        /// pipe is given a second to deliver one); nil from a terminal, /dev/null, or a pipe
+        /// that brings nothing, so the command never waits on an input nobody will give.
+        static func pipedPassword() -> String? {
+            var info = stat()
+            guard fstat(STDIN_FILENO, &info) == 0 else { return nil }
+            let kind = info.st_mode & S_IFMT
+            guard kind == S_IFIFO || kind == S_IFREG else { return nil }
+            var ready = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 1000) > 0, let line = readLine(strippingNewline: true), !line.isEmpty else { return nil }
+            return line
         }
     }
 

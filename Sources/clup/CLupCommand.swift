@@ -29,7 +29,7 @@ struct CLupCommand: ParsableCommand {
 /// Options every command that opens the database shares. Defaults come from the environment
 /// (`CLUP_DATABASE`, `CLUP_DATABASE_URL`), so a deployment sets them once.
 struct DatabaseOptions: ParsableArguments {
-    @Option(help: "SQLite database file (created if missing).")
+    @Option(help: "SQLite database file. serve, migrate and seed-demo create it if missing; the other commands need it to exist.")
     var database: String = ProcessInfo.processInfo.environment["CLUP_DATABASE"] ?? "clup.sqlite"
 
     @Option(help: ArgumentHelp(
@@ -341,7 +341,8 @@ struct SendMail: ParsableCommand {
     @OptionGroup var mail: MailOptions
 
     func run() throws {
-        let result = try mail.delivery(database: try database.open(), logger: Logger(label: "clup")).deliverDue(now: Date())
+        let result = try mail.delivery(database: try database.openExisting(), logger: Logger(label: "clup"))
+            .deliverDue(now: Date())
         print("sent \(result.sent), failed \(result.failed)")
     }
 }

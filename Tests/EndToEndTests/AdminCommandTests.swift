@@ -1,5 +1,6 @@
 import CLupData
 import CLupDomain
+import CLupSupport
 import Foundation
 import Testing
 
@@ -7,7 +8,8 @@ import Testing
 @Suite("Administration from the command line")
 struct AdminCommandTests {
     /// Runs clup in `folder` with no CLUP_DATABASE; returns its exit status and what it printed.
-    func clup(_ arguments: [String], in folder: URL) throws -> (status: Int32, output: String) {
+    /// `input` is piped to its standard input (nil: /dev/null).
+    func clup(_ arguments: [String], in folder: URL, input: String? = nil) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Stack.clupBinary)
         process.arguments = arguments
@@ -16,7 +18,13 @@ struct AdminCommandTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
+        let stdin = Pipe()
+        process.standardInput = input == nil ? FileHandle(forReadingAtPath: "/dev/null") : stdin
         try process.run()
+        if let input {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+        }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
@@ -37,6 +45,34 @@ struct AdminCommandTests {
         let unknown = try clup(["admin", "assign-store", "--email", "boss@example.org", "--store", "1"], in: folder)
         #expect(unknown.status == 1)
         #expect(unknown.output.contains("Error: no account with that email address"))
+    }
+
+    @Test("create-user takes a piped password and never prints it; without one it prints a generated one; a weak one is refused")
+    func createUserPassword() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("clup-admin-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(try clup(["migrate", "--database", "clup.sqlite"], in: folder).status == 0)
+        func create(_ email: String, input: String?) throws -> (status: Int32, output: String) {
+            try clup(["admin", "create-user", "--database", "clup.sqlite", "--email", email, "--name", "Boss"],
+                     in: folder, input: input)
+        }
+        let piped = try create("piped@example.org", input: "a long chosen password\n")
+        #expect(piped.status == 0 && piped.output.contains("created manager piped@example.org"))
+        #expect(!piped.output.contains("password") && !piped.output.contains("a long chosen password"))
+        let generated = try create("generated@example.org", input: nil)
+        #expect(generated.status == 0 && generated.output.contains("password (shown once): "))
+        let weak = try create("weak@example.org", input: "password\n")
+        #expect(weak.status != 0 && !weak.output.contains("created"))
+        // The piped password is the account's: it signs in with it.
+        let database = try AppDatabase.open(path: folder.appendingPathComponent("clup.sqlite").path)
+        let hash = try #require(try database.user(email: "piped@example.org")?.passwordHash)
+        #expect(PasswordHasher().verify("a long chosen password", against: hash))
+        #expect(try database.user(email: "weak@example.org") == nil)
+        // The help says which commands create the database.
+        let help = try clup(["admin", "create-user", "--help"], in: folder).output
+            .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(help.contains("the other commands need it to exist") && !help.contains("created if missing"))
     }
 
     @Test("edit-store: the form's checks, each naming its option; a change recorded as the administrator's; stats rebuilt")
