@@ -158,7 +158,7 @@ public struct Frame: Sendable {
             </main>
             <footer class="site-footer">
               <p>\(tr("frame.tagline"))</p>
-              <p><a href="\(Paths.privacy())">\(tr("nav.privacy"))</a> · \(languageSwitch)</p>
+              <p><a href="\(Paths.privacy())">\(tr("nav.privacy"))</a> · <a href="\(Paths.terms())">\(tr("nav.terms"))</a> · \(languageSwitch)</p>
             </footer>
             \(scriptTexts)
             <script src="\(script)" defer></script>

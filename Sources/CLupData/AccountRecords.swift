@@ -31,6 +31,10 @@ public struct User: Codable, Sendable, Identifiable, Equatable, FetchableRecord,
     public var notifyPush: Bool
     /// The language emails and notifications are written in ("en", "it").
     public var language: String
+    /// The version of the terms of service it accepted, and when; nil: none yet
+    /// (`TermsOfService.mustAccept`).
+    public var termsVersion: Int?
+    public var termsAcceptedAt: Date?
 
     public static let databaseTableName = "user"
 
@@ -53,6 +57,8 @@ struct NewUser: Codable, Sendable, PersistableRecord {
     var loyaltyOptIn: Bool
     var createdAt: Date
     var language: String
+    var termsVersion: Int?
+    var termsAcceptedAt: Date?
 
     static let databaseTableName = User.databaseTableName
 }

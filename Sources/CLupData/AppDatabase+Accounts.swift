@@ -32,20 +32,27 @@ public enum AccountError: Error, Equatable, Sendable, CustomStringConvertible {
 extension AppDatabase {
     /// Creates an account and, in the same transaction, the confirmation link and its email,
     /// so an account never exists without a way to confirm it.
+    ///
+    /// `acceptedTerms` is the version of the terms of service accepted (sign-up passes the one
+    /// its form showed); nil for an account made on someone's behalf, asked at its first
+    /// sign-in. Tests and tools that make accounts take the current version by default.
     public func createUser(
         email: String, displayName: String, passwordHash: String, role: Role = .customer, language: String = "en",
-        now: Date, confirmation: (token: String, mail: (User) -> NewOutboxMessage)?
+        acceptedTerms: Int? = TermsOfService.version, now: Date,
+        confirmation: (token: String, mail: (User) -> NewOutboxMessage)?
     ) throws -> User {
         if let postgres {
             return try postgres.createUser(email: email, displayName: displayName, passwordHash: passwordHash, role: role,
-                                           language: language, now: now, confirmation: confirmation)
+                                           language: language, acceptedTerms: acceptedTerms, now: now,
+                                           confirmation: confirmation)
         }
         do {
             return try write { db in
                 let user = try NewUser(
                     email: email, displayName: displayName, passwordHash: passwordHash, role: role,
                     emailConfirmedAt: confirmation == nil ? now : nil, travelMode: .walking, loyaltyOptIn: false,
-                    createdAt: now, language: language
+                    createdAt: now, language: language, termsVersion: acceptedTerms,
+                    termsAcceptedAt: acceptedTerms == nil ? nil : now
                 ).insertAndFetch(db, as: User.self)
                 if let confirmation {
                     try Self.issueToken(confirmation.token, purpose: .confirm, userId: user.id, now: now, db)
@@ -92,6 +99,16 @@ extension AppDatabase {
             user.loyaltyOptIn = loyaltyOptIn
             if let language { user.language = language }
             try user.update(db)
+        }
+    }
+
+    /// Records that the account accepted version `version` of the terms of service at `now`.
+    public func acceptTerms(userId: UserID, version: Int, now: Date) throws {
+        if let postgres { return try postgres.acceptTerms(userId: userId, version: version, now: now) }
+        try write { db in
+            try db.execute(sql: "UPDATE user SET termsVersion = ?, termsAcceptedAt = ? WHERE id = ?",
+                           arguments: [version, now, userId])
+            guard db.changesCount == 1 else { throw AccountError.noSuchUser }
         }
     }
 

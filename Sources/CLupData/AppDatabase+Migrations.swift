@@ -680,6 +680,15 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v27: terms of service accepted") { db in
+            try db.execute(sql: """
+                -- The version of the terms of service the account accepted, and when; NULL: none
+                -- yet (an account made by an administrator, or before there were terms).
+                ALTER TABLE user ADD COLUMN termsVersion INTEGER CHECK (termsVersion >= 1);
+                ALTER TABLE user ADD COLUMN termsAcceptedAt DATETIME;
+                """)
+        }
+
         return migrator
     }
 }

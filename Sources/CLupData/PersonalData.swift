@@ -19,6 +19,24 @@ public struct PersonalData: Encodable, Sendable {
         var notifyByEmail: Bool
         var notifyOnDevices: Bool
         var language: String
+        /// The version of the terms of service accepted, and when.
+        var termsOfServiceVersion: Int?
+        var termsOfServiceAcceptedAt: Date?
+
+        init(_ user: User) {
+            email = user.email
+            name = user.displayName
+            role = user.role.rawValue
+            createdAt = user.createdAt
+            emailConfirmedAt = user.emailConfirmedAt
+            usualTravelMode = user.travelMode.rawValue
+            loyalCustomerOptIn = user.loyaltyOptIn
+            notifyByEmail = user.notifyEmail
+            notifyOnDevices = user.notifyPush
+            language = user.language
+            termsOfServiceVersion = user.termsVersion
+            termsOfServiceAcceptedAt = user.termsAcceptedAt
+        }
     }
 
     public struct Session: Encodable, Sendable {
@@ -99,11 +117,7 @@ extension AppDatabase {
         if let postgres { return try postgres.personalData(userId: userId, now: now) }
         return try reader.read { db in
             guard let user = try User.fetchOne(db, id: userId) else { return nil }
-            let account = PersonalData.Account(
-                email: user.email, name: user.displayName, role: user.role.rawValue, createdAt: user.createdAt,
-                emailConfirmedAt: user.emailConfirmedAt, usualTravelMode: user.travelMode.rawValue,
-                loyalCustomerOptIn: user.loyaltyOptIn, notifyByEmail: user.notifyEmail, notifyOnDevices: user.notifyPush,
-                language: user.language)
+            let account = PersonalData.Account(user)
             let sessions = try Row.fetchAll(db, sql: """
                 SELECT createdAt, lastSeenAt FROM session WHERE userId = ? ORDER BY createdAt
                 """, arguments: [userId]).map { PersonalData.Session(signedInAt: $0[0], lastSeenAt: $0[1]) }

@@ -36,6 +36,9 @@ public enum Paths {
     public static let accountData = FixedPath("/account/data")
     /// What CLup stores about people, why, for how long and who sees it.
     public static let privacy = FixedPath("/privacy")
+    /// The terms of service in force; `…/accept` asks an account to accept them.
+    public static let terms = FixedPath("/terms")
+    public static let termsAccept = FixedPath("/terms/accept")
     /// Switches the pages' language to the one the path names (`/it?back=/stores/3`) and
     /// remembers it in a cookie.
     public static let english = FixedPath("/en")
@@ -109,7 +112,7 @@ public enum Paths {
     public static let all: [any RoutePath] = [
         home, store, storeStats, health, metrics, signUp, signIn, signOut, signOutEverywhere, confirm, resendConfirmation, forgot, reset, confirmFirst,
         account, accountProfile, accountPassword, accountDelete, accountNotifications, accountPush, accountPushRemove,
-        accountData, privacy, english, italian,
+        accountData, privacy, terms, termsAccept, english, italian,
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketConfirm,
         bookingReply, manage, manageStore, manageNewStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreEdit, manageStoreHours,

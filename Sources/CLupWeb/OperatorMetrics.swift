@@ -78,7 +78,7 @@ enum WebMetrics {
         case "kiosk": return "kiosk"
         case "api": return "api"
         case "healthz", "metrics": return "operations"
-        case "signup", "signin", "signout", "confirm", "forgot", "reset", "account", "privacy", "en", "it":
+        case "signup", "signin", "signout", "confirm", "forgot", "reset", "account", "privacy", "terms", "en", "it":
             return "accounts"
         default: return "other"
         }

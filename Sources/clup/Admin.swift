@@ -52,8 +52,9 @@ struct Admin: ParsableCommand {
             }
             let password = given ?? Secrets.token(bytes: 15)
             let user = try database.openExisting().createUser(
-                email: email, displayName: name, passwordHash: PasswordHasher().hash(password), role: role, now: Date(),
-                confirmation: nil)
+                // Made on someone's behalf: they accept the terms of service at their first sign-in.
+                email: email, displayName: name, passwordHash: PasswordHasher().hash(password), role: role,
+                acceptedTerms: nil, now: Date(), confirmation: nil)
             print("created \(role.rawValue) \(user.email) (id \(user.id))")
             if given == nil { print("password (shown once): \(password)") }
         }

@@ -8,13 +8,17 @@ public struct SignUpPage: Page {
     public var emailError: String?
     public var displayNameError: String?
     public var passwordError: String?
+    public var termsAccepted = false
+    public var termsError: String?
 
     public init(email: String = "", displayName: String = "") {
         self.email = email
         self.displayName = displayName
     }
 
-    public var hasErrors: Bool { emailError != nil || displayNameError != nil || passwordError != nil }
+    public var hasErrors: Bool {
+        emailError != nil || displayNameError != nil || passwordError != nil || termsError != nil
+    }
 
     public func render(in frame: Frame) -> HTML {
         frame.site("""
@@ -44,6 +48,10 @@ public struct SignUpPage: Page {
                   <input id="passwordAgain" name="passwordAgain" type="password" autocomplete="new-password" required maxlength="128">
                 </div>
                 <p class="fine">\(tr("signup.privacy")) <a href="\(Paths.privacy())">\(tr("signup.privacyLink"))</a>.</p>
+                <div class="field">
+                  <label class="check"><input id="terms" type="checkbox" name="terms" value="accepted" required\(if: termsAccepted, " checked")\(Fragments.invalid(termsError, describedBy: "terms-error"))> <span>\(tr("signup.terms")) <a href="\(Paths.terms())" target="_blank">\(tr("signup.termsLink"))</a></span></label>
+                  \(Fragments.fieldError(termsError, id: "terms-error"))
+                </div>
                 <button type="submit">\(tr("signup.submit"))</button>
               </form>
             </section>
@@ -219,6 +227,70 @@ public struct ErrorPage: Page {
               <p>\(message)</p>
               <p><a class="button" href="\(Paths.home())">\(tr("error.toStores"))</a></p>
             </section>
+            """)
+    }
+}
+
+/// The terms of service in force, as a page of their own (`/terms`).
+public struct TermsPage: Page {
+    /// "Version 1, in force from 25 November 2026."
+    public var version: String
+
+    public init(version: String) {
+        self.version = version
+    }
+
+    public func render(in frame: Frame) -> HTML {
+        frame.site("""
+            <article class="narrow prose">
+              <h1>\(tr("nav.terms"))</h1>
+              <p class="lead">\(tr("terms.lead"))</p>
+              <p class="fine">\(version)</p>
+              \(Self.sections)
+            </article>
+            """)
+    }
+
+    /// The terms themselves, also shown above the form that accepts them.
+    static var sections: HTML {
+        let sections = [
+            ("terms.serviceTitle", "terms.service"), ("terms.accountTitle", "terms.account"),
+            ("terms.reservationsTitle", "terms.reservations"), ("terms.fairTitle", "terms.fair"),
+            ("terms.dataTitle", "terms.data"), ("terms.availabilityTitle", "terms.availability"),
+            ("terms.changesTitle", "terms.changes"),
+        ]
+        return HTML.joined(sections.map { title, text in HTML("<h2>\(tr(title))</h2>\n<p>\(tr(text))</p>\n") })
+    }
+}
+
+/// Asked at sign-in of an account that has not accepted the terms in force: the terms, and a
+/// button that accepts them and goes on to `next`.
+public struct TermsAcceptPage: Page {
+    public var version: String
+    /// Whether the account accepted an earlier version (the terms changed) or none.
+    public var changed: Bool
+    public var next: String
+
+    public init(version: String, changed: Bool, next: String) {
+        self.version = version
+        self.changed = changed
+        self.next = next
+    }
+
+    public func render(in frame: Frame) -> HTML {
+        frame.site("""
+            <article class="narrow prose">
+              <h1>\(tr("terms.acceptTitle"))</h1>
+              <p class="lead">\(tr(changed ? "terms.acceptChanged" : "terms.acceptFirst"))</p>
+              <p class="fine">\(version)</p>
+              \(TermsPage.sections)
+              <form method="post" action="\(Paths.termsAccept())" class="stack">
+                \(frame.csrfField)
+                <input type="hidden" name="next" value="\(next)">
+                <button type="submit">\(tr("terms.acceptButton"))</button>
+              </form>
+              <p class="fine">\(tr("terms.decline")) <a href="\(Paths.account())">\(tr("terms.declineLink"))</a>.</p>
+            </article>
             """)
     }
 }

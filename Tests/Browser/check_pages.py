@@ -170,13 +170,49 @@ def speak(driver, base, language):
     driver.get(f"{base}/{language}?back=/")
 
 
-def sign_in(driver, base, email, language):
+def sign_in(driver, base, email, language, checker=None):
+    """Signs in; an account asked to accept the terms of service (made by an administrator,
+    or on an older version) accepts them, the page checked first. True if it was asked."""
     driver.delete_all_cookies()
     speak(driver, base, language)
     driver.get(base + "/signin")
     driver.find_element(By.NAME, "email").send_keys(email)
     driver.find_element(By.NAME, "password").send_keys(PASSWORD + Keys.ENTER)
     wait_for(driver, lambda: "/signin" not in driver.current_url)
+    if "/terms/accept" not in driver.current_url:
+        return False
+    if checker:
+        for window, size in WINDOWS.items():
+            driver.set_window_size(*size)
+            checker.check(f"terms to accept ({language})", window, language)
+    driver.find_element(By.CSS_SELECTOR, "form[action='/terms/accept'] button").click()
+    wait_for(driver, lambda: "/terms/accept" not in driver.current_url)
+    return True
+
+
+def sign_up(driver, base, checker, language):
+    """Signs up in the browser: refused until the terms of service are ticked, then sent."""
+    driver.delete_all_cookies()
+    speak(driver, base, language)
+    driver.set_window_size(*WINDOWS["phone"])
+    driver.get(base + "/signup")
+
+    def fill():
+        for name, value in [("email", f"newcomer-{language}@example.org"), ("displayName", "Nuova"),
+                            ("password", PASSWORD), ("passwordAgain", PASSWORD)]:
+            field = driver.find_element(By.NAME, name)
+            field.clear()
+            field.send_keys(value)
+    fill()
+    driver.find_element(By.CSS_SELECTOR, "form[action='/signup'] button[type=submit]").click()
+    wait_for(driver, lambda: driver.find_elements(By.ID, "terms-error"))
+    checker.check(f"sign up without the terms ({language})", "phone", language)
+    fill()
+    driver.find_element(By.ID, "terms").click()
+    driver.find_element(By.CSS_SELECTOR, "form[action='/signup'] button[type=submit]").click()
+    wait_for(driver, lambda: not driver.find_elements(By.CSS_SELECTOR, "form[action='/signup']"))
+    if driver.find_elements(By.ID, "terms-error"):
+        checker.layout.append(f"sign up ({language}): refused with the terms of service ticked")
 
 
 def wait_for(driver, condition, seconds=10):
@@ -258,11 +294,15 @@ def tour(driver, checker, base, key, language):
             checker.layout.append(f"home ({language}, {window}): the first store starts at {top} px in a {height} px view")
     for name, path in [("home", "/"), ("store", "/stores/1"), ("busy times", "/stores/1/stats"),
                        ("sign up", "/signup"), ("sign in", "/signin"), ("forgotten password", "/forgot"),
-                       ("privacy", "/privacy"), ("not found", "/no-such-page"), ("kiosk enrolment", "/kiosk")]:
+                       ("privacy", "/privacy"), ("terms of service", "/terms"), ("not found", "/no-such-page"),
+                       ("kiosk enrolment", "/kiosk")]:
         visit(name, path)
+    sign_up(driver, base, checker, language)
 
     # A customer: the wizard by keyboard, then the pages along it and the ticket.
-    sign_in(driver, base, f"shopper-{language}@example.org", language)
+    # Made by an administrator: asked to accept the terms of service at the first sign-in.
+    if not sign_in(driver, base, f"shopper-{language}@example.org", language, checker):
+        checker.layout.append(f"shopper ({language}): the first sign-in did not ask for the terms of service")
     driver.set_window_size(*WINDOWS["desktop"])
     steps = keyboard_reservation(driver, base)
     ticket = driver.current_url.removeprefix(base)
@@ -277,7 +317,10 @@ def tour(driver, checker, base, key, language):
         visit(name, path)
 
     # An admin, who manages every store.
-    sign_in(driver, base, "admin@example.org", language)
+    # One account in every language: asked the first time only.
+    asked = sign_in(driver, base, "admin@example.org", language, checker)
+    if asked != (language == LANGUAGES[0]):
+        checker.layout.append(f"admin ({language}): asked for the terms of service: {asked}")
     for name, path in [("manage", "/manage"), ("manage a store", "/manage/stores/1"),
                        ("manager's statistics", "/manage/stores/1/stats"), ("door console", "/manage/stores/1/door"),
                        ("edit a store", "/manage/stores/1/edit"), ("opening hours", "/manage/stores/1/hours"),

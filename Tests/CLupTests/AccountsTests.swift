@@ -6,6 +6,7 @@ import Testing
 @testable import CLupDomain
 @testable import CLupSupport
 @testable import CLupWeb
+import CLupTemplates
 
 /// Accounts through the real app, templates and an in-memory SQLite, the clock moved by hand.
 @Suite("Accounts, sessions and the security baseline")
@@ -28,7 +29,7 @@ struct AccountsTests {
         try browser.get("/signup")
         let response = try browser.post("/signup", [
             ("email", "ada@example.org"), ("displayName", "Ada"), ("password", "correct horse battery"),
-            ("passwordAgain", "correct horse battery"),
+            ("passwordAgain", "correct horse battery"), ("terms", "accepted"),
         ])
         #expect(response.status == 200)
         #expect(response.bodyText.contains("Check your email"))
@@ -54,13 +55,94 @@ struct AccountsTests {
         let browser = Browser(app)
         try browser.get("/signup")
         let response = try browser.post("/signup", [
-            ("email", email), ("displayName", name), ("password", password), ("passwordAgain", again),
+            ("email", email), ("displayName", name), ("password", password), ("passwordAgain", again), ("terms", "accepted"),
         ])
         #expect(response.status == 422)
         #expect(response.bodyText.contains(reason))
         #expect(!response.bodyText.contains(password) || password == email)  // passwords are never echoed
         #expect(try user(email) == nil)
         #expect(try database.mail(to: email).isEmpty)
+    }
+
+    // MARK: Terms of service
+
+    @Test("sign-up needs the terms of service accepted, and records the version and when")
+    func termsAtSignUp() throws {
+        let browser = Browser(app)
+        let form = try browser.get("/signup").bodyText
+        #expect(form.contains(#"<input id="terms" type="checkbox" name="terms" value="accepted" required>"#))
+        #expect(form.contains(#"<a href="/terms" target="_blank">terms of service</a>"#))
+        let fields = [("email", "ada@example.org"), ("displayName", "Ada"), ("password", "correct horse battery"),
+                      ("passwordAgain", "correct horse battery")]
+        let refused = try browser.post("/signup", fields)
+        #expect(refused.status == 422)
+        #expect(refused.bodyText.contains(#"<p class="field-error" id="terms-error">Accept the terms of service to create an account.</p>"#)
+            || refused.bodyText.contains("Accept the terms of service to create an account."))
+        #expect(refused.bodyText.contains(#"aria-describedby="terms-error""#))
+        #expect(try user("ada@example.org") == nil)
+        #expect(try browser.post("/signup", fields + [("terms", "accepted")]).status == 200)
+        let ada = try #require(try user("ada@example.org"))
+        #expect(ada.termsVersion == TermsOfService.version && ada.termsAcceptedAt == clock.now)
+    }
+
+    @Test("an account that has not accepted the terms in force is asked at sign-in, and cannot reserve until it does")
+    func termsAtSignIn() throws {
+        // Made by an administrator: no terms accepted yet.
+        _ = try database.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: Fixture.passwordHash,
+                                    acceptedTerms: nil, now: clock.now, confirmation: nil)
+        let browser = Browser(app)
+        try browser.get("/signin")
+        let signedIn = try browser.post("/signin", [("email", "boss@example.org"), ("password", "correct horse battery"),
+                                                    ("next", "/reservations")])
+        #expect(signedIn.status == 303 && signedIn.header("Location") == "/terms/accept?next=%2Freservations")
+        let asked = try browser.get("/terms/accept?next=%2Freservations")
+        #expect(asked.status == 200)
+        #expect(asked.bodyText.contains("Please read the terms of service and accept them to go on."))
+        #expect(asked.bodyText.contains("Version 1, in force from"))
+        // Elsewhere it is sent back here; a form is refused; its account page stays open.
+        let elsewhere = try browser.get("/reservations")
+        #expect(elsewhere.status == 303 && elsewhere.header("Location") == "/terms/accept?next=%2Freservations")
+        let form = try browser.post("/stores/1/reservations", [("kind", "lineUp"), ("minutes", "30"), ("people", "1")])
+        #expect(form.status == 403 && form.bodyText.contains("Accept the terms of service first"))
+        #expect(try browser.get("/account").status == 200)
+        #expect(try browser.get("/account/data").status == 200)
+        // Accepting records the version and goes on where it was going.
+        try browser.get("/terms/accept?next=%2Freservations")
+        let accepted = try browser.post("/terms/accept", [("next", "/reservations")])
+        #expect(accepted.status == 303 && accepted.header("Location") == "/reservations")
+        let boss = try #require(try user("boss@example.org"))
+        #expect(boss.termsVersion == TermsOfService.version && boss.termsAcceptedAt == clock.now)
+        #expect(try browser.get("/reservations").status == 200)
+        #expect(try browser.get("/terms/accept?next=%2Freservations").header("Location") == "/reservations")
+    }
+
+    @Test("a new version of the terms is asked for at the next sign-in of an account that accepted an older one")
+    func newTermsVersion() throws {
+        _ = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: Fixture.passwordHash,
+                                    acceptedTerms: TermsOfService.version, now: clock.now, confirmation: nil)
+        let browser = Browser(app)
+        #expect(try browser.signIn(email: "ada@example.org").header("Location") == "/")
+        #expect(!TermsOfService.mustAccept(TermsOfService.version))
+        #expect(TermsOfService.mustAccept(TermsOfService.version - 1) && TermsOfService.mustAccept(nil))
+        // Asked again, an account that accepted an earlier version is told the terms changed;
+        // one that accepted none is asked to read them.
+        let frame = Frame(title: "Terms", stylesheet: "/a.css", script: "/a.js", icon: "/i.svg", section: .stores,
+                          csrf: "token", userName: "Ada", isManager: false, unconfirmed: false)
+        #expect(TermsAcceptPage(version: "Version 2.", changed: true, next: "/").render(in: frame).text
+            .contains("The terms of service have a new version."))
+        #expect(TermsAcceptPage(version: "Version 2.", changed: false, next: "/").render(in: frame).text
+            .contains("Please read the terms of service and accept them to go on."))
+    }
+
+    @Test("the terms of service have a page of their own in both languages, linked from every page")
+    func termsPage() throws {
+        let english = app.get("/terms")
+        #expect(english.status == 200)
+        #expect(english.bodyText.contains("<h1>Terms of service</h1>") && english.bodyText.contains("<h2>Fair use</h2>"))
+        #expect(english.bodyText.contains("Version 1, in force from"))
+        #expect(app.get("/").bodyText.contains(#"<a href="/terms">Terms of service</a>"#))
+        let italian = app.request("GET", "/terms", cookies: "lang=it")
+        #expect(italian.bodyText.contains("<h1>Condizioni d&#39;uso</h1>") && italian.bodyText.contains("<h2>Uso corretto</h2>"))
     }
 
     @Test("signing up with a taken address answers the same, creates nothing, and tells the owner")
@@ -70,7 +152,7 @@ struct AccountsTests {
         try browser.get("/signup")
         let response = try browser.post("/signup", [
             ("email", "ADA@example.org"), ("displayName", "Mallory"), ("password", "another long pass"),
-            ("passwordAgain", "another long pass"),
+            ("passwordAgain", "another long pass"), ("terms", "accepted"),
         ])
         #expect(response.status == 200)
         #expect(response.bodyText.contains("Check your email"))
@@ -83,7 +165,7 @@ struct AccountsTests {
         let browser = Browser(app)
         try browser.get("/signup")
         try browser.post("/signup", [("email", "ada@example.org"), ("displayName", "Ada"),
-                                     ("password", "correct horse battery"), ("passwordAgain", "correct horse battery")])
+                                     ("password", "correct horse battery"), ("passwordAgain", "correct horse battery"), ("terms", "accepted")])
         let link = try #require(Browser.link(in: try database.mail(to: "ada@example.org").last, path: "/confirm"))
         let token = String(link.split(separator: "=")[1])
 
@@ -103,7 +185,7 @@ struct AccountsTests {
         let browser = Browser(app)
         try browser.get("/signup")
         try browser.post("/signup", [("email", "ada@example.org"), ("displayName", "Ada"),
-                                     ("password", "correct horse battery"), ("passwordAgain", "correct horse battery")])
+                                     ("password", "correct horse battery"), ("passwordAgain", "correct horse battery"), ("terms", "accepted")])
         let link = try #require(Browser.link(in: try database.mail(to: "ada@example.org").last, path: "/confirm"))
         clock.advance(7 * 24 * 3600 + 1)
         #expect(try browser.post("/confirm", [("token", String(link.split(separator: "=")[1]))]).status == 410)
@@ -431,7 +513,7 @@ struct AccountsTests {
         let browser = Browser(app)
         try browser.get("/signup")
         try browser.post("/signup", [("email", "ada@example.org"), ("displayName", "Ada"),
-                                     ("password", "correct horse battery"), ("passwordAgain", "correct horse battery")])
+                                     ("password", "correct horse battery"), ("passwordAgain", "correct horse battery"), ("terms", "accepted")])
         #expect(try browser.signIn(email: "ada@example.org").status == 303)
         let page = try browser.get("/")
         #expect(page.bodyText.contains("Please confirm your email address"))

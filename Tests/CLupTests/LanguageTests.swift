@@ -154,7 +154,7 @@ struct LanguageTests {
         italian.cookies["lang"] = "it"
         _ = try italian.get("/signup")
         let signUp = try italian.post("/signup", [("email", "lucia@example.com"), ("displayName", "Lucia"),
-                                                   ("password", "mele pere e fichi"), ("passwordAgain", "mele pere e fichi")])
+                                                   ("password", "mele pere e fichi"), ("passwordAgain", "mele pere e fichi"), ("terms", "accepted")])
         #expect(signUp.bodyText.contains("Controlla la tua email"))
         let user = try #require(try database.user(email: "lucia@example.com"))
         #expect(user.language == "it")

@@ -66,6 +66,7 @@ struct PrivacyTests {
         let json = try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
         let account = try #require(json["account"] as? [String: Any])
         #expect(account["email"] as? String == "ada@example.org" && account["loyalCustomerOptIn"] as? Bool == false)
+        #expect(account["termsOfServiceVersion"] as? Int == TermsOfService.version && account["termsOfServiceAcceptedAt"] != nil)
         let visits = try #require(json["reservations"] as? [[String: Any]])
         #expect(visits.count == 1)
         #expect(visits.first?["store"] as? String == "Bottega Dati" && visits.first?["number"] as? Int == ticket.number)

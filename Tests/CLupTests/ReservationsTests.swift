@@ -80,7 +80,7 @@ struct ReservationsTests {
         let fresh = Browser(app)
         try fresh.get("/signup")
         try fresh.post("/signup", [("email", "new@example.org"), ("displayName", "New"),
-                                   ("password", "correct horse battery"), ("passwordAgain", "correct horse battery")])
+                                   ("password", "correct horse battery"), ("passwordAgain", "correct horse battery"), ("terms", "accepted")])
         try fresh.signIn(email: "new@example.org")
         let sent = try fresh.get("/stores/1/reserve")
         #expect(sent.status == 303)

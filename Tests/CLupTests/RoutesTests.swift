@@ -36,6 +36,7 @@ struct RoutesTests {
         GET /reset session
         POST /reset session csrf replies
         GET /privacy session
+        GET /terms session
         GET /en session
         GET /it session
         POST /signout/everywhere session csrf replies signedIn
@@ -49,6 +50,8 @@ struct RoutesTests {
         POST /account/push session csrf replies signedIn
         POST /account/push/remove session csrf replies signedIn
         GET /account/data session signedIn
+        GET /terms/accept session signedIn
+        POST /terms/accept session csrf replies signedIn
         GET /bookings/reply session
         POST /bookings/reply session csrf replies
         GET /stores/{id}/reserve session signedIn confirmed

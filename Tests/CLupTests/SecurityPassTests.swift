@@ -52,7 +52,7 @@ struct SecurityPassTests {
         let signUps = Browser(app, address: "198.51.100.7")
         try signUps.get("/signup")
         try signUps.post("/signup", [("email", "new@example.org"), ("displayName", "New"),
-                                     ("password", "correct horse battery"), ("passwordAgain", "correct horse battery")])
+                                     ("password", "correct horse battery"), ("passwordAgain", "correct horse battery"), ("terms", "accepted")])
         #expect(try database.mail(to: "new@example.org").isEmpty)
         clock.advance(3601)
         try attacker.post("/forgot", [("email", "stranger99@example.org")])
@@ -65,7 +65,7 @@ struct SecurityPassTests {
         try browser.get("/signup")
         let bait = "URGENT: account locked, verify at http://evil.example"
         try browser.post("/signup", [("email", "victim@example.org"), ("displayName", bait),
-                                     ("password", "correct horse battery"), ("passwordAgain", "correct horse battery")])
+                                     ("password", "correct horse battery"), ("passwordAgain", "correct horse battery"), ("terms", "accepted")])
         let confirmation = try require(try database.mail(to: "victim@example.org").first)
         #expect(confirmation.body.hasPrefix("Hello,\n\n"))
         #expect(!confirmation.body.contains("URGENT") && !confirmation.body.contains("evil"))
@@ -83,7 +83,7 @@ struct SecurityPassTests {
         let squatter = Browser(app, address: "203.0.113.9")
         try squatter.get("/signup")
         try squatter.post("/signup", [("email", "owner@example.org"), ("displayName", "Squatter"),
-                                      ("password", "correct horse battery"), ("passwordAgain", "correct horse battery")])
+                                      ("password", "correct horse battery"), ("passwordAgain", "correct horse battery"), ("terms", "accepted")])
         try squatter.signIn(email: "owner@example.org")
         #expect(try squatter.get("/account").status == 200)
         // The owner signs in on their phone and confirms there.

@@ -53,6 +53,8 @@ struct TemplatesTests {
             ("forgot", ForgotPage(email: "a@b.c", error: "Not an address.")),
             ("reset", ResetPage(token: "abc", error: "Too short.")),
             ("message", MessagePage(title: "Done", lines: ["One.", "Two."], link: ("Home", "/"))),
+            ("terms", TermsPage(version: "Version 1.")),
+            ("terms to accept", TermsAcceptPage(version: "Version 1.", changed: true, next: "/reservations")),
             ("error", ErrorPage(status: 404, title: "Page not found", message: "Not here.")),
             ("account", account),
             ("manage", ManagePage(stores: [ManagePage.Row(id: 1, name: "Bottega", address: "Via Roma 1")])),

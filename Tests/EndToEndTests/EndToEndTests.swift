@@ -177,7 +177,7 @@ struct EndToEndTests {
         try browser.get("/signup")
         let signedUp = try browser.post("/signup", [("email", email), ("displayName", "Grace"),
                                                     ("password", "a long first password"),
-                                                    ("passwordAgain", "a long first password")])
+                                                    ("passwordAgain", "a long first password"), ("terms", "accepted")])
         #expect(signedUp.body.contains("Check your email"))
         let welcome = try smtp.message(to: email, subject: "Confirm your CLup account")
         let confirm = try MailServer.link("/confirm", in: welcome)

@@ -190,7 +190,7 @@ struct NotificationsEndToEndTests {
         let newcomer = Client(stack)
         try newcomer.get("/signup")
         try newcomer.post("/signup", [("email", "grace@example.org"), ("displayName", "Grace"),
-                                      ("password", "a long first password"), ("passwordAgain", "a long first password")])
+                                      ("password", "a long first password"), ("passwordAgain", "a long first password"), ("terms", "accepted")])
         let ada = try Self.signIn("ada", on: stack)
         let recap = try ada.get("/stores/\(storeId)/reserve/recap?kind=lineUp&minutes=30&people=1")
         let key = try #require(recap.body.firstMatch(of: /name="requestKey" value="([^"]+)"/)?.1)

@@ -8,20 +8,21 @@ import PostgresNIO
 extension PostgresEngine {
     static let userColumns = """
         id, email, displayName, passwordHash, role, emailConfirmedAt, travelMode, loyaltyOptIn, createdAt, notifyEmail,
-        notifyPush, language
+        notifyPush, language, termsVersion, termsAcceptedAt
         """
 
     // MARK: Users
 
     func createUser(
-        email: String, displayName: String, passwordHash: String, role: Role, language: String, now: Date,
-        confirmation: (token: String, mail: (User) -> NewOutboxMessage)?
+        email: String, displayName: String, passwordHash: String, role: Role, language: String, acceptedTerms: Int?,
+        now: Date, confirmation: (token: String, mail: (User) -> NewOutboxMessage)?
     ) throws -> User {
         do {
             return try write { transaction in
                 let user = try Self.insertUser(
                     email: email, displayName: displayName, passwordHash: passwordHash, role: role,
-                    confirmedAt: confirmation == nil ? now : nil, language: language, now: now, transaction)
+                    confirmedAt: confirmation == nil ? now : nil, language: language, acceptedTerms: acceptedTerms,
+                    now: now, transaction)
                 if let confirmation {
                     try Self.issueToken(confirmation.token, purpose: .confirm, userId: user.id, now: now, transaction)
                     _ = try Self.enqueue(confirmation.mail(user), now: now, transaction)
@@ -37,18 +38,20 @@ extension PostgresEngine {
         try write { transaction in
             try emails.map { email in
                 try Self.insertUser(email: email, displayName: "Customer", passwordHash: "none", role: .customer,
-                                    confirmedAt: now, language: "en", now: now, transaction).id
+                                    confirmedAt: now, language: "en", acceptedTerms: nil, now: now, transaction).id
             }
         }
     }
 
     private static func insertUser(
         email: String, displayName: String, passwordHash: String, role: Role, confirmedAt: Date?, language: String,
-        now: Date, _ transaction: PostgresTransaction
+        acceptedTerms: Int?, now: Date, _ transaction: PostgresTransaction
     ) throws -> User {
         guard let row = try transaction.row("""
-            INSERT INTO "user" (email, displayName, passwordHash, role, emailConfirmedAt, createdAt, language)
-            VALUES (\(email), \(displayName), \(passwordHash), \(role.rawValue), \(confirmedAt), \(now), \(language))
+            INSERT INTO "user" (email, displayName, passwordHash, role, emailConfirmedAt, createdAt, language,
+                                termsVersion, termsAcceptedAt)
+            VALUES (\(email), \(displayName), \(passwordHash), \(role.rawValue), \(confirmedAt), \(now), \(language),
+                    \(acceptedTerms), \(acceptedTerms == nil ? nil : now))
             RETURNING \(unescaped: userColumns)
             """)
         else { preconditionFailure("INSERT … RETURNING returned no row") }
@@ -79,6 +82,16 @@ extension PostgresEngine {
                 UPDATE "user" SET displayName = \(displayName), travelMode = \(travelMode.rawValue),
                     loyaltyOptIn = \(loyaltyOptIn), language = COALESCE(\(language), language)
                 WHERE id = \(userId)
+                """)
+            guard changed == 1 else { throw AccountError.noSuchUser }
+            transaction.changedCredentials()
+        }
+    }
+
+    func acceptTerms(userId: UserID, version: Int, now: Date) throws {
+        try write { transaction in
+            let changed = try transaction.execute("""
+                UPDATE "user" SET termsVersion = \(version), termsAcceptedAt = \(now) WHERE id = \(userId)
                 """)
             guard changed == 1 else { throw AccountError.noSuchUser }
             transaction.changedCredentials()

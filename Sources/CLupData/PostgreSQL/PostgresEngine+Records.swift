@@ -58,11 +58,7 @@ extension PostgresEngine {
     func personalData(userId: UserID, now: Date) throws -> PersonalData? {
         try read { transaction in
             guard let user = try Self.user(id: userId, transaction) else { return nil }
-            let account = PersonalData.Account(
-                email: user.email, name: user.displayName, role: user.role.rawValue, createdAt: user.createdAt,
-                emailConfirmedAt: user.emailConfirmedAt, usualTravelMode: user.travelMode.rawValue,
-                loyalCustomerOptIn: user.loyaltyOptIn, notifyByEmail: user.notifyEmail, notifyOnDevices: user.notifyPush,
-                language: user.language)
+            let account = PersonalData.Account(user)
             let sessions = try transaction.rows("""
                 SELECT createdAt, lastSeenAt FROM session WHERE userId = \(userId) ORDER BY createdAt
                 """).map { PersonalData.Session(signedInAt: try $0[0].decode(Date.self), lastSeenAt: try $0[1].decode(Date.self)) }

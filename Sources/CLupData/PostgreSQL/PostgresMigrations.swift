@@ -19,6 +19,10 @@ enum PostgresMigrations {
             CREATE INDEX outboxMessage_unsent_reservation ON outboxMessage(reservationId)
                 WHERE sentAt IS NULL AND reservationId IS NOT NULL;
             """),
+        ("terms of service accepted (SQLite's 27)", """
+            ALTER TABLE "user" ADD COLUMN termsVersion bigint CHECK (termsVersion >= 1);
+            ALTER TABLE "user" ADD COLUMN termsAcceptedAt timestamptz;
+            """),
     ]
 
     /// Brings the schema up to date; several workers starting at once take turns on an

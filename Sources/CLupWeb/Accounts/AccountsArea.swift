@@ -37,6 +37,7 @@ struct AccountsArea {
         pages.get(Paths.reset, resetForm)
         pages.post(Paths.reset, reset)
         pages.get(Paths.privacy, privacy)
+        pages.get(Paths.terms, terms)
         for language in Language.allCases {
             pages.get(language.switchPath) { try switchLanguage($0, to: language) }
         }
@@ -53,6 +54,8 @@ struct AccountsArea {
         account.post(Paths.accountPush, savePush)
         account.post(Paths.accountPushRemove, removePush)
         account.get(Paths.accountData, downloadData)
+        account.get(Paths.termsAccept, termsAcceptForm)
+        account.post(Paths.termsAccept, acceptTerms)
     }
 
     /// Reserving waits for the address to be confirmed: what to do, with the banner's "Send it
@@ -86,6 +89,34 @@ struct AccountsArea {
             notices: days(Retention.notices), signInFailures: days(Retention.signInFailures),
             sessionIdle: days(Visitor.idleLifetime), sessionLongest: days(Visitor.absoluteLifetime),
             pushMessages: Formatting.period(24 * 3600)))
+    }
+
+    // MARK: Terms of service
+
+    /// "Version 1, in force from 25 November 2026."
+    static var termsVersion: String {
+        tr("terms.version", ["version": String(TermsOfService.version),
+                             "date": Formatting.date(TermsOfService.effective)])
+    }
+
+    func terms(_ context: BrowserContext) throws -> Response {
+        views.page(title: tr("nav.terms"), context, TermsPage(version: Self.termsVersion))
+    }
+
+    /// Asked of an account that has not accepted the terms in force (the `signedIn` guard
+    /// sends it here from any page that needs an account); one that has goes on at once.
+    func termsAcceptForm(_ context: CustomerContext) throws -> Response {
+        let next = safeNextPath(context.request.query["next"])
+        guard TermsOfService.mustAccept(context.user.termsVersion) else { return .redirect(to: next) }
+        return views.page(title: tr("terms.acceptTitle"), context, TermsAcceptPage(
+            version: Self.termsVersion, changed: context.user.termsVersion != nil, next: next))
+    }
+
+    func acceptTerms(_ context: CustomerContext) throws -> Response {
+        if TermsOfService.mustAccept(context.user.termsVersion) {
+            try database.acceptTerms(userId: context.user.id, version: TermsOfService.version, now: context.now)
+        }
+        return .redirect(to: safeNextPath(context.form["next"]))
     }
 
     /// Everything CLup holds about the signed-in account, as a JSON file to keep.
@@ -122,6 +153,8 @@ struct AccountsArea {
         if page.passwordError == nil, password != form["passwordAgain"] {
             page.passwordError = tr("signup.mismatch")
         }
+        page.termsAccepted = form["terms"] == "accepted"
+        if !page.termsAccepted { page.termsError = tr("signup.termsRequired") }
         guard !page.hasErrors else {
             return views.page(title: tr("signup.title"), context, page, status: 422)
         }
@@ -131,7 +164,7 @@ struct AccountsArea {
         do {
             _ = try database.createUser(
                 email: page.email, displayName: page.displayName, passwordHash: hash,
-                language: Language.current.rawValue, now: context.now,
+                language: Language.current.rawValue, acceptedTerms: TermsOfService.version, now: context.now,
                 confirmation: (token, { mail.confirmation(to: $0, token: token) }))
         } catch AccountError.emailTaken {
             // Tell the owner, and answer exactly as for a new account.
@@ -231,7 +264,10 @@ struct AccountsArea {
         let token = Secrets.token()
         _ = try database.createSession(idHash: Secrets.hash(token), csrfToken: Secrets.token(), userId: user.id,
                                        now: context.now)
-        var response = Response.redirect(to: page.next)
+        // Terms accepted in an earlier version, or never (an account an administrator made):
+        // asked now, before going on.
+        var response = Response.redirect(to: TermsOfService.mustAccept(user.termsVersion)
+            ? Paths.termsAccept(query: FormData(pairs: [("next", page.next)]).urlEncoded) : page.next)
         response.setCookie(Cookie(name: Visitor.sessionCookie(secure: context.secure), value: token,
                                   maxAge: Int(Visitor.absoluteLifetime), secure: context.secure))
         return response

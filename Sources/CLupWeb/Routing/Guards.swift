@@ -140,13 +140,24 @@ extension Middleware where Input == KioskContext, Output == StaffContext {
 
 extension Middleware where Input == BrowserContext, Output == CustomerContext {
     /// Someone signed in. A guest asking for a page is sent to sign in and brought back; a
-    /// form from an ended session is refused.
+    /// form from an ended session is refused. An account that has not accepted the terms of
+    /// service in force is sent to accept them first (a form of its is refused), except on
+    /// its account pages, where it may still download its data or delete the account.
     static let signedIn = Middleware.check("signedIn") { context in
         guard let user = context.visitor.user else {
             if context.request.method.isSafe {
                 throw HTTPError.redirect(to: Paths.signIn(query: FormData(pairs: [("next", context.request.path)]).urlEncoded))
             }
             throw HTTPError(403, tr("error.sessionEnded"))
+        }
+        let path = context.request.path
+        if TermsOfService.mustAccept(user.termsVersion), path != Paths.termsAccept.pattern,
+            path != Paths.account.pattern, !path.hasPrefix(Paths.account.pattern + "/"), path != Paths.signOutEverywhere.pattern
+        {
+            if context.request.method.isSafe {
+                throw HTTPError.redirect(to: Paths.termsAccept(query: FormData(pairs: [("next", path)]).urlEncoded))
+            }
+            throw HTTPError(403, tr("terms.mustAccept"))
         }
         return CustomerContext(browser: context.browser, user: user)
     }
