@@ -349,15 +349,25 @@ def add_queue(db, store_id, count, now, rng, walk_in_share=0.2):
     db.executemany(RESERVATION, rows)
 
 
+def terms_version():
+    """The version of the terms of service in force (TermsOfService.version)."""
+    with open(os.path.join(ROOT, "Sources", "CLupDomain", "TermsOfService.swift")) as file:
+        return int(re.search(r"static let version = ([0-9]+)", file.read()).group(1))
+
+
 def add_customers(db, count, now, prefix):
-    """Confirmed customers, each with a session: (user id, session cookie, CSRF token)."""
+    """Confirmed customers who accepted the terms of service, each with a session: (user id,
+    session cookie, CSRF token)."""
     created = stamp(now)
     customers = []
+    terms = terms_version()
     db.execute("BEGIN IMMEDIATE")
     for index in range(count):
         cursor = db.execute(
-            "INSERT INTO user (email, displayName, passwordHash, emailConfirmedAt, createdAt) VALUES (?, ?, ?, ?, ?)",
-            ("%s%d@bench.example" % (prefix, index), "Customer %d" % index, "$argon2id$unused", created, created))
+            "INSERT INTO user (email, displayName, passwordHash, emailConfirmedAt, createdAt, termsVersion, termsAcceptedAt)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            ("%s%d@bench.example" % (prefix, index), "Customer %d" % index, "$argon2id$unused", created, created, terms,
+             created))
         session, csrf = secrets.token_urlsafe(16), secrets.token_urlsafe(16)
         db.execute("INSERT INTO session (idHash, userId, csrfToken, createdAt, lastSeenAt) VALUES (?, ?, ?, ?, ?)",
                    (hashlib.sha256(session.encode()).hexdigest(), cursor.lastrowid, csrf, created, created))
