@@ -254,3 +254,12 @@ struct NewKiosk: Codable, Sendable, PersistableRecord {
 
     static let databaseTableName = Kiosk.databaseTableName
 }
+
+/// Who made a change the store's log records: a signed-in user, or an administrator at the
+/// command line (no account; the log shows "an administrator").
+public struct ChangeAuthor: Sendable, Equatable {
+    public var userId: UserID?
+
+    public static let commandLine = ChangeAuthor(userId: nil)
+    public static func user(_ id: UserID) -> ChangeAuthor { ChangeAuthor(userId: id) }
+}

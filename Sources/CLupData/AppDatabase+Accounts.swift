@@ -399,9 +399,14 @@ extension AppDatabase {
 // MARK: - Managers and kiosks
 
 extension AppDatabase {
-    public func assignStore(storeId: StoreID, toManager email: String) throws {
-        if let postgres { return try postgres.assignStore(storeId: storeId, toManager: email) }
-        try write { db in
+    /// Lets the account `email` manage the store (a customer becomes a manager). False if it
+    /// already did. With `loggedAs`, the store's change log records who added it, and when.
+    @discardableResult
+    public func assignStore(storeId: StoreID, toManager email: String, now: Date = Date(),
+                            loggedAs author: ChangeAuthor? = nil) throws -> Bool
+    {
+        if let postgres { return try postgres.assignStore(storeId: storeId, toManager: email, now: now, loggedAs: author) }
+        return try write { db in
             guard let user = try User.filter(User.Columns.email == email).fetchOne(db) else {
                 throw AccountError.noSuchUser
             }
@@ -410,6 +415,40 @@ extension AppDatabase {
                 try User.filter(id: user.id).updateAll(db, Column("role").set(to: Role.manager.rawValue))
             }
             try ManagedStore(userId: user.id, storeId: storeId).insert(db, onConflict: .ignore)
+            guard db.changesCount > 0 else { return false }
+            if let author {
+                try db.execute(sql: """
+                    INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'manager', ?, 'added')
+                    """, arguments: [storeId, author.userId, now, user.email])
+            }
+            return true
+        }
+    }
+
+    /// Stops account `userId` managing the store (its role stays: it may manage others).
+    /// False if it did not. The store's change log records who removed it, and when.
+    public func removeManager(storeId: StoreID, userId: UserID, now: Date, loggedAs author: ChangeAuthor) throws -> Bool {
+        if let postgres { return try postgres.removeManager(storeId: storeId, userId: userId, now: now, loggedAs: author) }
+        return try write { db in
+            guard let email = try String.fetchOne(db, sql: """
+                SELECT u.email FROM managedStore m JOIN user u ON u.id = m.userId WHERE m.storeId = ? AND m.userId = ?
+                """, arguments: [storeId, userId])
+            else { return false }
+            try db.execute(sql: "DELETE FROM managedStore WHERE storeId = ? AND userId = ?", arguments: [storeId, userId])
+            try db.execute(sql: """
+                INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'manager', ?, 'removed')
+                """, arguments: [storeId, author.userId, now, email])
+            return true
+        }
+    }
+
+    /// The accounts that manage the store, by address.
+    public func managers(storeId: StoreID) throws -> [User] {
+        if let postgres { return try postgres.managers(storeId: storeId) }
+        return try reader.read { db in
+            try User.fetchAll(db, sql: """
+                SELECT u.* FROM user u JOIN managedStore m ON m.userId = u.id WHERE m.storeId = ? ORDER BY u.email
+                """, arguments: [storeId])
         }
     }
 
@@ -431,12 +470,24 @@ extension AppDatabase {
     }
 
     /// Enrols a kiosk for a store; the caller shows `key` once, the table keeps its hash.
-    public func enrolKiosk(storeId: StoreID, label: String, key: String, role: KioskRole = .door, now: Date) throws -> Kiosk {
-        if let postgres { return try postgres.enrolKiosk(storeId: storeId, label: label, key: key, role: role, now: now) }
+    /// Enrols a kiosk with device key `key` (only its hash is kept). With `loggedAs`, the
+    /// store's change log records who enrolled it.
+    public func enrolKiosk(storeId: StoreID, label: String, key: String, role: KioskRole = .door, now: Date,
+                           loggedAs author: ChangeAuthor? = nil) throws -> Kiosk
+    {
+        if let postgres {
+            return try postgres.enrolKiosk(storeId: storeId, label: label, key: key, role: role, now: now, loggedAs: author)
+        }
         return try write { db in
             guard try Store.exists(db, id: storeId) else { throw StoreError.noSuchStore }
-            return try NewKiosk(storeId: storeId, label: label, keyHash: Secrets.hash(key), createdAt: now, role: role)
+            let kiosk = try NewKiosk(storeId: storeId, label: label, keyHash: Secrets.hash(key), createdAt: now, role: role)
                 .insertAndFetch(db, as: Kiosk.self)
+            if let author {
+                try db.execute(sql: """
+                    INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'kiosk', ?, 'enrolled')
+                    """, arguments: [storeId, author.userId, now, "\(label) (\(role.rawValue))"])
+            }
+            return kiosk
         }
     }
 

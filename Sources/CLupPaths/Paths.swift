@@ -77,6 +77,10 @@ public enum Paths {
     public static let manageStoreStaffPin = IdPath("/manage/stores/{id}/staff-pin")
     /// POST (`kiosk`: its id): revoke one of the store's kiosks; its key stops working at once.
     public static let manageStoreKioskRevoke = IdPath("/manage/stores/{id}/kiosks/revoke")
+    /// A manager enrols a kiosk; an administrator adds and removes a store's managers.
+    public static let manageStoreKiosks = IdPath("/manage/stores/{id}/kiosks")
+    public static let manageStoreManagers = IdPath("/manage/stores/{id}/managers")
+    public static let manageStoreManagerRemove = IdPath("/manage/stores/{id}/managers/remove")
 
     // The entrance kiosk
     public static let kiosk = FixedPath("/kiosk")
@@ -115,7 +119,7 @@ public enum Paths {
         accountData, privacy, terms, termsAccept, english, italian,
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketConfirm,
-        bookingReply, manage, manageStore, manageNewStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreEdit, manageStoreHours,
+        bookingReply, manage, manageStore, manageNewStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreEdit, manageStoreHours,
         manageStoreClosures, kiosk,
         kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskSpares, kioskSparesPrinted, kioskScanner, kioskScan, kioskDoorState, kioskBoard, kioskDoor,
         kioskStaff, kioskStaffSignOut,

@@ -82,7 +82,7 @@ struct Admin: ParsableCommand {
         @Option(help: "Store id.") var store: StoreID
 
         func run() throws {
-            try database.openExisting().assignStore(storeId: store, toManager: email)
+            try database.openExisting().assignStore(storeId: store, toManager: email, now: Date(), loggedAs: .commandLine)
             print("\(email) now manages store \(store)")
         }
     }
@@ -102,7 +102,8 @@ struct Admin: ParsableCommand {
         func run() throws {
             guard let role = KioskRole(rawValue: role) else { throw ValidationError("--role must be dispenser or door") }
             let key = Secrets.token(bytes: 32)
-            let kiosk = try database.openExisting().enrolKiosk(storeId: store, label: label, key: key, role: role, now: Date())
+            let kiosk = try database.openExisting().enrolKiosk(storeId: store, label: label, key: key, role: role, now: Date(),
+                                                               loggedAs: .commandLine)
             print("kiosk \(kiosk.id) enrolled for store \(store) as a \(role.rawValue)")
             print("device key (shown once; only its hash is kept): \(key)")
         }

@@ -73,6 +73,27 @@ public struct ManageStorePage: Page {
     public var notice: String?
     /// The store's recent changes: when, who, what.
     public var changes: [(when: String, who: String, what: String)] = []
+    /// The enrol form as typed, and what is wrong with it.
+    public var enrolLabel = ""
+    public var enrolRole: String?
+    public var enrolError: String?
+    /// The store's managers, shown to administrators only (nil for a manager), the address
+    /// typed in the form to add one, and what is wrong with it.
+    public var managers: [ManagerRow]?
+    public var managerEmail = ""
+    public var managerError: String?
+
+    public struct ManagerRow: Sendable {
+        public var userId: Int64
+        public var email: String
+        public var name: String
+
+        public init(userId: Int64, email: String, name: String) {
+            self.userId = userId
+            self.email = email
+            self.name = name
+        }
+    }
 
     /// A booking coming up, and whether its customer confirmed it.
     public struct BookingRow: Sendable {
@@ -101,6 +122,31 @@ public struct ManageStorePage: Page {
         self.light = light
         self.reason = reason
         self.kiosks = kiosks
+    }
+
+    /// The store's managers, each with a button that removes them, and the form that adds one
+    /// (administrators only).
+    func managersSection(_ managers: [ManagerRow], _ frame: Frame) -> HTML {
+        """
+        <section class="panel" id="managers">
+          <h2>\(tr("manage.managers"))</h2>
+          <p class="fine">\(tr("manage.managersHelp"))</p>
+          \(if: managers.isEmpty, "<p>\(tr("manage.managersNone"))</p>")
+          <ul class="changes">
+            \(managers.map { manager in
+                "<li>\(manager.name) · \(manager.email) <form method=\"post\" action=\"\(Paths.manageStoreManagerRemove(id))\" class=\"inline\">\(frame.csrfField)<input type=\"hidden\" name=\"user\" value=\"\(manager.userId)\"><button type=\"submit\" class=\"link\" data-confirm=\"\(tr("manage.managerRemoveQuestion", ["email": manager.email]))\">\(tr("manage.managerRemove"))</button></form></li>" as HTML
+            })
+          </ul>
+          <form method="post" action="\(Paths.manageStoreManagers(id))" class="inline-form">
+            \(frame.csrfField)
+            <label>\(tr("manage.managerEmail"))
+              <input type="email" name="email" required maxlength="254" autocomplete="off" value="\(managerEmail)"\(Fragments.invalid(managerError, describedBy: "manager-error"))>
+            </label>
+            <button type="submit">\(tr("manage.managerAdd"))</button>
+          </form>
+          \(Fragments.fieldError(managerError, id: "manager-error"))
+        </section>
+        """
     }
 
     /// An active kiosk's state, and the button that takes it out of service.
@@ -134,7 +180,7 @@ public struct ManageStorePage: Page {
             </dl>
             <section class="panel">
               <h2>\(tr("manage.entranceKiosks"))</h2>
-              <p class="fine">\(tr("manage.kiosksHelp1")) (<code>clup admin enrol-kiosk</code>). \(tr("manage.kiosksHelp2")) <a href="\(Paths.kiosk())">\(Paths.kiosk.pattern)</a> \(tr("manage.kiosksHelp3")) <a href="\(Paths.apiDescription)">\(tr("manage.deviceAPI"))</a> \(tr("manage.kiosksHelp4"))</p>
+              <p class="fine">\(tr("manage.kiosksHelp1")) (<code>clup admin enrol-kiosk</code> \(tr("manage.kiosksHelpToo"))). \(tr("manage.kiosksHelp2")) <a href="\(Paths.kiosk())">\(Paths.kiosk.pattern)</a> \(tr("manage.kiosksHelp3")) <a href="\(Paths.apiDescription)">\(tr("manage.deviceAPI"))</a> \(tr("manage.kiosksHelp4"))</p>
               <div class="table-wrap" tabindex="0" role="region" aria-label="\(tr("manage.entranceKiosks"))">
                 <table class="hours">
                   <thead><tr><th>#</th><th>\(tr("manage.label"))</th><th>\(tr("manage.kioskRole"))</th><th>\(tr("manage.enrolled"))</th><th>\(tr("manage.state"))</th></tr></thead>
@@ -146,6 +192,22 @@ public struct ManageStorePage: Page {
                 </table>
               </div>
               \(if: kiosks.isEmpty, "<p>\(tr("manage.noKiosk"))</p>")
+              <h3 id="enrol">\(tr("manage.enrolTitle"))</h3>
+              \(Fragments.formError(enrolError))
+              <form method="post" action="\(Paths.manageStoreKiosks(id))" class="stack">
+                \(frame.csrfField)
+                <div class="field">
+                  <label for="kiosk-label">\(tr("manage.label"))</label>
+                  <input id="kiosk-label" name="label" required maxlength="60" value="\(enrolLabel)" aria-describedby="kiosk-label-hint">
+                  <p class="fine" id="kiosk-label-hint">\(tr("manage.enrolLabelHint"))</p>
+                </div>
+                <fieldset>
+                  <legend>\(tr("manage.kioskRole"))</legend>
+                  <label class="check"><input type="radio" name="role" value="door" required\(if: enrolRole != "dispenser", " checked")> \(tr("manage.enrolDoor"))</label>
+                  <label class="check"><input type="radio" name="role" value="dispenser"\(if: enrolRole == "dispenser", " checked")> \(tr("manage.enrolDispenser"))</label>
+                </fieldset>
+                <button type="submit">\(tr("manage.enrolSubmit"))</button>
+              </form>
               <h3 id="staff-pin">\(tr("manage.staffPin"))</h3>
               <p class="fine">\(tr("manage.staffPinHelp"))</p>
               <p>\(staffPin)</p>
@@ -168,6 +230,7 @@ public struct ManageStorePage: Page {
                   </div>
                   """)
             </section>
+            \(managers.map { managersSection($0, frame) })
             <section class="panel">
               <h2>\(tr("manage.changes"))</h2>
               \(if: changes.isEmpty, "<p class=\"fine\">\(tr("manage.noChanges"))</p>")
@@ -557,6 +620,35 @@ public struct StoreHoursPage: Page {
               </div>
               <button type="submit">\(tr("hours.closeSubmit"))</button>
             </form>
+            """)
+    }
+}
+
+/// A kiosk just enrolled: its device key, shown this once, as text and as a QR code a
+/// kiosk's scanner can read into the enrolment form.
+public struct KioskEnrolledPage: Page {
+    public var storeId: Int64
+    public var label: String
+    public var key: String
+    public var code: QRDrawing
+
+    public init(storeId: Int64, label: String, key: String, code: QRDrawing) {
+        self.storeId = storeId
+        self.label = label
+        self.key = key
+        self.code = code
+    }
+
+    public func render(in frame: Frame) -> HTML {
+        frame.site("""
+            <section class="narrow panel">
+              <h1>\(tr("manage.enrolledTitle", ["label": label]))</h1>
+              <p>\(tr("manage.enrolledKey"))</p>
+              <p><code class="device-key">\(key)</code></p>
+              <figure class="qr">\(Fragments.qr(code, label: tr("manage.enrolledQR")))</figure>
+              <p>\(tr("manage.enrolledHow", ["path": Paths.kiosk.pattern]))</p>
+              <p><a class="button" href="\(Paths.manageStore(storeId))">\(tr("manage.backToStore"))</a></p>
+            </section>
             """)
     }
 }

@@ -33,6 +33,7 @@ from selenium import webdriver
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 AXE = open(os.path.join(os.path.dirname(axe_playwright_python.__file__), "axe.min.js")).read()
@@ -273,6 +274,46 @@ def keyboard_dispense(driver):
     wait_for(driver, lambda: driver.current_url != before and "/kiosk/tickets/" in driver.current_url)
 
 
+def staff_from_the_web(driver, checker, base):
+    """An administrator makes an account a store's manager from the store's page; the manager
+    enrols a kiosk there, the kiosk's browser enrols with the key the page showed once, and
+    the manager revokes it: the kiosk is refused at once."""
+    sign_in(driver, base, "admin@example.org", "en", checker)
+    driver.set_window_size(*WINDOWS["desktop"])
+    driver.get(base + "/manage/stores/1")
+    driver.find_element(By.CSS_SELECTOR, "#managers input[name=email]").send_keys("manager@example.org" + Keys.ENTER)
+    wait_for(driver, lambda: "manager=added" in driver.current_url)
+    if "manager@example.org" not in driver.find_element(By.ID, "managers").text:
+        raise SystemExit("the manager added from the store page is not listed")
+
+    sign_in(driver, base, "manager@example.org", "en", checker)
+    driver.set_window_size(*WINDOWS["desktop"])
+    driver.get(base + "/manage/stores/1")
+    driver.find_element(By.ID, "kiosk-label").send_keys("Side door")
+    driver.find_element(By.CSS_SELECTOR, "input[name=role][value=door]").click()
+    driver.find_element(By.CSS_SELECTOR, "form[action$='/kiosks'] button[type=submit]").click()
+    wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "code.device-key"))
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("kiosk enrolled (en)", window, "en")
+    key = driver.find_element(By.CSS_SELECTOR, "code.device-key").text
+
+    driver.get(base + "/kiosk")
+    driver.find_element(By.NAME, "key").send_keys(key + Keys.ENTER)
+    wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, ".kiosk-choices"))
+
+    driver.get(base + "/manage/stores/1")
+    row = [r for r in driver.find_elements(By.CSS_SELECTOR, "table tr") if "Side door" in r.text][0]
+    row.find_element(By.CSS_SELECTOR, "button[data-confirm]").click()
+    WebDriverWait(driver, 5).until(lambda d: d.switch_to.alert).accept()
+    wait_for(driver, lambda: "kiosk=revoked" in driver.current_url)
+    revoked = time.time()
+    driver.get(base + "/kiosk")
+    if driver.find_elements(By.CSS_SELECTOR, ".kiosk-choices") or not driver.find_elements(By.NAME, "key"):
+        raise SystemExit("a revoked kiosk still opens its menu")
+    return time.time() - revoked
+
+
 def tour(driver, checker, base, key, language):
     """Every page kind in `language`, as its people reach it; the wizard's steps."""
     def visit(name, path):
@@ -386,6 +427,9 @@ def main():
         steps = []
         for language in LANGUAGES:
             steps = tour(driver, checker, base, key, language)
+        stack.clup("admin", "create-user", "--email", "manager@example.org", "--name", "Marta", "--role", "customer",
+                   "--password-stdin", stdin=PASSWORD + "\n")
+        refused_after = staff_from_the_web(driver, checker, base)
         errors = checker.validate()
     finally:
         driver.quit()
@@ -394,6 +438,8 @@ def main():
     kinds = len({name for name, _, _ in checker.pages}) // len(LANGUAGES)
     print(f"browser checks: {len(checker.pages)} pages checked ({kinds} kinds × English and Italian × desktop and "
           f"phone), keyboard-only: wizard ({len(steps) - 1} steps) and kiosk dispenser, in each language")
+    print(f"staff from the web: a manager added by an administrator enrolled a kiosk from the store page, and "
+          f"its revoked kiosk was refused {refused_after:.2f} s after the revocation")
     print(f"axe-core {re.search(r'axe v([0-9.]+)', AXE).group(1)}: {len(checker.findings)} critical or serious findings")
     for name, window, impact, rule, text, targets in checker.findings:
         print(f"  {impact:8} {rule} on {name} ({window}): {text} — {', '.join(targets)}")

@@ -76,11 +76,14 @@ struct RoutesTests {
         POST /manage/stores/{id}/door session csrf replies signedIn manager managerOfStore
         POST /manage/stores/{id}/staff-pin session csrf replies signedIn manager managerOfStore
         POST /manage/stores/{id}/kiosks/revoke session csrf replies signedIn manager managerOfStore
+        POST /manage/stores/{id}/kiosks session csrf replies signedIn manager managerOfStore
         GET /manage/stores/{id}/edit session signedIn manager managerOfStore
         POST /manage/stores/{id}/edit session csrf replies signedIn manager managerOfStore
         GET /manage/stores/{id}/hours session signedIn manager managerOfStore
         POST /manage/stores/{id}/hours session csrf replies signedIn manager managerOfStore
         POST /manage/stores/{id}/closures session csrf replies signedIn manager managerOfStore
+        POST /manage/stores/{id}/managers session csrf replies signedIn manager admin managerOfStore
+        POST /manage/stores/{id}/managers/remove session csrf replies signedIn manager admin managerOfStore
         GET /kiosk session
         POST /kiosk/enrol session csrf replies
         GET /kiosk/dispenser session kiosk

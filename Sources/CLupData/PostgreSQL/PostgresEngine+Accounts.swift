@@ -339,7 +339,7 @@ extension PostgresEngine {
 
     // MARK: Managers
 
-    func assignStore(storeId: StoreID, toManager email: String) throws {
+    func assignStore(storeId: StoreID, toManager email: String, now: Date, loggedAs author: ChangeAuthor?) throws -> Bool {
         try write { transaction in
             guard let user = try Self.user(email: email, transaction) else { throw AccountError.noSuchUser }
             guard try transaction.row("SELECT 1 FROM store WHERE id = \(storeId)") != nil else {
@@ -349,9 +349,41 @@ extension PostgresEngine {
                 try transaction.execute("UPDATE \"user\" SET role = 'manager' WHERE id = \(user.id)")
                 transaction.changedCredentials()
             }
-            try transaction.execute("""
+            let added = try transaction.execute("""
                 INSERT INTO managedStore (userId, storeId) VALUES (\(user.id), \(storeId)) ON CONFLICT DO NOTHING
                 """)
+            guard added > 0 else { return false }
+            if let author {
+                try transaction.execute("""
+                    INSERT INTO storeChange (storeId, userId, at, field, before, after)
+                    VALUES (\(storeId), \(author.userId), \(now), 'manager', \(user.email), 'added')
+                    """)
+            }
+            return true
+        }
+    }
+
+    func removeManager(storeId: StoreID, userId: UserID, now: Date, loggedAs author: ChangeAuthor) throws -> Bool {
+        try write { transaction in
+            guard let email = try transaction.value("""
+                DELETE FROM managedStore m USING "user" u
+                WHERE m.storeId = \(storeId) AND m.userId = \(userId) AND u.id = m.userId RETURNING u.email
+                """, as: String.self)
+            else { return false }
+            try transaction.execute("""
+                INSERT INTO storeChange (storeId, userId, at, field, before, after)
+                VALUES (\(storeId), \(author.userId), \(now), 'manager', \(email), 'removed')
+                """)
+            return true
+        }
+    }
+
+    func managers(storeId: StoreID) throws -> [User] {
+        try read { transaction in
+            try transaction.rows("""
+                SELECT \(unescaped: Self.userColumns) FROM "user"
+                WHERE id IN (SELECT userId FROM managedStore WHERE storeId = \(storeId)) ORDER BY email
+                """).map { try $0.record(User.self) }
         }
     }
 
@@ -374,7 +406,9 @@ extension PostgresEngine {
 
     static let kioskColumns = "id, storeId, label, keyHash, createdAt, revokedAt, role"
 
-    func enrolKiosk(storeId: StoreID, label: String, key: String, role: KioskRole, now: Date) throws -> Kiosk {
+    func enrolKiosk(storeId: StoreID, label: String, key: String, role: KioskRole, now: Date,
+                    loggedAs author: ChangeAuthor?) throws -> Kiosk
+    {
         try write { transaction in
             guard try transaction.row("SELECT 1 FROM store WHERE id = \(storeId)") != nil else { throw StoreError.noSuchStore }
             guard let row = try transaction.row("""
@@ -383,6 +417,12 @@ extension PostgresEngine {
                 RETURNING \(unescaped: Self.kioskColumns)
                 """)
             else { preconditionFailure("INSERT … RETURNING returned no row") }
+            if let author {
+                try transaction.execute("""
+                    INSERT INTO storeChange (storeId, userId, at, field, before, after)
+                    VALUES (\(storeId), \(author.userId), \(now), 'kiosk', \("\(label) (\(role.rawValue))"), 'enrolled')
+                    """)
+            }
             transaction.changedCredentials()
             return try row.record(Kiosk.self)
         }

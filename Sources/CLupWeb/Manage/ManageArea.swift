@@ -28,11 +28,15 @@ struct ManageArea {
         store.post(Paths.manageStoreDoor, doorAction)
         store.post(Paths.manageStoreStaffPin, setStaffPin)
         store.post(Paths.manageStoreKioskRevoke, revokeKiosk)
+        store.post(Paths.manageStoreKiosks, enrolKiosk)
         store.get(Paths.manageStoreEdit, editForm)
         store.post(Paths.manageStoreEdit, edit)
         store.get(Paths.manageStoreHours, hoursForm)
         store.post(Paths.manageStoreHours, saveHours)
         store.post(Paths.manageStoreClosures, changeClosures)
+        let storeAdmins = admins.adding(.managerOfStore(database: database))
+        storeAdmins.post(Paths.manageStoreManagers, addManager)
+        storeAdmins.post(Paths.manageStoreManagerRemove, removeManager)
     }
 
     func list(_ context: ManagerContext) throws -> Response {
@@ -68,7 +72,63 @@ struct ManageArea {
         return .redirect(to: Paths.manageStore(context.storeId, query: "kiosk=revoked"))
     }
 
-    private func storePage(_ context: ManagedStoreContext, staffPinError: String?, httpStatus: Int = 200) throws -> Response {
+    /// Enrols a kiosk for the store and shows its device key, this once, with a QR code its
+    /// scanner can read. A name missing or too long, or no role, shows the store page again.
+    func enrolKiosk(_ context: ManagedStoreContext) throws -> Response {
+        let label = (context.form["label"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let role = context.form["role"].flatMap(KioskRole.init(rawValue:))
+        let problem = label.isEmpty || label.count > 60 ? tr("manage.enrolLabelMissing")
+            : role == nil ? tr("manage.enrolRoleMissing") : nil
+        guard let role, problem == nil else {
+            return try storePage(context, staffPinError: nil, httpStatus: 422) { page in
+                page.enrolLabel = label
+                page.enrolRole = context.form["role"]
+                page.enrolError = problem
+            }
+        }
+        let key = Secrets.token(bytes: 32)
+        let kiosk = try database.enrolKiosk(storeId: context.storeId, label: label, key: key, role: role, now: context.now,
+                                            loggedAs: .user(context.user.id))
+        let qr = try QRCode(encoding: key)
+        var response = views.page(title: tr("manage.enrolledTitle", ["label": kiosk.label]), section: .manage, context,
+                                  KioskEnrolledPage(storeId: context.storeId.rawValue, label: kiosk.label, key: key,
+                                                    code: QRDrawing(side: qr.svgSide, path: qr.svgPath)))
+        response.headers.append(("Referrer-Policy", "no-referrer"))
+        return response
+    }
+
+    /// An administrator lets an account manage the store, by its email address.
+    func addManager(_ context: ManagedStoreContext) throws -> Response {
+        let email = String((context.form["email"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines).prefix(254))
+        func refused(_ message: String) throws -> Response {
+            try storePage(context, staffPinError: nil, httpStatus: 422) { page in
+                page.managerEmail = email
+                page.managerError = message
+            }
+        }
+        do {
+            guard try database.assignStore(storeId: context.storeId, toManager: email, now: context.now,
+                                           loggedAs: .user(context.user.id))
+            else { return try refused(tr("manage.managerAlready", ["email": email])) }
+        } catch AccountError.noSuchUser {
+            return try refused(tr("manage.managerNoAccount"))
+        }
+        // The address stays out of the URL (and so out of access logs).
+        return .redirect(to: Paths.manageStore(context.storeId, query: "manager=added") + "#managers")
+    }
+
+    /// An administrator stops an account managing the store.
+    func removeManager(_ context: ManagedStoreContext) throws -> Response {
+        guard let id = context.form["user"].flatMap({ Int64($0) }),
+            let user = try database.managers(storeId: context.storeId).first(where: { $0.id.rawValue == id }),
+            try database.removeManager(storeId: context.storeId, userId: user.id, now: context.now,
+                                       loggedAs: .user(context.user.id))
+        else { throw HTTPError.notFound }
+        return .redirect(to: Paths.manageStore(context.storeId, query: "manager=removed") + "#managers")
+    }
+
+    private func storePage(_ context: ManagedStoreContext, staffPinError: String?, httpStatus: Int = 200,
+                           adjust: (inout ManageStorePage) -> Void = { _ in }) throws -> Response {
         guard let (entry, standing) = database.board.live(context.storeId, now: context.now) else {
             throw HTTPError.notFound
         }
@@ -85,9 +145,7 @@ struct ManageArea {
             peopleInside: status.peopleInside, wait: Formatting.wait(status.wait, range: status.waitRange), light: status.light.rawValue,
             reason: status.reason.text, kiosks: kiosks)
         let now = context.now
-        page.notice = Self.editNotice(context.request.query) ?? Self.hoursNotice(context.request.query)
-            ?? (context.request.query["pin"] == "set" ? tr("manage.staffPinDone") : nil)
-            ?? (context.request.query["kiosk"] == "revoked" ? tr("manage.kioskRevoked") : nil)
+        page.notice = Self.storeNotice(context.request.query)
         page.staffPin = try database.staffPin(storeId: store.id).map {
             tr("manage.staffPinSetAt", ["time": Formatting.moment($0.setAt, now: now, timeZone: store.zone)])
         } ?? tr("manage.staffPinNone")
@@ -113,7 +171,23 @@ struct ManageArea {
                 slot: Formatting.clock(booking.slotStart ?? now, now: now, timeZone: store.zone), number: booking.number,
                 people: booking.people, answer: answer)
         }
+        if context.user.role == .admin {
+            page.managers = try database.managers(storeId: store.id).map {
+                ManageStorePage.ManagerRow(userId: $0.id.rawValue, email: $0.email, name: $0.displayName)
+            }
+        }
+        adjust(&page)
         return views.page(title: store.name, section: .manage, context, page, status: httpStatus)
+    }
+
+    /// What the last action on the store page did, from the page's address.
+    static func storeNotice(_ query: FormData) -> String? {
+        if let notice = editNotice(query) ?? hoursNotice(query) { return notice }
+        if query["pin"] == "set" { return tr("manage.staffPinDone") }
+        if query["kiosk"] == "revoked" { return tr("manage.kioskRevoked") }
+        if query["manager"] == "added" { return tr("manage.managerAdded") }
+        if query["manager"] == "removed" { return tr("manage.managerRemoved") }
+        return nil
     }
 
     /// One recorded change in the reader's language: "Capacity: 40 → 50". The record keeps
@@ -131,6 +205,9 @@ struct ManageArea {
                 }.joined(separator: ", ")
             case "store" where text == "registered": return tr("change.registered")
             case "kiosk" where text == "revoked": return tr("change.revoked")
+            case "kiosk" where text == "enrolled": return tr("change.enrolled")
+            case "manager" where text == "added": return tr("change.added")
+            case "manager" where text == "removed": return tr("change.removed")
             case "staffPin" where text == "set": return tr("change.set")
             default: return text
             }
