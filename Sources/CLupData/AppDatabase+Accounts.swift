@@ -417,9 +417,8 @@ extension AppDatabase {
             try ManagedStore(userId: user.id, storeId: storeId).insert(db, onConflict: .ignore)
             guard db.changesCount > 0 else { return false }
             if let author {
-                try db.execute(sql: """
-                    INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'manager', ?, 'added')
-                    """, arguments: [storeId, author.userId, now, user.email])
+                try Self.recordChange(storeId: storeId, userId: author.userId, now: now, field: "manager",
+                                      before: user.email, after: "added", db)
             }
             return true
         }
@@ -435,9 +434,8 @@ extension AppDatabase {
                 """, arguments: [storeId, userId])
             else { return false }
             try db.execute(sql: "DELETE FROM managedStore WHERE storeId = ? AND userId = ?", arguments: [storeId, userId])
-            try db.execute(sql: """
-                INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'manager', ?, 'removed')
-                """, arguments: [storeId, author.userId, now, email])
+            try Self.recordChange(storeId: storeId, userId: author.userId, now: now, field: "manager", before: email,
+                                  after: "removed", db)
             return true
         }
     }
@@ -469,9 +467,8 @@ extension AppDatabase {
         }
     }
 
-    /// Enrols a kiosk for a store; the caller shows `key` once, the table keeps its hash.
-    /// Enrols a kiosk with device key `key` (only its hash is kept). With `loggedAs`, the
-    /// store's change log records who enrolled it.
+    /// Enrols a kiosk for a store; the caller shows `key` once, the table keeps its hash. With
+    /// `loggedAs`, the store's change log records who enrolled it.
     public func enrolKiosk(storeId: StoreID, label: String, key: String, role: KioskRole = .door, now: Date,
                            loggedAs author: ChangeAuthor? = nil) throws -> Kiosk
     {
@@ -483,9 +480,8 @@ extension AppDatabase {
             let kiosk = try NewKiosk(storeId: storeId, label: label, keyHash: Secrets.hash(key), createdAt: now, role: role)
                 .insertAndFetch(db, as: Kiosk.self)
             if let author {
-                try db.execute(sql: """
-                    INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'kiosk', ?, 'enrolled')
-                    """, arguments: [storeId, author.userId, now, "\(label) (\(role.rawValue))"])
+                try Self.recordChange(storeId: storeId, userId: author.userId, now: now, field: "kiosk",
+                                      before: StoreChange.kiosk(label: label, role: role), after: "enrolled", db)
             }
             return kiosk
         }
@@ -544,9 +540,7 @@ extension AppDatabase {
                 INSERT INTO staffPin (storeId, pinHash, setAt, setBy) VALUES (?, ?, ?, ?)
                 ON CONFLICT(storeId) DO UPDATE SET pinHash = excluded.pinHash, setAt = excluded.setAt, setBy = excluded.setBy
                 """, arguments: [storeId, pinHash, now.databaseText, userId])
-            try db.execute(sql: """
-                INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'staffPin', '', 'set')
-                """, arguments: [storeId, userId, now])
+            try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "staffPin", before: "", after: "set", db)
         }
     }
 
@@ -559,9 +553,8 @@ extension AppDatabase {
                 .filter(Kiosk.Columns.revokedAt == nil).fetchOne(db)
             else { return false }
             try Kiosk.filter(id: id).updateAll(db, Kiosk.Columns.revokedAt.set(to: now))
-            try db.execute(sql: """
-                INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'kiosk', ?, 'revoked')
-                """, arguments: [storeId, userId, now, "\(kiosk.label) (\(kiosk.role.rawValue))"])
+            try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "kiosk",
+                                  before: StoreChange.kiosk(label: kiosk.label, role: kiosk.role), after: "revoked", db)
             return true
         }
     }

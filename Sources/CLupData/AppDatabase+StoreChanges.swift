@@ -58,6 +58,20 @@ public struct StoreChange: Sendable, Equatable {
     public var before: String
     public var after: String
     public var by: String?
+
+    /// A kiosk as the log names it: "Entrance left (door)".
+    static func kiosk(label: String, role: KioskRole) -> String { "\(label) (\(role.rawValue))" }
+}
+
+extension AppDatabase {
+    /// Writes one entry of a store's change log (`StoreChange`), in the caller's transaction.
+    static func recordChange(storeId: StoreID, userId: UserID?, now: Date, field: String, before: String, after: String,
+                             _ db: Database) throws
+    {
+        try db.cachedStatement(sql: """
+            INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [storeId, userId, now, field, before, after])
+    }
 }
 
 /// What a store's edit did, and what it means for the reservations it already holds.
@@ -91,9 +105,7 @@ extension AppDatabase {
             var changed: [String] = []
             for ((field, old), (_, new)) in zip(before, after) where old != new {
                 changed.append(field)
-                try db.execute(sql: """
-                    INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, ?, ?, ?)
-                    """, arguments: [id, userId, now, field, old, new])
+                try Self.recordChange(storeId: id, userId: userId, now: now, field: field, before: old, after: new, db)
             }
             guard !changed.isEmpty else { return StoreEditOutcome(changed: [], overCapacity: 0, slotsOverBooked: 0) }
             store.name = edit.name
@@ -152,10 +164,9 @@ extension AppDatabase {
             guard old.map(Self.text) != new.map(Self.text) else { return 0 }
             try db.execute(sql: "DELETE FROM openingInterval WHERE storeId = ?", arguments: [storeId])
             for interval in new { try OpeningIntervalRecord(storeId: storeId, interval: interval).insert(db) }
-            try db.execute(sql: """
-                INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'hours', ?, ?)
-                """, arguments: [storeId, userId, now, old.map(Self.text).joined(separator: ", "),
-                                 new.map(Self.text).joined(separator: ", ")])
+            try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "hours",
+                                  before: old.map(Self.text).joined(separator: ", "),
+                                  after: new.map(Self.text).joined(separator: ", "), db)
             let closed = try Int.fetchAll(db, sql: "SELECT day FROM storeClosure WHERE storeId = ?", arguments: [storeId])
             let hours = OpeningHours(intervals: new, timeZone: store.zone, closedDays: closed)
             return try Self.cancelBookings(outside: hours, store: store, reason: .storeHoursChanged, now: now, db)
@@ -199,9 +210,8 @@ extension AppDatabase {
     public func recordRegistration(storeId: StoreID, userId: UserID?, now: Date) throws {
         if let postgres { return try postgres.recordRegistration(storeId: storeId, userId: userId, now: now) }
         try write { db in
-            try db.execute(sql: """
-                INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'store', '', 'registered')
-                """, arguments: [storeId, userId, now])
+            try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "store", before: "", after: "registered",
+                                  db)
         }
     }
 }
@@ -218,9 +228,8 @@ extension AppDatabase {
             guard let details = try Self.storeDetails(id: storeId, db) else { throw StoreError.noSuchStore }
             guard !details.closures.contains(where: { $0.day == day }) else { return nil }
             try StoreClosure(storeId: storeId, day: day, reason: reason).insert(db)
-            try db.execute(sql: """
-                INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'closed', '', ?)
-                """, arguments: [storeId, userId, now, Self.closureText(day: day, reason: reason)])
+            try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "closed", before: "",
+                                  after: Self.closureText(day: day, reason: reason), db)
             var hours = details.openingHours
             hours.closedDays.append(day)
             // Closed the same day (a power cut): those queuing for it are told at once, rather
@@ -248,9 +257,8 @@ extension AppDatabase {
                 """, arguments: [storeId, day])
             else { return false }
             try db.execute(sql: "DELETE FROM storeClosure WHERE storeId = ? AND day = ?", arguments: [storeId, day])
-            try db.execute(sql: """
-                INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'closed', ?, '')
-                """, arguments: [storeId, userId, now, Self.closureText(day: day, reason: reason)])
+            try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "closed",
+                                  before: Self.closureText(day: day, reason: reason), after: "", db)
             return true
         }
     }
@@ -290,9 +298,8 @@ extension AppDatabase {
                                       position: position).insert(db)
                 }
             }
-            try db.execute(sql: """
-                INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, 'departments', ?, ?)
-                """, arguments: [storeId, userId, now, text(old), text(departments)])
+            try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "departments", before: text(old),
+                                  after: text(departments), db)
             return true
         }
     }

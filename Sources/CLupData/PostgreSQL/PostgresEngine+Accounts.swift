@@ -354,10 +354,8 @@ extension PostgresEngine {
                 """)
             guard added > 0 else { return false }
             if let author {
-                try transaction.execute("""
-                    INSERT INTO storeChange (storeId, userId, at, field, before, after)
-                    VALUES (\(storeId), \(author.userId), \(now), 'manager', \(user.email), 'added')
-                    """)
+                try Self.recordChange(storeId: storeId, userId: author.userId, now: now, field: "manager",
+                                      before: user.email, after: "added", transaction)
             }
             return true
         }
@@ -370,10 +368,8 @@ extension PostgresEngine {
                 WHERE m.storeId = \(storeId) AND m.userId = \(userId) AND u.id = m.userId RETURNING u.email
                 """, as: String.self)
             else { return false }
-            try transaction.execute("""
-                INSERT INTO storeChange (storeId, userId, at, field, before, after)
-                VALUES (\(storeId), \(author.userId), \(now), 'manager', \(email), 'removed')
-                """)
+            try Self.recordChange(storeId: storeId, userId: author.userId, now: now, field: "manager", before: email,
+                                  after: "removed", transaction)
             return true
         }
     }
@@ -418,10 +414,8 @@ extension PostgresEngine {
                 """)
             else { preconditionFailure("INSERT … RETURNING returned no row") }
             if let author {
-                try transaction.execute("""
-                    INSERT INTO storeChange (storeId, userId, at, field, before, after)
-                    VALUES (\(storeId), \(author.userId), \(now), 'kiosk', \("\(label) (\(role.rawValue))"), 'enrolled')
-                    """)
+                try Self.recordChange(storeId: storeId, userId: author.userId, now: now, field: "kiosk",
+                                      before: StoreChange.kiosk(label: label, role: role), after: "enrolled", transaction)
             }
             transaction.changedCredentials()
             return try row.record(Kiosk.self)
@@ -442,10 +436,9 @@ extension PostgresEngine {
                 RETURNING \(unescaped: Self.kioskColumns)
                 """)?.record(Kiosk.self)
             else { return false }
-            try transaction.execute("""
-                INSERT INTO storeChange (storeId, userId, at, field, before, after)
-                VALUES (\(storeId), \(userId), \(now), 'kiosk', \("\(kiosk.label) (\(kiosk.role.rawValue))"), 'revoked')
-                """)
+            try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "kiosk",
+                                  before: StoreChange.kiosk(label: kiosk.label, role: kiosk.role), after: "revoked",
+                                  transaction)
             transaction.changedCredentials()
             return true
         }
@@ -480,10 +473,8 @@ extension PostgresEngine {
                 INSERT INTO staffPin (storeId, pinHash, setAt, setBy) VALUES (\(storeId), \(pinHash), \(now), \(userId))
                 ON CONFLICT (storeId) DO UPDATE SET pinHash = excluded.pinHash, setAt = excluded.setAt, setBy = excluded.setBy
                 """)
-            try transaction.execute("""
-                INSERT INTO storeChange (storeId, userId, at, field, before, after)
-                VALUES (\(storeId), \(userId), \(now), 'staffPin', '', 'set')
-                """)
+            try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "staffPin", before: "", after: "set",
+                                  transaction)
         }
     }
 

@@ -44,7 +44,8 @@ extension PostgresEngine {
         }
     }
 
-    private static func recordChange(storeId: StoreID, userId: UserID?, now: Date, field: String, before: String,
+    /// Writes one entry of a store's change log, as SQLite's `AppDatabase.recordChange` does.
+    static func recordChange(storeId: StoreID, userId: UserID?, now: Date, field: String, before: String,
                                      after: String, _ transaction: PostgresTransaction) throws
     {
         try transaction.execute("""
