@@ -30,10 +30,16 @@ struct AdminCommandTests {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    @Test("without a database it says where it looked and creates nothing; an unknown address is named")
-    func missingDatabase() throws {
+    /// A new empty folder to run `clup` in; the test removes it.
+    static func emptyFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("clup-admin-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test("without a database it says where it looked and creates nothing; an unknown address is named")
+    func missingDatabase() throws {
+        let folder = try Self.emptyFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
 
         let missing = try clup(["admin", "assign-store", "--email", "boss@example.org", "--store", "1"], in: folder)
@@ -49,8 +55,7 @@ struct AdminCommandTests {
 
     @Test("create-user takes a piped password and never prints it; without one it prints a generated one; a weak one is refused")
     func createUserPassword() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("clup-admin-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.emptyFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         #expect(try clup(["migrate", "--database", "clup.sqlite"], in: folder).status == 0)
         func create(_ email: String, input: String?) throws -> (status: Int32, output: String) {
@@ -77,8 +82,7 @@ struct AdminCommandTests {
 
     @Test("edit-store: the form's checks, each naming its option; a change recorded as the administrator's; stats rebuilt")
     func editStore() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("clup-admin-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.emptyFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         #expect(try clup(["migrate", "--database", "clup.sqlite"], in: folder).status == 0)
         #expect(try clup(["seed-demo", "--database", "clup.sqlite", "--weeks", "1"], in: folder).status == 0)
@@ -104,8 +108,7 @@ struct AdminCommandTests {
 
     @Test("register-store, set-hours, close-day, reopen-day and edit-store's slots and departments: the pages' checks and effects")
     func storeCommands() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("clup-admin-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.emptyFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         #expect(try clup(["migrate", "--database", "clup.sqlite"], in: folder).status == 0)
         func admin(_ arguments: [String]) throws -> (status: Int32, output: String) {

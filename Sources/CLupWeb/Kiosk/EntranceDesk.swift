@@ -61,13 +61,16 @@ struct EntranceDesk: Sendable {
             at = min(date, now)
         }
         let named = try reservation(code, now: now)
+        // The report of the run that committed (a shared commit may run the scan again).
+        var report: ScanReport?
         let answer = try database.scan(reservationId: named?.id, walkIn: named?.walkIn, at: kiosk.storeId,
                                        by: KioskScan(kioskId: kiosk.id, scanId: scanId, scannedAt: at, doorDid: doorDid),
                                        now: now) { result in
-            Response.jsonText(ScanReport(result, now: at))
+            report = ScanReport(result, now: at)
+            return Response.jsonText(report)
         }
         // Counted once per named scan: a repeated one is answered from its receipt.
-        if case .fresh(let result, _) = answer { WebMetrics.scanned(ScanReport(result, now: at)) }
+        if case .fresh = answer, let report { WebMetrics.scanned(report) }
         return answer
     }
 

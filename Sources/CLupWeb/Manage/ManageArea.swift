@@ -49,14 +49,14 @@ struct ManageArea {
     }
 
     func store(_ context: ManagedStoreContext) throws -> Response {
-        try storePage(context, staffPinError: nil)
+        try storePage(context)
     }
 
     /// A new staff PIN for the store's door kiosks; passes made with the old one stop working.
     func setStaffPin(_ context: ManagedStoreContext) throws -> Response {
         let pin = context.form["pin"] ?? ""
         guard StaffPin.isAcceptable(pin) else {
-            return try storePage(context, staffPinError: tr("manage.staffPinBad"), httpStatus: 422)
+            return try storePage(context, httpStatus: 422) { $0.staffPinError = tr("manage.staffPinBad") }
         }
         try database.setStaffPin(storeId: context.storeId, pinHash: PasswordHasher().hash(pin), by: context.user.id,
                                  now: context.now)
@@ -80,7 +80,7 @@ struct ManageArea {
         let problem = label.isEmpty || label.count > 60 ? tr("manage.enrolLabelMissing")
             : role == nil ? tr("manage.enrolRoleMissing") : nil
         guard let role, problem == nil else {
-            return try storePage(context, staffPinError: nil, httpStatus: 422) { page in
+            return try storePage(context, httpStatus: 422) { page in
                 page.enrolLabel = label
                 page.enrolRole = context.form["role"]
                 page.enrolError = problem
@@ -101,7 +101,7 @@ struct ManageArea {
     func addManager(_ context: ManagedStoreContext) throws -> Response {
         let email = String((context.form["email"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines).prefix(254))
         func refused(_ message: String) throws -> Response {
-            try storePage(context, staffPinError: nil, httpStatus: 422) { page in
+            try storePage(context, httpStatus: 422) { page in
                 page.managerEmail = email
                 page.managerError = message
             }
@@ -120,14 +120,14 @@ struct ManageArea {
     /// An administrator stops an account managing the store.
     func removeManager(_ context: ManagedStoreContext) throws -> Response {
         guard let id = context.form["user"].flatMap({ Int64($0) }),
-            let user = try database.managers(storeId: context.storeId).first(where: { $0.id.rawValue == id }),
-            try database.removeManager(storeId: context.storeId, userId: user.id, now: context.now,
+            try database.removeManager(storeId: context.storeId, userId: UserID(rawValue: id), now: context.now,
                                        loggedAs: .user(context.user.id))
         else { throw HTTPError.notFound }
         return .redirect(to: Paths.manageStore(context.storeId, query: "manager=removed") + "#managers")
     }
 
-    private func storePage(_ context: ManagedStoreContext, staffPinError: String?, httpStatus: Int = 200,
+    /// The store's page; `adjust` adds what a refused form brings back (what was typed, why).
+    private func storePage(_ context: ManagedStoreContext, httpStatus: Int = 200,
                            adjust: (inout ManageStorePage) -> Void = { _ in }) throws -> Response {
         guard let (entry, standing) = database.board.live(context.storeId, now: context.now) else {
             throw HTTPError.notFound
@@ -149,7 +149,6 @@ struct ManageArea {
         page.staffPin = try database.staffPin(storeId: store.id).map {
             tr("manage.staffPinSetAt", ["time": Formatting.moment($0.setAt, now: now, timeZone: store.zone)])
         } ?? tr("manage.staffPinNone")
-        page.staffPinError = staffPinError
         page.kioskActions = try database.doorLog(storeId: store.id, limit: 50, kiosksSince: now - 7 * 86400)
             .map { DoorConsole.logRow($0, time: Formatting.moment($0.at, now: now, timeZone: store.zone)) }
         page.changes = try database.storeChanges(storeId: store.id, limit: 20).map { change in
