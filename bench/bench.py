@@ -629,6 +629,10 @@ def main():
         database = os.path.join(work, "clup.sqlite")
         with open(os.path.join(work, "secret"), "w") as file:
             file.write(SECRET)
+        # Every clup command below seals names and addresses with this key.
+        os.environ["CLUP_DATA_KEY_FILE"] = os.path.join(work, "data-key")
+        subprocess.run([args.clup, "admin", "create-data-key", os.environ["CLUP_DATA_KEY_FILE"]], check=True,
+                       stdout=subprocess.DEVNULL)
         subprocess.run([args.clup, "migrate", "--database", database], check=True, stdout=subprocess.DEVNULL)
         now = datetime.datetime.utcnow()
         print("==> loading the data set", flush=True)

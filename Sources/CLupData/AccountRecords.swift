@@ -14,9 +14,9 @@ public struct User: Codable, Sendable, Identifiable, Equatable, FetchableRecord,
     public typealias ID = UserID
 
     public var id: UserID
-    /// Stored as typed, compared without case.
-    public var email: String
-    public var displayName: String
+    /// Stored as typed, sealed; found by its keyed hash (`emailKey`), whatever the case.
+    @Sealed public var email: String
+    @Sealed public var displayName: String
     /// libsodium's argon2id string (algorithm, parameters, salt and hash together).
     public var passwordHash: String
     public var role: Role
@@ -40,7 +40,8 @@ public struct User: Codable, Sendable, Identifiable, Equatable, FetchableRecord,
 
     public enum Columns {
         static let id = Column(CodingKeys.id)
-        static let email = Column(CodingKeys.email)
+        /// `LookupKey.email` of the address: how an account is found by it.
+        static let emailKey = Column("emailKey")
     }
 
     public var isConfirmed: Bool { emailConfirmedAt != nil }
@@ -48,8 +49,9 @@ public struct User: Codable, Sendable, Identifiable, Equatable, FetchableRecord,
 
 /// An account about to be created (the database gives it its id).
 struct NewUser: Codable, Sendable, PersistableRecord {
-    var email: String
-    var displayName: String
+    @Sealed var email: String
+    @Sealed var displayName: String
+    var emailKey: String
     var passwordHash: String
     var role: Role
     var emailConfirmedAt: Date?
@@ -109,9 +111,9 @@ public struct EmailToken: Codable, Sendable, FetchableRecord, PersistableRecord 
 /// change it reports, and delivered from here, so a mail server outage loses nothing.
 public struct OutboxMessage: Codable, Sendable, Identifiable, FetchableRecord, PersistableRecord {
     public var id: Int64
-    public var recipient: String
-    public var subject: String
-    public var body: String
+    @Sealed public var recipient: String
+    @Sealed public var subject: String
+    @Sealed public var body: String
     public var createdAt: Date
     public var attempts: Int
     public var nextAttemptAt: Date
@@ -124,7 +126,7 @@ public struct OutboxMessage: Codable, Sendable, Identifiable, FetchableRecord, P
         static let id = Column(CodingKeys.id)
         static let nextAttemptAt = Column(CodingKeys.nextAttemptAt)
         static let sentAt = Column(CodingKeys.sentAt)
-        static let recipient = Column(CodingKeys.recipient)
+        static let recipientKey = Column("recipientKey")
     }
 
 }
@@ -146,13 +148,13 @@ public enum MailPriority: Int, Codable, Sendable, Comparable, CaseIterable, Data
 
 /// An email about to be put in the outbox (the database gives it its id).
 public struct NewOutboxMessage: Codable, Sendable, PersistableRecord {
-    public var recipient: String
-    public var subject: String
-    public var body: String
+    @Sealed public var recipient: String
+    @Sealed public var subject: String
+    @Sealed public var body: String
     public var createdAt: Date
     public var attempts: Int
     public var nextAttemptAt: Date
-    /// The mailbox, as rate limits compare it (`MailAddress.key`).
+    /// The mailbox, as rate limits compare it: `LookupKey.recipient`.
     public var recipientKey: String
     /// For mail a form sends to an address that has no account (or to the owner of one a
     /// stranger tried to sign up with): the client that asked, as rate limits count it. Such
@@ -178,7 +180,7 @@ public struct NewOutboxMessage: Codable, Sendable, PersistableRecord {
         self.createdAt = now
         self.attempts = 0
         self.nextAttemptAt = now
-        self.recipientKey = MailAddress.key(recipient)
+        self.recipientKey = LookupKey.recipient(recipient)
         self.requestedBy = requestedBy.map { String($0.prefix(64)) }
         self.priority = priority
     }
@@ -186,6 +188,7 @@ public struct NewOutboxMessage: Codable, Sendable, PersistableRecord {
 
 /// One failed sign-in, kept for an hour for throttling.
 struct SignInFailure: Codable, Sendable, FetchableRecord, PersistableRecord {
+    /// The account typed, as its keyed hash (`LookupKey.account`).
     var account: String
     var clientAddress: String
     var at: Date

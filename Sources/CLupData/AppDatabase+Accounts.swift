@@ -3,7 +3,6 @@ import CLupSupport
 import Foundation
 import GRDB
 
-/// Why an account change was refused, in words for the person.
 /// A store asked for by id that does not exist (any more): its own error, not an account's.
 public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case noSuchStore
@@ -12,10 +11,20 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String { "no store with that id" }
 }
 
+/// Why an account change was refused, in words for the person.
 public enum AccountError: Error, Equatable, Sendable, CustomStringConvertible {
     case emailTaken
     case invalidOrExpiredLink
     case noSuchUser
+    /// An address shorter than 3 or longer than 254 characters, or a name not 1 to 60: the
+    /// rows hold them sealed, so these bounds are checked here rather than by the table.
+    case badEmail
+    case badName
+
+    static func check(email: String? = nil, displayName: String) throws {
+        if let email, !(3...254).contains(email.count) { throw badEmail }
+        if !(1...60).contains(displayName.count) { throw badName }
+    }
 
     /// As a command line prints it.
     public var description: String {
@@ -23,6 +32,8 @@ public enum AccountError: Error, Equatable, Sendable, CustomStringConvertible {
         case .emailTaken: "an account with that email address exists already"
         case .invalidOrExpiredLink: "that link is not valid, or has expired"
         case .noSuchUser: "no account with that email address"
+        case .badEmail: "an email address has 3 to 254 characters"
+        case .badName: "a name has 1 to 60 characters"
         }
     }
 }
@@ -41,6 +52,7 @@ extension AppDatabase {
         acceptedTerms: Int? = TermsOfService.version, now: Date,
         confirmation: (token: String, mail: (User) -> NewOutboxMessage)?
     ) throws -> User {
+        try AccountError.check(email: email, displayName: displayName)
         if let postgres {
             return try postgres.createUser(email: email, displayName: displayName, passwordHash: passwordHash, role: role,
                                            language: language, acceptedTerms: acceptedTerms, now: now,
@@ -49,7 +61,7 @@ extension AppDatabase {
         do {
             return try write { db in
                 let user = try NewUser(
-                    email: email, displayName: displayName, passwordHash: passwordHash, role: role,
+                    email: email, displayName: displayName, emailKey: LookupKey.email(email), passwordHash: passwordHash, role: role,
                     emailConfirmedAt: confirmation == nil ? now : nil, travelMode: .walking, loyaltyOptIn: false,
                     createdAt: now, language: language, termsVersion: acceptedTerms,
                     termsAcceptedAt: acceptedTerms == nil ? nil : now
@@ -73,21 +85,23 @@ extension AppDatabase {
         return try write { db in
             try emails.map { email in
                 try NewUser(
-                    email: email, displayName: "Customer", passwordHash: "none", role: .customer, emailConfirmedAt: now,
+                    email: email, displayName: "Customer", emailKey: LookupKey.email(email), passwordHash: "none",
+                    role: .customer, emailConfirmedAt: now,
                     travelMode: .walking, loyaltyOptIn: false, createdAt: now, language: "en"
                 ).insertAndFetch(db, as: User.self).id
             }
         }
     }
 
-    /// The account for an address, compared without case.
+    /// The account for an address, compared without case (by its keyed hash).
     public func user(email: String) throws -> User? {
         if let postgres { return try postgres.user(email: email) }
-        return try reader.read { db in try User.filter(User.Columns.email == email).fetchOne(db) }
+        return try reader.read { db in try User.filter(User.Columns.emailKey == LookupKey.email(email)).fetchOne(db) }
     }
 
     public func updateProfile(userId: UserID, displayName: String, travelMode: TravelMode, loyaltyOptIn: Bool,
                               language: String? = nil) throws {
+        try AccountError.check(displayName: displayName)
         if let postgres {
             return try postgres.updateProfile(userId: userId, displayName: displayName, travelMode: travelMode,
                                               loyaltyOptIn: loyaltyOptIn, language: language)
@@ -146,9 +160,10 @@ extension AppDatabase {
         if let postgres { return try postgres.deleteUser(id: id) }
         try write { db in
             guard let user = try User.fetchOne(db, id: id) else { throw AccountError.noSuchUser }
-            try OutboxMessage.filter(OutboxMessage.Columns.recipient == user.email)
-                .filter(OutboxMessage.Columns.sentAt == nil).deleteAll(db)
-            try SignInFailure.filter(SignInFailure.Columns.account == user.email.lowercased()).deleteAll(db)
+            let unsent = try OutboxMessage.filter(OutboxMessage.Columns.recipientKey == LookupKey.recipient(user.email))
+                .filter(OutboxMessage.Columns.sentAt == nil).fetchAll(db)
+            try OutboxMessage.deleteAll(db, ids: unsent.filter { Self.sameAddress($0.recipient, user.email) }.map(\.id))
+            try SignInFailure.filter(SignInFailure.Columns.account == LookupKey.account(user.email)).deleteAll(db)
             _ = try User.deleteOne(db, id: id)
         }
     }
@@ -277,7 +292,7 @@ extension AppDatabase {
                                           ifNoAccount: ifNoAccount)
         }
         return try write { db in
-            guard let user = try User.filter(User.Columns.email == email).fetchOne(db) else {
+            guard let user = try User.filter(User.Columns.emailKey == LookupKey.email(email)).fetchOne(db) else {
                 if let ifNoAccount { _ = try Self.enqueue(ifNoAccount, now: now, db) }
                 return false
             }
@@ -340,7 +355,7 @@ extension AppDatabase {
             if user.emailConfirmedAt == nil { user.emailConfirmedAt = now }
             try user.update(db)
             try UserSession.filter(UserSession.Columns.userId == user.id).deleteAll(db)
-            try SignInFailure.filter(SignInFailure.Columns.account == user.email.lowercased()).deleteAll(db)
+            try SignInFailure.filter(SignInFailure.Columns.account == LookupKey.account(user.email)).deleteAll(db)
             return user
         }
     }
@@ -359,7 +374,8 @@ extension AppDatabase {
 
     /// Failed sign-ins since `since`: for the address typed from this client, for that address
     /// from anywhere, and from this client for any address.
-    public func signInFailures(account: String, clientAddress: String, since: Date) throws -> SignInHistory {
+    public func signInFailures(account typed: String, clientAddress: String, since: Date) throws -> SignInHistory {
+        let account = LookupKey.account(typed)
         if let postgres { return try postgres.signInFailures(account: account, clientAddress: clientAddress, since: since) }
         return try reader.read { db in
             let recent = SignInFailure.filter(SignInFailure.Columns.at >= since)
@@ -374,20 +390,22 @@ extension AppDatabase {
         }
     }
 
-    /// Records a failure and forgets those older than an hour.
-    public func recordSignInFailure(account: String, clientAddress: String, now: Date) throws {
+    /// Records a failure and forgets those older than an hour. The account typed is kept as
+    /// its keyed hash: what a stranger typed is nobody's business, and never shown.
+    public func recordSignInFailure(account typed: String, clientAddress: String, now: Date) throws {
+        let account = LookupKey.account(typed)
         if let postgres { return try postgres.recordSignInFailure(account: account, clientAddress: clientAddress, now: now) }
         try write { db in
-            // Bounded whatever the caller passes: an address is at most 254 characters, a
-            // client's (IPv6 with a zone) well under 64.
-            try SignInFailure(account: String(account.prefix(254)), clientAddress: String(clientAddress.prefix(64)), at: now)
+            // A client's address (IPv6 with a zone) is well under 64 characters, whatever the caller passes.
+            try SignInFailure(account: account, clientAddress: String(clientAddress.prefix(64)), at: now)
                 .insert(db)
             try SignInFailure.filter(SignInFailure.Columns.at < now - SignInThrottle.memory).deleteAll(db)
         }
     }
 
     /// A successful sign-in forgives the failures of that address from that client.
-    public func clearSignInFailures(account: String, clientAddress: String) throws {
+    public func clearSignInFailures(account typed: String, clientAddress: String) throws {
+        let account = LookupKey.account(typed)
         if let postgres { return try postgres.clearSignInFailures(account: account, clientAddress: clientAddress) }
         _ = try write { db in
             try SignInFailure.filter(SignInFailure.Columns.account == account)
@@ -407,7 +425,7 @@ extension AppDatabase {
     {
         if let postgres { return try postgres.assignStore(storeId: storeId, toManager: email, now: now, loggedAs: author) }
         return try write { db in
-            guard let user = try User.filter(User.Columns.email == email).fetchOne(db) else {
+            guard let user = try User.filter(User.Columns.emailKey == LookupKey.email(email)).fetchOne(db) else {
                 throw AccountError.noSuchUser
             }
             guard try Store.exists(db, id: storeId) else { throw StoreError.noSuchStore }
@@ -418,7 +436,7 @@ extension AppDatabase {
             guard db.changesCount > 0 else { return false }
             if let author {
                 try Self.recordChange(storeId: storeId, userId: author.userId, now: now, field: "manager",
-                                      before: user.email, after: "added", db)
+                                      before: Sealed.seal(user.email), after: "added", db)
             }
             return true
         }
@@ -434,21 +452,29 @@ extension AppDatabase {
                 """, arguments: [storeId, userId])
             else { return false }
             try db.execute(sql: "DELETE FROM managedStore WHERE storeId = ? AND userId = ?", arguments: [storeId, userId])
+            // The address as the row holds it, sealed.
             try Self.recordChange(storeId: storeId, userId: author.userId, now: now, field: "manager", before: email,
                                   after: "removed", db)
             return true
         }
     }
 
-    /// The accounts that manage the store, by address.
+    /// The accounts that manage the store, by address (sorted here: the rows hold them sealed).
     public func managers(storeId: StoreID) throws -> [User] {
-        if let postgres { return try postgres.managers(storeId: storeId) }
+        if let postgres { return try postgres.managers(storeId: storeId).sorted(by: Self.byAddress) }
         return try reader.read { db in
             try User.fetchAll(db, sql: """
-                SELECT u.* FROM user u JOIN managedStore m ON m.userId = u.id WHERE m.storeId = ? ORDER BY u.email
+                SELECT u.* FROM user u JOIN managedStore m ON m.userId = u.id WHERE m.storeId = ?
                 """, arguments: [storeId])
-        }
+        }.sorted(by: Self.byAddress)
     }
+
+    static func byAddress(_ a: User, _ b: User) -> Bool {
+        (a.email.lowercased(), a.id.rawValue) < (b.email.lowercased(), b.id.rawValue)
+    }
+
+    /// Whether two addresses are the same, as the account table compares them (without case).
+    static func sameAddress(_ a: String, _ b: String) -> Bool { a.lowercased() == b.lowercased() }
 
     /// The stores a manager may see and change, in id order.
     public func managedStores(userId: UserID) throws -> [Store] {
@@ -640,7 +666,8 @@ extension AppDatabase {
     public func mail(to recipient: String) throws -> [OutboxMessage] {
         if let postgres { return try postgres.mail(to: recipient) }
         return try reader.read { db in
-            try OutboxMessage.filter(OutboxMessage.Columns.recipient == recipient).order(OutboxMessage.Columns.id).fetchAll(db)
+            try OutboxMessage.filter(OutboxMessage.Columns.recipientKey == LookupKey.recipient(recipient))
+                .order(OutboxMessage.Columns.id).fetchAll(db).filter { $0.recipient == recipient }
         }
     }
 }

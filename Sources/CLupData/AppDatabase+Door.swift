@@ -147,7 +147,7 @@ extension AppDatabase {
         var staffName: String?
         switch staff {
         case .user(let id)?: userId = id
-        case .kiosk(let id, let name)?: (kioskId, staffName) = (id, String(name.prefix(60)))
+        case .kiosk(let id, let name)?: (kioskId, staffName) = (id, Sealed.seal(String(name.prefix(60))))
         case nil: break
         }
         try db.cachedStatement(sql: """
@@ -169,9 +169,9 @@ extension AppDatabase {
                 ORDER BY d.at DESC, d.id DESC LIMIT ?
                 """, arguments: [storeId, kiosksSince?.databaseText, kiosksSince?.databaseText, limit]).compactMap { row in
                 let staff: DoorLogEntry.Staff? = if let name: String = row[5] {
-                    .user(name)
+                    .user(try Sealed.open(name))
                 } else if let name: String = row[6] {
-                    .atKiosk(name: name, kiosk: row[7] ?? "")
+                    .atKiosk(name: try Sealed.open(name), kiosk: row[7] ?? "")
                 } else {
                     nil
                 }

@@ -689,6 +689,41 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v28: personal data sealed at rest") { db in
+            try db.execute(sql: """
+                -- Names and email addresses are stored sealed with the data key (`DataKey`), kept
+                -- outside the database: "s1:" and a base64 text longer than the value, so the length
+                -- CHECKs on them go (the pages check lengths before sealing). An account is found by
+                -- `emailKey`, a keyed hash of its address, unique in place of the address. The
+                -- tables are made again without the CHECKs, keeping their rows, ids and sequences.
+                -- Rows already there are sealed the next time the database is opened with its key
+                -- (`AppDatabase.sealPersonalData`): a migration holds no key.
+                CREATE TABLE user_new ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "email" TEXT NOT NULL, "displayName" TEXT NOT NULL, "passwordHash" TEXT NOT NULL, "role" TEXT NOT NULL CHECK ("role" IN ('customer', 'manager', 'admin')) DEFAULT 'customer', "emailConfirmedAt" DATETIME, "travelMode" TEXT NOT NULL CHECK ("travelMode" IN ('walking', 'car', 'transit')) DEFAULT 'walking', "loyaltyOptIn" BOOLEAN NOT NULL DEFAULT 0, "createdAt" DATETIME NOT NULL, "notifyEmail" BOOLEAN NOT NULL DEFAULT 1, "notifyPush" BOOLEAN NOT NULL DEFAULT 1, "language" TEXT NOT NULL CHECK ("language" IN ('en', 'it')) DEFAULT 'en', termsVersion INTEGER CHECK (termsVersion >= 1), termsAcceptedAt DATETIME, emailKey TEXT UNIQUE);
+                INSERT INTO user_new (id, email, displayName, passwordHash, role, emailConfirmedAt, travelMode, loyaltyOptIn, createdAt, notifyEmail, notifyPush, language, termsVersion, termsAcceptedAt)
+                SELECT id, email, displayName, passwordHash, role, emailConfirmedAt, travelMode, loyaltyOptIn, createdAt, notifyEmail, notifyPush, language, termsVersion, termsAcceptedAt FROM user;
+                UPDATE sqlite_sequence SET seq = (SELECT seq FROM sqlite_sequence WHERE name = 'user') WHERE name = 'user_new';
+                DROP TABLE user;
+                ALTER TABLE user_new RENAME TO user;
+                CREATE INDEX user_loyal ON user(id) WHERE loyaltyOptIn = 1;
+
+                CREATE TABLE doorAction_new ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "reservationId" INTEGER REFERENCES "reservation"("id") ON DELETE SET NULL, "number" INTEGER, "action" TEXT NOT NULL CHECK ("action" IN ('recall', 'noShow', 'admit', 'letOut', 'leftUnscanned', 'scanRefused', 'offlineConflict')), "reason" TEXT NOT NULL CHECK (LENGTH("reason") <= 200), "outcome" TEXT NOT NULL, "userId" INTEGER REFERENCES "user"("id") ON DELETE SET NULL, "at" DATETIME NOT NULL, "kioskId" INTEGER REFERENCES "kiosk"("id") ON DELETE SET NULL, "staffName" TEXT);
+                INSERT INTO doorAction_new (id, storeId, reservationId, number, action, reason, outcome, userId, at, kioskId, staffName)
+                SELECT id, storeId, reservationId, number, action, reason, outcome, userId, at, kioskId, staffName FROM doorAction;
+                UPDATE sqlite_sequence SET seq = (SELECT seq FROM sqlite_sequence WHERE name = 'doorAction') WHERE name = 'doorAction_new';
+                DROP TABLE doorAction;
+                ALTER TABLE doorAction_new RENAME TO doorAction;
+                CREATE INDEX doorAction_kiosk ON doorAction(kioskId, at);
+                CREATE INDEX "doorAction_on_reservationId" ON "doorAction"("reservationId");
+                CREATE INDEX "doorAction_on_storeId" ON "doorAction"("storeId");
+                CREATE INDEX "doorAction_on_userId" ON "doorAction"("userId");
+                CREATE INDEX "doorAction_store" ON "doorAction"("storeId", "at");
+
+                -- A value sealed with the database's key when it was first opened with one: a worker
+                -- given another key is stopped before it reads or writes anything.
+                CREATE TABLE dataKeyCheck (id INTEGER PRIMARY KEY CHECK (id = 1), sealed TEXT NOT NULL);
+                """)
+        }
+
         return migrator
     }
 }

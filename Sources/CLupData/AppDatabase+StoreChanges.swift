@@ -143,7 +143,8 @@ extension AppDatabase {
                 SELECT c.at, c.field, c.before, c.after, u.displayName FROM storeChange c
                 LEFT JOIN user u ON u.id = c.userId WHERE c.storeId = ? ORDER BY c.at DESC, c.id DESC LIMIT ?
                 """, arguments: [storeId, limit]).map { row in
-                StoreChange(at: row[0], field: row[1], before: row[2], after: row[3], by: row[4])
+                StoreChange(at: row[0], field: row[1], before: PersonalColumns.logValue(row[2]), after: row[3],
+                            by: try (row[4] as String?).map(Sealed.open))
             }
         }
     }

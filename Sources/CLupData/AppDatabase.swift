@@ -41,9 +41,12 @@ public struct AppDatabase: Sendable {
         }
     }
 
-    /// Wraps `writer`, brings its schema up to date and loads the board.
-    init(_ writer: any DatabaseWriter) throws {
+    /// Wraps `writer`, brings its schema up to date, seals with `dataKey` what was written in
+    /// clear before (`sealPersonalData`) and loads the board.
+    init(_ writer: any DatabaseWriter, dataKey: DataKey) throws {
+        try ProcessDataKey.install(dataKey)
         try Self.migrator.migrate(writer)
+        try Self.sealPersonalData(writer, key: dataKey)
         board = StoreBoard()
         credentials = CredentialCache()
         let observer = BoardObserver(board: board, credentials: credentials)
@@ -56,9 +59,11 @@ public struct AppDatabase: Sendable {
     }
 
     /// Opens the PostgreSQL database at `url` (`postgres://user:password@host:port,…/database`),
-    /// brings its schema up to date and loads the board.
-    public static func open(url: String) throws -> AppDatabase {
-        try AppDatabase(postgres: url)
+    /// brings its schema up to date, seals with `dataKey` what was written in clear before,
+    /// and loads the board.
+    public static func open(url: String, dataKey: DataKey) throws -> AppDatabase {
+        try ProcessDataKey.install(dataKey)
+        return try AppDatabase(postgres: url)
     }
 
     /// `url` with its password hidden, for messages and logs.
@@ -92,9 +97,10 @@ public struct AppDatabase: Sendable {
     var writer: any DatabaseWriter { get throws { try sqlite.writer } }
     var observer: BoardObserver { get throws { try sqlite.observer } }
 
-    /// The production database: a WAL-mode pool at `path`, created if missing.
-    public static func open(path: String) throws -> AppDatabase {
-        try AppDatabase(DatabasePool(path: path, configuration: configuration))
+    /// The production database: a WAL-mode pool at `path`, created if missing, its personal
+    /// data sealed with `dataKey` (kept outside it and its backups).
+    public static func open(path: String, dataKey: DataKey) throws -> AppDatabase {
+        try AppDatabase(DatabasePool(path: path, configuration: configuration), dataKey: dataKey)
     }
 
     /// How long a write waits for another process's write lock before it is rolled back and
@@ -134,8 +140,9 @@ public struct AppDatabase: Sendable {
     }
 
     /// A fresh in-memory database for tests: a real SQLite with the same schema and pragmas.
-    public static func inMemory() throws -> AppDatabase {
-        try AppDatabase(DatabaseQueue(configuration: configuration))
+    /// Without a key, the process's, or `DataKey.scratch` (nothing in it outlives the process).
+    public static func inMemory(dataKey: DataKey? = nil) throws -> AppDatabase {
+        try AppDatabase(DatabaseQueue(configuration: configuration), dataKey: dataKey ?? ProcessDataKey.currentOrScratch())
     }
 
     /// A throwaway database at `path` for a simulated day (`clup simulate`): a WAL pool, as in
@@ -145,7 +152,8 @@ public struct AppDatabase: Sendable {
     public static func scratch(path: String) throws -> AppDatabase {
         var configuration = configuration
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = OFF") }
-        return try AppDatabase(DatabasePool(path: path, configuration: configuration))
+        return try AppDatabase(DatabasePool(path: path, configuration: configuration),
+                               dataKey: ProcessDataKey.currentOrScratch())
     }
 
     /// Foreign keys are on by default in GRDB. `synchronous = FULL` makes a commit durable

@@ -160,12 +160,13 @@ extension AppDatabase {
                     remindedAt: visit.remindedAt, confirmedAt: visit.confirmedAt,
                     departments: departments[visit.id] ?? [], messages: messages[visit.id] ?? [])
             }
-            let emails = try Row.fetchAll(db, sql: """
-                SELECT subject, createdAt, sentAt FROM outboxMessage WHERE recipient = ? COLLATE NOCASE ORDER BY createdAt
-                """, arguments: [user.email]).map { PersonalData.Email(subject: $0[0], createdAt: $0[1], sentAt: $0[2]) }
+            let emails = try OutboxMessage.filter(OutboxMessage.Columns.recipientKey == LookupKey.recipient(user.email))
+                .order(Column("createdAt"), OutboxMessage.Columns.id).fetchAll(db)
+                .filter { Self.sameAddress($0.recipient, user.email) }
+                .map { PersonalData.Email(subject: $0.subject, createdAt: $0.createdAt, sentAt: $0.sentAt) }
             let failures = try Row.fetchAll(db, sql: """
                 SELECT at, clientAddress FROM signInFailure WHERE account = ? ORDER BY at
-                """, arguments: [user.email.lowercased()]).map { PersonalData.FailedSignIn(at: $0[0], clientAddress: $0[1]) }
+                """, arguments: [LookupKey.account(user.email)]).map { PersonalData.FailedSignIn(at: $0[0], clientAddress: $0[1]) }
             return PersonalData(exportedAt: now, account: account, sessions: sessions, devices: devices,
                                 storesManaged: managed, reservations: visits, emails: emails, failedSignIns: failures)
         }

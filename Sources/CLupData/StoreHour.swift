@@ -122,6 +122,11 @@ public struct LoyalCustomer: Sendable, Equatable {
     public var name: String
     public var visits: Int
     public var lastVisit: Date
+
+    /// Most visits first, then by name; equal ones keep their order (the account's id).
+    static func mostVisitsFirst(_ a: LoyalCustomer, _ b: LoyalCustomer) -> Bool {
+        a.visits != b.visits ? a.visits > b.visits : a.name < b.name
+    }
 }
 
 extension AppDatabase {
@@ -163,7 +168,8 @@ extension AppDatabase {
     }
 
     /// Customers who opted in to being listed, with their visits to the store that began in
-    /// `from..<to`; nobody who did not opt in. Most visits first.
+    /// `from..<to`; nobody who did not opt in. Most visits first, then by name (sorted here:
+    /// the rows hold names sealed).
     public func loyalCustomers(storeId: StoreID, from: Date, to: Date) throws -> [LoyalCustomer] {
         if let postgres { return try postgres.loyalCustomers(storeId: storeId, from: from, to: to) }
         return try reader.read { db in
@@ -174,11 +180,11 @@ extension AppDatabase {
                 SELECT u.displayName, COUNT(*), MAX(r.enteredAt) FROM user u INDEXED BY user_loyal
                 CROSS JOIN reservation r INDEXED BY reservation_user ON r.userId = u.id AND r.storeId = ?
                 WHERE u.loyaltyOptIn = 1 AND r.enteredAt IS NOT NULL AND r.enteredAt >= ? AND r.enteredAt < ?
-                GROUP BY u.id ORDER BY COUNT(*) DESC, u.displayName, u.id
+                GROUP BY u.id ORDER BY u.id
                 """, arguments: [storeId, from.databaseText, to.databaseText]).map { row in
-                LoyalCustomer(name: row[0], visits: row[1], lastVisit: row[2])
+                LoyalCustomer(name: try Sealed.open(row[0]), visits: row[1], lastVisit: row[2])
             }
-        }
+        }.sorted(by: LoyalCustomer.mostVisitsFirst)
     }
 
     /// Recomputes every store's statistics and learned sums from the raw visits (after an

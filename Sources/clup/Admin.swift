@@ -13,7 +13,32 @@ struct Admin: ParsableCommand {
         abstract: "Create managers and admins, register and edit stores, enrol and revoke kiosks, rebuild statistics.",
         subcommands: [CreateUser.self, AssignStore.self, EnrolKiosk.self, RevokeKiosk.self, ListKiosks.self, SetStaffPin.self,
                       RegisterStore.self, EditStore.self, SetHours.self, CloseDay.self, ReopenDay.self, RebuildStats.self,
-                      RotateSigningKey.self])
+                      RotateSigningKey.self, CreateDataKey.self])
+
+    struct CreateDataKey: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "create-data-key",
+            abstract: "Write a new data key, readable by its owner only, to seal personal data with.",
+            discussion: """
+                Names and email addresses are stored sealed with this key. Keep it outside the database's folder \
+                and its backups, and keep a copy of it somewhere safe: without it the database cannot be read. \
+                Point CLUP_DATA_KEY_FILE (or --data-key-file) at it.
+                """)
+
+        @Argument(help: "The file to write; an existing one is never replaced.") var file: String
+
+        func run() throws {
+            guard !FileManager.default.fileExists(atPath: file) else {
+                throw CommandError("\(file) exists already: a key is never replaced (the data sealed with it would be lost)")
+            }
+            let descriptor = open(file, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+            guard descriptor >= 0 else { throw CommandError("cannot create \(file): \(String(cString: strerror(errno)))") }
+            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            try handle.write(contentsOf: Data((DataKey.newSecret() + "\n").utf8))
+            try handle.synchronize()
+            print("wrote a new data key to \(file)")
+        }
+    }
 
     struct RebuildStats: ParsableCommand {
         static let configuration = CommandConfiguration(

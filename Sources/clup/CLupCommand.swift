@@ -40,6 +40,24 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "Seconds to keep trying a PostgreSQL server that does not answer at start, before giving up.")
     var connectWait: Double = 30
 
+    @Option(help: ArgumentHelp(
+        "File holding the data key names and email addresses are sealed with (at least 32 characters).",
+        discussion: "Keep it outside the database's folder and its backups; `clup admin create-data-key FILE` makes one."))
+    var dataKeyFile: String = ProcessInfo.processInfo.environment["CLUP_DATA_KEY_FILE"] ?? "clup.data-key"
+
+    /// The data key, or an error that says how to make one.
+    func dataKey() throws -> DataKey {
+        try Self.dataKey(at: dataKeyFile)
+    }
+
+    static func dataKey(at path: String) throws -> DataKey {
+        do {
+            return try DataKey.load(path: path)
+        } catch {
+            throw CommandError(String(describing: error))
+        }
+    }
+
     /// The database in words, for messages (a URL's password hidden).
     var described: String { databaseURL.map(AppDatabase.redacted(url:)) ?? database }
 
@@ -50,11 +68,20 @@ struct DatabaseOptions: ParsableArguments {
     func open() throws -> AppDatabase {
         if let databaseURL { return try openPostgres(databaseURL) }
         umask(0o077)
-        let opened = try AppDatabase.open(path: database)
+        let opened = try Self.opening(database) { try AppDatabase.open(path: database, dataKey: try dataKey()) }
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: database + suffix) {
             chmod(database + suffix, 0o600)
         }
         return opened
+    }
+
+    /// Runs `open`, turning a data key that does not fit the database into a command error.
+    static func opening(_ described: String, _ open: () throws -> AppDatabase) throws -> AppDatabase {
+        do {
+            return try open()
+        } catch let error as DataKeyError {
+            throw CommandError("\(described): \(error)")
+        }
     }
 
     /// The database, which must exist already: an administrator's command never creates an
@@ -77,7 +104,9 @@ struct DatabaseOptions: ParsableArguments {
         let deadline = Date() + connectWait
         while true {
             do {
-                return try AppDatabase.open(url: url)
+                return try Self.opening(described) { try AppDatabase.open(url: url, dataKey: try dataKey()) }
+            } catch let error as CommandError {
+                throw error
             } catch where AppDatabase.storageFailure(error) == .busy && Date() < deadline {
                 logger.warning("PostgreSQL at \(described) does not answer (\(error)); trying again in 2 s")
                 Thread.sleep(forTimeInterval: 2)
@@ -532,10 +561,15 @@ struct CopyToPostgres: ParsableCommand {
     @Option(help: "The PostgreSQL database to copy into (postgres://…); it must have no stores yet.")
     var to: String
 
+    @Option(help: "The data key both databases are sealed with.")
+    var dataKeyFile: String = ProcessInfo.processInfo.environment["CLUP_DATA_KEY_FILE"] ?? "clup.data-key"
+
     func run() throws {
         guard FileManager.default.fileExists(atPath: database) else { throw CommandError("no database at \(database)") }
-        let source = try AppDatabase.open(path: database)
-        let options = try DatabaseOptions.parse(["--database-url", to, "--connect-wait", "0"])
+        let source = try DatabaseOptions.opening(database) {
+            try AppDatabase.open(path: database, dataKey: try DatabaseOptions.dataKey(at: dataKeyFile))
+        }
+        let options = try DatabaseOptions.parse(["--database-url", to, "--connect-wait", "0", "--data-key-file", dataKeyFile])
         let target = try options.openPostgres(to)
         do {
             let counts = try source.copy(to: target)

@@ -80,7 +80,8 @@ class Stack:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.env = dict(os.environ, CLUP_RUN_DIR=self.folder, PORT=str(self.port),
-                        CLUP_DATABASE=os.path.join(self.folder, "clup.sqlite"))
+                        CLUP_DATABASE=os.path.join(self.folder, "clup.sqlite"),
+                        CLUP_DATA_KEY_FILE=os.path.join(self.folder, "data-key"))
         self.log = open(os.path.join(self.folder, "run.log"), "w")
         self.process = subprocess.Popen([os.path.join(ROOT, "scripts", "run")], cwd=ROOT, env=self.env,
                                         stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)

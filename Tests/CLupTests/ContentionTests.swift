@@ -19,7 +19,7 @@ struct ContentionTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("clup.sqlite").path
-        let database = try AppDatabase.open(path: path)
+        let database = try AppDatabase.open(path: path, dataKey: .scratch)
         let store = try database.createStore(
             Fixture.store("Bottega Lock", at: Place.milan[0].position), hours: Fixture.weekdayHours, departments: [])
         _ = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: Fixture.passwordHash,

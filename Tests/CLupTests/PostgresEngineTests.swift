@@ -42,7 +42,7 @@ struct PostgresEngineTests {
     func unreachable() throws {
         let started = Date()
         #expect {
-            _ = try AppDatabase.open(url: "postgres://clup@127.0.0.1:1/clup")
+            _ = try AppDatabase.open(url: "postgres://clup@127.0.0.1:1/clup", dataKey: .scratch)
         } throws: { error in
             "\(error)".contains("no PostgreSQL primary") && "\(error)".contains("127.0.0.1:1")
         }
@@ -58,18 +58,18 @@ struct PostgresEngineTests {
         // Four workers start at once on an empty schema: the advisory lock lets one migrate.
         let opened = Mutex<[Result<Int, any Error>]>([])
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
-            let result = Result { try AppDatabase.open(url: url).storeCount() }
+            let result = Result { try AppDatabase.open(url: url, dataKey: .scratch).storeCount() }
             opened.withLock { $0.append(result) }
         }
         #expect(opened.withLock { $0 }.allSatisfy { (try? $0.get()) == 0 })
-        let again = try AppDatabase.open(url: url)
+        let again = try AppDatabase.open(url: url, dataKey: .scratch)
         #expect(try again.storeCount() == 0)
     }
 
     @Test("stores are registered, listed and read back with their hours and departments, and the board has them",
           .enabled(if: PostgresFixture.url != nil))
     func stores() throws {
-        let database = try AppDatabase.open(url: try PostgresFixture.freshURL())
+        let database = try AppDatabase.open(url: try PostgresFixture.freshURL(), dataKey: .scratch)
         let store = try database.createStore(
             Fixture.store("Bottega", at: GeoPoint(latitude: 45.46, longitude: 9.19), capacity: 40),
             hours: Fixture.weekdayHours, departments: [("Bakery", 10), ("Fruit & veg", 6)])
@@ -82,14 +82,14 @@ struct PostgresEngineTests {
         #expect(try database.storeCount() == 1 && database.isHealthy())
         // The writing worker's board has the store at once; another worker loads it on open.
         #expect(database.board.entry(store.id)?.store == store)
-        let other = try AppDatabase.open(url: try PostgresFixture.url(of: database))
+        let other = try AppDatabase.open(url: try PostgresFixture.url(of: database), dataKey: .scratch)
         #expect(other.board.entry(store.id)?.definition.departments.count == 2)
     }
 
     @Test("a store the rules refuse is refused by the engine too, and nothing of it is kept",
           .enabled(if: PostgresFixture.url != nil))
     func refusedStore() throws {
-        let database = try AppDatabase.open(url: try PostgresFixture.freshURL())
+        let database = try AppDatabase.open(url: try PostgresFixture.freshURL(), dataKey: .scratch)
         var crowded = Fixture.store("Too big", at: GeoPoint(latitude: 45.46, longitude: 9.19))
         crowded.capacity = 20_000
         #expect(throws: (any Error).self) {
@@ -107,16 +107,16 @@ struct PostgresEngineTests {
           .enabled(if: PostgresFixture.url != nil))
     func demoStoresOnce() throws {
         let url = try PostgresFixture.freshURL()
-        _ = try AppDatabase.open(url: url)
+        _ = try AppDatabase.open(url: url, dataKey: .scratch)
         let registration: AppDatabase.StoreRegistration = (
             Fixture.store("Demo", at: GeoPoint(latitude: 45.46, longitude: 9.19)), Fixture.weekdayHours, [])
         let added = Mutex<[Int]>([])
         DispatchQueue.concurrentPerform(iterations: 3) { _ in
-            let count = (try? AppDatabase.open(url: url).createStoresIfEmpty([registration, registration])) ?? -1
+            let count = (try? AppDatabase.open(url: url, dataKey: .scratch).createStoresIfEmpty([registration, registration])) ?? -1
             added.withLock { $0.append(count) }
         }
         #expect(added.withLock { $0 }.sorted() == [0, 0, 2])
-        #expect(try AppDatabase.open(url: url).storeCount() == 2)
+        #expect(try AppDatabase.open(url: url, dataKey: .scratch).storeCount() == 2)
     }
 }
 
@@ -128,7 +128,7 @@ struct PostgresAccountsTests {
     let now = Fixture.wednesdayMorning
 
     init() throws {
-        database = try AppDatabase.open(url: try PostgresFixture.freshURL())
+        database = try AppDatabase.open(url: try PostgresFixture.freshURL(), dataKey: .scratch)
     }
 
     func mail(_ user: User) -> NewOutboxMessage {

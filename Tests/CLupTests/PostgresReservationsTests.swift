@@ -19,7 +19,7 @@ struct PostgresReservationsTests {
 
     init() throws {
         let url = try PostgresFixture.freshURL()
-        workers = [try AppDatabase.open(url: url), try AppDatabase.open(url: url)]
+        workers = [try AppDatabase.open(url: url, dataKey: .scratch), try AppDatabase.open(url: url, dataKey: .scratch)]
     }
 
     func store(capacity: Int = 50, slotCapacity: Int = 3) throws -> Store {
@@ -201,7 +201,7 @@ struct PostgresCopyTests {
     @Test("every row is copied with its id; the board, statistics and sequences carry on from there")
     func copy() throws {
         let (source, store) = try busySQLite()
-        let target = try AppDatabase.open(url: try PostgresFixture.freshURL())
+        let target = try AppDatabase.open(url: try PostgresFixture.freshURL(), dataKey: .scratch)
         let counts = Dictionary(uniqueKeysWithValues: try source.copy(to: target).map { ($0.table, $0.rows) })
         for table in AppDatabase.tablesInCopyOrder {
             let quoted = table == "user" ? "\"user\"" : table

@@ -19,9 +19,10 @@ struct SecurityPassTests {
         (clock, database, app) = try Fixture.start()
     }
 
-    /// The recipient of every message in the outbox.
+    /// The recipient of every message in the outbox (opened: the rows hold it sealed).
     func outbox() throws -> [String] {
         try database.values(String.self, sql: "SELECT recipient FROM outboxMessage ORDER BY id").compactMap { $0 }
+            .map(Sealed.open)
     }
 
     @Test("security: the five-an-hour mail cap counts a mailbox however its address is spelt")

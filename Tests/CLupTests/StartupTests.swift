@@ -102,7 +102,7 @@ struct StartupTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("clup.sqlite").path
-        let database = try AppDatabase.open(path: path)
+        let database = try AppDatabase.open(path: path, dataKey: .scratch)
         func walSize() throws -> Int { try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? -1 }
         #expect(try database.checkpointIfLarge() == nil)
         // A burst: 24 MB written in one transaction. SQLite's own checkpoints copy it back into

@@ -168,8 +168,8 @@ struct StoreBoardTests {
     func externalWrites() throws {
         let path = NSTemporaryDirectory() + "clup-board-\(UUID().uuidString).sqlite"
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let worker = try AppDatabase.open(path: path)
-        let elsewhere = try AppDatabase.open(path: path)
+        let worker = try AppDatabase.open(path: path, dataKey: .scratch)
+        let elsewhere = try AppDatabase.open(path: path, dataKey: .scratch)
         _ = try elsewhere.createStore(Fixture.store("Added elsewhere", at: .milanCentre), hours: [], departments: [])
         #expect(worker.board.storeCount == 0)
         try worker.refreshBoard()

@@ -52,7 +52,7 @@ enum Fixture {
     /// `postgres` (`scripts/test` runs the suites a second time so) — a schema of its own on
     /// the throwaway PostgreSQL server, so every suite checks both engines.
     static func database() throws -> AppDatabase {
-        onPostgres ? try AppDatabase.open(url: try PostgresFixture.freshURL()) : try AppDatabase.inMemory()
+        onPostgres ? try AppDatabase.open(url: try PostgresFixture.freshURL(), dataKey: .scratch) : try AppDatabase.inMemory()
     }
 
     /// Whether the suites run on PostgreSQL (CLUP_TEST_ENGINE=postgres).

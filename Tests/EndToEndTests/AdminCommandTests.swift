@@ -8,13 +8,19 @@ import Testing
 @Suite("Administration from the command line")
 struct AdminCommandTests {
     /// Runs clup in `folder` with no CLUP_DATABASE; returns its exit status and what it printed.
-    /// `input` is piped to its standard input (nil: /dev/null).
+    /// `input` is piped to its standard input (nil: /dev/null). Its data key is the scratch
+    /// key, in a file outside `folder` (which stays as the command leaves it).
     func clup(_ arguments: [String], in folder: URL, input: String? = nil) throws -> (status: Int32, output: String) {
+        let key = NSTemporaryDirectory() + "clup-admin-tests.data-key"
+        if !FileManager.default.fileExists(atPath: key) {
+            try DataKey.scratchSecret.write(toFile: key, atomically: true, encoding: .utf8)
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Stack.clupBinary)
         process.arguments = arguments
         process.currentDirectoryURL = folder
         process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "CLUP_DATABASE" }
+            .merging(["CLUP_DATA_KEY_FILE": key]) { $1 }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
@@ -35,6 +41,28 @@ struct AdminCommandTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("clup-admin-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
+    }
+
+    @Test("a data key is made readable by its owner only and never replaced; a missing or another one stops a command, saying why")
+    func dataKey() throws {
+        let folder = try Self.emptyFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let key = folder.appendingPathComponent("site.key").path
+        #expect(try clup(["admin", "create-data-key", key], in: folder).status == 0)
+        let attributes = try FileManager.default.attributesOfItem(atPath: key)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let made = try String(contentsOfFile: key, encoding: .utf8)
+        let again = try clup(["admin", "create-data-key", key], in: folder)
+        #expect(again.status == 1 && again.output.contains("exists already"))
+        #expect(try String(contentsOfFile: key, encoding: .utf8) == made)
+
+        #expect(try clup(["migrate", "--database", "clup.sqlite", "--data-key-file", key], in: folder).status == 0)
+        let other = try clup(["migrate", "--database", "clup.sqlite"], in: folder)
+        #expect(other.status == 1 && other.output.contains("sealed with another data key"))
+        let missing = try clup(["migrate", "--database", "clup.sqlite", "--data-key-file", "nowhere.key"], in: folder)
+        #expect(missing.status == 1 && missing.output.contains("no data key at nowhere.key")
+            && missing.output.contains("clup admin create-data-key nowhere.key"))
+        #expect(try clup(["migrate", "--database", "clup.sqlite", "--data-key-file", key], in: folder).status == 0)
     }
 
     @Test("without a database it says where it looked and creates nothing; an unknown address is named")
@@ -70,7 +98,7 @@ struct AdminCommandTests {
         let weak = try create("weak@example.org", input: "password\n")
         #expect(weak.status != 0 && !weak.output.contains("created"))
         // The piped password is the account's: it signs in with it.
-        let database = try AppDatabase.open(path: folder.appendingPathComponent("clup.sqlite").path)
+        let database = try AppDatabase.open(path: folder.appendingPathComponent("clup.sqlite").path, dataKey: .scratch)
         let hash = try #require(try database.user(email: "piped@example.org")?.passwordHash)
         #expect(PasswordHasher().verify("a long chosen password", against: hash))
         #expect(try database.user(email: "weak@example.org") == nil)
@@ -152,7 +180,7 @@ struct AdminCommandTests {
         #expect(try admin(["edit-store", "--store", "1", "--slot-minutes", "25"]).output
             .contains("--slot-minutes: Choose a slot length from the list."))
 
-        let database = try AppDatabase.open(path: folder.appendingPathComponent("clup.sqlite").path)
+        let database = try AppDatabase.open(path: folder.appendingPathComponent("clup.sqlite").path, dataKey: .scratch)
         let details = try #require(try database.storeDetails(id: 1))
         #expect(details.store.slotMinutes == 30)
         #expect(details.departments.map { "\($0.name) \($0.estimatedMinutes)" } == ["bakery 12", "Fish 20"])

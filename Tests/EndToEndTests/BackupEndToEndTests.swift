@@ -31,6 +31,9 @@ struct BackupEndToEndTests {
         let stack = try Stack()
         let storeId = try EntranceEndToEndTests.store(stack, name: "Copia Sicura", capacity: 10_000, walkInPercent: 90)
         let key = try EntranceEndToEndTests.enrolKiosk(stack, store: storeId)
+        // Someone with a name and an address, which the replica must not hold in clear.
+        _ = try stack.run(Stack.clupBinary, ["admin", "create-user", "--email", "ada.lovelace@example.org", "--name",
+                                             "Ada Lovelace", "--role", "customer"] + stack.databaseArguments)
         let keys = StoreKeys(try TicketToken(secret: stack.secret))
 
         // Litestream ships the WAL to a replica folder, as scripts/run configures it.
@@ -106,6 +109,16 @@ struct BackupEndToEndTests {
         #expect(writes.filter { killedAt.timeIntervalSince($0.at) > 10 && !present.contains($0.id) }.isEmpty)
         #expect(oldestLost < 10)
         #expect(recovery < 60)
+
+        // Without the key, neither the restored file nor the replica's files show the name or
+        // the address; with it, the account is there.
+        let files = [empty + "/clup.sqlite"] + (FileManager.default.subpaths(atPath: replica) ?? []).map { replica + "/" + $0 }
+        let contents = files.compactMap { FileManager.default.contents(atPath: $0) }
+        for word in ["ada.lovelace", "Lovelace"] {
+            #expect(!contents.contains { $0.range(of: Data(word.utf8)) != nil }, "\(word) is in clear in the backup")
+        }
+        let opened = try AppDatabase.open(path: empty + "/clup.sqlite", dataKey: .scratch)
+        #expect(try opened.user(email: "ada.lovelace@example.org")?.displayName == "Ada Lovelace")
     }
 }
 

@@ -130,7 +130,7 @@ struct ClusterEndToEndTests {
     func failover() throws {
         let cluster = try Cluster()
         let stack = try Stack(databaseURL: cluster.url, workers: 2)
-        let database = try AppDatabase.open(url: cluster.url)
+        let database = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
         let (storeId, dispenser, door) = try store(stack, database, capacity: 200)
 
         struct Write { var at: Date; var status: Int; var id: Int64? }
@@ -183,7 +183,7 @@ struct ClusterEndToEndTests {
         // Every read was answered, the primary gone or not.
         #expect(reads.withLock { $0 }.count > 50 && reads.withLock { $0 }.allSatisfy { $0.status == 200 })
         // No acknowledged write is lost: every ticket answered 201 is there, and every entry.
-        let fresh = try AppDatabase.open(url: cluster.url)
+        let fresh = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
         for write in writes.withLock({ $0 }) where write.status == 201 {
             let id = try #require(write.id)
             #expect(try fresh.walkInTicket(id: ReservationID(id), storeId: storeId) != nil, "ticket \(id) was lost")
@@ -199,7 +199,7 @@ struct ClusterEndToEndTests {
     func workerLostAndCapacity() throws {
         let cluster = try Cluster()
         let stack = try Stack(databaseURL: cluster.url, workers: 2)
-        let database = try AppDatabase.open(url: cluster.url)
+        let database = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
         let (storeId, dispenser, door) = try store(stack, database, capacity: 10)
         // Thirty walk-ins at once through both workers: nine walk-in places, so nine called.
         let codes = Mutex<[String]>([])
@@ -234,7 +234,7 @@ struct ClusterEndToEndTests {
     func etcdLost() throws {
         let cluster = try Cluster()
         let stack = try Stack(databaseURL: cluster.url, workers: 2)
-        let database = try AppDatabase.open(url: cluster.url)
+        let database = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
         let (_, dispenser, _) = try store(stack, database, capacity: 200)
         let primary = try cluster.primary()
         try Cluster.run(Stack.root + "/scripts/cluster", ["kill-etcd", cluster.directory])
@@ -262,7 +262,7 @@ struct ClusterEndToEndTests {
             .write(toFile: broken, atomically: true, encoding: .utf8)
         #expect(!cluster.accepts(configuration: broken))
         let stack = try Stack(databaseURL: cluster.url, workers: 2)
-        let database = try AppDatabase.open(url: cluster.url)
+        let database = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
         let (storeId, dispenser, _) = try store(stack, database, capacity: 200)
         let old = try cluster.primary()
 
@@ -324,7 +324,7 @@ struct ClusterEndToEndTests {
         } while Date() < rejoinBy && !["replica", "sync_standby"].contains(roles[old] ?? "")
         #expect(["replica", "sync_standby"].contains(roles[old] ?? ""), "\(roles)")
         #expect(roles[newPrimary] == "leader", "\(roles)")
-        let fresh = try AppDatabase.open(url: cluster.url)
+        let fresh = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
         for write in writes.withLock({ $0 }) where write.status == 201 {
             let id = try #require(write.id)
             #expect(try fresh.walkInTicket(id: ReservationID(id), storeId: storeId) != nil, "ticket \(id) was lost")

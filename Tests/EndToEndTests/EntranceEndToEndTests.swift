@@ -15,7 +15,7 @@ struct EntranceEndToEndTests {
     static func store(_ stack: Stack, name: String, capacity: Int, walkInPercent: Int, slotCapacity: Int? = nil) throws
         -> StoreID
     {
-        let database = try AppDatabase.open(path: stack.database)
+        let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
         let store = try database.createStore(
             NewStore(name: name, address: "Via Veloce 1, Milano", phone: "+39 02 0",
                   position: GeoPoint(latitude: 45.466, longitude: 9.19), capacity: capacity, timeZone: "UTC",
@@ -68,7 +68,7 @@ struct EntranceEndToEndTests {
         #expect(try kiosk.post("/kiosk/enrol", [("key", key)]).status == 303)
         #expect(try kiosk.get("/kiosk").body.contains("Porta Aperta"))
         let tokens = try TicketToken(secret: stack.secret)
-        let database = try AppDatabase.open(path: stack.database)
+        let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
 
         func takeTicket() throws -> (id: Int64, page: String) {
             let form = try kiosk.get("/kiosk/dispenser")
@@ -146,7 +146,7 @@ struct EntranceEndToEndTests {
         let now = Date()
         var slot = (now.timeIntervalSince1970 / 900).rounded(.down) * 900
         if now.timeIntervalSince1970 - slot > 300 { slot += 900 }
-        let database = try AppDatabase.open(path: stack.database)
+        let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
         let ids: [Int64] = try database.writer.write { db in
             try (1...100).map { number in
                 try db.execute(sql: """

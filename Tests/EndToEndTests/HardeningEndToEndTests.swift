@@ -407,7 +407,7 @@ struct HardeningEndToEndTests {
                             stack.directory + "/secret", "--vapid-key-file", stack.directory + "/vapid-key",
                             "--public", Stack.root + "/Public", "--mail-dir", stack.directory + "/mail"]
         // A 1.5 s watchdog: a probe, and a ping, every half second.
-        worker.environment = ProcessInfo.processInfo.environment.merging(
+        worker.environment = stack.environment.merging(
             ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "1500000"]) { $1 }
         worker.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         worker.standardError = FileHandle(forWritingAtPath: "/dev/null")

@@ -12,7 +12,7 @@ struct ManagementEndToEndTests {
     func editThroughNginx() throws {
         let stack = try Stack()
         let storeId = try ReservationEndToEndTests.roundTheClockStore(stack)
-        let database = try AppDatabase.open(path: stack.database)
+        let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
         let hash = PasswordHasher().hash("correct horse battery")
         _ = try database.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: hash, role: .manager,
                                     now: Date(), confirmation: nil)
@@ -74,7 +74,7 @@ struct ManagementEndToEndTests {
     @Test("an admin registers a store in the browser; it is on the shoppers' pages at once; bad input registers nothing")
     func registerThroughNginx() throws {
         let stack = try Stack()
-        let database = try AppDatabase.open(path: stack.database)
+        let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
         _ = try database.createUser(email: "admin@example.org", displayName: "Alba",
                                     passwordHash: PasswordHasher().hash("correct horse battery"), role: .admin, now: Date(),
                                     confirmation: nil)

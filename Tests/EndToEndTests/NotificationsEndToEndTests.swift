@@ -29,7 +29,7 @@ struct NotificationsEndToEndTests {
         let stack = try Stack(serveArguments: ["--smtp-url", smtp.url, "--mail-interval", "0.2", "--queue-interval", "0.5",
                                                "--allow-loopback-push"])
         let storeId = try ReservationEndToEndTests.roundTheClockStore(stack)
-        let database = try AppDatabase.open(path: stack.database)
+        let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
         let hash = PasswordHasher().hash("correct horse battery")
         for name in ["ada", "bob", "carol", "dave"] {
             _ = try database.createUser(email: "\(name)@example.org", displayName: name.capitalized, passwordHash: hash,
@@ -174,7 +174,7 @@ struct NotificationsEndToEndTests {
     func urgentMailFirst() throws {
         let stack = try Stack(serveArguments: ["--queue-interval", "0.5"])
         let storeId = try ReservationEndToEndTests.roundTheClockStore(stack)
-        let database = try AppDatabase.open(path: stack.database)
+        let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
         _ = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: PasswordHasher().hash("correct horse battery"),
                                     now: Date(), confirmation: nil)
         // A backlog of cancellations and the like, as a busy day leaves it.
@@ -237,7 +237,7 @@ struct NotificationsEndToEndTests {
         let push = try PushService(directory: directory)
         let stack = try Stack(serveArguments: ["--mail-interval", "0.2", "--queue-interval", "0.5", "--allow-loopback-push"])
         let storeId = try ReservationEndToEndTests.roundTheClockStore(stack)
-        let database = try AppDatabase.open(path: stack.database)
+        let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
         let hash = PasswordHasher().hash("correct horse battery")
         for name in ["mallory", "ada"] {
             _ = try database.createUser(email: "\(name)@example.org", displayName: name.capitalized, passwordHash: hash,

@@ -11,7 +11,7 @@ struct ReservationEndToEndTests {
     /// A store open round the clock in UTC, so any instant of the test has slots around it:
     /// 15-minute slots for 10 people each.
     static func roundTheClockStore(_ stack: Stack) throws -> StoreID {
-        let database = try AppDatabase.open(path: stack.database)
+        let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
         let store = try database.createStore(
             NewStore(name: "Sempre Aperto", address: "Via Veloce 1, Milano", phone: "+39 02 0",
                   position: GeoPoint(latitude: 45.466, longitude: 9.19), capacity: 60, timeZone: "UTC",
@@ -31,7 +31,7 @@ struct ReservationEndToEndTests {
     func lineUpAndBook() throws {
         let stack = try Stack()
         let storeId = try Self.roundTheClockStore(stack)
-        let database = try AppDatabase.open(path: stack.database)
+        let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
         _ = try database.createUser(email: "ada@example.org", displayName: "Ada",
                                     passwordHash: PasswordHasher().hash("correct horse battery"), now: Date(),
                                     confirmation: nil)
@@ -92,7 +92,7 @@ struct ReservationEndToEndTests {
     func twoHundredAtOnce() throws {
         let stack = try Stack()
         let storeId = try Self.roundTheClockStore(stack)
-        let database = try AppDatabase.open(path: stack.database)
+        let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
         // Given 200 signed-in customers (sessions made directly: signing 200 people in through
         // argon2id would only slow the test down).
         let hash = PasswordHasher().hash("correct horse battery")
@@ -134,7 +134,7 @@ struct ReservationEndToEndTests {
     func twiceAtOnce() throws {
         let stack = try Stack()
         let storeId = try Self.roundTheClockStore(stack)
-        let database = try AppDatabase.open(path: stack.database)
+        let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
         let user = try database.createUser(email: "ada@example.org", displayName: "Ada",
                                            passwordHash: PasswordHasher().hash("correct horse battery"), now: Date(),
                                            confirmation: nil)

@@ -66,6 +66,9 @@ final class Stack: @unchecked Sendable {
         chmod(directory, 0o755)  // nginx's workers run unprivileged and must reach the socket
         database = directory + "/clup.sqlite"
         try secret.write(toFile: directory + "/secret", atomically: true, encoding: .utf8)
+        // Every command this stack runs seals with the scratch key, which the test opens its
+        // database with too (one process, one key).
+        try DataKey.scratchSecret.write(toFile: directory + "/data-key", atomically: true, encoding: .utf8)
         try "0".write(toFile: directory + "/clock-offset", atomically: true, encoding: .utf8)
         port = try Self.freePort()
         try Self.check(FileManager.default.isExecutableFile(atPath: Self.clupBinary),
@@ -273,6 +276,7 @@ final class Stack: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        process.environment = environment
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
@@ -283,10 +287,16 @@ final class Stack: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// This process's environment, with the stack's data key for every `clup` it runs.
+    var environment: [String: String] {
+        ProcessInfo.processInfo.environment.merging(["CLUP_DATA_KEY_FILE": directory + "/data-key"]) { $1 }
+    }
+
     func launch(_ executable: String, _ arguments: [String]) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        process.environment = environment
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try process.run()

@@ -29,7 +29,7 @@ extension PostgresEngine {
                 }
                 return user
             }
-        } catch let error as PostgresEngine.Refused where error.sqlState == "23505" && error.constraint == "user_email" {
+        } catch let error as PostgresEngine.Refused where error.sqlState == "23505" && error.constraint == "user_emailkey" {
             throw AccountError.emailTaken
         }
     }
@@ -48,9 +48,10 @@ extension PostgresEngine {
         acceptedTerms: Int?, now: Date, _ transaction: PostgresTransaction
     ) throws -> User {
         guard let row = try transaction.row("""
-            INSERT INTO "user" (email, displayName, passwordHash, role, emailConfirmedAt, createdAt, language,
+            INSERT INTO "user" (email, displayName, emailKey, passwordHash, role, emailConfirmedAt, createdAt, language,
                                 termsVersion, termsAcceptedAt)
-            VALUES (\(email), \(displayName), \(passwordHash), \(role.rawValue), \(confirmedAt), \(now), \(language),
+            VALUES (\(Sealed.seal(email)), \(Sealed.seal(displayName)),
+                    \(LookupKey.email(email)), \(passwordHash), \(role.rawValue), \(confirmedAt), \(now), \(language),
                     \(acceptedTerms), \(acceptedTerms == nil ? nil : now))
             RETURNING \(unescaped: userColumns)
             """)
@@ -59,10 +60,10 @@ extension PostgresEngine {
         return try row.record()
     }
 
-    /// The account for an address, compared without case.
+    /// The account for an address, compared without case (by its keyed hash).
     static func user(email: String, _ transaction: PostgresTransaction) throws -> User? {
         try transaction.row("""
-            SELECT \(unescaped: userColumns) FROM "user" WHERE lower(email) = lower(\(email))
+            SELECT \(unescaped: userColumns) FROM "user" WHERE emailKey = \(LookupKey.email(email))
             """)?.record(User.self)
     }
 
@@ -79,7 +80,7 @@ extension PostgresEngine {
     {
         try write { transaction in
             let changed = try transaction.execute("""
-                UPDATE "user" SET displayName = \(displayName), travelMode = \(travelMode.rawValue),
+                UPDATE "user" SET displayName = \(Sealed.seal(displayName)), travelMode = \(travelMode.rawValue),
                     loyaltyOptIn = \(loyaltyOptIn), language = COALESCE(\(language), language)
                 WHERE id = \(userId)
                 """)
@@ -122,8 +123,12 @@ extension PostgresEngine {
     func deleteUser(id: UserID) throws {
         try write { transaction in
             guard let user = try Self.user(id: id, transaction) else { throw AccountError.noSuchUser }
-            try transaction.execute("DELETE FROM outboxMessage WHERE recipient = \(user.email) AND sentAt IS NULL")
-            try transaction.execute("DELETE FROM signInFailure WHERE account = \(user.email.lowercased())")
+            let unsent = try transaction.rows("""
+                SELECT \(unescaped: Self.mailColumns) FROM outboxMessage
+                WHERE recipientKey = \(LookupKey.recipient(user.email)) AND sentAt IS NULL
+                """).map { try $0.record(OutboxMessage.self) }.filter { AppDatabase.sameAddress($0.recipient, user.email) }
+            try transaction.execute("DELETE FROM outboxMessage WHERE id = ANY(\(unsent.map(\.id)))")
+            try transaction.execute("DELETE FROM signInFailure WHERE account = \(LookupKey.account(user.email))")
             try transaction.execute("DELETE FROM \"user\" WHERE id = \(id)")
             transaction.changedCredentials()
         }
@@ -293,7 +298,7 @@ extension PostgresEngine {
                 WHERE id = \(user.id)
                 """)
             try transaction.execute("DELETE FROM session WHERE userId = \(user.id)")
-            try transaction.execute("DELETE FROM signInFailure WHERE account = \(user.email.lowercased())")
+            try transaction.execute("DELETE FROM signInFailure WHERE account = \(LookupKey.account(user.email))")
             transaction.changedCredentials()
             return user
         }
@@ -355,7 +360,7 @@ extension PostgresEngine {
             guard added > 0 else { return false }
             if let author {
                 try Self.recordChange(storeId: storeId, userId: author.userId, now: now, field: "manager",
-                                      before: user.email, after: "added", transaction)
+                                      before: Sealed.seal(user.email), after: "added", transaction)
             }
             return true
         }
@@ -368,6 +373,7 @@ extension PostgresEngine {
                 WHERE m.storeId = \(storeId) AND m.userId = \(userId) AND u.id = m.userId RETURNING u.email
                 """, as: String.self)
             else { return false }
+            // The address as the row holds it, sealed.
             try Self.recordChange(storeId: storeId, userId: author.userId, now: now, field: "manager", before: email,
                                   after: "removed", transaction)
             return true
@@ -378,7 +384,7 @@ extension PostgresEngine {
         try read { transaction in
             try transaction.rows("""
                 SELECT \(unescaped: Self.userColumns) FROM "user"
-                WHERE id IN (SELECT userId FROM managedStore WHERE storeId = \(storeId)) ORDER BY email
+                WHERE id IN (SELECT userId FROM managedStore WHERE storeId = \(storeId))
                 """).map { try $0.record(User.self) }
         }
     }
@@ -564,8 +570,9 @@ extension PostgresEngine {
     func mail(to recipient: String) throws -> [OutboxMessage] {
         try read { transaction in
             try transaction.rows("""
-                SELECT \(unescaped: Self.mailColumns) FROM outboxMessage WHERE recipient = \(recipient) ORDER BY id
-                """).map { try $0.record(OutboxMessage.self) }
+                SELECT \(unescaped: Self.mailColumns) FROM outboxMessage
+                WHERE recipientKey = \(LookupKey.recipient(recipient)) ORDER BY id
+                """).map { try $0.record(OutboxMessage.self) }.filter { $0.recipient == recipient }
         }
     }
 }

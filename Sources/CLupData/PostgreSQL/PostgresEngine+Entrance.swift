@@ -322,7 +322,7 @@ extension PostgresEngine {
         var staffName: String?
         switch staff {
         case .user(let id)?: userId = id
-        case .kiosk(let id, let name)?: (kioskId, staffName) = (id, String(name.prefix(60)))
+        case .kiosk(let id, let name)?: (kioskId, staffName) = (id, Sealed.seal(String(name.prefix(60))))
         case nil: break
         }
         try transaction.execute("""
@@ -342,9 +342,9 @@ extension PostgresEngine {
                 ORDER BY d.at DESC, d.id DESC LIMIT \(limit)
                 """).compactMap { row in
                 let staff: DoorLogEntry.Staff? = if let name = try row[5].decode(String?.self) {
-                    .user(name)
+                    .user(try Sealed.open(name))
                 } else if let name = try row[6].decode(String?.self) {
-                    .atKiosk(name: name, kiosk: try row[7].decode(String?.self) ?? "")
+                    .atKiosk(name: try Sealed.open(name), kiosk: try row[7].decode(String?.self) ?? "")
                 } else {
                     nil
                 }

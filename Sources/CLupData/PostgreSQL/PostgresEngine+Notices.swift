@@ -279,7 +279,8 @@ extension PostgresEngine {
         try transaction.execute("""
             INSERT INTO outboxMessage (recipient, subject, body, createdAt, attempts, nextAttemptAt, recipientKey,
                                        requestedBy, priority, reservationId, noticeKind)
-            VALUES (\(message.recipient), \(message.subject), \(message.body), \(message.createdAt), \(message.attempts),
+            VALUES (\(Sealed.seal(message.recipient)), \(Sealed.seal(message.subject)), \(Sealed.seal(message.body)),
+                    \(message.createdAt), \(message.attempts),
                     \(message.nextAttemptAt), \(message.recipientKey), \(message.requestedBy), \(message.priority.rawValue),
                     \(message.reservationId), \(message.noticeKind?.rawValue))
             """)

@@ -107,14 +107,12 @@ extension PostgresEngine {
                     departments: departments[visit.id] ?? [], messages: messages[visit.id] ?? [])
             }
             let emails = try transaction.rows("""
-                SELECT subject, createdAt, sentAt FROM outboxMessage WHERE lower(recipient) = lower(\(user.email))
-                ORDER BY createdAt
-                """).map {
-                PersonalData.Email(subject: try $0[0].decode(String.self), createdAt: try $0[1].decode(Date.self),
-                                   sentAt: try $0[2].decode(Date?.self))
-            }
+                SELECT \(unescaped: Self.mailColumns) FROM outboxMessage WHERE recipientKey = \(LookupKey.recipient(user.email))
+                ORDER BY createdAt, id
+                """).map { try $0.record(OutboxMessage.self) }.filter { AppDatabase.sameAddress($0.recipient, user.email) }
+                .map { PersonalData.Email(subject: $0.subject, createdAt: $0.createdAt, sentAt: $0.sentAt) }
             let failures = try transaction.rows("""
-                SELECT at, clientAddress FROM signInFailure WHERE account = \(user.email.lowercased()) ORDER BY at
+                SELECT at, clientAddress FROM signInFailure WHERE account = \(LookupKey.account(user.email)) ORDER BY at
                 """).map {
                 PersonalData.FailedSignIn(at: try $0[0].decode(Date.self), clientAddress: try $0[1].decode(String.self))
             }
@@ -157,12 +155,12 @@ extension PostgresEngine {
                 SELECT u.displayName, COUNT(*), MAX(r.enteredAt) FROM "user" u
                 JOIN reservation r ON r.userId = u.id AND r.storeId = \(storeId)
                 WHERE u.loyaltyOptIn AND r.enteredAt IS NOT NULL AND r.enteredAt >= \(from) AND r.enteredAt < \(to)
-                GROUP BY u.id ORDER BY COUNT(*) DESC, u.displayName, u.id
+                GROUP BY u.id ORDER BY u.id
                 """).map { row in
-                LoyalCustomer(name: try row[0].decode(String.self), visits: try row[1].decode(Int.self),
+                LoyalCustomer(name: try Sealed.open(row[0].decode(String.self)), visits: try row[1].decode(Int.self),
                               lastVisit: try row[2].decode(Date.self))
             }
-        }
+        }.sorted(by: LoyalCustomer.mostVisitsFirst)
     }
 
     /// Every store's statistics and learned sums recomputed from the raw visits, as on SQLite

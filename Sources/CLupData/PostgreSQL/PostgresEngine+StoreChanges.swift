@@ -61,8 +61,8 @@ extension PostgresEngine {
                 LEFT JOIN "user" u ON u.id = c.userId WHERE c.storeId = \(storeId) ORDER BY c.at DESC, c.id DESC LIMIT \(limit)
                 """).map { row in
                 StoreChange(at: try row[0].decode(Date.self), field: try row[1].decode(String.self),
-                            before: try row[2].decode(String.self), after: try row[3].decode(String.self),
-                            by: try row[4].decode(String?.self))
+                            before: PersonalColumns.logValue(try row[2].decode(String.self)),
+                            after: try row[3].decode(String.self), by: try row[4].decode(String?.self).map(Sealed.open))
             }
         }
     }

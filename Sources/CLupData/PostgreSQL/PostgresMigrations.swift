@@ -1,3 +1,4 @@
+import CLupSupport
 import Foundation
 import PostgresNIO
 
@@ -22,6 +23,15 @@ enum PostgresMigrations {
         ("terms of service accepted (SQLite's 27)", """
             ALTER TABLE "user" ADD COLUMN termsVersion bigint CHECK (termsVersion >= 1);
             ALTER TABLE "user" ADD COLUMN termsAcceptedAt timestamptz;
+            """),
+        ("personal data sealed at rest (SQLite's 28)", """
+            ALTER TABLE "user" DROP CONSTRAINT user_email_check;
+            ALTER TABLE "user" DROP CONSTRAINT user_displayname_check;
+            DROP INDEX user_email;
+            ALTER TABLE "user" ADD COLUMN emailKey text;
+            CREATE UNIQUE INDEX user_emailKey ON "user"(emailKey);
+            ALTER TABLE doorAction DROP CONSTRAINT dooraction_staffname_check;
+            CREATE TABLE dataKeyCheck (id bigint PRIMARY KEY CHECK (id = 1), sealed text NOT NULL);
             """),
     ]
 
@@ -51,11 +61,43 @@ enum PostgresMigrations {
                 try transaction.execute(
                     "INSERT INTO schemaMigration (version, name) VALUES (\(index + 1), \(migration.name))")
             }
+            let sealed = try sealPersonalData(transaction, key: ProcessDataKey.current)
             try transaction.execute("COMMIT")
+            if sealed > 0 {
+                // The plain values stay in the tables' dead rows until they are rewritten.
+                try transaction.execute("VACUUM FULL \"user\", outboxMessage, doorAction, storeChange, signInFailure")
+                logger.notice("sealed the personal data of \(sealed) rows written before, and rewrote their tables")
+            }
         } catch {
             _ = try? transaction.execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// Checks the process's data key against the database (recording it on first use) and
+    /// seals the personal values of rows written in clear before (`PersonalColumns`), inside
+    /// the migrations' transaction and lock. Returns how many rows it sealed.
+    static func sealPersonalData(_ transaction: PostgresTransaction, key: DataKey) throws -> Int {
+        if let check = try transaction.value("SELECT sealed FROM dataKeyCheck WHERE id = 1", as: String.self) {
+            guard key.open(check) == PersonalColumns.checkText else { throw DataKeyError.wrongKey }
+        } else {
+            try transaction.execute("INSERT INTO dataKeyCheck (id, sealed) VALUES (1, \(key.seal(PersonalColumns.checkText)))")
+        }
+        var sealed = 0
+        for table in PersonalColumns.tables {
+            let assignments = table.written.enumerated().map { "\($0.element) = $\($0.offset + 1)" }.joined(separator: ", ")
+            let update = "UPDATE \(table.name) SET \(assignments) WHERE id = $\(table.written.count + 1)"
+            for row in try transaction.rows(PostgresQuery(unsafeSQL: table.select())) {
+                let id = try row[0].decode(Int64.self)
+                let plain = try table.read.indices.map { try row[$0 + 1].decode(String?.self) ?? "" }
+                var bindings = PostgresBindings()
+                for value in table.values(plain: plain, key: key) { bindings.append(value) }
+                bindings.append(id)
+                try transaction.execute(PostgresQuery(unsafeSQL: update, binds: bindings))
+                sealed += 1
+            }
+        }
+        return sealed
     }
 
     /// A migration's statements, one by one (each is sent as a statement of its own): split at

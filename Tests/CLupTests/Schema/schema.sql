@@ -149,11 +149,14 @@ CREATE INDEX ticketBlock_store_day ON ticketBlock(storeId, day);
 -- index user_loyal
 CREATE INDEX user_loyal ON user(id) WHERE loyaltyOptIn = 1;
 
+-- table dataKeyCheck
+CREATE TABLE dataKeyCheck (id INTEGER PRIMARY KEY CHECK (id = 1), sealed TEXT NOT NULL);
+
 -- table department
 CREATE TABLE "department" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "name" TEXT NOT NULL CHECK ((LENGTH("name") >= 1) AND (LENGTH("name") <= 60)), "estimatedMinutes" INTEGER NOT NULL CHECK (("estimatedMinutes" >= 1) AND ("estimatedMinutes" <= 240)), "position" INTEGER NOT NULL, "retired" BOOLEAN NOT NULL DEFAULT 0, UNIQUE ("storeId", "name"));
 
 -- table doorAction
-CREATE TABLE "doorAction" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "reservationId" INTEGER REFERENCES "reservation"("id") ON DELETE SET NULL, "number" INTEGER, "action" TEXT NOT NULL CHECK ("action" IN ('recall', 'noShow', 'admit', 'letOut', 'leftUnscanned', 'scanRefused', 'offlineConflict')), "reason" TEXT NOT NULL CHECK (LENGTH("reason") <= 200), "outcome" TEXT NOT NULL, "userId" INTEGER REFERENCES "user"("id") ON DELETE SET NULL, "at" DATETIME NOT NULL, "kioskId" INTEGER REFERENCES "kiosk"("id") ON DELETE SET NULL, "staffName" TEXT CHECK (LENGTH("staffName") <= 60));
+CREATE TABLE "doorAction" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "reservationId" INTEGER REFERENCES "reservation"("id") ON DELETE SET NULL, "number" INTEGER, "action" TEXT NOT NULL CHECK ("action" IN ('recall', 'noShow', 'admit', 'letOut', 'leftUnscanned', 'scanRefused', 'offlineConflict')), "reason" TEXT NOT NULL CHECK (LENGTH("reason") <= 200), "outcome" TEXT NOT NULL, "userId" INTEGER REFERENCES "user"("id") ON DELETE SET NULL, "at" DATETIME NOT NULL, "kioskId" INTEGER REFERENCES "kiosk"("id") ON DELETE SET NULL, "staffName" TEXT);
 
 -- table emailToken
 CREATE TABLE "emailToken" ("tokenHash" TEXT PRIMARY KEY NOT NULL, "userId" INTEGER NOT NULL REFERENCES "user"("id") ON DELETE CASCADE, "purpose" TEXT NOT NULL CHECK ("purpose" IN ('confirm', 'reset')), "expiresAt" DATETIME NOT NULL, "usedAt" DATETIME);
@@ -253,7 +256,7 @@ CREATE TABLE ticketBlock (
 );
 
 -- table user
-CREATE TABLE "user" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "email" TEXT NOT NULL UNIQUE CHECK ((LENGTH("email") >= 3) AND (LENGTH("email") <= 254)) COLLATE NOCASE, "displayName" TEXT NOT NULL CHECK ((LENGTH("displayName") >= 1) AND (LENGTH("displayName") <= 60)), "passwordHash" TEXT NOT NULL, "role" TEXT NOT NULL CHECK ("role" IN ('customer', 'manager', 'admin')) DEFAULT 'customer', "emailConfirmedAt" DATETIME, "travelMode" TEXT NOT NULL CHECK ("travelMode" IN ('walking', 'car', 'transit')) DEFAULT 'walking', "loyaltyOptIn" BOOLEAN NOT NULL DEFAULT 0, "createdAt" DATETIME NOT NULL, "notifyEmail" BOOLEAN NOT NULL DEFAULT 1, "notifyPush" BOOLEAN NOT NULL DEFAULT 1, "language" TEXT NOT NULL CHECK ("language" IN ('en', 'it')) DEFAULT 'en', termsVersion INTEGER CHECK (termsVersion >= 1), termsAcceptedAt DATETIME);
+CREATE TABLE "user" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "email" TEXT NOT NULL, "displayName" TEXT NOT NULL, "passwordHash" TEXT NOT NULL, "role" TEXT NOT NULL CHECK ("role" IN ('customer', 'manager', 'admin')) DEFAULT 'customer', "emailConfirmedAt" DATETIME, "travelMode" TEXT NOT NULL CHECK ("travelMode" IN ('walking', 'car', 'transit')) DEFAULT 'walking', "loyaltyOptIn" BOOLEAN NOT NULL DEFAULT 0, "createdAt" DATETIME NOT NULL, "notifyEmail" BOOLEAN NOT NULL DEFAULT 1, "notifyPush" BOOLEAN NOT NULL DEFAULT 1, "language" TEXT NOT NULL CHECK ("language" IN ('en', 'it')) DEFAULT 'en', termsVersion INTEGER CHECK (termsVersion >= 1), termsAcceptedAt DATETIME, emailKey TEXT UNIQUE);
 
 -- trigger reservation_capacity
 CREATE TRIGGER reservation_capacity BEFORE UPDATE OF status ON reservation
