@@ -26,6 +26,18 @@ public struct ActiveTicket: Sendable {
     }
 }
 
+/// Scheduled maintenance as the top of every page says it.
+public struct MaintenanceBanner: Sendable {
+    public var text: String
+    /// Under way now, rather than coming.
+    public var underway: Bool
+
+    public init(text: String, underway: Bool) {
+        self.text = text
+        self.underway = underway
+    }
+}
+
 /// Which navigation entry is current.
 public enum Section: Sendable {
     case none, stores, reservations, account, manage
@@ -52,6 +64,8 @@ public struct Frame: Sendable {
     /// The signed-in customer's active reservation, shown at the top of shopper pages so the
     /// code is one tap away at the door (RASD UC9).
     public var activeTicket: ActiveTicket?
+    /// Scheduled maintenance announced or under way, in words: on every page and kiosk screen.
+    public var maintenance: MaintenanceBanner?
     /// The query the language switch's links carry: the page to come back to (`back=…`,
     /// encoded as every query is, by `FormData`).
     public var languageSwitchQuery = "back=%2F"
@@ -145,6 +159,7 @@ public struct Frame: Sendable {
                 \(userName == nil ? signInLink : signedInLinks)
               </nav>
             </header>
+            \(maintenance.map(maintenanceBanner))
             \(if: unconfirmed, confirmBanner)
             \(activeTicket.map(ticketBanner))
             <main id="main">
@@ -228,6 +243,12 @@ public struct Frame: Sendable {
         """
     }
 
+    private func maintenanceBanner(_ banner: MaintenanceBanner) -> HTML {
+        """
+        <div class="banner maintenance\(if: banner.underway, " underway")" role="status"><p>\(banner.text)</p></div>
+        """
+    }
+
     private var confirmBanner: HTML {
         """
         <div class="banner" role="status">
@@ -261,6 +282,7 @@ public struct Frame: Sendable {
           <span class="kiosk-store">\(storeName ?? "")</span>
           \(languageSwitch)
         </header>
+        \(maintenance.map(maintenanceBanner))
         <main id="main">
         \(content)
         </main>

@@ -724,6 +724,24 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v29: scheduled maintenance") { db in
+            try db.execute(sql: """
+                -- A time CLup is scheduled to be down or unreliable: pages announce it from
+                -- announceFrom and say when CLup is back while it lasts. Cancelled ones stay, marked.
+                CREATE TABLE maintenanceWindow (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    startsAt DATETIME NOT NULL,
+                    endsAt DATETIME NOT NULL,
+                    announceFrom DATETIME NOT NULL,
+                    timeZone TEXT NOT NULL CHECK (length(timeZone) BETWEEN 1 AND 64),
+                    createdAt DATETIME NOT NULL,
+                    cancelledAt DATETIME,
+                    CHECK (endsAt > startsAt AND announceFrom <= startsAt)
+                );
+                CREATE INDEX maintenanceWindow_ends ON maintenanceWindow(endsAt) WHERE cancelledAt IS NULL;
+                """)
+        }
+
         return migrator
     }
 }

@@ -19,6 +19,8 @@ public struct AppDatabase: Sendable {
     let credentials: CredentialCache
     /// Stores' signing keys as last read.
     let signingKeyCache = SigningKeyCache()
+    /// The maintenance windows as last read.
+    let maintenance = MaintenanceCache()
 
     enum Engine: Sendable {
         case sqlite(SQLiteEngine)

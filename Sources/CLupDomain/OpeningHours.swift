@@ -134,6 +134,15 @@ public struct OpeningHours: Sendable, Hashable {
     }
 
     /// "08:00", "01:30" — minutes past midnight as a 24-hour clock reading.
+    /// Minutes after midnight of "HH:MM"; nil if it is not a time of day.
+    public static func minutes(_ text: String) -> Int? {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, let hours = Int(parts[0]), let minutes = Int(parts[1]), (0..<24).contains(hours),
+            (0..<60).contains(minutes), parts[1].count == 2
+        else { return nil }
+        return hours * 60 + minutes
+    }
+
     public static func clockText(_ minutes: Int) -> String {
         let rest = minutes % 1440
         return NumberText.clock(hours: rest / 60, minutes: rest % 60)

@@ -65,6 +65,9 @@ public enum Paths {
     public static let manageStore = IdPath("/manage/stores/{id}")
     /// An admin registers a store.
     public static let manageNewStore = FixedPath("/manage/new-store")
+    /// An admin schedules maintenance (GET, POST), and cancels it (POST).
+    public static let manageMaintenance = FixedPath("/manage/maintenance")
+    public static let manageMaintenanceCancel = FixedPath("/manage/maintenance/cancel")
     public static let manageStoreStats = IdPath("/manage/stores/{id}/stats")
     public static let manageStoreStatsCSV = IdPath("/manage/stores/{id}/stats.csv")
     public static let manageStoreEdit = IdPath("/manage/stores/{id}/edit")
@@ -119,7 +122,7 @@ public enum Paths {
         accountData, privacy, terms, termsAccept, english, italian,
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketConfirm,
-        bookingReply, manage, manageStore, manageNewStore, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreEdit, manageStoreHours,
+        bookingReply, manage, manageStore, manageNewStore, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreEdit, manageStoreHours,
         manageStoreClosures, kiosk,
         kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskSpares, kioskSparesPrinted, kioskScanner, kioskScan, kioskDoorState, kioskBoard, kioskDoor,
         kioskStaff, kioskStaffSignOut,

@@ -21,7 +21,7 @@ public struct App: Sendable {
 
     public init(environment: AppEnvironment, views: Views) {
         let database = environment.database
-        let views = views.showingActiveTickets(from: database)
+        let views = views.showingLiveState(from: database)
         self.environment = environment
         self.views = views
         let routes = Routes()

@@ -114,6 +114,16 @@ extension Formatting {
         tr("moment", ["day": day(date, now: now, timeZone: timeZone), "time": time(date, timeZone: timeZone, now: now)])
     }
 
+    /// A maintenance window's start and end, as its texts fill them: "tomorrow at 02:00" and
+    /// "04:00" (or the end's day too when it is another one).
+    static func span(_ window: MaintenanceWindow, now: Date) -> (from: String, until: String) {
+        let zone = window.zone
+        let offsets = ZoneOffsets.table(for: zone, around: window.startsAt)
+        let sameDay = offsets.localDay(window.startsAt).day == offsets.localDay(window.endsAt - 1).day
+        return (moment(window.startsAt, now: now, timeZone: zone),
+                sameDay ? time(window.endsAt, timeZone: zone, now: now) : moment(window.endsAt, now: now, timeZone: zone))
+    }
+
     /// "an hour", "a day", "30 days", "a year": a period stated in a policy.
     static func period(_ interval: TimeInterval) -> String {
         let hours = Int(interval / 3600)

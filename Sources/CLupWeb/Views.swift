@@ -1,4 +1,5 @@
 import CLupData
+import CLupDomain
 import CLupPaths
 import CLupTemplates
 import CLupText
@@ -13,25 +14,48 @@ public struct Views: Sendable {
     public let pushKey: String?
     /// The signed-in customer's active reservation at `now`, for the top of shopper pages.
     let activeTicket: @Sendable (User, Date) -> ActiveTicket?
+    /// Scheduled maintenance to announce at `now`, on every page.
+    let maintenance: @Sendable (Date) -> MaintenanceBanner?
 
     public init(assets: Assets, pushKey: String? = nil) {
-        self.init(assets: assets, pushKey: pushKey) { _, _ in nil }
+        self.init(assets: assets, pushKey: pushKey, activeTicket: { _, _ in nil }, maintenance: { _ in nil })
     }
 
-    init(assets: Assets, pushKey: String?, activeTicket: @escaping @Sendable (User, Date) -> ActiveTicket?) {
+    init(assets: Assets, pushKey: String?, activeTicket: @escaping @Sendable (User, Date) -> ActiveTicket?,
+         maintenance: @escaping @Sendable (Date) -> MaintenanceBanner?)
+    {
         self.assets = assets
         self.pushKey = pushKey
         self.activeTicket = activeTicket
+        self.maintenance = maintenance
     }
 
-    /// The same views, showing each signed-in customer's active reservation from `database`.
-    func showingActiveTickets(from database: AppDatabase) -> Views {
-        Views(assets: assets, pushKey: pushKey) { user, now in
+    /// The same views, showing from `database` each signed-in customer's active reservation
+    /// and the scheduled maintenance.
+    func showingLiveState(from database: AppDatabase) -> Views {
+        Views(assets: assets, pushKey: pushKey, activeTicket: { user, now in
             guard let owned = try? database.activeReservationFromBoard(userId: user.id) else { return nil }
             let progress = TicketProgress(owned, standing: nil, now: now)
             return ActiveTicket(storeName: owned.store.name, number: owned.reservation.number,
                                 headline: progress.headline, href: Paths.ticket(owned.reservation.id),
                                 urgent: owned.reservation.status == .called)
+        }, maintenance: { now in
+            (try? database.shownMaintenance(now: now)).flatMap { Self.banner($0.window, $0.phase, now: now) }
+        })
+    }
+
+    /// "Scheduled maintenance tomorrow at 02:00 – 04:00 (Europe/Rome) …", or while it lasts
+    /// "… back today at 04:00".
+    static func banner(_ window: MaintenanceWindow, _ phase: MaintenanceWindow.Phase, now: Date) -> MaintenanceBanner {
+        switch phase {
+        case .underway:
+            let until = Formatting.moment(window.endsAt, now: now, timeZone: window.zone)
+            return MaintenanceBanner(text: tr("maintenance.underway", ["until": until, "zone": window.timeZone]),
+                                     underway: true)
+        case .announced:
+            let (from, until) = Formatting.span(window, now: now)
+            return MaintenanceBanner(text: tr("maintenance.announced", ["from": from, "until": until, "zone": window.timeZone]),
+                                     underway: false)
         }
     }
 
@@ -54,6 +78,7 @@ public struct Views: Sendable {
         ]).urlEncoded
         // On the pages a shopper browses (not their reservations, which show it already).
         if section == .stores, let user = context.visitor.user { frame.activeTicket = activeTicket(user, context.now) }
+        frame.maintenance = maintenance(context.now)
         var response = Response.html(page.render(in: frame).text, status: status)
         if frame.usedCSRF, let cookie = context.visitor.newGuestToken { response.setCookie(cookie) }
         if Self.isSharedGuestPage(context.visitor, usedCSRF: frame.usedCSRF)

@@ -13,7 +13,68 @@ struct Admin: ParsableCommand {
         abstract: "Create managers and admins, register and edit stores, enrol and revoke kiosks, rebuild statistics.",
         subcommands: [CreateUser.self, AssignStore.self, EnrolKiosk.self, RevokeKiosk.self, ListKiosks.self, SetStaffPin.self,
                       RegisterStore.self, EditStore.self, SetHours.self, CloseDay.self, ReopenDay.self, RebuildStats.self,
-                      RotateSigningKey.self, CreateDataKey.self])
+                      RotateSigningKey.self, CreateDataKey.self, ScheduleMaintenance.self, ListMaintenance.self,
+                      CancelMaintenance.self])
+
+    struct ScheduleMaintenance: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "schedule-maintenance",
+            abstract: "Announce a time CLup will be down: every page, the kiosks and the device API show it beforehand.")
+
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "The day it starts, YYYY-MM-DD.") var day: String
+        @Option(help: "Its start, HH:MM.") var from: String
+        @Option(help: "Its end, HH:MM (at or before the start: the next day).") var until: String
+        @Option(help: "The zone of these times (IANA name).") var timeZone = "Europe/Rome"
+        @Option(help: "How many hours before to announce it (0–336).") var announceHours = "24"
+
+        func run() throws {
+            let request = MaintenanceWindow.Request(day: day, from: from, until: until, timeZone: timeZone,
+                                                    announceHours: announceHours)
+            switch MaintenanceWindow.window(request, now: Date()) {
+            case .failure(let problem):
+                throw ValidationError(Language.$current.withValue(.en) { "--\(Self.option(problem.field)): " + MaintenanceText.message(problem) })
+            case .success(let window):
+                let scheduled = try database.openExisting().scheduleMaintenance(window, now: Date())
+                print("scheduled maintenance \(scheduled.id): \(Language.$current.withValue(.en) { MaintenanceText.describe(scheduled, now: Date()) })")
+            }
+        }
+
+        /// The option a form field is typed as here.
+        static func option(_ field: String) -> String {
+            ["timeZone": "time-zone", "announceHours": "announce-hours"][field] ?? field
+        }
+    }
+
+    struct ListMaintenance: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list-maintenance", abstract: "List the scheduled maintenance not over yet.")
+
+        @OptionGroup var database: DatabaseOptions
+
+        func run() throws {
+            let windows = try database.openExisting().maintenanceWindows(now: Date())
+            if windows.isEmpty { print("no maintenance is scheduled") }
+            for window in windows {
+                print("\(window.id)\t\(Language.$current.withValue(.en) { MaintenanceText.describe(window, now: Date()) })")
+            }
+        }
+    }
+
+    struct CancelMaintenance: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "cancel-maintenance", abstract: "Cancel scheduled maintenance: pages stop announcing it.")
+
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Its id, as list-maintenance shows it.") var id: Int64
+
+        func run() throws {
+            guard try database.openExisting().cancelMaintenance(id: id, now: Date()) else {
+                throw CommandError("no maintenance \(id) that is not over or cancelled already")
+            }
+            print("cancelled maintenance \(id)")
+        }
+    }
 
     struct CreateDataKey: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -26,7 +26,7 @@ public struct ManagePage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.site("""
             <h1>\(tr("manage.yourStores"))</h1>
-            \(if: canRegister, "<p><a class=\"button\" href=\"\(Paths.manageNewStore())\">\(tr("manage.register"))</a></p>")
+            \(if: canRegister, "<p><a class=\"button\" href=\"\(Paths.manageNewStore())\">\(tr("manage.register"))</a> <a href=\"\(Paths.manageMaintenance())\">\(tr("maintenance.title"))</a></p>")
             <ul class="rows">
               \(stores.map { "<li><a href=\"\(Paths.manageStore($0.id))\"><strong>\($0.name)</strong></a> <span class=\"fine\">\($0.address)</span></li>" })
             </ul>

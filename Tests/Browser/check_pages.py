@@ -315,6 +315,56 @@ def staff_from_the_web(driver, checker, base):
     return time.time() - revoked
 
 
+def maintenance_from_the_web(driver, checker, base, key):
+    """An administrator schedules maintenance two hours from now on its page; a guest's home
+    page and the door kiosk's board announce it; the administrator cancels it."""
+    sign_in(driver, base, "admin@example.org", "en", checker)
+    driver.get(base + "/manage/maintenance")
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("maintenance (en)", window, "en")
+    starts = datetime.datetime.now(zoneinfo.ZoneInfo("Europe/Rome")) + datetime.timedelta(hours=2)
+    for name, value in [("day", f"{starts:%Y-%m-%d}"), ("from", f"{starts:%H:%M}"),
+                        ("until", f"{starts + datetime.timedelta(hours=1):%H:%M}")]:
+        driver.execute_script("arguments[0].value = arguments[1]", driver.find_element(By.NAME, name), value)
+    hours = driver.find_element(By.NAME, "announceHours")
+    hours.clear()
+    hours.send_keys("24")
+    driver.find_element(By.CSS_SELECTOR, "form[action='/manage/maintenance'] button[type=submit]").click()
+    wait_for(driver, lambda: "done=scheduled" in driver.current_url)
+    checker.check("maintenance scheduled (en)", "desktop", "en")
+
+    driver.delete_all_cookies()
+    speak(driver, base, "en")
+
+    def home_banner():
+        # A guest's page may come from nginx's cache, refreshed in the background once stale.
+        driver.get(base + "/")
+        return driver.find_elements(By.CSS_SELECTOR, ".banner.maintenance")
+    wait_for(driver, home_banner, seconds=5)
+    banner = driver.find_element(By.CSS_SELECTOR, ".banner.maintenance").text
+    if f"{starts:%H:%M}" not in banner or "Scheduled maintenance" not in banner:
+        raise SystemExit(f"the home page does not announce the maintenance: {banner!r}")
+    driver.get(base + "/kiosk")
+    driver.find_element(By.NAME, "key").send_keys(key + Keys.ENTER)
+    wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, ".kiosk-choices"))
+    driver.get(base + "/kiosk/board")
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("kiosk board during an announcement (en)", window, "en")
+    if "Scheduled maintenance" not in driver.find_element(By.CSS_SELECTOR, ".banner.maintenance").text:
+        raise SystemExit("the kiosk's board does not announce the maintenance")
+
+    sign_in(driver, base, "admin@example.org", "en", checker)
+    driver.get(base + "/manage/maintenance")
+    driver.find_element(By.CSS_SELECTOR, "form[action='/manage/maintenance/cancel'] button").click()
+    WebDriverWait(driver, 5).until(lambda d: d.switch_to.alert).accept()
+    wait_for(driver, lambda: "done=cancelled" in driver.current_url)
+    driver.delete_all_cookies()
+    wait_for(driver, lambda: not home_banner(), seconds=5)
+    return banner
+
+
 def tour(driver, checker, base, key, language):
     """Every page kind in `language`, as its people reach it; the wizard's steps."""
     def visit(name, path):
@@ -431,6 +481,7 @@ def main():
         stack.clup("admin", "create-user", "--email", "manager@example.org", "--name", "Marta", "--role", "customer",
                    "--password-stdin", stdin=PASSWORD + "\n")
         refused_after = staff_from_the_web(driver, checker, base)
+        announced = maintenance_from_the_web(driver, checker, base, key)
         errors = checker.validate()
     finally:
         driver.quit()
@@ -441,6 +492,8 @@ def main():
           f"phone), keyboard-only: wizard ({len(steps) - 1} steps) and kiosk dispenser, in each language")
     print(f"staff from the web: a manager added by an administrator enrolled a kiosk from the store page, and "
           f"its revoked kiosk was refused {refused_after:.2f} s after the revocation")
+    print(f"maintenance from the web: scheduled, announced on the home page and the kiosk's board "
+          f"(“{announced}”), and cancelled")
     print(f"axe-core {re.search(r'axe v([0-9.]+)', AXE).group(1)}: {len(checker.findings)} critical or serious findings")
     for name, window, impact, rule, text, targets in checker.findings:
         print(f"  {impact:8} {rule} on {name} ({window}): {text} — {', '.join(targets)}")

@@ -105,6 +105,27 @@ struct DeviceAPITests {
         #expect(again2.body["result"] as? String == "refused" && again2.body["reason"] as? String == "alreadyUsed")
     }
 
+    @Test("the status announces scheduled maintenance, says when it is under way, and leaves it out otherwise")
+    func statusMaintenance() throws {
+        #expect(try call(.get, "/api/v1/stores/\(store.id)/status", key: key).body["maintenance"] == nil)
+        let starts = clock.now + 3 * 3600
+        _ = try database.scheduleMaintenance(MaintenanceWindow(id: 0, startsAt: starts, endsAt: starts + 7200,
+                                                               announceFrom: starts - 86400, timeZone: "Europe/Rome"),
+                                             now: clock.now)
+        let announced = try require(try call(.get, "/api/v1/stores/\(store.id)/status", key: key).body["maintenance"]
+            as? [String: Any])
+        #expect(announced["underway"] as? Bool == false && announced["startsAt"] as? String == starts.formatted(.iso8601))
+        #expect(announced["message"] as? String
+            == "Scheduled maintenance today at 13:00 – 15:00 (Europe/Rome): CLup will not be available. "
+            + "Reservations are kept, and the entrance keeps letting people in.")
+        clock.advance(4 * 3600)
+        let underway = try require(try call(.get, "/api/v1/stores/\(store.id)/status", key: key).body["maintenance"]
+            as? [String: Any])
+        #expect(underway["underway"] as? Bool == true && underway["endsAt"] as? String == (starts + 7200).formatted(.iso8601))
+        clock.advance(3600)
+        #expect(try call(.get, "/api/v1/stores/\(store.id)/status", key: key).body["maintenance"] == nil)
+    }
+
     @Test("a kiosk keeps a block of tickets to print offline: numbered before later ones, let in when there is room")
     func offlineTicketBlock() throws {
         let first = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1, "residenceMinutes": 30}"#)

@@ -69,6 +69,9 @@ struct RoutesTests {
         GET /manage session signedIn manager
         GET /manage/new-store session signedIn manager admin
         POST /manage/new-store session csrf replies signedIn manager admin
+        GET /manage/maintenance session signedIn manager admin
+        POST /manage/maintenance session csrf replies signedIn manager admin
+        POST /manage/maintenance/cancel session csrf replies signedIn manager admin
         GET /manage/stores/{id} session signedIn manager managerOfStore
         GET /manage/stores/{id}/stats session signedIn manager managerOfStore
         GET /manage/stores/{id}/stats.csv session signedIn manager managerOfStore

@@ -58,6 +58,11 @@ struct TemplatesTests {
             ("error", ErrorPage(status: 404, title: "Page not found", message: "Not here.")),
             ("account", account),
             ("manage", ManagePage(stores: [ManagePage.Row(id: 1, name: "Bottega", address: "Via Roma 1")])),
+            ("maintenance", MaintenancePage(
+                windows: [MaintenancePage.Row(id: 1, text: "today at 02:00 – 04:00 (Europe/Rome)", underway: true)],
+                values: ["day": "2026-12-01", "from": "02:00", "until": "04:00", "timeZone": "Europe/Rome",
+                         "announceHours": "24"], errors: ["day": "Give the day as a date."], zones: ["Europe/Rome", "UTC"])),
+            ("empty maintenance", MaintenancePage(windows: [], values: [:], errors: [:], zones: ["UTC"])),
             ("manage store", ManageStorePage(id: 1, name: "Bottega", address: "Via Roma 1", capacity: 10, peopleInside: 3,
                                              wait: "No wait", light: "green", reason: "Short wait",
                                              kiosks: [.init(id: 1, label: "Door", role: "door", enrolled: "today", revoked: false)])),

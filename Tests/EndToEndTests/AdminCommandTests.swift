@@ -65,6 +65,27 @@ struct AdminCommandTests {
         #expect(try clup(["migrate", "--database", "clup.sqlite", "--data-key-file", key], in: folder).status == 0)
     }
 
+    @Test("maintenance is scheduled, listed and cancelled from the command line; a bad option is named")
+    func maintenance() throws {
+        let folder = try Self.emptyFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(try clup(["migrate", "--database", "clup.sqlite"], in: folder).status == 0)
+        let bad = try clup(["admin", "schedule-maintenance", "--database", "clup.sqlite", "--day", "2099-12-01",
+                            "--from", "02:00", "--until", "04:00", "--time-zone", "Mars/Olympus"], in: folder)
+        #expect(bad.status != 0 && bad.output.contains("--time-zone: Choose a time zone from the list."))
+        let scheduled = try clup(["admin", "schedule-maintenance", "--database", "clup.sqlite", "--day", "2099-12-01",
+                                  "--from", "02:00", "--until", "04:00", "--announce-hours", "48"], in: folder)
+        #expect(scheduled.status == 0 && scheduled.output.contains("scheduled maintenance 1:"))
+        #expect(scheduled.output.contains("02:00 – 04:00 (Europe/Rome)"))
+        let listed = try clup(["admin", "list-maintenance", "--database", "clup.sqlite"], in: folder)
+        #expect(listed.output.hasPrefix("1\t") && listed.output.contains("02:00 – 04:00 (Europe/Rome)"))
+        #expect(try clup(["admin", "cancel-maintenance", "--database", "clup.sqlite", "--id", "1"], in: folder).status == 0)
+        let again = try clup(["admin", "cancel-maintenance", "--database", "clup.sqlite", "--id", "1"], in: folder)
+        #expect(again.status == 1 && again.output.contains("no maintenance 1"))
+        #expect(try clup(["admin", "list-maintenance", "--database", "clup.sqlite"], in: folder).output
+            .contains("no maintenance is scheduled"))
+    }
+
     @Test("without a database it says where it looked and creates nothing; an unknown address is named")
     func missingDatabase() throws {
         let folder = try Self.emptyFolder()

@@ -33,6 +33,19 @@ enum PostgresMigrations {
             ALTER TABLE doorAction DROP CONSTRAINT dooraction_staffname_check;
             CREATE TABLE dataKeyCheck (id bigint PRIMARY KEY CHECK (id = 1), sealed text NOT NULL);
             """),
+        ("scheduled maintenance (SQLite's 29)", """
+            CREATE TABLE maintenanceWindow (
+                id bigserial PRIMARY KEY,
+                startsAt timestamptz NOT NULL,
+                endsAt timestamptz NOT NULL,
+                announceFrom timestamptz NOT NULL,
+                timeZone text NOT NULL CHECK (length(timeZone) BETWEEN 1 AND 64),
+                createdAt timestamptz NOT NULL,
+                cancelledAt timestamptz,
+                CHECK (endsAt > startsAt AND announceFrom <= startsAt)
+            );
+            CREATE INDEX maintenanceWindow_ends ON maintenanceWindow(endsAt) WHERE cancelledAt IS NULL;
+            """),
     ]
 
     /// Brings the schema up to date; several workers starting at once take turns on an

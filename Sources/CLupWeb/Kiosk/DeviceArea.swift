@@ -179,6 +179,16 @@ struct DeviceArea {
         /// The range each wait falls in four times in five, in minutes: [low, high].
         var waitRangeMinutes: [Int]?
         var walkInWaitRangeMinutes: [Int]?
+        /// Scheduled maintenance announced or under way; absent otherwise.
+        var maintenance: Maintenance?
+
+        struct Maintenance: Encodable {
+            var startsAt: String
+            var endsAt: String
+            var underway: Bool
+            /// What the pages say of it, in the request's language.
+            var message: String
+        }
     }
 
     private func status(storeId: StoreID, now: Date) throws -> StatusJSON {
@@ -205,7 +215,11 @@ struct DeviceArea {
             peopleInside: standing.status.peopleInside, onlineQueue: queue(standing.online),
             walkInQueue: queue(standing.walkIn), calling: board.called.map(\.number),
             waitMinutes: online?.minutes, walkInWaitMinutes: walkIn?.minutes, waitRangeMinutes: online?.range,
-            walkInWaitRangeMinutes: walkIn?.range)
+            walkInWaitRangeMinutes: walkIn?.range,
+            maintenance: (try database.shownMaintenance(now: now)).map { window, phase in
+                StatusJSON.Maintenance(startsAt: window.startsAt.formatted(.iso8601), endsAt: window.endsAt.formatted(.iso8601),
+                                       underway: phase == .underway, message: Views.banner(window, phase, now: now).text)
+            })
     }
 
     static func error(_ error: EntranceError) -> Response {

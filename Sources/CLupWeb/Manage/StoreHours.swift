@@ -175,13 +175,7 @@ extension ManageArea {
     }
 
     /// Minutes after midnight of "HH:MM"; nil if it is not a time of day.
-    static func minutes(_ text: String) -> Int? {
-        let parts = text.split(separator: ":")
-        guard parts.count == 2, let hours = Int(parts[0]), let minutes = Int(parts[1]), (0..<24).contains(hours),
-            (0..<60).contains(minutes), parts[1].count == 2
-        else { return nil }
-        return hours * 60 + minutes
-    }
+    static func minutes(_ text: String) -> Int? { OpeningHours.minutes(text) }
 
     /// What the last change of hours did, from the page's address after saving.
     static func hoursNotice(_ query: FormData) -> String? {

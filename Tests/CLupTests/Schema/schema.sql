@@ -25,6 +25,9 @@ CREATE INDEX "formReply_on_at" ON "formReply"("at");
 -- index kiosk_on_storeId
 CREATE INDEX "kiosk_on_storeId" ON "kiosk"("storeId");
 
+-- index maintenanceWindow_ends
+CREATE INDEX maintenanceWindow_ends ON maintenanceWindow(endsAt) WHERE cancelledAt IS NULL;
+
 -- index managedStore_on_storeId
 CREATE INDEX "managedStore_on_storeId" ON "managedStore"("storeId");
 
@@ -166,6 +169,18 @@ CREATE TABLE "formReply" ("key" TEXT PRIMARY KEY NOT NULL CHECK (LENGTH("key") <
 
 -- table kiosk
 CREATE TABLE "kiosk" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "label" TEXT NOT NULL CHECK ((LENGTH("label") >= 1) AND (LENGTH("label") <= 60)), "keyHash" TEXT NOT NULL UNIQUE, "createdAt" DATETIME NOT NULL, "revokedAt" DATETIME, role TEXT NOT NULL DEFAULT 'door' CHECK (role IN ('dispenser', 'door')));
+
+-- table maintenanceWindow
+CREATE TABLE maintenanceWindow (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    startsAt DATETIME NOT NULL,
+    endsAt DATETIME NOT NULL,
+    announceFrom DATETIME NOT NULL,
+    timeZone TEXT NOT NULL CHECK (length(timeZone) BETWEEN 1 AND 64),
+    createdAt DATETIME NOT NULL,
+    cancelledAt DATETIME,
+    CHECK (endsAt > startsAt AND announceFrom <= startsAt)
+);
 
 -- table managedStore
 CREATE TABLE "managedStore" ("userId" INTEGER NOT NULL REFERENCES "user"("id") ON DELETE CASCADE, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, PRIMARY KEY ("userId", "storeId"));

@@ -1,0 +1,71 @@
+import CLupDomain
+import Foundation
+import GRDB
+import Synchronization
+
+extension MaintenanceWindow: FetchableRecord {}
+
+/// The maintenance windows not over yet, as last read: every page shows the current one, so it
+/// is read at most every few seconds per worker, and again at once after this worker changes
+/// them (other workers see a change within `lifetime`).
+final class MaintenanceCache: Sendable {
+    static let lifetime: Duration = .seconds(5)
+    private let state = Mutex<(windows: [MaintenanceWindow], readAt: ContinuousClock.Instant)?>(nil)
+
+    func windows(orRead read: () throws -> [MaintenanceWindow]) rethrows -> [MaintenanceWindow] {
+        let now = ContinuousClock.now
+        if let kept = state.withLock({ $0 }), now - kept.readAt < Self.lifetime { return kept.windows }
+        let windows = try read()
+        state.withLock { $0 = (windows, now) }
+        return windows
+    }
+
+    func clear() { state.withLock { $0 = nil } }
+}
+
+extension AppDatabase {
+    /// Schedules `window` (its id is the database's); `MaintenanceWindow.window` has checked it.
+    public func scheduleMaintenance(_ window: MaintenanceWindow, now: Date) throws -> MaintenanceWindow {
+        defer { maintenance.clear() }
+        if let postgres { return try postgres.scheduleMaintenance(window, now: now) }
+        return try write { db in
+            try db.execute(sql: """
+                INSERT INTO maintenanceWindow (startsAt, endsAt, announceFrom, timeZone, createdAt) VALUES (?, ?, ?, ?, ?)
+                """, arguments: [window.startsAt, window.endsAt, window.announceFrom, window.timeZone, now])
+            var scheduled = window
+            scheduled.id = db.lastInsertedRowID
+            return scheduled
+        }
+    }
+
+    /// Cancels window `id`; false if there is none not over and not cancelled already.
+    public func cancelMaintenance(id: Int64, now: Date) throws -> Bool {
+        defer { maintenance.clear() }
+        if let postgres { return try postgres.cancelMaintenance(id: id, now: now) }
+        return try write { db in
+            try db.execute(sql: """
+                UPDATE maintenanceWindow SET cancelledAt = ? WHERE id = ? AND cancelledAt IS NULL AND endsAt > ?
+                """, arguments: [now, id, now])
+            return db.changesCount > 0
+        }
+    }
+
+    /// The windows not cancelled that are not over at `now`, soonest first.
+    public func maintenanceWindows(now: Date) throws -> [MaintenanceWindow] {
+        if let postgres { return try postgres.maintenanceWindows(now: now) }
+        return try reader.read { db in
+            try MaintenanceWindow.fetchAll(db, sql: """
+                SELECT id, startsAt, endsAt, announceFrom, timeZone FROM maintenanceWindow
+                WHERE cancelledAt IS NULL AND endsAt > ? ORDER BY startsAt, id
+                """, arguments: [now])
+        }
+    }
+
+    /// The window pages show at `now`, and its phase (`MaintenanceWindow.shown`), from the
+    /// windows as read at most `MaintenanceCache.lifetime` ago.
+    public func shownMaintenance(now: Date) throws -> (window: MaintenanceWindow, phase: MaintenanceWindow.Phase)? {
+        // Those over for a day are left out; the cache serves the `now` of the next seconds' requests.
+        let windows = try maintenance.windows { try maintenanceWindows(now: now - 86400) }
+        return MaintenanceWindow.shown(windows, at: now)
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+@testable import CLupData
+@testable import CLupDomain
+@testable import CLupSupport
+@testable import CLupWeb
+
+/// An administrator schedules maintenance from the web; every page and kiosk screen announces
+/// it, and says when CLup is back while it lasts.
+@Suite("Scheduled maintenance pages")
+struct MaintenancePagesTests {
+    let clock: TestClock
+    let database: AppDatabase
+    let app: App
+    let store: Store
+
+    init() throws {
+        (clock, database, app) = try Fixture.start()
+        store = try database.createStore(Fixture.store("Bottega Duomo", at: Place.milan[0].position),
+                                         hours: Fixture.weekdayHours, departments: [])
+        try Fixture.manager("boss@example.org", of: store.id, in: database, now: clock.now)
+        _ = try database.createUser(email: "admin@example.org", displayName: "Alba", passwordHash: Fixture.passwordHash,
+                                    role: .admin, now: clock.now, confirmation: nil)
+    }
+
+    func admin() throws -> Browser {
+        let browser = Browser(app)
+        try browser.signIn(email: "admin@example.org")
+        try browser.get("/manage/maintenance")
+        return browser
+    }
+
+    func schedule(_ browser: Browser, day: String = "2026-11-18", from: String = "22:00", until: String = "01:30",
+                  zone: String = "Europe/Rome", announce: String = "24") throws -> Response
+    {
+        try browser.post("/manage/maintenance", [("day", day), ("from", from), ("until", until), ("timeZone", zone),
+                                                 ("announceHours", announce)])
+    }
+
+    @Test("scheduled from the web, it is announced on every page and kiosk screen, then said to be under way, then gone")
+    func announcedEverywhere() throws {
+        let admin = try admin()
+        let form = try admin.get("/manage/maintenance").bodyText
+        #expect(form.contains("No maintenance is scheduled.") && form.contains(#"value="2026-11-18""#))
+        #expect(form.contains(#"<option value="Europe/Rome" selected>"#))
+        let scheduled = try schedule(admin)
+        #expect(scheduled.status == 303 && scheduled.header("Location") == "/manage/maintenance?done=scheduled")
+        let listed = try admin.get("/manage/maintenance?done=scheduled").bodyText
+        #expect(listed.contains("Maintenance scheduled"))
+        #expect(listed.contains("today at 22:00 – tomorrow at 01:30 (Europe/Rome), announced Tue 17 Nov at 22:00"))
+
+        let announcement = "Scheduled maintenance today at 22:00 – tomorrow at 01:30 (Europe/Rome): CLup will not be available."
+        let guest = try Browser(app).get("/").bodyText
+        #expect(guest.contains(#"<div class="banner maintenance" role="status"><p>"# + announcement))
+        #expect(try admin.get("/manage/stores/\(store.id)").bodyText.contains(announcement))
+        let key = Secrets.token(bytes: 32)
+        _ = try database.enrolKiosk(storeId: store.id, label: "Door", key: key, now: clock.now)
+        let kiosk = Browser(app, address: "192.0.2.50")
+        try kiosk.get("/kiosk")
+        #expect(try kiosk.post("/kiosk/enrol", [("key", key)]).status == 303)
+        #expect(try kiosk.get("/kiosk/board").bodyText.contains(announcement))
+        // In Italian too.
+        let browser = Browser(app)
+        browser.cookies["lang"] = "it"
+        let italian = try browser.get("/").bodyText
+        #expect(italian.contains("Manutenzione programmata oggi alle 22:00 – domani alle 01:30 (Europe/Rome)"))
+
+        clock.advance(12 * 3600 + 10 * 60)  // 22:10
+        let underway = try Browser(app).get("/").bodyText
+        #expect(underway.contains(#"<div class="banner maintenance underway" role="status"><p>"#
+            + "CLup is under maintenance and back tomorrow at 01:30 (Europe/Rome)"))
+        clock.advance(4 * 3600)
+        #expect(!(try Browser(app).get("/").bodyText.contains("maintenance")))
+    }
+
+    @Test("a cancelled window is no longer announced; cancelling one twice says it is gone")
+    func cancel() throws {
+        let admin = try admin()
+        try schedule(admin)
+        let window = try #require(try database.maintenanceWindows(now: clock.now).first)
+        #expect(try Browser(app).get("/").bodyText.contains("Scheduled maintenance"))
+        let cancelled = try admin.post("/manage/maintenance/cancel", [("window", String(window.id))])
+        #expect(cancelled.header("Location") == "/manage/maintenance?done=cancelled")
+        #expect(!(try Browser(app).get("/").bodyText.contains("Scheduled maintenance")))
+        let again = try admin.post("/manage/maintenance/cancel", [("window", String(window.id))])
+        #expect(again.header("Location") == "/manage/maintenance?done=gone")
+        #expect(try admin.get("/manage/maintenance?done=gone").bodyText.contains("over or was cancelled already"))
+    }
+
+    @Test("what cannot be scheduled is refused with the field's problem, and nothing is scheduled")
+    func refused() throws {
+        let admin = try admin()
+        for (fields, field, message) in [
+            (("2026-02-30", "02:00", "04:00", "Europe/Rome", "24"), "day", "Give the day as a date, such as 2026-12-01."),
+            (("2026-12-01", "25:00", "04:00", "Europe/Rome", "24"), "from", "Give a time of day, such as 02:00."),
+            (("2026-12-01", "02:00", "04:00", "Mars/Olympus", "24"), "timeZone", "Choose a time zone from the list."),
+            (("2026-12-01", "02:00", "04:00", "Europe/Rome", "999"), "announceHours", "Give a whole number of hours from 0 to 336."),
+            (("2026-11-17", "02:00", "04:00", "Europe/Rome", "24"), "until", "That time is over already."),
+        ] {
+            let answer = try schedule(admin, day: fields.0, from: fields.1, until: fields.2, zone: fields.3, announce: fields.4)
+            let html = answer.bodyText
+            #expect(answer.status == 422 && html.contains(#"<p class="field-error" id="maintenance-\#(field)-error">\#(message)</p>"#),
+                    "\(fields)")
+            #expect(html.contains(#"value="\#(fields.0)""#))  // what was typed stays
+        }
+        #expect(try database.maintenanceWindows(now: clock.now).isEmpty)
+    }
+
+    @Test("only administrators schedule maintenance")
+    func adminsOnly() throws {
+        let boss = Browser(app)
+        try boss.signIn(email: "boss@example.org")
+        #expect(try boss.get("/manage/maintenance").status == 403)
+        try boss.get("/manage")
+        #expect(try schedule(boss).status == 403)
+        #expect(try database.maintenanceWindows(now: clock.now).isEmpty)
+        #expect(try Browser(app).get("/manage/maintenance").status == 303)  // a guest is sent to sign in
+    }
+
+    @Test("scheduled from the command line's side, windows are kept and cancelled on either engine")
+    func kept() throws {
+        let starts = clock.now + 3600
+        let window = try database.scheduleMaintenance(
+            MaintenanceWindow(id: 0, startsAt: starts, endsAt: starts + 60, announceFrom: starts, timeZone: "UTC"), now: clock.now)
+        #expect(try database.maintenanceWindows(now: clock.now) == [window])
+        #expect(try database.cancelMaintenance(id: window.id, now: clock.now))
+        #expect(!(try database.cancelMaintenance(id: window.id, now: clock.now)))
+        #expect(try database.maintenanceWindows(now: clock.now).isEmpty)
+    }
+}
