@@ -7,8 +7,8 @@ import PackageDescription
 //   CLupSupport    libsodium, libqrencode, zlib wrappers: nothing of ours
 //   CLupData       AppDatabase, migrations, records, on SQLite or PostgreSQL: CLupDomain,
 //                  CLupSupport, GRDB, PostgresNIO, swift-metrics
-//   CLupJobs       mail and push delivery from the outboxes: CLupData, CLupSupport, swift-crypto,
-//                  swift-metrics
+//   CLupJobs       mail and push delivery from the outboxes, the geocoder: CLupDomain, CLupData,
+//                  CLupSupport, swift-crypto, swift-metrics
 //   CLupPaths      the table of every address: nothing
 //   CLupText       what people read, in English and Italian (catalogues, `tr`): nothing
 //   CLupTemplates  typed HTML templates over page models (Templates/): CLupPaths, CLupText
@@ -66,7 +66,7 @@ let package = Package(
         .target(
             name: "CLupJobs",
             dependencies: [
-                "CLupData", "CLupSupport", .product(name: "Logging", package: "swift-log"),
+                "CLupDomain", "CLupData", "CLupSupport", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),

@@ -16,6 +16,28 @@ public enum DemoData {
         var longitude: Double
     }
 
+    /// The demo city's streets (those of the demo stores, where each store stands) and named
+    /// places, for the home page's search when no geocoder is configured: `scripts/run` works
+    /// offline, and nothing typed leaves the server.
+    public static let gazetteer = Gazetteer(
+        entries: Place.milan.map { Gazetteer.Entry(name: $0.name, position: $0.position) }
+            + landmarks.map { Gazetteer.Entry(name: $0.0, position: GeoPoint(latitude: $0.1, longitude: $0.2)) }
+            + sites.map { site in
+                // "Via Torino 21, 20123 Milano" → "Via Torino, Milano".
+                let street = site.address.split(separator: ",").first.map(String.init) ?? site.address
+                let name = street.split(separator: " ").filter { !$0.allSatisfy(\.isNumber) }.joined(separator: " ")
+                return Gazetteer.Entry(name: name + ", Milano", position: GeoPoint(latitude: site.latitude, longitude: site.longitude))
+            },
+        city: ["Milano", "Milan", "MI"])
+
+    /// Places people name that are neither a demo store's street nor one of the named points.
+    static let landmarks: [(String, Double, Double)] = [
+        ("Castello Sforzesco", 45.4705, 9.1794), ("Parco Sempione", 45.4728, 9.1761), ("Arco della Pace", 45.4756, 9.1726),
+        ("Piazza Gae Aulenti", 45.4838, 9.1900), ("Piazza della Scala", 45.4672, 9.1900), ("Galleria Vittorio Emanuele II", 45.4657, 9.1900),
+        ("Università Bocconi", 45.4504, 9.1893), ("Politecnico di Milano", 45.4781, 9.2273), ("Piazza Cordusio", 45.4654, 9.1866),
+        ("Corso Vittorio Emanuele II", 45.4647, 9.1944), ("Via Dante", 45.4667, 9.1848), ("Via Montenapoleone", 45.4685, 9.1955),
+    ]
+
     static let sites: [Site] = [
         Site(name: "Mercato Fresco Duomo", address: "Via Torino 21, 20123 Milano", latitude: 45.4618, longitude: 9.1858),
         Site(name: "Bottega Verde Brera", address: "Via Solferino 14, 20121 Milano", latitude: 45.4741, longitude: 9.1869),

@@ -45,7 +45,8 @@ public struct App: Sendable {
         let site = routes.root.adding(.pages(database: database, views: views, logger: environment.logger))
         routes.fallback(prefix: "/", through: site)
         let forms = site.adding(.csrf).adding(.formReplies(database: database, views: views))
-        StoresArea(database: database, views: views, settings: environment.settings).addRoutes(to: forms)
+        StoresArea(database: database, views: views, settings: environment.settings, places: environment.places,
+                   logger: environment.logger).addRoutes(to: forms)
         AccountsArea(database: database, views: views, settings: environment.settings).addRoutes(to: forms)
         let codes = TicketCodes(database: database, tickets: environment.tickets)
         ReservationsArea(database: database, views: views, settings: environment.settings,

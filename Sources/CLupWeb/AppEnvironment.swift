@@ -17,10 +17,15 @@ public struct AppEnvironment: Sendable {
     public var heartbeats: Heartbeats
     /// What `/metrics` answers with, and to whom; nil: not found.
     public var metrics: MetricsEndpoint?
+    /// Finds the street or place typed in the home page's search: the demo city's gazetteer,
+    /// or the geocoder the operator configures (`--geocoder-url`).
+    public var places: any PlaceFinder
 
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date, logger: Logger, settings: SiteSettings,
-                tickets: TicketToken, heartbeats: Heartbeats = Heartbeats(), metrics: MetricsEndpoint? = nil)
+                tickets: TicketToken, heartbeats: Heartbeats = Heartbeats(), metrics: MetricsEndpoint? = nil,
+                places: any PlaceFinder = DemoData.gazetteer)
     {
+        self.places = places
         self.metrics = metrics
         self.database = database
         self.now = now

@@ -126,6 +126,23 @@ struct SiteOptions: ParsableArguments {
     var tileURL: String = ProcessInfo.processInfo.environment["CLUP_TILE_URL"]
         ?? "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
 
+    @Option(help: ArgumentHelp(
+        "A Nominatim-compatible geocoder for the home page's address search (https://host[/path][?countrycodes=it…]).",
+        discussion: "Without one, the demo city's streets and places are searched on the server, and nothing typed leaves it."))
+    var geocoderURL: String? = ProcessInfo.processInfo.environment["CLUP_GEOCODER_URL"]
+
+    /// What the home page's search asks; a geocoder's address that cannot be one is refused.
+    func places() throws -> any PlaceFinder {
+        guard let geocoderURL else { return DemoData.gazetteer }
+        let geocoder = NominatimFinder(baseURL: geocoderURL)
+        do {
+            _ = try geocoder.url(for: "Milano")
+        } catch {
+            throw ValidationError("--geocoder-url: \(error)")
+        }
+        return RememberingFinder(geocoder)
+    }
+
     @Option(help: "The site's public address, for links in emails.")
     var baseURL: String = ProcessInfo.processInfo.environment["CLUP_BASE_URL"] ?? "http://127.0.0.1:8080"
 
@@ -293,7 +310,7 @@ struct Serve: ParsableCommand {
         let metrics = Self.bootstrapMetrics()
         let environment = AppEnvironment(
             database: try database.open(), now: now, logger: logger, settings: settings,
-            tickets: try secret.tickets(), metrics: metrics)
+            tickets: try secret.tickets(), metrics: metrics, places: try site.places())
         let app = App(environment: environment, views: views)
         let endpoint: FastCGIServer.Endpoint = port.map { .tcp(port: $0) } ?? .unix(path: socket, mode: mode, group: group)
         let entrance: FastCGIServer.Endpoint = port.map { .tcp(port: entrancePort ?? $0 + 1) }

@@ -110,11 +110,14 @@ public struct HomePage: Page {
     public var modes: [ModeLink]
     public var tileURL: String
     public var tileAttribution: String
+    /// What the search box holds: the street or place last searched for.
+    public var search: String
 
     public init(positionLabel: String, notice: String?, latitude: String, longitude: String, modePhrase: String,
                 modeKey: String, stores: [StoreCard], totalStores: Int, moreHref: String?, places: [Choice],
-                modes: [ModeLink], tileURL: String, tileAttribution: String)
+                modes: [ModeLink], tileURL: String, tileAttribution: String, search: String = "")
     {
+        self.search = search
         self.positionLabel = positionLabel
         self.notice = notice
         self.latitude = latitude
@@ -141,17 +144,26 @@ public struct HomePage: Page {
               \(Fragments.notice(notice))
             </section>
 
-            <form class="controls" method="get" action="\(Paths.home())">
-              <label for="place">\(tr("home.measureFrom"))</label>
-              <div class="control-row">
-                <select id="place" name="place">
-                  \(Fragments.selectOptions(places))
-                </select>
-                <button type="submit">\(tr("home.update"))</button>
-                <button type="button" class="secondary" data-locate hidden>\(tr("home.useLocation"))</button>
-              </div>
-              <p class="locate-status" data-locate-status role="status" hidden></p>
-            </form>
+            <div class="controls">
+              <form method="get" action="\(Paths.home())" role="search">
+                <label for="q" class="visually-hidden">\(tr("home.search"))</label>
+                <div class="control-row">
+                  <input id="q" name="q" type="search" maxlength="200" value="\(search)" placeholder="\(tr("home.searchHint"))" autocomplete="street-address">
+                  <button type="submit">\(tr("home.searchButton"))</button>
+                </div>
+              </form>
+              <form method="get" action="\(Paths.home())">
+                <label for="place">\(tr("home.measureFrom"))</label>
+                <div class="control-row">
+                  <select id="place" name="place">
+                    \(Fragments.selectOptions(places))
+                  </select>
+                  <button type="submit">\(tr("home.update"))</button>
+                  <button type="button" class="secondary" data-locate hidden>\(tr("home.useLocation"))</button>
+                </div>
+                <p class="locate-status" data-locate-status role="status" hidden></p>
+              </form>
+            </div>
 
             <nav class="modes" aria-label="\(tr("home.modes"))">
               \(modes.map { "<a href=\"\($0.href)\"\(if: $0.choice.checked, " aria-current=\"true\"")>\($0.choice.label)</a>" })

@@ -365,6 +365,35 @@ def maintenance_from_the_web(driver, checker, base, key):
     return banner
 
 
+def address_search(driver, checker, base):
+    """A guest searches a street, by keyboard, and the stores are listed from it, nearest first;
+    then a name no street has, and the page says so."""
+    driver.delete_all_cookies()
+    speak(driver, base, "en")
+    driver.set_window_size(*WINDOWS["phone"])
+    driver.get(base + "/")
+    driver.find_element(By.ID, "q").send_keys("via torino 21" + Keys.ENTER)
+    wait_for(driver, lambda: "near=" in driver.current_url)
+    lead = driver.find_element(By.CSS_SELECTOR, ".lead").text
+    first = driver.find_element(By.CSS_SELECTOR, ".store-name").text
+    if "Via Torino, Milano" not in lead or first != "Mercato Fresco Duomo":
+        raise SystemExit(f"the street searched for is not where the list starts: {lead!r}, first {first!r}")
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("home from a street searched for (en)", window, "en")
+    box = driver.find_element(By.ID, "q")
+    box.clear()
+    box.send_keys("Atlantis" + Keys.ENTER)
+    wait_for(driver, lambda: "q=Atlantis" in driver.current_url)
+    notice = driver.find_element(By.CSS_SELECTOR, ".notice").text
+    if "Nothing called “Atlantis” was found" not in notice:
+        raise SystemExit(f"a search that found nothing does not say so: {notice!r}")
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("home, nothing found (en)", window, "en")
+    return lead, first
+
+
 def tour(driver, checker, base, key, language):
     """Every page kind in `language`, as its people reach it; the wizard's steps."""
     def visit(name, path):
@@ -482,6 +511,7 @@ def main():
                    "--password-stdin", stdin=PASSWORD + "\n")
         refused_after = staff_from_the_web(driver, checker, base)
         announced = maintenance_from_the_web(driver, checker, base, key)
+        searched, nearest = address_search(driver, checker, base)
         errors = checker.validate()
     finally:
         driver.quit()
@@ -492,6 +522,7 @@ def main():
           f"phone), keyboard-only: wizard ({len(steps) - 1} steps) and kiosk dispenser, in each language")
     print(f"staff from the web: a manager added by an administrator enrolled a kiosk from the store page, and "
           f"its revoked kiosk was refused {refused_after:.2f} s after the revocation")
+    print(f"address search: “via torino 21” → {searched!r}, nearest {nearest}; “Atlantis” → nothing found, said")
     print(f"maintenance from the web: scheduled, announced on the home page and the kiosk's board "
           f"(“{announced}”), and cancelled")
     print(f"axe-core {re.search(r'axe v([0-9.]+)', AXE).group(1)}: {len(checker.findings)} critical or serious findings")

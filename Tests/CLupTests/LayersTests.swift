@@ -15,7 +15,7 @@ struct LayersTests {
         "CLupDomain": [],
         "CLupSupport": ["CSodium", "CQRencode", "CZlib"],
         "CLupData": ["CLupDomain", "CLupSupport", "GRDB", "PostgresNIO", "Metrics"],
-        "CLupJobs": ["CLupData", "CLupSupport", "Crypto", "Logging", "Metrics"],
+        "CLupJobs": ["CLupDomain", "CLupData", "CLupSupport", "Crypto", "Logging", "Metrics"],
         "CLupSimulation": ["CLupDomain", "CLupData"],
         "CLupPaths": [],
         "CLupText": [],

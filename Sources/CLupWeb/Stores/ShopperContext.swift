@@ -12,6 +12,9 @@ struct ShopperContext {
     var positionLabel: String
     /// The named place in use, if the position is one.
     var placeKey: String?
+    /// The street or place found by the search, if the position is its point ("Via Torino,
+    /// Milano"): carried in links as `near`, so the pages name it.
+    var nearName: String?
     var mode: TravelMode
     /// The mode was chosen in this request and should be remembered.
     var modeChanged: Bool
@@ -43,7 +46,11 @@ struct ShopperContext {
         }
         var chosen: Where = (settings.defaultPlace.position, settings.defaultPlace.localizedName, settings.defaultPlace.key)
         if query["lat"] != nil || query["lon"] != nil {
-            if let asked = point(query["lat"].flatMap(Double.init), query["lon"].flatMap(Double.init)) {
+            if var asked = point(query["lat"].flatMap(Double.init), query["lon"].flatMap(Double.init)) {
+                if let near = query["near"].flatMap(PlaceQuery.cleaned), PlainText.isPrintable(near) {
+                    asked.label = near
+                    nearName = near
+                }
                 chosen = asked
             } else {
                 notices.append(tr("where.badPosition", ["place": chosen.label]))
@@ -97,7 +104,7 @@ struct ShopperContext {
     var positionFields: [(name: String, value: String)] {
         if let placeKey { return [("place", placeKey)] }
         return [("lat", NumberText.fixed(position.latitude, digits: 5)),
-                ("lon", NumberText.fixed(position.longitude, digits: 5))]
+                ("lon", NumberText.fixed(position.longitude, digits: 5))] + (nearName.map { [("near", $0)] } ?? [])
     }
 
     /// Remembers the chosen mode and position for a year, on this device only. A preference,

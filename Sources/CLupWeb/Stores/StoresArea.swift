@@ -4,12 +4,16 @@ import CLupPaths
 import CLupTemplates
 import CLupText
 import Foundation
+import Logging
 
 /// Stores near me (the home page) and a store's own page: open to everyone.
 struct StoresArea {
     let database: AppDatabase
     let views: Views
     let settings: SiteSettings
+    /// The search box's finder (`AppEnvironment.places`).
+    let places: any PlaceFinder
+    let logger: Logger
     let summaries = StoreSummaries()
 
     func addRoutes(to pages: RouteGroup<BrowserContext>) {
@@ -26,7 +30,25 @@ struct StoresArea {
     /// grid and read from its kept standings, so the cost does not grow with the stores there
     /// are.
     func home(_ context: BrowserContext) throws -> Response {
-        let shopper = ShopperContext(request: context.request, settings: settings, user: context.visitor.user)
+        var shopper = ShopperContext(request: context.request, settings: settings, user: context.visitor.user)
+        let search = context.request.query["q"].flatMap(PlaceQuery.cleaned)
+        if let search {
+            // Found: the stores from there, at an address that names it (a named place by its
+            // key, so that it is remembered as choosing it from the list is).
+            switch findPlace(search) {
+            case .success(let found?):
+                let named = settings.places.first { $0.position == found.position }
+                let fields: [(name: String, value: String)] = named.map { [("place", $0.key)] } ?? [
+                    ("lat", NumberText.fixed(found.position.latitude, digits: 5)),
+                    ("lon", NumberText.fixed(found.position.longitude, digits: 5)), ("near", found.name),
+                ]
+                return .redirect(to: Paths.home(query: FormData(pairs: fields).urlEncoded))
+            case .success(nil):
+                shopper.notice = tr("search.notFound", ["query": search, "place": shopper.positionLabel])
+            case .failure:
+                shopper.notice = tr("search.unavailable", ["place": shopper.positionLabel])
+            }
+        }
         let now = context.now
         let board = database.board
         let shown = context.request.query["show"].flatMap { Int($0) }
@@ -49,10 +71,21 @@ struct StoresArea {
                 ModeLink(choice: Choice(value: mode.rawValue, label: mode.label, checked: mode == shopper.mode),
                          href: Paths.home(query: shopper.query(mode: mode)))
             },
-            tileURL: settings.tileURL, tileAttribution: settings.tileAttribution)
+            tileURL: settings.tileURL, tileAttribution: settings.tileAttribution, search: search ?? "")
         var response = views.page(title: tr("home.title"), section: .stores, context, page)
         shopper.remember(in: &response, secure: context.secure)
         return response
+    }
+
+    /// The place the search box names; a finder that cannot be asked is logged, and the page
+    /// says search is not available.
+    private func findPlace(_ search: String) -> Result<FoundPlace?, Error> {
+        do {
+            return .success(try places.find(search))
+        } catch {
+            logger.warning("address search failed: \(error)")
+            return .failure(error)
+        }
     }
 
     /// One store: address, phone, status, the week's hours and its departments.
