@@ -204,7 +204,8 @@ public struct Frame: Sendable {
                     "js.noCamera", "js.offline", "js.sending", "js.offlineConflicts", "js.offlineRefused",
                     "js.offlineStopped", "js.offlineEnter", "js.offlineExit", "js.offlineWelcome", "js.offlineGoodbye",
                     "js.offlineRefused.headline", "js.offlineCopy", "js.printedWaiting", "js.noSpares",
-                    "js.printedRefused", "js.printedStopped"]
+                    "js.printedRefused", "js.printedStopped", "js.followStart", "js.followStop", "js.followUsed",
+                    "js.followFailed", "js.followStopped", "js.followNoPosition"]
             + ["unknownCode", "otherStore", "notYetCalled", "expired", "tooEarly", "tooLate", "full", "ended",
                "notAuthority"].map { "js.offlineRefusal." + $0 }
         let json = Language.$current.withValue(language) {

@@ -255,6 +255,71 @@
         .then(schedule);
     }
 
+    // "Time my departure from where I am": only once the customer presses it (remembered for
+    // this ticket while the tab is open), the browser's position is sent when it has moved
+    // 300 m or 3 minutes have passed, and the leave-by time and the call follow it. Nothing
+    // is sent before, nor after "Stop".
+    var follow = ticket.querySelector("[data-follow-position]");
+    if (follow && follow.dataset.followPosition && navigator.geolocation && window.sessionStorage) {
+      var followStatus = ticket.querySelector("[data-follow-status]");
+      var consent = "clup-follow:" + follow.dataset.followPosition;
+      var watch = null;
+      var sent = null;
+
+      var metres = function (a, b) {  // equirectangular: exact enough over a few kilometres
+        var rad = Math.PI / 180;
+        var x = (b.lon - a.lon) * rad * Math.cos((a.lat + b.lat) / 2 * rad);
+        var y = (b.lat - a.lat) * rad;
+        return Math.sqrt(x * x + y * y) * 6371000;
+      };
+
+      var report = function (position) {
+        var here = { lat: position.coords.latitude, lon: position.coords.longitude, at: Date.now() };
+        if (sent && metres(sent, here) < 300 && here.at - sent.at < 180000) return;
+        sent = here;
+        var csrf = document.querySelector("input[name=csrf]");
+        var body = new URLSearchParams();
+        body.set("csrf", csrf ? csrf.value : "");
+        body.set("lat", here.lat.toFixed(5));
+        body.set("lon", here.lon.toFixed(5));
+        fetch(follow.dataset.followPosition, { method: "POST", credentials: "same-origin", body: body })
+          .then(function (response) {
+            if (!response.ok) throw new Error("HTTP " + response.status);
+            var time = new Date();
+            followStatus.textContent = text("js.followUsed").replace("{time}",
+              ("0" + time.getHours()).slice(-2) + ":" + ("0" + time.getMinutes()).slice(-2));
+            refresh();
+          })
+          .catch(function () {
+            sent = null;
+            followStatus.textContent = text("js.followFailed");
+          });
+      };
+
+      var start = function () {
+        window.sessionStorage.setItem(consent, "1");
+        follow.textContent = text("js.followStop");
+        followStatus.hidden = false;
+        followStatus.textContent = text("js.locating");
+        watch = navigator.geolocation.watchPosition(report, function () {
+          followStatus.textContent = text("js.followNoPosition");
+        }, { maximumAge: 60000, timeout: 30000 });
+      };
+
+      var stop = function () {
+        window.sessionStorage.removeItem(consent);
+        if (watch !== null) navigator.geolocation.clearWatch(watch);
+        watch = null;
+        sent = null;
+        follow.textContent = text("js.followStart");
+        followStatus.textContent = text("js.followStopped");
+      };
+
+      follow.hidden = false;
+      follow.addEventListener("click", function () { if (watch === null) start(); else stop(); });
+      if (window.sessionStorage.getItem(consent)) start();
+    }
+
     document.addEventListener("visibilitychange", function () {
       if (!document.hidden) { document.title = title; refresh(); }
     });

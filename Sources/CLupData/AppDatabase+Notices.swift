@@ -120,6 +120,19 @@ extension AppDatabase {
         }
     }
 
+    /// The line-up's travel distance from where the customer now is (its ticket page reports
+    /// it, with their consent); false unless it is a line-up still waiting that has a travel.
+    public func changeTravelDistance(id: ReservationID, userId: UserID, to metres: Int) throws -> Bool {
+        if let postgres { return try postgres.changeTravelDistance(id: id, userId: userId, to: metres) }
+        return try write { db in
+            try db.cachedStatement(sql: """
+                UPDATE reservation SET travelMetres = ?
+                WHERE id = ? AND userId = ? AND kind = 'lineUp' AND status = 'waiting' AND travelMetres IS NOT NULL
+                """).execute(arguments: [metres, id, userId])
+            return db.changesCount > 0
+        }
+    }
+
     // MARK: Dispatching
 
     /// Turns up to `limit` pending notices into messages, in one transaction: an email in the

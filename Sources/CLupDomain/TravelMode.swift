@@ -2,6 +2,10 @@ import Foundation
 
 /// How the customer travels to the store (R5.1); changeable at any time (R5.2).
 public enum TravelMode: String, Sendable, CaseIterable, Codable {
+    /// The farthest a travel is counted from, in metres (a line-up's `travelMetres` is at most
+    /// this): a shopper measuring from another continent waits as if 1,000 km away.
+    public static let longestMetres = 1_000_000
+
     case walking
     case car
     case transit

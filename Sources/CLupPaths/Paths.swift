@@ -56,6 +56,8 @@ public enum Paths {
     public static let ticketImage = IdPath("/reservations/{id}/qr.png")
     public static let ticketCancel = IdPath("/reservations/{id}/cancel")
     public static let ticketTravel = IdPath("/reservations/{id}/travel")
+    /// Where the customer is now, sent by the ticket page's script with their consent (POST).
+    public static let ticketPosition = IdPath("/reservations/{id}/position")
     public static let ticketConfirm = IdPath("/reservations/{id}/confirm")
     /// A booking reminder's Confirm and Cancel links (a signed token, no sign-in needed).
     public static let bookingReply = FixedPath("/bookings/reply")
@@ -121,7 +123,7 @@ public enum Paths {
         account, accountProfile, accountPassword, accountDelete, accountNotifications, accountPush, accountPushRemove,
         accountData, privacy, terms, termsAccept, english, italian,
         reserve, reserveHow, reserveSlots, reserveRecap,
-        storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketConfirm,
+        storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketPosition, ticketConfirm,
         bookingReply, manage, manageStore, manageNewStore, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreEdit, manageStoreHours,
         manageStoreClosures, kiosk,
         kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskSpares, kioskSparesPrinted, kioskScanner, kioskScan, kioskDoorState, kioskBoard, kioskDoor,

@@ -34,10 +34,13 @@ public struct TicketProgress: Sendable, Equatable {
 public struct TravelForm: Sendable {
     public var action: String
     public var choices: [Choice]
+    /// Where the page's script sends the customer's position, once they ask it to.
+    public var positionAction: String
 
-    public init(action: String, choices: [Choice]) {
+    public init(action: String, choices: [Choice], positionAction: String = "") {
         self.action = action
         self.choices = choices
+        self.positionAction = positionAction
     }
 }
 
@@ -131,6 +134,10 @@ public struct TicketPage: Page {
             <span class="inline-field">
               <select id="travel-mode" name="mode">\(Fragments.selectOptions(form.choices))</select>
               <button type="submit" class="secondary">\(tr("ticket.change"))</button>
+            </span>
+            <span class="follow-position">
+              <button type="button" class="secondary" data-follow-position="\(form.positionAction)" hidden>\(tr("ticket.followPosition"))</button>
+              <span class="fine" data-follow-status role="status" hidden></span>
             </span>
           </form>
         """

@@ -19,6 +19,7 @@ import re
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -239,10 +240,10 @@ def press(driver, key):
     ActionChains(driver).send_keys(key).perform()
 
 
-def keyboard_reservation(driver, base):
+def keyboard_reservation(driver, base, store=1):
     """The wizard from the store page to a ticket with Tab, Space and Enter only: lining up if
     the store takes line-ups now, otherwise booking its first free time."""
-    driver.get(base + "/stores/1")
+    driver.get(base + f"/stores/{store}")
     tab_to(driver, lambda e: e.tag_name == "a" and "/reserve" in (e.get_attribute("href") or ""))
     press(driver, Keys.ENTER)
     wait_for(driver, lambda: "/reserve" in driver.current_url)
@@ -394,6 +395,65 @@ def address_search(driver, checker, base):
     return lead, first
 
 
+def leave_from_position(driver, checker, base, stack):
+    """A customer waits at a store with one place, taken. Before they agree, their position is
+    not sent; once they press "Time my departure from where I am", it is, and the travel the
+    call and the leave-by time use follows them as they move; after "Stop", it no longer does."""
+    output = stack.clup("admin", "register-store", "--name", "Bottega Stretta", "--address", "Via Torino 1, Milano",
+                        "--latitude", "45.4630", "--longitude", "9.1870", "--capacity", "1", "--walk-in-percent", "0")
+    store = re.search(r"store (\d+)", output).group(1)
+    stack.clup("admin", "set-hours", "--store", store, *[f"--{day}=00:00-23:59" for day in
+               ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]])
+    sign_in(driver, base, "admin@example.org", "en", checker)
+    driver.set_window_size(*WINDOWS["desktop"])
+
+    def listed():
+        # The worker sees the store another process registered within a second or so.
+        driver.get(base + f"/stores/{store}")
+        return "Bottega Stretta" in driver.title
+    wait_for(driver, listed, seconds=10)
+    keyboard_reservation(driver, base, store)  # called at once: the one place is the admin's
+    sign_in(driver, base, "manager@example.org", "en", checker)
+    keyboard_reservation(driver, base, store)
+    ticket = int(re.search(r"/reservations/(\d+)", driver.current_url).group(1))
+    database = sqlite3.connect(os.path.join(stack.folder, "clup.sqlite"))
+
+    def travel():
+        return database.execute("SELECT travelMetres FROM reservation WHERE id = ?", (ticket,)).fetchone()[0]
+
+    def put(latitude, longitude):
+        driver.execute_cdp_cmd("Emulation.setGeolocationOverride",
+                               {"latitude": latitude, "longitude": longitude, "accuracy": 20})
+
+    driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": base, "permissions": ["geolocation"]})
+    before = travel()
+    put(45.5080, 9.1870)  # 5 km north
+    driver.refresh()
+    time.sleep(3)
+    if travel() != before:
+        raise SystemExit("the position was sent before the customer agreed")
+    button = driver.find_element(By.CSS_SELECTOR, "[data-follow-position]")
+    button.click()
+    wait_for(driver, lambda: abs(travel() - 5004) < 60, seconds=15)
+    far = travel()
+    put(45.4648, 9.1870)  # 200 m from the store
+    wait_for(driver, lambda: travel() < 400, seconds=15)
+    near = travel()
+    status = driver.find_element(By.CSS_SELECTOR, "[data-follow-status]").text
+    if "Your position at" not in status:
+        raise SystemExit(f"the ticket does not say its position was used: {status!r}")
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("ticket following the position (en)", window, "en")
+    button.click()  # Stop
+    put(45.5080, 9.1870)
+    time.sleep(3)
+    if travel() != near:
+        raise SystemExit("the position was still sent after Stop")
+    database.close()
+    return before, far, near
+
+
 def tour(driver, checker, base, key, language):
     """Every page kind in `language`, as its people reach it; the wizard's steps."""
     def visit(name, path):
@@ -512,6 +572,7 @@ def main():
         refused_after = staff_from_the_web(driver, checker, base)
         announced = maintenance_from_the_web(driver, checker, base, key)
         searched, nearest = address_search(driver, checker, base)
+        followed = leave_from_position(driver, checker, base, stack)
         errors = checker.validate()
     finally:
         driver.quit()
@@ -522,6 +583,8 @@ def main():
           f"phone), keyboard-only: wizard ({len(steps) - 1} steps) and kiosk dispenser, in each language")
     print(f"staff from the web: a manager added by an administrator enrolled a kiosk from the store page, and "
           f"its revoked kiosk was refused {refused_after:.2f} s after the revocation")
+    print(f"leave from where you are: travel {followed[0]} m until agreed, then {followed[1]} m and {followed[2]} m "
+          f"as the customer moved, and unchanged after Stop")
     print(f"address search: “via torino 21” → {searched!r}, nearest {nearest}; “Atlantis” → nothing found, said")
     print(f"maintenance from the web: scheduled, announced on the home page and the kiosk's board "
           f"(“{announced}”), and cancelled")

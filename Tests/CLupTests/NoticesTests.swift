@@ -169,6 +169,43 @@ struct NoticesTests {
         #expect(try browser.post("/reservations/\(ticket.id)/travel", [("mode", "plane")]).status == 400)
     }
 
+    @Test("the position a ticket page sends moves the travel the call and the leave-by time use; only a waiting line-up's")
+    func travelFromPosition() throws {
+        let taken = try fillStore()
+        let ada = try user("ada@example.org")
+        let ticket = try lineUp(ada, metres: 6000)
+        let browser = try signedIn("ada@example.org")
+        let page = try browser.get("/reservations/\(ticket.id)").bodyText
+        // Offered by the page's script only (hidden without it), sending nothing by itself.
+        #expect(page.contains(#"<button type="button" class="secondary" data-follow-position="/reservations/\#(ticket.id)/position" hidden>Time my departure from where I am</button>"#))
+        #expect(try reservation(ticket.id).travelMetres == 6000)
+        // 2 km north of the store, then 150 m: the travel follows, and the answer is the ticket's figures.
+        let store = Place.milan[0].position
+        let far = try browser.post("/reservations/\(ticket.id)/position",
+                                   [("lat", String(store.latitude + 0.018)), ("lon", String(store.longitude))])
+        #expect(far.status == 200 && far.header("Content-Type") == "application/json")
+        #expect(far.bodyText.contains(#""status":"waiting""#))
+        let farMetres = try #require(try reservation(ticket.id).travelMetres)
+        #expect(abs(farMetres - 2002) < 10)
+        try browser.post("/reservations/\(ticket.id)/position",
+                         [("lat", String(store.latitude + 0.00135)), ("lon", String(store.longitude))])
+        let updated = try reservation(ticket.id)
+        #expect(abs((updated.travelMetres ?? 0) - 150) < 5)
+        #expect(updated.travel == TravelMode.travel(mode: .walking, metres: updated.travelMetres ?? 0))
+        // Not a point on Earth; not the owner's; not waiting any more.
+        #expect(try browser.post("/reservations/\(ticket.id)/position", [("lat", "91"), ("lon", "9")]).status == 400)
+        #expect(try browser.post("/reservations/\(ticket.id)/position", [("lat", "x"), ("lon", "9")]).status == 400)
+        let other = try user("grace@example.org")
+        let grace = try signedIn("grace@example.org")
+        _ = other
+        #expect(try grace.post("/reservations/\(ticket.id)/position", [("lat", "45.46"), ("lon", "9.19")]).status == 404)
+        let held = taken[0]
+        #expect(try browser.post("/reservations/\(held.id)/position", [("lat", "45.46"), ("lon", "9.19")]).status == 404)
+        #expect(try database.cancelReservation(id: ticket.id, userId: ada.id, now: clock.now))
+        #expect(try browser.post("/reservations/\(ticket.id)/position", [("lat", "45.46"), ("lon", "9.19")]).status == 409)
+        #expect(abs((try reservation(ticket.id).travelMetres ?? 0) - 150) < 5)
+    }
+
     // MARK: Applies or not
 
     @Test("a notice that no longer applies goes to nobody: a ticket cancelled after its call gets no \"your turn\"")

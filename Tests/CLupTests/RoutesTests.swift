@@ -65,6 +65,7 @@ struct RoutesTests {
         GET /reservations/{id}/qr.png session signedIn reservationOwner
         POST /reservations/{id}/cancel session csrf replies signedIn reservationOwner
         POST /reservations/{id}/travel session csrf replies signedIn reservationOwner
+        POST /reservations/{id}/position session csrf replies signedIn reservationOwner
         POST /reservations/{id}/confirm session csrf replies signedIn reservationOwner
         GET /manage session signedIn manager
         GET /manage/new-store session signedIn manager admin

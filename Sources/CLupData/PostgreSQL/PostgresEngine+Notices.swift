@@ -83,6 +83,19 @@ extension PostgresEngine {
         }
     }
 
+    func changeTravelDistance(id: ReservationID, userId: UserID, to metres: Int) throws -> Bool {
+        try write { transaction in
+            guard let storeId = try transaction.value("""
+                UPDATE reservation SET travelMetres = \(metres)
+                WHERE id = \(id) AND userId = \(userId) AND kind = 'lineUp' AND status = 'waiting' AND travelMetres IS NOT NULL
+                RETURNING storeId
+                """, as: StoreID.self)
+            else { return false }
+            transaction.changed(reservation: id, of: storeId)
+            return true
+        }
+    }
+
     // MARK: Dispatching
 
     func dispatchNotices(now: Date, limit: Int, render: @Sendable (NoticeSubject) -> RenderedNotice) throws -> Int {

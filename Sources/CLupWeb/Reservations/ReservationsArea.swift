@@ -41,6 +41,7 @@ struct ReservationsArea {
         owner.get(Paths.ticketImage, qrImage)
         owner.post(Paths.ticketCancel, cancel)
         owner.post(Paths.ticketTravel, changeTravel)
+        owner.post(Paths.ticketPosition, reportPosition)
         owner.post(Paths.ticketConfirm, confirmBooking)
     }
 

@@ -30,6 +30,22 @@ extension ReservationsArea {
         return .redirect(to: Paths.ticket(reservation.id))
     }
 
+    /// Where the customer is now, sent by the ticket page while it is open, only after they
+    /// asked for it: the distance to the store becomes the line-up's travel, so the leave-by
+    /// time and the call (`Departure`) follow where they are. Answers the ticket's figures.
+    func reportPosition(_ context: OwnedTicketContext) throws -> Response {
+        let owned = context.owned
+        guard let latitude = context.form["lat"].flatMap(Double.init), let longitude = context.form["lon"].flatMap(Double.init),
+              let here = GeoPoint(validLatitude: latitude, longitude: longitude)
+        else { throw HTTPError.badRequest(tr("ticket.badPosition")) }
+        let metres = min(TravelMode.longestMetres, Int(here.distance(to: owned.store.position).rounded()))
+        guard try database.changeTravelDistance(id: owned.reservation.id, userId: context.user.id, to: metres),
+              let updated = try database.reservation(id: owned.reservation.id)
+        else { throw HTTPError(409, tr("ticket.notWaiting")) }
+        let asOf = Formatting.time(context.now, timeZone: updated.store.zone, now: context.now)
+        return .json(try progress(updated, now: context.now).json(asOf: asOf))
+    }
+
     /// Confirms the booking from its ticket (R17).
     func confirmBooking(_ context: OwnedTicketContext) throws -> Response {
         let reservation = context.owned.reservation
@@ -273,7 +289,7 @@ extension TicketPage {
                 Choice(value: mode.rawValue,
                        label: "\(mode.label) · \(Formatting.duration(TravelMode.travel(mode: mode, metres: metres)))",
                        checked: mode == reservation.travelMode)
-            })
+            }, positionAction: Paths.ticketPosition(reservation.id))
         }
         let awaitsConfirmation = reservation.status == .booked && reservation.confirmedAt == nil
         self.init(

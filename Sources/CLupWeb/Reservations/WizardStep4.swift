@@ -95,7 +95,7 @@ extension ReservationsArea {
             storeId: store.id, userId: context.user.id, kind: kind, people: plan.people, residenceMinutes: plan.minutes,
             travelMode: form["mode"].flatMap(TravelMode.init(rawValue:)) ?? shopper.mode, slotStart: slotStart,
             requestKey: requestKey, replacingActive: form["replace"] == "1",
-            travelMetres: Int(shopper.position.distance(to: store.position).rounded()), departmentIds: plan.departments)
+            travelMetres: min(TravelMode.longestMetres, Int(shopper.position.distance(to: store.position).rounded())), departmentIds: plan.departments)
         switch try database.reserve(request, now: context.now) {
         case .created(let reservation), .alreadyMade(let reservation):
             return .redirect(to: Paths.ticket(reservation.id))
