@@ -86,7 +86,8 @@ extension AppDatabase {
                     for row in try Row.fetchAll(db, sql: table.select()) {
                         let plain = table.read.indices.map { (row[$0 + 1] as String?) ?? "" }
                         let id: Int64 = row[0]
-                        try update.execute(arguments: StatementArguments(table.values(plain: plain, key: key) as [any DatabaseValueConvertible]) + [id])
+                        let values: [any DatabaseValueConvertible] = table.values(plain: plain, key: key)
+                        try update.execute(arguments: StatementArguments(values + [id]))
                         sealed += 1
                     }
                 }
