@@ -51,7 +51,8 @@ public struct App: Sendable {
         let codes = TicketCodes(database: database, tickets: environment.tickets)
         ReservationsArea(database: database, views: views, settings: environment.settings,
                          tickets: environment.tickets, codes: codes).addRoutes(to: forms)
-        ManageArea(database: database, views: views, settings: environment.settings).addRoutes(to: forms)
+        ManageArea(database: database, views: views, settings: environment.settings,
+                   staticPages: environment.staticPages).addRoutes(to: forms)
         let desk = EntranceDesk(database: database, tickets: environment.tickets, codes: codes)
         KioskArea(database: database, views: views, desk: desk, logger: environment.logger).addRoutes(to: forms)
 
@@ -122,12 +123,6 @@ public struct App: Sendable {
             }
             return measured(path: request.path) { bodyTooLarge ? failure(.payloadTooLarge) : answer(request) }
         }
-    }
-
-    /// The HTML of an error page, for the static pages nginx serves when the worker cannot
-    /// answer (413, 502).
-    public func renderErrorPage(status: Int, message: String) -> String {
-        views.errorPage(status: status, message: message)
     }
 
     /// `/healthz` (see `Health`).

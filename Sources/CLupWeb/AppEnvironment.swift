@@ -20,6 +20,9 @@ public struct AppEnvironment: Sendable {
     /// Finds the street or place typed in the home page's search: the demo city's gazetteer,
     /// or the geocoder the operator configures (`--geocoder-url`).
     public var places: any PlaceFinder
+    /// nginx's own pages, written again when maintenance is scheduled or cancelled, so the 502
+    /// page names it (`serve --errors-dir`); nil: not written by the worker.
+    public var staticPages: StaticPages?
 
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date, logger: Logger, settings: SiteSettings,
                 tickets: TicketToken, heartbeats: Heartbeats = Heartbeats(), metrics: MetricsEndpoint? = nil,

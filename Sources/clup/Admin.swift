@@ -22,6 +22,9 @@ struct Admin: ParsableCommand {
             abstract: "Announce a time CLup will be down: every page, the kiosks and the device API show it beforehand.")
 
         @OptionGroup var database: DatabaseOptions
+        @OptionGroup var site: SiteOptions
+        @Option(help: "Where nginx's own pages are, to name it on the 502 page (as `clup generate --output`).")
+        var errorsDir: String? = ProcessInfo.processInfo.environment["CLUP_ERRORS_DIR"]
         @Option(help: "The day it starts, YYYY-MM-DD.") var day: String
         @Option(help: "Its start, HH:MM.") var from: String
         @Option(help: "Its end, HH:MM (at or before the start: the next day).") var until: String
@@ -35,9 +38,18 @@ struct Admin: ParsableCommand {
             case .failure(let problem):
                 throw ValidationError(Language.$current.withValue(.en) { "--\(Self.option(problem.field)): " + MaintenanceText.message(problem) })
             case .success(let window):
-                let scheduled = try database.openExisting().scheduleMaintenance(window, now: Date())
+                let opened = try database.openExisting()
+                let scheduled = try opened.scheduleMaintenance(window, now: Date())
+                try Self.rewritePages(errorsDir, site: site, database: opened)
                 print("scheduled maintenance \(scheduled.id): \(Language.$current.withValue(.en) { MaintenanceText.describe(scheduled, now: Date()) })")
             }
+        }
+
+        /// nginx's own pages written again, when the deployment says where they are.
+        static func rewritePages(_ directory: String?, site: SiteOptions, database: AppDatabase) throws {
+            guard let directory else { return }
+            try StaticPages(views: try site.views(), directory: directory).refresh(from: database, now: Date())
+            print("rewrote nginx's pages in \(directory)")
         }
 
         /// The option a form field is typed as here.
@@ -66,12 +78,17 @@ struct Admin: ParsableCommand {
             commandName: "cancel-maintenance", abstract: "Cancel scheduled maintenance: pages stop announcing it.")
 
         @OptionGroup var database: DatabaseOptions
+        @OptionGroup var site: SiteOptions
+        @Option(help: "Where nginx's own pages are, to take it off the 502 page (as `clup generate --output`).")
+        var errorsDir: String? = ProcessInfo.processInfo.environment["CLUP_ERRORS_DIR"]
         @Option(help: "Its id, as list-maintenance shows it.") var id: Int64
 
         func run() throws {
-            guard try database.openExisting().cancelMaintenance(id: id, now: Date()) else {
+            let opened = try database.openExisting()
+            guard try opened.cancelMaintenance(id: id, now: Date()) else {
                 throw CommandError("no maintenance \(id) that is not over or cancelled already")
             }
+            try ScheduleMaintenance.rewritePages(errorsDir, site: site, database: opened)
             print("cancelled maintenance \(id)")
         }
     }

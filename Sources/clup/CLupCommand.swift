@@ -275,6 +275,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Threads that serve only the entrance socket.")
     var entranceThreads: Int = 2
 
+    @Option(help: "Where nginx's own pages are (`clup generate --output`): written again when maintenance is scheduled or cancelled from the web, so the 502 page names it.")
+    var errorsDir: String? = ProcessInfo.processInfo.environment["CLUP_ERRORS_DIR"]
+
     @Option(help: "Largest request body accepted, in bytes (forms are refused past 64 KiB whatever this is).")
     var maxBody: Int = 64 * 1024
 
@@ -308,9 +311,13 @@ struct Serve: ParsableCommand {
         let now = clock.now
         // Before anything records: a metric made earlier would count nowhere.
         let metrics = Self.bootstrapMetrics()
-        let environment = AppEnvironment(
+        var environment = AppEnvironment(
             database: try database.open(), now: now, logger: logger, settings: settings,
             tickets: try secret.tickets(), metrics: metrics, places: try site.places())
+        if let errorsDir {
+            environment.staticPages = StaticPages(views: views, directory: errorsDir)
+            try environment.staticPages?.refresh(from: environment.database, now: now())
+        }
         let app = App(environment: environment, views: views)
         let endpoint: FastCGIServer.Endpoint = port.map { .tcp(port: $0) } ?? .unix(path: socket, mode: mode, group: group)
         let entrance: FastCGIServer.Endpoint = port.map { .tcp(port: entrancePort ?? $0 + 1) }
@@ -434,36 +441,15 @@ struct Generate: ParsableCommand {
     @Option(help: "Directory to write the pages to.")
     var output: String = "Public/errors"
 
+    @Flag(help: "Name the next scheduled maintenance on the 502 page, read from the database (CLUP_DATABASE…).")
+    var maintenance = false
+
+    @OptionGroup var database: DatabaseOptions
+
     func run() throws {
-        let environment = AppEnvironment(
-            database: try AppDatabase.inMemory(), now: { Date() }, logger: Logger(label: "clup"),
-            settings: site.settings, tickets: try TicketToken(secret: Secrets.token(bytes: 32)))
-        let app = App(environment: environment, views: try site.views())
-        try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-        for language in Language.allCases {
-            try Language.$current.withValue(language) {
-                let pages = [
-                    (405, tr("static.405")),
-                    (413, HTTPError.payloadTooLarge.message),
-                    (429, tr("static.429")),
-                    (502, tr("static.502")),
-                ]
-                for (status, message) in pages {
-                    let path = "\(output)/\(status)\(language == .en ? "" : "." + language.rawValue).html"
-                    try app.renderErrorPage(status: status, message: message)
-                        .write(toFile: path, atomically: true, encoding: .utf8)
-                    print("wrote \(path)")
-                }
-                // The device API's: JSON with a stable code, as its description promises.
-                for (status, code, message) in [(405, "methodNotAllowed", tr("static.405")),
-                                                 (413, "payloadTooLarge", HTTPError.payloadTooLarge.message)] {
-                    let path = "\(output)/\(status)\(language == .en ? "" : "." + language.rawValue).json"
-                    let body = try JSONSerialization.data(withJSONObject: ["code": code, "message": message],
-                                                          options: [.sortedKeys])
-                    try body.write(to: URL(fileURLWithPath: path))
-                    print("wrote \(path)")
-                }
-            }
+        let window = maintenance ? try database.openExisting().maintenanceWindows(now: Date()).first : nil
+        for path in try StaticPages(views: try site.views(), directory: output).write(maintenance: window, now: Date()) {
+            print("wrote \(path)")
         }
     }
 }

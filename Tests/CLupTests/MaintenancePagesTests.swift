@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 
 @testable import CLupData
@@ -105,6 +106,29 @@ struct MaintenancePagesTests {
             #expect(html.contains(#"value="\#(fields.0)""#))  // what was typed stays
         }
         #expect(try database.maintenanceWindows(now: clock.now).isEmpty)
+    }
+
+    @Test("nginx's 502 page names the next maintenance, written again as it is scheduled and cancelled")
+    func staticPage() throws {
+        let folder = NSTemporaryDirectory() + "clup-errors-" + UUID().uuidString.prefix(8)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var environment = AppEnvironment(database: database, now: { [clock] in clock.now }, logger: Logger(label: "test"),
+                                         settings: SiteSettings(), tickets: Fixture.tickets)
+        environment.staticPages = StaticPages(views: try Fixture.views(), directory: folder)
+        let app = App(environment: environment, views: try Fixture.views())
+        let admin = Browser(app)
+        try admin.signIn(email: "admin@example.org")
+        try admin.get("/manage/maintenance")
+        try schedule(admin)
+        let page = try String(contentsOfFile: folder + "/502.html", encoding: .utf8)
+        #expect(page.contains("CLup is restarting or busy for a moment. Please reload the page in a few seconds. "
+            + "Scheduled maintenance today at 22:00 – tomorrow at 01:30 (Europe/Rome): if it is under way, CLup is back at its end."))
+        #expect(try String(contentsOfFile: folder + "/502.it.html", encoding: .utf8)
+            .contains("Manutenzione programmata oggi alle 22:00 – domani alle 01:30 (Europe/Rome)"))
+        #expect(FileManager.default.fileExists(atPath: folder + "/413.json"))
+        let window = try #require(try database.maintenanceWindows(now: clock.now).first)
+        try admin.post("/manage/maintenance/cancel", [("window", String(window.id))])
+        #expect(!(try String(contentsOfFile: folder + "/502.html", encoding: .utf8)).contains("maintenance"))
     }
 
     @Test("only administrators schedule maintenance")

@@ -76,10 +76,19 @@ struct AdminCommandTests {
         let scheduled = try clup(["admin", "schedule-maintenance", "--database", "clup.sqlite", "--day", "2099-12-01",
                                   "--from", "02:00", "--until", "04:00", "--announce-hours", "48"], in: folder)
         #expect(scheduled.status == 0 && scheduled.output.contains("scheduled maintenance 1:"))
+        // nginx's 502 page names it, written by `generate --maintenance` or when scheduled with --errors-dir.
+        let errors = folder.appendingPathComponent("errors").path
+        let site = ["--public", Stack.root + "/Public"]
+        #expect(try clup(["generate", "--maintenance", "--database", "clup.sqlite", "--output", errors] + site, in: folder)
+            .status == 0)
+        let announced = try String(contentsOfFile: errors + "/502.html", encoding: .utf8)
+        #expect(announced.contains("Scheduled maintenance") && announced.contains("02:00 – 04:00 (Europe/Rome)"))
         #expect(scheduled.output.contains("02:00 – 04:00 (Europe/Rome)"))
         let listed = try clup(["admin", "list-maintenance", "--database", "clup.sqlite"], in: folder)
         #expect(listed.output.hasPrefix("1\t") && listed.output.contains("02:00 – 04:00 (Europe/Rome)"))
-        #expect(try clup(["admin", "cancel-maintenance", "--database", "clup.sqlite", "--id", "1"], in: folder).status == 0)
+        #expect(try clup(["admin", "cancel-maintenance", "--database", "clup.sqlite", "--id", "1", "--errors-dir", errors]
+            + site, in: folder).status == 0)
+        #expect(!(try String(contentsOfFile: errors + "/502.html", encoding: .utf8)).contains("Scheduled maintenance"))
         let again = try clup(["admin", "cancel-maintenance", "--database", "clup.sqlite", "--id", "1"], in: folder)
         #expect(again.status == 1 && again.output.contains("no maintenance 1"))
         #expect(try clup(["admin", "list-maintenance", "--database", "clup.sqlite"], in: folder).output

@@ -877,6 +877,7 @@ extension Catalogue {
         "api.otherStore": "This device's key is for another store.",
         "static.405": "CLup answers GET, HEAD and POST requests only.",
         "static.429": "Too many requests from your network in a short time. Please wait a few seconds and try again.",
+        "static.maintenance": "Scheduled maintenance {from} – {until} ({zone}): if it is under way, CLup is back at its end.",
         "static.502": "CLup is restarting or busy for a moment. Please reload the page in a few seconds.",
         "replay.title": "Done already",
         "replay.line": "This form was sent before, and what it asked was done then. It has not been done twice.",

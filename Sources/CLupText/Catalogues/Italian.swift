@@ -877,6 +877,7 @@ extension Catalogue {
         "api.otherStore": "La chiave di questo dispositivo è di un altro negozio.",
         "static.405": "CLup risponde solo a richieste GET, HEAD e POST.",
         "static.429": "Troppe richieste dalla tua rete in poco tempo. Aspetta qualche secondo e riprova.",
+        "static.maintenance": "Manutenzione programmata {from} – {until} ({zone}): se è in corso, CLup torna disponibile alla fine.",
         "static.502": "CLup si sta riavviando o è occupato per un momento. Ricarica la pagina tra qualche secondo.",
         "replay.title": "Già fatto",
         "replay.line": "Questo modulo era già stato inviato, e quello che chiedeva è stato fatto allora. Non è stato fatto due volte.",

@@ -39,6 +39,7 @@ extension ManageArea {
             return views.page(title: tr("maintenance.title"), section: .manage, context, page, status: 422)
         case .success(let window):
             _ = try database.scheduleMaintenance(window, now: context.now)
+            try staticPages?.refresh(from: database, now: context.now)
             return .redirect(to: Paths.manageMaintenance(query: "done=scheduled"))
         }
     }
@@ -46,6 +47,7 @@ extension ManageArea {
     func cancelMaintenance(_ context: ManagerContext) throws -> Response {
         guard let id = context.form["window"].flatMap({ Int64($0) }) else { throw HTTPError.notFound }
         let cancelled = try database.cancelMaintenance(id: id, now: context.now)
+        try staticPages?.refresh(from: database, now: context.now)
         return .redirect(to: Paths.manageMaintenance(query: cancelled ? "done=cancelled" : "done=gone"))
     }
 

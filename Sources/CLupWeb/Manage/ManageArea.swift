@@ -13,6 +13,8 @@ struct ManageArea {
     let database: AppDatabase
     let views: Views
     let settings: SiteSettings
+    /// Written again when maintenance changes, if the worker writes nginx's pages.
+    var staticPages: StaticPages? = nil
 
     func addRoutes(to pages: RouteGroup<BrowserContext>) {
         let managers = pages.adding(.signedIn).adding(.manager)
