@@ -44,12 +44,12 @@ public struct MaintenanceWindow: Sendable, Equatable, Codable, Identifiable {
         }
     }
 
-    /// Longest a window may be, and earliest it may be announced.
-    public static let longest: TimeInterval = 48 * 3600
+    /// How many hours before its start a window may be announced.
     public static let noticeHours = 0...336
 
     /// What an administrator asks for: a local day, two local times ("02:00", "04:00"; an end at
-    /// or before the start is on the next day), a zone, and how many hours before to announce it.
+    /// or before the start is on the next day, so a window lasts a day at most), a zone, and how
+    /// many hours before to announce it.
     public struct Request: Sendable, Equatable {
         public var day: String
         public var from: String
@@ -72,7 +72,6 @@ public struct MaintenanceWindow: Sendable, Equatable, Codable, Identifiable {
         case badTime(field: String)
         case unknownZone
         case badNotice
-        case tooLong
         case alreadyOver
 
         /// The form field it is about.
@@ -82,7 +81,7 @@ public struct MaintenanceWindow: Sendable, Equatable, Codable, Identifiable {
             case .badTime(let field): field
             case .unknownZone: "timeZone"
             case .badNotice: "announceHours"
-            case .tooLong, .alreadyOver: "until"
+            case .alreadyOver: "until"
             }
         }
     }

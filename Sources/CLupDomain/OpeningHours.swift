@@ -133,7 +133,6 @@ public struct OpeningHours: Sendable, Hashable {
         (foundationWeekday + 5) % 7 + 1
     }
 
-    /// "08:00", "01:30" — minutes past midnight as a 24-hour clock reading.
     /// Minutes after midnight of "HH:MM"; nil if it is not a time of day.
     public static func minutes(_ text: String) -> Int? {
         let parts = text.split(separator: ":")
@@ -143,6 +142,7 @@ public struct OpeningHours: Sendable, Hashable {
         return hours * 60 + minutes
     }
 
+    /// "08:00", "01:30" — minutes past midnight as a 24-hour clock reading.
     public static func clockText(_ minutes: Int) -> String {
         let rest = minutes % 1440
         return NumberText.clock(hours: rest / 60, minutes: rest % 60)

@@ -639,7 +639,6 @@ extension Catalogue {
         "maintenance.badTime": "Give a time of day, such as 02:00.",
         "maintenance.unknownZone": "Choose a time zone from the list.",
         "maintenance.badNotice": "Give a whole number of hours from 0 to 336.",
-        "maintenance.tooLong": "Maintenance lasts at most 48 hours.",
         "maintenance.alreadyOver": "That time is over already.",
         // MARK: manage
         "manage.yourStores": "Your stores",

@@ -639,7 +639,6 @@ extension Catalogue {
         "maintenance.badTime": "Indica un orario, per esempio 02:00.",
         "maintenance.unknownZone": "Scegli un fuso orario dall'elenco.",
         "maintenance.badNotice": "Indica un numero intero di ore da 0 a 336.",
-        "maintenance.tooLong": "Una manutenzione dura al massimo 48 ore.",
         "maintenance.alreadyOver": "Quel periodo è già passato.",
         // MARK: manage
         "manage.yourStores": "I tuoi negozi",

@@ -77,7 +77,6 @@ public enum MaintenanceText {
         case .badTime: tr("maintenance.badTime")
         case .unknownZone: tr("maintenance.unknownZone")
         case .badNotice: tr("maintenance.badNotice")
-        case .tooLong: tr("maintenance.tooLong")
         case .alreadyOver: tr("maintenance.alreadyOver")
         }
     }
