@@ -195,6 +195,8 @@ struct PostgresCopyTests {
         _ = try source.ticketBlock(for: kiosk, now: now)
         try source.dispatchNotices(now: now, render: NoticeWriter(
             settings: SiteSettings(baseURL: "https://clup.example.org"), tickets: Fixture.tickets).render)
+        _ = try source.scheduleMaintenance(MaintenanceWindow(id: 0, startsAt: now + 86400, endsAt: now + 90000,
+                                                             announceFrom: now, timeZone: "Europe/Rome"), now: now)
         return (source, store)
     }
 

@@ -26,6 +26,19 @@ struct SchemaTests {
         }
     }
 
+    @Test("`copy-to-postgres` copies every table but the key check, which belongs to each database's key")
+    func everyTableCopied() throws {
+        let queue = try DatabaseQueue()
+        try AppDatabase.migrator.migrate(queue)
+        let tables = try queue.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+                AND name NOT IN ('grdb_migrations', 'dataKeyCheck') ORDER BY name
+                """)
+        }
+        #expect(AppDatabase.tablesInCopyOrder.sorted() == tables)
+    }
+
     @Test("a database migrated from nothing has the committed schema")
     func fromNothing() throws {
         let queue = try DatabaseQueue()
