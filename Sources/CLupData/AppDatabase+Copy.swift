@@ -17,7 +17,7 @@ extension AppDatabase {
         "store", "openingInterval", "storeClosure", "department", "user", "session", "emailToken", "signInFailure",
         "managedStore", "kiosk", "staffPin", "reservation", "reservationDepartment", "notice", "outboxMessage",
         "pushSubscription", "pushMessage", "storeChange", "doorAction", "formReply", "scanReceipt", "storeSigningKey",
-        "ticketBlock", "storeHour", "storeDepartmentHour", "storeLoad", "maintenanceWindow",
+        "ticketBlock", "storeHour", "storeDepartmentHour", "storeLoad", "maintenanceWindow", "waitlist", "waitlistNotice",
     ]
 
     /// Copies this SQLite database into `target`, a PostgreSQL database with no stores yet;
@@ -48,7 +48,7 @@ extension AppDatabase {
                 }
                 for table in ["store", "department", "user", "kiosk", "reservation", "notice", "outboxMessage",
                               "pushSubscription", "pushMessage", "storeChange", "doorAction", "signInFailure",
-                              "ticketBlock", "maintenanceWindow"]
+                              "ticketBlock", "maintenanceWindow", "waitlist", "waitlistNotice"]
                 {
                     let quoted = table == "user" ? "\"user\"" : table
                     let last = table == "reservation" ? reservationSequence : 0

@@ -742,6 +742,47 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v30: waiting lists for full slots") { db in
+            try db.execute(sql: """
+                -- A customer waiting for a place in a full slot (`WaitingList`): in id order, offered a
+                -- freed place until offerExpiresAt, then accepted (reservationId: the booking made),
+                -- passed on, left, or closed when the slot came without a place. One open entry per
+                -- customer.
+                CREATE TABLE waitlist (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    storeId INTEGER NOT NULL REFERENCES store(id) ON DELETE CASCADE,
+                    userId INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    slotStart DATETIME NOT NULL,
+                    people INTEGER NOT NULL CHECK (people IN (1, 2)),
+                    residenceMinutes INTEGER NOT NULL CHECK (residenceMinutes BETWEEN 5 AND 240),
+                    status TEXT NOT NULL CHECK (status IN ('waiting', 'offered', 'accepted', 'passed', 'left', 'closed')),
+                    createdAt DATETIME NOT NULL,
+                    offeredAt DATETIME,
+                    offerExpiresAt DATETIME,
+                    endedAt DATETIME,
+                    reservationId INTEGER REFERENCES reservation(id) ON DELETE SET NULL,
+                    requestKey TEXT NOT NULL CHECK (length(requestKey) BETWEEN 16 AND 64),
+                    CHECK ((status = 'offered') = (offerExpiresAt IS NOT NULL AND endedAt IS NULL)
+                           OR status NOT IN ('waiting', 'offered'))
+                );
+                CREATE UNIQUE INDEX waitlist_oneOpen ON waitlist(userId) WHERE status IN ('waiting', 'offered');
+                CREATE INDEX waitlist_open ON waitlist(storeId, slotStart, id) WHERE status IN ('waiting', 'offered');
+                CREATE INDEX waitlist_user ON waitlist(userId, id);
+
+                -- What a waiting-list customer is told: a place offered, an offer passed on, the list
+                -- closed. Dispatched like reservations' notices.
+                CREATE TABLE waitlistNotice (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    waitlistId INTEGER NOT NULL REFERENCES waitlist(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL CHECK (kind IN ('offer', 'passed', 'closed')),
+                    createdAt DATETIME NOT NULL,
+                    dispatchedAt DATETIME,
+                    UNIQUE (waitlistId, kind)
+                );
+                CREATE INDEX waitlistNotice_pending ON waitlistNotice(id) WHERE dispatchedAt IS NULL;
+                """)
+        }
+
         return migrator
     }
 }

@@ -161,18 +161,7 @@ extension AppDatabase {
                     let user = try User.fetchOne(db, id: userId), let store = try Store.fetchOne(db, id: reservation.storeId)
                 else { continue }
                 let message = render(NoticeSubject(notice: notice, reservation: reservation, store: store, user: user))
-                var pushed = 0
-                if user.notifyPush, let payload = message.push {
-                    let subscriptions = try Int64.fetchAll(db, sql: "SELECT id FROM pushSubscription WHERE userId = ?",
-                                                           arguments: [userId])
-                    for subscription in subscriptions {
-                        try db.execute(sql: """
-                            INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt)
-                            VALUES (?, ?, ?, ?, ?, ?)
-                            """, arguments: [subscription, payload, message.urgency, now, now + message.pushLifetime, now])
-                    }
-                    pushed = subscriptions.count
-                }
+                let pushed = try Self.push(message, to: user, now: now, db)
                 if user.notifyEmail || pushed == 0 {
                     // What this reservation's customer has not yet been sent about it is old news.
                     try db.cachedStatement(sql: """
@@ -185,6 +174,21 @@ extension AppDatabase {
             }
             return notices.count
         }
+    }
+
+    /// Queues `message`'s push payload for each of `user`'s browsers, if they take push
+    /// messages; returns how many were queued (none: the message goes by email).
+    static func push(_ message: RenderedNotice, to user: User, now: Date, _ db: Database) throws -> Int {
+        guard user.notifyPush, let payload = message.push else { return 0 }
+        let subscriptions = try Int64.fetchAll(db, sql: "SELECT id FROM pushSubscription WHERE userId = ?",
+                                               arguments: [user.id])
+        for subscription in subscriptions {
+            try db.execute(sql: """
+                INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [subscription, payload, message.urgency, now, now + message.pushLifetime, now])
+        }
+        return subscriptions.count
     }
 
     /// The notices of reservation `id`, oldest first (for tests and the ticket's history).

@@ -266,10 +266,12 @@ extension AppDatabase {
                     try Self.cancel(active, reason: .replaced, now: now, db)
                 }
                 if let slot {
+                    // Places the slot's waiting list could take are the list's (`WaitingList`).
                     let booked = try Self.bookedPeople(storeId: request.storeId, in: [slot], db)
-                    guard (booked[slot.start] ?? 0) + request.people <= store.slotCapacity else {
-                        throw Refusal.slotFull
-                    }
+                    let listed = try Self.waitlist(storeId: request.storeId, slotStart: slot.start, db)
+                    guard WaitingList.canBook(people: request.people, capacity: store.slotCapacity,
+                                              booked: booked[slot.start] ?? 0, entries: listed.map(\.rule))
+                    else { throw Refusal.slotFull }
                 }
                 let number = try Self.nextNumber(storeId: request.storeId, day: day, db)
                 // The customer's own pace, from their visits here (`CustomerPace`): kept with the

@@ -12,6 +12,9 @@ public enum Retention {
     public static let sentEmails: TimeInterval = 30 * 86400
     /// Messages about a reservation (leave now, your turn…) once dispatched.
     public static let notices: TimeInterval = 30 * 86400
+    /// A place on a waiting list (and its messages), once it ended: accepted, passed, left or
+    /// closed.
+    public static let waitingLists: TimeInterval = 30 * 86400
     /// Failed sign-ins (the address typed and the client's IP address), for throttling: as
     /// long as the throttle remembers them.
     public static let signInFailures: TimeInterval = SignInThrottle.memory
@@ -47,6 +50,8 @@ extension AppDatabase {
             ("""
              DELETE FROM notice WHERE id IN (SELECT id FROM notice WHERE dispatchedAt < ? LIMIT \(Retention.batch))
              """, now - Retention.notices),
+            ("DELETE FROM waitlist WHERE id IN (SELECT id FROM waitlist WHERE endedAt < ? LIMIT \(Retention.batch))",
+             now - Retention.waitingLists),
             ("""
              DELETE FROM signInFailure WHERE rowid IN (SELECT rowid FROM signInFailure WHERE at < ? LIMIT \(Retention.batch))
              """, now - Retention.signInFailures),

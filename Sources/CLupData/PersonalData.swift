@@ -93,12 +93,38 @@ public struct PersonalData: Encodable, Sendable {
         var clientAddress: String
     }
 
+    /// A place on a full slot's waiting list.
+    public struct WaitingListPlace: Encodable, Sendable {
+        var store: String
+        var slotStart: Date
+        var people: Int
+        var declaredMinutes: Int
+        var status: String
+        var joinedAt: Date
+        var offeredAt: Date?
+        var offerExpiresAt: Date?
+        var endedAt: Date?
+
+        init(_ entry: WaitlistEntry, store: String) {
+            self.store = store
+            slotStart = entry.slotStart
+            people = entry.people
+            declaredMinutes = entry.residenceMinutes
+            status = entry.status.rawValue
+            joinedAt = entry.createdAt
+            offeredAt = entry.offeredAt
+            offerExpiresAt = entry.offerExpiresAt
+            endedAt = entry.endedAt
+        }
+    }
+
     var exportedAt: Date
     var account: Account
     var sessions: [Session]
     var devices: [Device]
     var storesManaged: [String]
     var reservations: [Visit]
+    var waitingLists: [WaitingListPlace]
     var emails: [Email]
     var failedSignIns: [FailedSignIn]
 
@@ -160,6 +186,12 @@ extension AppDatabase {
                     remindedAt: visit.remindedAt, confirmedAt: visit.confirmedAt,
                     departments: departments[visit.id] ?? [], messages: messages[visit.id] ?? [])
             }
+            let waitingLists = try Row.fetchAll(db, sql: """
+                SELECT w.\(WaitlistEntry.columns.replacingOccurrences(of: ", ", with: ", w.")), s.name AS storeName
+                FROM waitlist w JOIN store s ON s.id = w.storeId WHERE w.userId = ? ORDER BY w.id
+                """, arguments: [userId]).map { row in
+                PersonalData.WaitingListPlace(try WaitlistEntry(row: row), store: row["storeName"])
+            }
             let emails = try OutboxMessage.filter(OutboxMessage.Columns.recipientKey == LookupKey.recipient(user.email))
                 .order(Column("createdAt"), OutboxMessage.Columns.id).fetchAll(db)
                 .filter { Self.sameAddress($0.recipient, user.email) }
@@ -168,7 +200,8 @@ extension AppDatabase {
                 SELECT at, clientAddress FROM signInFailure WHERE account = ? ORDER BY at
                 """, arguments: [LookupKey.account(user.email)]).map { PersonalData.FailedSignIn(at: $0[0], clientAddress: $0[1]) }
             return PersonalData(exportedAt: now, account: account, sessions: sessions, devices: devices,
-                                storesManaged: managed, reservations: visits, emails: emails, failedSignIns: failures)
+                                storesManaged: managed, reservations: visits, waitingLists: waitingLists, emails: emails,
+                                failedSignIns: failures)
         }
     }
 }

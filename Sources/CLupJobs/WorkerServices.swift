@@ -22,8 +22,8 @@ public enum WorkerServices {
 
     /// Advances every store's queue: time alone frees places (a call's grace period ends, a
     /// booking's window closes), so calling cannot wait for a request. Every second it also
-    /// picks up what other processes wrote (`clup admin`) into the store board; the queues
-    /// every `interval`.
+    /// picks up what other processes wrote (`clup admin`) into the store board; the queues,
+    /// the booking reminders and the waiting lists' offers every `interval`.
     public static func queues(_ database: AppDatabase, every interval: TimeInterval, now: @escaping @Sendable () -> Date,
                               logger: Logger, beat: @escaping @Sendable () -> Void) -> BackgroundService
     {
@@ -42,6 +42,10 @@ public enum WorkerServices {
             if bookings.reminded + bookings.cancelled > 0 {
                 logger.info("reminded \(bookings.reminded) bookings, cancelled \(bookings.cancelled) unconfirmed")
             }
+            let lists = try database.passWaitingLists(now: now())
+            if lists.offered + lists.passed + lists.closed > 0 {
+                logger.info("waiting lists: \(lists.offered) places offered, \(lists.passed) passed on, \(lists.closed) closed")
+            }
         }
     }
 
@@ -51,12 +55,14 @@ public enum WorkerServices {
     /// longer kept (sessions older than `sessionLifetime` included); every minute, a WAL grown
     /// past its limit is checkpointed and truncated.
     public static func notices(_ database: AppDatabase, render: @escaping @Sendable (NoticeSubject) -> RenderedNotice,
+                               renderWaitlist: @escaping @Sendable (WaitlistNoticeSubject) -> RenderedNotice,
                                push: PushDelivery, sessionLifetime: TimeInterval, now: @escaping @Sendable () -> Date,
                                logger: Logger, beat: @escaping @Sendable () -> Void) -> BackgroundService
     {
         let last = Mutex((purge: Date.distantPast, checkpoint: Date.distantPast))
         return BackgroundService(name: "notices", every: 1, logger: logger, beat: beat) {
             try database.dispatchNotices(now: now(), render: render)
+            try database.dispatchWaitlistNotices(now: now(), render: renderWaitlist)
             try push.deliverDue(now: now())
             let (purge, checkpoint) = last.withLock { last in
                 let purge = Date().timeIntervalSince(last.purge) > 3600

@@ -59,6 +59,12 @@ public enum Paths {
     /// Where the customer is now, sent by the ticket page's script with their consent (POST).
     public static let ticketPosition = IdPath("/reservations/{id}/position")
     public static let ticketConfirm = IdPath("/reservations/{id}/confirm")
+    /// Joining a full slot's waiting list (POST), and a place on one: the page, accepting the
+    /// place offered, leaving (declining an offer, too).
+    public static let storeWaitlist = IdPath("/stores/{id}/waitlist")
+    public static let waitlist = IdPath("/waitlist/{id}")
+    public static let waitlistAccept = IdPath("/waitlist/{id}/accept")
+    public static let waitlistLeave = IdPath("/waitlist/{id}/leave")
     /// A booking reminder's Confirm and Cancel links (a signed token, no sign-in needed).
     public static let bookingReply = FixedPath("/bookings/reply")
 
@@ -124,6 +130,7 @@ public enum Paths {
         accountData, privacy, terms, termsAccept, english, italian,
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketPosition, ticketConfirm,
+        storeWaitlist, waitlist, waitlistAccept, waitlistLeave,
         bookingReply, manage, manageStore, manageNewStore, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreEdit, manageStoreHours,
         manageStoreClosures, kiosk,
         kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskSpares, kioskSparesPrinted, kioskScanner, kioskScan, kioskDoorState, kioskBoard, kioskDoor,

@@ -340,7 +340,7 @@ struct Serve: ParsableCommand {
                                 logger: logger, beat: { beats.beat("mail") }),
             WorkerServices.queues(database, every: queueInterval, now: now, logger: logger,
                                   beat: { beats.beat("queue timer") }),
-            WorkerServices.notices(database, render: writer.render,
+            WorkerServices.notices(database, render: writer.render, renderWaitlist: writer.renderWaitlist,
                                    push: PushDelivery(database: database, vapid: vapid, logger: logger),
                                    sessionLifetime: Visitor.absoluteLifetime, now: now, logger: logger,
                                    beat: { beats.beat("notices") }),

@@ -137,10 +137,12 @@ public struct PrivacyPage: Page {
     public var sessionIdle: String
     public var sessionLongest: String
     public var pushMessages: String
+    public var waitingLists: String
 
     public init(reservations: String, emails: String, notices: String, signInFailures: String, sessionIdle: String,
-                sessionLongest: String, pushMessages: String)
+                sessionLongest: String, pushMessages: String, waitingLists: String)
     {
+        self.waitingLists = waitingLists
         self.reservations = reservations
         self.emails = emails
         self.notices = notices
@@ -165,7 +167,7 @@ public struct PrivacyPage: Page {
                 <thead><tr><th scope="col">\(tr("privacy.what"))</th><th scope="col">\(tr("privacy.why"))</th><th scope="col">\(tr("privacy.howLong"))</th></tr></thead>
                 <tbody>
                   <tr><td>\(tr("privacy.account.what"))</td><td>\(tr("privacy.account.why"))</td><td>\(tr("privacy.account.howLong"))</td></tr>
-                  <tr><td>\(tr("privacy.reservations.what"))</td><td>\(tr("privacy.reservations.why"))</td><td>\(tr("privacy.reservations.howLong", ["period": reservations]))</td></tr>
+                  <tr><td>\(tr("privacy.reservations.what"))</td><td>\(tr("privacy.reservations.why"))</td><td>\(tr("privacy.reservations.howLong", ["period": reservations, "waitingLists": waitingLists]))</td></tr>
                   <tr><td>\(tr("privacy.messages.what"))</td><td>\(tr("privacy.messages.why"))</td><td>\(tr("privacy.messages.howLong", ["notices": notices, "emails": emails, "push": pushMessages]))</td></tr>
                   <tr><td>\(tr("privacy.devices.what"))</td><td>\(tr("privacy.devices.why"))</td><td>\(tr("privacy.devices.howLong"))</td></tr>
                   <tr><td>\(tr("privacy.sessions.what"))</td><td>\(tr("privacy.sessions.why"))</td><td>\(tr("privacy.sessions.howLong", ["idle": sessionIdle, "longest": sessionLongest]))</td></tr>

@@ -204,8 +204,11 @@ public struct ReservationsPage: Page {
     public var active: Active?
     public var history: [HistoryRow]
     public var cancelled: Bool
+    /// Their place on a waiting list, while they are on one.
+    public var waitlist: WaitlistSummary?
 
-    public init(active: Active?, history: [HistoryRow], cancelled: Bool) {
+    public init(active: Active?, history: [HistoryRow], cancelled: Bool, waitlist: WaitlistSummary? = nil) {
+        self.waitlist = waitlist
         self.active = active
         self.history = history
         self.cancelled = cancelled
@@ -215,6 +218,7 @@ public struct ReservationsPage: Page {
         frame.site("""
             <h1>\(tr("nav.reservations"))</h1>
             \(if: cancelled, "<p class=\"notice\" role=\"status\">\(tr("reservations.cancelled"))</p>")
+            \(waitlist.map { $0.render() })
             \(active.map { activePanel($0, frame) } ?? noActivePanel)
             <section class="panel">
               <h2>\(tr("reservations.history"))</h2>

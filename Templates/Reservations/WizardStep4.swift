@@ -45,10 +45,13 @@ public struct RefusedPage: Page {
     public var suggestions: [SuggestionRow]
     public var backHref: String
     public var backLabel: String
+    /// For a full slot: its waiting list, to join.
+    public var waitlist: WaitlistJoinForm?
 
     public init(heading: String, message: String, slotsHeading: String?, slots: [SuggestionRow],
-                suggestions: [SuggestionRow], backHref: String, backLabel: String)
+                suggestions: [SuggestionRow], backHref: String, backLabel: String, waitlist: WaitlistJoinForm? = nil)
     {
+        self.waitlist = waitlist
         self.heading = heading
         self.message = message
         self.slotsHeading = slotsHeading
@@ -63,6 +66,7 @@ public struct RefusedPage: Page {
             <section class="narrow panel">
               <h1>\(heading)</h1>
               <p class="form-error" role="alert">\(message)</p>
+              \(waitlist.map { $0.render(frame) })
               \(if: !slots.isEmpty, "<h2>\(slotsHeading ?? "")</h2>\n\(Fragments.suggestions(slots))")
               \(if: !suggestions.isEmpty, "<h2>\(tr("wizard.nearbyCanTake"))</h2>\n\(Fragments.suggestions(suggestions))")
               <p><a class="button secondary" href="\(backHref)">\(backLabel)</a></p>

@@ -34,6 +34,7 @@ from selenium import webdriver
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -454,6 +455,96 @@ def leave_from_position(driver, checker, base, stack):
     return before, far, near
 
 
+def waiting_list(driver, checker, base, stack):
+    """A slot of one place, booked. Two customers join its waiting list from the "slot full"
+    page; the booking is cancelled and the first is offered the place; their offer lapses (its
+    deadline moved into the past, as half an hour would) and passes to the second, who books it."""
+    output = stack.clup("admin", "register-store", "--name", "Bottega Piccola", "--address", "Via Dante 2, Milano",
+                        "--latitude", "45.4660", "--longitude", "9.1860", "--capacity", "4",
+                        "--walk-in-percent", "0", "--slot-capacity", "1")
+    store = re.search(r"store (\d+)", output).group(1)
+    stack.clup("admin", "set-hours", "--store", store, *[f"--{day}=00:00-23:59" for day in
+               ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]])
+    tomorrow = datetime.datetime.now(zoneinfo.ZoneInfo("Europe/Rome")) + datetime.timedelta(days=1)
+    slot = int(tomorrow.replace(hour=10, minute=0, second=0, microsecond=0).timestamp())
+    recap = base + f"/stores/{store}/reserve/recap?kind=booking&slot={slot}&minutes=30&people=1"
+    sign_in(driver, base, "admin@example.org", "en", checker)
+    driver.set_window_size(*WINDOWS["desktop"])
+
+    def listed():
+        driver.get(recap)
+        return "/signin" not in driver.current_url and "Bottega Piccola" in driver.page_source
+    wait_for(driver, listed, seconds=10)
+    for _ in range(2):  # the recap's Confirm, then "replace it" for the line-up held from before
+        if re.search(r"/reservations/\d+$", driver.current_url):
+            break
+        page = driver.find_element(By.TAG_NAME, "html")
+        driver.find_element(By.CSS_SELECTOR, f"form[action='/stores/{store}/reservations'] button[type=submit]").click()
+        wait_for(driver, lambda: expected_conditions.staleness_of(page)(driver))
+    booking = driver.current_url
+    if not re.search(r"/reservations/\d+$", booking):
+        raise SystemExit("the slot of the waiting-list check was not booked: " + booking)
+
+    places = {}
+    for email, language in (("manager@example.org", "en"), ("shopper-it@example.org", "it")):
+        sign_in(driver, base, email, language, checker)
+        driver.get(recap)
+        for window, size in WINDOWS.items():
+            driver.set_window_size(*size)
+            checker.check(f"slot full with its waiting list ({language})", window, language)
+        driver.find_element(By.CSS_SELECTOR, f"form[action='/stores/{store}/waitlist'] button").click()
+        wait_for(driver, lambda: re.search(r"/waitlist/\d+$", driver.current_url))
+        places[email] = driver.current_url
+        for window, size in WINDOWS.items():
+            driver.set_window_size(*size)
+            checker.check(f"place on a waiting list ({language})", window, language)
+
+    sign_in(driver, base, "admin@example.org", "en")
+    driver.get(booking)
+    driver.find_element(By.CSS_SELECTOR, "form[action$='/cancel'] button").click()
+    try:
+        driver.switch_to.alert.accept()
+    except Exception:  # no script asked
+        pass
+    wait_for(driver, lambda: "cancelled=" in driver.current_url)
+
+    def offered(email, language):
+        sign_in(driver, base, email, language)
+
+        def shown():
+            driver.get(places[email])
+            return bool(driver.find_elements(By.CSS_SELECTOR, "form[action$='/accept']"))
+        wait_for(driver, shown, seconds=15)  # the queue timer offers it within seconds
+
+    offered("manager@example.org", "en")
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("waiting list: a place offered (en)", window, "en")
+    database = sqlite3.connect(os.path.join(stack.folder, "clup.sqlite"))
+    first = int(places["manager@example.org"].rsplit("/", 1)[1])
+    with database:
+        database.execute("UPDATE waitlist SET offerExpiresAt = '2000-01-01 00:00:00.000' WHERE id = ?", (first,))
+    database.close()
+    offered("shopper-it@example.org", "it")
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("waiting list: a place offered (it)", window, "it")
+    driver.find_element(By.CSS_SELECTOR, "form[action$='/accept'] button").click()
+    wait_for(driver, lambda: re.search(r"/reservations/\d+$", driver.current_url))
+    booked = driver.find_element(By.TAG_NAME, "main").text
+    sign_in(driver, base, "manager@example.org", "en")
+    driver.get(places["manager@example.org"])
+    passed = driver.find_element(By.CSS_SELECTOR, "main .status").text
+    if "went to the next" not in passed:
+        raise SystemExit(f"the lapsed offer does not say it passed on: {passed!r}")
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("waiting list: offer passed on (en)", window, "en")
+    if "Bottega Piccola" not in booked:
+        raise SystemExit("the place accepted did not end on its booking's ticket")
+    return passed
+
+
 def tour(driver, checker, base, key, language):
     """Every page kind in `language`, as its people reach it; the wizard's steps."""
     def visit(name, path):
@@ -573,6 +664,7 @@ def main():
         announced = maintenance_from_the_web(driver, checker, base, key)
         searched, nearest = address_search(driver, checker, base)
         followed = leave_from_position(driver, checker, base, stack)
+        lapsed = waiting_list(driver, checker, base, stack)
         errors = checker.validate()
     finally:
         driver.quit()
@@ -585,6 +677,8 @@ def main():
           f"its revoked kiosk was refused {refused_after:.2f} s after the revocation")
     print(f"leave from where you are: travel {followed[0]} m until agreed, then {followed[1]} m and {followed[2]} m "
           f"as the customer moved, and unchanged after Stop")
+    print(f"waiting list: two customers joined a full slot's list; a cancellation offered the first the place, "
+          f"their lapsed offer passed to the second (“{lapsed}”), who booked it")
     print(f"address search: “via torino 21” → {searched!r}, nearest {nearest}; “Atlantis” → nothing found, said")
     print(f"maintenance from the web: scheduled, announced on the home page and the kiosk's board "
           f"(“{announced}”), and cancelled")

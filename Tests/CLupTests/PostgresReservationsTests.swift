@@ -195,6 +195,19 @@ struct PostgresCopyTests {
         _ = try source.ticketBlock(for: kiosk, now: now)
         try source.dispatchNotices(now: now, render: NoticeWriter(
             settings: SiteSettings(baseURL: "https://clup.example.org"), tickets: Fixture.tickets).render)
+        // A full slot with a customer on its list, offered a place; a maintenance window.
+        var full = Fixture.store("Bottega Piena", at: store.position)
+        full.slotCapacity = 1
+        let small = try source.createStore(full, hours: Fixture.weekdayHours, departments: [])
+        let slot = Fixture.date(2026, 11, 19, 10)
+        _ = try source.reserve(ReservationRequest(
+            storeId: small.id, userId: customers[1].id, kind: .booking, people: 1, residenceMinutes: 30, slotStart: slot,
+            requestKey: Secrets.token(), replacingActive: true), now: now)
+        let held = try #require(try source.activeReservation(userId: customers[1].id)?.reservation)
+        _ = try source.joinWaitlist(WaitlistRequest(storeId: small.id, userId: customers[2].id, slotStart: slot, people: 1,
+                                                    residenceMinutes: 30, requestKey: Secrets.token()), now: now)
+        _ = try source.cancelReservation(id: held.id, userId: customers[1].id, now: now)
+        try source.passWaitingLists(now: now)
         _ = try source.scheduleMaintenance(MaintenanceWindow(id: 0, startsAt: now + 86400, endsAt: now + 90000,
                                                              announceFrom: now, timeZone: "Europe/Rome"), now: now)
         return (source, store)

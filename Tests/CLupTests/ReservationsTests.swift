@@ -264,7 +264,7 @@ struct ReservationsTests {
         #expect(!page.bodyText.contains("11:45–12:00"))
         #expect(page.bodyText.contains(#"<label class="slot slot-free"><input type="radio" name="slot" value="\#(slotValue(at(12)))" required> <span class="slot-time">12:00–12:15</span> <span class="slot-note">2 places left</span>"#))
         #expect(page.bodyText.contains(#"<label class="slot slot-nearlyFull"><input type="radio" name="slot" value="\#(slotValue(at(12, 15)))" required>"#))
-        #expect(page.bodyText.contains(#"<label class="slot slot-full"><input type="radio" name="slot" value="\#(slotValue(at(12, 30)))" required> <span class="slot-time">12:30–12:45</span> <span class="slot-note">full</span>"#))
+        #expect(page.bodyText.contains(#"<label class="slot slot-full"><input type="radio" name="slot" value="\#(slotValue(at(12, 30)))" required> <span class="slot-time">12:30–12:45</span> <span class="slot-note">full · waiting list</span>"#))
         let sunday = try browser.get("/stores/1/reserve/slots?minutes=30&people=1&day=\(SlotCalendar(hours: OpeningHours(intervals: Fixture.weekdayHours, timeZone: Fixture.rome), slotMinutes: 15).localDay(of: at(12, day: 22)))")
         #expect(sunday.bodyText.contains("The store is closed on this day."))
     }

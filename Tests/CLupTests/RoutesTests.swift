@@ -59,6 +59,7 @@ struct RoutesTests {
         GET /stores/{id}/reserve/slots session signedIn confirmed
         GET /stores/{id}/reserve/recap session signedIn confirmed
         POST /stores/{id}/reservations session csrf replies signedIn confirmed
+        POST /stores/{id}/waitlist session csrf replies signedIn confirmed
         GET /reservations session signedIn
         GET /reservations/{id} session signedIn reservationOwner
         GET /reservations/{id}/status session signedIn reservationOwner
@@ -67,6 +68,9 @@ struct RoutesTests {
         POST /reservations/{id}/travel session csrf replies signedIn reservationOwner
         POST /reservations/{id}/position session csrf replies signedIn reservationOwner
         POST /reservations/{id}/confirm session csrf replies signedIn reservationOwner
+        GET /waitlist/{id} session signedIn waitlistOwner
+        POST /waitlist/{id}/accept session csrf replies signedIn waitlistOwner
+        POST /waitlist/{id}/leave session csrf replies signedIn waitlistOwner
         GET /manage session signedIn manager
         GET /manage/new-store session signedIn manager admin
         POST /manage/new-store session csrf replies signedIn manager admin

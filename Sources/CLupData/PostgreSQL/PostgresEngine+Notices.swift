@@ -118,14 +118,7 @@ extension PostgresEngine {
                         """)?.record(Store.self)
                 else { continue }
                 let message = render(NoticeSubject(notice: notice, reservation: reservation, store: store, user: user))
-                var pushed = 0
-                if user.notifyPush, let payload = message.push {
-                    pushed = try transaction.execute("""
-                        INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt)
-                        SELECT id, \(payload), \(message.urgency), \(now), \(now + message.pushLifetime), \(now)
-                        FROM pushSubscription WHERE userId = \(userId) ORDER BY id
-                        """)
-                }
+                let pushed = try Self.push(message, to: user, now: now, transaction)
                 if user.notifyEmail || pushed == 0 {
                     try transaction.execute("""
                         UPDATE outboxMessage SET sentAt = \(now), lastError = \(AppDatabase.supersededMail)
@@ -138,6 +131,19 @@ extension PostgresEngine {
             }
             return notices.count
         }
+    }
+
+    /// Queues `message`'s push payload for each of `user`'s browsers, if they take push
+    /// messages; returns how many were queued (none: the message goes by email).
+    static func push(_ message: RenderedNotice, to user: User, now: Date, _ transaction: PostgresTransaction) throws
+        -> Int
+    {
+        guard user.notifyPush, let payload = message.push else { return 0 }
+        return try transaction.execute("""
+            INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt)
+            SELECT id, \(payload), \(message.urgency), \(now), \(now + message.pushLifetime), \(now)
+            FROM pushSubscription WHERE userId = \(user.id) ORDER BY id
+            """)
     }
 
     func notices(reservationId: ReservationID) throws -> [Notice] {

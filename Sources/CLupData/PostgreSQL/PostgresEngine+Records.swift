@@ -20,6 +20,8 @@ extension PostgresEngine {
              now - Retention.sentEmails),
             ("DELETE FROM notice WHERE id IN (SELECT id FROM notice WHERE dispatchedAt < $1 LIMIT \(batch))",
              now - Retention.notices),
+            ("DELETE FROM waitlist WHERE id IN (SELECT id FROM waitlist WHERE endedAt < $1 LIMIT \(batch))",
+             now - Retention.waitingLists),
             ("DELETE FROM signInFailure WHERE id IN (SELECT id FROM signInFailure WHERE at < $1 LIMIT \(batch))",
              now - Retention.signInFailures),
             ("""
@@ -106,6 +108,14 @@ extension PostgresEngine {
                     remindedAt: visit.remindedAt, confirmedAt: visit.confirmedAt,
                     departments: departments[visit.id] ?? [], messages: messages[visit.id] ?? [])
             }
+            let waitingLists = try transaction.rows("""
+                SELECT w.\(unescaped: WaitlistEntry.columns.replacingOccurrences(of: ", ", with: ", w.")),
+                       s.name AS storeName
+                FROM waitlist w JOIN store s ON s.id = w.storeId WHERE w.userId = \(userId) ORDER BY w.id
+                """).map { row in
+                PersonalData.WaitingListPlace(try row.record(WaitlistEntry.self),
+                                              store: try row[column: "storeName"].decode(String.self))
+            }
             let emails = try transaction.rows("""
                 SELECT \(unescaped: Self.mailColumns) FROM outboxMessage WHERE recipientKey = \(LookupKey.recipient(user.email))
                 ORDER BY createdAt, id
@@ -117,7 +127,8 @@ extension PostgresEngine {
                 PersonalData.FailedSignIn(at: try $0[0].decode(Date.self), clientAddress: try $0[1].decode(String.self))
             }
             return PersonalData(exportedAt: now, account: account, sessions: sessions, devices: devices,
-                                storesManaged: managed, reservations: visits, emails: emails, failedSignIns: failures)
+                                storesManaged: managed, reservations: visits, waitingLists: waitingLists, emails: emails,
+                                failedSignIns: failures)
         }
     }
 

@@ -330,8 +330,12 @@ extension PostgresEngine {
                     try Self.cancel(active, reason: .replaced, now: now, transaction)
                 }
                 if let slot {
+                    // Places the slot's waiting list could take are the list's (`WaitingList`).
                     let booked = try Self.bookedPeople(storeId: request.storeId, in: [slot], transaction)
-                    guard (booked[slot.start] ?? 0) + request.people <= store.slotCapacity else { throw Refusal.slotFull }
+                    let listed = try Self.waitlist(storeId: request.storeId, slotStart: slot.start, transaction)
+                    guard WaitingList.canBook(people: request.people, capacity: store.slotCapacity,
+                                              booked: booked[slot.start] ?? 0, entries: listed.map(\.rule))
+                    else { throw Refusal.slotFull }
                 }
                 let number = try Self.nextNumber(storeId: request.storeId, day: day, transaction)
                 let visits = try Self.pastVisits(userId: request.userId, storeId: request.storeId, transaction)

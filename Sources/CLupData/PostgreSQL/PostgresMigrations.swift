@@ -46,6 +46,37 @@ enum PostgresMigrations {
             );
             CREATE INDEX maintenanceWindow_ends ON maintenanceWindow(endsAt) WHERE cancelledAt IS NULL;
             """),
+        ("waiting lists for full slots (SQLite's 30)", """
+            CREATE TABLE waitlist (
+                id bigserial PRIMARY KEY,
+                storeId bigint NOT NULL REFERENCES store(id) ON DELETE CASCADE,
+                userId bigint NOT NULL REFERENCES "user"(id) ON DELETE CASCADE,
+                slotStart timestamptz NOT NULL,
+                people bigint NOT NULL CHECK (people IN (1, 2)),
+                residenceMinutes bigint NOT NULL CHECK (residenceMinutes BETWEEN 5 AND 240),
+                status text NOT NULL CHECK (status IN ('waiting', 'offered', 'accepted', 'passed', 'left', 'closed')),
+                createdAt timestamptz NOT NULL,
+                offeredAt timestamptz,
+                offerExpiresAt timestamptz,
+                endedAt timestamptz,
+                reservationId bigint REFERENCES reservation(id) ON DELETE SET NULL,
+                requestKey text NOT NULL CHECK (length(requestKey) BETWEEN 16 AND 64),
+                CHECK ((status = 'offered') = (offerExpiresAt IS NOT NULL AND endedAt IS NULL)
+                       OR status NOT IN ('waiting', 'offered'))
+            );
+            CREATE UNIQUE INDEX waitlist_oneOpen ON waitlist(userId) WHERE status IN ('waiting', 'offered');
+            CREATE INDEX waitlist_open ON waitlist(storeId, slotStart, id) WHERE status IN ('waiting', 'offered');
+            CREATE INDEX waitlist_user ON waitlist(userId, id);
+            CREATE TABLE waitlistNotice (
+                id bigserial PRIMARY KEY,
+                waitlistId bigint NOT NULL REFERENCES waitlist(id) ON DELETE CASCADE,
+                kind text NOT NULL CHECK (kind IN ('offer', 'passed', 'closed')),
+                createdAt timestamptz NOT NULL,
+                dispatchedAt timestamptz,
+                UNIQUE (waitlistId, kind)
+            );
+            CREATE INDEX waitlistNotice_pending ON waitlistNotice(id) WHERE dispatchedAt IS NULL;
+            """),
     ]
 
     /// Brings the schema up to date; several workers starting at once take turns on an

@@ -88,7 +88,7 @@ struct AccountsArea {
             reservations: days(Retention.reservations), emails: days(Retention.sentEmails),
             notices: days(Retention.notices), signInFailures: days(Retention.signInFailures),
             sessionIdle: days(Visitor.idleLifetime), sessionLongest: days(Visitor.absoluteLifetime),
-            pushMessages: Formatting.period(24 * 3600)))
+            pushMessages: Formatting.period(24 * 3600), waitingLists: days(Retention.waitingLists)))
     }
 
     // MARK: Terms of service

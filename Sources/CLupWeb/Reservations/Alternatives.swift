@@ -80,8 +80,7 @@ struct Alternatives {
                     calendar.closing(ifVisitOf: plan.residence, startsAt: slot) == nil
                 else { return false }
                 let id = listing.store.id
-                let booked = try database.bookedPeople(storeId: id, in: slot)
-                guard SlotAvailability.of(booked: booked, capacity: listing.store.slotCapacity, people: plan.people)
+                guard try database.room(at: listing.store, for: plan.people, in: [slot])[slot.start]?.availability
                     != .full
                 else { return false }
                 found[id] = slot
@@ -110,20 +109,16 @@ struct Alternatives {
                     && calendar.closing(ifVisitOf: plan.residence, startsAt: $0) == nil
             }
         guard !candidates.isEmpty else { return [] }
-        let booked = try database.bookedPeople(storeId: id, in: candidates)
+        let room = try database.room(at: store, for: plan.people, in: candidates)
         return candidates
-            .filter {
-                SlotAvailability.of(booked: booked[$0.start] ?? 0, capacity: store.slotCapacity, people: plan.people)
-                    != .full
-            }
+            .filter { room[$0.start].map { $0.availability != .full } ?? false }
             .sorted { abs($0.start.timeIntervalSince(start)) < abs($1.start.timeIntervalSince(start)) }
             .prefix(limit)
             .sorted { $0.start < $1.start }
             .map { slot in
-                let left = store.slotCapacity - (booked[slot.start] ?? 0)
-                return SuggestionRow(
+                SuggestionRow(
                     name: Formatting.slot(slot, now: now, timeZone: store.zone),
-                    detail: Formatting.placesLeft(left),
+                    detail: Formatting.placesLeft(room[slot.start]?.left ?? 0),
                     href: WizardLinks.bookingRecap(id, slot: slot, plan: plan, shopper: shopper))
             }
     }

@@ -32,14 +32,69 @@ public struct NoticeWriter: Sendable {
         Language.$current.withValue(Language(rawValue: subject.user.language) ?? .en) { write(subject) }
     }
 
+    /// A waiting-list notice in the language of the account it is for.
+    public func renderWaitlist(_ subject: WaitlistNoticeSubject) -> RenderedNotice {
+        Language.$current.withValue(Language(rawValue: subject.user.language) ?? .en) { write(subject) }
+    }
+
+    private func write(_ subject: WaitlistNoticeSubject) -> RenderedNotice {
+        let entry = subject.entry
+        let store = subject.store
+        let now = subject.notice.createdAt
+        func time(_ date: Date) -> String { Formatting.clock(date, now: now, timeZone: store.zone) }
+        let link = baseURL + Paths.waitlist(entry.id)
+        let slot = Formatting.slot(Slot(start: entry.slotStart, end: entry.slotStart + Double(store.slotMinutes) * 60),
+                                   now: now, timeZone: store.zone)
+        let deadline = time(entry.offerExpiresAt ?? now)
+        let elsewhere = "\(baseURL)\(Paths.store(store.id))"
+        var urgency = "normal"
+        var lifetime: TimeInterval = 3600
+        let text: (subject: String, body: String, title: String, push: String)
+        switch subject.notice.kind {
+        case .offer:
+            text = (
+                tr("notice.offer.subject", ["store": store.name, "time": slot, "deadline": deadline]),
+                tr("notice.offer.body", ["store": store.name, "address": store.address, "time": slot,
+                                         "deadline": deadline, "link": link]),
+                tr("notice.offer.title", ["store": store.name]),
+                tr("notice.offer.push", ["time": slot, "deadline": deadline]))
+            urgency = "high"
+            lifetime = max(60, (entry.offerExpiresAt ?? now).timeIntervalSince(now))
+        case .passed:
+            text = (
+                tr("notice.passed.subject", ["store": store.name]),
+                tr("notice.passed.body", ["store": store.name, "time": slot, "deadline": deadline, "link": elsewhere]),
+                tr("notice.passed.title"),
+                tr("notice.passed.push", ["store": store.name, "time": slot, "deadline": deadline]))
+        case .closed:
+            text = (
+                tr("notice.closed.subject", ["store": store.name, "time": slot]),
+                tr("notice.closed.body", ["store": store.name, "time": slot, "link": elsewhere]),
+                tr("notice.closed.title"),
+                tr("notice.closed.push", ["store": store.name, "time": slot]))
+        }
+        return rendered(text, url: link, tag: "waitlist-\(entry.id)", urgency: urgency, lifetime: lifetime,
+                        user: subject.user)
+    }
+
+    /// The email and push payload of a notice's texts.
+    private func rendered(_ text: (subject: String, body: String, title: String, push: String), url: String, tag: String,
+                          urgency: String, lifetime: TimeInterval, user: User) -> RenderedNotice
+    {
+        let greeting = tr("mail.hello", ["name": user.displayName]) + "\n\n"
+        let footer = "\n\n— CLup\n\n" + tr("notice.footer", ["link": "\(baseURL)\(Paths.account())#notifications"]) + "\n"
+        let payload = PushPayload(title: text.title, body: text.push, url: url, tag: tag, renotify: true)
+        let push = (try? JSONEncoder().encode(payload)).map { String(decoding: $0, as: UTF8.self) }
+        return RenderedNotice(subject: text.subject, body: greeting + text.body + footer, push: push, urgency: urgency,
+                              pushLifetime: lifetime)
+    }
+
     private func write(_ subject: NoticeSubject) -> RenderedNotice {
         let reservation = subject.reservation
         let store = subject.store
         let now = subject.notice.createdAt
         func time(_ date: Date) -> String { Formatting.clock(date, now: now, timeZone: store.zone) }
         let ticketURL = baseURL + Paths.ticket(reservation.id)
-        let greeting = tr("mail.hello", ["name": subject.user.displayName]) + "\n\n"
-        let footer = "\n\n— CLup\n\n" + tr("notice.footer", ["link": "\(baseURL)\(Paths.account())#notifications"]) + "\n"
         var text: (subject: String, body: String, title: String, push: String)
         var url = ticketURL
         var urgency = "normal"
@@ -126,10 +181,7 @@ public struct NoticeWriter: Sendable {
                 tr("notice.unconfirmed.title"),
                 tr("notice.unconfirmed.push", ["store": store.name, "time": time(reservation.slotStart ?? now)]))
         }
-        let payload = PushPayload(title: text.title, body: text.push, url: url, tag: "reservation-\(reservation.id)",
-                                  renotify: true)
-        let push = (try? JSONEncoder().encode(payload)).map { String(decoding: $0, as: UTF8.self) }
-        return RenderedNotice(subject: text.subject, body: greeting + text.body + footer, push: push, urgency: urgency,
-                              pushLifetime: lifetime)
+        return rendered(text, url: url, tag: "reservation-\(reservation.id)", urgency: urgency, lifetime: lifetime,
+                        user: subject.user)
     }
 }

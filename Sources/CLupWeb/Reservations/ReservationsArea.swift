@@ -33,6 +33,7 @@ struct ReservationsArea {
         wizard.get(Paths.reserveSlots, slots)
         wizard.get(Paths.reserveRecap, recap)
         wizard.post(Paths.storeReservations, create)
+        wizard.post(Paths.storeWaitlist, joinWaitlist)
 
         customers.get(Paths.reservations, list)
         let owner = customers.adding(.reservationOwner(database: database))
@@ -43,6 +44,10 @@ struct ReservationsArea {
         owner.post(Paths.ticketTravel, changeTravel)
         owner.post(Paths.ticketPosition, reportPosition)
         owner.post(Paths.ticketConfirm, confirmBooking)
+        let listed = customers.adding(.waitlistOwner(database: database))
+        listed.get(Paths.waitlist, waitlistPage)
+        listed.post(Paths.waitlistAccept, acceptOffer)
+        listed.post(Paths.waitlistLeave, leaveWaitlist)
     }
 
     // MARK: Helpers the steps share
@@ -54,6 +59,12 @@ struct ReservationsArea {
 
     func shopper(_ context: CustomerContext) -> ShopperContext {
         ShopperContext(request: context.request, settings: settings, user: context.user)
+    }
+
+    /// The shopper as a posted form carries them (its fields are the wizard's query's).
+    func formShopper(_ context: CustomerContext) -> ShopperContext {
+        ShopperContext(request: Request(method: .get, path: "/", query: context.form), settings: settings,
+                       user: context.user)
     }
 
     /// The customer's usual visit length at the store, once they have enough visits (R1.3).

@@ -100,7 +100,8 @@ extension ReservationsArea {
         let page = ReservationsPage(
             active: active,
             history: all.filter { !$0.reservation.status.isActive }.map { ReservationsPage.HistoryRow($0, now: now) },
-            cancelled: context.request.query["cancelled"] != nil)
+            cancelled: context.request.query["cancelled"] != nil,
+            waitlist: try waitlistSummary(userId: context.user.id, now: now))
         return views.page(title: tr("nav.reservations"), section: .reservations, context, page)
     }
 

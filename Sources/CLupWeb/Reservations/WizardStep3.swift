@@ -37,7 +37,7 @@ extension ReservationsArea {
         if daySlots.contains(where: { $0.start > now + SlotCalendar.horizon }) {
             notes.append(tr("slots.tooFar"))
         }
-        let booked = try database.bookedPeople(storeId: store.id, in: slots)
+        let room = try database.room(at: store, for: plan.people, in: slots)
         let offsets = ZoneOffsets.table(for: store.zone, around: now)
         let page = SlotsPage(
             storeName: store.name, summary: plan.summary,
@@ -50,14 +50,13 @@ extension ReservationsArea {
                               current: candidate == day)
             },
             slots: slots.map { slot in
-                let taken = booked[slot.start] ?? 0
-                let availability = SlotAvailability.of(booked: taken, capacity: store.slotCapacity, people: plan.people)
+                let room = room[slot.start] ?? SlotRoom(left: 0, availability: .full)
                 return SlotChoice(
                     value: String(Int(slot.start.timeIntervalSince1970)),
                     time: Formatting.time(slot.start, timeZone: store.zone, now: now) + "–"
                         + Formatting.time(slot.end, timeZone: store.zone, now: now),
-                    state: availability.rawValue,
-                    note: availability == .full ? tr("slots.full") : Formatting.placesLeft(store.slotCapacity - taken))
+                    state: room.availability.rawValue,
+                    note: room.availability == .full ? tr("slots.full") : Formatting.placesLeft(room.left))
             },
             notes: notes, closed: daySlots.isEmpty,
             hidden: Self.hidden([("kind", "booking")] + plan.fields + shopper.fields))

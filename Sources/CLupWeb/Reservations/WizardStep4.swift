@@ -44,8 +44,7 @@ extension ReservationsArea {
                 return try refusedSlot(context, details: details, plan: plan, shopper: shopper, verdict: verdict,
                                        status: 422)
             }
-            let booked = try database.bookedPeople(storeId: store.id, in: slot)
-            if SlotAvailability.of(booked: booked, capacity: store.slotCapacity, people: plan.people) == .full {
+            if try database.room(at: store, for: plan.people, in: [slot])[slot.start]?.availability == .full {
                 return try refusedFull(context, details: details, plan: plan, shopper: shopper, start: slot.start,
                                        status: 409)
             }
@@ -82,8 +81,7 @@ extension ReservationsArea {
         let store = details.store
         let form = context.form
         let plan = try VisitPlan.parse(form)
-        let shopper = ShopperContext(request: Request(method: .get, path: "/", query: form), settings: settings,
-                                     user: context.user)
+        let shopper = formShopper(context)
         guard let kind = form["kind"].flatMap(Reservation.Kind.init(rawValue:)) else {
             throw HTTPError.badRequest(tr("recap.chooseKind"))
         }
@@ -150,11 +148,12 @@ extension ReservationsArea {
             suggestions: try alternatives.bookingStores(near: store, at: start),
             backHref: WizardLinks.slots(store.id, plan: plan, shopper: shopper,
                                         day: details.slotCalendar.localDay(of: start)),
-            backLabel: tr("refused.allTimes"))
+            backLabel: tr("refused.allTimes"),
+            waitlist: try waitlistForm(details, slot: start, plan: plan, shopper: shopper, now: context.now))
         return views.page(title: tr("refused.slotFullTitle"), section: .stores, context, page, status: status)
     }
 
-    private func refusedSlot(_ context: CustomerContext, details: StoreBoard.Definition, plan: VisitPlan,
+    func refusedSlot(_ context: CustomerContext, details: StoreBoard.Definition, plan: VisitPlan,
                              shopper: ShopperContext, verdict: SlotCalendar.Verdict, status: Int) throws -> Response
     {
         let store = details.store

@@ -77,6 +77,13 @@ struct OwnedTicketContext: BrowserRequest {
     var owned: ReservationWithStore
 }
 
+/// A customer's own place on a waiting list.
+struct OwnedWaitlistContext: BrowserRequest {
+    var browser: BrowserContext
+    var user: User
+    var place: WaitlistPlace
+}
+
 /// An enrolled kiosk browser, acting for `kiosk.storeId` only.
 struct KioskContext: BrowserRequest {
     var browser: BrowserContext

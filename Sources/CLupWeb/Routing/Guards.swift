@@ -191,6 +191,18 @@ extension Middleware where Input == CustomerContext, Output == OwnedTicketContex
     }
 }
 
+extension Middleware where Input == CustomerContext, Output == OwnedWaitlistContext {
+    /// The customer whose place on a waiting list is in the address; 404 to anyone else.
+    static func waitlistOwner(database: AppDatabase) -> Middleware {
+        .check("waitlistOwner") { context in
+            guard let id = context.base.parameters["id"].flatMap({ Int64($0) }), id > 0,
+                let place = try database.waitlistPlace(id: id), place.entry.userId == context.user.id
+            else { throw HTTPError.notFound }
+            return OwnedWaitlistContext(browser: context.browser, user: context.user, place: place)
+        }
+    }
+}
+
 extension Middleware where Input == CustomerContext, Output == ManagerContext {
     /// A manager or an admin.
     static let manager = Middleware.check("manager") { context in

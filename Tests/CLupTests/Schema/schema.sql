@@ -152,6 +152,18 @@ CREATE INDEX ticketBlock_store_day ON ticketBlock(storeId, day);
 -- index user_loyal
 CREATE INDEX user_loyal ON user(id) WHERE loyaltyOptIn = 1;
 
+-- index waitlistNotice_pending
+CREATE INDEX waitlistNotice_pending ON waitlistNotice(id) WHERE dispatchedAt IS NULL;
+
+-- index waitlist_oneOpen
+CREATE UNIQUE INDEX waitlist_oneOpen ON waitlist(userId) WHERE status IN ('waiting', 'offered');
+
+-- index waitlist_open
+CREATE INDEX waitlist_open ON waitlist(storeId, slotStart, id) WHERE status IN ('waiting', 'offered');
+
+-- index waitlist_user
+CREATE INDEX waitlist_user ON waitlist(userId, id);
+
 -- table dataKeyCheck
 CREATE TABLE dataKeyCheck (id INTEGER PRIMARY KEY CHECK (id = 1), sealed TEXT NOT NULL);
 
@@ -272,6 +284,35 @@ CREATE TABLE ticketBlock (
 
 -- table user
 CREATE TABLE "user" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "email" TEXT NOT NULL, "displayName" TEXT NOT NULL, "passwordHash" TEXT NOT NULL, "role" TEXT NOT NULL CHECK ("role" IN ('customer', 'manager', 'admin')) DEFAULT 'customer', "emailConfirmedAt" DATETIME, "travelMode" TEXT NOT NULL CHECK ("travelMode" IN ('walking', 'car', 'transit')) DEFAULT 'walking', "loyaltyOptIn" BOOLEAN NOT NULL DEFAULT 0, "createdAt" DATETIME NOT NULL, "notifyEmail" BOOLEAN NOT NULL DEFAULT 1, "notifyPush" BOOLEAN NOT NULL DEFAULT 1, "language" TEXT NOT NULL CHECK ("language" IN ('en', 'it')) DEFAULT 'en', termsVersion INTEGER CHECK (termsVersion >= 1), termsAcceptedAt DATETIME, emailKey TEXT UNIQUE);
+
+-- table waitlist
+CREATE TABLE waitlist (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    storeId INTEGER NOT NULL REFERENCES store(id) ON DELETE CASCADE,
+    userId INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+    slotStart DATETIME NOT NULL,
+    people INTEGER NOT NULL CHECK (people IN (1, 2)),
+    residenceMinutes INTEGER NOT NULL CHECK (residenceMinutes BETWEEN 5 AND 240),
+    status TEXT NOT NULL CHECK (status IN ('waiting', 'offered', 'accepted', 'passed', 'left', 'closed')),
+    createdAt DATETIME NOT NULL,
+    offeredAt DATETIME,
+    offerExpiresAt DATETIME,
+    endedAt DATETIME,
+    reservationId INTEGER REFERENCES reservation(id) ON DELETE SET NULL,
+    requestKey TEXT NOT NULL CHECK (length(requestKey) BETWEEN 16 AND 64),
+    CHECK ((status = 'offered') = (offerExpiresAt IS NOT NULL AND endedAt IS NULL)
+           OR status NOT IN ('waiting', 'offered'))
+);
+
+-- table waitlistNotice
+CREATE TABLE waitlistNotice (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    waitlistId INTEGER NOT NULL REFERENCES waitlist(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('offer', 'passed', 'closed')),
+    createdAt DATETIME NOT NULL,
+    dispatchedAt DATETIME,
+    UNIQUE (waitlistId, kind)
+);
 
 -- trigger reservation_capacity
 CREATE TRIGGER reservation_capacity BEFORE UPDATE OF status ON reservation
