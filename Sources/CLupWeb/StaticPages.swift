@@ -2,6 +2,7 @@ import CLupData
 import CLupDomain
 import CLupText
 import Foundation
+import Synchronization
 
 /// The pages nginx serves itself — 405, 413, 429, and 502 when the worker cannot answer — in
 /// each language (502.html in English, 502.it.html in Italian), and the device API's 405 and
@@ -52,5 +53,35 @@ public struct StaticPages: Sendable {
     @discardableResult
     public func refresh(from database: AppDatabase, now: Date) throws -> [String] {
         try write(maintenance: try database.maintenanceWindows(now: now).first, now: now)
+    }
+}
+
+/// Keeps one host's pages in step with the maintenance windows every worker shares: a worker
+/// rewrites its pages when the soonest window is not the one they name (another worker, or
+/// `clup admin`, changed it), and every `rewriteAfter` whatever happens, so their words for the
+/// day ("today at 22:00") do not outlive the day.
+public final class StaticPagesKeeper: Sendable {
+    public let pages: StaticPages
+    /// The longest a page goes unwritten.
+    public static let rewriteAfter: TimeInterval = 600
+    private let written = Mutex<(window: MaintenanceWindow?, at: Date)?>(nil)
+
+    public init(pages: StaticPages) {
+        self.pages = pages
+    }
+
+    /// Rewrites the pages if the soonest window in `database` is not the one they name, or
+    /// they were written `rewriteAfter` ago; true if it wrote them.
+    @discardableResult
+    public func keep(from database: AppDatabase, now: Date) throws -> Bool {
+        let soonest = try database.maintenanceWindows(now: now).first
+        if let last = written.withLock({ $0 }), last.window == soonest,
+            now.timeIntervalSince(last.at) < Self.rewriteAfter, now >= last.at
+        {
+            return false
+        }
+        try pages.write(maintenance: soonest, now: now)
+        written.withLock { $0 = (soonest, now) }
+        return true
     }
 }

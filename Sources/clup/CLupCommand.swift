@@ -314,9 +314,12 @@ struct Serve: ParsableCommand {
         var environment = AppEnvironment(
             database: try database.open(), now: now, logger: logger, settings: settings,
             tickets: try secret.tickets(), metrics: metrics, places: try site.places())
+        var keeper: StaticPagesKeeper?
         if let errorsDir {
-            environment.staticPages = StaticPages(views: views, directory: errorsDir)
-            try environment.staticPages?.refresh(from: environment.database, now: now())
+            let pages = StaticPages(views: views, directory: errorsDir)
+            environment.staticPages = pages
+            keeper = StaticPagesKeeper(pages: pages)
+            try keeper?.keep(from: environment.database, now: now())
         }
         let app = App(environment: environment, views: views)
         let endpoint: FastCGIServer.Endpoint = port.map { .tcp(port: $0) } ?? .unix(path: socket, mode: mode, group: group)
@@ -335,7 +338,7 @@ struct Serve: ParsableCommand {
         beats.expect("queue timer", every: 1)
         beats.expect("notices", every: 1)
         let writer = NoticeWriter(settings: settings, tickets: environment.tickets)
-        let services = ServiceGroup([
+        var services = [
             WorkerServices.mail(mail.delivery(database: database, logger: logger), every: mailInterval, now: now,
                                 logger: logger, beat: { beats.beat("mail") }),
             WorkerServices.queues(database, every: queueInterval, now: now, logger: logger,
@@ -344,8 +347,16 @@ struct Serve: ParsableCommand {
                                    push: PushDelivery(database: database, vapid: vapid, logger: logger),
                                    sessionLifetime: Visitor.absoluteLifetime, now: now, logger: logger,
                                    beat: { beats.beat("notices") }),
-        ])
-        services.start()
+        ]
+        if let keeper {
+            // Every 5 s: a window another worker scheduled reaches this host's pages as soon
+            // as this worker's own banners show it.
+            services.append(BackgroundService(name: "static pages", every: 5, logger: logger) {
+                if try keeper.keep(from: database, now: now()) { logger.info("nginx's pages written again") }
+            })
+        }
+        let serviceGroup = ServiceGroup(services)
+        serviceGroup.start()
         // Listening: systemd may count the worker started, and watch it answer from now on.
         SystemdNotify.send("READY=1")
         if port == nil { SystemdNotify.startWatchdog(probing: entranceSocket ?? Self.entranceSocket(for: socket)) }
@@ -355,7 +366,7 @@ struct Serve: ParsableCommand {
                                        bodyTooLarge: request.bodyTooLarge)
             return FastCGIResponse(status: response.status, headers: response.headers, body: response.body)
         }
-        let stuck = services.stop(timeout: 10)
+        let stuck = serviceGroup.stop(timeout: 10)
         if stuck.isEmpty {
             logger.info("services stopped")
         } else {

@@ -131,6 +131,29 @@ struct MaintenancePagesTests {
         #expect(!(try String(contentsOfFile: folder + "/502.html", encoding: .utf8)).contains("maintenance"))
     }
 
+    @Test("a window another worker schedules reaches this host's 502 page at the keeper's next turn")
+    func keeper() throws {
+        let folder = NSTemporaryDirectory() + "clup-errors-" + UUID().uuidString.prefix(8)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let keeper = StaticPagesKeeper(pages: StaticPages(views: try Fixture.views(), directory: folder))
+        let now = clock.now
+        #expect(try keeper.keep(from: database, now: now))
+        #expect(try !keeper.keep(from: database, now: now + 5))  // nothing changed
+        // Scheduled through the database, as another worker or `clup admin` would.
+        let window = try database.scheduleMaintenance(
+            MaintenanceWindow(id: 0, startsAt: now + 3600, endsAt: now + 7200, announceFrom: now, timeZone: "Europe/Rome"),
+            now: now)
+        #expect(try keeper.keep(from: database, now: now + 10))
+        let page = { try String(contentsOfFile: folder + "/502.html", encoding: .utf8) }
+        #expect(try page().contains("Scheduled maintenance today at 11:00 – 12:00 (Europe/Rome)"))
+        // Unchanged, the pages are still written again every ten minutes: "today" stays true.
+        #expect(try !keeper.keep(from: database, now: now + 60))
+        #expect(try keeper.keep(from: database, now: now + StaticPagesKeeper.rewriteAfter + 10))
+        #expect(try database.cancelMaintenance(id: window.id, now: now + 700))
+        #expect(try keeper.keep(from: database, now: now + 705))
+        #expect(try !page().contains("maintenance"))
+    }
+
     @Test("only administrators schedule maintenance")
     func adminsOnly() throws {
         let boss = Browser(app)
