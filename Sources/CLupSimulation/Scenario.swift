@@ -45,6 +45,17 @@ public struct Scenario: Codable, Sendable {
 
         enum CodingKeys: String, CodingKey { case capacity, walkInPercent, opens, closes, slotMinutes, callGraceMinutes }
 
+        public init(capacity: Int, walkInPercent: Int = 20, opens: String = "08:00", closes: String = "20:00",
+                    slotMinutes: Int = 15, callGraceMinutes: Int = 10)
+        {
+            self.capacity = capacity
+            self.walkInPercent = walkInPercent
+            self.opens = opens
+            self.closes = closes
+            self.slotMinutes = slotMinutes
+            self.callGraceMinutes = callGraceMinutes
+        }
+
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             capacity = try c.decode(Int.self, forKey: .capacity)
@@ -65,6 +76,14 @@ public struct Scenario: Codable, Sendable {
         public var walkIns: Double
 
         enum CodingKeys: String, CodingKey { case from, to, lineUps, bookings, walkIns }
+
+        public init(from: String, to: String, lineUps: Double, bookings: Double, walkIns: Double) {
+            self.from = from
+            self.to = to
+            self.lineUps = lineUps
+            self.bookings = bookings
+            self.walkIns = walkIns
+        }
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -103,6 +122,35 @@ public struct Scenario: Codable, Sendable {
         public var factor: Span
     }
 
+    /// A scenario made in code (`ScenarioGenerator`); JSON gives the same defaults.
+    init(name: String, seed: UInt64 = 1, days: Int = 1, store: StoreShape, arrivals: [Arrivals],
+                twoPeopleShare: Double = 0.3, declaredMinutes: [Choice] = Scenario.usualDeclaredMinutes,
+                stay: Stay = Stay(meanFactor: 1, sigma: 0.35, customerBiasSigma: 0.15),
+                travel: Travel = Travel(share: 0.6, minutes: Span(min: 3, max: 25), factor: Span(min: 0.85, max: 1.2)),
+                noShowRate: Double = 0.05, lateRate: Double = 0.1, lateMinutes: Span = Span(min: 1, max: 6),
+                cancellationRate: Double = 0.04, missedScanOutRate: Double = 0.02, regulars: Int? = nil)
+    {
+        self.name = name
+        self.seed = seed
+        self.days = days
+        self.store = store
+        self.arrivals = arrivals
+        self.twoPeopleShare = twoPeopleShare
+        self.declaredMinutes = declaredMinutes
+        self.stay = stay
+        self.travel = travel
+        self.noShowRate = noShowRate
+        self.lateRate = lateRate
+        self.lateMinutes = lateMinutes
+        self.cancellationRate = cancellationRate
+        self.missedScanOutRate = missedScanOutRate
+        self.regulars = regulars
+    }
+
+    /// The visit lengths customers declare when a scenario does not say.
+    public static let usualDeclaredMinutes = [Choice(minutes: 15, weight: 0.3), Choice(minutes: 30, weight: 0.45),
+                                              Choice(minutes: 45, weight: 0.15), Choice(minutes: 60, weight: 0.1)]
+
     enum CodingKeys: String, CodingKey {
         case name, seed, days, store, arrivals, twoPeopleShare, declaredMinutes, stay, travel, noShowRate, lateRate,
              lateMinutes, cancellationRate, missedScanOutRate, regulars
@@ -116,9 +164,7 @@ public struct Scenario: Codable, Sendable {
         store = try c.decode(StoreShape.self, forKey: .store)
         arrivals = try c.decode([Arrivals].self, forKey: .arrivals)
         twoPeopleShare = try c.decodeIfPresent(Double.self, forKey: .twoPeopleShare) ?? 0.3
-        declaredMinutes = try c.decodeIfPresent([Choice].self, forKey: .declaredMinutes)
-            ?? [Choice(minutes: 15, weight: 0.3), Choice(minutes: 30, weight: 0.45), Choice(minutes: 45, weight: 0.15),
-                Choice(minutes: 60, weight: 0.1)]
+        declaredMinutes = try c.decodeIfPresent([Choice].self, forKey: .declaredMinutes) ?? Self.usualDeclaredMinutes
         stay = try c.decodeIfPresent(Stay.self, forKey: .stay) ?? Stay(meanFactor: 1, sigma: 0.35, customerBiasSigma: 0.15)
         travel = try c.decodeIfPresent(Travel.self, forKey: .travel)
             ?? Travel(share: 0.6, minutes: Span(min: 3, max: 25), factor: Span(min: 0.85, max: 1.2))

@@ -1,0 +1,156 @@
+import Foundation
+
+/// Varied store days for judging the wait estimate on days it was never tuned on
+/// (docs/accuracy.md, "Generated days"). Each day is drawn from ranges wide enough to hold the
+/// days the shipped scenarios do not show: small and large stores, heavy tails (people staying
+/// up to 1.5 × what they declare, with a wide spread), lunch and evening bursts, mostly bookings
+/// with early leavers, pairs with long stays, regulars.
+///
+/// A day is decided by its seed alone, and so is its half: **tuning** days are the only ones
+/// anything may be tuned on, **held-out** days are only measured. The half comes from a hash of
+/// the seed, fixed here once, so no choice made while tuning can move a day from one half to
+/// the other.
+public enum ScenarioGenerator {
+    public enum Half: String, Codable, Sendable, CaseIterable {
+        case tuning
+        case heldOut = "held-out"
+    }
+
+    /// The half the day of `seed` belongs to.
+    public static func half(of seed: UInt64) -> Half {
+        var hash = SeededRandom(seed: seed ^ 0x48_454C_444F_5554)  // "HELDOUT"
+        return hash.next() & 1 == 0 ? .tuning : .heldOut
+    }
+
+    /// The first `count` days of `half` among the days of seeds drawn from `seed`, in order.
+    public static func days(_ count: Int, of half: Half, seed: UInt64) -> [Scenario] {
+        var seeds = SeededRandom(seed: seed)
+        var days: [Scenario] = []
+        while days.count < count {
+            let daySeed = seeds.next()
+            if Self.half(of: daySeed) == half { days.append(day(seed: daySeed)) }
+        }
+        return days
+    }
+
+    /// The store day of `seed`.
+    public static func day(seed: UInt64) -> Scenario {
+        var random = SeededRandom(seed: seed)
+        func between(_ low: Double, _ high: Double) -> Double { low + (high - low) * random.uniform() }
+        func rounded(_ value: Double, _ places: Double = 100) -> Double { (value * places).rounded() / places }
+
+        // The store: 10–200 places (as many small stores as large), open 10–13 hours.
+        let capacity = Int(exp(between(log(10), log(200))).rounded())
+        let walkInPercent = Int(between(0, 40).rounded())
+        let opens = 7 * 60 + 30 * Int(between(0, 4.99))  // 07:00–09:00
+        let closes = min(22 * 60, opens + 60 * Int(between(10, 13.99)))
+
+        // How people behave.
+        let declared: [Scenario.Choice]
+        switch Int(between(0, 2.99)) {
+        case 0: declared = Scenario.usualDeclaredMinutes
+        case 1: declared = [.init(minutes: 10, weight: 0.3), .init(minutes: 15, weight: 0.4),
+                            .init(minutes: 30, weight: 0.3)]  // a quick shop
+        default: declared = [.init(minutes: 30, weight: 0.3), .init(minutes: 60, weight: 0.4),
+                             .init(minutes: 90, weight: 0.3)]  // the week's shopping
+        }
+        let stay = Scenario.Stay(meanFactor: rounded(between(0.6, 1.5)), sigma: rounded(between(0.2, 0.6)),
+                                 customerBiasSigma: rounded(between(0.05, 0.3)))
+        let twoPeopleShare = rounded(between(0, 0.6))
+        let shortest = rounded(between(2, 5), 1)
+        let travel = Scenario.Travel(share: rounded(between(0.2, 0.9)),
+                                     minutes: .init(min: shortest, max: rounded(between(10, 40), 1)),
+                                     factor: .init(min: rounded(between(0.8, 1)), max: rounded(between(1, 1.4))))
+        let late = rounded(between(2, 15), 1)
+
+        // Who comes: a base rate from open to an hour before closing, at 50–130 % of what the
+        // store lets through, and bursts on top at lunch and in the evening.
+        let meanDeclared = Double(declared.reduce(0) { $0 + Double($1.minutes) * $1.weight })
+            / declared.reduce(0) { $0 + $1.weight }
+        let stayMinutes = meanDeclared * stay.meanFactor
+        let partiesPerHour = Double(capacity) * 60 / stayMinutes / (1 + twoPeopleShare)
+        let base = partiesPerHour * between(0.5, 1.3)
+        let bookingShare = between(0, 0.7)
+        func window(_ from: Int, _ to: Int, _ wanted: Double) -> Scenario.Arrivals {
+            let parties = min(wanted, 1900)  // a scenario takes at most 2,000 parties an hour per window
+            let walkIns = parties * Double(walkInPercent) / 100
+            let online = parties - walkIns
+            return Scenario.Arrivals(from: clock(from), to: clock(to), lineUps: rounded(online * (1 - bookingShare), 10),
+                                     bookings: rounded(online * bookingShare, 10), walkIns: rounded(walkIns, 10))
+        }
+        var arrivals = [window(opens, closes - 60, base)]
+        if random.chance(0.6) { arrivals.append(window(12 * 60, 14 * 60, base * between(0.3, 1.5))) }
+        if random.chance(0.6), closes >= 19 * 60 + 30 {
+            arrivals.append(window(17 * 60, 19 * 60, base * between(0.3, 1.5)))
+        }
+
+        return Scenario(
+            name: "Generated day \(String(seed, radix: 16))", seed: seed, days: 1,
+            store: .init(capacity: capacity, walkInPercent: walkInPercent, opens: clock(opens), closes: clock(closes)),
+            arrivals: arrivals, twoPeopleShare: twoPeopleShare, declaredMinutes: declared, stay: stay, travel: travel,
+            noShowRate: rounded(between(0, 0.2)), lateRate: rounded(between(0, 0.3)),
+            lateMinutes: .init(min: 1, max: late), cancellationRate: rounded(between(0, 0.1)),
+            missedScanOutRate: rounded(between(0, 0.05)),
+            regulars: random.chance(0.5) ? nil : Int(between(100, 3000)))
+    }
+
+    /// Minutes after midnight as "HH:MM".
+    static func clock(_ minutes: Int) -> String {
+        String(format: "%02d:%02d", minutes / 60, minutes % 60)
+    }
+}
+
+/// The wait estimate over many generated days (`clup simulate --generate`): a line per day, and
+/// the figures the evaluation's targets are written in.
+public struct GeneratedDays: Sendable {
+    public var half: ScenarioGenerator.Half
+    public var days: [(scenario: Scenario, accuracy: Accuracy)]
+
+    public init(half: ScenarioGenerator.Half, days: [(scenario: Scenario, accuracy: Accuracy)]) {
+        self.half = half
+        self.days = days
+    }
+
+    static func median(_ values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
+    public var table: String {
+        func number(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "—" }
+        func percent(_ value: Double?) -> String { value.map { String(format: "%.0f %%", $0 * 100) } ?? "—" }
+        func row(_ cells: [String]) -> String {
+            let widths = [18, 7, 8, 7, 7, 7, 7, 10, 10]
+            return zip(cells, widths).enumerated().map { index, pair in
+                let (cell, width) = pair
+                let padding = String(repeating: " ", count: max(0, width - cell.count))
+                return index == 0 ? cell + padding : padding + cell
+            }.joined()
+        }
+        var lines = ["\(days.count) generated days, \(half.rawValue) half (MAE in minutes; at issue, then while waiting)",
+                     row(["day", "places", "tickets", "CLup", "naive", "CLup", "naive", "in range", "wrong 2h"])]
+        for (scenario, accuracy) in days {
+            lines.append(row([String(scenario.name.dropFirst("Generated day ".count)), String(scenario.store.capacity),
+                              String(accuracy.measuredTickets),
+                              number(accuracy.atIssue.clup.meanAbsolute), number(accuracy.atIssue.naive.meanAbsolute),
+                              number(accuracy.whileWaiting.clup.meanAbsolute),
+                              number(accuracy.whileWaiting.naive.meanAbsolute),
+                              percent(accuracy.atIssue.rangeCoverage),
+                              String(format: "%.1f %%", accuracy.twoHourRule.wrongRefusalShare * 100)]))
+        }
+        let measured = days.map(\.accuracy).filter { $0.measuredTickets > 0 }
+        let clup = measured.map(\.atIssue.clup.meanAbsolute)
+        let coverages = measured.compactMap(\.atIssue.rangeCoverage)
+        let naiveFar = measured.filter { $0.atIssue.naive.meanAbsolute > 5 }
+        let halved = naiveFar.filter { $0.atIssue.clup.meanAbsolute <= 0.5 * $0.atIssue.naive.meanAbsolute }
+        let wrong = measured.map(\.twoHourRule.wrongRefusalShare)
+        lines.append("at issue: CLup MAE median \(number(Self.median(clup))), worst \(number(clup.max())); "
+            + "CLup/naive median \(String(format: "%.2f", Self.median(measured.map { $0.atIssue.clup.meanAbsolute / max($0.atIssue.naive.meanAbsolute, 0.01) }) ?? 0)); "
+            + "ranges covering 75–85 %: \(coverages.filter { (0.75...0.85).contains($0) }.count) of \(coverages.count) days; "
+            + "naive over 5 min off on \(naiveFar.count) days, CLup at most half of it on \(halved.count); "
+            + "wrong two-hour refusals: median \(String(format: "%.1f", (Self.median(wrong) ?? 0) * 100)) %, "
+            + "worst \(String(format: "%.1f", (wrong.max() ?? 0) * 100)) %")
+        return lines.joined(separator: "\n")
+    }
+}
