@@ -176,33 +176,63 @@ public struct Scenario: Codable, Sendable {
         regulars = try c.decodeIfPresent(Int.self, forKey: .regulars)
     }
 
-    /// Checks what JSON cannot: ranges, times, rates.
+    /// Checks what JSON cannot: ranges, times, rates. A refusal names the field, as the JSON
+    /// spells it, and the value it found.
     public func validate() throws(ScenarioError) {
-        func fail(_ text: String) -> ScenarioError { ScenarioError(message: "\(name): \(text)") }
-        guard (1...1000).contains(store.capacity) else { throw fail("store.capacity must be 1–1000") }
-        guard (0...90).contains(store.walkInPercent) else { throw fail("store.walkInPercent must be 0–90") }
-        guard let opens = Self.minutes(store.opens), let closes = Self.minutes(store.closes), opens < closes else {
-            throw fail("store.opens and store.closes must be HH:MM, opening first")
+        func fail(_ field: String, _ text: String) -> ScenarioError {
+            ScenarioError(message: "\(name): \(field) \(text)")
         }
-        guard (1...30).contains(days) else { throw fail("days must be 1–30") }
-        if let regulars, !(1...100_000).contains(regulars) { throw fail("regulars must be 1–100000") }
-        for window in arrivals {
-            guard let from = Self.minutes(window.from), let to = Self.minutes(window.to), from < to else {
-                throw fail("arrival windows need from < to, as HH:MM")
+        func number(_ value: Double) -> String { String(format: "%g", value) }
+        guard (1...1000).contains(store.capacity) else {
+            throw fail("store.capacity", "must be 1–1000 people (it is \(store.capacity))")
+        }
+        guard (0...90).contains(store.walkInPercent) else {
+            throw fail("store.walkInPercent", "must be 0–90 (it is \(store.walkInPercent))")
+        }
+        guard let opens = Self.minutes(store.opens) else { throw fail("store.opens", "must be HH:MM (it is \"\(store.opens)\")") }
+        guard let closes = Self.minutes(store.closes) else {
+            throw fail("store.closes", "must be HH:MM (it is \"\(store.closes)\")")
+        }
+        guard opens < closes else { throw fail("store.closes", "must come after store.opens (\(store.closes) ≤ \(store.opens))") }
+        guard (1...30).contains(days) else { throw fail("days", "must be 1–30 (it is \(days))") }
+        if let regulars, !(1...100_000).contains(regulars) {
+            throw fail("regulars", "must be 1–100000 (it is \(regulars))")
+        }
+        for (index, window) in arrivals.enumerated() {
+            let field = "arrivals[\(index)]"
+            guard let from = Self.minutes(window.from) else { throw fail(field + ".from", "must be HH:MM (it is \"\(window.from)\")") }
+            guard let to = Self.minutes(window.to) else { throw fail(field + ".to", "must be HH:MM (it is \"\(window.to)\")") }
+            guard from < to else { throw fail(field + ".to", "must come after its from (\(window.to) ≤ \(window.from))") }
+            for (name, rate) in [("lineUps", window.lineUps), ("bookings", window.bookings), ("walkIns", window.walkIns)]
+            where !(0...2000).contains(rate) {
+                throw fail("\(field).\(name)", "must be 0–2000 parties an hour (it is \(number(rate)))")
             }
-            guard [window.lineUps, window.bookings, window.walkIns].allSatisfy({ $0 >= 0 && $0 <= 2000 }) else {
-                throw fail("arrival rates are parties per hour, 0–2000")
+        }
+        let rates = [("twoPeopleShare", twoPeopleShare), ("noShowRate", noShowRate), ("lateRate", lateRate),
+                     ("cancellationRate", cancellationRate), ("missedScanOutRate", missedScanOutRate),
+                     ("travel.share", travel.share)]
+        for (field, rate) in rates where !(0...1).contains(rate) {
+            throw fail(field, "must be 0–1 (it is \(number(rate)))")
+        }
+        guard !declaredMinutes.isEmpty else { throw fail("declaredMinutes", "needs at least one choice") }
+        for (index, choice) in declaredMinutes.enumerated() {
+            guard (5...180).contains(choice.minutes) else {
+                throw fail("declaredMinutes[\(index)].minutes", "must be 5–180 (it is \(choice.minutes))")
+            }
+            guard choice.weight > 0 else {
+                throw fail("declaredMinutes[\(index)].weight", "must be positive (it is \(number(choice.weight)))")
             }
         }
-        let rates = [twoPeopleShare, noShowRate, lateRate, cancellationRate, missedScanOutRate, travel.share]
-        guard rates.allSatisfy({ (0...1).contains($0) }) else { throw fail("shares and rates must be 0–1") }
-        guard !declaredMinutes.isEmpty, declaredMinutes.allSatisfy({ (5...180).contains($0.minutes) && $0.weight > 0 })
-        else { throw fail("declaredMinutes: 5–180 minutes, positive weights") }
-        guard stay.meanFactor > 0, stay.sigma >= 0, stay.customerBiasSigma >= 0 else {
-            throw fail("stay: meanFactor > 0, sigmas ≥ 0")
+        guard stay.meanFactor > 0 else { throw fail("stay.meanFactor", "must be positive (it is \(number(stay.meanFactor)))") }
+        guard stay.sigma >= 0 else { throw fail("stay.sigma", "must not be negative (it is \(number(stay.sigma)))") }
+        guard stay.customerBiasSigma >= 0 else {
+            throw fail("stay.customerBiasSigma", "must not be negative (it is \(number(stay.customerBiasSigma)))")
         }
-        for span in [lateMinutes, travel.minutes, travel.factor] where span.min < 0 || span.max < span.min {
-            throw fail("spans need 0 ≤ min ≤ max")
+        for (field, span) in [("lateMinutes", lateMinutes), ("travel.minutes", travel.minutes), ("travel.factor", travel.factor)] {
+            guard span.min >= 0 else { throw fail(field + ".min", "must not be negative (it is \(number(span.min)))") }
+            guard span.max >= span.min else {
+                throw fail(field + ".max", "must not be below its min (\(number(span.max)) < \(number(span.min)))")
+            }
         }
     }
 

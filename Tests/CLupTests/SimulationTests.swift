@@ -76,25 +76,31 @@ struct SimulationTests {
         for name in names { try Self.scenario(name).validate() }
     }
 
-    @Test("a scenario that cannot be run says what is wrong")
+    @Test("a scenario that cannot be run is refused naming the field and the value found")
     func refused() throws {
-        var scenario = try Self.scenario("short.json")
-        scenario.store.capacity = 0
-        #expect(throws: ScenarioError.self) { try scenario.validate() }
-        scenario = try Self.scenario("short.json")
-        scenario.arrivals[0].to = "08:00"
-        do {
-            try scenario.validate()
-            Issue.record("an arrival window ending before it starts was accepted")
-        } catch {
-            #expect(error.description.contains("arrival windows"))
+        let changes: [(change: (inout Scenario) -> Void, message: String)] = [
+            ({ $0.store.capacity = 0 }, "store.capacity must be 1–1000 people (it is 0)"),
+            ({ $0.store.closes = "07:00" }, "store.closes must come after store.opens (07:00 ≤ 09:00)"),
+            ({ $0.store.opens = "8h" }, #"store.opens must be HH:MM (it is "8h")"#),
+            ({ $0.arrivals[0].to = "08:00" }, "arrivals[0].to must come after its from (08:00 ≤ 09:00)"),
+            ({ $0.arrivals[0].walkIns = -3 }, "arrivals[0].walkIns must be 0–2000 parties an hour (it is -3)"),
+            ({ $0.noShowRate = -0.1 }, "noShowRate must be 0–1 (it is -0.1)"),
+            ({ $0.travel.share = 1.5 }, "travel.share must be 0–1 (it is 1.5)"),
+            ({ $0.regulars = 0 }, "regulars must be 1–100000 (it is 0)"),
+            ({ $0.declaredMinutes[1].weight = 0 }, "declaredMinutes[1].weight must be positive (it is 0)"),
+            ({ $0.stay.sigma = -1 }, "stay.sigma must not be negative (it is -1)"),
+            ({ $0.lateMinutes = Scenario.Span(min: 5, max: 2) }, "lateMinutes.max must not be below its min (2 < 5)"),
+        ]
+        for (change, message) in changes {
+            var scenario = try Self.scenario("short.json")
+            change(&scenario)
+            do {
+                try scenario.validate()
+                Issue.record("accepted: \(message)")
+            } catch {
+                #expect(error.description == "\(scenario.name): \(message)")
+            }
         }
-        scenario = try Self.scenario("short.json")
-        scenario.noShowRate = 1.5
-        #expect(throws: ScenarioError.self) { try scenario.validate() }
-        scenario = try Self.scenario("short.json")
-        scenario.regulars = 0
-        #expect(throws: ScenarioError.self) { try scenario.validate() }
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(Scenario.self, from: Data(#"{"name": "no store"}"#.utf8))
         }
