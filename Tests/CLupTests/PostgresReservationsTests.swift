@@ -147,6 +147,10 @@ extension PostgresReservationsTests {
         // The connection the first worker will lend next, ended from the server's side.
         let pid = try #require(try workers[0].value(Int.self, sql: "SELECT pg_backend_pid()"))
         #expect(try workers[1].value(Bool.self, sql: "SELECT pg_terminate_backend(CAST(? AS integer))", pid) == true)
+        // Gone on the server's side before the next request, as after a failover.
+        #expect(try waitFor {
+            try workers[1].value(Int.self, sql: "SELECT COUNT(*) FROM pg_stat_activity WHERE pid = CAST(? AS integer)", pid) == 0
+        })
         let lineUp = request(store.id, customer, kind: .lineUp)
         #expect {
             _ = try workers[0].reserve(lineUp, now: now)

@@ -463,7 +463,7 @@ final class PostgresPool: @unchecked Sendable {
         if reusable && !closed { idle.append(connection) }
         condition.signal()
         condition.unlock()
-        if !reusable { Self.close(connection) }
+        if !reusable { Self.closeWithoutWaiting(connection) }
     }
 
     /// A connection of the caller's own, outside the pool (the board feed's listening one).
@@ -511,6 +511,13 @@ final class PostgresPool: @unchecked Sendable {
     /// is let go); a connection already broken closes at once.
     static func close(_ connection: PostgresConnection) {
         try? (connection.close() as EventLoopFuture<Void>).wait()
+    }
+
+    /// Closes a connection that broke under a request without making the request wait: its
+    /// socket may be lost without a reset, and the caller must be answered within nginx's 10 s
+    /// (`PostgresTransaction.statementDeadline`). The close's callback keeps it until it is closed.
+    static func closeWithoutWaiting(_ connection: PostgresConnection) {
+        (connection.close() as EventLoopFuture<Void>).whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
     /// What went wrong, in a line: PSQLError's own description hides the server's message.
