@@ -67,6 +67,12 @@ extension AppDatabase {
                 return .notOffered(entry.status == .offered ? .passed : entry.status)
             }
             guard let details = try transactionDefinition(storeId: entry.storeId, db) else { return .notFound }
+            // The store may have changed its hours since the offer: a slot it no longer offers
+            // closes the list instead of being booked.
+            guard details.slotCalendar.slot(containing: entry.slotStart, now: now)?.start == entry.slotStart else {
+                try Self.endEntry(id, as: .closed, now: now, db)
+                return .notOffered(.closed)
+            }
             if let active = try Reservation.active(userId: userId, db) {
                 guard replacingActive, active.status != .inside else {
                     guard let store = try Store.fetchOne(db, id: active.storeId) else { return .notFound }

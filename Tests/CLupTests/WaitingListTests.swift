@@ -136,6 +136,27 @@ struct WaitingListDataTests {
         #expect(try database.mail(to: "a3@example.org").isEmpty)
     }
 
+    @Test("an offer for a slot the store stopped opening closes the list instead of booking it")
+    func slotGone() throws {
+        let store = try store(slotCapacity: 1)
+        let customers = try database.createCustomers(emails: ["g1@example.org", "g2@example.org"], now: now)
+        guard case .created(let held) = try book(store.id, customers[0]) else { Issue.record("not booked"); return }
+        let entry = try joined(try join(store.id, customers[1]))
+        #expect(try database.cancelReservation(id: held.id, userId: customers[0], now: now))
+        try database.passWaitingLists(now: now)
+        #expect(try status(entry.id) == .offered)
+        // Thursday's hours now start at noon: the 10:00 slot is gone.
+        let hours = Fixture.weekdayHours.map { interval in
+            interval.weekday == 4 ? OpeningInterval(weekday: 4, opens: 12 * 60, closes: 21 * 60) : interval
+        }
+        _ = try database.replaceHours(storeId: store.id, with: hours, userId: nil, now: now)
+        guard case .notOffered(.closed) = try database.acceptOffer(id: entry.id, userId: customers[1],
+                                                                   replacingActive: false, now: now + 60)
+        else { Issue.record("a slot no longer open was booked"); return }
+        #expect(try status(entry.id) == .closed)
+        #expect(try database.reservations(userId: customers[1]).isEmpty)
+    }
+
     @Test("accepting with another reservation asks first, then replaces it")
     func acceptReplacing() throws {
         let store = try store(slotCapacity: 1)

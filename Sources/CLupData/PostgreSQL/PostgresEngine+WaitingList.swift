@@ -60,6 +60,10 @@ extension PostgresEngine {
             guard entry.status == .offered, let expires = entry.offerExpiresAt, expires > now else {
                 return .notOffered(entry.status == .offered ? .passed : entry.status)
             }
+            guard details.slotCalendar.slot(containing: entry.slotStart, now: now)?.start == entry.slotStart else {
+                try Self.endEntry(id, as: .closed, now: now, transaction)
+                return .notOffered(.closed)
+            }
             if let active = try Self.activeReservation(userId: userId, transaction) {
                 guard replacingActive, active.status != .inside else {
                     guard let store = try Self.storeDetails(active.storeId, transaction).first?.store else {
