@@ -274,12 +274,6 @@ extension AppDatabase {
                     else { throw Refusal.slotFull }
                 }
                 let number = try Self.nextNumber(storeId: request.storeId, day: day, db)
-                // The customer's own pace, from their visits here (`CustomerPace`): kept with the
-                // reservation, so the estimate reads it with the live rows.
-                let visits = try Self.pastVisits(userId: request.userId, storeId: request.storeId, db)
-                let storeRatio = try StoreLoad.find(request.storeId, db)?.model.ratio ?? 1
-                let pace = CustomerPace.factor(declared: Double(request.residenceMinutes) * 60, visits: visits,
-                                               storeRatio: storeRatio)
                 let reservation = try NewReservation(
                     storeId: request.storeId, userId: request.userId, kind: request.kind, walkIn: false, day: day,
                     number: number, people: request.people, residenceMinutes: request.residenceMinutes,
@@ -287,7 +281,9 @@ extension AppDatabase {
                     slotStart: request.kind == .booking ? request.slotStart : nil,
                     status: request.kind == .lineUp ? .waiting : .booked, createdAt: now,
                     requestKey: request.requestKey, travelMetres: request.kind == .lineUp ? request.travelMetres : nil,
-                    expectedEntry: expectedEntry, pace: visits.isEmpty ? nil : pace
+                    expectedEntry: expectedEntry,
+                    pace: try Self.pace(userId: request.userId, storeId: request.storeId,
+                                        declared: Double(request.residenceMinutes) * 60, db)
                 ).insert(returning: db)
                 for departmentId in request.departmentIds {
                     try db.cachedStatement(sql: """
@@ -397,6 +393,16 @@ extension AppDatabase {
     public func pastVisits(userId: UserID, storeId: StoreID) throws -> [CustomerPace.Visit] {
         if let postgres { return try postgres.pastVisits(userId: userId, storeId: storeId) }
         return try reader.read { db in try Self.pastVisits(userId: userId, storeId: storeId, db) }
+    }
+
+    /// The customer's own pace, from their visits to the store (`CustomerPace`), for a visit
+    /// declared as `declared`; nil before their first. Kept with the reservation, so the
+    /// estimate reads it with the live rows.
+    static func pace(userId: UserID, storeId: StoreID, declared: TimeInterval, _ db: Database) throws -> Double? {
+        let visits = try pastVisits(userId: userId, storeId: storeId, db)
+        guard !visits.isEmpty else { return nil }
+        return CustomerPace.factor(declared: declared, visits: visits,
+                                   storeRatio: try StoreLoad.find(storeId, db)?.model.ratio ?? 1)
     }
 
     static func pastVisits(userId: UserID, storeId: StoreID, _ db: Database) throws -> [CustomerPace.Visit] {

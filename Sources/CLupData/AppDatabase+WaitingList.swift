@@ -82,15 +82,12 @@ extension AppDatabase {
                 try advanceQueue(storeId: active.storeId, now: now, db)
             }
             let day = details.openingHours.businessDay(at: entry.slotStart)
-            let visits = try Self.pastVisits(userId: userId, storeId: entry.storeId, db)
-            let storeRatio = try StoreLoad.find(entry.storeId, db)?.model.ratio ?? 1
-            let pace = CustomerPace.factor(declared: entry.residence, visits: visits, storeRatio: storeRatio)
             let reservation = try NewReservation(
                 storeId: entry.storeId, userId: userId, kind: .booking, walkIn: false, day: day,
                 number: try Self.nextNumber(storeId: entry.storeId, day: day, db), people: entry.people,
                 residenceMinutes: entry.residenceMinutes, travelMode: nil, slotStart: entry.slotStart, status: .booked,
                 createdAt: now, requestKey: entry.requestKey, travelMetres: nil, expectedEntry: nil,
-                pace: visits.isEmpty ? nil : pace
+                pace: try Self.pace(userId: userId, storeId: entry.storeId, declared: entry.residence, db)
             ).insert(returning: db)
             // Chosen minutes ago: no reminder is needed to know they are coming.
             try db.cachedStatement(sql: "UPDATE reservation SET confirmedAt = ?, remindedAt = ? WHERE id = ?")

@@ -258,6 +258,18 @@ extension PostgresEngine {
             """).map { CustomerPace.Visit(declared: try $0[0].decode(Double.self), actual: try $0[1].decode(Double.self)) }
     }
 
+    /// The customer's own pace at the store, as on SQLite (`AppDatabase.pace`); nil before
+    /// their first visit.
+    static func pace(userId: UserID, storeId: StoreID, declared: TimeInterval, _ transaction: PostgresTransaction) throws
+        -> Double?
+    {
+        let visits = try pastVisits(userId: userId, storeId: storeId, transaction)
+        guard !visits.isEmpty else { return nil }
+        let ratio = try transaction.row("SELECT * FROM storeLoad WHERE storeId = \(storeId)")?.record(StoreLoad.self)
+            .model.ratio ?? 1
+        return CustomerPace.factor(declared: declared, visits: visits, storeRatio: ratio)
+    }
+
     /// People booked in each of `slots`, by slot start (a booking off the grid counts in the
     /// slot it starts in).
     static func bookedPeople(storeId: StoreID, in slots: [Slot], _ transaction: PostgresTransaction) throws -> [Date: Int] {
@@ -338,11 +350,6 @@ extension PostgresEngine {
                     else { throw Refusal.slotFull }
                 }
                 let number = try Self.nextNumber(storeId: request.storeId, day: day, transaction)
-                let visits = try Self.pastVisits(userId: request.userId, storeId: request.storeId, transaction)
-                let storeRatio = try transaction.row("SELECT * FROM storeLoad WHERE storeId = \(request.storeId)")?
-                    .record(StoreLoad.self).model.ratio ?? 1
-                let pace = CustomerPace.factor(declared: Double(request.residenceMinutes) * 60, visits: visits,
-                                               storeRatio: storeRatio)
                 let reservation = try Self.insert(NewReservation(
                     storeId: request.storeId, userId: request.userId, kind: request.kind, walkIn: false, day: day,
                     number: number, people: request.people, residenceMinutes: request.residenceMinutes,
@@ -350,7 +357,9 @@ extension PostgresEngine {
                     slotStart: request.kind == .booking ? request.slotStart : nil,
                     status: request.kind == .lineUp ? .waiting : .booked, createdAt: now,
                     requestKey: request.requestKey, travelMetres: request.kind == .lineUp ? request.travelMetres : nil,
-                    expectedEntry: expectedEntry, pace: visits.isEmpty ? nil : pace), transaction)
+                    expectedEntry: expectedEntry,
+                    pace: try Self.pace(userId: request.userId, storeId: request.storeId,
+                                        declared: Double(request.residenceMinutes) * 60, transaction)), transaction)
                 for departmentId in request.departmentIds {
                     try transaction.execute("""
                         INSERT INTO reservationDepartment (reservationId, departmentId)

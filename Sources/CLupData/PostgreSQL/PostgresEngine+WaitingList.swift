@@ -76,16 +76,13 @@ extension PostgresEngine {
                 try Self.advanceQueue(storeId: active.storeId, now: now, transaction)
             }
             let day = details.openingHours.businessDay(at: entry.slotStart)
-            let visits = try Self.pastVisits(userId: userId, storeId: storeId, transaction)
-            let storeRatio = try transaction.row("SELECT * FROM storeLoad WHERE storeId = \(storeId)")?
-                .record(StoreLoad.self).model.ratio ?? 1
-            let pace = CustomerPace.factor(declared: entry.residence, visits: visits, storeRatio: storeRatio)
             let reservation = try Self.insert(NewReservation(
                 storeId: storeId, userId: userId, kind: .booking, walkIn: false, day: day,
                 number: try Self.nextNumber(storeId: storeId, day: day, transaction), people: entry.people,
                 residenceMinutes: entry.residenceMinutes, travelMode: nil, slotStart: entry.slotStart, status: .booked,
                 createdAt: now, requestKey: entry.requestKey, travelMetres: nil, expectedEntry: nil,
-                pace: visits.isEmpty ? nil : pace), transaction)
+                pace: try Self.pace(userId: userId, storeId: storeId, declared: entry.residence, transaction)),
+                transaction)
             try transaction.execute("""
                 UPDATE reservation SET confirmedAt = \(now), remindedAt = \(now) WHERE id = \(reservation.id)
                 """)
