@@ -403,15 +403,15 @@ def leave_from_position(driver, checker, base, stack):
     output = stack.clup("admin", "register-store", "--name", "Bottega Stretta", "--address", "Via Torino 1, Milano",
                         "--latitude", "45.4630", "--longitude", "9.1870", "--capacity", "1", "--walk-in-percent", "0")
     store = re.search(r"store (\d+)", output).group(1)
-    stack.clup("admin", "set-hours", "--store", store, *[f"--{day}=00:00-23:59" for day in
-               ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]])
+    open_around_now(stack, store)  # not "until 23:59": a line-up at 23:45 would be refused
     sign_in(driver, base, "admin@example.org", "en", checker)
     driver.set_window_size(*WINDOWS["desktop"])
 
     def listed():
-        # The worker sees the store another process registered within a second or so.
+        # The worker sees what another process wrote within a second or so: the store, and
+        # then, perhaps a second later, its hours.
         driver.get(base + f"/stores/{store}")
-        return "Bottega Stretta" in driver.title
+        return "Bottega Stretta" in driver.title and "Open until" in driver.find_element(By.TAG_NAME, "main").text
     wait_for(driver, listed, seconds=10)
     keyboard_reservation(driver, base, store)  # called at once: the one place is the admin's
     sign_in(driver, base, "manager@example.org", "en", checker)
@@ -455,6 +455,16 @@ def leave_from_position(driver, checker, base, stack):
     return before, far, near
 
 
+def open_around_now(stack, store):
+    """Opens `store` from an hour ago to six hours from now (Rome time), whatever the time the
+    suite runs: line-ups and walk-in tickets are then taken, as on a working day."""
+    rome = datetime.datetime.now(zoneinfo.ZoneInfo("Europe/Rome"))
+    opens = max(rome.replace(hour=0, minute=0), rome - datetime.timedelta(hours=1))
+    closes = rome + datetime.timedelta(hours=6)
+    weekday = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"][opens.weekday()]
+    stack.clup("admin", "set-hours", "--store", store, f"--{weekday}", f"{opens:%H:%M}-{closes:%H:%M}")
+
+
 def waiting_list(driver, checker, base, stack):
     """A slot of one place, booked. Two customers join its waiting list from the "slot full"
     page; the booking is cancelled and the first is offered the place; their offer lapses (its
@@ -471,9 +481,9 @@ def waiting_list(driver, checker, base, stack):
     sign_in(driver, base, "admin@example.org", "en", checker)
     driver.set_window_size(*WINDOWS["desktop"])
 
-    def listed():
+    def listed():  # the store and then its hours, seen by the worker a second or so apart
         driver.get(recap)
-        return "/signin" not in driver.current_url and "Bottega Piccola" in driver.page_source
+        return bool(driver.find_elements(By.CSS_SELECTOR, f"form[action='/stores/{store}/reservations']"))
     wait_for(driver, listed, seconds=10)
     for _ in range(2):  # the recap's Confirm, then "replace it" for the line-up held from before
         if re.search(r"/reservations/\d+$", driver.current_url):
@@ -644,13 +654,7 @@ def main():
         for language in LANGUAGES:
             stack.clup("admin", "create-user", "--email", f"shopper-{language}@example.org", "--name", "Ada",
                        "--role", "customer", "--password-stdin", stdin=PASSWORD + "\n")
-        # Store 1 open from an hour ago to six hours from now (Rome time), whatever the time the
-        # suite runs: line-ups and walk-in tickets are then taken, as on a working day.
-        rome = datetime.datetime.now(zoneinfo.ZoneInfo("Europe/Rome"))
-        opens = max(rome.replace(hour=0, minute=0), rome - datetime.timedelta(hours=1))
-        closes = rome + datetime.timedelta(hours=6)
-        weekday = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"][opens.weekday()]
-        stack.clup("admin", "set-hours", "--store", "1", f"--{weekday}", f"{opens:%H:%M}-{closes:%H:%M}")
+        open_around_now(stack, "1")
         key = re.search(r"device key[^:]*: (\S+)", stack.clup("admin", "enrol-kiosk", "--store", "1", "--label",
                                                               "Entrance", "--role", "door")).group(1)
         stack.clup("admin", "set-staff-pin", "--store", "1", stdin=STAFF_PIN + "\n")
