@@ -429,6 +429,15 @@
     }, seconds * 1000);
   }
 
+  // A button that prints the page (a priority ticket on the door console): shown only where
+  // this script runs; without it the browser's own Print does the same.
+  function setUpPrintButtons() {
+    document.querySelectorAll("[data-print]").forEach(function (button) {
+      button.hidden = false;
+      button.addEventListener("click", function () { window.print(); });
+    });
+  }
+
   function setUpAutoPrint() {
     if (!document.querySelector("[data-autoprint]")) return;
     window.addEventListener("afterprint", function () {
@@ -1012,6 +1021,7 @@
     setUpPush();
     setUpPrintAndConfirm();
     setUpAutoPrint();
+    setUpPrintButtons();
     setUpRefresh();
     setUpScanner();
     setUpDispenser();

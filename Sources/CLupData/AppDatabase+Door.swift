@@ -17,6 +17,8 @@ public struct DoorAction: Codable, Sendable, Identifiable, FetchableRecord, Tabl
         case leftUnscanned
         /// A code refused at the entrance.
         case scanRefused
+        /// A priority ticket issued by staff (`PriorityLane`).
+        case priority
         /// What a door kiosk did while CLup could not be reached (`outcome`: enter or exit) and
         /// CLup did not accept (`reason`): staff check the ticket.
         case offlineConflict
@@ -90,7 +92,8 @@ extension AppDatabase {
     public func door(_ kind: DoorAction.Kind, storeId: StoreID, number: Int, reason: String, by staff: DoorStaff,
                      now: Date) throws -> DoorOutcome
     {
-        precondition(kind != .scanRefused && kind != .offlineConflict, "a scan's refusal or conflict is recorded by the scan")
+        precondition(![.scanRefused, .offlineConflict, .priority].contains(kind),
+                     "a scan's refusal or conflict is recorded by the scan, a priority ticket as it is issued")
         if let postgres { return try postgres.door(kind, storeId: storeId, number: number, reason: reason, by: staff, now: now) }
         return try write { db in
             guard let details = try transactionDefinition(storeId: storeId, db) else { throw StoreError.noSuchStore }
@@ -127,7 +130,7 @@ extension AppDatabase {
                 else { return .notApplicable(status) }
                 try advanceQueue(storeId: storeId, now: now, db)
                 reservation.status = .done
-            case .scanRefused, .offlineConflict:
+            case .scanRefused, .offlineConflict, .priority:
                 return .notApplicable(status)
             }
             try Self.recordDoorAction(kind, storeId: storeId, reservation: reservation, reason: reason,

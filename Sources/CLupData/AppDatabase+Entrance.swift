@@ -104,6 +104,8 @@ public enum WalkInOutcome: Sendable {
     case refused(LineUpPolicy.Decision)
     /// The store keeps no places for walk-ins (its walk-in share is 0%).
     case noWalkInPlaces
+    /// A priority ticket asked for at a store without a priority lane.
+    case noPriorityLane
     case noSuchStore
 }
 
@@ -302,12 +304,13 @@ extension AppDatabase {
     /// line-up it is refused while the store is closed, when the wait exceeds two hours or the
     /// visit would end after closing. `requestKey` makes a repeated form print one ticket.
     public func issueWalkInTicket(storeId: StoreID, people: Int, residenceMinutes: Int, requestKey: String?,
-                                  now: Date) throws -> WalkInOutcome
+                                  priority staff: DoorStaff? = nil, now: Date) throws -> WalkInOutcome
     {
         if let postgres {
             return try postgres.issueWalkInTicket(storeId: storeId, people: people, residenceMinutes: residenceMinutes,
-                                                  requestKey: requestKey, now: now)
+                                                  requestKey: requestKey, priority: staff, now: now)
         }
+        let priority = staff != nil
         return try write { db in
             guard let details = try transactionDefinition(storeId: storeId, db) else { return .noSuchStore }
             if let requestKey, let earlier = try Reservation.walkIn(storeId: storeId, requestKey: requestKey, db) {
@@ -315,17 +318,23 @@ extension AppDatabase {
             }
             let settings = details.store.settings
             guard settings.walkInPlaces > 0 else { return .noWalkInPlaces }
+            guard settings.priority.isOn || !priority else { return .noPriorityLane }
             let live = try transactionTraffic(storeId: storeId, db)
-            let decision = live.lineUpDecision(people: people, residence: Double(residenceMinutes) * 60,
-                                               settings: settings, hours: details.openingHours, now: now, pool: .walkIn)
+            let (decision, before) = live.lineUpDecision(
+                people: people, residence: Double(residenceMinutes) * 60, priority: priority, settings: settings,
+                hours: details.openingHours, now: now, pool: .walkIn)
             guard case .accepted(_, let expectedEntry) = decision else { return .refused(decision) }
             let day = details.openingHours.businessDay(at: now)
             let ticket = try NewReservation(
                 storeId: storeId, userId: nil, kind: .lineUp, walkIn: true, day: day,
                 number: try Self.nextNumber(storeId: storeId, day: day, db), people: people,
                 residenceMinutes: residenceMinutes, status: .waiting, createdAt: now, requestKey: requestKey,
-                expectedEntry: expectedEntry
+                expectedEntry: expectedEntry, priority: priority, queuePosition: before
             ).insert(returning: db)
+            if let staff {
+                try Self.recordDoorAction(.priority, storeId: storeId, reservation: ticket, reason: "",
+                                          outcome: ticket.status.rawValue, staff: staff, now: now, db)
+            }
             try advanceQueue(storeId: storeId, now: now, db)
             return .issued(try Reservation.find(ticket.id, db) ?? ticket)
         }

@@ -783,6 +783,34 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v31: priority tickets") { db in
+            try db.execute(sql: """
+                -- A store's priority lane (`PriorityLane`): one priority call in every priorityEvery
+                -- (0: no lane), and whether customers may ask for one online.
+                ALTER TABLE store ADD COLUMN priorityEvery INTEGER NOT NULL DEFAULT 0
+                    CHECK (priorityEvery BETWEEN 0 AND 10);
+                ALTER TABLE store ADD COLUMN priorityOnline BOOLEAN NOT NULL DEFAULT 0;
+                -- A priority ticket, placed when issued just before ticket queuePosition (NULL: by its
+                -- own id, as every other ticket).
+                ALTER TABLE reservation ADD COLUMN priority BOOLEAN NOT NULL DEFAULT 0;
+                ALTER TABLE reservation ADD COLUMN queuePosition INTEGER;
+
+                -- Staff issuing a priority ticket is logged as a door action (without a reason: why
+                -- someone cannot wait is theirs to keep).
+                CREATE TABLE doorAction_new ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "reservationId" INTEGER REFERENCES "reservation"("id") ON DELETE SET NULL, "number" INTEGER, "action" TEXT NOT NULL CHECK ("action" IN ('recall', 'noShow', 'admit', 'letOut', 'leftUnscanned', 'scanRefused', 'offlineConflict', 'priority')), "reason" TEXT NOT NULL CHECK (LENGTH("reason") <= 200), "outcome" TEXT NOT NULL, "userId" INTEGER REFERENCES "user"("id") ON DELETE SET NULL, "at" DATETIME NOT NULL, "kioskId" INTEGER REFERENCES "kiosk"("id") ON DELETE SET NULL, "staffName" TEXT);
+                INSERT INTO doorAction_new (id, storeId, reservationId, number, action, reason, outcome, userId, at, kioskId, staffName)
+                SELECT id, storeId, reservationId, number, action, reason, outcome, userId, at, kioskId, staffName FROM doorAction;
+                UPDATE sqlite_sequence SET seq = (SELECT seq FROM sqlite_sequence WHERE name = 'doorAction') WHERE name = 'doorAction_new';
+                DROP TABLE doorAction;
+                ALTER TABLE doorAction_new RENAME TO doorAction;
+                CREATE INDEX doorAction_kiosk ON doorAction(kioskId, at);
+                CREATE INDEX "doorAction_on_reservationId" ON "doorAction"("reservationId");
+                CREATE INDEX "doorAction_on_storeId" ON "doorAction"("storeId");
+                CREATE INDEX "doorAction_on_userId" ON "doorAction"("userId");
+                CREATE INDEX "doorAction_store" ON "doorAction"("storeId", "at");
+                """)
+        }
+
         return migrator
     }
 }

@@ -90,7 +90,7 @@ extension AppDatabase {
         }
         let live = try Row.fetchCursor(db, sql: """
             SELECT \(liveColumns) FROM reservation
-            WHERE status IN ('waiting', 'called', 'inside') \(storeFilter) ORDER BY storeId, id
+            WHERE status IN ('waiting', 'called', 'inside') \(storeFilter) ORDER BY storeId, \(queueOrder)
             """, arguments: storeArgument)
         while let row = try live.next() { try append(row, to: &result) }
         let booked = try Row.fetchCursor(db, sql: """
@@ -103,7 +103,10 @@ extension AppDatabase {
 
     static let liveColumns =
         "id, storeId, status, people, residenceMinutes, calledAt, enteredAt, slotStart, walkIn, number, day, "
-            + "travelMode, travelMetres, leftAt, pace"
+            + "travelMode, travelMetres, leftAt, pace, priority, queuePosition"
+
+    /// A store's queue in the order it is called (`QueueKey`), on either engine.
+    static let queueOrder = "COALESCE(queuePosition, id), priority DESC, id"
 
     private static func append(_ row: Row, to result: inout [StoreID: LiveTraffic]) throws {
         guard let live = live(row) else { return }
@@ -116,7 +119,7 @@ extension AppDatabase {
                          residenceMinutes: row["residenceMinutes"], calledAt: row["calledAt"], enteredAt: row["enteredAt"],
                          slotStart: row["slotStart"], walkIn: row["walkIn"], number: row["number"], day: row["day"],
                          travelMode: row["travelMode"], travelMetres: row["travelMetres"], leftAt: row["leftAt"],
-                         pace: row["pace"]))
+                         pace: row["pace"], priority: row["priority"], queuePosition: row["queuePosition"]))
     }
 
     /// The columns of a reservation the wait estimate reads (`liveColumns`), from either engine.
@@ -135,6 +138,8 @@ extension AppDatabase {
         var travelMetres: Int?
         var leftAt: Date?
         var pace: Double?
+        var priority: Bool
+        var queuePosition: ReservationID?
     }
 
     /// A reservation as the wait estimate sees it; nil once it has ended.
@@ -158,7 +163,8 @@ extension AppDatabase {
         }
         return LiveReservation(id: row.id, state: state, people: row.people,
                                residence: Double(row.residenceMinutes) * 60 * pace, walkIn: row.walkIn, number: row.number,
-                               day: row.day, travel: travel, leftAt: row.leftAt)
+                               day: row.day, travel: travel, leftAt: row.leftAt, priority: row.priority,
+                               position: row.queuePosition)
     }
 
     /// The reservations `ids` as the estimate sees them, each with its store (nil: ended), in

@@ -15,9 +15,13 @@ public struct StoreEdit: Sendable, Equatable {
     public var entryBeforeMinutes: Int
     public var entryAfterMinutes: Int
     public var callGraceMinutes: Int
+    /// The priority lane (`PriorityLane`): one priority call in every `priorityEvery` (0: none).
+    public var priorityEvery: Int
+    public var priorityOnline: Bool
 
     public init(name: String, address: String, position: GeoPoint, phone: String, capacity: Int, walkInPercent: Int,
-                slotMinutes: Int, slotCapacity: Int, entryBeforeMinutes: Int, entryAfterMinutes: Int, callGraceMinutes: Int)
+                slotMinutes: Int, slotCapacity: Int, entryBeforeMinutes: Int, entryAfterMinutes: Int, callGraceMinutes: Int,
+                priorityEvery: Int = 0, priorityOnline: Bool = false)
     {
         self.name = name
         self.address = address
@@ -30,6 +34,8 @@ public struct StoreEdit: Sendable, Equatable {
         self.entryBeforeMinutes = entryBeforeMinutes
         self.entryAfterMinutes = entryAfterMinutes
         self.callGraceMinutes = callGraceMinutes
+        self.priorityEvery = priorityEvery
+        self.priorityOnline = priorityOnline
     }
 
     public init(_ store: Store) {
@@ -37,7 +43,8 @@ public struct StoreEdit: Sendable, Equatable {
                   capacity: store.capacity,
                   walkInPercent: store.walkInPercent, slotMinutes: store.slotMinutes, slotCapacity: store.slotCapacity,
                   entryBeforeMinutes: store.entryBeforeMinutes, entryAfterMinutes: store.entryAfterMinutes,
-                  callGraceMinutes: store.callGraceMinutes)
+                  callGraceMinutes: store.callGraceMinutes, priorityEvery: store.priorityEvery,
+                  priorityOnline: store.priorityOnline)
     }
 
     /// Each field by its column name, with its value as text (the record of changes, forms).
@@ -47,7 +54,8 @@ public struct StoreEdit: Sendable, Equatable {
          ("walkInPercent", String(walkInPercent)), ("slotMinutes", String(slotMinutes)),
          ("slotCapacity", String(slotCapacity)),
          ("entryBeforeMinutes", String(entryBeforeMinutes)), ("entryAfterMinutes", String(entryAfterMinutes)),
-         ("callGraceMinutes", String(callGraceMinutes))]
+         ("callGraceMinutes", String(callGraceMinutes)), ("priorityEvery", String(priorityEvery)),
+         ("priorityOnline", priorityOnline ? "1" : "0")]
     }
 }
 
@@ -120,6 +128,8 @@ extension AppDatabase {
             store.entryBeforeMinutes = edit.entryBeforeMinutes
             store.entryAfterMinutes = edit.entryAfterMinutes
             store.callGraceMinutes = edit.callGraceMinutes
+            store.priorityEvery = edit.priorityEvery
+            store.priorityOnline = edit.priorityOnline
             try store.update(db)
             let inside = try Self.peopleInside(storeId: id, db)
             // Counted as the booking handler counts them, in the slots of the new length.

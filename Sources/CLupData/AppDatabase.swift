@@ -300,14 +300,15 @@ extension AppDatabase {
         }
         let storeRows = try Row.fetchCursor(db, sql: """
             SELECT id, name, address, phone, latitude, longitude, capacity, timeZone, walkInPercent, slotMinutes,
-                   slotCapacity, entryBeforeMinutes, entryAfterMinutes, callGraceMinutes
+                   slotCapacity, entryBeforeMinutes, entryAfterMinutes, callGraceMinutes, priorityEvery, priorityOnline
             FROM store ORDER BY id
             """)
         while let row = try storeRows.next() {
             let store = Store(
                 id: row[0], name: row[1], address: row[2], phone: row[3], latitude: row[4], longitude: row[5],
                 capacity: row[6], timeZone: row[7], walkInPercent: row[8], slotMinutes: row[9], slotCapacity: row[10],
-                entryBeforeMinutes: row[11], entryAfterMinutes: row[12], callGraceMinutes: row[13])
+                entryBeforeMinutes: row[11], entryAfterMinutes: row[12], callGraceMinutes: row[13],
+                priorityEvery: row[14], priorityOnline: row[15])
             var intervals: [OpeningIntervalRecord] = []
             while let interval = nextInterval, interval.storeId <= store.id {
                 if interval.storeId == store.id { intervals.append(interval) }

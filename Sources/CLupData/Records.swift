@@ -25,6 +25,9 @@ public struct Store: Codable, Sendable, Hashable, Identifiable, FetchableRecord,
     public var entryBeforeMinutes: Int
     public var entryAfterMinutes: Int
     public var callGraceMinutes: Int
+    /// The priority lane (`PriorityLane`): one priority call in every `priorityEvery` (0: none).
+    public var priorityEvery: Int
+    public var priorityOnline: Bool
 
     public enum Columns {
         static let id = Column(CodingKeys.id)
@@ -39,7 +42,8 @@ public struct Store: Codable, Sendable, Hashable, Identifiable, FetchableRecord,
     public var settings: StoreSettings {
         StoreSettings(capacity: capacity, walkInPercent: walkInPercent, slotMinutes: slotMinutes,
                       slotCapacity: slotCapacity, entryBeforeMinutes: entryBeforeMinutes,
-                      entryAfterMinutes: entryAfterMinutes, callGraceMinutes: callGraceMinutes)
+                      entryAfterMinutes: entryAfterMinutes, callGraceMinutes: callGraceMinutes,
+                      priority: PriorityLane(every: priorityEvery, online: priorityOnline))
     }
 
     public var position: GeoPoint { GeoPoint(latitude: latitude, longitude: longitude) }
@@ -80,6 +84,8 @@ public struct NewStore: Codable, Sendable, Hashable, PersistableRecord {
     public var entryBeforeMinutes: Int
     public var entryAfterMinutes: Int
     public var callGraceMinutes: Int
+    public var priorityEvery: Int
+    public var priorityOnline: Bool
 
     public static let databaseTableName = Store.databaseTableName
 
@@ -100,6 +106,8 @@ public struct NewStore: Codable, Sendable, Hashable, PersistableRecord {
         entryBeforeMinutes = settings.entryBeforeMinutes
         entryAfterMinutes = settings.entryAfterMinutes
         callGraceMinutes = settings.callGraceMinutes
+        priorityEvery = settings.priority.every
+        priorityOnline = settings.priority.online
     }
 }
 

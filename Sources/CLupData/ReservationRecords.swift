@@ -43,6 +43,10 @@ public struct Reservation: Codable, Sendable, Hashable, Identifiable, FetchableR
     /// When a booking's reminder went out, and when the customer confirmed it.
     public var remindedAt: Date?
     public var confirmedAt: Date?
+    /// A priority ticket (`PriorityLane`), and the ticket it was placed before when issued (nil:
+    /// in its own place, by id).
+    public var priority = false
+    public var queuePosition: ReservationID? = nil
 
     public enum Columns {
         static let id = Column(CodingKeys.id)
@@ -103,6 +107,9 @@ struct NewReservation: Codable, Sendable, PersistableRecord {
     var expectedEntry: Date? = nil
     /// The customer's own pace (`CustomerPace`), when they have visited the store before.
     var pace: Double? = nil
+    /// A priority ticket, and where it was placed (`Reservation.queuePosition`).
+    var priority = false
+    var queuePosition: ReservationID? = nil
 
     static let databaseTableName = Reservation.databaseTableName
 }

@@ -13,7 +13,8 @@ extension Reservation {
     /// Every column, in the order `init(columnsOf:)` reads them.
     static let columnList = """
         id, storeId, userId, kind, walkIn, day, number, people, residenceMinutes, travelMode, slotStart, status, \
-        createdAt, calledAt, enteredAt, exitedAt, endedAt, requestKey, travelMetres, leftAt, remindedAt, confirmedAt
+        createdAt, calledAt, enteredAt, exitedAt, endedAt, requestKey, travelMetres, leftAt, remindedAt, confirmedAt, \
+        priority, queuePosition
         """
 
     /// A row selected with `columnList`.
@@ -26,7 +27,7 @@ extension Reservation {
             people: row[7], residenceMinutes: row[8], travelMode: (row[9] as String?).flatMap(TravelMode.init(rawValue:)),
             slotStart: row[10], status: status, createdAt: row[12], calledAt: row[13], enteredAt: row[14],
             exitedAt: row[15], endedAt: row[16], requestKey: row[17], travelMetres: row[18], leftAt: row[19],
-            remindedAt: row[20], confirmedAt: row[21])
+            remindedAt: row[20], confirmedAt: row[21], priority: row[22], queuePosition: row[23])
     }
 
     /// The reservation `id`, if it exists.
@@ -110,18 +111,20 @@ extension NewReservation {
     func insert(returning db: Database, id: ReservationID? = nil) throws -> Reservation {
         try db.cachedStatement(sql: """
             INSERT INTO reservation (id, storeId, userId, kind, walkIn, day, number, people, residenceMinutes, travelMode,
-                                     slotStart, status, createdAt, requestKey, travelMetres, expectedEntry, pace)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                     slotStart, status, createdAt, requestKey, travelMetres, expectedEntry, pace,
+                                     priority, queuePosition)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 id, storeId, userId, kind.rawValue, walkIn, day, number, people, residenceMinutes, travelMode?.rawValue,
                 slotStart?.databaseText, status.rawValue, createdAt.databaseText, requestKey, travelMetres,
-                expectedEntry?.databaseText, pace,
+                expectedEntry?.databaseText, pace, priority, queuePosition,
             ])
         return Reservation(
             id: ReservationID(db.lastInsertedRowID), storeId: storeId, userId: userId, kind: kind, walkIn: walkIn, day: day,
             number: number, people: people, residenceMinutes: residenceMinutes, travelMode: travelMode,
             slotStart: slotStart, status: status, createdAt: createdAt, calledAt: nil, enteredAt: nil, exitedAt: nil,
-            endedAt: nil, requestKey: requestKey, travelMetres: travelMetres)
+            endedAt: nil, requestKey: requestKey, travelMetres: travelMetres, priority: priority,
+            queuePosition: queuePosition)
     }
 }
 

@@ -52,7 +52,8 @@ public final class StoreBoard: Sendable {
         public var hours: OpeningHours { definition.openingHours }
         public var calendar: SlotCalendar { definition.slotCalendar }
         /// The live reservations in queue order, as the estimate reads them: first the
-        /// queued, called and inside ones by id (`activeCount` of them), then the booked ones
+        /// queued, called and inside ones by `QueueKey` (`activeCount` of them; by id, but for
+        /// priority tickets), then the booked ones
         /// (a week at most ahead) by slot start then id. One array, so a transaction or a
         /// standing reads it without joining two.
         var reservations: [LiveReservation] = []
@@ -354,15 +355,20 @@ extension StoreBoard.Entry {
     /// Adds or replaces `reservation` where its state puts it.
     mutating func upsert(_ reservation: LiveReservation) {
         // A queued ticket called, a called one let in: same place in the queue, no shifting.
-        if !reservation.isBooked {
-            let index = active.partitioningIndex { $0.id >= reservation.id }
-            if index < activeCount, reservations[index].id == reservation.id {
-                reservations[index] = reservation
+        // A ticket's key never changes, so it is found by it.
+        let key = reservation.queueKey
+        let found = active.partitioningIndex { $0.queueKey >= key }
+        if found < activeCount, reservations[found].id == reservation.id {
+            if !reservation.isBooked {
+                reservations[found] = reservation
                 version += 1
                 return
             }
+            reservations.remove(at: found)
+            activeCount -= 1
+        } else if let index = booked.firstIndex(where: { $0.id == reservation.id }) {
+            reservations.remove(at: index)
         }
-        remove(reservation.id)
         if case .booked(let start) = reservation.state {
             let index = booked.partitioningIndex { entry in
                 guard case .booked(let other) = entry.state else { return false }
@@ -370,7 +376,7 @@ extension StoreBoard.Entry {
             }
             reservations.insert(reservation, at: index)
         } else {
-            let index = active.partitioningIndex { $0.id > reservation.id }
+            let index = active.partitioningIndex { $0.queueKey > key }
             reservations.insert(reservation, at: index)
             activeCount += 1
         }
@@ -384,7 +390,7 @@ extension StoreBoard.Entry {
     /// behind its store's version, to be computed again when next read.
     mutating func extendStanding(with joined: LiveReservation) {
         guard joined.state == .waiting, let kept, kept.version == version - 1, active.last?.id == joined.id,
-            kept.standing.lastWaitingId.map({ joined.id > $0 }) ?? true
+            kept.standing.lastWaitingKey.map({ joined.queueKey > $0 }) ?? true
         else { return }
         kept.standing.appendWaiting(joined, settings: store.settings, hours: hours)
         kept.version = version
@@ -400,9 +406,17 @@ extension StoreBoard.Entry {
 
     /// Reservation `id` if it is waiting in the queue.
     func waitingTicket(_ id: ReservationID) -> LiveReservation? {
-        let index = active.partitioningIndex { $0.id >= id }
-        guard index < activeCount, reservations[index].id == id, reservations[index].state == .waiting else { return nil }
+        guard let index = activeIndex(of: id), reservations[index].state == .waiting else { return nil }
         return reservations[index]
+    }
+
+    /// Where active reservation `id` is: found by binary search, since an ordinary ticket's
+    /// key is its id; a priority ticket, placed elsewhere, by looking through them.
+    private func activeIndex(of id: ReservationID) -> Int? {
+        let key = QueueKey(id)
+        let index = active.partitioningIndex { $0.queueKey >= key }
+        if index < activeCount, reservations[index].id == id { return index }
+        return active.firstIndex { $0.id == id && $0.priority }
     }
 
     /// The kept standing if the store has not changed since it was computed, and it is not
@@ -419,8 +433,7 @@ extension StoreBoard.Entry {
     }
 
     mutating func remove(_ id: ReservationID) {
-        let index = active.partitioningIndex { $0.id >= id }
-        if index < activeCount, reservations[index].id == id {
+        if let index = activeIndex(of: id) {
             reservations.remove(at: index)
             activeCount -= 1
             version += 1

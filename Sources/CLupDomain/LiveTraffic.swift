@@ -51,6 +51,34 @@ public struct LiveTraffic: Sendable {
     }
 }
 
+extension LiveTraffic {
+    /// Whether a party may join `pool`'s queue now, and where: an ordinary one at the back
+    /// (`lineUpDecision`); a priority one at the place the store's lane gives it
+    /// (`PriorityLane.place`, nil: the back), on the wait it would have there — the queue's
+    /// simulation with it in its place, as its ticket's page will show it.
+    public func lineUpDecision(people: Int, residence: TimeInterval, priority: Bool, settings: StoreSettings,
+                               hours: OpeningHours, now: Date, pool: Pool) -> (LineUpPolicy.Decision, before: ReservationID?)
+    {
+        guard priority else {
+            return (lineUpDecision(people: people, residence: residence, settings: settings, hours: hours, now: now,
+                                   pool: pool), nil)
+        }
+        let before = settings.priority.place(in: live.lazy.filter { $0.pool == pool && $0.state == .waiting })
+        let party = LiveReservation(id: ReservationID(Int64.max), state: .waiting, people: people, residence: residence,
+                                    walkIn: pool == .walkIn, day: hours.businessDay(at: now), priority: true, position: before)
+        var joined = live
+        let key = party.queueKey
+        joined.insert(party, at: joined.firstIndex { Self.isBooking($0) || $0.queueKey > key } ?? joined.count)
+        let standing = StoreStanding(live: LiveTraffic(live: joined, model: model), settings: settings, hours: hours, now: now)
+        let wait = standing.standing(of: party.id)?.entry.map { max(0, $0.timeIntervalSince(now)) }
+        return (LineUpPolicy.decide(wait: wait, residence: residence, openState: hours.state(at: now), now: now), before)
+    }
+
+    private static func isBooking(_ reservation: LiveReservation) -> Bool {
+        if case .booked = reservation.state { true } else { false }
+    }
+}
+
 /// The entrance's screen: who is called, who is next, how full the store is.
 public struct EntranceBoard: Sendable {
     public var called: [LiveReservation]

@@ -19,6 +19,8 @@ public struct StoreSettings: Sendable, Hashable {
     public var entryAfterMinutes: Int
     /// How long a called ticket may take to reach the entrance before it expires.
     public var callGraceMinutes: Int
+    /// Whether, and how, people who cannot wait long standing are called sooner.
+    public var priority: PriorityLane
 
     public static let defaultWalkInPercent = 20
     public static let defaultSlotMinutes = 15
@@ -26,7 +28,8 @@ public struct StoreSettings: Sendable, Hashable {
 
     public init(
         capacity: Int, walkInPercent: Int = defaultWalkInPercent, slotMinutes: Int = defaultSlotMinutes,
-        slotCapacity: Int? = nil, entryBeforeMinutes: Int = 10, entryAfterMinutes: Int = 15, callGraceMinutes: Int = 10
+        slotCapacity: Int? = nil, entryBeforeMinutes: Int = 10, entryAfterMinutes: Int = 15, callGraceMinutes: Int = 10,
+        priority: PriorityLane = .off
     ) {
         self.capacity = capacity
         self.walkInPercent = walkInPercent
@@ -36,6 +39,7 @@ public struct StoreSettings: Sendable, Hashable {
         self.entryBeforeMinutes = entryBeforeMinutes
         self.entryAfterMinutes = entryAfterMinutes
         self.callGraceMinutes = callGraceMinutes
+        self.priority = priority
     }
 
     /// Places kept for walk-ins (rounded down, so a small store keeps at least one place online).

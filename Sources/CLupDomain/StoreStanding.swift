@@ -10,6 +10,10 @@ public struct StoreStanding: Sendable, Equatable {
         /// when the party is given its places (its entry, unless it is still travelling then):
         /// where the simulation resumes after it.
         public var waiting: [(id: ReservationID, peopleAhead: Int, entry: Date?, placed: Date)]
+        /// Where each waiting ticket stands, in queue order (what finds a ticket), and how many
+        /// of them are priority tickets (placed off their id's order).
+        var keys: [QueueKey]
+        var priorityCount = 0
         /// Parties and people waiting.
         public var parties: Int
         public var people: Int
@@ -30,18 +34,20 @@ public struct StoreStanding: Sendable, Equatable {
                     && $0.entry == $1.entry }
         }
 
-        /// A pool's standing at `now` from its traffic and the ids of its queue, in order.
-        init(traffic: StoreTraffic, queueIds: [ReservationID], estimator: WaitEstimator, places: Int, now: Date) {
+        /// A pool's standing at `now` from its traffic and the keys of its queue, in order.
+        init(traffic: StoreTraffic, queueKeys: [QueueKey], estimator: WaitEstimator, places: Int, now: Date) {
             tail = WaitEstimator.Simulation(estimator: estimator, traffic: traffic, now: now)
             head = tail
             queue = []
-            queue.reserveCapacity(queueIds.count)
+            queue.reserveCapacity(queueKeys.count)
             waiting = []
-            waiting.reserveCapacity(queueIds.count)
+            waiting.reserveCapacity(queueKeys.count)
+            keys = []
+            keys.reserveCapacity(queueKeys.count)
             parties = 0
             people = 0
-            for (id, party) in zip(queueIds, traffic.queue) {
-                append(id, party, places: places, now: now, updatingNewcomer: false)
+            for (key, party) in zip(queueKeys, traffic.queue) {
+                append(key, party, places: places, now: now, updatingNewcomer: false)
             }
             updateNewcomer(places: places, now: now)
         }
@@ -70,10 +76,12 @@ public struct StoreStanding: Sendable, Equatable {
             newcomerRange = range.lowerBound.timeIntervalSince(now).rounded()...range.upperBound.timeIntervalSince(now).rounded()
         }
 
-        /// Simulates waiting ticket `id` joining the back of the queue.
-        mutating func append(_ id: ReservationID, _ party: QueuedParty, places: Int, now: Date, updatingNewcomer: Bool = true) {
+        /// Simulates waiting ticket `key` joining the back of the queue.
+        mutating func append(_ key: QueueKey, _ party: QueuedParty, places: Int, now: Date, updatingNewcomer: Bool = true) {
             let entry = tail.enter(party)
-            waiting.append((id, people, entry, tail.clock))
+            waiting.append((key.id, people, entry, tail.clock))
+            keys.append(key)
+            if key.priority { priorityCount += 1 }
             queue.append(party)
             parties += 1
             people += party.people
@@ -100,6 +108,7 @@ public struct StoreStanding: Sendable, Equatable {
             }
             for later in (index + 1)..<waiting.count { waiting[later].peopleAhead -= leaving.people }
             waiting.remove(at: index)
+            if keys.remove(at: index).priority { priorityCount -= 1 }
             queue.remove(at: index)
             parties -= 1
             people -= leaving.people
@@ -116,23 +125,23 @@ public struct StoreStanding: Sendable, Equatable {
         at = now
         // One pass sorts the live reservations into the two pools' traffic, in queue order.
         var traffic = (online: StoreTraffic(), walkIn: StoreTraffic())
-        var queueIds: (online: [ReservationID], walkIn: [ReservationID]) = ([], [])
+        var queueKeys: (online: [QueueKey], walkIn: [QueueKey]) = ([], [])
         for reservation in live.live {
             if reservation.walkIn {
                 if traffic.walkIn.add(reservation, settings: settings, model: live.model, now: now) {
-                    queueIds.walkIn.append(reservation.id)
+                    queueKeys.walkIn.append(reservation.queueKey)
                 }
             } else if traffic.online.add(reservation, settings: settings, model: live.model, now: now) {
-                queueIds.online.append(reservation.id)
+                queueKeys.online.append(reservation.queueKey)
             }
         }
         traffic.online.anticipateBookings(settings: settings, model: live.model, now: now)
         traffic.online.orderExits(model: live.model, now: now)
         traffic.walkIn.orderExits(model: live.model, now: now)
-        online = PoolStanding(traffic: traffic.online, queueIds: queueIds.online,
+        online = PoolStanding(traffic: traffic.online, queueKeys: queueKeys.online,
                               estimator: live.estimator(settings: settings, pool: .online),
                               places: Pool.online.places(settings), now: now)
-        walkIn = PoolStanding(traffic: traffic.walkIn, queueIds: queueIds.walkIn,
+        walkIn = PoolStanding(traffic: traffic.walkIn, queueKeys: queueKeys.walkIn,
                               estimator: live.estimator(settings: settings, pool: .walkIn),
                               places: Pool.walkIn.places(settings), now: now)
         // The status is the online pool's newcomer's: the same simulation, not another one.
@@ -147,9 +156,9 @@ public struct StoreStanding: Sendable, Equatable {
         precondition(party.state == .waiting, "only a waiting ticket joins the back of the queue")
         let queued = party.queued(now: at)
         if party.walkIn {
-            walkIn.append(party.id, queued, places: settings.walkInPlaces, now: at)
+            walkIn.append(party.queueKey, queued, places: settings.walkInPlaces, now: at)
         } else {
-            online.append(party.id, queued, places: settings.onlinePlaces, now: at)
+            online.append(party.queueKey, queued, places: settings.onlinePlaces, now: at)
         }
         status = StoreStatus(capacity: settings.capacity, hours: hours, peopleInside: status.peopleInside,
                              wait: online.newcomerWait, waitRange: online.newcomerRange, now: at)
@@ -171,9 +180,10 @@ public struct StoreStanding: Sendable, Equatable {
         return true
     }
 
-    /// The last waiting ticket of either pool, if any: a ticket after it joins at the back.
-    public var lastWaitingId: ReservationID? {
-        [online.waiting.last?.id, walkIn.waiting.last?.id].compactMap { $0 }.max()
+    /// Where the last waiting ticket of either pool stands, if any: a ticket after it joins at
+    /// the back.
+    public var lastWaitingKey: QueueKey? {
+        [online.keys.last, walkIn.keys.last].compactMap { $0 }.max()
     }
 
     /// Whether a new party of one with the typical visit may join `pool`'s queue: the line-up
@@ -193,16 +203,21 @@ public struct StoreStanding: Sendable, Equatable {
     }
 
     /// The pool and place in its queue of waiting ticket `id`: found by binary search, since
-    /// a queue is in id order.
+    /// a queue is in key order and an ordinary ticket's key is its id; a priority ticket, placed
+    /// elsewhere, by looking through the queue.
     private func position(of id: ReservationID) -> (Pool, Int)? {
+        let key = QueueKey(id)
         for (pool, standing) in [(Pool.online, online), (.walkIn, walkIn)] {
-            var low = 0
-            var high = standing.waiting.count
-            while low < high {
-                let middle = (low + high) / 2
-                if standing.waiting[middle].id < id { low = middle + 1 } else { high = middle }
+            var index = 0
+            var high = standing.keys.count
+            while index < high {
+                let middle = (index + high) / 2
+                if standing.keys[middle] < key { index = middle + 1 } else { high = middle }
             }
-            if low < standing.waiting.count, standing.waiting[low].id == id { return (pool, low) }
+            if index < standing.keys.count, standing.keys[index].id == id { return (pool, index) }
+            if standing.priorityCount > 0, let index = standing.keys.firstIndex(where: { $0.id == id }) {
+                return (pool, index)
+            }
         }
         return nil
     }

@@ -28,9 +28,14 @@ public struct LiveReservation: Sendable, Hashable {
     public var travel: TimeInterval
     /// When the customer was told to leave for the store, if they were.
     public var leftAt: Date?
+    /// A priority ticket (`PriorityLane`).
+    public var priority: Bool
+    /// Its place in the queue (`QueueKey`): its id, or the ticket a priority ticket was placed before.
+    public var position: ReservationID
 
     public init(id: ReservationID, state: State, people: Int, residence: TimeInterval, walkIn: Bool = false, number: Int = 0,
-                day: Int = 0, travel: TimeInterval = 0, leftAt: Date? = nil)
+                day: Int = 0, travel: TimeInterval = 0, leftAt: Date? = nil, priority: Bool = false,
+                position: ReservationID? = nil)
     {
         self.id = id
         self.state = state
@@ -41,7 +46,12 @@ public struct LiveReservation: Sendable, Hashable {
         self.day = day
         self.travel = travel
         self.leftAt = leftAt
+        self.priority = priority
+        self.position = position ?? id
     }
+
+    /// Where the ticket stands in its queue.
+    public var queueKey: QueueKey { QueueKey(position: position, priority: priority, id: id) }
 
     public var pool: Pool { walkIn ? .walkIn : .online }
 

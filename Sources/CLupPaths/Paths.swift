@@ -84,6 +84,8 @@ public enum Paths {
     public static let manageStoreClosures = IdPath("/manage/stores/{id}/closures")
     /// The door console: the store's lists, and actions by ticket number (POST).
     public static let manageStoreDoor = IdPath("/manage/stores/{id}/door")
+    /// POST: a priority ticket issued from the door console (`PriorityLane`).
+    public static let manageStoreDoorPriority = IdPath("/manage/stores/{id}/door/priority")
     /// POST: set the PIN staff give to open the door console on the store's door kiosks.
     public static let manageStoreStaffPin = IdPath("/manage/stores/{id}/staff-pin")
     /// POST (`kiosk`: its id): revoke one of the store's kiosks; its key stops working at once.
@@ -109,6 +111,7 @@ public enum Paths {
     public static let kioskBoard = FixedPath("/kiosk/board")
     /// The door console on a kiosk's screen (POST: an action by ticket number).
     public static let kioskDoor = FixedPath("/kiosk/door")
+    public static let kioskDoorPriority = FixedPath("/kiosk/door/priority")
     /// Staff sign in at a door kiosk with their name and the store's staff PIN (GET: the form).
     public static let kioskStaff = FixedPath("/kiosk/staff")
     public static let kioskStaffSignOut = FixedPath("/kiosk/staff/sign-out")
@@ -131,9 +134,9 @@ public enum Paths {
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketPosition, ticketConfirm,
         storeWaitlist, waitlist, waitlistAccept, waitlistLeave,
-        bookingReply, manage, manageStore, manageNewStore, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreEdit, manageStoreHours,
+        bookingReply, manage, manageStore, manageNewStore, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreDoorPriority, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreEdit, manageStoreHours,
         manageStoreClosures, kiosk,
-        kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskSpares, kioskSparesPrinted, kioskScanner, kioskScan, kioskDoorState, kioskBoard, kioskDoor,
+        kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskSpares, kioskSparesPrinted, kioskScanner, kioskScan, kioskDoorState, kioskBoard, kioskDoor, kioskDoorPriority,
         kioskStaff, kioskStaffSignOut,
         apiScan, apiTickets, apiStoreStatus, apiTicketBlock, apiOfflineTickets,
     ]

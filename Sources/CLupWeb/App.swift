@@ -51,7 +51,7 @@ public struct App: Sendable {
         let codes = TicketCodes(database: database, tickets: environment.tickets)
         ReservationsArea(database: database, views: views, settings: environment.settings,
                          tickets: environment.tickets, codes: codes).addRoutes(to: forms)
-        ManageArea(database: database, views: views, settings: environment.settings,
+        ManageArea(database: database, views: views, settings: environment.settings, codes: codes,
                    staticPages: environment.staticPages).addRoutes(to: forms)
         let desk = EntranceDesk(database: database, tickets: environment.tickets, codes: codes)
         KioskArea(database: database, views: views, desk: desk, logger: environment.logger).addRoutes(to: forms)

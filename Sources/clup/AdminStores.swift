@@ -70,6 +70,10 @@ extension Admin {
         @Option(help: "Entry opens this many minutes before a slot, 0–60.") var entryBeforeMinutes: Int?
         @Option(help: "Entry closes this many minutes after a slot starts, 0–60.") var entryAfterMinutes: Int?
         @Option(help: "Minutes to reach the door when called, 1–60.") var callGraceMinutes: Int?
+        @Option(help: "Priority lane: one priority call in every N, 1–10 (1: the next free place), 0 for none.")
+        var priorityEvery: Int?
+        @Option(help: "Whether customers may ask for a priority place when lining up online: yes or no.")
+        var priorityOnline: String?
         @Option(help: "All its departments, \"Bakery, 10\" each, separated by semicolons (one left out is retired).")
         var departments: String?
 
@@ -89,7 +93,15 @@ extension Admin {
             edit.entryBeforeMinutes = entryBeforeMinutes ?? edit.entryBeforeMinutes
             edit.entryAfterMinutes = entryAfterMinutes ?? edit.entryAfterMinutes
             edit.callGraceMinutes = callGraceMinutes ?? edit.callGraceMinutes
-            var problems = StoreFields.problems(in: edit).map { "--\($0.option): \($0.problem)" }
+            edit.priorityEvery = priorityEvery ?? edit.priorityEvery
+            var problems: [String] = []
+            switch priorityOnline {
+            case nil: break
+            case "yes": edit.priorityOnline = true
+            case "no": edit.priorityOnline = false
+            default: problems.append("--priority-online: answer yes or no")
+            }
+            problems += StoreFields.problems(in: edit).map { "--\($0.option): \($0.problem)" }
             let parsed = departments.map { StoreFields.departments(departmentLines($0)) }
             if let problem = parsed?.problem { problems.append("--departments: \(problem)") }
             guard problems.isEmpty else { throw CommandError(problems.joined(separator: "\n")) }

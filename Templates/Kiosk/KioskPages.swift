@@ -194,10 +194,12 @@ public struct KioskTicketPage: Page {
 extension KioskTicketPage {
     /// The printed ticket: the store, the number, what to do, the QR code and the facts.
     static func receipt(storeName: String, storeAddress: String, number: Int, facts: HTML, called: Bool,
-                        headline: String, code: QRDrawing, note: String) -> HTML
+                        headline: String, code: QRDrawing, note: String, autoprint: Bool = true) -> HTML
     {
-        """
-        <article class="receipt" data-autoprint data-refresh-seconds="\(resetAfter)" data-refresh-to="\(Paths.kioskDispenser())">
+        let printing: HTML = autoprint
+            ? " data-autoprint data-refresh-seconds=\"\(resetAfter)\" data-refresh-to=\"\(Paths.kioskDispenser())\"" : ""
+        return """
+        <article class="receipt"\(printing)>
           <p class="receipt-store">\(storeName)</p>
           <p class="receipt-address">\(storeAddress)</p>
           <h1 class="receipt-number"><span>\(tr("kiosk.ticket"))</span> \(number)</h1>

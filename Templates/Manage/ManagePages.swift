@@ -299,6 +299,28 @@ public struct DoorConsolePage: Page {
     /// On a kiosk's screen: the kiosk's frame, and the name the member of staff signed in with.
     public var onKiosk = false
     public var staffName = ""
+    /// The store's priority lane, where it has one: staff issue priority tickets here.
+    public var priority: Priority?
+    /// The priority ticket just issued, to print or to show.
+    public var issued: KioskTicketPage?
+
+    public struct Priority: Sendable {
+        public var policy: String
+        public var action: String
+        public var people: [Choice]
+        public var minutes: [Choice]
+        public var requestKey: String
+        public var error: String?
+
+        public init(policy: String, action: String, people: [Choice], minutes: [Choice], requestKey: String, error: String?) {
+            self.policy = policy
+            self.action = action
+            self.people = people
+            self.minutes = minutes
+            self.requestKey = requestKey
+            self.error = error
+        }
+    }
 
     public init(storeId: Int64, storeName: String, inside: String, called: [Row], waiting: [Row], insideRows: [Row],
                 actions: [Choice], number: String, reason: String, message: String?, error: String?, log: [LogRow])
@@ -317,6 +339,45 @@ public struct DoorConsolePage: Page {
         self.log = log
     }
 
+    /// Issuing a priority ticket: the store's policy, the party and the visit, no reason asked.
+    private func priorityPanel(_ frame: Frame) -> HTML {
+        guard let priority else { return "" }
+        return """
+            <section class="panel" id="priority">
+              <h2>\(tr("door.priority.title"))</h2>
+              <p class="fine">\(tr("door.priority.intro", ["policy": priority.policy]))</p>
+              \(Fragments.formError(priority.error))
+              <form method="post" action="\(priority.action)" class="stack">
+                \(frame.csrfField)
+                <input type="hidden" name="requestKey" value="\(priority.requestKey)">
+                <div class="field">
+                  <label for="priority-people">\(tr("fact.people"))</label>
+                  <select id="priority-people" name="people">\(Fragments.selectOptions(priority.people))</select>
+                </div>
+                <div class="field">
+                  <label for="priority-minutes">\(tr("fact.visitLength"))</label>
+                  <select id="priority-minutes" name="minutes">\(Fragments.selectOptions(priority.minutes))</select>
+                </div>
+                <button type="submit">\(tr("door.priority.issue"))</button>
+              </form>
+            </section>
+            """
+    }
+
+    /// The priority ticket just issued, as the dispenser prints one.
+    private var issuedPanel: HTML {
+        guard let ticket = issued else { return "" }
+        return """
+            <section class="panel door-issued" aria-labelledby="issued-heading">
+              <h2 id="issued-heading">\(tr("door.priority.issued", ["number": String(ticket.number)]))</h2>
+              \(KioskTicketPage.receipt(storeName: ticket.storeName, storeAddress: ticket.storeAddress, number: ticket.number,
+                                      facts: Fragments.facts(ticket.facts), called: ticket.called, headline: ticket.headline,
+                                      code: ticket.code, note: tr("door.priority.note"), autoprint: false))
+              <p class="no-print"><button type="button" class="secondary" data-print hidden>\(tr("door.priority.print"))</button></p>
+            </section>
+            """
+    }
+
     private func list(_ title: String, _ rows: [Row], empty: String) -> HTML {
         """
         <section class="panel door-list">
@@ -330,6 +391,7 @@ public struct DoorConsolePage: Page {
         let content: HTML = """
             <h1>\(tr("door.title", ["store": storeName]))</h1>
             <p class="door-inside">\(inside)</p>
+            \(issuedPanel)
             \(Fragments.notice(message))
             \(Fragments.formError(error))
             <section class="panel">
@@ -351,6 +413,7 @@ public struct DoorConsolePage: Page {
                 <button type="submit">\(tr("door.submit"))</button>
               </form>
             </section>
+            \(priorityPanel(frame))
             <div class="door-lists">
               \(list(tr("door.called"), called, empty: tr("door.nobodyCalled")))
               \(list(tr("door.waiting"), waiting, empty: tr("door.nobodyWaiting")))

@@ -35,7 +35,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 AXE = open(os.path.join(os.path.dirname(axe_playwright_python.__file__), "axe.min.js")).read()
@@ -555,6 +555,85 @@ def waiting_list(driver, checker, base, stack):
     return passed
 
 
+def priority_ticket(driver, checker, base, stack):
+    """A store with one walk-in place and a priority lane at the next free place. Three tickets
+    come from its dispenser (the first called at once); staff at its door kiosk issue a priority
+    ticket, which the console lists first among those waiting and calls when the place frees."""
+    output = stack.clup("admin", "register-store", "--name", "Bottega Prioritaria", "--address", "Via Larga 3, Milano",
+                        "--latitude", "45.4610", "--longitude", "9.1920", "--capacity", "4", "--walk-in-percent", "25")
+    store = re.search(r"store (\d+)", output).group(1)
+    open_around_now(stack, store)
+    stack.clup("admin", "edit-store", "--store", store, "--priority-every", "1")
+    stack.clup("admin", "set-staff-pin", "--store", store, stdin=STAFF_PIN + "\n")
+    keys = {role: re.search(r"device key[^:]*: (\S+)", stack.clup("admin", "enrol-kiosk", "--store", store, "--label",
+                                                                  role.title(), "--role", role)).group(1)
+            for role in ("dispenser", "door")}
+    driver.set_window_size(*WINDOWS["desktop"])
+
+    def enrol(role):  # a browser is one kiosk: its cookie names it
+        driver.delete_all_cookies()
+        speak(driver, base, "en")
+        driver.get(base + "/kiosk")
+        driver.find_element(By.NAME, "key").send_keys(keys[role] + Keys.ENTER)
+        # A door kiosk opens its menu; a dispenser, its own screen.
+        wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, ".kiosk-choices, form[data-dispenser]"))
+
+    enrol("dispenser")
+    numbers = []
+    for _ in range(3):
+        def printed():  # the worker sees the store's hours a second or so after they were set
+            driver.get(base + "/kiosk/dispenser")
+            driver.find_element(By.CSS_SELECTOR, "form[data-dispenser] button.huge").click()
+            deadline = time.time() + 5
+            while time.time() < deadline:
+                if re.search(r"/kiosk/tickets/\d+$", driver.current_url):
+                    return True
+                if driver.current_url.endswith("/kiosk/tickets"):  # refused: the page says why
+                    return False
+                time.sleep(0.1)
+            return False
+        wait_for(driver, printed, seconds=15)
+        numbers.append(int(driver.find_element(By.CSS_SELECTOR, ".receipt-number").text.split()[-1]))
+
+    enrol("door")
+    driver.get(base + "/kiosk/staff")
+    driver.find_element(By.NAME, "staff").send_keys("Gianni")
+    driver.find_element(By.NAME, "pin").send_keys(STAFF_PIN + Keys.ENTER)
+    wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, ".staff-bar"))
+    driver.get(base + "/kiosk/door")
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("door console with a priority lane (en)", window, "en")
+    driver.set_window_size(*WINDOWS["desktop"])
+    driver.find_element(By.CSS_SELECTOR, "#priority button[type=submit]").click()
+    wait_for(driver, lambda: "issued=" in driver.current_url)
+    issued = int(driver.find_element(By.CSS_SELECTOR, ".door-issued .receipt-number").text.split()[-1])
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("priority ticket issued (en)", window, "en")
+    driver.set_window_size(*WINDOWS["desktop"])
+
+    def listed(title):
+        section = [s for s in driver.find_elements(By.CSS_SELECTOR, ".door-list")
+                   if s.find_element(By.TAG_NAME, "h2").text == title][0]
+        return [int(li.find_element(By.TAG_NAME, "strong").text) for li in section.find_elements(By.TAG_NAME, "li")]
+
+    waiting = listed("Waiting")
+    if waiting != [issued] + numbers[1:]:
+        raise SystemExit(f"the priority ticket {issued} is not first among those waiting: {waiting}")
+    for action in ("admit", "letOut"):  # the first ticket's visit, let in and out by number
+        driver.get(base + "/kiosk/door")
+        driver.find_element(By.NAME, "number").send_keys(str(numbers[0]))
+        Select(driver.find_element(By.NAME, "action")).select_by_value(action)
+        driver.find_element(By.NAME, "reason").send_keys("code will not scan")
+        driver.find_element(By.CSS_SELECTOR, "form[action='/kiosk/door'] button[type=submit]").click()
+        wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, ".notice"))
+    called = listed("Called")
+    if called != [issued]:
+        raise SystemExit(f"the place freed did not call the priority ticket {issued}: called {called}")
+    return issued, waiting
+
+
 def tour(driver, checker, base, key, language):
     """Every page kind in `language`, as its people reach it; the wizard's steps."""
     def visit(name, path):
@@ -669,6 +748,7 @@ def main():
         searched, nearest = address_search(driver, checker, base)
         followed = leave_from_position(driver, checker, base, stack)
         lapsed = waiting_list(driver, checker, base, stack)
+        priority, queue = priority_ticket(driver, checker, base, stack)
         errors = checker.validate()
     finally:
         driver.quit()
@@ -683,6 +763,8 @@ def main():
           f"as the customer moved, and unchanged after Stop")
     print(f"waiting list: two customers joined a full slot's list; a cancellation offered the first the place, "
           f"their lapsed offer passed to the second (“{lapsed}”), who booked it")
+    print(f"priority ticket: issued at the door console as ticket {priority}, listed first among those waiting "
+          f"({', '.join(map(str, queue))}), and called when the walk-in place freed")
     print(f"address search: “via torino 21” → {searched!r}, nearest {nearest}; “Atlantis” → nothing found, said")
     print(f"maintenance from the web: scheduled, announced on the home page and the kiosk's board "
           f"(“{announced}”), and cancelled")

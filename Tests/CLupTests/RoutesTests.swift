@@ -82,6 +82,7 @@ struct RoutesTests {
         GET /manage/stores/{id}/stats.csv session signedIn manager managerOfStore
         GET /manage/stores/{id}/door session signedIn manager managerOfStore
         POST /manage/stores/{id}/door session csrf replies signedIn manager managerOfStore
+        POST /manage/stores/{id}/door/priority session csrf replies signedIn manager managerOfStore
         POST /manage/stores/{id}/staff-pin session csrf replies signedIn manager managerOfStore
         POST /manage/stores/{id}/kiosks/revoke session csrf replies signedIn manager managerOfStore
         POST /manage/stores/{id}/kiosks session csrf replies signedIn manager managerOfStore
@@ -108,6 +109,7 @@ struct RoutesTests {
         POST /kiosk/staff/sign-out session csrf replies kiosk doorKiosk
         GET /kiosk/door session kiosk doorKiosk staff
         POST /kiosk/door session csrf replies kiosk doorKiosk staff
+        POST /kiosk/door/priority session csrf replies kiosk doorKiosk staff
         POST /api/v1/scan jsonErrors deviceKey
         POST /api/v1/tickets jsonErrors deviceKey
         POST /api/v1/ticket-block jsonErrors deviceKey

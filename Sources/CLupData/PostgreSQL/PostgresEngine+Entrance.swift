@@ -121,10 +121,11 @@ extension PostgresEngine {
 
     // MARK: Walk-in tickets
 
-    func issueWalkInTicket(storeId: StoreID, people: Int, residenceMinutes: Int, requestKey: String?, now: Date) throws
-        -> WalkInOutcome
+    func issueWalkInTicket(storeId: StoreID, people: Int, residenceMinutes: Int, requestKey: String?,
+                           priority staff: DoorStaff?, now: Date) throws -> WalkInOutcome
     {
-        try write { transaction in
+        let priority = staff != nil
+        return try write { transaction in
             guard let details = try Self.lockStore(storeId, transaction) else { return .noSuchStore }
             if let requestKey, let earlier = try transaction.row("""
                 SELECT \(unescaped: Self.reservationColumns) FROM reservation
@@ -135,16 +136,22 @@ extension PostgresEngine {
             }
             let settings = details.store.settings
             guard settings.walkInPlaces > 0 else { return .noWalkInPlaces }
+            guard settings.priority.isOn || !priority else { return .noPriorityLane }
             let live = try Self.traffic(storeId: storeId, now: now, transaction)
-            let decision = live.lineUpDecision(people: people, residence: Double(residenceMinutes) * 60,
-                                               settings: settings, hours: details.openingHours, now: now, pool: .walkIn)
+            let (decision, before) = live.lineUpDecision(
+                people: people, residence: Double(residenceMinutes) * 60, priority: priority, settings: settings,
+                hours: details.openingHours, now: now, pool: .walkIn)
             guard case .accepted(_, let expectedEntry) = decision else { return .refused(decision) }
             let day = details.openingHours.businessDay(at: now)
             let ticket = try Self.insert(NewReservation(
                 storeId: storeId, userId: nil, kind: .lineUp, walkIn: true, day: day,
                 number: try Self.nextNumber(storeId: storeId, day: day, transaction), people: people,
                 residenceMinutes: residenceMinutes, status: .waiting, createdAt: now, requestKey: requestKey,
-                expectedEntry: expectedEntry), transaction)
+                expectedEntry: expectedEntry, priority: priority, queuePosition: before), transaction)
+            if let staff {
+                try Self.recordDoorAction(.priority, storeId: storeId, reservation: ticket, reason: "",
+                                          outcome: ticket.status.rawValue, staff: staff, now: now, transaction)
+            }
             try Self.advanceQueue(storeId: storeId, now: now, transaction)
             return .issued(try Self.reservation(ticket.id, transaction) ?? ticket)
         }
@@ -303,7 +310,7 @@ extension PostgresEngine {
                 else { return .notApplicable(status) }
                 try Self.advanceQueue(storeId: storeId, now: now, transaction)
                 reservation.status = .done
-            case .scanRefused, .offlineConflict:
+            case .scanRefused, .offlineConflict, .priority:
                 return .notApplicable(status)
             }
             try Self.recordDoorAction(kind, storeId: storeId, reservation: reservation, reason: reason,

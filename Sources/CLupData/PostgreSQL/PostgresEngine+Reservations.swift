@@ -33,7 +33,8 @@ extension PostgresEngine {
         let reach = AppDatabase.bookingReach
         for row in try transaction.rows("""
             SELECT \(unescaped: AppDatabase.liveColumns) FROM reservation
-            WHERE storeId = \(storeId) AND status IN ('waiting', 'called', 'inside') ORDER BY id
+            WHERE storeId = \(storeId) AND status IN ('waiting', 'called', 'inside')
+            ORDER BY \(unescaped: AppDatabase.queueOrder)
             """) + transaction.rows("""
             SELECT \(unescaped: AppDatabase.liveColumns) FROM reservation
             WHERE storeId = \(storeId) AND status = 'booked' AND slotStart BETWEEN \(now - reach) AND \(now + reach)
@@ -399,11 +400,13 @@ extension PostgresEngine {
     {
         guard let row = try transaction.row("""
             INSERT INTO reservation (id, storeId, userId, kind, walkIn, day, number, people, residenceMinutes, travelMode,
-                                     slotStart, status, createdAt, requestKey, travelMetres, expectedEntry, pace)
+                                     slotStart, status, createdAt, requestKey, travelMetres, expectedEntry, pace,
+                                     priority, queuePosition)
             VALUES (COALESCE(\(id), nextval('reservation_id_seq')), \(new.storeId), \(new.userId), \(new.kind.rawValue),
                     \(new.walkIn), \(new.day), \(new.number), \(new.people), \(new.residenceMinutes),
                     \(new.travelMode?.rawValue), \(new.slotStart), \(new.status.rawValue), \(new.createdAt),
-                    \(new.requestKey), \(new.travelMetres), \(new.expectedEntry), \(new.pace))
+                    \(new.requestKey), \(new.travelMetres), \(new.expectedEntry), \(new.pace), \(new.priority),
+                    \(new.queuePosition))
             RETURNING \(unescaped: reservationColumns)
             """)
         else { preconditionFailure("INSERT … RETURNING returned no row") }

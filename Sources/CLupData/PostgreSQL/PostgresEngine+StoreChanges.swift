@@ -24,7 +24,8 @@ extension PostgresEngine {
                     longitude = \(edit.position.longitude), phone = \(edit.phone), capacity = \(edit.capacity),
                     walkInPercent = \(edit.walkInPercent), slotMinutes = \(edit.slotMinutes),
                     slotCapacity = \(edit.slotCapacity), entryBeforeMinutes = \(edit.entryBeforeMinutes),
-                    entryAfterMinutes = \(edit.entryAfterMinutes), callGraceMinutes = \(edit.callGraceMinutes)
+                    entryAfterMinutes = \(edit.entryAfterMinutes), callGraceMinutes = \(edit.callGraceMinutes),
+                    priorityEvery = \(edit.priorityEvery), priorityOnline = \(edit.priorityOnline)
                 WHERE id = \(id)
                 """)
             transaction.changed(store: id)

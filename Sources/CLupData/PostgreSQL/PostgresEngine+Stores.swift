@@ -7,7 +7,7 @@ import PostgresNIO
 extension PostgresEngine {
     static let storeColumns = """
         id, name, address, phone, latitude, longitude, capacity, timeZone, walkInPercent, slotMinutes, slotCapacity,
-        entryBeforeMinutes, entryAfterMinutes, callGraceMinutes
+        entryBeforeMinutes, entryAfterMinutes, callGraceMinutes, priorityEvery, priorityOnline
         """
 
     func storeListings() throws -> [StoreListing] {

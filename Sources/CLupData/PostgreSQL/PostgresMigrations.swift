@@ -77,6 +77,15 @@ enum PostgresMigrations {
             );
             CREATE INDEX waitlistNotice_pending ON waitlistNotice(id) WHERE dispatchedAt IS NULL;
             """),
+        ("priority tickets (SQLite's 31)", """
+            ALTER TABLE store ADD COLUMN priorityEvery bigint NOT NULL DEFAULT 0 CHECK (priorityEvery BETWEEN 0 AND 10);
+            ALTER TABLE store ADD COLUMN priorityOnline boolean NOT NULL DEFAULT false;
+            ALTER TABLE reservation ADD COLUMN priority boolean NOT NULL DEFAULT false;
+            ALTER TABLE reservation ADD COLUMN queuePosition bigint;
+            ALTER TABLE doorAction DROP CONSTRAINT dooraction_action_check;
+            ALTER TABLE doorAction ADD CONSTRAINT dooraction_action_check CHECK (action IN
+                ('recall', 'noShow', 'admit', 'letOut', 'leftUnscanned', 'scanRefused', 'offlineConflict', 'priority'));
+            """),
     ]
 
     /// Brings the schema up to date; several workers starting at once take turns on an

@@ -121,6 +121,8 @@ struct EntranceDesk: Sendable {
                                           tr("desk.noWalkIns")))
         case .noSuchStore:
             return .failure(EntranceError(404, "notFound", tr("desk.noStore")))
+        case .noPriorityLane:  // not asked for here: the dispenser issues no priority tickets
+            return .failure(EntranceError(500, "internal", tr("desk.notIssued")))
         case .refused(let decision):
             let zone = database.board.entry(kiosk.storeId)?.store.zone ?? .gmt
             return .failure(Self.refusal(decision, now: now, zone: zone))

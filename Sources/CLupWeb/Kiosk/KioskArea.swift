@@ -46,13 +46,16 @@ struct KioskArea {
         door.get(Paths.kioskStaff, staffSignInPage)
         door.post(Paths.kioskStaff, staffSignIn)
         door.post(Paths.kioskStaffSignOut, staffSignOut)
-        let console = DoorConsole(database: database, views: views)
+        let console = DoorConsole(database: database, views: views, codes: desk.codes)
         let staff = door.adding(.staff(database: database, signer: staffPasses))
         staff.get(Paths.kioskDoor) { context in
             try console.show(context, at: .kiosk(context.kiosk, staffName: context.staffName))
         }
         staff.post(Paths.kioskDoor) { context in
             try console.act(context, at: .kiosk(context.kiosk, staffName: context.staffName))
+        }
+        staff.post(Paths.kioskDoorPriority) { context in
+            try console.issuePriority(context, at: .kiosk(context.kiosk, staffName: context.staffName))
         }
     }
 
@@ -323,13 +326,15 @@ extension KioskTicketPage {
         } else {
             headline = tr("receipt.watch")
         }
+        var facts = [
+            Fact(tr("fact.issued"), Formatting.moment(ticket.createdAt, now: now, timeZone: zone)),
+            Fact(tr("fact.people"), Formatting.people(ticket.people)),
+            Fact(tr("fact.visitLength"), tr("fact.aboutMinutes", ["n": String(ticket.residenceMinutes)])),
+        ]
+        if ticket.priority { facts.append(Fact(tr("fact.priority"), PriorityText.policy(store.settings.priority))) }
         self.init(
             storeName: store.name, storeAddress: store.address, number: ticket.number,
-            facts: [
-                Fact(tr("fact.issued"), Formatting.moment(ticket.createdAt, now: now, timeZone: zone)),
-                Fact(tr("fact.people"), Formatting.people(ticket.people)),
-                Fact(tr("fact.visitLength"), tr("fact.aboutMinutes", ["n": String(ticket.residenceMinutes)])),
-            ],
+            facts: facts,
             called: called, headline: headline, code: QRDrawing(side: code.svgSide, path: code.svgPath))
     }
 }

@@ -1,6 +1,7 @@
 import CLupData
 import CLupDomain
 import CLupPaths
+import CLupSupport
 import CLupTemplates
 import CLupText
 import Foundation
@@ -8,7 +9,8 @@ import Foundation
 /// The door console for a store's staff: the tickets called, waiting and inside, and what a
 /// scanner cannot do — call again, mark a no-show, let in or out by ticket number, close a
 /// visit whose customer left without scanning — each with a reason, recorded with who did it.
-/// Refused scans appear in the same log.
+/// Refused scans appear in the same log. Where the store has a priority lane, staff issue
+/// priority tickets here too (`issuePriority`).
 ///
 /// A manager uses it from the store's management pages, signed in; staff at the entrance use
 /// it on a door kiosk's screen, signed in there with their name and the store's staff PIN
@@ -17,6 +19,7 @@ import Foundation
 struct DoorConsole {
     let database: AppDatabase
     let views: Views
+    let codes: TicketCodes
 
     /// Enough for a busy entrance's exceptions; a console left open cannot empty a queue.
     static let kioskLimit = 30
@@ -52,6 +55,21 @@ struct DoorConsole {
             case .kiosk: Paths.kioskDoor()
             }
         }
+
+        var priorityAction: String {
+            switch self {
+            case .manager(_, let storeId): Paths.manageStoreDoorPriority(storeId)
+            case .kiosk: Paths.kioskDoorPriority()
+            }
+        }
+
+        /// The console showing priority ticket `id`, just issued.
+        func issued(_ id: ReservationID) -> String {
+            switch self {
+            case .manager(_, let storeId): Paths.manageStoreDoor(storeId, query: "issued=\(id)")
+            case .kiosk: Paths.kioskDoor(query: "issued=\(id)")
+            }
+        }
     }
 
     /// The form as sent, and what to say about it.
@@ -61,6 +79,7 @@ struct DoorConsole {
         var chosen = DoorAction.Kind.admit
         var message: String?
         var error: String?
+        var priorityError: String?
     }
 
     /// The actions staff can take, in the order offered; each is worded `door.action.<kind>`.
@@ -90,14 +109,8 @@ struct DoorConsole {
             return try again(tr("door.sayWhy"))
         }
         let now = context.now
-        let staff: DoorStaff
-        switch place {
-        case .manager(let userId, _): staff = .user(userId)
-        case .kiosk(let kiosk, let name):
-            guard try database.doorActionCount(kioskId: kiosk.id, since: now - Self.kioskWindow) < Self.kioskLimit else {
-                return try again(tr("door.kioskLimit", ["n": String(Self.kioskLimit)]), status: 429)
-            }
-            staff = .kiosk(id: kiosk.id, name: name)
+        guard let staff = try staff(at: place, now: now) else {
+            return try again(tr("door.kioskLimit", ["n": String(Self.kioskLimit)]), status: 429)
         }
         switch try database.door(kind, storeId: place.storeId, number: number, reason: form.reason, by: staff, now: now) {
         case .done(let ticket):
@@ -111,7 +124,7 @@ struct DoorConsole {
                 form.message = tr("door.done.recall", ["number": String(number),
                                                        "time": Formatting.clock(deadline, now: now, timeZone: store?.zone ?? .current)])
             case .noShow: form.message = tr("door.done.noShow", ["number": String(number)])
-            case .scanRefused, .offlineConflict: break
+            case .scanRefused, .offlineConflict, .priority: break
             }
             form.number = ""
             form.reason = ""
@@ -122,6 +135,57 @@ struct DoorConsole {
             return try again(tr("door.noTicket", ["number": String(number)]), status: 404)
         case .notApplicable(let status):
             return try again(tr("door.notApplicable", ["number": String(number), "status": Self.statusWords(status)]), status: 409)
+        }
+    }
+
+    /// Who acts at `place`; nil if a kiosk has reached its limit of actions.
+    private func staff(at place: Place, now: Date) throws -> DoorStaff? {
+        switch place {
+        case .manager(let userId, _): return .user(userId)
+        case .kiosk(let kiosk, let name):
+            guard try database.doorActionCount(kioskId: kiosk.id, since: now - Self.kioskWindow) < Self.kioskLimit else {
+                return nil
+            }
+            return .kiosk(id: kiosk.id, name: name)
+        }
+    }
+
+    /// A priority ticket for someone at the door who cannot wait long standing, issued by staff
+    /// (never at the public dispenser), in the place the store's lane gives it. The log keeps who
+    /// issued it, not why. The console then shows the ticket, to print or to show its number.
+    func issuePriority(_ context: some BrowserRequest, at place: Place) throws -> Response {
+        let values = context.form
+        var form = Form()
+        func again(_ error: String, status: Int = 422) throws -> Response {
+            form.priorityError = error
+            return try page(context, at: place, form, status: status)
+        }
+        guard let people = values["people"].flatMap({ Int($0) }), people == 1 || people == 2 else {
+            return try again(tr("desk.people"))
+        }
+        guard let minutes = values["minutes"].flatMap({ Int($0) }), ResidenceTime.isValid(minutes) else {
+            return try again(tr("desk.residence"))
+        }
+        let now = context.now
+        guard let staff = try staff(at: place, now: now) else {
+            return try again(tr("door.kioskLimit", ["n": String(Self.kioskLimit)]), status: 429)
+        }
+        let key = values["requestKey"].flatMap { Secrets.isWellFormed($0, minimumLength: 16) ? $0 : nil }
+        switch try database.issueWalkInTicket(storeId: place.storeId, people: people, residenceMinutes: minutes,
+                                               requestKey: key, priority: staff, now: now)
+        {
+        case .issued(let ticket), .alreadyIssued(let ticket):
+            return .redirect(to: place.issued(ticket.id))
+        case .noPriorityLane:  // said where the page says it, since it then has no priority form
+            form.error = tr("door.priority.none")
+            return try page(context, at: place, form, status: 409)
+        case .noWalkInPlaces:
+            return try again(tr("desk.noWalkIns"), status: 409)
+        case .refused(let decision):
+            let zone = database.board.entry(place.storeId)?.store.zone ?? .gmt
+            return try again(EntranceDesk.refusal(decision, now: now, zone: zone).message, status: 409)
+        case .noSuchStore:
+            throw HTTPError.notFound
         }
     }
 
@@ -144,6 +208,7 @@ struct DoorConsole {
         }
         let waiting = board.waiting.map { ticket in
             DoorConsolePage.Row(number: ticket.number, detail: "· \(Formatting.people(ticket.people))"
+                + (ticket.priority ? " · " + tr("door.priority") : "")
                 + (ticket.walkIn ? " · " + tr("door.walkIn") : "") + (ticket.leftAt != nil ? " · " + tr("door.onTheWay") : ""))
         }
         let inside = live.compactMap { ticket -> DoorConsolePage.Row? in
@@ -160,6 +225,25 @@ struct DoorConsole {
         page.formAction = place.formAction
         page.onKiosk = place.isKiosk
         page.staffName = place.staffName
+        let lane = store.settings.priority
+        if lane.isOn {
+            page.priority = DoorConsolePage.Priority(
+                policy: PriorityText.policy(lane), action: place.priorityAction,
+                people: [Choice(value: "1", label: Formatting.people(1), checked: true),
+                         Choice(value: "2", label: Formatting.people(2), checked: false)],
+                minutes: ResidenceTime.presets.map {
+                    Choice(value: String($0), label: tr("unit.minutes", ["n": String($0)]), checked: $0 == 30)
+                },
+                requestKey: Secrets.token(), error: form.priorityError)
+        }
+        if let issued = context.request.query["issued"].flatMap({ Int64($0) }).map(ReservationID.init(rawValue:)),
+            let ticket = try database.walkInTicket(id: issued, storeId: store.id), ticket.priority,
+            now.timeIntervalSince(ticket.createdAt) < KioskArea.ticketShownFor
+        {
+            let code = try QRCode(encoding: codes.text(for: ticket, now: now))
+            let standing = database.board.standing(of: store.id, now: now)?.standing(of: ticket.id)
+            page.issued = KioskTicketPage(ticket: ticket, store: store, code: code, standing: standing, now: now)
+        }
         return views.page(title: tr("door.title", ["store": store.name]), section: place.isKiosk ? .none : .manage, context, page,
                           status: status)
     }
@@ -200,12 +284,17 @@ struct DoorConsole {
 
 extension ManageArea {
     func door(_ context: ManagedStoreContext) throws -> Response {
-        try DoorConsole(database: database, views: views)
+        try DoorConsole(database: database, views: views, codes: codes)
             .show(context, at: .manager(userId: context.user.id, storeId: context.storeId))
     }
 
     func doorAction(_ context: ManagedStoreContext) throws -> Response {
-        try DoorConsole(database: database, views: views)
+        try DoorConsole(database: database, views: views, codes: codes)
             .act(context, at: .manager(userId: context.user.id, storeId: context.storeId))
+    }
+
+    func doorPriority(_ context: ManagedStoreContext) throws -> Response {
+        try DoorConsole(database: database, views: views, codes: codes)
+            .issuePriority(context, at: .manager(userId: context.user.id, storeId: context.storeId))
     }
 }

@@ -13,6 +13,7 @@ struct ManageArea {
     let database: AppDatabase
     let views: Views
     let settings: SiteSettings
+    let codes: TicketCodes
     /// Written again when maintenance changes, if the worker writes nginx's pages.
     var staticPages: StaticPages? = nil
 
@@ -31,6 +32,7 @@ struct ManageArea {
         store.get(Paths.manageStoreStatsCSV, statsCSV)
         store.get(Paths.manageStoreDoor, door)
         store.post(Paths.manageStoreDoor, doorAction)
+        store.post(Paths.manageStoreDoorPriority, doorPriority)
         store.post(Paths.manageStoreStaffPin, setStaffPin)
         store.post(Paths.manageStoreKioskRevoke, revokeKiosk)
         store.post(Paths.manageStoreKiosks, enrolKiosk)
@@ -213,6 +215,8 @@ struct ManageArea {
             case "manager" where text == "added": return tr("change.added")
             case "manager" where text == "removed": return tr("change.removed")
             case "staffPin" where text == "set": return tr("change.set")
+            case "priorityEvery": return PriorityText.policy(PriorityLane(every: Int(text) ?? 0, online: false))
+            case "priorityOnline": return PriorityText.online(text == "1")
             default: return text
             }
         }

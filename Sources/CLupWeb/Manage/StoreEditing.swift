@@ -18,6 +18,8 @@ extension ManageArea {
         var maxLength: Int
         /// The values allowed, chosen from a list (the slot length), and what to say otherwise.
         var choices: [Int]? = nil
+        /// How each choice reads.
+        var choiceWords = ChoiceWords.minutes
         /// A coordinate in degrees.
         var degrees: ClosedRange<Double>? = nil
 
@@ -28,6 +30,18 @@ extension ManageArea {
 
         /// The matching `clup admin edit-store` option: `walkInPercent` → `walk-in-percent`.
         var option: String { StoreFields.option(name) }
+
+        enum ChoiceWords {
+            case minutes, priority, yesNo
+
+            func label(_ value: Int) -> String {
+                switch self {
+                case .minutes: tr("unit.minutes", ["n": String(value)])
+                case .priority: PriorityText.policy(PriorityLane(every: value, online: false))
+                case .yesNo: PriorityText.online(value == 1)
+                }
+            }
+        }
 
         /// Only the phone may be left empty.
         var isRequired: Bool { name != "phone" }
@@ -76,6 +90,9 @@ extension ManageArea {
         EditField(name: "entryBeforeMinutes", numeric: true, range: 0...60, maxLength: 2),
         EditField(name: "entryAfterMinutes", numeric: true, range: 0...60, maxLength: 2),
         EditField(name: "callGraceMinutes", numeric: true, range: 1...60, maxLength: 2),
+        EditField(name: "priorityEvery", numeric: true, range: nil, maxLength: 2,
+                  choices: [0] + Array(PriorityLane.cycles), choiceWords: .priority),
+        EditField(name: "priorityOnline", numeric: true, range: nil, maxLength: 1, choices: [0, 1], choiceWords: .yesNo),
     ]
 
     func editForm(_ context: ManagedStoreContext) throws -> Response {
@@ -107,7 +124,8 @@ extension ManageArea {
             name: values["name"] ?? "", address: values["address"] ?? "", position: position, phone: values["phone"] ?? "",
             capacity: number("capacity"), walkInPercent: number("walkInPercent"), slotMinutes: number("slotMinutes"),
             slotCapacity: number("slotCapacity"), entryBeforeMinutes: number("entryBeforeMinutes"),
-            entryAfterMinutes: number("entryAfterMinutes"), callGraceMinutes: number("callGraceMinutes"))
+            entryAfterMinutes: number("entryAfterMinutes"), callGraceMinutes: number("callGraceMinutes"),
+            priorityEvery: number("priorityEvery"), priorityOnline: number("priorityOnline") == 1)
         let outcome = try database.editStore(store.id, to: edit, userId: context.user.id, now: context.now)
         let departmentsChanged = try departmentsSent
             && database.replaceDepartments(storeId: store.id, with: departments, userId: context.user.id, now: context.now)
@@ -145,7 +163,9 @@ extension ManageArea {
                 name: field.name, label: field.label, value: values[field.name] ?? "", hint: field.hint,
                 numeric: field.numeric, required: field.isRequired, error: errors[field.name],
                 options: field.choices.map { choices in
-                    choices.map { Choice(value: String($0), label: tr("unit.minutes", ["n": String($0)]), checked: String($0) == values[field.name]) }
+                    choices.map {
+                        Choice(value: String($0), label: field.choiceWords.label($0), checked: String($0) == values[field.name])
+                    }
                 })
         } + [StoreEditPage.Field(
             name: "departments", label: tr("store.departments"), value: values["departments"] ?? "",

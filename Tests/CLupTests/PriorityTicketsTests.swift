@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+
+@testable import CLupData
+@testable import CLupDomain
+@testable import CLupSupport
+@testable import CLupWeb
+
+/// Priority tickets: a manager turns the lane on; staff issue a ticket from the door console,
+/// which the store then calls in the place its policy gives it, on either engine.
+@Suite("Priority tickets")
+struct PriorityTicketsTests {
+    let clock: TestClock
+    let database: AppDatabase
+    let app: App
+    let store: Store
+    var storeId: StoreID { store.id }
+
+    init() throws {
+        (clock, database, app) = try Fixture.start()
+        // One walk-in place (25 % of 4).
+        store = try database.createStore(
+            NewStore(name: "Bottega Lenta", address: "Via Lenta 1", phone: "+39 02 1", position: Place.milan[0].position,
+                     capacity: 4, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 25)),
+            hours: Fixture.weekdayHours, departments: [])
+        try Fixture.manager("boss@example.org", of: store.id, in: database, now: clock.now)
+    }
+
+    func boss() throws -> Browser {
+        let browser = Browser(app)
+        try browser.signIn(email: "boss@example.org")
+        return browser
+    }
+
+    /// The edit form's fields as they stand, with `changes`.
+    func fields(_ changes: [String: String]) throws -> [(String, String)] {
+        let current = try require(try database.store(id: storeId))
+        var values = Dictionary(uniqueKeysWithValues: StoreEdit(current).fields)
+        values.merge(changes) { $1 }
+        return ManageArea.editFields.map { ($0.name, values[$0.name] ?? "") }
+    }
+
+    /// A walk-in ticket from the public dispenser.
+    func walkIn() throws -> Reservation {
+        guard case .issued(let ticket) = try database.issueWalkInTicket(
+            storeId: storeId, people: 1, residenceMinutes: 30, requestKey: nil, now: clock.now)
+        else { throw RequireError(message: "no walk-in ticket") }
+        return ticket
+    }
+
+    func reload(_ id: ReservationID) throws -> Reservation {
+        try require(try database.reservation(id: id)).reservation
+    }
+
+    /// Every ticket of the store, as the door sees them.
+    func tickets() throws -> [LiveReservation] {
+        try database.liveTraffic(storeId: storeId, now: clock.now).live
+    }
+
+    func issuePriority(_ browser: Browser, people: String = "1", minutes: String = "30") throws -> Response {
+        try browser.get("/manage/stores/\(storeId)/door")
+        return try browser.post("/manage/stores/\(storeId)/door/priority",
+                                [("people", people), ("minutes", minutes), ("requestKey", Secrets.token())])
+    }
+
+    @Test("a manager turns the lane on, and the change log says it in words")
+    func policySet() throws {
+        let browser = try boss()
+        let form = try browser.get("/manage/stores/\(storeId)/edit").bodyText
+        #expect(form.contains("<option value=\"3\">One priority call in every 3</option>"))
+        let wrong = try browser.post("/manage/stores/\(storeId)/edit", try fields(["priorityEvery": "11"]))
+        #expect(wrong.status == 422 && wrong.bodyText.contains("Choose a priority lane from the list."))
+        let saved = try browser.post("/manage/stores/\(storeId)/edit", try fields(["priorityEvery": "3", "priorityOnline": "1"]))
+        #expect(saved.status == 303)
+        let settings = try require(try database.store(id: storeId)).settings
+        #expect(settings.priority == PriorityLane(every: 3, online: true))
+        let page = try browser.get("/manage/stores/\(storeId)").bodyText
+        #expect(page.contains("Priority lane: No priority lane → One priority call in every 3"))
+        #expect(page.contains("Priority asked for online: No, staff only → Yes"))
+    }
+
+    @Test("without a lane, the console offers none and refuses one asked for")
+    func noLane() throws {
+        let browser = try boss()
+        #expect(!(try browser.get("/manage/stores/\(storeId)/door").bodyText.contains("Issue a priority ticket")))
+        let refused = try issuePriority(browser)
+        #expect(refused.status == 409 && refused.bodyText.contains("This store has no priority lane"))
+        #expect(try tickets().isEmpty)
+    }
+
+    @Test("issued at the door, called at the next free place, with the policy on the ticket and the issuer in the log")
+    func calledFirst() throws {
+        var edit = StoreEdit(store)
+        edit.priorityEvery = 1
+        _ = try database.editStore(storeId, to: edit, userId: nil, now: clock.now)
+        let first = try walkIn()  // called at once: the walk-in place is free
+        let second = try walkIn()
+        let third = try walkIn()
+        #expect(try reload(first.id).status == .called)
+
+        let browser = try boss()
+        #expect(try issuePriority(browser, people: "3").status == 422)
+        let issued = try issuePriority(browser)
+        #expect(issued.status == 303)
+        let location = try require(issued.header("Location"))
+        let priorityId = try require(location.split(separator: "=").last.flatMap { Int64($0) }.map(ReservationID.init(rawValue:)))
+        let ticket = try reload(priorityId)
+        #expect(ticket.priority && ticket.walkIn && ticket.queuePosition == second.id && ticket.number == 4)
+        let shown = try browser.get(location).bodyText
+        #expect(shown.contains("Priority ticket 4 issued"))
+        #expect(shown.contains("<dt>Priority</dt><dd>Priority tickets called at the next free place</dd>"))
+        #expect(shown.contains("<td>priority ticket issued</td><td>4</td><td>Boss</td>"))
+        // The console lists it first among those waiting.
+        #expect(shown.range(of: "<li><strong>4</strong> · 1 person · priority · walk-in</li>")!.lowerBound
+            < shown.range(of: "<li><strong>2</strong>")!.lowerBound)
+
+        // People ahead and the estimate follow the order the store calls in.
+        let standing = try require(database.board.standing(of: storeId, now: clock.now))
+        #expect(standing.standing(of: priorityId)?.partiesAhead == 0)
+        #expect(standing.standing(of: second.id)?.partiesAhead == 1)
+        #expect(standing.standing(of: third.id)?.partiesAhead == 2)
+        #expect(try database.entranceBoard(storeId: storeId, now: clock.now).waiting.map(\.number) == [4, 2, 3])
+
+        // The first leaves: the priority ticket is called, not ticket 2.
+        #expect(try database.scan(reservationId: first.id, at: storeId, now: clock.now).verdict == .enter)
+        clock.advance(20 * 60)
+        #expect(try database.scan(reservationId: first.id, at: storeId, now: clock.now).verdict == .exit)
+        #expect(try reload(priorityId).status == .called)
+        #expect(try reload(second.id).status == .waiting)
+    }
+
+    @Test("the public dispenser never issues a priority ticket, whatever its form says")
+    func notAtTheDispenser() throws {
+        var edit = StoreEdit(store)
+        edit.priorityEvery = 1
+        _ = try database.editStore(storeId, to: edit, userId: nil, now: clock.now)
+        let key = Secrets.token(bytes: 32)
+        _ = try database.enrolKiosk(storeId: storeId, label: "Tickets", key: key, role: .dispenser, now: clock.now)
+        let screen = Browser(app, address: "192.0.2.50")
+        try screen.get("/kiosk")
+        #expect(try screen.post("/kiosk/enrol", [("key", key)]).status == 303)
+        try screen.get("/kiosk/dispenser")
+        let printed = try screen.post("/kiosk/tickets", [("people", "1"), ("minutes", "30"), ("priority", "1"),
+                                                          ("requestKey", Secrets.token())])
+        #expect(printed.status == 303)
+        let issued = try tickets()
+        #expect(issued.count == 1 && issued.allSatisfy { !$0.priority })
+    }
+}
