@@ -794,6 +794,9 @@ extension AppDatabase {
                 -- own id, as every other ticket).
                 ALTER TABLE reservation ADD COLUMN priority BOOLEAN NOT NULL DEFAULT 0;
                 ALTER TABLE reservation ADD COLUMN queuePosition INTEGER;
+                -- How the lane was used, by hour: priority tickets let in and their waits.
+                ALTER TABLE storeHour ADD COLUMN priorityEntries DOUBLE NOT NULL DEFAULT 0;
+                ALTER TABLE storeHour ADD COLUMN priorityWaitSeconds DOUBLE NOT NULL DEFAULT 0;
 
                 -- Staff issuing a priority ticket is logged as a door action (without a reason: why
                 -- someone cannot wait is theirs to keep).

@@ -21,12 +21,16 @@ public struct ReservationRequest: Sendable {
     public var travelMetres: Int?
     /// The departments they said they would visit (ids of other stores' are ignored).
     public var departmentIds: [Int64]
+    /// A line-up asking for a priority place (`PriorityLane`): granted only where the store
+    /// lets customers ask online, otherwise an ordinary place.
+    public var priority: Bool
 
     public init(
         storeId: StoreID, userId: UserID, kind: Reservation.Kind, people: Int, residenceMinutes: Int,
         travelMode: TravelMode? = nil, slotStart: Date? = nil, requestKey: String, replacingActive: Bool = false,
-        travelMetres: Int? = nil, departmentIds: [Int64] = []
+        travelMetres: Int? = nil, departmentIds: [Int64] = [], priority: Bool = false
     ) {
+        self.priority = priority
         self.travelMetres = travelMetres
         self.departmentIds = departmentIds
         self.storeId = storeId
@@ -46,6 +50,12 @@ extension ReservationRequest {
     var travel: TimeInterval {
         guard kind == .lineUp, let travelMode, let travelMetres else { return 0 }
         return TravelMode.travel(mode: travelMode, metres: travelMetres)
+    }
+
+    /// Whether the line-up is given a priority place: asked for, at a store that lets its
+    /// customers ask online.
+    func grantsPriority(_ settings: StoreSettings) -> Bool {
+        priority && kind == .lineUp && settings.priority.asksOnline
     }
 }
 
@@ -249,14 +259,18 @@ extension AppDatabase {
                 var day = details.openingHours.businessDay(at: now)
                 var slot: Slot?
                 var expectedEntry: Date?
+                let priority = request.grantsPriority(store.settings)
+                var position: ReservationID?
                 switch request.kind {
                 case .lineUp:
                     let traffic = try transactionTraffic(storeId: request.storeId, db)
-                    let decision = traffic.lineUpDecision(
-                        people: request.people, residence: Double(request.residenceMinutes) * 60,
-                        travel: request.travel, settings: store.settings, hours: details.openingHours, now: now)
+                    let (decision, before) = traffic.lineUpDecision(
+                        people: request.people, residence: Double(request.residenceMinutes) * 60, priority: priority,
+                        travel: request.travel, settings: store.settings, hours: details.openingHours, now: now,
+                        pool: .online)
                     guard case .accepted(_, let entry) = decision else { throw Refusal.lineUp(decision) }
                     expectedEntry = entry
+                    position = before
                 case .booking:
                     guard let start = request.slotStart else { throw Refusal.slot(.notASlot) }
                     let verdict = calendar.verdict(start: start, residence: Double(request.residenceMinutes) * 60, now: now)
@@ -289,7 +303,8 @@ extension AppDatabase {
                     requestKey: request.requestKey, travelMetres: request.kind == .lineUp ? request.travelMetres : nil,
                     expectedEntry: expectedEntry,
                     pace: try Self.pace(userId: request.userId, storeId: request.storeId,
-                                        declared: Double(request.residenceMinutes) * 60, db)
+                                        declared: Double(request.residenceMinutes) * 60, db),
+                    priority: priority, queuePosition: position
                 ).insert(returning: db)
                 for departmentId in request.departmentIds {
                     try db.cachedStatement(sql: """

@@ -15,7 +15,7 @@ extension VisitFacts {
         storeId, kind, walkIn, people, residenceMinutes, travelMetres, status, \
         \(["createdAt", "calledAt", "enteredAt", "exitedAt", "endedAt", "expectedEntry"].map { column in
             "CAST(ROUND((julianday(\(column)) - 2440587.5) * 86400000.0) AS INTEGER)"
-        }.joined(separator: ", "))
+        }.joined(separator: ", ")), priority
         """
 
     init(columnsOf row: Row) throws {
@@ -26,7 +26,8 @@ extension VisitFacts {
         }
         self.init(kind: kind, walkIn: row[2], people: row[3], residenceMinutes: row[4], travelMetres: row[5],
                   status: status, createdAt: created, calledAt: Self.time(row, 8), enteredAt: Self.time(row, 9),
-                  exitedAt: Self.time(row, 10), endedAt: Self.time(row, 11), expectedEntry: Self.time(row, 12))
+                  exitedAt: Self.time(row, 10), endedAt: Self.time(row, 11), expectedEntry: Self.time(row, 12),
+                  priority: row[13])
     }
 
     private static func time(_ row: Row, _ index: Int) -> Date? {
@@ -198,7 +199,7 @@ extension AppDatabase {
             var rebuild = StatisticsRebuild()
             rebuild.reserve(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM reservation") ?? 0)
             let rows = try Row.fetchCursor(db, sql: "SELECT \(VisitFacts.columnList), id FROM reservation")
-            while let row = try rows.next() { rebuild.add(id: row[13], storeId: row[0], facts: try VisitFacts(columnsOf: row)) }
+            while let row = try rows.next() { rebuild.add(id: row[14], storeId: row[0], facts: try VisitFacts(columnsOf: row)) }
             // Only the visits of customers who named departments need their entry's hour.
             let withDepartments = Set(try Int64.fetchAll(db, sql: "SELECT DISTINCT reservationId FROM reservationDepartment"))
             let result = rebuild.fold(withDepartments: withDepartments)

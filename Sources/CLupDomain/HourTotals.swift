@@ -34,6 +34,9 @@ public struct HourTotals: Sendable, Equatable, Codable {
     public var noShows: Double = 0
     public var expiries: Double = 0
     public var cancellations: Double = 0
+    /// Priority tickets let in (`PriorityLane`), and their waits from ticket to entry.
+    public var priorityEntries: Double = 0
+    public var priorityWaitSeconds: Double = 0
 
     public init(hour: Int) {
         self.hour = hour
@@ -43,12 +46,13 @@ public struct HourTotals: Sendable, Equatable, Codable {
     public static let counterNames = [
         "entries", "entryPeople", "lineUps", "walkIns", "bookings", "waitSeconds", "waitCount", "callSeconds", "calls",
         "doorSeconds", "doorCount", "exits", "declaredSeconds", "actualSeconds", "personSeconds", "peakInside",
-        "noShows", "expiries", "cancellations",
+        "noShows", "expiries", "cancellations", "priorityEntries", "priorityWaitSeconds",
     ]
 
     public var counters: [Double] {
         [entries, entryPeople, lineUps, walkIns, bookings, waitSeconds, waitCount, callSeconds, calls, doorSeconds,
-         doorCount, exits, declaredSeconds, actualSeconds, personSeconds, peakInside, noShows, expiries, cancellations]
+         doorCount, exits, declaredSeconds, actualSeconds, personSeconds, peakInside, noShows, expiries, cancellations,
+         priorityEntries, priorityWaitSeconds]
     }
 
     public init(hour: Int, counters values: [Double]) {
@@ -58,6 +62,7 @@ public struct HourTotals: Sendable, Equatable, Codable {
         (doorSeconds, doorCount, exits, declaredSeconds, actualSeconds, personSeconds, peakInside) =
             (values[9], values[10], values[11], values[12], values[13], values[14], values[15])
         (noShows, expiries, cancellations) = (values[16], values[17], values[18])
+        (priorityEntries, priorityWaitSeconds) = (values[19], values[20])
     }
 
     /// These totals and `other`'s together (the peak is the larger of the two). Field by field:
@@ -82,6 +87,8 @@ public struct HourTotals: Sendable, Equatable, Codable {
         noShows += other.noShows
         expiries += other.expiries
         cancellations += other.cancellations
+        priorityEntries += other.priorityEntries
+        priorityWaitSeconds += other.priorityWaitSeconds
     }
 
     public static func hour(of date: Date) -> Int {

@@ -56,16 +56,18 @@ extension LiveTraffic {
     /// (`lineUpDecision`); a priority one at the place the store's lane gives it
     /// (`PriorityLane.place`, nil: the back), on the wait it would have there — the queue's
     /// simulation with it in its place, as its ticket's page will show it.
-    public func lineUpDecision(people: Int, residence: TimeInterval, priority: Bool, settings: StoreSettings,
-                               hours: OpeningHours, now: Date, pool: Pool) -> (LineUpPolicy.Decision, before: ReservationID?)
+    public func lineUpDecision(people: Int, residence: TimeInterval, priority: Bool, travel: TimeInterval = 0,
+                               settings: StoreSettings, hours: OpeningHours, now: Date, pool: Pool)
+        -> (LineUpPolicy.Decision, before: ReservationID?)
     {
         guard priority else {
-            return (lineUpDecision(people: people, residence: residence, settings: settings, hours: hours, now: now,
-                                   pool: pool), nil)
+            return (lineUpDecision(people: people, residence: residence, travel: travel, settings: settings, hours: hours,
+                                   now: now, pool: pool), nil)
         }
         let before = settings.priority.place(in: live.lazy.filter { $0.pool == pool && $0.state == .waiting })
         let party = LiveReservation(id: ReservationID(Int64.max), state: .waiting, people: people, residence: residence,
-                                    walkIn: pool == .walkIn, day: hours.businessDay(at: now), priority: true, position: before)
+                                    walkIn: pool == .walkIn, day: hours.businessDay(at: now), travel: travel,
+                                    priority: true, position: before)
         var joined = live
         let key = party.queueKey
         joined.insert(party, at: joined.firstIndex { Self.isBooking($0) || $0.queueKey > key } ?? joined.count)

@@ -32,6 +32,9 @@ public struct PriorityLane: Sendable, Hashable {
 
     public var isOn: Bool { every > 0 }
 
+    /// Whether customers lining up online may ask for a priority place here.
+    public var asksOnline: Bool { isOn && online }
+
     /// Where a new priority ticket goes in its pool's queue (`waiting`: the pool's waiting
     /// tickets, in queue order): just before the ticket whose id this returns, or at the back
     /// (nil).

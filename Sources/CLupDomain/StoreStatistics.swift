@@ -154,6 +154,11 @@ extension HourTotals {
     /// Average seconds from ticket to entry, from ticket to call, from call to entry; the
     /// average declared and actual visit; nil where nothing was measured.
     public var averageWait: TimeInterval? { waitCount > 0 ? waitSeconds / waitCount : nil }
+    /// Of priority tickets, and of the other line-ups and walk-in tickets.
+    public var averagePriorityWait: TimeInterval? { priorityEntries > 0 ? priorityWaitSeconds / priorityEntries : nil }
+    public var averageOtherWait: TimeInterval? {
+        waitCount > priorityEntries ? (waitSeconds - priorityWaitSeconds) / (waitCount - priorityEntries) : nil
+    }
     public var averageCallWait: TimeInterval? { calls > 0 ? callSeconds / calls : nil }
     public var averageDoorTime: TimeInterval? { doorCount > 0 ? doorSeconds / doorCount : nil }
     public var averageDeclared: TimeInterval? { exits > 0 ? declaredSeconds / exits : nil }

@@ -42,6 +42,10 @@ public enum VisitAccounting {
                 if new.kind == .lineUp {
                     totals.waitSeconds += entered.timeIntervalSince(new.createdAt)
                     totals.waitCount += 1
+                    if new.priority {
+                        totals.priorityEntries += 1
+                        totals.priorityWaitSeconds += entered.timeIntervalSince(new.createdAt)
+                    }
                 }
                 if let called = new.calledAt {
                     totals.doorSeconds += entered.timeIntervalSince(called)
@@ -149,11 +153,15 @@ public struct VisitFacts: Sendable, Equatable {
     public var endedAt: Date?
     /// A line-up's expected entry when it was made.
     public var expectedEntry: Date?
+    /// A priority ticket (`PriorityLane`).
+    public var priority: Bool
 
     public init(kind: ReservationKind, walkIn: Bool = false, people: Int, residenceMinutes: Int,
                 travelMetres: Int? = nil, status: ReservationStatus, createdAt: Date, calledAt: Date? = nil,
-                enteredAt: Date? = nil, exitedAt: Date? = nil, endedAt: Date? = nil, expectedEntry: Date? = nil)
+                enteredAt: Date? = nil, exitedAt: Date? = nil, endedAt: Date? = nil, expectedEntry: Date? = nil,
+                priority: Bool = false)
     {
+        self.priority = priority
         (self.kind, self.walkIn, self.people, self.residenceMinutes, self.travelMetres) =
             (kind, walkIn, people, residenceMinutes, travelMetres)
         (self.status, self.createdAt, self.calledAt, self.enteredAt, self.exitedAt, self.endedAt, self.expectedEntry) =

@@ -8,11 +8,14 @@ public struct HowPage: Page {
         public var estimate: String
         public var modes: [Choice]
         public var hidden: [HiddenField]
+        /// The store's priority policy in words, where its customers may ask for a priority place.
+        public var priority: String?
 
-        public init(estimate: String, modes: [Choice], hidden: [HiddenField]) {
+        public init(estimate: String, modes: [Choice], hidden: [HiddenField], priority: String? = nil) {
             self.estimate = estimate
             self.modes = modes
             self.hidden = hidden
+            self.priority = priority
         }
     }
 
@@ -76,6 +79,9 @@ public struct HowPage: Page {
                 <legend>\(tr("wizard.howGetThere"))</legend>
                 \(Fragments.options(lineUp.modes, name: "mode"))
               </fieldset>
+              \(lineUp.priority.map { policy in
+                  "<label class=\"check\"><input type=\"checkbox\" name=\"priority\" value=\"1\"> \(tr("how.priority", ["policy": policy]))</label>" as HTML
+              } ?? .empty)
               <button type="submit">\(tr("wizard.continue"))</button>
             </form>
         """

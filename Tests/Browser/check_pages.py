@@ -563,7 +563,7 @@ def priority_ticket(driver, checker, base, stack):
                         "--latitude", "45.4610", "--longitude", "9.1920", "--capacity", "4", "--walk-in-percent", "25")
     store = re.search(r"store (\d+)", output).group(1)
     open_around_now(stack, store)
-    stack.clup("admin", "edit-store", "--store", store, "--priority-every", "1")
+    stack.clup("admin", "edit-store", "--store", store, "--priority-every", "1", "--priority-online", "yes")
     stack.clup("admin", "set-staff-pin", "--store", store, stdin=STAFF_PIN + "\n")
     keys = {role: re.search(r"device key[^:]*: (\S+)", stack.clup("admin", "enrol-kiosk", "--store", store, "--label",
                                                                   role.title(), "--role", role)).group(1)
@@ -631,6 +631,14 @@ def priority_ticket(driver, checker, base, stack):
     called = listed("Called")
     if called != [issued]:
         raise SystemExit(f"the place freed did not call the priority ticket {issued}: called {called}")
+    # Online, the store lets its customers ask for a priority place when they line up.
+    sign_in(driver, base, "shopper-it@example.org", "it")
+    driver.get(base + f"/stores/{store}/reserve/how?minutes=30&people=1")
+    if not driver.find_elements(By.CSS_SELECTOR, "input[type=checkbox][name=priority]"):
+        raise SystemExit("lining up online does not offer the priority place the store allows")
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("line up, a priority place offered (it)", window, "it")
     return issued, waiting
 
 

@@ -127,6 +127,79 @@ struct PriorityTicketsTests {
         #expect(try database.scan(reservationId: first.id, at: storeId, now: clock.now).verdict == .exit)
         #expect(try reload(priorityId).status == .called)
         #expect(try reload(second.id).status == .waiting)
+
+        // The statistics say how the lane was used.
+        clock.advance(60)
+        #expect(try database.scan(reservationId: priorityId, at: storeId, now: clock.now).verdict == .enter)
+        let used = "<dt>Priority tickets</dt><dd>1 let in, waiting about 21 min on average (others under 1 min)</dd>"
+        #expect(try browser.get("/manage/stores/\(storeId)/stats").bodyText.contains(used))
+        // Rebuilt from the raw visits, the same.
+        #expect(try database.rebuildStatistics() > 0)
+        #expect(try browser.get("/manage/stores/\(storeId)/stats").bodyText.contains(used))
+    }
+
+    /// A customer signed in, with the store's online places (three) taken by `waiting` + 3 line-ups.
+    func customer(_ email: String) throws -> (Browser, UserID) {
+        let user = try database.createUser(email: email, displayName: "Ada", passwordHash: Fixture.passwordHash,
+                                           now: clock.now, confirmation: nil)
+        let browser = Browser(app)
+        try browser.signIn(email: email)
+        return (browser, user.id)
+    }
+
+    func lineUps(_ count: Int) throws -> [Reservation] {
+        try (1...count).map { index in
+            let user = try database.createUser(email: "q\(index)@example.org", displayName: "Q\(index)",
+                                               passwordHash: Fixture.passwordHash, now: clock.now, confirmation: nil)
+            guard case .created(let ticket) = try database.reserve(ReservationRequest(
+                storeId: storeId, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 30,
+                requestKey: Secrets.token()), now: clock.now)
+            else { throw RequireError(message: "not created") }
+            return ticket
+        }
+    }
+
+    @Test("online, where the store allows it: asked for on the way, said on the recap and the ticket, placed first")
+    func askedOnline() throws {
+        var edit = StoreEdit(store)
+        (edit.priorityEvery, edit.priorityOnline) = (1, true)
+        _ = try database.editStore(storeId, to: edit, userId: nil, now: clock.now)
+        let queue = try lineUps(5)  // three called into the online places, two waiting
+        #expect(try reload(queue[3].id).status == .waiting)
+        let (browser, userId) = try customer("ada@example.org")
+        let how = try browser.get("/stores/\(storeId)/reserve/how?minutes=30&people=1").bodyText
+        #expect(how.contains("<input type=\"checkbox\" name=\"priority\" value=\"1\"> I cannot wait long standing"))
+        let recap = try browser.get("/stores/\(storeId)/reserve/recap?kind=lineUp&minutes=30&people=1&mode=walking&priority=1")
+        #expect(recap.bodyText.contains("<dt>Priority</dt><dd>Priority tickets called at the next free place</dd>"))
+        #expect(recap.bodyText.contains("name=\"priority\" value=\"1\""))
+        let made = try browser.post("/stores/\(storeId)/reservations", [
+            ("kind", "lineUp"), ("minutes", "30"), ("people", "1"), ("mode", "walking"), ("priority", "1"),
+            ("requestKey", Secrets.token())])
+        #expect(made.status == 303)
+        let ticket = try require(try database.activeReservation(userId: userId)).reservation
+        #expect(ticket.priority && !ticket.walkIn && ticket.queuePosition == queue[3].id)
+        let page = try browser.get("/reservations/\(ticket.id)").bodyText
+        #expect(page.contains("<dt>Priority</dt>"))
+        let standing = try require(database.board.standing(of: storeId, now: clock.now))
+        #expect(standing.standing(of: ticket.id)?.partiesAhead == 0)
+        #expect(standing.standing(of: queue[4].id)?.partiesAhead == 2)
+    }
+
+    @Test("a store with a lane that keeps it to staff: not offered online, and a form that asks gets an ordinary place")
+    func notOnline() throws {
+        var edit = StoreEdit(store)
+        edit.priorityEvery = 1
+        _ = try database.editStore(storeId, to: edit, userId: nil, now: clock.now)
+        _ = try lineUps(4)
+        let (browser, userId) = try customer("ada@example.org")
+        #expect(!(try browser.get("/stores/\(storeId)/reserve/how?minutes=30&people=1").bodyText.contains("name=\"priority\"")))
+        let recap = try browser.get("/stores/\(storeId)/reserve/recap?kind=lineUp&minutes=30&people=1&mode=walking&priority=1")
+        #expect(!recap.bodyText.contains("<dt>Priority</dt>"))
+        #expect(try browser.post("/stores/\(storeId)/reservations", [
+            ("kind", "lineUp"), ("minutes", "30"), ("people", "1"), ("priority", "1"), ("requestKey", Secrets.token())])
+            .status == 303)
+        let ticket = try require(try database.activeReservation(userId: userId)).reservation
+        #expect(!ticket.priority && ticket.queuePosition == nil)
     }
 
     @Test("the public dispenser never issues a priority ticket, whatever its form says")

@@ -183,7 +183,7 @@ extension PostgresEngine {
             var rebuild = StatisticsRebuild()
             for row in try transaction.rows("""
                 SELECT id, storeId, kind, walkIn, people, residenceMinutes, travelMetres, status, createdAt, calledAt,
-                       enteredAt, exitedAt, endedAt, expectedEntry
+                       enteredAt, exitedAt, endedAt, expectedEntry, priority
                 FROM reservation
                 """)
             {
@@ -194,7 +194,8 @@ extension PostgresEngine {
                     status: ReservationStatus(rawValue: row[7].decode(String.self)) ?? .done,
                     createdAt: row[8].decode(Date.self), calledAt: row[9].decode(Date?.self),
                     enteredAt: row[10].decode(Date?.self), exitedAt: row[11].decode(Date?.self),
-                    endedAt: row[12].decode(Date?.self), expectedEntry: row[13].decode(Date?.self))
+                    endedAt: row[12].decode(Date?.self), expectedEntry: row[13].decode(Date?.self),
+                    priority: row[14].decode(Bool.self))
                 rebuild.add(id: try row[0].decode(Int64.self), storeId: try row[1].decode(StoreID.self), facts: facts)
             }
             let withDepartments = Set(try transaction.rows("SELECT DISTINCT reservationId FROM reservationDepartment")

@@ -69,7 +69,7 @@ extension PostgresEngine {
     {
         guard let row = try transaction.row("""
             SELECT storeId, kind, walkIn, people, residenceMinutes, travelMetres, status, createdAt, calledAt, enteredAt,
-                   exitedAt, endedAt, expectedEntry
+                   exitedAt, endedAt, expectedEntry, priority
             FROM reservation WHERE id = \(id) FOR UPDATE
             """)
         else { return false }
@@ -80,7 +80,8 @@ extension PostgresEngine {
             travelMetres: row[5].decode(Int?.self),
             status: ReservationStatus(rawValue: row[6].decode(String.self)) ?? .done, createdAt: row[7].decode(Date.self),
             calledAt: row[8].decode(Date?.self), enteredAt: row[9].decode(Date?.self), exitedAt: row[10].decode(Date?.self),
-            endedAt: row[11].decode(Date?.self), expectedEntry: row[12].decode(Date?.self))
+            endedAt: row[11].decode(Date?.self), expectedEntry: row[12].decode(Date?.self),
+            priority: row[13].decode(Bool.self))
         guard from.statuses.contains(old.status) else { return false }
         // Stored and counted to the millisecond, as on SQLite: a rebuild reads back what was counted.
         let stored = Date(timeIntervalSince1970: (time.timeIntervalSince1970 * 1000).rounded() / 1000)
@@ -316,14 +317,18 @@ extension PostgresEngine {
                 var day = details.openingHours.businessDay(at: now)
                 var slot: Slot?
                 var expectedEntry: Date?
+                let priority = request.grantsPriority(store.settings)
+                var position: ReservationID?
                 switch request.kind {
                 case .lineUp:
                     let traffic = try Self.traffic(storeId: request.storeId, now: now, transaction)
-                    let decision = traffic.lineUpDecision(
-                        people: request.people, residence: Double(request.residenceMinutes) * 60,
-                        travel: request.travel, settings: store.settings, hours: details.openingHours, now: now)
+                    let (decision, before) = traffic.lineUpDecision(
+                        people: request.people, residence: Double(request.residenceMinutes) * 60, priority: priority,
+                        travel: request.travel, settings: store.settings, hours: details.openingHours, now: now,
+                        pool: .online)
                     guard case .accepted(_, let entry) = decision else { throw Refusal.lineUp(decision) }
                     expectedEntry = entry
+                    position = before
                 case .booking:
                     guard let start = request.slotStart else { throw Refusal.slot(.notASlot) }
                     let verdict = details.slotCalendar.verdict(start: start, residence: Double(request.residenceMinutes) * 60,
@@ -360,7 +365,8 @@ extension PostgresEngine {
                     requestKey: request.requestKey, travelMetres: request.kind == .lineUp ? request.travelMetres : nil,
                     expectedEntry: expectedEntry,
                     pace: try Self.pace(userId: request.userId, storeId: request.storeId,
-                                        declared: Double(request.residenceMinutes) * 60, transaction)), transaction)
+                                        declared: Double(request.residenceMinutes) * 60, transaction),
+                    priority: priority, queuePosition: position), transaction)
                 for departmentId in request.departmentIds {
                     try transaction.execute("""
                         INSERT INTO reservationDepartment (reservationId, departmentId)

@@ -82,6 +82,8 @@ enum PostgresMigrations {
             ALTER TABLE store ADD COLUMN priorityOnline boolean NOT NULL DEFAULT false;
             ALTER TABLE reservation ADD COLUMN priority boolean NOT NULL DEFAULT false;
             ALTER TABLE reservation ADD COLUMN queuePosition bigint;
+            ALTER TABLE storeHour ADD COLUMN priorityEntries double precision NOT NULL DEFAULT 0;
+            ALTER TABLE storeHour ADD COLUMN priorityWaitSeconds double precision NOT NULL DEFAULT 0;
             ALTER TABLE doorAction DROP CONSTRAINT dooraction_action_check;
             ALTER TABLE doorAction ADD CONSTRAINT dooraction_action_check CHECK (action IN
                 ('recall', 'noShow', 'admit', 'letOut', 'leftUnscanned', 'scanRefused', 'offlineConflict', 'priority'));

@@ -92,6 +92,12 @@ extension ManageArea {
                                                                   "people": String(Int(total.entryPeople))])),
             Fact(tr("mstats.kinds"), "\(Int(total.lineUps)) · \(Int(total.bookings)) · \(Int(total.walkIns))"),
             Fact(tr("mstats.averageWait"), total.averageWait.map(Formatting.wait) ?? "—"),
+        ] + (store.settings.priority.isOn || total.priorityEntries > 0 ? [
+            Fact(tr("mstats.priority"), tr("mstats.priorityUse", [
+                "tickets": String(Int(total.priorityEntries)),
+                "wait": total.averagePriorityWait.map(Formatting.wait) ?? "—",
+                "others": total.averageOtherWait.map(Formatting.wait) ?? "—"])),
+        ] : []) + [
             Fact(tr("mstats.lengths"), Self.lengths(total)),
             Fact(tr("mstats.losses"),
                  "\(Int(total.noShows)) · \(Int(total.expiries)) · \(Int(total.cancellations))"),

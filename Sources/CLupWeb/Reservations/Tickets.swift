@@ -280,6 +280,7 @@ extension TicketPage {
         if let slot = owned.slot { facts.append(Fact(tr("fact.slot"), Formatting.slot(slot, now: now, timeZone: store.zone))) }
         facts.append(Fact(tr("fact.visitLength"), tr("fact.aboutMinutes", ["n": String(reservation.residenceMinutes)])))
         facts.append(Fact(tr("fact.people"), Formatting.people(reservation.people)))
+        if reservation.priority { facts.append(Fact(tr("fact.priority"), PriorityText.policy(store.settings.priority))) }
         if let mode = reservation.travelMode {
             facts.append(Fact(tr("fact.gettingThere"), reservation.travel > 0
                 ? "\(mode.label) · \(Formatting.duration(reservation.travel))" : mode.label))

@@ -41,7 +41,8 @@ extension ReservationsArea {
                 modes: Self.travelChoices(metres: metres, preferred: shopper.mode, now: now, zone: store.zone) { travel in
                     alternatives.decision(for: details, live: live, travel: travel)
                 },
-                hidden: Self.hidden([("kind", "lineUp")] + plan.fields + shopper.fields))
+                hidden: Self.hidden([("kind", "lineUp")] + plan.fields + shopper.fields),
+                priority: store.settings.priority.asksOnline ? PriorityText.policy(store.settings.priority) : nil)
         } else {
             refusal = Self.refusal(decision, now: now, zone: store.zone)
             suggestions = try alternatives.lineUpStores(near: store)

@@ -22,8 +22,12 @@ extension ReservationsArea {
             let mode = query["mode"].flatMap(TravelMode.init(rawValue:)) ?? shopper.mode
             let metres = Int(shopper.position.distance(to: store.position).rounded())
             let travel = TravelMode.travel(mode: mode, metres: metres)
-            let decision = alternatives(context, plan: plan, shopper: shopper)
-                .decision(for: details, live: database.board.entry(store.id)?.live ?? .none, travel: travel)
+            // A priority place, where the store lets its customers ask for one: the estimate is
+            // the one in that place.
+            let priority = query["priority"] == "1" && store.settings.priority.asksOnline
+            let decision = (database.board.entry(store.id)?.live ?? .none).lineUpDecision(
+                people: plan.people, residence: plan.residence, priority: priority, travel: travel,
+                settings: store.settings, hours: details.openingHours, now: now, pool: .online).0
             guard case .accepted(_, let entry) = decision else {
                 return try refusedLineUp(context, details: details, plan: plan, shopper: shopper, decision: decision,
                                          status: 200)
@@ -34,6 +38,10 @@ extension ReservationsArea {
                       Fact(tr("fact.leave"), leave <= now + 60 ? tr("recap.leaveNow")
                           : tr("recap.leaveAround", ["time": Formatting.clock(leave, now: now, timeZone: store.zone)])),
                       Fact(tr("fact.expectedEntry"), tr("progress.around", ["time": Formatting.clock(entry, now: now, timeZone: store.zone)]))]
+            if priority {
+                facts.append(Fact(tr("fact.priority"), PriorityText.policy(store.settings.priority)))
+                fields.append(("priority", "1"))
+            }
             fields += [("kind", "lineUp"), ("mode", mode.rawValue)]
         case "booking":
             let start = try Self.slotStart(query)
@@ -93,7 +101,8 @@ extension ReservationsArea {
             storeId: store.id, userId: context.user.id, kind: kind, people: plan.people, residenceMinutes: plan.minutes,
             travelMode: form["mode"].flatMap(TravelMode.init(rawValue:)) ?? shopper.mode, slotStart: slotStart,
             requestKey: requestKey, replacingActive: form["replace"] == "1",
-            travelMetres: min(TravelMode.longestMetres, Int(shopper.position.distance(to: store.position).rounded())), departmentIds: plan.departments)
+            travelMetres: min(TravelMode.longestMetres, Int(shopper.position.distance(to: store.position).rounded())),
+            departmentIds: plan.departments, priority: form["priority"] == "1")
         switch try database.reserve(request, now: context.now) {
         case .created(let reservation), .alreadyMade(let reservation):
             return .redirect(to: Paths.ticket(reservation.id))
