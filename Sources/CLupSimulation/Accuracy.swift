@@ -32,6 +32,12 @@ public struct Accuracy: Codable, Sendable {
         public var naive: Errors
         /// Share of real entries inside the range shown (nil: no range shown).
         public var rangeCoverage: Double?
+        /// The oracle's errors (`Oracle`), when it was run; CLup's mean absolute error over the
+        /// same predictions as a ratio of the oracle's (the figure to bring down); and the
+        /// share of real entries in the oracle's 10–90 % range.
+        public var oracle: Errors?
+        public var clupOverOracle: Double?
+        public var oracleCoverage: Double?
     }
 
     public struct TwoHourRule: Codable, Sendable {
@@ -75,19 +81,34 @@ public struct Accuracy: Codable, Sendable {
             var naive: [Double] = []
             var ranged = 0
             var inside = 0
+            var oracle: [Double] = []
+            var clupBesideOracle: [Double] = []
+            var oracleInside = 0
             for customer in measured {
                 let actual = customer.enteredAt!
                 for sample in pick(customer) {
                     clup.append(sample.clup.timeIntervalSince(actual) / 60)
                     naive.append(sample.naive.timeIntervalSince(actual) / 60)
+                    if let predicted = sample.oracle {
+                        oracle.append(predicted.timeIntervalSince(actual) / 60)
+                        clupBesideOracle.append(sample.clup.timeIntervalSince(actual) / 60)
+                        if sample.oracleRange?.contains(actual) == true { oracleInside += 1 }
+                    }
                     if let range = sample.range {
                         ranged += 1
                         if range.contains(actual) { inside += 1 }
                     }
                 }
             }
-            return Comparison(clup: Errors(clup), naive: Errors(naive),
-                              rangeCoverage: ranged == 0 ? nil : Double(inside) / Double(ranged))
+            var comparison = Comparison(clup: Errors(clup), naive: Errors(naive),
+                                        rangeCoverage: ranged == 0 ? nil : Double(inside) / Double(ranged))
+            if !oracle.isEmpty {
+                let errors = Errors(oracle)
+                comparison.oracle = errors
+                comparison.clupOverOracle = Errors(clupBesideOracle).meanAbsolute / max(errors.meanAbsolute, 0.01)
+                comparison.oracleCoverage = Double(oracleInside) / Double(oracle.count)
+            }
+            return comparison
         }
         atIssue = comparison { customer in customer.samples.first.map { $0.at == customer.issuedAt ? [$0] : [] } ?? [] }
         whileWaiting = comparison { $0.samples }
@@ -156,10 +177,19 @@ public struct Accuracy: Codable, Sendable {
             row(["", "", "predictions", "MAE", "p50", "p90", "bias", "in range"]) + "   (minutes)",
         ]
         for (label, comparison) in [("at issue", atIssue), ("while waiting", whileWaiting)] {
-            for (name, errors) in [("CLup", comparison.clup), ("naive", comparison.naive)] {
-                let coverage = name == "CLup" ? comparison.rangeCoverage.map { String(format: "%.0f %%", $0 * 100) } ?? "—" : ""
+            var predictors = [("CLup", comparison.clup), ("naive", comparison.naive)]
+            if let oracle = comparison.oracle { predictors.append(("oracle", oracle)) }
+            for (name, errors) in predictors {
+                let coverage = switch name {
+                case "CLup": comparison.rangeCoverage.map { String(format: "%.0f %%", $0 * 100) } ?? "—"
+                case "oracle": comparison.oracleCoverage.map { String(format: "%.0f %%", $0 * 100) } ?? "—"
+                default: ""
+                }
                 lines.append(row([name == "CLup" ? label : "", name, String(errors.predictions), number(errors.meanAbsolute),
                                   number(errors.p50Absolute), number(errors.p90Absolute), number(errors.bias), coverage]))
+            }
+            if let ratio = comparison.clupOverOracle {
+                lines.append(row(["", "CLup/oracle", "", String(format: "%.2f", ratio), "", "", "", ""]))
             }
         }
         lines.append("two-hour rule: \(twoHourRule.refusals) refused of \(twoHourRule.lineUps) line-ups, "

@@ -121,7 +121,7 @@ public struct GeneratedDays: Sendable {
         func number(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "—" }
         func percent(_ value: Double?) -> String { value.map { String(format: "%.0f %%", $0 * 100) } ?? "—" }
         func row(_ cells: [String]) -> String {
-            let widths = [18, 7, 8, 7, 7, 7, 7, 10, 10]
+            let widths = [18, 7, 8, 7, 7, 7, 7, 7, 10, 10]
             return zip(cells, widths).enumerated().map { index, pair in
                 let (cell, width) = pair
                 let padding = String(repeating: " ", count: max(0, width - cell.count))
@@ -129,11 +129,12 @@ public struct GeneratedDays: Sendable {
             }.joined()
         }
         var lines = ["\(days.count) generated days, \(half.rawValue) half (MAE in minutes; at issue, then while waiting)",
-                     row(["day", "places", "tickets", "CLup", "naive", "CLup", "naive", "in range", "wrong 2h"])]
+                     row(["day", "places", "tickets", "CLup", "naive", "oracle", "CLup", "naive", "in range", "wrong 2h"])]
         for (scenario, accuracy) in days {
             lines.append(row([String(scenario.name.dropFirst("Generated day ".count)), String(scenario.store.capacity),
                               String(accuracy.measuredTickets),
                               number(accuracy.atIssue.clup.meanAbsolute), number(accuracy.atIssue.naive.meanAbsolute),
+                              number(accuracy.atIssue.oracle?.meanAbsolute),
                               number(accuracy.whileWaiting.clup.meanAbsolute),
                               number(accuracy.whileWaiting.naive.meanAbsolute),
                               percent(accuracy.atIssue.rangeCoverage),
@@ -145,6 +146,12 @@ public struct GeneratedDays: Sendable {
         let naiveFar = measured.filter { $0.atIssue.naive.meanAbsolute > 5 }
         let halved = naiveFar.filter { $0.atIssue.clup.meanAbsolute <= 0.5 * $0.atIssue.naive.meanAbsolute }
         let wrong = measured.map(\.twoHourRule.wrongRefusalShare)
+        let ratios = measured.compactMap(\.atIssue.clupOverOracle)
+        if !ratios.isEmpty {
+            lines.append("at issue: CLup/oracle median \(String(format: "%.2f", Self.median(ratios) ?? 0)), "
+                + "worst \(String(format: "%.2f", ratios.max() ?? 0)) over \(ratios.count) days; "
+                + "oracle MAE median \(number(Self.median(measured.compactMap { $0.atIssue.oracle?.meanAbsolute })))")
+        }
         lines.append("at issue: CLup MAE median \(number(Self.median(clup))), worst \(number(clup.max())); "
             + "CLup/naive median \(String(format: "%.2f", Self.median(measured.map { $0.atIssue.clup.meanAbsolute / max($0.atIssue.naive.meanAbsolute, 0.01) }) ?? 0)); "
             + "ranges covering 75–85 %: \(coverages.filter { (0.75...0.85).contains($0) }.count) of \(coverages.count) days; "

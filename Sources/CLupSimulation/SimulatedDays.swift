@@ -33,6 +33,11 @@ final class SimulatedDays {
     private var pending: Set<Int> = []
     /// Came, and waiting to be let in.
     private var atDoor: Set<Int> = []
+    /// The oracle, if asked for, with its own random stream: CLup's days play out the same
+    /// with or without it. And what it is told of each reservation beside the board.
+    private var oracle: Oracle?
+    private var oracleRandom: SeededRandom
+    private var known: [ReservationID: Oracle.Known] = [:]
     /// The board's version at the last tick that looked at it.
     private var seenVersion = -1
     private var lastReminders = Date.distantPast
@@ -57,6 +62,9 @@ final class SimulatedDays {
         self.calendar = calendar
         regulars = RegularCustomers(count: scenario.regulars ?? 0, seed: scenario.seed,
                                     sigma: scenario.stay.customerBiasSigma)
+        oracle = simulator.oracleRuns > 0
+            ? Oracle(scenario: scenario, settings: settings, model: .standard, runs: simulator.oracleRuns) : nil
+        oracleRandom = SeededRandom(seed: scenario.seed ^ 0x0_0AC1_E5EE_D000)
     }
 
     private func midnight(ofDay day: Int) -> Date {
@@ -260,6 +268,9 @@ final class SimulatedDays {
         customers[index].reservationId = reservationId
         customers[index].issuedAt = now
         byReservation[reservationId] = index
+        let customer = customers[index]
+        known[reservationId] = Oracle.Known(declaredMinutes: customer.declaredMinutes, issuedAt: now,
+                                            travel: customer.travel)
         pending.insert(index)
         guard customers[index].kind != .booking else { return }
         sample(index, now: now)
@@ -274,7 +285,21 @@ final class SimulatedDays {
         let places = Double(customers[index].pool.places(settings))
         let naive = now + max(customers[index].travel,
                               Double(queued.peopleAhead) * scenario.meanDeclared / max(1, places))
-        customers[index].samples.append(Simulator.Sample(at: now, clup: entry, range: queued.range, naive: naive))
+        var sample = Simulator.Sample(at: now, clup: entry, range: queued.range, naive: naive)
+        if oracle != nil, let live = database.board.entry(store.id)?.live {
+            // Those still at home leave when CLup's estimate tells them to.
+            for reservation in live.live where reservation.state == .waiting && reservation.travel > 0
+                && reservation.leftAt == nil
+            {
+                known[reservation.id]?.leaveBy = standing.standing(of: reservation.id)?.entry
+                    .map { Departure.leaveBy(entry: $0, travel: reservation.travel) }
+            }
+            oracle!.model = live.model
+            if let predicted = oracle!.predict(id, live: live.live, known: known, now: now, random: &oracleRandom) {
+                (sample.oracle, sample.oracleRange) = (predicted.entry, predicted.range)
+            }
+        }
+        customers[index].samples.append(sample)
     }
 
     /// The customer at the door has their code scanned: in, told to wait at the door, or

@@ -14,6 +14,8 @@ import Foundation
 /// compared with when the customer really entered (`Accuracy`).
 public struct Simulator {
     public let scenario: Scenario
+    /// Monte Carlo runs of the oracle (`Oracle`) at each prediction; 0: no oracle.
+    public var oracleRuns = 0
     /// The first simulated day (a Monday), in the store's zone.
     static let firstDay = Date(timeIntervalSince1970: 1_772_406_000)  // 2026-03-02 00:00 Europe/Rome
     static let zone = TimeZone(identifier: "Europe/Rome")!
@@ -30,8 +32,9 @@ public struct Simulator {
         return firstDay + (due / 60).rounded(.up) * 60
     }
 
-    public init(scenario: Scenario) {
+    public init(scenario: Scenario, oracleRuns: Int = 0) {
         self.scenario = scenario
+        self.oracleRuns = oracleRuns
     }
 
     /// One prediction of a ticket's entry.
@@ -40,6 +43,9 @@ public struct Simulator {
         var clup: Date
         var range: ClosedRange<Date>?
         var naive: Date
+        /// The oracle's median entry and range, when it is asked.
+        var oracle: Date? = nil
+        var oracleRange: ClosedRange<Date>? = nil
     }
 
     struct Customer {

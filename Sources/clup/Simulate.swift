@@ -29,6 +29,9 @@ struct Simulate: ParsableCommand {
     @Option(help: "Use this seed instead of the scenario's own; with --generate, it picks the days drawn (1 by default).")
     var seed: UInt64?
 
+    @Option(help: "Run the oracle (the best estimate the day's randomness allows) this many times at each prediction, 0 for none.")
+    var oracleRuns = 0
+
     @Flag(help: "Print only the table.")
     var tableOnly = false
 
@@ -40,6 +43,7 @@ struct Simulate: ParsableCommand {
         if generate == nil, scenario.isEmpty { throw ValidationError("give --scenario FILE, or --generate N") }
         if generate != nil, !scenario.isEmpty { throw ValidationError("give --scenario or --generate, not both") }
         if generate != nil, csv != nil { throw ValidationError("--csv writes a scenario's predictions: use it with --scenario") }
+        if !(0...2000).contains(oracleRuns) { throw ValidationError("--oracle-runs takes 0–2000") }
     }
 
     func run() throws {
@@ -63,7 +67,7 @@ struct Simulate: ParsableCommand {
             } catch {
                 throw ValidationError(error.description)
             }
-            let run = try Simulator(scenario: scenario).run()
+            let run = try Simulator(scenario: scenario, oracleRuns: oracleRuns).run()
             reports.append(Accuracy(scenario: scenario, run: run))
             if let csv {
                 do {
@@ -105,7 +109,7 @@ extension Simulate {
             } catch {
                 throw ValidationError("a generated day is not a valid scenario: \(error.description)")
             }
-            measured.append((day, Accuracy(scenario: day, run: try Simulator(scenario: day).run())))
+            measured.append((day, Accuracy(scenario: day, run: try Simulator(scenario: day, oracleRuns: oracleRuns).run())))
         }
         print(GeneratedDays(half: half, days: measured).table)
     }

@@ -36,6 +36,31 @@ struct SimulationTests {
         #expect(first.table.contains("naive") && first.table.contains("two-hour rule"))
     }
 
+    @Test("the oracle: the day plays out the same beside it, it predicts every ticket, and it is the closest")
+    func oracle() throws {
+        let scenario = try Self.scenario("short.json")
+        let plain = Accuracy(scenario: scenario, run: try Simulator(scenario: scenario).run())
+        let measured = Accuracy(scenario: scenario, run: try Simulator(scenario: scenario, oracleRuns: 100).run())
+        // Its own random stream: CLup's estimates and the customers' days are unchanged.
+        #expect(plain.atIssue.clup.meanAbsolute == measured.atIssue.clup.meanAbsolute)
+        #expect(plain.whileWaiting.clup.predictions == measured.whileWaiting.clup.predictions)
+        #expect(plain.atIssue.oracle == nil && plain.atIssue.clupOverOracle == nil)
+        let oracle = try #require(measured.atIssue.oracle)
+        let waiting = try #require(measured.whileWaiting.oracle)
+        #expect(oracle.predictions == measured.atIssue.clup.predictions)
+        #expect(waiting.predictions == measured.whileWaiting.clup.predictions)
+        // Knowing the laws and the true state, it does better than CLup and the naive estimate,
+        // and its 10–90 % range holds about four entries in five.
+        #expect(oracle.meanAbsolute < measured.atIssue.clup.meanAbsolute)
+        #expect(waiting.meanAbsolute < measured.whileWaiting.clup.meanAbsolute)
+        #expect(waiting.meanAbsolute < measured.whileWaiting.naive.meanAbsolute)
+        let ratio = try #require(measured.whileWaiting.clupOverOracle)
+        #expect(ratio > 1 && ratio < 2)
+        let coverage = try #require(measured.whileWaiting.oracleCoverage)
+        #expect(coverage > 0.65 && coverage < 0.95)
+        #expect(measured.table.contains("CLup/oracle"))
+    }
+
     @Test("regulars come back as themselves: the same account and the same pace on every visit")
     func regulars() throws {
         var scenario = try Self.scenario("short.json")

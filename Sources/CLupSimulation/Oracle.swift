@@ -1,0 +1,260 @@
+import CLupDomain
+import Foundation
+
+/// The best estimate of a ticket's entry any estimator could give, as a yardstick for CLup's
+/// (issue: "the limit, measured"). At a prediction it plays the rest of the ticket's wait
+/// forward many times (Monte Carlo) from the store's true state then — who is inside and since
+/// when, who is called or on the way, the bookings due, the queue ahead in its order — with the
+/// scenario's own laws for what is not known yet: how long each visit lasts (the spread, the
+/// store's bias and each customer's pace), who does not come, who is late and by how much, how
+/// long a trip takes, who cancels. It knows the laws, never the outcomes: each run draws them
+/// afresh. The median of the runs' entries is its prediction (the best one for absolute
+/// error), their 10th and 90th percentiles its range.
+///
+/// Each run is a light model of CLup's calling rules (`QueueCaller`): the ticket's pool is
+/// called in order against its share of the places, a party at the head not overtaken; a
+/// party at hand is called when its places free and comes to the door; a customer who
+/// travels leaves when CLup tells them (when its estimate says, or when places free, whichever
+/// comes first) and is let in on arrival; a called ticket not at the door within the grace
+/// period frees its places; a booking holds places from half an hour before its entry window
+/// until its visit ends, or its window closes. Parties behind the ticket cannot delay it, so
+/// they, and customers yet to come, are left out.
+struct Oracle {
+    let scenario: Scenario
+    let settings: StoreSettings
+    var model: VisitModel
+    let runs: Int
+
+    /// What is known of a live reservation besides its state on the board.
+    struct Known {
+        var declaredMinutes: Int
+        var issuedAt: Date
+        /// CLup's travel time for it (0: at hand).
+        var travel: TimeInterval
+        /// When CLup's own estimate tells the customer to leave, for one still at home.
+        var leaveBy: Date?
+    }
+
+    /// The median entry of ticket `target` and the range four runs in five fall in; nil if
+    /// it is not waiting in `live` or never reached its turn in any run.
+    func predict(_ target: ReservationID, live: [LiveReservation], known: [ReservationID: Known], now: Date,
+                 random: inout SeededRandom) -> (entry: Date, range: ClosedRange<Date>)?
+    {
+        guard let ticket = live.first(where: { $0.id == target && $0.state == .waiting }), runs > 0 else { return nil }
+        let pool = ticket.pool
+        let places = pool.places(settings)
+        let sharing = live.filter { $0.pool == pool }
+        guard let last = sharing.firstIndex(where: { $0.id == target }) else { return nil }
+        let ahead = sharing[...last].filter { $0.state == .waiting }
+        // Looked up once, not once a run.
+        let sharingKnown = sharing.map { known[$0.id] }
+        let aheadKnown = ahead.map { known[$0.id] }
+        var entries: [TimeInterval] = []
+        entries.reserveCapacity(runs)
+        for _ in 0..<runs {
+            if let entry = run(ticket: ticket, ahead: ahead, aheadKnown: aheadKnown, sharing: sharing,
+                               sharingKnown: sharingKnown, places: places, now: now, random: &random)
+            {
+                entries.append(entry.timeIntervalSince(now))
+            }
+        }
+        guard !entries.isEmpty else { return nil }
+        entries.sort()
+        func quantile(_ q: Double) -> Date {
+            now + entries[min(entries.count - 1, Int((Double(entries.count - 1) * q).rounded()))]
+        }
+        return (quantile(0.5), quantile(0.1)...quantile(0.9))
+    }
+
+    // MARK: One run
+
+    /// Places taken or given back at an instant.
+    private struct Moment: Comparable {
+        var at: Date
+        var people: Int
+
+        static func < (lhs: Self, rhs: Self) -> Bool { lhs.at < rhs.at }
+    }
+
+    /// Places taken from `from` until `until`.
+    private struct Hold {
+        var people: Int
+        var from: Date
+        var until: Date
+    }
+
+    private var grace: TimeInterval { Double(settings.callGraceMinutes) * 60 }
+
+    /// A visit's length, as the scenario draws one.
+    private func stay(declaredMinutes: Int, random: inout SeededRandom) -> TimeInterval {
+        let bias = exp(scenario.stay.customerBiasSigma * random.normal())
+        return max(60, Double(declaredMinutes) * 60 * scenario.stay.meanFactor * bias
+            * random.logNormalMeanOne(sigma: scenario.stay.sigma))
+    }
+
+    /// When a visit that began at `entered` frees its places: its end, or, if its customer
+    /// forgets to scan out, when CLup closes it.
+    private func exit(entered: Date, declaredMinutes: Int, atLeast: Date, random: inout SeededRandom) -> Date {
+        if random.chance(scenario.missedScanOutRate) {
+            let expected = model.stay(Double(declaredMinutes) * 60)
+            return max(atLeast, entered + VisitModel.ghostAfter(expected: expected))
+        }
+        // A visit already under way lasts longer than it has so far: drawn again until it does.
+        for _ in 0..<32 {
+            let end = entered + stay(declaredMinutes: declaredMinutes, random: &random)
+            if end > atLeast { return end }
+        }
+        return atLeast + 60
+    }
+
+    private func lateness(random: inout SeededRandom) -> TimeInterval {
+        random.chance(scenario.lateRate) ? random.uniform(scenario.lateMinutes) * 60 : 0
+    }
+
+    /// When a reservation that may be cancelled between `from` and `to` (uniformly, by the
+    /// scenario's share of customers who cancel) and has not been by `now` will be, if it is.
+    private func cancellation(from: Date, to: Date, now: Date, random: inout SeededRandom) -> Date? {
+        guard now < to, to > from, scenario.cancellationRate > 0 else { return nil }
+        let left = to.timeIntervalSince(max(from, now)) / to.timeIntervalSince(from)
+        let probability = scenario.cancellationRate * left / (1 - scenario.cancellationRate * (1 - left))
+        guard random.chance(probability) else { return nil }
+        return max(from, now) + random.uniform() * to.timeIntervalSince(max(from, now))
+    }
+
+    private func run(ticket: LiveReservation, ahead: [LiveReservation], aheadKnown: [Known?], sharing: [LiveReservation],
+                     sharingKnown: [Known?], places: Int, now: Date, random: inout SeededRandom) -> Date?
+    {
+        var holds: [Hold] = []
+        let before = Double(settings.entryBeforeMinutes) * 60
+        let after = Double(settings.entryAfterMinutes) * 60
+        for (reservation, facts) in zip(sharing, sharingKnown) {
+            let declared = facts?.declaredMinutes ?? Int(reservation.residence / 60)
+            switch reservation.state {
+            case .inside(let since):
+                holds.append(Hold(people: reservation.people, from: now,
+                                  until: exit(entered: since, declaredMinutes: declared, atLeast: now, random: &random)))
+            case .called(let at):
+                let travel = facts?.travel ?? 0
+                let arrival: Date
+                if travel > 0, let left = reservation.leftAt {
+                    arrival = left + travel * random.uniform(scenario.travel.factor) + lateness(random: &random)
+                } else {
+                    arrival = at + random.uniform(Scenario.Span(min: 30, max: 120)) + lateness(random: &random)
+                }
+                if random.chance(scenario.noShowRate) || arrival > at + grace {
+                    holds.append(Hold(people: reservation.people, from: now, until: max(now, at + grace)))
+                } else {
+                    let entered = max(now, arrival)
+                    holds.append(Hold(people: reservation.people, from: now,
+                                      until: exit(entered: entered, declaredMinutes: declared, atLeast: entered,
+                                                  random: &random)))
+                }
+            case .booked(let start):
+                guard start + after >= now else { continue }
+                // The scenario's bookings that are cancelled are, at some time before 15 minutes
+                // ahead of their slot: one cancelled before it holds its places holds none.
+                let from = max(now, start - before - StoreTraffic.bookingLookahead)
+                if let issued = facts?.issuedAt,
+                    let cancelled = cancellation(from: issued, to: start - 900, now: now, random: &random),
+                    cancelled <= from
+                {
+                    continue
+                }
+                if random.chance(scenario.noShowRate) {
+                    holds.append(Hold(people: reservation.people, from: from, until: start + after))
+                } else {
+                    let arrival = start + max(-before, random.normal() * 180) + lateness(random: &random)
+                    let entered = max(now, arrival, start - before)
+                    if entered > start + after {
+                        holds.append(Hold(people: reservation.people, from: from, until: start + after))
+                    } else {
+                        holds.append(Hold(people: reservation.people, from: from,
+                                          until: exit(entered: entered, declaredMinutes: declared, atLeast: entered,
+                                                      random: &random)))
+                    }
+                }
+            case .waiting:
+                break
+            }
+        }
+
+        // The queue ahead, each party's unknowns drawn now.
+        struct Party {
+            var live: LiveReservation
+            var declared: Int
+            var travel: TimeInterval
+            var leaves: Date?
+            var cancels: Date?
+            var noShow: Bool
+        }
+        let queue = zip(ahead, aheadKnown).map { reservation, facts -> Party in
+            let isTarget = reservation.id == ticket.id
+            return Party(
+                live: reservation, declared: facts?.declaredMinutes ?? Int(reservation.residence / 60),
+                travel: facts?.travel ?? 0, leaves: reservation.leftAt ?? facts?.leaveBy.map { max(now, $0) },
+                // The ticket measured is one that entered: it neither cancels nor fails to come.
+                // Line-ups that are cancelled are, 2 to 30 minutes after they were made.
+                cancels: isTarget || reservation.walkIn ? nil
+                    : facts.flatMap { cancellation(from: $0.issuedAt + 120, to: $0.issuedAt + 1800, now: now,
+                                                   random: &random) },
+                noShow: !isTarget && random.chance(scenario.noShowRate))
+        }
+
+        // Places held now, the holds still to begin (by start) and those under way (by end).
+        var held = 0
+        var starting = Heap<Moment>()
+        var ending = Heap<Moment>()
+        for hold in holds where hold.until > now {
+            if hold.from <= now { held += hold.people } else { starting.insert(Moment(at: hold.from, people: hold.people)) }
+            ending.insert(Moment(at: hold.until, people: hold.people))
+        }
+        var time = now
+        var head = 0
+        let horizon = now + 8 * 3600
+        while time < horizon {
+            while let first = starting.peek, first.at <= time {
+                _ = starting.pop()
+                held += first.people
+            }
+            while let first = ending.peek, first.at <= time {
+                _ = ending.pop()
+                held -= first.people
+            }
+            // A cancelled party leaves the queue; only the one at its head can hold others back.
+            while head < queue.count, let cancels = queue[head].cancels, cancels <= time { head += 1 }
+            var free = places - held
+            while head < queue.count, queue[head].live.people <= free, queue[head].cancels.map({ $0 > time }) ?? true {
+                let party = queue[head]
+                head += 1
+                free -= party.live.people
+                held += party.live.people
+                // Called now if at hand; one who travels leaves now if CLup has not told them to
+                // already, is called as they are about to arrive, and let in when they come.
+                let left = min(party.leaves ?? time, time)
+                let called = party.travel > 0 ? max(time, left + party.travel - Departure.callMargin) : time
+                func comes() -> Date {
+                    party.travel > 0
+                        ? max(called, left + party.travel * random.uniform(scenario.travel.factor) + lateness(random: &random))
+                        : time + random.uniform(Scenario.Span(min: 30, max: 120)) + lateness(random: &random)
+                }
+                var arrival = comes()
+                if party.live.id == ticket.id {
+                    // The ticket measured entered: it came within its grace period.
+                    for _ in 0..<16 where arrival > called + grace { arrival = comes() }
+                    return arrival
+                }
+                let until = party.noShow || arrival > called + grace
+                    ? called + grace
+                    : exit(entered: arrival, declaredMinutes: party.declared, atLeast: arrival, random: &random)
+                ending.insert(Moment(at: until, people: party.live.people))
+            }
+            // The next moment anything changes: a hold begins or ends, the party at the head
+            // cancels.
+            var next = min(horizon, starting.peek?.at ?? horizon, ending.peek?.at ?? horizon)
+            if head < queue.count, let cancels = queue[head].cancels, cancels > time { next = min(next, cancels) }
+            // CLup calls on its timer's turns.
+            time = next + Double(5 - Int(next.timeIntervalSince1970) % 5)
+        }
+        return nil
+    }
+}
