@@ -98,4 +98,37 @@ struct StoreStandingTests {
         let removed = kept.removeWaiting(-1, settings: settings, hours: hours)
         #expect(!removed)
     }
+
+    @Test("with priority tickets placed in the queue, removing any waiting ticket equals a recomputation",
+          arguments: 1...20)
+    func keptWithPriority(seed: UInt64) {
+        var random = Generator(state: seed &* 7919)
+        let lane = PriorityLane(every: Int.random(in: 1...4, using: &random), online: true)
+        let settings = StoreSettings(capacity: Int.random(in: 3...40, using: &random), walkInPercent: 20, priority: lane)
+        var live = live(&random, settings: settings, queue: Int.random(in: 5...40, using: &random))
+        // Priority tickets join as the lane places them, in either pool; the queue is then in
+        // the order it is called (`QueueKey`).
+        for _ in 0..<Int.random(in: 1...5, using: &random) {
+            let walkIn = Bool.random(using: &random)
+            let waiting = live.filter { $0.state == .waiting }.sorted { $0.queueKey < $1.queueKey }
+            let before = lane.place(in: waiting.filter { $0.walkIn == walkIn })
+            live.append(LiveReservation(
+                id: ReservationID((live.map(\.id.rawValue).max() ?? 0) + 1), state: .waiting, people: 1, residence: 1200,
+                walkIn: walkIn, priority: true, position: before))
+        }
+        live = live.filter { $0.state != .waiting } + live.filter { $0.state == .waiting }.sorted { $0.queueKey < $1.queueKey }
+        func fresh() -> StoreStanding {
+            StoreStanding(live: LiveTraffic(live: live, ratio: 1), settings: settings, hours: hours, now: now)
+        }
+        var kept = fresh()
+        for step in 0..<20 {
+            let waiting = live.filter { $0.state == .waiting }
+            guard let leaving = waiting.randomElement(using: &random) else { break }
+            #expect(kept.standing(of: leaving.id) != nil, "seed \(seed) step \(step)")
+            live.removeAll { $0.id == leaving.id }
+            let removed = kept.removeWaiting(leaving.id, settings: settings, hours: hours)
+            #expect(removed, "seed \(seed) step \(step)")
+            #expect(kept == fresh(), "seed \(seed) step \(step)")
+        }
+    }
 }
