@@ -53,6 +53,19 @@ enum Formatting {
         }
     }
 
+    /// "at 10:40", "tomorrow at 00:30" or "Fri at 09:00": when something happens, as a sentence
+    /// says it ("Your visit … tomorrow at 00:30", never "at tomorrow 00:30").
+    static func at(_ date: Date, now: Date, timeZone: TimeZone) -> String {
+        let offsets = ZoneOffsets.table(for: timeZone, around: now)
+        let (day, second) = offsets.localDay(date)
+        let time = NumberText.clock(hours: second / 3600, minutes: second % 3600 / 60)
+        switch day - offsets.localDay(now).day {
+        case 0: return tr("when.at", ["time": time])
+        case 1: return tr("when.tomorrowAt", ["time": time])
+        default: return tr("when.dayAt", ["day": weekdayShort(ZoneOffsets.isoWeekday(day: day)), "time": time])
+        }
+    }
+
     /// "08:00–13:00, 15:00–20:00" or "Closed".
     static func intervals(_ intervals: [OpeningInterval]) -> String {
         guard !intervals.isEmpty else { return tr("hours.closed") }

@@ -386,6 +386,20 @@ struct NoticesTests {
         try database.dispatchNotices(now: clock.now, render: writer.render)
         #expect(try mail(to: "ada@example.org").count == 1)
     }
+
+    @Test("a reminder says when in a sentence: \"tomorrow at 00:30\", never \"at tomorrow 00:30\"")
+    func whenInWords() {
+        let now = Fixture.date(2026, 11, 18, 22, 30)
+        let zone = TimeZone(identifier: "Europe/Rome")!
+        Language.$current.withValue(.en) {
+            #expect(Formatting.at(now + 3600, now: now, timeZone: zone) == "at 23:30")
+            #expect(Formatting.at(now + 7200, now: now, timeZone: zone) == "tomorrow at 00:30")
+            #expect(Formatting.at(now + 3 * 86400, now: now, timeZone: zone) == "Sat at 22:30")
+        }
+        Language.$current.withValue(.it) {
+            #expect(Formatting.at(now + 7200, now: now, timeZone: zone) == "domani alle 00:30")
+        }
+    }
 }
 
 extension ReservationOutcome {

@@ -117,7 +117,7 @@ struct NotificationsEndToEndTests {
 
         // Two hours before the slot: the reminders.
         try stack.advanceClock(by: Double(slot) - BookingReminder.lead - stack.now.timeIntervalSince1970 + 2)
-        let reminderSubject = "Your visit to Sempre Aperto at \(Self.reminderClock(slot)): please confirm"
+        let reminderSubject = "Your visit to Sempre Aperto \(Self.reminderWhen(slot)): please confirm"
         let reminder = try smtp.message(to: "bob@example.org", subject: reminderSubject)
         _ = try smtp.message(to: "carol@example.org", subject: reminderSubject)
         #expect(reminder.contains("If you do not confirm by"))
@@ -155,9 +155,9 @@ struct NotificationsEndToEndTests {
         #expect(subjects.sorted() == [
             "ada@example.org · It is your turn at Sempre Aperto",
             "ada@example.org · Time to leave for Sempre Aperto",
-            "bob@example.org · Your visit to Sempre Aperto at \(Self.reminderClock(slot)): please confirm",
+            "bob@example.org · Your visit to Sempre Aperto \(Self.reminderWhen(slot)): please confirm",
             "carol@example.org · Your booking at Sempre Aperto was cancelled",
-            "carol@example.org · Your visit to Sempre Aperto at \(Self.reminderClock(slot)): please confirm",
+            "carol@example.org · Your visit to Sempre Aperto \(Self.reminderWhen(slot)): please confirm",
             "dave@example.org · It is your turn at Sempre Aperto",
         ])
         #expect(try push.all().filter { $0.endpoint == "ok" }.map(\.title).sorted()
@@ -169,11 +169,11 @@ struct NotificationsEndToEndTests {
         String(format: "%02d:%02d", seconds % 86400 / 3600, seconds % 3600 / 60)
     }
 
-    /// The slot's time as its reminder, written two hours before, says it: "tomorrow 00:30"
-    /// when the slot is past midnight.
-    static func reminderClock(_ slot: Int) -> String {
+    /// The slot's time as its reminder, written two hours before, says it: "at 10:30", or
+    /// "tomorrow at 00:30" when the slot is past midnight.
+    static func reminderWhen(_ slot: Int) -> String {
         let written = slot - Int(BookingReminder.lead)
-        return (slot / 86400 > written / 86400 ? "tomorrow " : "") + clock(slot)
+        return (slot / 86400 > written / 86400 ? "tomorrow at " : "at ") + clock(slot)
     }
 
     /// The outbox figure in docs/reliability.md: printed by this test.

@@ -128,13 +128,14 @@ public struct NoticeWriter: Sendable {
             let token = replies.token(for: reservation.id.rawValue)
             let reply = baseURL + Paths.bookingReply(query: "t=\(token)&answer=")
             let answerBy = (reservation.remindedAt ?? now) + BookingReminder.replyWindow
+            let when = Formatting.at(slot, now: now, timeZone: store.zone)
             text = (
-                tr("notice.reminder.subject", ["store": store.name, "time": time(slot)]),
-                tr("notice.reminder.body", ["store": store.name, "address": store.address, "time": time(slot),
+                tr("notice.reminder.subject", ["store": store.name, "when": when]),
+                tr("notice.reminder.body", ["store": store.name, "address": store.address, "when": when,
                                             "from": time(window.lowerBound), "to": time(window.upperBound),
                                             "confirm": reply + "confirm", "cancel": reply + "cancel",
                                             "answerBy": time(answerBy)]),
-                tr("notice.reminder.title", ["time": time(slot)]),
+                tr("notice.reminder.title", ["when": when]),
                 tr("notice.reminder.push", ["store": store.name, "answerBy": time(answerBy)]))
             url = reply + "confirm"
             lifetime = BookingReminder.replyWindow
