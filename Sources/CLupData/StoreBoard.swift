@@ -413,10 +413,14 @@ extension StoreBoard.Entry {
     /// Where active reservation `id` is: found by binary search, since an ordinary ticket's
     /// key is its id; a priority ticket, placed elsewhere, by looking through them.
     private func activeIndex(of id: ReservationID) -> Int? {
+        ordinaryIndex(of: id) ?? active.firstIndex { $0.id == id && $0.priority }
+    }
+
+    /// Where active reservation `id` is if it is in its place by id (not a priority ticket).
+    private func ordinaryIndex(of id: ReservationID) -> Int? {
         let key = QueueKey(id)
         let index = active.partitioningIndex { $0.queueKey >= key }
-        if index < activeCount, reservations[index].id == id { return index }
-        return active.firstIndex { $0.id == id && $0.priority }
+        return index < activeCount && reservations[index].id == id ? index : nil
     }
 
     /// The kept standing if the store has not changed since it was computed, and it is not
@@ -432,15 +436,24 @@ extension StoreBoard.Entry {
         reservations.contains { $0.id == id }
     }
 
+    /// Takes reservation `id` off the board: an ordinary ticket found by its id, then among the
+    /// bookings, and only then among priority tickets, so a booking ending costs no look
+    /// through the whole queue.
     mutating func remove(_ id: ReservationID) {
-        if let index = activeIndex(of: id) {
-            reservations.remove(at: index)
-            activeCount -= 1
-            version += 1
+        if let index = ordinaryIndex(of: id) {
+            removeActive(at: index)
         } else if let index = booked.firstIndex(where: { $0.id == id }) {
             reservations.remove(at: index)
             version += 1
+        } else if let index = active.firstIndex(where: { $0.id == id && $0.priority }) {
+            removeActive(at: index)
         }
+    }
+
+    private mutating func removeActive(at index: Int) {
+        reservations.remove(at: index)
+        activeCount -= 1
+        version += 1
     }
 }
 
@@ -636,13 +649,6 @@ extension RandomAccessCollection where Index == Int {
             if belongsInSecondPartition(self[middle]) { high = middle } else { low = middle + 1 }
         }
         return low
-    }
-}
-
-extension LiveReservation {
-    /// A booking not yet used: kept with the bookings, by slot, rather than in the queue.
-    var isBooked: Bool {
-        if case .booked = state { true } else { false }
     }
 }
 

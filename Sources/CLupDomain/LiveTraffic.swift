@@ -70,14 +70,10 @@ extension LiveTraffic {
                                     priority: true, position: before)
         var joined = live
         let key = party.queueKey
-        joined.insert(party, at: joined.firstIndex { Self.isBooking($0) || $0.queueKey > key } ?? joined.count)
+        joined.insert(party, at: joined.firstIndex { $0.isBooked || $0.queueKey > key } ?? joined.count)
         let standing = StoreStanding(live: LiveTraffic(live: joined, model: model), settings: settings, hours: hours, now: now)
         let wait = standing.standing(of: party.id)?.entry.map { max(0, $0.timeIntervalSince(now)) }
         return (LineUpPolicy.decide(wait: wait, residence: residence, openState: hours.state(at: now), now: now), before)
-    }
-
-    private static func isBooking(_ reservation: LiveReservation) -> Bool {
-        if case .booked = reservation.state { true } else { false }
     }
 }
 

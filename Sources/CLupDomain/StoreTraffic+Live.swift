@@ -53,6 +53,11 @@ public struct LiveReservation: Sendable, Hashable {
     /// Where the ticket stands in its queue.
     public var queueKey: QueueKey { QueueKey(position: position, priority: priority, id: id) }
 
+    /// A booking not yet used: kept with the bookings, by slot, rather than in the queue.
+    public var isBooked: Bool {
+        if case .booked = state { true } else { false }
+    }
+
     public var pool: Pool { walkIn ? .walkIn : .online }
 
     /// The earliest time the customer can be at the door, as seen at `now`: a travel time after

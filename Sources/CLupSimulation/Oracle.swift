@@ -22,7 +22,7 @@ import Foundation
 struct Oracle {
     let scenario: Scenario
     let settings: StoreSettings
-    var model: VisitModel
+    let model: VisitModel
     let runs: Int
 
     /// What is known of a live reservation besides its state on the board.
@@ -76,13 +76,6 @@ struct Oracle {
         static func < (lhs: Self, rhs: Self) -> Bool { lhs.at < rhs.at }
     }
 
-    /// Places taken from `from` until `until`.
-    private struct Hold {
-        var people: Int
-        var from: Date
-        var until: Date
-    }
-
     private var grace: TimeInterval { Double(settings.callGraceMinutes) * 60 }
 
     /// A visit's length, as the scenario draws one.
@@ -124,15 +117,23 @@ struct Oracle {
     private func run(ticket: LiveReservation, ahead: [LiveReservation], aheadKnown: [Known?], sharing: [LiveReservation],
                      sharingKnown: [Known?], places: Int, now: Date, random: inout SeededRandom) -> Date?
     {
-        var holds: [Hold] = []
+        // Places held now, the holds still to begin (by start) and those under way (by end).
+        var held = 0
+        var starting = Heap<Moment>()
+        var ending = Heap<Moment>()
+        func hold(_ people: Int, from: Date, until: Date) {
+            guard until > now else { return }
+            if from <= now { held += people } else { starting.insert(Moment(at: from, people: people)) }
+            ending.insert(Moment(at: until, people: people))
+        }
         let before = Double(settings.entryBeforeMinutes) * 60
         let after = Double(settings.entryAfterMinutes) * 60
         for (reservation, facts) in zip(sharing, sharingKnown) {
             let declared = facts?.declaredMinutes ?? Int(reservation.residence / 60)
             switch reservation.state {
             case .inside(let since):
-                holds.append(Hold(people: reservation.people, from: now,
-                                  until: exit(entered: since, declaredMinutes: declared, atLeast: now, random: &random)))
+                hold(reservation.people, from: now,
+                     until: exit(entered: since, declaredMinutes: declared, atLeast: now, random: &random))
             case .called(let at):
                 let travel = facts?.travel ?? 0
                 let arrival: Date
@@ -142,12 +143,11 @@ struct Oracle {
                     arrival = at + random.uniform(Scenario.Span(min: 30, max: 120)) + lateness(random: &random)
                 }
                 if random.chance(scenario.noShowRate) || arrival > at + grace {
-                    holds.append(Hold(people: reservation.people, from: now, until: max(now, at + grace)))
+                    hold(reservation.people, from: now, until: max(now, at + grace))
                 } else {
                     let entered = max(now, arrival)
-                    holds.append(Hold(people: reservation.people, from: now,
-                                      until: exit(entered: entered, declaredMinutes: declared, atLeast: entered,
-                                                  random: &random)))
+                    hold(reservation.people, from: now,
+                         until: exit(entered: entered, declaredMinutes: declared, atLeast: entered, random: &random))
                 }
             case .booked(let start):
                 guard start + after >= now else { continue }
@@ -161,16 +161,15 @@ struct Oracle {
                     continue
                 }
                 if random.chance(scenario.noShowRate) {
-                    holds.append(Hold(people: reservation.people, from: from, until: start + after))
+                    hold(reservation.people, from: from, until: start + after)
                 } else {
                     let arrival = start + max(-before, random.normal() * 180) + lateness(random: &random)
                     let entered = max(now, arrival, start - before)
                     if entered > start + after {
-                        holds.append(Hold(people: reservation.people, from: from, until: start + after))
+                        hold(reservation.people, from: from, until: start + after)
                     } else {
-                        holds.append(Hold(people: reservation.people, from: from,
-                                          until: exit(entered: entered, declaredMinutes: declared, atLeast: entered,
-                                                      random: &random)))
+                        hold(reservation.people, from: from,
+                             until: exit(entered: entered, declaredMinutes: declared, atLeast: entered, random: &random))
                     }
                 }
             case .waiting:
@@ -200,14 +199,6 @@ struct Oracle {
                 noShow: !isTarget && random.chance(scenario.noShowRate))
         }
 
-        // Places held now, the holds still to begin (by start) and those under way (by end).
-        var held = 0
-        var starting = Heap<Moment>()
-        var ending = Heap<Moment>()
-        for hold in holds where hold.until > now {
-            if hold.from <= now { held += hold.people } else { starting.insert(Moment(at: hold.from, people: hold.people)) }
-            ending.insert(Moment(at: hold.until, people: hold.people))
-        }
         var time = now
         var head = 0
         let horizon = now + 8 * 3600

@@ -33,9 +33,8 @@ final class SimulatedDays {
     private var pending: Set<Int> = []
     /// Came, and waiting to be let in.
     private var atDoor: Set<Int> = []
-    /// The oracle, if asked for, with its own random stream: CLup's days play out the same
-    /// with or without it. And what it is told of each reservation beside the board.
-    private var oracle: Oracle?
+    /// The oracle's random stream, its own: CLup's days play out the same with or without it.
+    /// And what it is told of each reservation beside the board.
     private var oracleRandom: SeededRandom
     private var known: [ReservationID: Oracle.Known] = [:]
     /// The board's version at the last tick that looked at it.
@@ -62,8 +61,6 @@ final class SimulatedDays {
         self.calendar = calendar
         regulars = RegularCustomers(count: scenario.regulars ?? 0, seed: scenario.seed,
                                     sigma: scenario.stay.customerBiasSigma)
-        oracle = simulator.oracleRuns > 0
-            ? Oracle(scenario: scenario, settings: settings, model: .standard, runs: simulator.oracleRuns) : nil
         oracleRandom = SeededRandom(seed: scenario.seed ^ 0x0_0AC1_E5EE_D000)
     }
 
@@ -286,7 +283,7 @@ final class SimulatedDays {
         let naive = now + max(customers[index].travel,
                               Double(queued.peopleAhead) * scenario.meanDeclared / max(1, places))
         var sample = Simulator.Sample(at: now, clup: entry, range: queued.range, naive: naive)
-        if oracle != nil, let live = database.board.entry(store.id)?.live {
+        if simulator.oracleRuns > 0, let live = database.board.entry(store.id)?.live {
             // Those still at home leave when CLup's estimate tells them to.
             for reservation in live.live where reservation.state == .waiting && reservation.travel > 0
                 && reservation.leftAt == nil
@@ -294,8 +291,8 @@ final class SimulatedDays {
                 known[reservation.id]?.leaveBy = standing.standing(of: reservation.id)?.entry
                     .map { Departure.leaveBy(entry: $0, travel: reservation.travel) }
             }
-            oracle!.model = live.model
-            if let predicted = oracle!.predict(id, live: live.live, known: known, now: now, random: &oracleRandom) {
+            let oracle = Oracle(scenario: scenario, settings: settings, model: live.model, runs: simulator.oracleRuns)
+            if let predicted = oracle.predict(id, live: live.live, known: known, now: now, random: &oracleRandom) {
                 (sample.oracle, sample.oracleRange) = (predicted.entry, predicted.range)
             }
         }

@@ -43,23 +43,27 @@ enum Formatting {
     /// "21:00", "tomorrow 08:00", or "Tue 08:00" when further: `date` as read on the store's
     /// clock, relative to `now`.
     static func clock(_ date: Date, now: Date, timeZone: TimeZone) -> String {
-        let offsets = ZoneOffsets.table(for: timeZone, around: now)
-        let (day, second) = offsets.localDay(date)
-        let time = NumberText.clock(hours: second / 3600, minutes: second % 3600 / 60)
-        switch day - offsets.localDay(now).day {
+        let (time, day, later) = local(date, now: now, timeZone: timeZone)
+        switch later {
         case 0: return time
         case 1: return tr("day.tomorrowAt", ["time": time])
         default: return weekdayShort(ZoneOffsets.isoWeekday(day: day)) + " " + time
         }
     }
 
+    /// `date` on the store's clock ("08:30"), its store-local day, and how many days after
+    /// `now`'s that is.
+    private static func local(_ date: Date, now: Date, timeZone: TimeZone) -> (time: String, day: Int, later: Int) {
+        let offsets = ZoneOffsets.table(for: timeZone, around: now)
+        let (day, second) = offsets.localDay(date)
+        return (NumberText.clock(hours: second / 3600, minutes: second % 3600 / 60), day, day - offsets.localDay(now).day)
+    }
+
     /// "at 10:40", "tomorrow at 00:30" or "Fri at 09:00": when something happens, as a sentence
     /// says it ("Your visit … tomorrow at 00:30", never "at tomorrow 00:30").
     static func at(_ date: Date, now: Date, timeZone: TimeZone) -> String {
-        let offsets = ZoneOffsets.table(for: timeZone, around: now)
-        let (day, second) = offsets.localDay(date)
-        let time = NumberText.clock(hours: second / 3600, minutes: second % 3600 / 60)
-        switch day - offsets.localDay(now).day {
+        let (time, day, later) = local(date, now: now, timeZone: timeZone)
+        switch later {
         case 0: return tr("when.at", ["time": time])
         case 1: return tr("when.tomorrowAt", ["time": time])
         default: return tr("when.dayAt", ["day": weekdayShort(ZoneOffsets.isoWeekday(day: day)), "time": time])

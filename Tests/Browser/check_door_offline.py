@@ -33,7 +33,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from check_pages import PASSWORD, Stack, keyboard_reservation, sign_in, wait_for  # noqa: E402
+from check_pages import PASSWORD, Stack, keyboard_reservation, open_around_now, sign_in, wait_for  # noqa: E402
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
@@ -233,10 +233,7 @@ def main():
         forged = a["code"][:40] + ("A" if a["code"][40] != "A" else "B") + a["code"][41:]
 
         # A customer lines up at store 1 (open around now) and keeps their ticket's page open.
-        rome = datetime.datetime.now(zoneinfo.ZoneInfo("Europe/Rome"))
-        opens = max(rome.replace(hour=0, minute=0), rome - datetime.timedelta(hours=1))
-        closes = rome + datetime.timedelta(hours=6)  # past midnight if need be: a line-up is never refused for closing
-        stack.clup("admin", "set-hours", "--store", "1", f"--{WEEKDAYS[opens.weekday()]}", f"{opens:%H:%M}-{closes:%H:%M}")
+        open_around_now(stack, "1")
         stack.clup("admin", "create-user", "--email", "ada@example.org", "--name", "Ada", "--role", "customer",
                    "--password-stdin", stdin=PASSWORD + "\n")
         shopper = browser()

@@ -34,10 +34,7 @@ struct PriorityTicketsTests {
 
     /// The edit form's fields as they stand, with `changes`.
     func fields(_ changes: [String: String]) throws -> [(String, String)] {
-        let current = try require(try database.store(id: storeId))
-        var values = Dictionary(uniqueKeysWithValues: StoreEdit(current).fields)
-        values.merge(changes) { $1 }
-        return ManageArea.editFields.map { ($0.name, values[$0.name] ?? "") }
+        Fixture.editForm(try require(try database.store(id: storeId)), changes)
     }
 
     /// A walk-in ticket from the public dispenser.

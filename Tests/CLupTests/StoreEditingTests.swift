@@ -27,9 +27,7 @@ struct StoreEditingTests {
     }
 
     func fields(_ changes: [String: String] = [:]) -> [(String, String)] {
-        var values = Dictionary(uniqueKeysWithValues: StoreEdit(store).fields)
-        values.merge(changes) { $1 }
-        return ManageArea.editFields.map { ($0.name, values[$0.name] ?? "") }
+        Fixture.editForm(store, changes)
     }
 
     func boss() throws -> Browser {

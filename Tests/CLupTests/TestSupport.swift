@@ -88,6 +88,14 @@ enum Fixture {
         return (clock, database, try app(clock: { clock.now }, database: database))
     }
 
+    /// The store edit form's fields as `store` stands, with `changes`: what a manager who
+    /// opened the form and changed those sends.
+    static func editForm(_ store: Store, _ changes: [String: String] = [:]) -> [(String, String)] {
+        var values = Dictionary(uniqueKeysWithValues: StoreEdit(store).fields)
+        values.merge(changes) { $1 }
+        return ManageArea.editFields.map { ($0.name, values[$0.name] ?? "") }
+    }
+
     /// `email` as a manager of store `storeId` (created with the test password).
     static func manager(_ email: String, of storeId: StoreID, in database: AppDatabase, now: Date) throws {
         _ = try database.createUser(email: email, displayName: "Boss", passwordHash: passwordHash, role: .manager, now: now,

@@ -100,19 +100,35 @@ struct EntranceDesk: Sendable {
             ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
     }
 
-    /// Issues a walk-in ticket, validating the choices as the kiosk's form or the API sent them.
-    func issueTicket(people: Int?, minutes: Int?, requestKey: String?, kiosk: Kiosk, now: Date) throws
-        -> Result<Reservation, EntranceError>
-    {
+    /// A walk-in party as a form or the API sent it, checked: one or two people, a visit length
+    /// CLup offers.
+    static func party(people: Int?, minutes: Int?) -> Result<(people: Int, minutes: Int), EntranceError> {
         guard let people, people == 1 || people == 2 else {
             return .failure(EntranceError(400, "invalidPeople", tr("desk.people")))
         }
         guard let minutes, ResidenceTime.isValid(minutes) else {
             return .failure(EntranceError(400, "invalidResidence", tr("desk.residence")))
         }
-        let key = requestKey.flatMap { Secrets.isWellFormed($0, minimumLength: 16) ? $0 : nil }
-        switch try database.issueWalkInTicket(storeId: kiosk.storeId, people: people, residenceMinutes: minutes,
-                                               requestKey: key, now: now)
+        return .success((people, minutes))
+    }
+
+    /// A form's one-time key if it is well formed; a ticket asked for without one is issued
+    /// each time.
+    static func requestKey(_ sent: String?) -> String? {
+        sent.flatMap { Secrets.isWellFormed($0, minimumLength: 16) ? $0 : nil }
+    }
+
+    /// Issues a walk-in ticket, validating the choices as the kiosk's form or the API sent them.
+    func issueTicket(people: Int?, minutes: Int?, requestKey: String?, kiosk: Kiosk, now: Date) throws
+        -> Result<Reservation, EntranceError>
+    {
+        let party: (people: Int, minutes: Int)
+        switch Self.party(people: people, minutes: minutes) {
+        case .success(let checked): party = checked
+        case .failure(let problem): return .failure(problem)
+        }
+        switch try database.issueWalkInTicket(storeId: kiosk.storeId, people: party.people, residenceMinutes: party.minutes,
+                                               requestKey: Self.requestKey(requestKey), now: now)
         {
         case .issued(let ticket), .alreadyIssued(let ticket):
             return .success(ticket)
@@ -176,15 +192,12 @@ struct EntranceDesk: Sendable {
                              now: Date) throws -> (Reservation, made: Bool)
     {
         guard let id else { throw EntranceError(409, "notInBlock", tr("api.notInBlock")) }
-        guard let people, people == 1 || people == 2 else { throw EntranceError(400, "invalidPeople", tr("desk.people")) }
-        guard let minutes, ResidenceTime.isValid(minutes) else {
-            throw EntranceError(400, "invalidResidence", tr("desk.residence"))
-        }
+        let party = try Self.party(people: people, minutes: minutes).get()
         guard let issuedAt = issuedAt.flatMap(Self.instant), issuedAt <= now + Self.clockSkew else {
             throw EntranceError(400, "invalidIssuedAt", tr("api.issuedAt"))
         }
         guard issuedAt >= now - Self.oldestScan else { throw EntranceError(409, "ticketTooOld", tr("api.ticketTooOld")) }
-        switch try database.reportOfflineTicket(id, kiosk: kiosk, people: people, residenceMinutes: minutes,
+        switch try database.reportOfflineTicket(id, kiosk: kiosk, people: party.people, residenceMinutes: party.minutes,
                                                 issuedAt: issuedAt, now: now)
         {
         case .recorded(let ticket): return (ticket, true)

@@ -160,19 +160,18 @@ struct DoorConsole {
             form.priorityError = error
             return try page(context, at: place, form, status: status)
         }
-        guard let people = values["people"].flatMap({ Int($0) }), people == 1 || people == 2 else {
-            return try again(tr("desk.people"))
-        }
-        guard let minutes = values["minutes"].flatMap({ Int($0) }), ResidenceTime.isValid(minutes) else {
-            return try again(tr("desk.residence"))
+        let party: (people: Int, minutes: Int)
+        switch EntranceDesk.party(people: values["people"].flatMap { Int($0) }, minutes: values["minutes"].flatMap { Int($0) }) {
+        case .success(let checked): party = checked
+        case .failure(let problem): return try again(problem.message)
         }
         let now = context.now
         guard let staff = try staff(at: place, now: now) else {
             return try again(tr("door.kioskLimit", ["n": String(Self.kioskLimit)]), status: 429)
         }
-        let key = values["requestKey"].flatMap { Secrets.isWellFormed($0, minimumLength: 16) ? $0 : nil }
-        switch try database.issueWalkInTicket(storeId: place.storeId, people: people, residenceMinutes: minutes,
-                                               requestKey: key, priority: staff, now: now)
+        switch try database.issueWalkInTicket(storeId: place.storeId, people: party.people, residenceMinutes: party.minutes,
+                                               requestKey: EntranceDesk.requestKey(values["requestKey"]), priority: staff,
+                                               now: now)
         {
         case .issued(let ticket), .alreadyIssued(let ticket):
             return .redirect(to: place.issued(ticket.id))
