@@ -28,7 +28,10 @@ struct NotificationsEndToEndTests {
         let push = try PushService(directory: directory)
         let stack = try Stack(serveArguments: ["--smtp-url", smtp.url, "--mail-interval", "0.2", "--queue-interval", "0.5",
                                                "--allow-loopback-push"])
-        let storeId = try ReservationEndToEndTests.roundTheClockStore(stack)
+        // The store's day starts near 09:00 its time, whatever the hour: the test moves its clock
+        // three and a half hours on, and a queue's day ends at the store's midnight.
+        let hoursEast = Self.hoursEast(toMakeIt: 9, at: stack.now)
+        let storeId = try ReservationEndToEndTests.roundTheClockStore(stack, hoursEast: hoursEast)
         let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
         let hash = PasswordHasher().hash("correct horse battery")
         for name in ["ada", "bob", "carol", "dave"] {
@@ -117,7 +120,7 @@ struct NotificationsEndToEndTests {
 
         // Two hours before the slot: the reminders.
         try stack.advanceClock(by: Double(slot) - BookingReminder.lead - stack.now.timeIntervalSince1970 + 2)
-        let reminderSubject = "Your visit to Sempre Aperto \(Self.reminderWhen(slot)): please confirm"
+        let reminderSubject = "Your visit to Sempre Aperto \(Self.reminderWhen(slot, hoursEast: hoursEast)): please confirm"
         let reminder = try smtp.message(to: "bob@example.org", subject: reminderSubject)
         _ = try smtp.message(to: "carol@example.org", subject: reminderSubject)
         #expect(reminder.contains("If you do not confirm by"))
@@ -155,25 +158,35 @@ struct NotificationsEndToEndTests {
         #expect(subjects.sorted() == [
             "ada@example.org · It is your turn at Sempre Aperto",
             "ada@example.org · Time to leave for Sempre Aperto",
-            "bob@example.org · Your visit to Sempre Aperto \(Self.reminderWhen(slot)): please confirm",
+            "bob@example.org · Your visit to Sempre Aperto \(Self.reminderWhen(slot, hoursEast: hoursEast)): please confirm",
             "carol@example.org · Your booking at Sempre Aperto was cancelled",
-            "carol@example.org · Your visit to Sempre Aperto \(Self.reminderWhen(slot)): please confirm",
+            "carol@example.org · Your visit to Sempre Aperto \(Self.reminderWhen(slot, hoursEast: hoursEast)): please confirm",
             "dave@example.org · It is your turn at Sempre Aperto",
         ])
         #expect(try push.all().filter { $0.endpoint == "ok" }.map(\.title).sorted()
             == ["It is your turn at Sempre Aperto", "Leave now for Sempre Aperto"])
     }
 
-    /// "12:45" in UTC, the test store's zone.
-    static func clock(_ seconds: Int) -> String {
-        String(format: "%02d:%02d", seconds % 86400 / 3600, seconds % 3600 / 60)
+    /// "12:45" in the test store's zone, `hoursEast` of UTC.
+    static func clock(_ seconds: Int, hoursEast: Int = 0) -> String {
+        let local = seconds + hoursEast * 3600
+        return String(format: "%02d:%02d", local % 86400 / 3600, local % 3600 / 60)
     }
 
     /// The slot's time as its reminder, written two hours before, says it: "at 10:30", or
-    /// "tomorrow at 00:30" when the slot is past midnight.
-    static func reminderWhen(_ slot: Int) -> String {
+    /// "tomorrow at 00:30" when the slot is past the store's midnight.
+    static func reminderWhen(_ slot: Int, hoursEast: Int = 0) -> String {
+        let day = { (seconds: Int) in (seconds + hoursEast * 3600) / 86400 }
         let written = slot - Int(BookingReminder.lead)
-        return (slot / 86400 > written / 86400 ? "tomorrow at " : "at ") + clock(slot)
+        return (day(slot) > day(written) ? "tomorrow at " : "at ") + clock(slot, hoursEast: hoursEast)
+    }
+
+    /// The whole hours east of UTC (−12 to +14, as the Etc/GMT zones go) at which `now` is
+    /// `localHour` o'clock.
+    static func hoursEast(toMakeIt localHour: Int, at now: Date) -> Int {
+        let utcHour = Int(now.timeIntervalSince1970) % 86400 / 3600
+        let east = ((localHour - utcHour) % 24 + 24) % 24
+        return east > 14 ? east - 24 : east
     }
 
     /// The outbox figure in docs/reliability.md: printed by this test.

@@ -8,13 +8,14 @@ import Testing
 /// Lining up and booking through real nginx and the real worker, on the real clock.
 @Suite("Reservations end to end", .serialized)
 struct ReservationEndToEndTests {
-    /// A store open round the clock in UTC, so any instant of the test has slots around it:
-    /// 15-minute slots for 10 people each.
-    static func roundTheClockStore(_ stack: Stack) throws -> StoreID {
+    /// A store open round the clock, so any instant of the test has slots around it: 15-minute
+    /// slots for 10 people each. Its zone is UTC, or `hoursEast` of it.
+    static func roundTheClockStore(_ stack: Stack, hoursEast: Int = 0) throws -> StoreID {
+        let zone = hoursEast == 0 ? "UTC" : "Etc/GMT" + (hoursEast > 0 ? "-" : "+") + String(abs(hoursEast))
         let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
         let store = try database.createStore(
             NewStore(name: "Sempre Aperto", address: "Via Veloce 1, Milano", phone: "+39 02 0",
-                  position: GeoPoint(latitude: 45.466, longitude: 9.19), capacity: 60, timeZone: "UTC",
+                  position: GeoPoint(latitude: 45.466, longitude: 9.19), capacity: 60, timeZone: zone,
                   settings: StoreSettings(capacity: 60, walkInPercent: 20, slotMinutes: 15, slotCapacity: 10)),
             hours: (1...7).map { OpeningInterval(weekday: $0, opens: 0, closes: 1440) }, departments: [])
         try stack.waitForStore(store.id)
