@@ -41,6 +41,8 @@ import sys
 import tempfile
 import time
 
+import profile as profiler
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SECRET = "benchmark secret, long enough to key an HMAC"
@@ -617,6 +619,11 @@ def main():
     parser.add_argument("--configuration", default="release")
     parser.add_argument("--cluster-url", help="a PostgreSQL cluster to measure too (scripts/cluster's URL)")
     parser.add_argument("--pg-bin", help="PostgreSQL's programs (psql, pgbench), with --cluster-url")
+    parser.add_argument("--profile", action="store_true",
+                        help="after the read and write measures, run each load again under `perf record` on the "
+                             "worker and write flame graphs and top costs to RESULTS/profile (bench/profile.py)")
+    parser.add_argument("--paths-only", action="store_true",
+                        help="stop after the read, guest and write paths (to iterate on them)")
     args = parser.parse_args()
     p = SMOKE if args.smoke else FULL
     threads = 2 * (os.cpu_count() or 1)
@@ -655,6 +662,20 @@ def main():
         db.execute("COMMIT")
         as_manager = ("Cookie: clup_session=%s" % boss[1],)
         write_requests(os.path.join(work, "writes.tsv"), writers, write_store_ids, now)
+        if args.profile:
+            write_requests(os.path.join(work, "writes-profiled.tsv"), add_customers(db, p["writers"], now, "x"),
+                           write_store_ids, now)
+        profiles = []
+
+        def profiled(name, run):
+            """Runs the load `run` again with the worker under `perf record`."""
+            os.makedirs(os.path.join(args.results, "profile"), exist_ok=True)
+            data = os.path.join(args.results, "profile", name + ".perf")
+            recording = profiler.record(clup.responder.pid, max(1, p["read_seconds"] - 1), data)
+            time.sleep(0.5)
+            run()
+            recording.wait()
+            profiles.append(profiler.report(data, name, os.path.join(args.results, "profile")))
         if args.cluster_url:
             # The cluster's workers start from the same data, with customers of their own for
             # the write path (one reservation each, as here).
@@ -701,6 +722,8 @@ def main():
         read_clup = measured(clup.responders, lambda r: r["requests"],
                              lambda: wrk(clup.url + home, p["read_seconds"], 64, headers=signed_in))
         read_ceiling = wrk(ceiling.url + home, p["read_seconds"], 64, headers=signed_in)
+        if args.profile:
+            profiled("read", lambda: wrk(clup.url + home, p["read_seconds"], 64, headers=signed_in))
 
         print("==> guest path", flush=True)
         guest_clup = wrk(clup.url + home, p["read_seconds"], 64)
@@ -716,10 +739,20 @@ def main():
         elapsed = time.perf_counter() - started
         made = db.execute("SELECT COUNT(*) FROM reservation").fetchone()[0] - before
         assert writes["sent"] <= len(writers), "more requests than customers: lengthen the writer list"
+        if args.profile:
+            profiled("write", lambda: wrk(clup.url + "/", p["write_seconds"], 16,
+                                          script=os.path.join(HERE, "requests.lua"),
+                                          script_args=(os.path.join(work, "writes-profiled.tsv"), 2, 303)))
         # The write stores' new reservations are ended, so the next measures see the base data set.
         db.execute("UPDATE reservation SET status = 'cancelled', endedAt = ? WHERE storeId IN (%s) AND status IN"
                    " ('waiting', 'called', 'booked')" % ",".join("?" * len(write_store_ids)),
                    [stamp(now)] + write_store_ids)
+        if args.paths_only:
+            print("\nread %.0f/s (ratio %.2f) · guest ratio %.2f · write %.0f/s (ratio %.2f, %s)\n"
+                  % (read_clup["rps"], read_clup["rps"] / read_ceiling["rps"], guest_clup["rps"] / guest_static["rps"],
+                     made / elapsed, made / elapsed / commit_rate, writes["cpu_ms"]))
+            print("\n".join(profiles))
+            return 0
 
         # Codes called to the entrance just now, to scan in and out.
         day = int(time.time() // 86400)
@@ -835,7 +868,7 @@ def main():
             stack.stop()
         shutil.rmtree(work, ignore_errors=True)
 
-    table = markdown(result)
+    table = markdown(result) + "".join("\n" + profile for profile in profiles)
     print()
     print(table)
     print()
