@@ -183,16 +183,20 @@ extension AppDatabase {
         }
     }
 
-    /// The session and its user, if the session exists.
-    /// The session and its user; remembered until a session or user changes.
+    /// The session and its user, if the session exists; remembered until a session or user
+    /// changes. Read through statements prepared once per connection: a page thread that does
+    /// not have it remembered (a customer's first request, or any after someone signed in)
+    /// spent more time compiling GRDB's query-interface SQL than reading the two rows.
     public func session(idHash: String) throws -> (session: UserSession, user: User)? {
         // Not remembered on PostgreSQL until the workers tell each other of changes: a session
         // ended on one worker must not live on in another's memory.
         if let postgres { return try postgres.session(idHash: idHash) }
         return try credentials.session(idHash) {
             try reader.read { db in
-                guard let session = try UserSession.fetchOne(db, key: idHash),
-                    let user = try User.fetchOne(db, id: session.userId)
+                guard let session = try UserSession.fetchOne(
+                        db.cachedStatement(sql: "SELECT * FROM session WHERE idHash = ?"), arguments: [idHash]),
+                    let user = try User.fetchOne(db.cachedStatement(sql: "SELECT * FROM user WHERE id = ?"),
+                                                 arguments: [session.userId])
                 else { return nil }
                 return (session, user)
             }

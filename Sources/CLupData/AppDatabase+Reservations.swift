@@ -392,8 +392,12 @@ extension AppDatabase {
     /// statement, for the top of every page a signed-in shopper browses.
     public func activeReservationFromBoard(userId: UserID) throws -> ReservationWithStore? {
         if let postgres { return try postgres.activeReservationFromBoard(userId: userId) }
-        guard let reservation = try reader.read({ db in try Reservation.active(userId: userId, db) }),
-              let store = board.entry(reservation.storeId)?.store
+        // Remembered until one of the customer's reservations changes (`CredentialCache`): every
+        // page a signed-in customer opens shows it.
+        let active = try credentials.activeReservation(userId) {
+            try reader.read { db in try Reservation.active(userId: userId, db) }
+        }
+        guard let reservation = active, let store = board.entry(reservation.storeId)?.store
         else { return nil }
         return ReservationWithStore(reservation: reservation, store: store)
     }

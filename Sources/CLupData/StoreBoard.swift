@@ -569,8 +569,9 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
 
     func databaseDidCommit(_ db: Database) {
         defer { reset() }
-        if credentialsChanged { credentials.clear() }
+        if credentialsChanged { credentials.clearCredentials() }
         do {
+            if !reservations.isEmpty { try forgetActiveReservations(db) }
             if storesDeleted {
                 try board.reload(db)
                 return
@@ -600,8 +601,24 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
             board.apply(changes)
         } catch {
             // The commit stands; the board cannot be trusted, so it is read again whole.
+            credentials.clear()
             try? board.reload(db)
         }
+    }
+
+    /// The customers whose reservations the transaction changed have their active reservation
+    /// read again; a reservation deleted, whose customer cannot be read back, has everyone's.
+    private func forgetActiveReservations(_ db: Database) throws {
+        let statement = try db.cachedStatement(sql: "SELECT userId FROM reservation WHERE id = ?")
+        var users: Set<UserID> = []
+        for id in reservations {
+            guard let row = try Row.fetchOne(statement, arguments: [id]) else {
+                credentials.clear()
+                return
+            }
+            if let user: UserID = row["userId"] { users.insert(user) }
+        }
+        credentials.forgetActiveReservations(of: users)
     }
 
     func databaseDidRollback(_ db: Database) {

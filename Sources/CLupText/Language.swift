@@ -50,7 +50,13 @@ public enum Language: String, CaseIterable, Sendable {
 }
 
 extension Substring {
+    /// Without spaces and tabs at either end, cut by bytes (both are one byte in UTF-8): the
+    /// header is read on most requests.
     fileprivate var trimmingSpaces: String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        let blank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        let bytes = utf8
+        guard let first = bytes.firstIndex(where: { !blank($0) }), let last = bytes.lastIndex(where: { !blank($0) })
+        else { return "" }
+        return String(decoding: bytes[first...last], as: UTF8.self)
     }
 }

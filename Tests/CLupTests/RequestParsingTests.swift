@@ -1,3 +1,4 @@
+import CLupText
 import Testing
 
 @testable import CLupData
@@ -61,6 +62,19 @@ struct RequestParsingTests {
         #expect(request.cookies == ["mode": "car", "other": "x y"])
         #expect(request.remoteAddress == "10.1.2.3")
         #expect(request.isHTTPS)
+    }
+
+    @Test("cookies are trimmed of spaces at either end only, blank parts skipped; header names lower-cased with dashes")
+    func cookieAndHeaderEdges() throws {
+        #expect(Request.parseCookies("  a = 1 2 ;b=  ;  ; =x; c=\"\u{E9}t\u{E9}\" ;d;e= \u{1F600} ") == [
+            "a": "1 2", "b": "", "c": "\u{E9}t\u{E9}", "d": "", "e": "\u{1F600}",
+        ])
+        #expect(Request.parseCookies("") == [:] && Request.parseCookies("   ") == [:])
+        let request = try Request(cgiParams: cgi(["HTTP_X_FORWARDED_FOR": "10.0.0.1", "HTTP_ACCEPT_LANGUAGE": " it-IT ,\ten;q=0.5"]),
+                                  body: [])
+        #expect(request.headers == ["x-forwarded-for": "10.0.0.1", "accept-language": " it-IT ,\ten;q=0.5"])
+        #expect(request.language == .it)
+        #expect(Language.preferred(acceptLanguage: "\t fr ,  en-GB ;\tq=0.8 , it; q=0.5") == .en)
     }
 
     @Test("without DOCUMENT_URI the path is decoded from REQUEST_URI, where + stays +")

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+@testable import CLupData
+@testable import CLupDomain
+@testable import CLupSupport
+
+/// What a signed-in request reads about who is asking is remembered, and never outlives the
+/// change that made it wrong.
+@Suite("Remembered sessions and active reservations")
+struct CredentialCacheTests {
+    let now = Fixture.date(2026, 11, 18, 10)
+
+    @Test("a value read while something was forgotten is answered but read again next time")
+    func readDuringAForgetIsNotKept() throws {
+        let cache = CredentialCache()
+        var reads = 0
+        func read(forgetting: Bool) -> Reservation? {
+            cache.activeReservation(7) {
+                reads += 1
+                // A commit forgets someone while this read is under way: what it read may be
+                // from before that commit.
+                if forgetting { cache.forgetActiveReservations(of: [UserID(8)]) }
+                return nil
+            }
+        }
+        #expect(read(forgetting: true) == nil && reads == 1)
+        #expect(read(forgetting: false) == nil && reads == 2)
+        #expect(read(forgetting: false) == nil && reads == 2, "kept once read undisturbed")
+        cache.forgetActiveReservations(of: [UserID(7)])
+        #expect(read(forgetting: false) == nil && reads == 3)
+
+        var sessionReads = 0
+        for _ in 0..<2 {
+            _ = cache.session("h") {
+                sessionReads += 1
+                cache.clearCredentials()
+                return nil
+            }
+        }
+        #expect(sessionReads == 2, "a session read while sessions were cleared is not kept")
+    }
+
+    @Test("the active reservation pages show follows a line-up, its call, its end and another process's writes")
+    func activeReservationFollowsChanges() throws {
+        let path = NSTemporaryDirectory() + "clup-active-" + UUID().uuidString + ".sqlite"
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        let database = try AppDatabase.open(path: path, dataKey: .scratch)
+        let store = try database.createStore(Fixture.store("Bottega", at: GeoPoint(latitude: 45.46, longitude: 9.19)),
+                                             hours: Fixture.weekdayHours, departments: [])
+        let ada = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: "h", now: now,
+                                          confirmation: nil)
+        func active() throws -> (ReservationID, Reservation.Status)? {
+            try database.activeReservationFromBoard(userId: ada.id).map { ($0.reservation.id, $0.reservation.status) }
+        }
+        #expect(try active() == nil)
+        #expect(try active() == nil, "remembered: still none")
+
+        // Lining up at a store with room: called at once, in the same transaction.
+        guard case .created(let ticket) = try database.reserve(ReservationRequest(
+            storeId: store.id, userId: ada.id, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: .walking,
+            requestKey: Secrets.token()), now: now)
+        else { Issue.record("not created"); return }
+        #expect(try active()?.0 == ticket.id)
+        #expect(try active()?.1 == .called)
+
+        // Another process (the command line, a second worker) lets her in: seen once the board
+        // notices it wrote, as the queue timer makes it every second.
+        let other = try AppDatabase.open(path: path, dataKey: .scratch)
+        try other.writer.write { db in
+            try db.execute(sql: "UPDATE reservation SET status = 'inside', enteredAt = ? WHERE id = ?",
+                           arguments: [now.databaseText, ticket.id])
+        }
+        try database.refreshBoard()
+        #expect(try active()?.1 == .inside)
+
+        // She leaves: a write of the worker itself ends the visit.
+        try database.writer.write { db in
+            try db.execute(sql: "UPDATE reservation SET status = 'done', leftAt = ? WHERE id = ?",
+                           arguments: [(now + 1800).databaseText, ticket.id])
+        }
+        #expect(try active() == nil)
+    }
+}
