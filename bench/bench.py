@@ -622,11 +622,13 @@ def main():
     parser.add_argument("--profile", action="store_true",
                         help="after the read and write measures, run each load again under `perf record` on the "
                              "worker and write flame graphs and top costs to RESULTS/profile (bench/profile.py)")
+    parser.add_argument("--threads", type=int, default=2 * (os.cpu_count() or 1),
+                        help="page threads of the worker and of the C ceiling (default: 2 per core, as `clup serve`)")
     parser.add_argument("--paths-only", action="store_true",
                         help="stop after the read, guest and write paths (to iterate on them)")
     args = parser.parse_args()
     p = SMOKE if args.smoke else FULL
-    threads = 2 * (os.cpu_count() or 1)
+    threads = args.threads
     rng = random.Random(2026)
     work = tempfile.mkdtemp(prefix="clup-bench-")
     os.chmod(work, 0o755)

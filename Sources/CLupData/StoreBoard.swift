@@ -88,8 +88,19 @@ public final class StoreBoard: Sendable {
 
     private let state = Mutex(State())
     private let dataVersion = Mutex(-1)
+    private let changeCount = Atomic<Int>(0)
 
     init() {}
+
+    /// Counts the changes applied to the board (reloads included): what a page made from the
+    /// board may keep, it keeps while this stays the same. Counted with the lock held, after the
+    /// change: whoever reads a count and then reads the board sees at least that change.
+    public var changes: Int { changeCount.load(ordering: .acquiring) }
+
+    private func counted(_ state: inout State, _ change: (inout State) -> Void) {
+        change(&state)
+        changeCount.add(1, ordering: .releasing)
+    }
 
     // MARK: Reading
 
@@ -237,7 +248,7 @@ public final class StoreBoard: Sendable {
 
     func apply(_ changes: BoardChanges) {
         guard !changes.isEmpty else { return }
-        state.withLock { state in changes.apply(to: &state) }
+        state.withLock { state in counted(&state) { changes.apply(to: &$0) } }
     }
 
     /// Replaces everything with what `db` holds.
@@ -259,7 +270,7 @@ public final class StoreBoard: Sendable {
         {
             fresh.entries.update(storeId) { $0.upsert(reservation) }
         }
-        state.withLock { $0 = fresh }
+        state.withLock { state in counted(&state) { $0 = fresh } }
         DataMetrics.boardReloaded()
     }
 
@@ -279,7 +290,7 @@ public final class StoreBoard: Sendable {
         for (storeId, reservation) in try PostgresEngine.liveReservations(transaction) {
             fresh.entries.update(storeId) { $0.upsert(reservation) }
         }
-        state.withLock { $0 = fresh }
+        state.withLock { state in counted(&state) { $0 = fresh } }
         DataMetrics.boardReloaded()
     }
 }

@@ -103,6 +103,8 @@ public struct HomePage: Page {
     public var modePhrase: String
     public var modeKey: String
     public var stores: [StoreCard]
+    /// `cards(stores)`, if the worker kept it rendered.
+    public var renderedCards: HTML?
     /// How many stores there are in all, and the link that lists more of them.
     public var totalStores: Int
     public var moreHref: String?
@@ -115,8 +117,10 @@ public struct HomePage: Page {
 
     public init(positionLabel: String, notice: String?, latitude: String, longitude: String, modePhrase: String,
                 modeKey: String, stores: [StoreCard], totalStores: Int, moreHref: String?, places: [Choice],
-                modes: [ModeLink], tileURL: String, tileAttribution: String, search: String = "")
+                modes: [ModeLink], tileURL: String, tileAttribution: String, search: String = "",
+                renderedCards: HTML? = nil)
     {
+        self.renderedCards = renderedCards
         self.search = search
         self.positionLabel = positionLabel
         self.notice = notice
@@ -178,7 +182,7 @@ public struct HomePage: Page {
               <div class="home-list">
                 <p class="count">\(countText)</p>
                 <ol class="stores">
-                \(Self.cards(stores))
+                \(renderedCards ?? Self.cards(stores))
                 </ol>
                 \(moreHref.map { "<p class=\"more\"><a class=\"button secondary\" href=\"\($0)\">\(tr("home.more"))</a></p>" })
                 \(if: stores.isEmpty, "<p class=\"empty\">\(tr("home.none"))</p>")
@@ -195,7 +199,7 @@ public struct HomePage: Page {
 
     /// The cards, each from its summary's fragments, written into one buffer: only the
     /// shopper's part is formatted per page.
-    static func cards(_ cards: [StoreCard]) -> HTML {
+    public static func cards(_ cards: [StoreCard]) -> HTML {
         var html = HTML.empty
         html.reserveCapacity(cards.reduce(0) { $0 + $1.summary.cardOpening.byteCount + $1.summary.cardBody.byteCount
             + $1.summary.cardClosing.byteCount + 2 * $1.href.utf8.count + 120 })

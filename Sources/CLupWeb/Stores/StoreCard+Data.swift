@@ -79,3 +79,63 @@ final class StoreSummaries: Sendable {
         return result.map { $0! }
     }
 }
+
+/// The home page's list of the nearest stores' cards for one position, means of transport,
+/// language and length, kept while the board has not changed and none of the standings it
+/// shows would yet have been computed again (`StoreBoard.standingLifetime`): within those
+/// bounds a page made afresh would show the same cards. Every signed-in shopper at the same
+/// place (a named place, or the same point) then reads the list in one look-up rather than
+/// finding, copying and formatting thirty stores — what nginx's one-second cache does for
+/// guests, with the board's changes shown at once.
+final class NearbyCards: Sendable {
+    /// Past this many lists kept, all are forgotten (simple, and rare).
+    static let capacity = 1_000
+
+    struct Key: Hashable {
+        var language: Language
+        /// The position as links carry it (`ShopperContext.query()`).
+        var position: String
+        var mode: TravelMode
+        var shown: Int
+    }
+
+    struct List {
+        var cards: [StoreCard]
+        var total: Int
+        /// The cards as the page writes them (`HomePage.cards`).
+        var html: HTML
+        /// The links to the same list by another means of transport, and to a longer one.
+        var modes: [ModeLink]
+        var more: String?
+    }
+
+    private struct Kept {
+        var list: List
+        var boardChanges: Int
+        var madeAt: Date
+        /// When the oldest standing on it would be computed again.
+        var until: Date
+    }
+
+    private let kept = Mutex<[Key: Kept]>([:])
+
+    /// The list kept for `key`, else the one `make` gives (with the time of the oldest
+    /// standing it shows), kept.
+    func list(_ key: Key, board: StoreBoard, now: Date,
+              make: () -> (list: List, oldestStanding: Date?)) -> List
+    {
+        let changes = board.changes
+        if let found = kept.withLock({ $0[key] }), found.boardChanges == changes, found.madeAt <= now,
+            now <= found.until
+        {
+            return found.list
+        }
+        let made = make()
+        let until = (made.oldestStanding ?? now) + StoreBoard.standingLifetime
+        kept.withLock { kept in
+            if kept.count >= Self.capacity { kept.removeAll(keepingCapacity: true) }
+            kept[key] = Kept(list: made.list, boardChanges: changes, madeAt: now, until: until)
+        }
+        return made.list
+    }
+}

@@ -15,6 +15,7 @@ struct StoresArea {
     let places: any PlaceFinder
     let logger: Logger
     let summaries = StoreSummaries()
+    let nearby = NearbyCards()
 
     func addRoutes(to pages: RouteGroup<BrowserContext>) {
         pages.get(Paths.home, home)
@@ -53,25 +54,31 @@ struct StoresArea {
         let board = database.board
         let shown = context.request.query["show"].flatMap { Int($0) }
             .map { min(Self.mostShown, max(Self.pageSize, $0)) } ?? Self.pageSize
-        let found = board.nearestLive(to: shopper.position, limit: shown, now: now)
-        let cards = zip(summaries.summaries(found), found).map { summary, found in
-            StoreCard(summary: summary, metres: found.metres, shopper: shopper)
+        let key = NearbyCards.Key(language: .current, position: shopper.query(), mode: shopper.mode, shown: shown)
+        let list = nearby.list(key, board: board, now: now) {
+            let found = board.nearestLive(to: shopper.position, limit: shown, now: now)
+            let cards = zip(summaries.summaries(found), found).map { summary, found in
+                StoreCard(summary: summary, metres: found.metres, shopper: shopper)
+            }
+            let total = board.storeCount
+            let more = cards.count < total && shown < Self.mostShown
+                ? Paths.home(query: shopper.query(mode: nil, extra: [("show", String(shown + Self.pageSize))])) : nil
+            let modes = TravelMode.allCases.map { mode in
+                ModeLink(choice: Choice(value: mode.rawValue, label: mode.label, checked: mode == shopper.mode),
+                         href: Paths.home(query: shopper.query(mode: mode)))
+            }
+            return (NearbyCards.List(cards: cards, total: total, html: HomePage.cards(cards), modes: modes, more: more),
+                    found.map(\.standing.at).min())
         }
-        let total = board.storeCount
-        let more = cards.count < total && shown < Self.mostShown
-            ? Paths.home(query: shopper.query(mode: nil, extra: [("show", String(shown + Self.pageSize))])) : nil
         let page = HomePage(
             positionLabel: shopper.positionLabel, notice: shopper.notice,
             latitude: NumberText.fixed(shopper.position.latitude, digits: 5),
             longitude: NumberText.fixed(shopper.position.longitude, digits: 5),
-            modePhrase: shopper.mode.phrase, modeKey: shopper.mode.rawValue, stores: cards, totalStores: total,
-            moreHref: more,
+            modePhrase: shopper.mode.phrase, modeKey: shopper.mode.rawValue, stores: list.cards,
+            totalStores: list.total, moreHref: list.more,
             places: settings.places.map { Choice(value: $0.key, label: $0.localizedName, checked: $0.key == shopper.placeKey) },
-            modes: TravelMode.allCases.map { mode in
-                ModeLink(choice: Choice(value: mode.rawValue, label: mode.label, checked: mode == shopper.mode),
-                         href: Paths.home(query: shopper.query(mode: mode)))
-            },
-            tileURL: settings.tileURL, tileAttribution: settings.tileAttribution, search: search ?? "")
+            modes: list.modes, tileURL: settings.tileURL, tileAttribution: settings.tileAttribution, search: search ?? "",
+            renderedCards: list.html)
         var response = views.page(title: tr("home.title"), section: .stores, context, page)
         shopper.remember(in: &response, secure: context.secure)
         return response
