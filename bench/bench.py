@@ -870,7 +870,7 @@ def main():
             stack.stop()
         shutil.rmtree(work, ignore_errors=True)
 
-    table = markdown(result) + "".join("\n" + profile for profile in profiles)
+    table = markdown(result) + "".join("\n\n" + profile for profile in profiles)
     print()
     print(table)
     print()
