@@ -49,9 +49,9 @@ struct NearbyCardsTests {
                                              hours: Fixture.weekdayHours, departments: [])
         let home = "/?lat=45.46420&lon=9.19000"
         #expect(app.get(home).bodyText.contains("Open until 21:00"))
-        try database.writer.write { db in
-            try db.execute(sql: "UPDATE store SET name = 'Bottega Nuova' WHERE id = ?", arguments: [store.id])
-        }
+        var edit = StoreEdit(store)
+        edit.name = "Bottega Nuova"
+        _ = try database.editStore(store.id, to: edit, userId: nil, now: clock.now)
         let renamed = app.get(home).bodyText
         #expect(renamed.contains("Bottega Nuova") && renamed.contains("Open until 21:00"))
         clock.advance(11 * 3600 + 1)
