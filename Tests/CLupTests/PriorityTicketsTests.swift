@@ -125,7 +125,9 @@ struct PriorityTicketsTests {
         #expect(try reload(priorityId).status == .called)
         #expect(try reload(second.id).status == .waiting)
 
-        // The statistics say how the lane was used.
+        // The statistics say how the lane was used: not yet, then once.
+        #expect(try browser.get("/manage/stores/\(storeId)/stats").bodyText
+            .contains("<dt>Priority tickets</dt><dd>None let in during these days</dd>"))
         clock.advance(60)
         #expect(try database.scan(reservationId: priorityId, at: storeId, now: clock.now).verdict == .enter)
         let used = "<dt>Priority tickets</dt><dd>1 let in, waiting about 21 min on average (others under 1 min)</dd>"

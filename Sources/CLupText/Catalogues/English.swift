@@ -1061,6 +1061,7 @@ extension Catalogue {
         "mstats.averageWait": "Average wait, ticket to entry",
         "mstats.priority": "Priority tickets",
         "mstats.priorityUse": "{tickets} let in, waiting {wait} on average (others {others})",
+        "mstats.priorityNone": "None let in during these days",
         "mstats.lengths": "Visit length, declared → actual",
         "mstats.losses": "No-shows · expired tickets · cancellations",
         "mstats.peakInside": "Peak inside",

@@ -1061,6 +1061,7 @@ extension Catalogue {
         "mstats.averageWait": "Attesa media, dal biglietto all'entrata",
         "mstats.priority": "Biglietti prioritari",
         "mstats.priorityUse": "{tickets} entrati, con un'attesa media di {wait} (gli altri {others})",
+        "mstats.priorityNone": "Nessuno entrato in questi giorni",
         "mstats.lengths": "Durata della visita, dichiarata → reale",
         "mstats.losses": "Assenze · biglietti scaduti · annullamenti",
         "mstats.peakInside": "Picco di persone dentro",

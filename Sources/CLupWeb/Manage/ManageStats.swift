@@ -93,10 +93,12 @@ extension ManageArea {
             Fact(tr("mstats.kinds"), "\(Int(total.lineUps)) · \(Int(total.bookings)) · \(Int(total.walkIns))"),
             Fact(tr("mstats.averageWait"), total.averageWait.map(Formatting.wait) ?? "—"),
         ] + (store.settings.priority.isOn || total.priorityEntries > 0 ? [
-            Fact(tr("mstats.priority"), tr("mstats.priorityUse", [
-                "tickets": String(Int(total.priorityEntries)),
-                "wait": total.averagePriorityWait.map(Formatting.wait) ?? "—",
-                "others": total.averageOtherWait.map(Formatting.wait) ?? "—"])),
+            Fact(tr("mstats.priority"), total.priorityEntries > 0
+                ? tr("mstats.priorityUse", [
+                    "tickets": String(Int(total.priorityEntries)),
+                    "wait": total.averagePriorityWait.map(Formatting.wait) ?? "—",
+                    "others": total.averageOtherWait.map(Formatting.wait) ?? "—"])
+                : tr("mstats.priorityNone")),
         ] : []) + [
             Fact(tr("mstats.lengths"), Self.lengths(total)),
             Fact(tr("mstats.losses"),
