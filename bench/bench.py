@@ -41,7 +41,7 @@ import sys
 import tempfile
 import time
 
-import profile as profiler
+import perf_profile as profiler
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -621,7 +621,7 @@ def main():
     parser.add_argument("--pg-bin", help="PostgreSQL's programs (psql, pgbench), with --cluster-url")
     parser.add_argument("--profile", action="store_true",
                         help="after the read and write measures, run each load again under `perf record` on the "
-                             "worker and write flame graphs and top costs to RESULTS/profile (bench/profile.py)")
+                             "worker and write flame graphs and top costs to RESULTS/profile (bench/perf_profile.py)")
     parser.add_argument("--threads", type=int, default=2 * (os.cpu_count() or 1),
                         help="page threads of the worker and of the C ceiling (default: 2 per core, as `clup serve`)")
     parser.add_argument("--paths-only", action="store_true",

@@ -3,7 +3,7 @@
 samples folded into stacks, a flame graph and the top costs.
 
 `bench.py --profile` calls `record()` around a load and `report()` after; run alone,
-`bench/profile.py DATA NAME OUTDIR` reports on a `perf record -g` file made by hand.
+`bench/perf_profile.py DATA NAME OUTDIR` reports on a `perf record --call-graph dwarf` file made by hand.
 
 The report, `OUTDIR/NAME.md`, lists the ten functions with the most samples of their own
 ("self": the leaf of the stack); the ten of CLup's own functions that are the nearest of
@@ -191,5 +191,5 @@ def flame_graph(folded, title, width=1200, row=16):
 
 if __name__ == "__main__":
     if len(sys.argv) != 4:
-        sys.exit("usage: profile.py PERF_DATA NAME OUTDIR")
+        sys.exit("usage: perf_profile.py PERF_DATA NAME OUTDIR")
     print(report(*sys.argv[1:]))
