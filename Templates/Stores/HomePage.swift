@@ -102,9 +102,7 @@ public struct HomePage: Page {
     public var longitude: String
     public var modePhrase: String
     public var modeKey: String
-    public var stores: [StoreCard]
-    /// `cards(stores)`, if the worker kept it rendered.
-    public var renderedCards: HTML?
+    public var stores: StoreList
     /// How many stores there are in all, and the link that lists more of them.
     public var totalStores: Int
     public var moreHref: String?
@@ -116,11 +114,9 @@ public struct HomePage: Page {
     public var search: String
 
     public init(positionLabel: String, notice: String?, latitude: String, longitude: String, modePhrase: String,
-                modeKey: String, stores: [StoreCard], totalStores: Int, moreHref: String?, places: [Choice],
-                modes: [ModeLink], tileURL: String, tileAttribution: String, search: String = "",
-                renderedCards: HTML? = nil)
+                modeKey: String, stores: StoreList, totalStores: Int, moreHref: String?, places: [Choice],
+                modes: [ModeLink], tileURL: String, tileAttribution: String, search: String = "")
     {
-        self.renderedCards = renderedCards
         self.search = search
         self.positionLabel = positionLabel
         self.notice = notice
@@ -182,7 +178,7 @@ public struct HomePage: Page {
               <div class="home-list">
                 <p class="count">\(countText)</p>
                 <ol class="stores">
-                \(renderedCards ?? Self.cards(stores))
+                \(stores.html)
                 </ol>
                 \(moreHref.map { "<p class=\"more\"><a class=\"button secondary\" href=\"\($0)\">\(tr("home.more"))</a></p>" })
                 \(if: stores.isEmpty, "<p class=\"empty\">\(tr("home.none"))</p>")
@@ -196,10 +192,23 @@ public struct HomePage: Page {
         stores.count == totalStores ? tr("home.count", count: totalStores)
             : tr("home.nearestOf", ["shown": String(stores.count), "total": Numbers.grouped(totalStores)])
     }
+}
+
+/// The home page's cards, rendered: the worker keeps a list for every shopper at the same
+/// place (`NearbyCards`), so the page writes it as it is.
+public struct StoreList: Sendable {
+    public let count: Int
+    public let html: HTML
+    public var isEmpty: Bool { count == 0 }
+
+    public init(_ cards: [StoreCard]) {
+        count = cards.count
+        html = Self.render(cards)
+    }
 
     /// The cards, each from its summary's fragments, written into one buffer: only the
-    /// shopper's part is formatted per page.
-    public static func cards(_ cards: [StoreCard]) -> HTML {
+    /// shopper's part is formatted per list.
+    private static func render(_ cards: [StoreCard]) -> HTML {
         var html = HTML.empty
         html.reserveCapacity(cards.reduce(0) { $0 + $1.summary.cardOpening.byteCount + $1.summary.cardBody.byteCount
             + $1.summary.cardClosing.byteCount + 2 * $1.href.utf8.count + 120 })

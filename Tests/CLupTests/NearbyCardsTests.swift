@@ -1,3 +1,4 @@
+import CLupTemplates
 import CLupText
 import Foundation
 import Testing
@@ -22,7 +23,7 @@ struct NearbyCardsTests {
         func list(at instant: Date, oldest: Date?) -> Int {
             nearby.list(key, board: board, now: instant) {
                 made += 1
-                return (NearbyCards.List(cards: [], total: made, html: .empty, modes: [], more: nil), oldest)
+                return (NearbyCards.List(stores: StoreList([]), total: made, modes: [], more: nil), oldest)
             }.total
         }
         #expect(list(at: now, oldest: now - 0.4) == 1)
@@ -37,7 +38,7 @@ struct NearbyCardsTests {
         #expect(list(at: now + 0.6, oldest: now + 0.6) == 4, "a store was added")
         let other = NearbyCards.Key(language: .it, position: "place=duomo", mode: .walking, shown: 30)
         #expect(nearby.list(other, board: board, now: now + 0.6) {
-            (NearbyCards.List(cards: [], total: 99, html: .empty, modes: [], more: nil), nil)
+            (NearbyCards.List(stores: StoreList([]), total: 99, modes: [], more: nil), nil)
         }.total
             == 99, "another language, another list")
     }

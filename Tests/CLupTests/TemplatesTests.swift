@@ -40,7 +40,7 @@ struct TemplatesTests {
         account.displayNameError = "Too long."
         return [
             ("home", HomePage(positionLabel: "Duomo", notice: "Note.", latitude: "45", longitude: "9", modePhrase: "on foot",
-                              modeKey: "walking", stores: [card], totalStores: 40, moreHref: "/?show=60", places: choices,
+                              modeKey: "walking", stores: StoreList([card]), totalStores: 40, moreHref: "/?show=60", places: choices,
                               modes: [ModeLink(choice: choices[0], href: "/?mode=walking")], tileURL: "/t/{z}",
                               tileAttribution: "Tiles")),
             ("store", StorePage(card: card, phone: "+39 02 1", phoneHref: "tel:+39021", timeZone: "Europe/Rome",

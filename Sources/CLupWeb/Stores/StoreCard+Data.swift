@@ -100,10 +100,8 @@ final class NearbyCards: Sendable {
     }
 
     struct List {
-        var cards: [StoreCard]
+        var stores: StoreList
         var total: Int
-        /// The cards as the page writes them (`HomePage.cards`).
-        var html: HTML
         /// The links to the same list by another means of transport, and to a longer one.
         var modes: [ModeLink]
         var more: String?

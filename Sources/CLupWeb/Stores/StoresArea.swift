@@ -67,18 +67,17 @@ struct StoresArea {
                 ModeLink(choice: Choice(value: mode.rawValue, label: mode.label, checked: mode == shopper.mode),
                          href: Paths.home(query: shopper.query(mode: mode)))
             }
-            return (NearbyCards.List(cards: cards, total: total, html: HomePage.cards(cards), modes: modes, more: more),
+            return (NearbyCards.List(stores: StoreList(cards), total: total, modes: modes, more: more),
                     found.map(\.standing.at).min())
         }
         let page = HomePage(
             positionLabel: shopper.positionLabel, notice: shopper.notice,
             latitude: NumberText.fixed(shopper.position.latitude, digits: 5),
             longitude: NumberText.fixed(shopper.position.longitude, digits: 5),
-            modePhrase: shopper.mode.phrase, modeKey: shopper.mode.rawValue, stores: list.cards,
+            modePhrase: shopper.mode.phrase, modeKey: shopper.mode.rawValue, stores: list.stores,
             totalStores: list.total, moreHref: list.more,
             places: settings.places.map { Choice(value: $0.key, label: $0.localizedName, checked: $0.key == shopper.placeKey) },
-            modes: list.modes, tileURL: settings.tileURL, tileAttribution: settings.tileAttribution, search: search ?? "",
-            renderedCards: list.html)
+            modes: list.modes, tileURL: settings.tileURL, tileAttribution: settings.tileAttribution, search: search ?? "")
         var response = views.page(title: tr("home.title"), section: .stores, context, page)
         shopper.remember(in: &response, secure: context.secure)
         return response
