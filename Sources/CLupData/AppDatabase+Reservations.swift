@@ -177,13 +177,15 @@ extension AppDatabase {
                                position: row.queuePosition)
     }
 
-    /// The reservations `ids` as the estimate sees them, each with its store (nil: ended), in
-    /// id order; an id with no row is left out. One prepared statement per id: a transaction
-    /// reads back the few rows it changed.
-    static func liveRows(ids: Set<ReservationID>, _ db: Database) throws -> [(storeId: StoreID, id: ReservationID, live: LiveReservation?)] {
-        let statement = try db.cachedStatement(sql: "SELECT \(liveColumns) FROM reservation WHERE id = ?")
+    /// The reservations `ids` as the estimate sees them, each with its store and customer (nil:
+    /// a walk-in) and nil once ended, in id order; an id with no row is left out. One prepared
+    /// statement per id: a transaction reads back the few rows it changed.
+    static func liveRows(ids: Set<ReservationID>, _ db: Database) throws
+        -> [(storeId: StoreID, id: ReservationID, userId: UserID?, live: LiveReservation?)]
+    {
+        let statement = try db.cachedStatement(sql: "SELECT userId, \(liveColumns) FROM reservation WHERE id = ?")
         return try ids.sorted().compactMap { id in
-            try Row.fetchOne(statement, arguments: [id]).map { row in (row["storeId"], id, live(row)) }
+            try Row.fetchOne(statement, arguments: [id]).map { row in (row["storeId"], id, row["userId"], live(row)) }
         }
     }
 

@@ -209,7 +209,7 @@ public struct AppDatabase: Sendable {
         guard var entry = board.entry(storeId) else { return try Self.liveTraffic(storeId: storeId, now: Date(), db)[storeId] ?? .none }
         let pending = observer.pendingReservations
         if !pending.isEmpty {
-            for (rowStore, id, live) in try Self.liveRows(ids: pending, db) where rowStore == storeId {
+            for (rowStore, id, _, live) in try Self.liveRows(ids: pending, db) where rowStore == storeId {
                 if let live { entry.upsert(live) } else { entry.remove(id) }
             }
         }

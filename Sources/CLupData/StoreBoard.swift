@@ -582,8 +582,9 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
         defer { reset() }
         if credentialsChanged { credentials.clearCredentials() }
         do {
-            if !reservations.isEmpty { try forgetActiveReservations(db) }
             if storesDeleted {
+                // Rare (a store removed, with its reservations): everything is read again.
+                credentials.clear()
                 try board.reload(db)
                 return
             }
@@ -598,11 +599,17 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
             if !reservations.isEmpty {
                 let found = try AppDatabase.liveRows(ids: reservations, db)
                 var seen: Set<ReservationID> = []
-                for (storeId, id, live) in found {
+                var customers: Set<UserID> = []
+                for (storeId, id, userId, live) in found {
                     seen.insert(id)
+                    if let userId { customers.insert(userId) }
                     changes.reservations.append((storeId, id, live))
                 }
-                for id in reservations.subtracting(seen) { changes.reservations.append((nil, id, nil)) }
+                let gone = reservations.subtracting(seen)
+                for id in gone { changes.reservations.append((nil, id, nil)) }
+                // Their customers' active reservations are read again; a reservation deleted,
+                // whose customer cannot be read back, has everyone's read again.
+                if gone.isEmpty { credentials.forgetActiveReservations(of: customers) } else { credentials.clear() }
             }
             if !ratios.isEmpty {
                 for storeId in ratios {
@@ -615,21 +622,6 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
             credentials.clear()
             try? board.reload(db)
         }
-    }
-
-    /// The customers whose reservations the transaction changed have their active reservation
-    /// read again; a reservation deleted, whose customer cannot be read back, has everyone's.
-    private func forgetActiveReservations(_ db: Database) throws {
-        let statement = try db.cachedStatement(sql: "SELECT userId FROM reservation WHERE id = ?")
-        var users: Set<UserID> = []
-        for id in reservations {
-            guard let row = try Row.fetchOne(statement, arguments: [id]) else {
-                credentials.clear()
-                return
-            }
-            if let user: UserID = row["userId"] { users.insert(user) }
-        }
-        credentials.forgetActiveReservations(of: users)
     }
 
     func databaseDidRollback(_ db: Database) {
