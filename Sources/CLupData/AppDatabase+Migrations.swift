@@ -814,6 +814,22 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v32: fewer reservation indexes to write, slot sums from one") { db in
+            try db.execute(sql: """
+                -- Every reservation written updates each of the table's indexes. These two only
+                -- repeated the first column of others: UNIQUE (storeId, day, number) finds a store's
+                -- rows, reservation_user (userId, storeId) a customer's.
+                DROP INDEX reservation_on_storeId;
+                DROP INDEX reservation_on_userId;
+                -- A slot's booked people are summed on every booking, twice (the transaction's check
+                -- and reservation_slotCapacity): with people and status in the index the sum reads
+                -- the index alone, not each booking's row.
+                DROP INDEX reservation_bookedByStore;
+                CREATE INDEX reservation_bookedByStore ON reservation(storeId, slotStart, people, status)
+                    WHERE status = 'booked';
+                """)
+        }
+
         return migrator
     }
 }

@@ -214,16 +214,21 @@ extension AppDatabase {
         try bookedPeople(storeId: storeId, in: [slot])[slot.start] ?? 0
     }
 
+    /// People booked by slot start at a store from one time to another: read from
+    /// `reservation_bookedByStore` alone (it holds the people), never from the rows.
+    static let bookedPeopleSQL = """
+        SELECT slotStart, SUM(people) AS people FROM reservation
+        WHERE status = 'booked' AND storeId = ? AND slotStart >= ? AND slotStart < ?
+        GROUP BY slotStart
+        """
+
     /// A booking counts in the slot during which it starts, not only the slot starting at its
     /// start: one made before the store changed its slot length keeps its time, off the new
     /// grid, and still takes its places.
     static func bookedPeople(storeId: StoreID, in slots: [Slot], _ db: Database) throws -> [Date: Int] {
         guard let first = slots.first, let last = slots.last else { return [:] }
-        let rows = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT slotStart, SUM(people) AS people FROM reservation
-            WHERE status = 'booked' AND storeId = ? AND slotStart >= ? AND slotStart < ?
-            GROUP BY slotStart
-            """), arguments: [storeId, first.start.databaseText, last.end.databaseText])
+        let rows = try Row.fetchAll(db.cachedStatement(sql: bookedPeopleSQL),
+                                    arguments: [storeId, first.start.databaseText, last.end.databaseText])
         var result: [Date: Int] = [:]
         for row in rows {
             let start: Date = row["slotStart"]

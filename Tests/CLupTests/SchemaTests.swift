@@ -72,6 +72,19 @@ struct SchemaTests {
         #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM store") } == 1)
     }
 
+    @Test("a slot's booked people are summed from an index alone, on every booking, not from the rows")
+    func slotSumsFromTheIndex() throws {
+        let queue = try DatabaseQueue()
+        try AppDatabase.migrator.migrate(queue)
+        let plan = try queue.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + AppDatabase.bookedPeopleSQL,
+                             arguments: [1, "2026-11-27 10:00:00.000", "2026-11-27 10:15:00.000"])
+                .map { $0["detail"] as String }
+        }
+        #expect(plan == ["SEARCH reservation USING COVERING INDEX reservation_bookedByStore "
+                            + "(storeId=? AND slotStart>? AND slotStart<?)"])
+    }
+
     @Test("triggers guard invariants only: statistics are counted in Swift, by VisitAccounting")
     func noStatisticsTriggers() throws {
         let queue = try DatabaseQueue()

@@ -81,7 +81,8 @@ CREATE INDEX "reservationDepartment_on_reservationId" ON "reservationDepartment"
 CREATE INDEX reservation_booked ON reservation(slotStart, storeId) WHERE status = 'booked';
 
 -- index reservation_bookedByStore
-CREATE INDEX reservation_bookedByStore ON reservation(storeId, slotStart) WHERE status = 'booked';
+CREATE INDEX reservation_bookedByStore ON reservation(storeId, slotStart, people, status)
+    WHERE status = 'booked';
 
 -- index reservation_entered
 CREATE INDEX reservation_entered ON reservation(storeId, enteredAt) WHERE enteredAt IS NOT NULL;
@@ -91,12 +92,6 @@ CREATE INDEX reservation_inside ON reservation(storeId) WHERE status = 'inside';
 
 -- index reservation_live
 CREATE INDEX reservation_live ON reservation(storeId, id) WHERE status IN ('waiting', 'called', 'inside');
-
--- index reservation_on_storeId
-CREATE INDEX "reservation_on_storeId" ON "reservation"("storeId");
-
--- index reservation_on_userId
-CREATE INDEX "reservation_on_userId" ON "reservation"("userId");
 
 -- index reservation_oneActive
 CREATE UNIQUE INDEX reservation_oneActive ON reservation(userId) WHERE status IN ('waiting', 'called', 'booked', 'inside');
