@@ -20,8 +20,10 @@ public struct LiveTraffic: Sendable {
     public var ratio: Double { model.ratio }
 
     /// The traffic of one pool: its queue, the people of that pool inside and the places it holds.
+    /// Read from `live` through a lazy filter, not a filtered copy: every line-up's
+    /// transaction asks for it, and a store's live list runs to thousands of reservations.
     public func traffic(settings: StoreSettings, now: Date, pool: Pool = .online) -> StoreTraffic {
-        StoreTraffic(live: live.filter { $0.pool == pool }, settings: settings, model: model, now: now)
+        StoreTraffic(live: live.lazy.filter { $0.pool == pool }, settings: settings, model: model, now: now)
     }
 
     /// Everyone inside, walk-ins and online customers alike.

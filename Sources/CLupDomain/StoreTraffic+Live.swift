@@ -124,7 +124,7 @@ extension StoreTraffic {
     /// people inside leave at entry + residence × ratio; called tickets are on their way and
     /// hold their places (without counting as inside); bookings whose entry window is open or opens within
     /// `bookingLookahead`, and has not closed, hold theirs until the visit's expected end.
-    public init(live: [LiveReservation], settings: StoreSettings, model: VisitModel, now: Date) {
+    public init(live: some Sequence<LiveReservation>, settings: StoreSettings, model: VisitModel, now: Date) {
         self.init()
         for reservation in live { add(reservation, settings: settings, model: model, now: now) }
         anticipateBookings(settings: settings, model: model, now: now)
