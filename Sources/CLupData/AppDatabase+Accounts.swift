@@ -184,24 +184,34 @@ extension AppDatabase {
     }
 
     /// The session and its user, if the session exists; remembered until a session or user
-    /// changes. Read through statements prepared once per connection: a page thread that does
+    /// changes. Read with one statement prepared once per connection: a page thread that does
     /// not have it remembered (a customer's first request, or any after someone signed in)
-    /// spent more time compiling GRDB's query-interface SQL than reading the two rows.
+    /// spent more time compiling GRDB's query-interface SQL than reading the two rows. One
+    /// statement sees one committed state on its own, so it is run without the read
+    /// transaction GRDB would wrap around it (its BEGIN, COMMIT and schema check cost as much
+    /// as the read).
     public func session(idHash: String) throws -> (session: UserSession, user: User)? {
         // Not remembered on PostgreSQL until the workers tell each other of changes: a session
         // ended on one worker must not live on in another's memory.
         if let postgres { return try postgres.session(idHash: idHash) }
         return try credentials.session(idHash) {
-            try reader.read { db in
-                guard let session = try UserSession.fetchOne(
-                        db.cachedStatement(sql: "SELECT * FROM session WHERE idHash = ?"), arguments: [idHash]),
-                    let user = try User.fetchOne(db.cachedStatement(sql: "SELECT * FROM user WHERE id = ?"),
-                                                 arguments: [session.userId])
+            try reader.unsafeRead { db in
+                guard let row = try Row.fetchOne(db.cachedStatement(sql: Self.sessionSQL), arguments: [idHash],
+                                                 adapter: Self.sessionColumns)
                 else { return nil }
-                return (session, user)
+                return (try UserSession(row: row.scopes["session"]!), try User(row: row.scopes["user"]!))
             }
         }
     }
+
+    /// A session and its account in one row: the session's five columns, then the account's.
+    private static let sessionSQL = """
+        SELECT s.idHash, s.userId, s.csrfToken, s.createdAt, s.lastSeenAt, u.*
+        FROM session s JOIN user u ON u.id = s.userId WHERE s.idHash = ?
+        """
+    private static let sessionColumns = ScopeAdapter([
+        "session": RangeRowAdapter(0..<5), "user": SuffixRowAdapter(fromIndex: 5),
+    ])
 
     public func touchSession(idHash: String, now: Date) throws {
         if let postgres { return try postgres.touchSession(idHash: idHash, now: now) }
