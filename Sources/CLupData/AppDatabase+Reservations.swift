@@ -111,6 +111,7 @@ extension AppDatabase {
         return result
     }
 
+    /// The columns the wait estimate reads, in the order `live(_:)` reads them by position.
     static let liveColumns =
         "id, storeId, status, people, residenceMinutes, calledAt, enteredAt, slotStart, walkIn, number, day, "
             + "travelMode, travelMetres, leftAt, pace, priority, queuePosition"
@@ -120,16 +121,17 @@ extension AppDatabase {
 
     private static func append(_ row: Row, to result: inout [StoreID: LiveTraffic]) throws {
         guard let live = live(row) else { return }
-        result[row["storeId"], default: .none].live.append(live)
+        result[row[1], default: .none].live.append(live)
     }
 
-    /// A reservation row as the wait estimate sees it; nil once it has ended.
+    /// A reservation row selected as `liveColumns` (first) as the wait estimate sees it; nil
+    /// once it has ended. Read by position: a name is looked up by comparing it, without case,
+    /// with every column's, and the write path reads back every row it changes.
     private static func live(_ row: Row) -> LiveReservation? {
-        live(LiveColumns(id: row["id"], status: row["status"], people: row["people"],
-                         residenceMinutes: row["residenceMinutes"], calledAt: row["calledAt"], enteredAt: row["enteredAt"],
-                         slotStart: row["slotStart"], walkIn: row["walkIn"], number: row["number"], day: row["day"],
-                         travelMode: row["travelMode"], travelMetres: row["travelMetres"], leftAt: row["leftAt"],
-                         pace: row["pace"], priority: row["priority"], queuePosition: row["queuePosition"]))
+        live(LiveColumns(id: row[0], status: row[2], people: row[3], residenceMinutes: row[4], calledAt: row[5],
+                         enteredAt: row[6], slotStart: row[7], walkIn: row[8], number: row[9], day: row[10],
+                         travelMode: row[11], travelMetres: row[12], leftAt: row[13], pace: row[14], priority: row[15],
+                         queuePosition: row[16]))
     }
 
     /// The columns of a reservation the wait estimate reads (`liveColumns`), from either engine.
@@ -183,9 +185,9 @@ extension AppDatabase {
     static func liveRows(ids: Set<ReservationID>, _ db: Database) throws
         -> [(storeId: StoreID, id: ReservationID, userId: UserID?, live: LiveReservation?)]
     {
-        let statement = try db.cachedStatement(sql: "SELECT userId, \(liveColumns) FROM reservation WHERE id = ?")
+        let statement = try db.cachedStatement(sql: "SELECT \(liveColumns), userId FROM reservation WHERE id = ?")
         return try ids.sorted().compactMap { id in
-            try Row.fetchOne(statement, arguments: [id]).map { row in (row["storeId"], id, row["userId"], live(row)) }
+            try Row.fetchOne(statement, arguments: [id]).map { row in (row[1], id, row[17], live(row)) }
         }
     }
 
@@ -198,7 +200,7 @@ extension AppDatabase {
                                        arguments: arguments)
         var result: [(storeId: StoreID, id: ReservationID, live: LiveReservation)] = []
         while let row = try rows.next() {
-            if let live = live(row) { result.append((row["storeId"], row["id"], live)) }
+            if let live = live(row) { result.append((row[1], row[0], live)) }
         }
         return result
     }
