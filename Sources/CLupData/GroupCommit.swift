@@ -49,7 +49,7 @@ final class GroupCommit: Sendable {
         try withoutActuallyEscaping(work) { work in
             var result: T?
             // The job runs while this call waits for it, and the writing thread lets go of it
-            // before marking it done, so the closure does not outlive `work`.
+            // before signalling it, so the closure does not outlive `work`.
             let job = Job { db in result = try work(db) }
             state.submitAndWait(job)
             if let error = job.error { throw error }
@@ -91,11 +91,14 @@ final class GroupCommit: Sendable {
         }
     }
 
-    /// The queue between callers and the writing thread.
+    /// The queue between callers and the writing thread. Only the writing thread waits on
+    /// `condition`; each caller waits on its own job's semaphore, so a group written wakes its
+    /// own callers and nobody else (one condition for all woke every waiting page thread at
+    /// every submission and every commit, to find most of them still waiting).
     private final class State: @unchecked Sendable {
-        // @unchecked: every field is touched only with `condition` locked. A job's fields are
-        // written by the writing thread before it is marked done under the lock, and read by
-        // its caller after it saw it done under the lock.
+        // @unchecked: the queue and `closed` are touched only with `condition` locked. A job's
+        // fields are written by the writing thread before it signals the job's semaphore, and
+        // read by its caller after that wait returns.
         private let condition = NSCondition()
         private var queue: [Job] = []
         private var closed = false
@@ -109,9 +112,9 @@ final class GroupCommit: Sendable {
         func submitAndWait(_ job: Job) {
             condition.lock()
             queue.append(job)
-            condition.broadcast()
-            while !job.done { condition.wait() }
+            condition.signal()
             condition.unlock()
+            job.finished.wait()
         }
 
         /// The next group to write, waiting for one; nil once the database is gone.
@@ -130,13 +133,10 @@ final class GroupCommit: Sendable {
         }
 
         func finished(_ group: [Job]) {
-            condition.lock()
             for job in group {
                 job.work = nil
-                job.done = true
+                job.finished.signal()
             }
-            condition.broadcast()
-            condition.unlock()
         }
 
         func close() {
@@ -150,7 +150,8 @@ final class GroupCommit: Sendable {
     private final class Job {
         var work: ((Database) throws -> Void)?
         var error: (any Error)?
-        var done = false
+        /// Signalled once the job's group has committed (or failed) and `work` is let go of.
+        let finished = DispatchSemaphore(value: 0)
 
         init(_ work: @escaping (Database) throws -> Void) {
             self.work = work
