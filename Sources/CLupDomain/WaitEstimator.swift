@@ -118,6 +118,17 @@ public struct WaitEstimator: Sendable {
     struct Exits: Sendable {
         private var heap: [Exit] = []
 
+        init() {}
+
+        /// The heap of `exits`, built bottom-up in linear time (a store's called tickets and
+        /// people inside run to thousands, and each line-up's decision starts from them).
+        init(_ exits: consuming [Exit]) {
+            heap = consume exits
+            for parent in stride(from: heap.count / 2 - 1, through: 0, by: -1) {
+                siftDown(heap[parent], from: parent)
+            }
+        }
+
         var soonest: Exit? { heap.first }
         /// Every pending exit, in no particular order.
         var all: [Exit] { heap }
@@ -143,8 +154,13 @@ public struct WaitEstimator: Sendable {
 
         /// Puts `exit` in place of the soonest one.
         mutating func replaceSoonest(with exit: Exit) {
+            siftDown(exit, from: 0)
+        }
+
+        /// Puts `exit` at `index` and moves it down to where it belongs below.
+        private mutating func siftDown(_ exit: Exit, from index: Int) {
             let count = heap.count
-            var parent = 0
+            var parent = index
             while true {
                 var child = 2 * parent + 1
                 guard child < count else { break }
@@ -194,10 +210,13 @@ public struct WaitEstimator: Sendable {
             clock = now
             model = estimator.model
             grace = estimator.grace
+            var occupying: [Exit] = []
+            occupying.reserveCapacity(traffic.inside.count + traffic.bookingsDue.count)
             for occupant in [traffic.inside, traffic.bookingsDue].joined() {
-                exits.insert(Exit(time: max(now, occupant.expectedExit), people: occupant.people))
+                occupying.append(Exit(time: max(now, occupant.expectedExit), people: occupant.people))
                 free -= occupant.people
             }
+            exits = Exits(consume occupying)
             holds = traffic.futureHolds.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
             beginHolds(through: now)
         }

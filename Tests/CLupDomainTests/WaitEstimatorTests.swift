@@ -48,6 +48,23 @@ struct WaitEstimatorTests {
         #expect(estimator.waitForNewParty(people: 1, traffic: traffic, now: now) == seconds(40))
     }
 
+    @Test("exits built into a heap at once come out soonest first, as inserted one by one do", arguments: 0..<20)
+    func exitsHeap(seed: Int) {
+        var generator = StoreStandingTests.Generator(state: UInt64(seed))
+        let exits = (0..<(seed * 7)).map { _ in
+            WaitEstimator.Exit(time: minutes(Double(generator.next() % 50)), people: Int(generator.next() % 2) + 1)
+        }
+        var built = WaitEstimator.Exits(exits)
+        var inserted = WaitEstimator.Exits()
+        for exit in exits { inserted.insert(exit) }
+        var fromBuilt: [Date] = []
+        var fromInserted: [Date] = []
+        while let exit = built.popSoonest() { fromBuilt.append(exit.time) }
+        while let exit = inserted.popSoonest() { fromInserted.append(exit.time) }
+        #expect(fromBuilt == exits.map(\.time).sorted())
+        #expect(fromInserted == fromBuilt)
+    }
+
     @Test("places held for bookings due are not given to the queue")
     func bookingsDue() {
         let traffic = StoreTraffic(bookingsDue: [occupant(2, leavesAfter: 30)])
