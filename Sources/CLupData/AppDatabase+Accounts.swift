@@ -196,22 +196,37 @@ extension AppDatabase {
         if let postgres { return try postgres.session(idHash: idHash) }
         return try credentials.session(idHash) {
             try reader.unsafeRead { db in
-                guard let row = try Row.fetchOne(db.cachedStatement(sql: Self.sessionSQL), arguments: [idHash],
-                                                 adapter: Self.sessionColumns)
+                guard let row = try Row.fetchOne(db.cachedStatement(sql: Self.sessionSQL), arguments: [idHash])
                 else { return nil }
-                return (try UserSession(row: row.scopes["session"]!), try User(row: row.scopes["user"]!))
+                return try Self.sessionAndUser(row)
             }
         }
     }
 
-    /// A session and its account in one row: the session's five columns, then the account's.
+    /// A session and its account in one row, column by column as `sessionAndUser` reads them.
     private static let sessionSQL = """
-        SELECT s.idHash, s.userId, s.csrfToken, s.createdAt, s.lastSeenAt, u.*
+        SELECT s.idHash, s.userId, s.csrfToken, s.createdAt, s.lastSeenAt,
+               u.id, u.email, u.displayName, u.passwordHash, u.role, u.emailConfirmedAt, u.travelMode, u.loyaltyOptIn,
+               u.createdAt, u.notifyEmail, u.notifyPush, u.language, u.termsVersion, u.termsAcceptedAt
         FROM session s JOIN user u ON u.id = s.userId WHERE s.idHash = ?
         """
-    private static let sessionColumns = ScopeAdapter([
-        "session": RangeRowAdapter(0..<5), "user": SuffixRowAdapter(fromIndex: 5),
-    ])
+
+    /// A row of `sessionSQL`, read by position: decoding the two records by their columns'
+    /// names compared each of twenty names, without case, with the row's.
+    private static func sessionAndUser(_ row: Row) throws -> (session: UserSession, user: User) {
+        let session = UserSession(idHash: try row.decode(atIndex: 0), userId: try row.decode(atIndex: 1),
+                                  csrfToken: try row.decode(atIndex: 2), createdAt: try row.decode(atIndex: 3),
+                                  lastSeenAt: try row.decode(atIndex: 4))
+        let user = User(
+            id: try row.decode(atIndex: 5), email: try Sealed.open(row.decode(atIndex: 6)),
+            displayName: try Sealed.open(row.decode(atIndex: 7)), passwordHash: try row.decode(atIndex: 8),
+            role: try row.decode(atIndex: 9), emailConfirmedAt: try row.decode(atIndex: 10),
+            travelMode: try row.decode(atIndex: 11), loyaltyOptIn: try row.decode(atIndex: 12),
+            createdAt: try row.decode(atIndex: 13), notifyEmail: try row.decode(atIndex: 14),
+            notifyPush: try row.decode(atIndex: 15), language: try row.decode(atIndex: 16),
+            termsVersion: try row.decode(atIndex: 17), termsAcceptedAt: try row.decode(atIndex: 18))
+        return (session, user)
+    }
 
     public func touchSession(idHash: String, now: Date) throws {
         if let postgres { return try postgres.touchSession(idHash: idHash, now: now) }

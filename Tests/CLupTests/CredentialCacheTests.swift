@@ -41,6 +41,36 @@ struct CredentialCacheTests {
         #expect(sessionReads == 2, "a session read while sessions were cleared is not kept")
     }
 
+    @Test("a session and its account, read by position, are what the records read by name are",
+          .enabled(if: Fixture.onSQLite))
+    func sessionReadByPosition() throws {
+        let database = try Fixture.database()
+        let ada = try database.createUser(email: "ada@example.org", displayName: "Ada Lovelace", passwordHash: "h",
+                                          now: now, confirmation: nil)
+        // Every column away from its default, so that two read in each other's place differ.
+        try database.writer.write { db in
+            try db.execute(sql: """
+                UPDATE user SET role = 'manager', emailConfirmedAt = ?, travelMode = 'car', loyaltyOptIn = 1,
+                    notifyEmail = 0, notifyPush = 1, language = 'it', termsVersion = 3, termsAcceptedAt = ?
+                WHERE id = ?
+                """, arguments: [now.addingTimeInterval(60).databaseText, now.addingTimeInterval(120).databaseText, ada.id])
+        }
+        let created = try database.createSession(idHash: "hash", csrfToken: "token", userId: ada.id, now: now)
+        let (session, user) = try #require(try database.session(idHash: "hash"))
+        let byName = try database.writer.read { db in
+            (try UserSession.fetchOne(db, key: "hash"), try User.fetchOne(db, id: ada.id))
+        }
+        #expect(user == byName.1)
+        #expect(user.email == "ada@example.org" && user.displayName == "Ada Lovelace" && user.role == .manager)
+        #expect(!user.notifyEmail && user.notifyPush && user.language == "it" && user.termsVersion == 3)
+        for read in [session, byName.0] {
+            #expect(read?.idHash == created.idHash && read?.userId == created.userId
+                        && read?.csrfToken == created.csrfToken && read?.createdAt == created.createdAt
+                        && read?.lastSeenAt == created.lastSeenAt)
+        }
+        #expect(try database.session(idHash: "other") == nil)
+    }
+
     @Test("the active reservation pages show follows a line-up, its call, its end and another process's writes")
     func activeReservationFollowsChanges() throws {
         let path = NSTemporaryDirectory() + "clup-active-" + UUID().uuidString + ".sqlite"
