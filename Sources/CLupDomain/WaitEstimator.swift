@@ -242,7 +242,6 @@ public struct WaitEstimator: Sendable {
         public func resumed(at clock: Date, after entered: [(entry: Date, party: QueuedParty)]) -> Simulation {
             var resumed = self
             resumed.clock = clock
-            resumed.exits = Exits()
             resumed.free = places
             var begun = holdsBegun  // holds are sorted by start: find the first beginning after `clock`
             var end = holds.count
@@ -251,13 +250,16 @@ public struct WaitEstimator: Sendable {
                 if holds[middle].start <= clock { begun = middle + 1 } else { end = middle }
             }
             resumed.holdsBegun = begun
-            var stillInside = exits.all.map { ($0.time, $0.people) }
-            for (entry, party) in entered { stillInside.append((resumed.exit(entry: entry, party: party), party.people)) }
-            stillInside += holds[holdsBegun..<max(holdsBegun, begun)].lazy.map { (max($0.end, $0.start), $0.people) }
-            for (time, people) in stillInside where time > clock {
-                resumed.exits.insert(Exit(time: time, people: people))
-                resumed.free -= people
+            var stillInside = exits.all
+            for (entry, party) in entered {
+                stillInside.append(Exit(time: resumed.exit(entry: entry, party: party), people: party.people))
             }
+            stillInside += holds[holdsBegun..<max(holdsBegun, begun)].lazy.map {
+                Exit(time: max($0.end, $0.start), people: $0.people)
+            }
+            stillInside.removeAll { $0.time <= clock }
+            for exit in stillInside { resumed.free -= exit.people }
+            resumed.exits = Exits(consume stillInside)
             return resumed
         }
 
