@@ -140,9 +140,10 @@ public struct Accuracy: Codable, Sendable {
     /// Every prediction measured, one line each, for a closer look (`clup simulate --csv`):
     /// the ticket's kind, party, travel time, when it was issued (seconds into the first day),
     /// which of its predictions it is (0: at issue), and the predicted, real and naive waits and
-    /// the range's ends, in seconds from the prediction.
+    /// the range's ends, in seconds from the prediction, and whether the range was drawn from
+    /// the store's measured errors (1) or from the exits to wait for (0).
     public static func csv(_ run: Simulator.Run) -> String {
-        var lines = ["kind,people,travel,issued,prediction,predicted,actual,naive,low,high"]
+        var lines = ["kind,people,travel,issued,prediction,predicted,actual,naive,low,high,measured"]
         for customer in run.customers where customer.kind != .booking {
             guard let issued = customer.issuedAt, let actual = customer.enteredAt else { continue }
             for (index, sample) in customer.samples.enumerated() {
@@ -153,6 +154,7 @@ public struct Accuracy: Codable, Sendable {
                     "\(Int(sample.naive.timeIntervalSince(sample.at)))",
                     sample.range.map { "\(Int($0.lowerBound.timeIntervalSince(sample.at)))" } ?? "",
                     sample.range.map { "\(Int($0.upperBound.timeIntervalSince(sample.at)))" } ?? "",
+                    sample.measuredRange ? "1" : "0",
                 ]
                 lines.append(cells.joined(separator: ","))
             }

@@ -121,7 +121,7 @@ public struct GeneratedDays: Sendable {
         func number(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "—" }
         func percent(_ value: Double?) -> String { value.map { String(format: "%.0f %%", $0 * 100) } ?? "—" }
         func row(_ cells: [String]) -> String {
-            let widths = [18, 7, 8, 7, 7, 7, 7, 7, 10, 10]
+            let widths = [18, 7, 8, 7, 7, 7, 7, 7, 10, 10, 10]
             return zip(cells, widths).enumerated().map { index, pair in
                 let (cell, width) = pair
                 let padding = String(repeating: " ", count: max(0, width - cell.count))
@@ -129,7 +129,7 @@ public struct GeneratedDays: Sendable {
             }.joined()
         }
         var lines = ["\(days.count) generated days, \(half.rawValue) half (MAE in minutes; at issue, then while waiting)",
-                     row(["day", "places", "tickets", "CLup", "naive", "oracle", "CLup", "naive", "in range", "wrong 2h"])]
+                     row(["day", "places", "tickets", "CLup", "naive", "oracle", "CLup", "naive", "in range", "waiting", "wrong 2h"])]
         for (scenario, accuracy) in days {
             lines.append(row([String(scenario.name.dropFirst("Generated day ".count)), String(scenario.store.capacity),
                               String(accuracy.measuredTickets),
@@ -137,12 +137,13 @@ public struct GeneratedDays: Sendable {
                               number(accuracy.atIssue.oracle?.meanAbsolute),
                               number(accuracy.whileWaiting.clup.meanAbsolute),
                               number(accuracy.whileWaiting.naive.meanAbsolute),
-                              percent(accuracy.atIssue.rangeCoverage),
+                              percent(accuracy.atIssue.rangeCoverage), percent(accuracy.whileWaiting.rangeCoverage),
                               String(format: "%.1f %%", accuracy.twoHourRule.wrongRefusalShare * 100)]))
         }
         let measured = days.map(\.accuracy).filter { $0.measuredTickets > 0 }
         let clup = measured.map(\.atIssue.clup.meanAbsolute)
         let coverages = measured.compactMap(\.atIssue.rangeCoverage)
+        let waitingCoverages = measured.compactMap(\.whileWaiting.rangeCoverage)
         let naiveFar = measured.filter { $0.atIssue.naive.meanAbsolute > 5 }
         let halved = naiveFar.filter { $0.atIssue.clup.meanAbsolute <= 0.5 * $0.atIssue.naive.meanAbsolute }
         let wrong = measured.map(\.twoHourRule.wrongRefusalShare)
@@ -158,6 +159,8 @@ public struct GeneratedDays: Sendable {
             + "naive over 5 min off on \(naiveFar.count) days, CLup at most half of it on \(halved.count); "
             + "wrong two-hour refusals: median \(String(format: "%.1f", (Self.median(wrong) ?? 0) * 100)) %, "
             + "worst \(String(format: "%.1f", (wrong.max() ?? 0) * 100)) %")
+        lines.append("while waiting: ranges covering 75–85 %: "
+            + "\(waitingCoverages.filter { (0.75...0.85).contains($0) }.count) of \(waitingCoverages.count) days")
         return lines.joined(separator: "\n")
     }
 }

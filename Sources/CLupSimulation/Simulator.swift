@@ -43,6 +43,9 @@ public struct Simulator {
         var clup: Date
         var range: ClosedRange<Date>?
         var naive: Date
+        /// Whether the range was drawn from the store's measured errors (`VisitModel.entryError`),
+        /// not from the exits to wait for.
+        var measuredRange = false
         /// The oracle's median entry and range, when it is asked.
         var oracle: Date? = nil
         var oracleRange: ClosedRange<Date>? = nil
