@@ -830,6 +830,16 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v33: entry errors measured in minutes over the root of the wait") { db in
+            try db.execute(sql: """
+                -- An entry's error is now (real − expected wait, in minutes) ÷ √(expected wait in
+                -- minutes + 10) (`VisitModel.entryError`), not a ratio of waits plus 20 minutes:
+                -- the sums were of another quantity. They start again, and a store draws its
+                -- ranges from the exits to wait for until 20 entries are measured.
+                UPDATE storeLoad SET entries = 0, entryErrorSum = 0, entryErrorSquares = 0;
+                """)
+        }
+
         return migrator
     }
 }

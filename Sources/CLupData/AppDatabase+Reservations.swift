@@ -114,7 +114,7 @@ extension AppDatabase {
     /// The columns the wait estimate reads, in the order `live(_:)` reads them by position.
     static let liveColumns =
         "id, storeId, status, people, residenceMinutes, calledAt, enteredAt, slotStart, walkIn, number, day, "
-            + "travelMode, travelMetres, leftAt, pace, priority, queuePosition"
+            + "travelMode, travelMetres, leftAt, pace, priority, queuePosition, createdAt"
 
     /// A store's queue in the order it is called (`QueueKey`), on either engine.
     static let queueOrder = "COALESCE(queuePosition, id), priority DESC, id"
@@ -131,7 +131,7 @@ extension AppDatabase {
         live(LiveColumns(id: row[0], status: row[2], people: row[3], residenceMinutes: row[4], calledAt: row[5],
                          enteredAt: row[6], slotStart: row[7], walkIn: row[8], number: row[9], day: row[10],
                          travelMode: row[11], travelMetres: row[12], leftAt: row[13], pace: row[14], priority: row[15],
-                         queuePosition: row[16]))
+                         queuePosition: row[16], createdAt: row[17]))
     }
 
     /// The columns of a reservation the wait estimate reads (`liveColumns`), from either engine.
@@ -152,6 +152,7 @@ extension AppDatabase {
         var pace: Double?
         var priority: Bool
         var queuePosition: ReservationID?
+        var createdAt: Date
     }
 
     /// A reservation as the wait estimate sees it; nil once it has ended.
@@ -176,7 +177,7 @@ extension AppDatabase {
         return LiveReservation(id: row.id, state: state, people: row.people,
                                residence: Double(row.residenceMinutes) * 60 * pace, walkIn: row.walkIn, number: row.number,
                                day: row.day, travel: travel, leftAt: row.leftAt, priority: row.priority,
-                               position: row.queuePosition)
+                               position: row.queuePosition, issuedAt: row.createdAt)
     }
 
     /// The reservations `ids` as the estimate sees them, each with its store and customer (nil:
@@ -187,7 +188,7 @@ extension AppDatabase {
     {
         let statement = try db.cachedStatement(sql: "SELECT \(liveColumns), userId FROM reservation WHERE id = ?")
         return try ids.sorted().compactMap { id in
-            try Row.fetchOne(statement, arguments: [id]).map { row in (row[1], id, row[17], live(row)) }
+            try Row.fetchOne(statement, arguments: [id]).map { row in (row[1], id, row[18], live(row)) }
         }
     }
 

@@ -167,7 +167,7 @@ public struct StoreLoad: Codable, Sendable, FetchableRecord, TableRecord {
             let mean = entryErrorSum / entries
             let spread = max(0, entryErrorSquares / entries - mean * mean).squareRoot()
             model.entryError = VisitModel.EntryError(bias: (mean * 100).rounded() / 100,
-                                                     spread: (min(2, spread) * 100).rounded() / 100)
+                                                     spread: (min(5, spread) * 100).rounded() / 100)
         }
         model.ratio = (model.ratio * 100).rounded() / 100
         model.spread = (model.spread * 100).rounded() / 100

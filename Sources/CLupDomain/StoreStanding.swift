@@ -56,7 +56,8 @@ public struct StoreStanding: Sendable, Equatable {
         func range(at index: Int, now: Date) -> ClosedRange<Date>? {
             let ticket = waiting[index]
             return ticket.entry.map {
-                tail.model.entryRange(now: now, placed: ticket.placed, entry: $0, places: tail.places)
+                tail.model.entryRange(now: now, placed: ticket.placed, entry: $0, places: tail.places,
+                                      issuedAt: queue[index].issuedAt)
             }
         }
 

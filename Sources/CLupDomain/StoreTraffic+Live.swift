@@ -32,10 +32,13 @@ public struct LiveReservation: Sendable, Hashable {
     public var priority: Bool
     /// Its place in the queue (`QueueKey`): its id, or the ticket a priority ticket was placed before.
     public var position: ReservationID
+    /// When the ticket was taken (nil: not known). How long a ticket has waited decides how much
+    /// of the store's measured bias its range carries (`VisitModel.entryRange`).
+    public var issuedAt: Date?
 
     public init(id: ReservationID, state: State, people: Int, residence: TimeInterval, walkIn: Bool = false, number: Int = 0,
                 day: Int = 0, travel: TimeInterval = 0, leftAt: Date? = nil, priority: Bool = false,
-                position: ReservationID? = nil)
+                position: ReservationID? = nil, issuedAt: Date? = nil)
     {
         self.id = id
         self.state = state
@@ -48,6 +51,7 @@ public struct LiveReservation: Sendable, Hashable {
         self.leftAt = leftAt
         self.priority = priority
         self.position = position ?? id
+        self.issuedAt = issuedAt
     }
 
     /// Where the ticket stands in its queue.
@@ -70,7 +74,7 @@ public struct LiveReservation: Sendable, Hashable {
     /// The ticket as a party of the queue, as seen at `now`.
     @inline(__always)
     public func queued(now: Date) -> QueuedParty {
-        QueuedParty(people: people, residence: residence, arrival: arrival(now: now))
+        QueuedParty(people: people, residence: residence, arrival: arrival(now: now), issuedAt: issuedAt)
     }
 }
 
@@ -309,7 +313,8 @@ public struct QueueStanding: Sendable, Equatable {
         var entry: Date?
         for party in traffic.queue { entry = simulation.enter(party) }
         let range = entry.map {
-            estimator.model.entryRange(now: now, placed: simulation.clock, entry: $0, places: estimator.capacity)
+            estimator.model.entryRange(now: now, placed: simulation.clock, entry: $0, places: estimator.capacity,
+                                       issuedAt: waiting[index].issuedAt)
         }
         return QueueStanding(partiesAhead: index, peopleAhead: waiting[..<index].reduce(0) { $0 + $1.people },
                              entry: entry, range: range)

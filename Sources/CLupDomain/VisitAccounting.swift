@@ -55,11 +55,10 @@ public enum VisitAccounting {
             }
             change.entryHour = HourTotals.hour(of: entered)
             if [.waiting, .called].contains(old.status), let expected = new.expectedEntry {
-                // How far the entry was from the one expected when the ticket was taken, as a
-                // ratio of waits (plus `VisitModel.errorOffset`, so a short wait's error is
-                // not a ratio of seconds).
-                func log(_ date: Date) -> Double { Foundation.log(max(0, date.timeIntervalSince(new.createdAt)) + VisitModel.errorOffset) }
-                let error = log(entered) - log(expected)
+                // How far the entry was from the one expected when the ticket was taken, in
+                // minutes over √(expected wait + 10 min) (`VisitModel.entryError`).
+                let error = VisitModel.entryError(expected: max(0, expected.timeIntervalSince(new.createdAt)),
+                                                  real: max(0, entered.timeIntervalSince(new.createdAt)))
                 change.learned.entryDecay = entryErrorDecay
                 change.learned.added.entries = 1
                 change.learned.added.entryErrorSum = error

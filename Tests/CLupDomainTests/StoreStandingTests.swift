@@ -131,4 +131,46 @@ struct StoreStandingTests {
             #expect(kept == fresh(), "seed \(seed) step \(step)")
         }
     }
+
+    @Test("a waiting ticket's measured range carries the store's bias in the share of its wait still ahead, kept or fresh")
+    func rangesByTimeWaited() throws {
+        let settings = StoreSettings(capacity: 4, walkInPercent: 0)
+        var model = VisitModel(ratio: 1)
+        model.entryError = VisitModel.EntryError(bias: 1.5, spread: 0.5)
+        // Four inside for half an hour more; then three tickets, taken 40, 20 and 0 minutes ago.
+        var live = (1...4).map { LiveReservation(id: ReservationID(Int64($0)), state: .inside(since: now), people: 1, residence: 1800) }
+        for (id, minutesAgo) in [(Int64(5), 40.0), (6, 20.0), (7, 0.0)] {
+            live.append(LiveReservation(id: ReservationID(id), state: .waiting, people: 1, residence: 1800,
+                                        issuedAt: now - minutesAgo * 60))
+        }
+        func fresh() -> StoreStanding {
+            StoreStanding(live: LiveTraffic(live: live, model: model), settings: settings, hours: hours, now: now)
+        }
+        var kept = fresh()
+        for ticket in live where ticket.state == .waiting {
+            let standing = try #require(kept.standing(of: ticket.id))
+            let entry = try #require(standing.entry)
+            let expected = model.entryRange(now: now, placed: entry, entry: entry, places: 4, issuedAt: ticket.issuedAt)
+            #expect(standing.range == expected)
+            // The same as the one ticket's own standing finds.
+            let traffic = LiveTraffic(live: live, model: model)
+            let alone = QueueStanding.of(ticket.id, live: live, settings: settings,
+                                         estimator: traffic.estimator(settings: settings), now: now)
+            #expect(alone?.range == expected)
+        }
+        // The first has waited 40 minutes of its wait: it carries less of the bias (a late one)
+        // than a ticket expected as it is but taken just now, so its range is earlier.
+        let first = try #require(kept.standing(of: 5))
+        let entry = try #require(first.entry)
+        let justTaken = model.entryRange(now: now, placed: entry, entry: entry, places: 4, issuedAt: now)
+        let range = try #require(first.range)
+        #expect(range.lowerBound < justTaken.lowerBound && range.upperBound < justTaken.upperBound)
+        // Kept in place: once the first leaves the queue, those behind keep their own times.
+        live.removeAll { $0.id == 5 }
+        let removed = kept.removeWaiting(5, settings: settings, hours: hours)
+        #expect(removed)
+        for id: ReservationID in [6, 7] {
+            #expect(kept.standing(of: id)?.range == fresh().standing(of: id)?.range)
+        }
+    }
 }

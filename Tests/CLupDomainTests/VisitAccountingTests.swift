@@ -45,14 +45,16 @@ struct VisitAccountingTests {
         #expect(exit.learned.added.measuredVisits == 1 && abs(exit.learned.added.logRatioSum - log(3.0)) < 1e-9)
     }
 
-    @Test("an entry with an expected time measures its error on waits plus the model's offset, and older errors fade")
+    @Test("an entry with an expected time measures its error in minutes over the root of the wait, and older errors fade")
     func entryError() {
         var waiting = ticket
         waiting.expectedEntry = taken + 600
         var inside = waiting
         (inside.status, inside.enteredAt) = (.inside, taken + 1200)
         let change = VisitAccounting.change(from: waiting, to: inside, peopleInside: 2).learned
-        let error = log((1200 + VisitModel.errorOffset) / (600 + VisitModel.errorOffset))
+        // Ten minutes late on an expected ten-minute wait: 10 ÷ √(10 + 10).
+        let error = 10 / 20.0.squareRoot()
+        #expect(abs(VisitModel.entryError(expected: 600, real: 1200) - error) < 1e-12)
         #expect(change.entryDecay == VisitAccounting.entryErrorDecay && change.added.entries == 1)
         #expect(abs(change.added.entryErrorSum - error) < 1e-12 && abs(change.added.entryErrorSquares - error * error) < 1e-12)
         var sums = LearnedSums()

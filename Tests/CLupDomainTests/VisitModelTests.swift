@@ -150,14 +150,27 @@ struct VisitModelTests {
         let travelling = model.entryRange(now: now, placed: now, entry: now + 1200, places: 20)
         #expect(travelling.lowerBound <= now + 1200 - 60 && travelling.upperBound >= now + 1200 + 4 * 60)
 
-        // Measured: ln((wait + 20 min) ÷ (expected + 20 min)) with mean 0.1 and spread 0.2.
+        // Measured: errors of bias 0.5 and spread 0.8, in minutes over √(expected wait + 10 min).
+        // At issue (no time waited) the range carries the whole bias: 25 minutes' wait is
+        // scaled by √35 minutes.
         var measured = model
-        measured.entryError = VisitModel.EntryError(bias: 0.1, spread: 0.2)
+        measured.entryError = VisitModel.EntryError(bias: 0.5, spread: 0.8)
         let range = measured.entryRange(now: now, placed: now + 1500, entry: now + 1500, places: 20)
-        let expectedLow = 2700 * exp(0.1 - 1.2816 * 0.2) - 1200
-        let expectedHigh = 2700 * exp(0.1 + 1.2816 * 0.2) - 1200
-        #expect(abs(range.lowerBound.timeIntervalSince(now) - expectedLow) < 0.001)
-        #expect(abs(range.upperBound.timeIntervalSince(now) - expectedHigh) < 0.001)
+        let scale = 35.0.squareRoot() * 60
+        #expect(abs(range.lowerBound.timeIntervalSince(now) - (1500 + (0.5 - 1.4 * 0.8) * scale)) < 0.001)
+        #expect(abs(range.upperBound.timeIntervalSince(now) - (1500 + (0.5 + 1.4 * 0.8) * scale)) < 0.001)
+        // A ticket taken 25 minutes ago, with as long again ahead, carries half the bias: the
+        // same width, centred nearer its expected entry.
+        let waited = measured.entryRange(now: now, placed: now + 1500, entry: now + 1500, places: 20, issuedAt: now - 1500)
+        #expect(abs(waited.lowerBound.timeIntervalSince(now) - (1500 + (0.25 - 1.4 * 0.8) * scale)) < 0.001)
+        #expect(abs(waited.upperBound.timeIntervalSince(now) - (1500 + (0.25 + 1.4 * 0.8) * scale)) < 0.001)
+        // A longer wait has a wider range, but narrower for its length (√ against linear).
+        let longer = measured.entryRange(now: now, placed: now + 6000, entry: now + 6000, places: 20)
+        let width = { (range: ClosedRange<Date>) in range.upperBound.timeIntervalSince(range.lowerBound) }
+        #expect(width(longer) > width(range) && width(longer) / 6000 < width(range) / 1500)
+        // Never a point, nor before now: at the door, a minute at least.
+        let due = measured.entryRange(now: now, placed: now, entry: now, places: 20)
+        #expect(due.lowerBound == now && width(due) >= 60)
     }
 
     @Test("a store's model comes from its measured sums once there are enough")

@@ -94,6 +94,9 @@ enum PostgresMigrations {
             CREATE INDEX reservation_bookedByStore ON reservation(storeId, slotStart) INCLUDE (people)
                 WHERE status = 'booked';
             """),
+        ("entry errors measured in minutes over the root of the wait (SQLite's 33)", """
+            UPDATE storeLoad SET entries = 0, entryErrorSum = 0, entryErrorSquares = 0;
+            """),
     ]
 
     /// Brings the schema up to date; several workers starting at once take turns on an
