@@ -171,13 +171,7 @@ extension StoreTraffic {
             horizon = max(horizon, ghosts[index] - elapsed[index])
         }
         guard horizon > 0 else { return }
-        let steps = 20
-        var times = [Double](repeating: 0, count: steps + 1)
-        var counts = [Double](repeating: 0, count: steps + 1)
-        for step in 1...steps {
-            let fraction = Double(step) / Double(steps)
-            let t = horizon * fraction * fraction
-            times[step] = t
+        func exits(by t: Double) -> Double {
             var total = 0.0
             for index in 0..<count {
                 let end = elapsed[index] + t
@@ -188,14 +182,39 @@ extension StoreTraffic {
                     total += scanned[index] * max(0, 1 - survives / survived[index])
                 }
             }
-            counts[step] = total
+            return total
         }
+        let steps = 20
+        var times = [0.0]
+        var counts = [0.0]
+        times.reserveCapacity(steps + 1)
+        counts.reserveCapacity(steps + 1)
+        for step in 1...steps {
+            let fraction = Double(step) / Double(steps)
+            let t = horizon * fraction * fraction
+            let total = exits(by: t)
+            // Where more than one exit falls between two times of the grid (visits that vary
+            // little end close together), the interval is cut finer: a straight line across it
+            // would put the first of them minutes early.
+            if total - counts[counts.count - 1] > 1 {
+                let start = times[times.count - 1]
+                let parts = 8
+                for part in 1..<parts {
+                    let between = start + (t - start) * Double(part) / Double(parts)
+                    times.append(between)
+                    counts.append(exits(by: between))
+                }
+            }
+            times.append(t)
+            counts.append(total)
+        }
+        let last = times.count - 1
         let order = inside.indices.sorted { inside[$0].expectedExit < inside[$1].expectedExit }
         var step = 0
         for (rank, index) in order.enumerated() {
             let target = Double(rank) + 0.5
-            while step < steps, counts[step + 1] < target { step += 1 }
-            guard step < steps else { break }
+            while step < last, counts[step + 1] < target { step += 1 }
+            guard step < last else { break }
             let (low, high) = (counts[step], counts[step + 1])
             let fraction = high > low ? min(1, max(0, (target - low) / (high - low))) : 0
             inside[index].expectedExit = now + times[step] + fraction * (times[step + 1] - times[step])

@@ -234,4 +234,17 @@ struct ExitOrderTests {
         let exact = StoreTraffic(live: live, settings: settings, model: VisitModel(ratio: 1, spread: 0), now: now)
         #expect(exact.inside.map(\.expectedExit) == live.map { now + 1800 - Double($0.id.rawValue - 1) * 120 })
     }
+
+    @Test("visits that barely vary: the first of four exits just before their common mean, not minutes early",
+          arguments: [0.01, 0.05, 0.1])
+    func narrow(spread: Double) {
+        let settings = StoreSettings(capacity: 4, walkInPercent: 0)
+        let live = (1...4).map { LiveReservation(id: ReservationID(Int64($0)), state: .inside(since: now), people: 1, residence: 1800) }
+        let traffic = StoreTraffic(live: live, settings: settings, model: VisitModel(ratio: 1, spread: spread), now: now)
+        // Half an exit is expected when each of the four visits has ended with probability ⅛:
+        // at 30 min × e^(−σ²/2 + σ × Φ⁻¹(⅛)), Φ⁻¹(⅛) = −1.1503.
+        let first = 1800 * exp(-spread * spread / 2 - 1.1503 * spread)
+        let soonest = traffic.inside.map(\.expectedExit).min()!.timeIntervalSince(now)
+        #expect(abs(soonest - first) < 20, "\(soonest) against \(first)")
+    }
 }
