@@ -94,13 +94,12 @@ public enum Pool: Sendable, Hashable, CaseIterable {
 }
 
 /// What a store's history says about how long visits really take: actual ÷ declared
-/// residence time, once there are enough visits to trust it (else 1).
+/// residence time, from the first visit, shrunk towards 1 while there are few (`value`).
 public struct ResidenceRatio: Sendable, Hashable {
     public var visits: Int
     public var declaredSeconds: Double
     public var actualSeconds: Double
 
-    public static let minimumVisits = 20
     /// However odd the history, a visit is assumed to take between half and twice what was said.
     public static let bounds: ClosedRange<Double> = 0.5...2
 
@@ -110,9 +109,12 @@ public struct ResidenceRatio: Sendable, Hashable {
         self.actualSeconds = actualSeconds
     }
 
+    /// Actual ÷ declared, from the first visit, shrunk towards 1 as if `VisitModel.priorVisits`
+    /// more visits of the store's mean declared length had lasted just that long.
     public var value: Double {
-        guard visits >= Self.minimumVisits, declaredSeconds > 0 else { return 1 }
-        return min(Self.bounds.upperBound, max(Self.bounds.lowerBound, actualSeconds / declaredSeconds))
+        guard visits > 0, declaredSeconds > 0 else { return 1 }
+        let prior = VisitModel.priorVisits * declaredSeconds / Double(visits)
+        return min(Self.bounds.upperBound, max(Self.bounds.lowerBound, (actualSeconds + prior) / (declaredSeconds + prior)))
     }
 }
 

@@ -3,8 +3,10 @@ import Foundation
 /// What a store's history says about its customers, for the wait estimate: how long visits
 /// really take against what was declared (the ratio, and how much one visit varies around it),
 /// how often a called ticket never comes, and how long an at-hand customer takes from the call
-/// to the door. Measured in the database as visits end (`storeLoad`); until there are enough
-/// of them, the defaults below.
+/// to the door. Measured in the database as visits end (`storeLoad`). The visits' ratio and
+/// spread, and the rate of visits never scanned out, are learned from a store's first visit,
+/// shrunk towards what a typical store shows (`prior…`) until its own visits outweigh that; the
+/// rest once there are `minimumSamples` of them.
 ///
 /// What the estimate assumes with it (docs/accuracy.md), once measured:
 /// - a visit lasts declared × `ratio` × a log-normal factor of spread `spread` (mean 1);
@@ -47,15 +49,22 @@ public struct VisitModel: Sendable, Hashable {
         }
     }
 
-    /// Until a store has measured visits, they are taken to last exactly as declared × ratio
-    /// and to reach the door at once: the estimate is then the plain simulation of exits.
+    /// Without a store's measurements (`VisitModel()`, as the estimate's own tests use it), visits
+    /// last exactly as declared × ratio and reach the door at once: the plain simulation of exits.
     public static let defaultSpread = 0.0
     public static let defaultCallToDoor: TimeInterval = 0
-    /// Calls and visits needed before the measured values replace the defaults.
+    /// Calls and entries needed before the no-show rate, the time to the door and the mean
+    /// visit replace the defaults.
     public static let minimumSamples = 20
-    /// Visits needed before the unscanned rate is used: a rate of a few in a hundred needs more
-    /// than twenty to mean anything.
-    public static let minimumUnscannedSamples = 100
+    /// What a store's first visits are taken to be like until its own say otherwise: visits as
+    /// long as declared (ratio 1) and varying by 0.35 around that (as in a typical store), both
+    /// weighed as `priorVisits` visits; and 2 % never scanned out, weighed as
+    /// `priorUnscannedVisits` (a rate of a few in a hundred needs more visits to show). With
+    /// n visits measured, each value is (n × measured + weight × prior) ÷ (n + weight).
+    public static let priorSpread = 0.35
+    public static let priorVisits = 10.0
+    public static let priorUnscannedRate = 0.02
+    public static let priorUnscannedVisits = 50.0
 
     public init(ratio: Double = 1, spread: Double = defaultSpread, noShowRate: Double = 0, unscannedRate: Double = 0,
                 callToDoor: TimeInterval = defaultCallToDoor, meanVisit: TimeInterval = defaultMeanVisit) {
@@ -85,18 +94,16 @@ public struct VisitModel: Sendable, Hashable {
         if visits >= Self.minimumSamples {
             meanVisit = actualSeconds / Double(visits)
         }
-        if loggedVisits >= Self.minimumSamples {
-            let mean = logRatioSum / Double(loggedVisits)
-            let variance = max(0, logRatioSquares / Double(loggedVisits) - mean * mean)
-            spread = min(1.2, max(0.05, variance.squareRoot()))
-        }
+        let logged = Double(loggedVisits)
+        let variance = logged > 0 ? max(0, logRatioSquares / logged - pow(logRatioSum / logged, 2)) : 0
+        let shrunk = (logged * variance + Self.priorVisits * Self.priorSpread * Self.priorSpread) / (logged + Self.priorVisits)
+        spread = min(1.2, shrunk.squareRoot())
         if calls >= Self.minimumSamples {
             noShowRate = min(0.9, Double(noShows) / Double(calls))
         }
         let ended = unscannedVisits + countedVisits
-        if ended >= Self.minimumUnscannedSamples {
-            unscannedRate = min(0.5, Double(unscannedVisits) / Double(ended))
-        }
+        unscannedRate = min(0.5, (Double(unscannedVisits) + Self.priorUnscannedRate * Self.priorUnscannedVisits)
+            / (Double(ended) + Self.priorUnscannedVisits))
         if atHandEntries >= Self.minimumSamples {
             callToDoor = min(30 * 60, max(0, callToDoorSeconds / Double(atHandEntries)))
         }

@@ -39,10 +39,13 @@ struct ResidenceAndSettingsTests {
         #expect(ResidenceTime.fromVisits([2 * 60, 3 * 60, 4 * 60]) == 15)
     }
 
-    @Test("the store's actual ÷ declared ratio counts from 20 visits, between ½ and 2")
+    @Test("the store's actual ÷ declared ratio counts from the first visit, shrunk towards 1 as ten visits, between ½ and 2")
     func ratio() {
-        #expect(ResidenceRatio(visits: 19, declaredSeconds: 100, actualSeconds: 150).value == 1)
-        #expect(ResidenceRatio(visits: 20, declaredSeconds: 100, actualSeconds: 150).value == 1.5)
+        #expect(ResidenceRatio().value == 1)
+        // Ten visits at 1.5: half way, as the ten of the prior weigh as much.
+        #expect(abs(ResidenceRatio(visits: 10, declaredSeconds: 100, actualSeconds: 150).value - 1.25) < 1e-12)
+        // A thousand: the store's own.
+        #expect(abs(ResidenceRatio(visits: 1000, declaredSeconds: 100, actualSeconds: 150).value - (150 + 1) / (100 + 1)) < 1e-12)
         #expect(ResidenceRatio(visits: 50, declaredSeconds: 100, actualSeconds: 900).value == 2)
         #expect(ResidenceRatio(visits: 50, declaredSeconds: 100, actualSeconds: 10).value == 0.5)
     }

@@ -173,36 +173,49 @@ struct VisitModelTests {
         #expect(due.lowerBound == now && width(due) >= 60)
     }
 
-    @Test("a store's model comes from its measured sums once there are enough")
+    @Test("a store's model comes from its measured sums: ratio, spread and forgotten scans shrunk towards a prior")
     func measured() {
+        // A new store: visits as declared, varying by 0.35, 2 % never scanned out; no no-shows
+        // or time to the door until they are measured.
+        let new = VisitModel(visits: 0, declaredSeconds: 0, actualSeconds: 0, loggedVisits: 0, logRatioSum: 0,
+                             logRatioSquares: 0, calls: 0, noShows: 0, atHandEntries: 0, callToDoorSeconds: 0)
+        #expect(new.ratio == 1 && abs(new.spread - 0.35) < 1e-12 && abs(new.unscannedRate - 0.02) < 1e-12)
+        #expect(new.noShowRate == 0 && new.callToDoor == 0 && new.meanVisit == VisitModel.defaultMeanVisit)
+        // Five visits at 1.5 × declared, of ln ratios of variance 1 − 0.4² = 0.84: the prior's ten
+        // visits still weigh twice as much. Calls and entries: fewer than twenty, not yet used.
         let few = VisitModel(visits: 5, declaredSeconds: 9000, actualSeconds: 13_500, loggedVisits: 5, logRatioSum: 2,
-                             logRatioSquares: 1,
+                             logRatioSquares: 5,
                              calls: 5, noShows: 1, atHandEntries: 4, callToDoorSeconds: 400)
-        #expect(few == VisitModel())
+        #expect(abs(few.ratio - (13_500 + 18_000) / (9000 + 18_000)) < 1e-12)
+        #expect(abs(few.spread - ((5 * 0.84 + 10 * 0.35 * 0.35) / 15).squareRoot()) < 1e-12)
+        #expect(few.noShowRate == 0 && few.callToDoor == 0 && few.meanVisit == VisitModel.defaultMeanVisit)
         // 25 visits with ln ratios of mean 0.2 and variance 0.09; 40 calls, 4 never came, and
         // the 30 called where they were took 90 s on average.
         let many = VisitModel(visits: 25, declaredSeconds: 45_000, actualSeconds: 54_000, loggedVisits: 25,
                               logRatioSum: 25 * 0.2, logRatioSquares: 25 * (0.09 + 0.04),
                               calls: 40, noShows: 4, atHandEntries: 30, callToDoorSeconds: 30 * 90)
-        #expect(abs(many.ratio - 1.2) < 1e-9)
-        #expect(abs(many.spread - 0.3) < 1e-9)
+        #expect(abs(many.ratio - (54_000 + 18_000) / (45_000 + 18_000)) < 1e-9)
+        #expect(abs(many.spread - ((25 * 0.09 + 10 * 0.35 * 0.35) / 35).squareRoot()) < 1e-9)
         #expect(abs(many.noShowRate - 0.1) < 1e-9)
         #expect(abs(many.callToDoor - 90) < 1e-9)
         #expect(abs(many.meanVisit - 2160) < 1e-9)
         // A store measured before the log sums were kept: 1,000 visits of 36 min on average,
-        // only 25 of them in the log sums. The mean visit and ratio are of all 1,000.
+        // only 25 of them in the log sums. The mean visit and ratio are of all 1,000 (the
+        // prior's ten count for 1 %).
         let older = VisitModel(visits: 1000, declaredSeconds: 1000 * 1800, actualSeconds: 1000 * 2160, loggedVisits: 25,
                                logRatioSum: 25 * 0.2, logRatioSquares: 25 * (0.09 + 0.04),
                                calls: 0, noShows: 0, atHandEntries: 0, callToDoorSeconds: 0)
-        #expect(abs(older.meanVisit - 2160) < 1e-9 && abs(older.ratio - 1.2) < 1e-9 && abs(older.spread - 0.3) < 1e-9)
-        // Visits never scanned out: a rate once a hundred visits have ended since they were
-        // counted (those measured before are left out of it).
+        #expect(abs(older.meanVisit - 2160) < 1e-9 && abs(older.ratio - (2160 + 18) / (1800 + 18)) < 1e-9)
+        #expect(abs(older.spread - many.spread) < 1e-9)
+        // Visits never scanned out: of those ended since they were counted (those measured
+        // before are left out of it), shrunk towards 2 % as fifty visits.
         func unscanned(_ closed: Int, of counted: Int) -> Double {
             VisitModel(visits: 1000, declaredSeconds: 1000 * 1800, actualSeconds: 1000 * 1800, loggedVisits: 1000,
                        logRatioSum: 0, logRatioSquares: 0, calls: 0, noShows: 0, atHandEntries: 0, callToDoorSeconds: 0,
                        unscannedVisits: closed, countedVisits: counted).unscannedRate
         }
-        #expect(unscanned(1, of: 90) == 0)
+        #expect(abs(unscanned(0, of: 50) - 0.01) < 1e-12)
+        #expect(abs(unscanned(10, of: 140) - 11.0 / 200) < 1e-12)
         #expect(abs(unscanned(3, of: 147) - 0.02) < 1e-9)
     }
 }

@@ -99,7 +99,8 @@ struct MailDeliveryTests {
         let first = try lineUp("first@example.org")
         #expect(try database.scan(reservationId: first.id, at: store.id, now: clock.now).verdict == .enter)
         // Ada, 500 m away, waits behind the one inside: she is told to leave at 10:19, and is
-        // called when the place frees at 10:30, as she arrives.
+        // called when the place frees at 10:30, as she arrives (visits here last as declared).
+        try Fixture.historyAsDeclared(store.id, in: database)
         let ada = try lineUp("ada@example.org", metres: 500)
         clock.advance(19 * 60)
         try database.advanceQueues(now: clock.now)

@@ -15,7 +15,8 @@ struct NoticesTests {
     let clock: TestClock
     let database: AppDatabase
     let app: App
-    /// Capacity 4, none kept for walk-ins, 2 places a slot.
+    /// Capacity 4, none kept for walk-ins, 2 places a slot; its visits have lasted as declared
+    /// (`Fixture.historyAsDeclared`), so places free when the notices' times say.
     let store: Store
     let writer = NoticeWriter(settings: SiteSettings(baseURL: "https://clup.example.org"), tickets: Fixture.tickets)
 
@@ -25,6 +26,7 @@ struct NoticesTests {
             NewStore(name: "Bottega Duomo", address: "Piazza Duomo 1", phone: "+39 02 1", position: Place.milan[0].position,
                      capacity: 4, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 0, slotCapacity: 2)),
             hours: Fixture.weekdayHours, departments: [])
+        try Fixture.historyAsDeclared(store.id, in: database)
     }
 
     var storeId: StoreID { store.id }

@@ -72,7 +72,7 @@ struct StoreBoardTests {
             Fixture.store("Other", at: GeoPoint(latitude: 45.47, longitude: 9.19), capacity: 3),
             hours: Fixture.weekdayHours, departments: [])
         let stores = [small, other]
-        // One visit short of the history the residence ratio needs: the next exit changes it.
+        // A history of nineteen visits 1.5 times as long as declared: each exit changes the ratio.
         try database.execute(sql: """
             UPDATE storeLoad SET measuredVisits = 19, declaredSeconds = 19 * 1800, actualSeconds = 19 * 2700
             WHERE storeId = ?

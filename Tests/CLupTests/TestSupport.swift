@@ -43,6 +43,19 @@ enum Fixture {
         try TicketCodes(database: database, tickets: tickets).text(for: reservation, now: now)
     }
 
+    /// Gives `storeId` a long history of visits that lasted exactly as declared and were all
+    /// scanned out, so its estimate is the plain simulation of exits (a new store's assumes
+    /// visits vary and some are never scanned out): for suites about what follows from a
+    /// time, not about the estimate. Fifty thousand visits outweigh the model's prior until
+    /// the spread rounds to 0: visits that do not vary.
+    static func historyAsDeclared(_ storeId: StoreID, in database: AppDatabase) throws {
+        try database.execute(sql: """
+            UPDATE storeLoad SET measuredVisits = 50000, declaredSeconds = 50000 * 1800, actualSeconds = 50000 * 1800,
+                loggedVisits = 50000, logRatioSum = 0, logRatioSquares = 0, unscannedVisits = 0, visitsBeforeUnscanned = 0
+            WHERE storeId = ?
+            """, storeId)
+    }
+
     /// The real app over a fresh in-memory SQLite, with the clock pinned at `now`.
     static func app(now: Date = wednesdayMorning, database: AppDatabase? = nil) throws -> App {
         try app(clock: { now }, database: database)

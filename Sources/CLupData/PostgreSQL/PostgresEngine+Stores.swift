@@ -64,6 +64,9 @@ extension PostgresEngine {
         else { preconditionFailure("INSERT … RETURNING returned no row") }
         let inserted: Store = try row.record()
         transaction.changed(store: inserted.id)
+        // The insert's trigger made the store's learned sums: its model is a new store's
+        // (`VisitModel`'s priors), not the plain default, from the start, as on SQLite.
+        transaction.changed(loadOf: inserted.id)
         for interval in new.hours {
             try transaction.execute("""
                 INSERT INTO openingInterval (storeId, weekday, opens, closes)
