@@ -61,13 +61,19 @@ public final class StoreBoard: Sendable {
         var active: ArraySlice<LiveReservation> { reservations[..<activeCount] }
         var booked: ArraySlice<LiveReservation> { reservations[activeCount...] }
         /// What the store's history says about its visits. Boxed, and shared while it is the
-        /// standard one (every store until it has history): the entry stays as small as with
-        /// the single ratio it replaced, which matters at 100,000 stores.
+        /// standard one or a new store's (every store until it has history): the entry stays as
+        /// small as with the single ratio it replaced, which matters at 100,000 stores.
         public var model: VisitModel {
             get { modelBox.model }
-            set { modelBox = newValue == .standard ? .standard : VisitModelBox(newValue) }
+            set {
+                modelBox = switch newValue {
+                case .standard: .standard
+                case .newStore: .newStore
+                default: VisitModelBox(newValue)
+                }
+            }
         }
-        private var modelBox = VisitModelBox.standard
+        private(set) var modelBox = VisitModelBox.standard
         /// Bumped by every change to the store, so a standing of an older version is not used.
         public var version = 0
         /// Boxed: most stores are never asked for one, and the entry stays small.
@@ -681,4 +687,5 @@ final class VisitModelBox: Sendable {
     }
 
     static let standard = VisitModelBox(.standard)
+    static let newStore = VisitModelBox(.newStore)
 }

@@ -65,6 +65,9 @@ public struct VisitModel: Sendable, Hashable {
     public static let priorVisits = 10.0
     public static let priorUnscannedRate = 0.02
     public static let priorUnscannedVisits = 50.0
+    /// A store's model before it has measured anything: the priors alone, as a new store's
+    /// empty sums give it (the board shares one copy among all such stores).
+    public static let newStore = VisitModel(ratio: 1, spread: priorSpread, unscannedRate: priorUnscannedRate)
 
     public init(ratio: Double = 1, spread: Double = defaultSpread, noShowRate: Double = 0, unscannedRate: Double = 0,
                 callToDoor: TimeInterval = defaultCallToDoor, meanVisit: TimeInterval = defaultMeanVisit) {

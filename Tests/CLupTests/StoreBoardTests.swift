@@ -164,6 +164,24 @@ struct StoreBoardTests {
         #expect(changed.at == now + 2.2 && changed.status.peopleInside == 0 && changed.online.parties + 1 >= 1)
     }
 
+    @Test("stores without history share one model on the board, as a new store's sums give it")
+    func sharedModel() throws {
+        let database = try Fixture.database()
+        let stores = try (0..<3).map { index in
+            try database.createStore(Fixture.store("New \(index)", at: .milanCentre), hours: Fixture.weekdayHours,
+                                     departments: [])
+        }
+        for store in stores {
+            #expect(try database.storeLoad(store.id)?.model == VisitModel.newStore)
+            let entry = try #require(database.board.entry(store.id))
+            #expect(entry.model == VisitModel.newStore && entry.modelBox === VisitModelBox.newStore)
+        }
+        // Once a store has a history of its own, it has a model of its own.
+        try Fixture.historyAsDeclared(stores[0].id, in: database)
+        let measured = try #require(database.board.entry(stores[0].id))
+        #expect(measured.model != VisitModel.newStore && measured.modelBox !== VisitModelBox.newStore)
+    }
+
     @Test("a write from another connection is picked up when the board is refreshed")
     func externalWrites() throws {
         let path = NSTemporaryDirectory() + "clup-board-\(UUID().uuidString).sqlite"
