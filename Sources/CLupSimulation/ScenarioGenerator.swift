@@ -142,8 +142,11 @@ public struct GeneratedDays: Sendable {
         }
         let measured = days.map(\.accuracy).filter { $0.measuredTickets > 0 }
         let clup = measured.map(\.atIssue.clup.meanAbsolute)
-        let coverages = measured.compactMap(\.atIssue.rangeCoverage)
-        let waitingCoverages = measured.compactMap(\.whileWaiting.rangeCoverage)
+        /// How many days' ranges covered 75–85 % of entries, of the days that showed ranges.
+        func daysInTarget(_ coverage: (Accuracy) -> Double?) -> String {
+            let coverages = measured.compactMap(coverage)
+            return "\(coverages.filter { (0.75...0.85).contains($0) }.count) of \(coverages.count) days"
+        }
         let naiveFar = measured.filter { $0.atIssue.naive.meanAbsolute > 5 }
         let halved = naiveFar.filter { $0.atIssue.clup.meanAbsolute <= 0.5 * $0.atIssue.naive.meanAbsolute }
         let wrong = measured.map(\.twoHourRule.wrongRefusalShare)
@@ -155,12 +158,11 @@ public struct GeneratedDays: Sendable {
         }
         lines.append("at issue: CLup MAE median \(number(Self.median(clup))), worst \(number(clup.max())); "
             + "CLup/naive median \(String(format: "%.2f", Self.median(measured.map { $0.atIssue.clup.meanAbsolute / max($0.atIssue.naive.meanAbsolute, 0.01) }) ?? 0)); "
-            + "ranges covering 75–85 %: \(coverages.filter { (0.75...0.85).contains($0) }.count) of \(coverages.count) days; "
+            + "ranges covering 75–85 %: \(daysInTarget(\.atIssue.rangeCoverage)); "
             + "naive over 5 min off on \(naiveFar.count) days, CLup at most half of it on \(halved.count); "
             + "wrong two-hour refusals: median \(String(format: "%.1f", (Self.median(wrong) ?? 0) * 100)) %, "
             + "worst \(String(format: "%.1f", (wrong.max() ?? 0) * 100)) %")
-        lines.append("while waiting: ranges covering 75–85 %: "
-            + "\(waitingCoverages.filter { (0.75...0.85).contains($0) }.count) of \(waitingCoverages.count) days")
+        lines.append("while waiting: ranges covering 75–85 %: \(daysInTarget(\.whileWaiting.rangeCoverage))")
         return lines.joined(separator: "\n")
     }
 }

@@ -283,7 +283,7 @@ final class SimulatedDays {
         let naive = now + max(customers[index].travel,
                               Double(queued.peopleAhead) * scenario.meanDeclared / max(1, places))
         var sample = Simulator.Sample(at: now, clup: entry, range: queued.range, naive: naive)
-        sample.measuredRange = database.board.entry(store.id)?.live.model.entryError != nil
+        sample.measuredRange = database.board.entry(store.id)?.model.entryError != nil
         if simulator.oracleRuns > 0, let live = database.board.entry(store.id)?.live {
             // Those still at home leave when CLup's estimate tells them to.
             for reservation in live.live where reservation.state == .waiting && reservation.travel > 0
