@@ -209,9 +209,14 @@ public struct AppDatabase: Sendable {
         guard var entry = board.entry(storeId) else { return try Self.liveTraffic(storeId: storeId, now: Date(), db)[storeId] ?? .none }
         let pending = observer.pendingReservations
         if !pending.isEmpty {
-            for (rowStore, id, _, live) in try Self.liveRows(ids: pending, db) where rowStore == storeId {
+            var gone = pending
+            for (rowStore, id, _, live) in try Self.liveRows(ids: pending, db) {
+                gone.remove(id)
+                guard rowStore == storeId else { continue }
                 if let live { entry.upsert(live) } else { entry.remove(id) }
             }
+            // A row deleted in this transaction, whatever its store was, is gone from its queue.
+            for id in gone { entry.remove(id) }
         }
         if observer.pendingRatios.contains(storeId), let load = try StoreLoad.find(storeId, db) {
             entry.model = load.model

@@ -182,6 +182,65 @@ struct StoreBoardTests {
         #expect(measured.model != VisitModel.newStore && measured.modelBox !== VisitModelBox.newStore)
     }
 
+    @Test("a transaction sees its own changes, in every store it asks for, however often it asks; the board after it commits",
+          .enabled(if: Fixture.onSQLite))
+    func transactionView() throws {
+        let database = try Fixture.database()
+        let now = Fixture.wednesdayMorning
+        let stores = try (0..<2).map { index in
+            try database.createStore(Fixture.store("Own \(index)", at: .milanCentre, capacity: 5),
+                                     hours: Fixture.weekdayHours, departments: [])
+        }
+        var number = 0
+        func ticket(_ store: Store, _ status: ReservationStatus, _ db: Database) throws -> ReservationID {
+            number += 1
+            return try NewReservation(
+                storeId: store.id, userId: nil, kind: status == .booked ? .booking : .lineUp, walkIn: false, day: 1,
+                number: number, people: 1, residenceMinutes: 30, slotStart: status == .booked ? now + 3 * 3600 : nil,
+                status: status, createdAt: now, requestKey: nil
+            ).insert(returning: db).id
+        }
+        /// The store as a board read afresh from the transaction's state has it.
+        func expectCurrent(_ store: Store, _ db: Database, _ step: String) throws {
+            let fresh = StoreBoard()
+            try fresh.reload(db)
+            let seen = try database.transactionTraffic(storeId: store.id, db).live
+            #expect(seen == fresh.entry(store.id)?.reservations, "\(step)")
+        }
+        // Committed before: one waiting at each store.
+        let before = try database.writer.write { db in try stores.map { try ticket($0, .waiting, db) } }
+        try database.writer.write { db in
+            try expectCurrent(stores[0], db, "nothing changed yet")
+            let first = try ticket(stores[0], .waiting, db)
+            try expectCurrent(stores[0], db, "a ticket added")
+            _ = try ticket(stores[1], .booked, db)
+            try Reservation.setStatus(.called, .calledAt, to: now, id: first, from: .waiting, db)
+            try expectCurrent(stores[0], db, "changed after it was read back")
+            try expectCurrent(stores[1], db, "first asked for after changes to it")
+            try Reservation.setStatus(.cancelled, .endedAt, to: now, id: before[1], from: .active, db)
+            try db.execute(sql: "DELETE FROM reservation WHERE id = ?", arguments: [before[0]])
+            _ = try ticket(stores[1], .waiting, db)
+            try expectCurrent(stores[0], db, "a row deleted")
+            try expectCurrent(stores[1], db, "a ticket ended, another added")
+        }
+        let fresh = StoreBoard()
+        try database.writer.read { db in try fresh.reload(db) }
+        for store in stores {
+            #expect(database.board.entry(store.id)?.reservations == fresh.entry(store.id)?.reservations)
+        }
+        // A transaction rolled back leaves the board and the next transaction as they were.
+        struct Undone: Error {}
+        #expect(throws: Undone.self) {
+            try database.writer.write { db in
+                _ = try ticket(stores[0], .waiting, db)
+                try expectCurrent(stores[0], db, "to be rolled back")
+                throw Undone()
+            }
+        }
+        #expect(database.board.entry(stores[0].id)?.reservations == fresh.entry(stores[0].id)?.reservations)
+        try database.writer.write { db in try expectCurrent(stores[0], db, "after the rollback") }
+    }
+
     @Test("a write from another connection is picked up when the board is refreshed")
     func externalWrites() throws {
         let path = NSTemporaryDirectory() + "clup-board-\(UUID().uuidString).sqlite"
