@@ -35,20 +35,25 @@ public struct StoreStanding: Sendable, Equatable {
         }
 
         /// A pool's standing at `now` from its traffic and the keys of its queue, in order.
+        /// `queueKeys` must be as many as the parties of `traffic.queue`. The queue and its keys
+        /// are kept as given (not copied party by party), and one pass simulates them.
         init(traffic: StoreTraffic, queueKeys: [QueueKey], estimator: WaitEstimator, places: Int, now: Date) {
+            precondition(queueKeys.count == traffic.queue.count, "a key for each party of the queue")
             tail = WaitEstimator.Simulation(estimator: estimator, traffic: traffic, now: now)
             head = tail
-            queue = []
-            queue.reserveCapacity(queueKeys.count)
+            queue = traffic.queue
+            keys = queueKeys
+            priorityCount = keys.count { $0.priority }
+            parties = queue.count
             waiting = []
-            waiting.reserveCapacity(queueKeys.count)
-            keys = []
-            keys.reserveCapacity(queueKeys.count)
-            parties = 0
-            people = 0
-            for (key, party) in zip(queueKeys, traffic.queue) {
-                append(key, party, places: places, now: now, updatingNewcomer: false)
+            waiting.reserveCapacity(queue.count)
+            var ahead = 0
+            for (key, party) in zip(keys, queue) {
+                let entry = tail.enter(party)
+                waiting.append((key.id, ahead, entry, tail.clock))
+                ahead += party.people
             }
+            people = ahead
             updateNewcomer(places: places, now: now)
         }
 
@@ -78,7 +83,7 @@ public struct StoreStanding: Sendable, Equatable {
         }
 
         /// Simulates waiting ticket `key` joining the back of the queue.
-        mutating func append(_ key: QueueKey, _ party: QueuedParty, places: Int, now: Date, updatingNewcomer: Bool = true) {
+        mutating func append(_ key: QueueKey, _ party: QueuedParty, places: Int, now: Date) {
             let entry = tail.enter(party)
             waiting.append((key.id, people, entry, tail.clock))
             keys.append(key)
@@ -86,7 +91,7 @@ public struct StoreStanding: Sendable, Equatable {
             queue.append(party)
             parties += 1
             people += party.people
-            if updatingNewcomer { updateNewcomer(places: places, now: now) }
+            updateNewcomer(places: places, now: now)
         }
 
         /// Takes the waiting ticket at `index` out of the queue (cancelled, or expired): the
