@@ -26,6 +26,34 @@ public struct LiveTraffic: Sendable {
         StoreTraffic(live: live.lazy.filter { $0.pool == pool }, settings: settings, model: model, now: now)
     }
 
+    /// Whether a party of `people` joining `pool`'s queue now would be given its places at
+    /// once: the pool's places less those taken now — people inside, tickets called, bookings
+    /// whose places are held — and less every waiting party's leave enough for it. Then every
+    /// party, it included, is given its places now, none waits for an exit, and the queue's
+    /// simulation has nothing to find (`WaitEstimator.waitGivenPlacesNow`): one pass over the
+    /// live list, counting, instead of building the store's traffic and simulating its queue,
+    /// which a store with room and thousands of customers on their way paid on every line-up.
+    /// The places taken are counted as `StoreTraffic.add` counts them. A booking's hold that
+    /// may begin at once because its entry window opens sooner than the booking lead time
+    /// (`StoreTraffic.anticipateBookings`) leaves the simulation to decide.
+    func placesFreeNow(for people: Int, settings: StoreSettings, now: Date, pool: Pool) -> Bool {
+        let before = Double(settings.entryBeforeMinutes) * 60
+        let after = Double(settings.entryAfterMinutes) * 60
+        guard before + StoreTraffic.bookingLookahead < SlotCalendar.leadTime else { return false }
+        var taken = 0
+        for reservation in live where reservation.pool == pool {
+            switch reservation.state {
+            case .waiting, .called, .inside:
+                taken += reservation.people
+            case .booked(let slotStart):
+                if slotStart + after >= now, slotStart - before - StoreTraffic.bookingLookahead <= now {
+                    taken += reservation.people
+                }
+            }
+        }
+        return pool.places(settings) - taken >= people
+    }
+
     /// Everyone inside, walk-ins and online customers alike.
     public var peopleInside: Int {
         live.reduce(0) { total, reservation in
@@ -46,9 +74,11 @@ public struct LiveTraffic: Sendable {
                                settings: StoreSettings, hours: OpeningHours, now: Date, pool: Pool = .online)
         -> LineUpPolicy.Decision
     {
-        let wait = estimator(settings: settings, pool: pool).waitForNewParty(
-            people: people, residence: residence, travel: travel,
-            traffic: traffic(settings: settings, now: now, pool: pool), now: now)
+        let estimator = estimator(settings: settings, pool: pool)
+        let wait = placesFreeNow(for: people, settings: settings, now: now, pool: pool)
+            ? estimator.waitGivenPlacesNow(people: people, residence: residence, travel: travel, now: now)
+            : estimator.waitForNewParty(people: people, residence: residence, travel: travel,
+                                        traffic: traffic(settings: settings, now: now, pool: pool), now: now)
         return LineUpPolicy.decide(wait: wait, residence: residence, openState: hours.state(at: now), now: now)
     }
 }

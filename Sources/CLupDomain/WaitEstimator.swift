@@ -290,6 +290,10 @@ public struct WaitEstimator: Sendable {
         /// When a party given its places at `clock` is expected at the door: the store's
         /// usual time from call to door, or its arrival if it is still on the way.
         func entry(of party: QueuedParty) -> Date {
+            Self.entry(of: party, placedAt: clock, model: model)
+        }
+
+        static func entry(of party: QueuedParty, placedAt clock: Date, model: VisitModel) -> Date {
             max(clock + model.callToDoor, party.arrival)
         }
 
@@ -366,5 +370,12 @@ public struct WaitEstimator: Sendable {
         let newcomer = QueuedParty(people: people, residence: residence, arrival: travel > 0 ? now + travel : nil)
         guard let entry = entryTimes(traffic: traffic, appending: [newcomer], now: now).last ?? nil else { return nil }
         return entry.timeIntervalSince(now).rounded()
+    }
+
+    /// The wait of a new party given its places at `now`, as `waitForNewParty` finds it when
+    /// enough places are free for everyone queued and for it (`LiveTraffic.placesFreeNow`).
+    public func waitGivenPlacesNow(people: Int, residence: TimeInterval, travel: TimeInterval, now: Date) -> TimeInterval {
+        let newcomer = QueuedParty(people: people, residence: residence, arrival: travel > 0 ? now + travel : nil)
+        return Simulation.entry(of: newcomer, placedAt: now, model: model).timeIntervalSince(now).rounded()
     }
 }

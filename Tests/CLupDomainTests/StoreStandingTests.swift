@@ -173,4 +173,67 @@ struct StoreStandingTests {
             #expect(kept.standing(of: id)?.range == fresh().standing(of: id)?.range)
         }
     }
+
+    @Test("a line-up given its places at once waits what the queue's simulation says", arguments: 1...40)
+    func placesFreeNow(seed: UInt64) {
+        var random = Generator(state: seed)
+        let settings = StoreSettings(capacity: Int.random(in: 3...40, using: &random),
+                                     walkInPercent: [0, 20, 34].randomElement(using: &random)!,
+                                     entryBeforeMinutes: [10, 30, 95].randomElement(using: &random)!)
+        var live = live(&random, settings: settings, queue: [0, 0, 2, 6].randomElement(using: &random)!)
+        // Bookings whose places are not held yet, and one whose window has closed.
+        for (index, minutes) in [70.0, 150, -30].enumerated() {
+            live.append(LiveReservation(id: ReservationID(Int64(1000 + index)), state: .booked(slotStart: now + minutes * 60),
+                                        people: 2, residence: 1800))
+        }
+        let model = Bool.random(using: &random)
+            ? VisitModel(ratio: 1.2)
+            : VisitModel(ratio: 0.9, spread: 0.35, noShowRate: 0.1, unscannedRate: 0.15, callToDoor: 90)
+        let traffic = LiveTraffic(live: live, model: model)
+        var given = 0
+        for pool in Pool.allCases {
+            for people in 1...3 {
+                for travel: TimeInterval in [0, 600] {
+                    let estimator = traffic.estimator(settings: settings, pool: pool)
+                    let simulated = estimator.waitForNewParty(
+                        people: people, residence: 1800, travel: travel,
+                        traffic: traffic.traffic(settings: settings, now: now, pool: pool), now: now)
+                    #expect(traffic.lineUpDecision(people: people, residence: 1800, travel: travel, settings: settings,
+                                                   hours: hours, now: now, pool: pool)
+                        == LineUpPolicy.decide(wait: simulated, residence: 1800, openState: hours.state(at: now), now: now))
+                    guard traffic.placesFreeNow(for: people, settings: settings, now: now, pool: pool) else { continue }
+                    given += 1
+                    #expect(estimator.waitGivenPlacesNow(people: people, residence: 1800, travel: travel, now: now)
+                        == simulated)
+                }
+            }
+        }
+        // Entry windows opening 95 minutes early could begin an expected booking's hold at once.
+        if settings.entryBeforeMinutes == 95 { #expect(given == 0) }
+    }
+
+    @Test("with room for everyone on their way, a line-up waits its own journey, without a simulation")
+    func roomForEveryone() {
+        let settings = StoreSettings(capacity: 40, walkInPercent: 0)
+        // Two inside, one called, twenty told to leave and still on their way (as at a large
+        // store at a quiet hour): 23 of 40 places taken, and nobody waits for an exit.
+        var live = [LiveReservation(id: 1, state: .inside(since: now - 600), people: 1, residence: 1800),
+                    LiveReservation(id: 2, state: .inside(since: now - 300), people: 1, residence: 1800),
+                    LiveReservation(id: 3, state: .called(at: now - 60), people: 1, residence: 1800)]
+        for id in 4...23 {
+            live.append(LiveReservation(id: ReservationID(Int64(id)), state: .waiting, people: 1, residence: 1800,
+                                        travel: 900, leftAt: now - 120))
+        }
+        let traffic = LiveTraffic(live: live, model: VisitModel(ratio: 1.1, spread: 0.3, noShowRate: 0.1,
+                                                                unscannedRate: 0.02, callToDoor: 90))
+        #expect(traffic.placesFreeNow(for: 17, settings: settings, now: now, pool: .online))
+        #expect(!traffic.placesFreeNow(for: 18, settings: settings, now: now, pool: .online))
+        let simulated = traffic.estimator(settings: settings).waitForNewParty(
+            people: 2, residence: 1800, travel: 1200, traffic: traffic.traffic(settings: settings, now: now), now: now)
+        #expect(simulated == 1200)
+        #expect(traffic.estimator(settings: settings).waitGivenPlacesNow(people: 2, residence: 1800, travel: 1200, now: now)
+            == simulated)
+        // Without a journey, the store's time from call to door.
+        #expect(traffic.estimator(settings: settings).waitGivenPlacesNow(people: 1, residence: 1800, travel: 0, now: now) == 90)
+    }
 }
