@@ -383,7 +383,7 @@ extension StoreBoard.Entry {
             }
             reservations.remove(at: found)
             activeCount -= 1
-        } else if let index = booked.firstIndex(where: { $0.id == reservation.id }) {
+        } else if let index = bookedIndex(of: reservation) {
             reservations.remove(at: index)
         }
         if case .booked(let start) = reservation.state {
@@ -419,6 +419,24 @@ extension StoreBoard.Entry {
     mutating func shrinkStanding(without leaving: LiveReservation) {
         guard let kept, kept.version == version - 1 else { return }
         if kept.standing.removeWaiting(leaving.id, settings: store.settings, hours: hours) { kept.version = version }
+    }
+
+    /// Where `reservation` is among the bookings, if it is there. A booking's slot never
+    /// changes (no statement sets `slotStart` once a reservation is made), so a reservation
+    /// still booked is found at its slot by binary search: a new booking at a store with
+    /// thousands of them went through every one. One booked no more (let in) is looked for
+    /// among them all.
+    private func bookedIndex(of reservation: LiveReservation) -> Int? {
+        guard case .booked(let start) = reservation.state else {
+            return booked.firstIndex { $0.id == reservation.id }
+        }
+        let index = booked.partitioningIndex { entry in
+            guard case .booked(let other) = entry.state else { return false }
+            return (other, entry.id) >= (start, reservation.id)
+        }
+        assert(index < reservations.count && reservations[index].id == reservation.id
+               || !booked.contains { $0.id == reservation.id }, "a booking's slot changed")
+        return index < reservations.count && reservations[index].id == reservation.id ? index : nil
     }
 
     /// Reservation `id` if it is waiting in the queue.

@@ -241,6 +241,32 @@ struct StoreBoardTests {
         try database.writer.write { db in try expectCurrent(stores[0], db, "after the rollback") }
     }
 
+    @Test("bookings stay in slot order, once each, as they are made, changed, let in and ended")
+    func bookingsInOrder() throws {
+        let database = try Fixture.database()
+        let now = Fixture.wednesdayMorning
+        let store = try database.createStore(Fixture.store("Booked", at: .milanCentre), hours: Fixture.weekdayHours,
+                                             departments: [])
+        var entry = StoreBoard.Entry(details: try #require(try database.storeDetails(id: store.id)))
+        func booking(_ id: Int64, _ hours: Double, people: Int = 1) -> LiveReservation {
+            LiveReservation(id: ReservationID(id), state: .booked(slotStart: now + hours * 3600), people: people,
+                            residence: 1800)
+        }
+        // Made out of order; two at one slot, ordered by id.
+        for (id, hours) in [(5, 3.0), (2, 4.0), (9, 3.0), (4, 3.0), (7, 5.0)] { entry.upsert(booking(Int64(id), hours)) }
+        #expect(entry.reservations.map(\.id) == [4, 5, 9, 2, 7])
+        // Changed at its slot (a party of two now): replaced where it is, not added.
+        entry.upsert(booking(5, 3, people: 2))
+        #expect(entry.reservations.map(\.id) == [4, 5, 9, 2, 7] && entry.reservations[1].people == 2)
+        // Let in: out of the bookings, into the queue's part; a new line-up joins it.
+        entry.upsert(LiveReservation(id: 9, state: .inside(since: now), people: 1, residence: 1800))
+        entry.upsert(LiveReservation(id: 12, state: .waiting, people: 1, residence: 1800))
+        #expect(entry.reservations.map(\.id) == [9, 12, 4, 5, 2, 7] && entry.activeCount == 2)
+        // Ended.
+        entry.remove(2)
+        #expect(entry.reservations.map(\.id) == [9, 12, 4, 5, 7])
+    }
+
     @Test("a write from another connection is picked up when the board is refreshed")
     func externalWrites() throws {
         let path = NSTemporaryDirectory() + "clup-board-\(UUID().uuidString).sqlite"
