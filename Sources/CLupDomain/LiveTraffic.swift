@@ -37,16 +37,15 @@ public struct LiveTraffic: Sendable {
     /// may begin at once because its entry window opens sooner than the booking lead time
     /// (`StoreTraffic.anticipateBookings`) leaves the simulation to decide.
     func placesFreeNow(for people: Int, settings: StoreSettings, now: Date, pool: Pool) -> Bool {
-        let before = Double(settings.entryBeforeMinutes) * 60
-        let after = Double(settings.entryAfterMinutes) * 60
-        guard before + StoreTraffic.bookingLookahead < SlotCalendar.leadTime else { return false }
+        guard Double(settings.entryBeforeMinutes) * 60 + StoreTraffic.bookingLookahead < SlotCalendar.leadTime
+        else { return false }
         var taken = 0
         for reservation in live where reservation.pool == pool {
             switch reservation.state {
             case .waiting, .called, .inside:
                 taken += reservation.people
             case .booked(let slotStart):
-                if slotStart + after >= now, slotStart - before - StoreTraffic.bookingLookahead <= now {
+                if StoreTraffic.bookingHolds(slotStart: slotStart, settings: settings, now: now) {
                     taken += reservation.people
                 }
             }

@@ -42,8 +42,6 @@ public enum QueueCaller {
     {
         var plan = Plan()
         let grace = Double(settings.callGraceMinutes) * 60
-        let before = Double(settings.entryBeforeMinutes) * 60
-        let after = Double(settings.entryAfterMinutes) * 60
         // Places each pool holds: its people inside, its called tickets on their way and its
         // bookings due (as `StoreTraffic` counts them).
         var heldOnline = 0
@@ -65,7 +63,7 @@ public enum QueueCaller {
             case .called, .inside:
                 holds = true
             case .booked(let slotStart):
-                holds = slotStart - before <= now + StoreTraffic.bookingLookahead && slotStart + after >= now
+                holds = StoreTraffic.bookingHolds(slotStart: slotStart, settings: settings, now: now)
             }
             if holds {
                 if reservation.walkIn { heldWalkIn += reservation.people } else { heldOnline += reservation.people }

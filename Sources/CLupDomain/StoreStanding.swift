@@ -45,16 +45,19 @@ public struct StoreStanding: Sendable, Equatable {
             keys = queueKeys
             priorityCount = keys.count { $0.priority }
             parties = queue.count
+            people = 0
             waiting = []
             waiting.reserveCapacity(queue.count)
-            var ahead = 0
-            for (key, party) in zip(keys, queue) {
-                let entry = tail.enter(party)
-                waiting.append((key.id, ahead, entry, tail.clock))
-                ahead += party.people
-            }
-            people = ahead
+            for (key, party) in zip(keys, queue) { simulate(key, party) }
             updateNewcomer(places: places, now: now)
+        }
+
+        /// Simulates the party of waiting ticket `key` entering after those before it, and
+        /// records where it stands.
+        private mutating func simulate(_ key: QueueKey, _ party: QueuedParty) {
+            let entry = tail.enter(party)
+            waiting.append((key.id, people, entry, tail.clock))
+            people += party.people
         }
 
         /// The range of the entry of the waiting ticket at `index`.
@@ -84,13 +87,11 @@ public struct StoreStanding: Sendable, Equatable {
 
         /// Simulates waiting ticket `key` joining the back of the queue.
         mutating func append(_ key: QueueKey, _ party: QueuedParty, places: Int, now: Date) {
-            let entry = tail.enter(party)
-            waiting.append((key.id, people, entry, tail.clock))
+            simulate(key, party)
             keys.append(key)
             if key.priority { priorityCount += 1 }
             queue.append(party)
             parties += 1
-            people += party.people
             updateNewcomer(places: places, now: now)
         }
 

@@ -126,6 +126,19 @@ extension StoreTraffic {
     /// at most two hours (`LineUpPolicy.longestWait`), and a travel time may come on top.
     public static let holdHorizon: TimeInterval = 3 * 3600
 
+    /// When a booking of the slot starting at `slotStart` begins to hold its places: its entry
+    /// window's opening, less `bookingLookahead`.
+    public static func holdStart(slotStart: Date, settings: StoreSettings) -> Date {
+        slotStart - Double(settings.entryBeforeMinutes) * 60 - bookingLookahead
+    }
+
+    /// Whether a booking of the slot starting at `slotStart` holds its places at `now`: its hold
+    /// has begun and its entry window has not closed. The estimate, the queue's calls and the
+    /// line-up decision count held places by this one rule.
+    public static func bookingHolds(slotStart: Date, settings: StoreSettings, now: Date) -> Bool {
+        slotStart + Double(settings.entryAfterMinutes) * 60 >= now && holdStart(slotStart: slotStart, settings: settings) <= now
+    }
+
     /// The store's traffic at `now` from its live reservations (queue order = `live` order):
     /// people inside leave at entry + residence × ratio; called tickets are on their way and
     /// hold their places (without counting as inside); bookings whose entry window is open or opens within
@@ -251,7 +264,7 @@ extension StoreTraffic {
             let people = Int(carried)
             if people > 0 {
                 carried -= Double(people)
-                futureHolds.append(FutureHold(people: people, start: start - before - Self.bookingLookahead,
+                futureHolds.append(FutureHold(people: people, start: Self.holdStart(slotStart: start, settings: settings),
                                               end: start + model.meanVisit))
             }
             start += slot
@@ -283,12 +296,11 @@ extension StoreTraffic {
                                    expectedExit: model.expectedExit(since: since, residence: reservation.residence, now: now)))
             insideVisits.append(Visit(since: since, residence: reservation.residence))
         case .booked(let slotStart):
-            let before = Double(settings.entryBeforeMinutes) * 60
             let after = Double(settings.entryAfterMinutes) * 60
             guard slotStart + after >= now else { return false }
             // Comes at its slot and stays, or (a no-show) holds its places until its window closes.
             let leaves = slotStart + model.expectedHold(stay: stay, grace: after)
-            let holdStarts = slotStart - before - Self.bookingLookahead
+            let holdStarts = Self.holdStart(slotStart: slotStart, settings: settings)
             booked[slotStart, default: 0] += reservation.people
             if holdStarts <= now {
                 bookingsDue.append(Occupant(people: reservation.people, expectedExit: max(leaves, now)))

@@ -367,7 +367,7 @@ public struct WaitEstimator: Sendable {
     public func waitForNewParty(
         people: Int, residence: TimeInterval = 30 * 60, travel: TimeInterval = 0, traffic: StoreTraffic, now: Date
     ) -> TimeInterval? {
-        let newcomer = QueuedParty(people: people, residence: residence, arrival: travel > 0 ? now + travel : nil)
+        let newcomer = Self.newcomer(people: people, residence: residence, travel: travel, now: now)
         guard let entry = entryTimes(traffic: traffic, appending: [newcomer], now: now).last ?? nil else { return nil }
         return entry.timeIntervalSince(now).rounded()
     }
@@ -375,7 +375,12 @@ public struct WaitEstimator: Sendable {
     /// The wait of a new party given its places at `now`, as `waitForNewParty` finds it when
     /// enough places are free for everyone queued and for it (`LiveTraffic.placesFreeNow`).
     public func waitGivenPlacesNow(people: Int, residence: TimeInterval, travel: TimeInterval, now: Date) -> TimeInterval {
-        let newcomer = QueuedParty(people: people, residence: residence, arrival: travel > 0 ? now + travel : nil)
+        let newcomer = Self.newcomer(people: people, residence: residence, travel: travel, now: now)
         return Simulation.entry(of: newcomer, placedAt: now, model: model).timeIntervalSince(now).rounded()
+    }
+
+    /// A party joining the queue at `now`, `travel` away (0: at hand).
+    private static func newcomer(people: Int, residence: TimeInterval, travel: TimeInterval, now: Date) -> QueuedParty {
+        QueuedParty(people: people, residence: residence, arrival: travel > 0 ? now + travel : nil)
     }
 }
