@@ -63,6 +63,9 @@ public struct Accuracy: Codable, Sendable {
     public var twoHourRule: TwoHourRule
     public var bookingsRefused: Int
     public var otherRefusals: Int
+    /// Visits closed as never scanned out while their customers were still inside (of
+    /// `entered`): each gave places away with its customer in the store.
+    public var closedWithCustomerInside: Int
     public var seconds: Double
 
     public init(scenario: Scenario, run: Simulator.Run) {
@@ -134,6 +137,7 @@ public struct Accuracy: Codable, Sendable {
                                   wrongRefusalShare: attempts == 0 ? 0 : Double(wrongRefusals) / Double(attempts))
         bookingsRefused = run.bookingsRefused
         otherRefusals = run.otherRefusals
+        closedWithCustomerInside = run.closedWithCustomerInside
         seconds = run.seconds
     }
 
@@ -197,6 +201,7 @@ public struct Accuracy: Codable, Sendable {
         lines.append("two-hour rule: \(twoHourRule.refusals) refused of \(twoHourRule.lineUps) line-ups, "
             + "\(twoHourRule.wrongRefusals) wrongly (\(String(format: "%.1f", twoHourRule.wrongRefusalShare * 100)) %), "
             + "\(twoHourRule.wrongAcceptances) accepted waited over 2 h")
+        lines.append("visits closed as never scanned out with the customer inside: \(closedWithCustomerInside) of \(entered)")
         return lines.joined(separator: "\n")
     }
 }

@@ -163,6 +163,9 @@ public struct GeneratedDays: Sendable {
             + "wrong two-hour refusals: median \(String(format: "%.1f", (Self.median(wrong) ?? 0) * 100)) %, "
             + "worst \(String(format: "%.1f", (wrong.max() ?? 0) * 100)) %")
         lines.append("while waiting: ranges covering 75–85 %: \(daysInTarget(\.whileWaiting.rangeCoverage))")
+        let closed = measured.map(\.closedWithCustomerInside)
+        lines.append("visits closed as never scanned out with the customer inside: \(closed.reduce(0, +)) of "
+            + "\(measured.map(\.entered).reduce(0, +)), on \(closed.filter { $0 > 0 }.count) days")
         return lines.joined(separator: "\n")
     }
 }

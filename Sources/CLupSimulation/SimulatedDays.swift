@@ -28,6 +28,8 @@ final class SimulatedDays {
     private(set) var longWaitRefusals: [(at: Date, pool: Pool)] = []
     private(set) var otherRefusals = 0
     private(set) var bookingsRefused = 0
+    /// Customers who scanned out of a visit already closed as one never scanned out.
+    private(set) var closedWithCustomerInside = 0
     private var byReservation: [ReservationID: Int] = [:]
     /// Issued, neither entered nor ended.
     private var pending: Set<Int> = []
@@ -176,7 +178,12 @@ final class SimulatedDays {
             guard customers[index].inQueue else { return }
             try tryEnter(index, now: now)
         case .leave:
-            _ = try database.scan(reservationId: customer.reservationId, at: store.id, now: now)
+            // A visit closed as never scanned out while its customer was still inside (its
+            // ticket already used): their places were given to the queue with them in the store.
+            if case .refused(.alreadyUsed, _) = try database.scan(reservationId: customer.reservationId, at: store.id,
+                                                                  now: now).outcome {
+                closedWithCustomerInside += 1
+            }
             release(index)
         }
     }

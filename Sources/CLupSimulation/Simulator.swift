@@ -107,6 +107,8 @@ public struct Simulator {
         var longWaitRefusals: [(at: Date, pool: Pool)]
         var otherRefusals: Int
         var bookingsRefused: Int
+        /// Visits closed as never scanned out whose customers were still inside.
+        var closedWithCustomerInside = 0
         public var seconds: Double
     }
 
@@ -125,7 +127,8 @@ public struct Simulator {
         try days.openAccounts()
         try days.play()
         return Run(customers: days.customers, longWaitRefusals: days.longWaitRefusals, otherRefusals: days.otherRefusals,
-                   bookingsRefused: days.bookingsRefused, seconds: Date().timeIntervalSince(started))
+                   bookingsRefused: days.bookingsRefused, closedWithCustomerInside: days.closedWithCustomerInside,
+                   seconds: Date().timeIntervalSince(started))
     }
 
     /// Bookings further ahead than this are not in the live set yet.

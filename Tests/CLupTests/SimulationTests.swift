@@ -84,6 +84,23 @@ struct SimulationTests {
         #expect(again.customers.map(\.enteredAt) == run.customers.map(\.enteredAt))
     }
 
+    @Test("customers who scan out of a visit already closed as never scanned out are counted")
+    func closedWithCustomerInside() throws {
+        // Visits eight times as long as declared outlast the bound: the estimate takes a visit
+        // to last at most twice what was said (`ResidenceRatio.bounds`), and closes visits that
+        // vary this little at three times that and half an hour. Visits as long as declared
+        // never reach it.
+        var long = try Self.scenario("short.json")
+        long.stay = .init(meanFactor: 8, sigma: 0.2, customerBiasSigma: 0)
+        long.missedScanOutRate = 0
+        let closed = Accuracy(scenario: long, run: try Simulator(scenario: long).run())
+        #expect(closed.closedWithCustomerInside > 0 && closed.closedWithCustomerInside < closed.entered)
+        #expect(closed.table.contains("with the customer inside: \(closed.closedWithCustomerInside) of \(closed.entered)"))
+        var usual = long
+        usual.stay = .init(meanFactor: 1, sigma: 0.2, customerBiasSigma: 0)
+        #expect(Accuracy(scenario: usual, run: try Simulator(scenario: usual).run()).closedWithCustomerInside == 0)
+    }
+
     @Test("another seed replays another day")
     func seeds() throws {
         var scenario = try Self.scenario("short.json")
