@@ -20,8 +20,8 @@ public enum QueueCaller {
         /// Called tickets not scanned within the grace period, and tickets of a past day still
         /// waiting.
         public var expire: [ReservationID] = []
-        /// Visits never scanned out — of a past day, or open past `VisitModel.ghostAfter` —
-        /// closed without an exit time, so their places go to the queue.
+        /// Visits never scanned out — of a past day, or open past the store's
+        /// `VisitModel.ghostAfter` — closed without an exit time, so their places go to the queue.
         public var close: [ReservationID] = []
 
         public init(call: [ReservationID] = [], sendOff: [ReservationID] = [], expire: [ReservationID] = [], close: [ReservationID] = []) {
@@ -56,7 +56,7 @@ public enum QueueCaller {
             case .inside where reservation.day < today:
                 plan.close.append(reservation.id)
             case .inside(let since)
-                where now.timeIntervalSince(since) > VisitModel.ghostAfter(expected: model.stay(reservation.residence)):
+                where now.timeIntervalSince(since) > model.ghostAfter(expected: model.stay(reservation.residence)):
                 plan.close.append(reservation.id)
             case .waiting:
                 break

@@ -182,7 +182,7 @@ extension StoreTraffic {
                 survived[index] = max(1e-12, 0.5 * erfc((log(elapsed[index]) - mus[index]) * scale))
             }
             scanned[index] = 1 - model.unscannedProbability(survival: survived[index])
-            ghosts[index] = VisitModel.ghostAfter(expected: mean)
+            ghosts[index] = model.ghostAfter(expected: mean)
             horizon = max(horizon, ghosts[index] - elapsed[index])
         }
         guard horizon > 0 else { return }

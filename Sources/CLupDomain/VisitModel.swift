@@ -113,12 +113,18 @@ public struct VisitModel: Sendable, Hashable {
     }
 
     /// A visit still open this long after its expected length (`expected`) is taken to have
-    /// left without scanning out, and is closed (`QueueCaller`): three times the expected
-    /// length, plus half an hour. For a log-normal visit of spread 0.4 that is past the
-    /// 99.9th percentile.
-    public static func ghostAfter(expected: TimeInterval) -> TimeInterval {
-        3 * expected + 30 * 60
+    /// left without scanning out, and is closed (`QueueCaller`): past the 99.9th percentile of
+    /// a log-normal visit of the store's spread, and at least three times the expected length,
+    /// plus half an hour. Three times is that percentile for a spread of about 0.375 (a typical
+    /// store's is 0.35); a store whose visits vary more (0.58: five times) would otherwise
+    /// close about one visit in a hundred with its customer still inside, and give their
+    /// places away with the store full.
+    public func ghostAfter(expected: TimeInterval) -> TimeInterval {
+        max(3, exp(Self.ghostQuantile * spread - spread * spread / 2)) * expected + 30 * 60
     }
+
+    /// The normal quantile of 99.9 %.
+    static let ghostQuantile = 3.09
 
     /// The expected length of a visit declared as `residence`.
     public func stay(_ residence: TimeInterval) -> TimeInterval {
@@ -134,7 +140,7 @@ public struct VisitModel: Sendable, Hashable {
     public func expectedExit(since: Date, residence: TimeInterval, now: Date) -> Date {
         let mean = stay(residence)
         let elapsed = now.timeIntervalSince(since)
-        let ghostAfter = Self.ghostAfter(expected: mean)
+        let ghostAfter = ghostAfter(expected: mean)
         guard elapsed > 0, mean > 0 else { return since + expectedVisitHold(mean) }
         guard elapsed < ghostAfter else { return now }
         let sigma = spread
@@ -166,7 +172,7 @@ public struct VisitModel: Sendable, Hashable {
     /// How long a visit of expected length `stay` holds its places on average: its length, or
     /// until it is closed when it is never scanned out.
     func expectedVisitHold(_ stay: TimeInterval) -> TimeInterval {
-        (1 - unscannedRate) * stay + unscannedRate * Self.ghostAfter(expected: stay)
+        (1 - unscannedRate) * stay + unscannedRate * ghostAfter(expected: stay)
     }
 
     /// The places a party holds from its entry, counted at their expected occupancy: a party
@@ -180,7 +186,7 @@ public struct VisitModel: Sendable, Hashable {
     /// after. The queue's simulation picks its own share of such parties instead.
     public func expectedHold(stay: TimeInterval, grace: TimeInterval, toDoor: TimeInterval = 0,
                              unscanned: Bool = false) -> TimeInterval {
-        let visit = unscanned ? Self.ghostAfter(expected: stay) : stay
+        let visit = unscanned ? ghostAfter(expected: stay) : stay
         return (1 - noShowRate) * (toDoor + visit) + noShowRate * grace
     }
 

@@ -90,7 +90,7 @@ struct Oracle {
     private func exit(entered: Date, declaredMinutes: Int, atLeast: Date, random: inout SeededRandom) -> Date {
         if random.chance(scenario.missedScanOutRate) {
             let expected = model.stay(Double(declaredMinutes) * 60)
-            return max(atLeast, entered + VisitModel.ghostAfter(expected: expected))
+            return max(atLeast, entered + model.ghostAfter(expected: expected))
         }
         // A visit already under way lasts longer than it has so far: drawn again until it does.
         for _ in 0..<32 {

@@ -29,7 +29,7 @@ struct VisitModelTests {
 
     @Test("a visit open three times its expected length and half an hour more is closed as never scanned out")
     func ghosts() {
-        #expect(VisitModel.ghostAfter(expected: half) == 2 * 3600)
+        #expect(VisitModel().ghostAfter(expected: half) == 2 * 3600)
         let settings = StoreSettings(capacity: 4, walkInPercent: 0)
         let live = [
             LiveReservation(id: 1, state: .inside(since: now - 2 * 3600 - 1), people: 1, residence: half, day: 5),
@@ -41,14 +41,41 @@ struct VisitModelTests {
         #expect(plan.call == [3])
         // The estimate expects that visit to end then, not after it.
         let model = VisitModel(ratio: 1, spread: 0.4)
-        #expect(model.expectedExit(since: now - 2 * 3600 + 60, residence: half, now: now) <= now + 60)
+        #expect(model.expectedExit(since: now - model.ghostAfter(expected: half) + 60, residence: half, now: now) <= now + 60)
+    }
+
+    @Test("a store whose visits vary widely keeps a visit open past their 99.9th percentile before closing it")
+    func ghostsOfVariedVisits() {
+        // Up to a spread of about 0.375 the bound stays three times the expected length.
+        for spread in [0.0, 0.2, 0.35, 0.37] {
+            #expect(VisitModel(ratio: 1, spread: spread).ghostAfter(expected: half) == 2 * 3600)
+        }
+        // Past it, the bound less its half hour is the visits' 99.9th percentile: a log-normal
+        // visit of mean `half` is longer with a chance of one in a thousand.
+        for spread in [0.4, 0.5, 0.58, 0.8] {
+            let bound = VisitModel(ratio: 1, spread: spread).ghostAfter(expected: half) - 30 * 60
+            let longer = VisitModel.normalCDF(-(log(bound) - (log(half) - spread * spread / 2)) / spread)
+            #expect(abs(longer - 0.001) < 0.00002)
+            #expect(bound > 3 * half)
+        }
+        // At a spread of 0.58 a visit three times its length and half an hour more is still open;
+        // one past the store's own bound is closed.
+        let varied = VisitModel(ratio: 1, spread: 0.58)
+        let settings = StoreSettings(capacity: 4, walkInPercent: 0)
+        let live = [
+            LiveReservation(id: 1, state: .inside(since: now - 2 * 3600 - 1), people: 1, residence: half, day: 5),
+            LiveReservation(id: 2, state: .inside(since: now - varied.ghostAfter(expected: half) - 1), people: 1,
+                            residence: half, day: 5),
+        ]
+        let plan = QueueCaller.plan(live: live, settings: settings, today: 5, isOpen: true, now: now, model: varied)
+        #expect(plan.close == [2])
     }
 
     @Test("a visit open long past its expected exit is likelier one never scanned out, and expected to end later")
     func unscanned() {
         let scanned = VisitModel(ratio: 1, spread: 0.35)
         let forgetful = VisitModel(ratio: 1, spread: 0.35, unscannedRate: 0.02)
-        let ghostAfter = VisitModel.ghostAfter(expected: half)
+        let ghostAfter = forgetful.ghostAfter(expected: half)
         for stayed in [10.0, 30, 45, 60, 75, 100] {
             let since = now - stayed * 60
             let plain = scanned.expectedExit(since: since, residence: half, now: now)
@@ -71,7 +98,7 @@ struct VisitModelTests {
         let estimator = WaitEstimator(capacity: 1, model: VisitModel(ratio: 1, spread: 0, unscannedRate: 0.1), grace: 0)
         let queue = Array(repeating: QueuedParty(people: 1, residence: 600), count: 7)
         let entries = estimator.entryTimes(traffic: StoreTraffic(queue: queue), now: now).map { $0!.timeIntervalSince(now) }
-        let tenAfterTen = VisitModel.ghostAfter(expected: 600)
+        let tenAfterTen = VisitModel().ghostAfter(expected: 600)
         #expect(entries == [0, 600, 1200, 1800, 2400, 2400 + tenAfterTen, 3000 + tenAfterTen])
     }
 
