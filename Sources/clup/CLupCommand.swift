@@ -3,6 +3,7 @@ import CLupData
 import CLupDomain
 import CLupJobs
 import CLupSupport
+import CLupText
 import CLupWeb
 import FastCGI
 import Foundation
@@ -12,7 +13,6 @@ import Prometheus
 
 #if canImport(CMalloc)
 import CMalloc
-import CLupText
 #endif
 
 /// The `clup` command: serve the site, manage the database, and produce the files nginx needs.
