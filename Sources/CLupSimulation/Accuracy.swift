@@ -144,10 +144,11 @@ public struct Accuracy: Codable, Sendable {
     /// Every prediction measured, one line each, for a closer look (`clup simulate --csv`):
     /// the ticket's kind, party, travel time, when it was issued (seconds into the first day),
     /// which of its predictions it is (0: at issue), and the predicted, real and naive waits and
-    /// the range's ends, in seconds from the prediction, and whether the range was drawn from
-    /// the store's measured errors (1) or from the exits to wait for (0).
+    /// the range's ends, in seconds from the prediction, whether the range was drawn from the
+    /// store's measured errors (1) or from the exits to wait for (0), and the oracle's predicted
+    /// wait (empty when it did not run).
     public static func csv(_ run: Simulator.Run) -> String {
-        var lines = ["kind,people,travel,issued,prediction,predicted,actual,naive,low,high,measured"]
+        var lines = ["kind,people,travel,issued,prediction,predicted,actual,naive,low,high,measured,oracle"]
         for customer in run.customers where customer.kind != .booking {
             guard let issued = customer.issuedAt, let actual = customer.enteredAt else { continue }
             for (index, sample) in customer.samples.enumerated() {
@@ -159,6 +160,7 @@ public struct Accuracy: Codable, Sendable {
                     sample.range.map { "\(Int($0.lowerBound.timeIntervalSince(sample.at)))" } ?? "",
                     sample.range.map { "\(Int($0.upperBound.timeIntervalSince(sample.at)))" } ?? "",
                     sample.measuredRange ? "1" : "0",
+                    sample.oracle.map { "\(Int($0.timeIntervalSince(sample.at)))" } ?? "",
                 ]
                 lines.append(cells.joined(separator: ","))
             }

@@ -39,8 +39,10 @@ struct SimulationTests {
     @Test("the oracle: the day plays out the same beside it, it predicts every ticket, and it is the closest")
     func oracle() throws {
         let scenario = try Self.scenario("short.json")
-        let plain = Accuracy(scenario: scenario, run: try Simulator(scenario: scenario).run())
-        let measured = Accuracy(scenario: scenario, run: try Simulator(scenario: scenario, oracleRuns: 100).run())
+        let plainRun = try Simulator(scenario: scenario).run()
+        let measuredRun = try Simulator(scenario: scenario, oracleRuns: 100).run()
+        let plain = Accuracy(scenario: scenario, run: plainRun)
+        let measured = Accuracy(scenario: scenario, run: measuredRun)
         // Its own random stream: CLup's estimates and the customers' days are unchanged.
         #expect(plain.atIssue.clup.meanAbsolute == measured.atIssue.clup.meanAbsolute)
         #expect(plain.whileWaiting.clup.predictions == measured.whileWaiting.clup.predictions)
@@ -59,6 +61,13 @@ struct SimulationTests {
         let coverage = try #require(measured.whileWaiting.oracleCoverage)
         #expect(coverage > 0.65 && coverage < 0.95)
         #expect(measured.table.contains("CLup/oracle"))
+        // The CSV has the oracle's prediction beside CLup's on every line, and nothing there
+        // when the oracle did not run.
+        let lines = Accuracy.csv(measuredRun).split(separator: "\n")
+        #expect(lines.first?.hasSuffix(",measured,oracle") == true)
+        #expect(lines.count > measured.atIssue.clup.predictions)
+        #expect(lines.dropFirst().allSatisfy { Int($0.split(separator: ",", omittingEmptySubsequences: false).last!) != nil })
+        #expect(Accuracy.csv(plainRun).split(separator: "\n").dropFirst().allSatisfy { $0.hasSuffix(",") })
     }
 
     @Test("regulars come back as themselves: the same account and the same pace on every visit")
