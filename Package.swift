@@ -48,13 +48,15 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         // The calling thread's kernel id (gettid), to lower the page threads' priority.
         .systemLibrary(name: "CThread"),
+        // posix_spawn's closefrom action, for running curl without Foundation's Process.
+        .systemLibrary(name: "CSpawn"),
 
         // Transport only: FastCGI records read in Swift, worker threads handing Sendable requests
         // to a handler.
         .target(name: "FastCGI", dependencies: ["CThread", .product(name: "Logging", package: "swift-log")]),
 
         .target(name: "CLupDomain"),
-        .target(name: "CLupSupport", dependencies: ["CSodium", "CQRencode", "CZlib"]),
+        .target(name: "CLupSupport", dependencies: ["CSodium", "CQRencode", "CZlib", "CSpawn"]),
         .target(
             name: "CLupData",
             dependencies: [

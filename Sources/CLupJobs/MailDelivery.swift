@@ -64,21 +64,9 @@ public struct SMTPTransport: MailTransport {
         }
         defer { configFile.map { try? FileManager.default.removeItem(atPath: $0) } }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: curl)
-        process.arguments = arguments
-        let input = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardError = errors
-        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
-        input.fileHandleForWriting.write(Data(rfc822.utf8))
-        try input.fileHandleForWriting.close()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw MailError(description: "curl exit \(process.terminationStatus): \(message.trimmingCharacters(in: .whitespacesAndNewlines))")
+        let run = try ChildProcess.run(curl, arguments, input: Array(rfc822.utf8), reading: .standardError)
+        guard run.status == 0 else {
+            throw MailError(description: "curl exit \(run.status): \(run.text.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
     }
 }

@@ -1,4 +1,5 @@
 import CLupDomain
+import CLupSupport
 import Foundation
 import Synchronization
 
@@ -50,21 +51,15 @@ public struct GeocoderError: Error, CustomStringConvertible {
 /// holds a page for seconds, not forever.
 enum CurlFetch {
     static func get(_ url: URL) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["--silent", "--show-error", "--fail", "--connect-timeout", "2", "--max-time", "4",
-                             "--proto", "=https,http", "--header", "User-Agent: CLup", "--header", "Accept: application/json",
-                             "--url", url.absoluteString]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw GeocoderError(description: "the geocoder did not answer (curl exit \(process.terminationStatus))")
+        let run = try ChildProcess.run(
+            "/usr/bin/curl",
+            ["--silent", "--show-error", "--fail", "--connect-timeout", "2", "--max-time", "4",
+             "--proto", "=https,http", "--header", "User-Agent: CLup", "--header", "Accept: application/json",
+             "--url", url.absoluteString])
+        guard run.status == 0 else {
+            throw GeocoderError(description: "the geocoder did not answer (curl exit \(run.status))")
         }
-        return data
+        return Data(run.output)
     }
 }
 

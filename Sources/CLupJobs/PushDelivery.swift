@@ -21,25 +21,14 @@ public struct CurlPushTransport: PushTransport {
     public init() {}
 
     public func post(to url: URL, headers: [(String, String)], body: [UInt8]) throws -> Int {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: curl)
-        process.arguments = ["--silent", "--show-error", "--connect-timeout", String(connectTimeout),
-                             "--max-time", String(timeout), "--output", "/dev/null",
-                             "--write-out", "%{http_code}", "--request", "POST", "--data-binary", "@-",
-                             "--proto", "=https,http"]
+        let arguments = ["--silent", "--show-error", "--connect-timeout", String(connectTimeout),
+                         "--max-time", String(timeout), "--output", "/dev/null",
+                         "--write-out", "%{http_code}", "--request", "POST", "--data-binary", "@-",
+                         "--proto", "=https,http"]
             + headers.flatMap { ["--header", "\($0.0): \($0.1)"] } + ["--url", url.absoluteString]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
-        input.fileHandleForWriting.write(Data(body))
-        try input.fileHandleForWriting.close()
-        let status = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let code = Int(status), code > 0 else {
-            throw MailError(description: "no answer from the push service (curl exit \(process.terminationStatus))")
+        let run = try ChildProcess.run(curl, arguments, input: body)
+        guard run.status == 0, let code = Int(run.text), code > 0 else {
+            throw MailError(description: "no answer from the push service (curl exit \(run.status))")
         }
         return code
     }

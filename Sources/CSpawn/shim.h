@@ -1,0 +1,9 @@
+// posix_spawn's "close every descriptor from this one up" action (glibc 2.34), which glibc
+// declares only under _GNU_SOURCE, which Swift's Glibc module does not set.
+#include <spawn.h>
+
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+
+static inline int clup_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
