@@ -44,7 +44,7 @@ let package = Package(
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        // glibc's malloc.h, for mallopt (the worker keeps freed memory for reuse).
+        // glibc's malloc.h, for mallopt and malloc_trim (FreedMemory).
         .systemLibrary(name: "CMalloc"),
         // The calling thread's kernel id (gettid), to lower the page threads' priority.
         .systemLibrary(name: "CThread"),
@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "FastCGI", dependencies: ["CThread", .product(name: "Logging", package: "swift-log")]),
 
         .target(name: "CLupDomain"),
-        .target(name: "CLupSupport", dependencies: ["CSodium", "CQRencode", "CZlib", "CSpawn"]),
+        .target(name: "CLupSupport", dependencies: ["CSodium", "CQRencode", "CZlib", "CSpawn", "CMalloc"]),
         .target(
             name: "CLupData",
             dependencies: [
@@ -89,7 +89,6 @@ let package = Package(
             name: "clup",
             dependencies: [
                 "CLupDomain", "CLupSupport", "CLupData", "CLupJobs", "CLupText", "CLupWeb", "CLupSimulation", "FastCGI",
-                "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -1,4 +1,5 @@
 import CLupDomain
+import CLupSupport
 import Foundation
 import GRDB
 import Synchronization
@@ -259,6 +260,8 @@ public final class StoreBoard: Sendable {
 
     /// Replaces everything with what `db` holds.
     func reload(_ db: Database) throws {
+        // The fresh board is built on this thread: what the page threads keep is no use to it.
+        FreedMemory.giveBack()
         var fresh = State()
         // Sized once: growing a dictionary of a hundred thousand stores holds the old and the
         // new storage at once, several times over.
@@ -283,6 +286,7 @@ public final class StoreBoard: Sendable {
     /// Reloads every store, its learned sums and its live reservations from PostgreSQL, in
     /// one snapshot.
     func reload(_ transaction: PostgresTransaction) throws {
+        FreedMemory.giveBack()
         var fresh = State()
         let stores = try PostgresEngine.storeDetails(nil, transaction)
         fresh.entries.reserveCapacity(stores.count)

@@ -11,10 +11,6 @@ import Logging
 import Metrics
 import Prometheus
 
-#if canImport(CMalloc)
-import CMalloc
-#endif
-
 /// The `clup` command: serve the site, manage the database, and produce the files nginx needs.
 @main
 struct CLupCommand: ParsableCommand {
@@ -295,7 +291,7 @@ struct Serve: ParsableCommand {
     func run() throws {
         let logger = Logger(label: "clup")
         guard Sodium.ensureInitialized() else { throw ValidationError("libsodium could not be initialised") }
-        keepFreedMemory()
+        FreedMemory.keepForReuse()
         guard let mode = mode_t(socketMode, radix: 8) else { throw ValidationError("--socket-mode must be octal") }
         var group: gid_t?
         if let socketGroup {
@@ -533,22 +529,6 @@ struct NginxConfigCommand: ParsableCommand {
 /// the group the worker's socket is opened to.
 enum NginxUser {
     static let name = "clup-nginx"
-}
-
-/// Every page builds and frees buffers of tens of kilobytes on several threads; glibc's
-/// default trims and unmaps such memory back to the kernel at once, and the madvise and TLB
-/// shootdowns that follow cost more than rendering. The worker keeps it for reuse (and so does
-/// `measure-board`, to time what the worker does). Kept memory stays with the arena that
-/// freed it, and glibc gives each thread its own (up to eight per core): two per core bound
-/// what the threads keep between them (heaptrack saw a live heap of 43 MB under the
-/// benchmark where the worker's resident size reached 100 MB), at no cost the read measure
-/// could see.
-func keepFreedMemory() {
-    #if canImport(CMalloc)
-    mallopt(M_TRIM_THRESHOLD, 64 << 20)
-    mallopt(M_MMAP_THRESHOLD, 16 << 20)
-    mallopt(M_ARENA_MAX, Int32(2 * max(1, ProcessInfo.processInfo.activeProcessorCount)))
-    #endif
 }
 
 /// A command that cannot go on, said in words (printed as "Error: …", exit status 1).

@@ -31,7 +31,7 @@ struct MeasureBoard: ParsableCommand {
 
     func run() throws {
         guard Sodium.ensureInitialized() else { throw ValidationError("libsodium could not be initialised") }
-        keepFreedMemory()
+        FreedMemory.keepForReuse()
         var rows: [Row] = []
         for size in waiting.split(separator: ",").compactMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
             rows.append(try measure(waiting: size))
