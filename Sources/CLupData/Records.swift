@@ -56,15 +56,39 @@ public struct Store: Codable, Sendable, Hashable, Identifiable, FetchableRecord,
     static let zones = ZoneDirectory()
 }
 
-/// Time zones by IANA name, made once each.
+/// Time zones by IANA name, made once each, and numbered in the order first seen (a name kept
+/// as its number takes two bytes, not sixteen).
 final class ZoneDirectory: Sendable {
-    private let zones = Mutex<[String: TimeZone]>([:])
+    private struct Known {
+        var zones: [String: (zone: TimeZone, number: UInt16)] = [:]
+        var names: [String] = []
+    }
+
+    private let known = Mutex(Known())
 
     func zone(named name: String) -> TimeZone {
-        if let zone = zones.withLock({ $0[name] }) { return zone }
+        if let zone = known.withLock({ $0.zones[name]?.zone }) { return zone }
         let zone = TimeZone(identifier: name) ?? .gmt
-        zones.withLock { $0[name] = zone }
-        return zone
+        return known.withLock { learn(name, zone, &$0).zone }
+    }
+
+    /// The zone name's number (there are a few hundred names, far fewer than 65,536).
+    func number(of name: String) -> UInt16 {
+        if let number = known.withLock({ $0.zones[name]?.number }) { return number }
+        let zone = TimeZone(identifier: name) ?? .gmt
+        return known.withLock { learn(name, zone, &$0).number }
+    }
+
+    func name(numbered number: UInt16) -> String {
+        known.withLock { $0.names[Int(number)] }
+    }
+
+    private func learn(_ name: String, _ zone: TimeZone, _ known: inout Known) -> (zone: TimeZone, number: UInt16) {
+        if let existing = known.zones[name] { return existing }
+        let entry = (zone: zone, number: UInt16(known.names.count))
+        known.zones[name] = entry
+        known.names.append(name)
+        return entry
     }
 }
 

@@ -76,7 +76,7 @@ struct MeasureBoard: ParsableCommand {
             for _ in 0..<repeats {
                 clock += 0.001
                 let begin = DispatchTime.now().uptimeNanoseconds
-                _ = StoreStanding(live: entry.live, settings: entry.store.settings, hours: entry.hours, now: clock)
+                _ = StoreStanding(live: entry.live, settings: entry.definition.settings, hours: entry.hours, now: clock)
                 recomputations.append(Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e6)
             }
         }

@@ -182,6 +182,30 @@ struct StoreBoardTests {
         #expect(measured.model != VisitModel.newStore && measured.modelBox !== VisitModelBox.newStore)
     }
 
+    @Test("the board keeps each store packed, and gives back exactly the store registered")
+    func packedStores() throws {
+        let database = try Fixture.database()
+        let settings = StoreSettings(capacity: 9_999, walkInPercent: 35, slotMinutes: 20, slotCapacity: 7,
+                                     entryBeforeMinutes: 4, entryAfterMinutes: 11, callGraceMinutes: 6,
+                                     priority: PriorityLane(every: 3, online: true))
+        // Zones in an order the board has not seen them, one an alias of another.
+        let stores = try ["America/Argentina/Ushuaia", "Asia/Kathmandu", "Europe/Rome", "Asia/Katmandu"].map { zone in
+            try database.createStore(
+                NewStore(name: "Emporio à \(zone)", address: "Via \(zone), un indirizzo lungo più di quindici byte",
+                         phone: "+39 02 1234 5678", position: GeoPoint(latitude: -54.807_222_1, longitude: -68.304_444_9),
+                         capacity: 9_999, timeZone: zone, settings: settings),
+                hours: Fixture.weekdayHours, departments: [])
+        }
+        for store in stores {
+            let entry = try #require(database.board.entry(store.id))
+            #expect(entry.store == store)
+            #expect(entry.id == store.id && entry.definition.settings == store.settings)
+            #expect(entry.definition.position == store.position && entry.definition.capacity == 9_999)
+            #expect(entry.hours.timeZone.identifier == TimeZone(identifier: store.timeZone)?.identifier)
+        }
+        #expect(MemoryLayout<PackedStore>.stride < MemoryLayout<Store>.stride)
+    }
+
     @Test("a transaction sees its own changes, in every store it asks for, however often it asks; the board after it commits",
           .enabled(if: Fixture.onSQLite))
     func transactionView() throws {

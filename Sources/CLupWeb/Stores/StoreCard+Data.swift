@@ -55,7 +55,7 @@ final class StoreSummaries: Sendable {
         let language = Language.current
         var result = kept.withLock { kept in
             found.map { item -> StoreSummary? in
-                guard let summary = kept[Key(store: item.entry.store.id, language: language)],
+                guard let summary = kept[Key(store: item.entry.id, language: language)],
                     summary.version == item.entry.version,
                     summary.at == item.standing.at
                 else { return nil }
@@ -67,7 +67,7 @@ final class StoreSummaries: Sendable {
             let item = found[index]
             let summary = StoreSummary(entry: item.entry, status: item.standing.status, now: item.standing.at)
             result[index] = summary
-            made.append((Key(store: item.entry.store.id, language: language), item.entry.version, item.standing.at,
+            made.append((Key(store: item.entry.id, language: language), item.entry.version, item.standing.at,
                          summary))
         }
         if !made.isEmpty {
