@@ -86,6 +86,10 @@ public enum ChildProcess {
         closeIfOpen(&output[1])
         closeIfOpen(&inputPair[1])
         let read = exchange(input ?? [], through: &inputPair[0], reading: output[0])
+        // Closed before waiting: a child that closed its output and still reads its input gets
+        // the end of it, and one that still writes gets EPIPE, rather than both of us waiting.
+        closeIfOpen(&inputPair[0])
+        closeIfOpen(&output[0])
         return Outcome(status: wait(for: pid), output: read)
     }
 

@@ -37,6 +37,10 @@ struct ChildProcessTests {
         // A child that stops reading early ends the exchange without a SIGPIPE in this process.
         let early = try ChildProcess.run("/bin/sh", ["-c", "head -c 10"], input: [UInt8](repeating: 65, count: 1_000_000))
         #expect(early.status == 0 && early.output.count == 10)
+        // One that closes its output and then reads all its input is not left waiting for more.
+        let closesFirst = try ChildProcess.run("/bin/sh", ["-c", "exec >&-; cat > /dev/null; exit 4"],
+                                               input: [UInt8](repeating: 66, count: 1_000_000))
+        #expect(closesFirst.status == 4 && closesFirst.output.isEmpty)
     }
 
     @Test("a program that is not there is an error naming it")
