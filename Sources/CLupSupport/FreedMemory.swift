@@ -12,9 +12,9 @@ import Synchronization
 /// them, at no cost the read measure could see.
 ///
 /// What the page threads keep is no use to a thread building something large: the board of a
-/// hundred thousand stores is 40 MB, built on one thread, beside 30 MB the others kept. So
-/// before it does, it gives the kept memory back (`giveBack`), and the two do not add up at
-/// the worker's peak.
+/// hundred thousand stores is 35–40 MB, built on one thread, beside 30 MB the others kept. So
+/// before it does, it gives the kept memory back (`giveBack`), which took 10–16 MB off the
+/// worker's peak resident size under the benchmark (docs/benchmark.md).
 public enum FreedMemory {
     private static let kept = Atomic<Bool>(false)
 
