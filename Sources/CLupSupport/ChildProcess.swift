@@ -87,7 +87,8 @@ public enum ChildProcess {
         closeIfOpen(&inputPair[1])
         let read = exchange(input ?? [], through: &inputPair[0], reading: output[0])
         // Closed before waiting: a child that closed its output and still reads its input gets
-        // the end of it, and one that still writes gets EPIPE, rather than both of us waiting.
+        // the end of it, and one that still writes ends on a broken pipe, rather than both of us
+        // waiting.
         closeIfOpen(&inputPair[0])
         closeIfOpen(&output[0])
         return Outcome(status: wait(for: pid), output: read)
