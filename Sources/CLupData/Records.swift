@@ -66,29 +66,27 @@ final class ZoneDirectory: Sendable {
 
     private let known = Mutex(Known())
 
-    func zone(named name: String) -> TimeZone {
-        if let zone = known.withLock({ $0.zones[name]?.zone }) { return zone }
-        let zone = TimeZone(identifier: name) ?? .gmt
-        return known.withLock { learn(name, zone, &$0).zone }
-    }
+    func zone(named name: String) -> TimeZone { entry(named: name).zone }
 
     /// The zone name's number (there are a few hundred names, far fewer than 65,536).
-    func number(of name: String) -> UInt16 {
-        if let number = known.withLock({ $0.zones[name]?.number }) { return number }
-        let zone = TimeZone(identifier: name) ?? .gmt
-        return known.withLock { learn(name, zone, &$0).number }
-    }
+    func number(of name: String) -> UInt16 { entry(named: name).number }
 
     func name(numbered number: UInt16) -> String {
         known.withLock { $0.names[Int(number)] }
     }
 
-    private func learn(_ name: String, _ zone: TimeZone, _ known: inout Known) -> (zone: TimeZone, number: UInt16) {
-        if let existing = known.zones[name] { return existing }
-        let entry = (zone: zone, number: UInt16(known.names.count))
-        known.zones[name] = entry
-        known.names.append(name)
-        return entry
+    /// The zone named and its number, made and numbered the first time the name is asked for
+    /// (outside the lock: making a zone loads its rules).
+    private func entry(named name: String) -> (zone: TimeZone, number: UInt16) {
+        if let entry = known.withLock({ $0.zones[name] }) { return entry }
+        let zone = TimeZone(identifier: name) ?? .gmt
+        return known.withLock { known in
+            if let entry = known.zones[name] { return entry }
+            let entry = (zone: zone, number: UInt16(known.names.count))
+            known.zones[name] = entry
+            known.names.append(name)
+            return entry
+        }
     }
 }
 
