@@ -120,25 +120,29 @@ public struct GeneratedDays: Sendable {
     public var table: String {
         func number(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "—" }
         func percent(_ value: Double?) -> String { value.map { String(format: "%.0f %%", $0 * 100) } ?? "—" }
+        func ratio(_ value: Double?) -> String { value.map { String(format: "%.2f", $0) } ?? "—" }
         func row(_ cells: [String]) -> String {
-            let widths = [18, 7, 8, 7, 7, 7, 7, 7, 10, 10, 10]
+            let widths = [18, 7, 8, 7, 7, 7, 6, 7, 7, 7, 6, 10, 9, 10]
             return zip(cells, widths).enumerated().map { index, pair in
                 let (cell, width) = pair
                 let padding = String(repeating: " ", count: max(0, width - cell.count))
                 return index == 0 ? cell + padding : padding + cell
             }.joined()
         }
-        var lines = ["\(days.count) generated days, \(half.rawValue) half (MAE in minutes; at issue, then while waiting)",
-                     row(["day", "places", "tickets", "CLup", "naive", "oracle", "CLup", "naive", "in range", "waiting", "wrong 2h"])]
+        var lines = ["\(days.count) generated days, \(half.rawValue) half (MAE in minutes, and CLup's as a ratio of the "
+                        + "oracle's; at issue, then while waiting)",
+                     row(["day", "places", "tickets", "CLup", "naive", "oracle", "ratio", "CLup", "naive", "oracle", "ratio",
+                          "in range", "waiting", "wrong 2h"])]
         for (scenario, accuracy) in days {
-            lines.append(row([String(scenario.name.dropFirst("Generated day ".count)), String(scenario.store.capacity),
-                              String(accuracy.measuredTickets),
-                              number(accuracy.atIssue.clup.meanAbsolute), number(accuracy.atIssue.naive.meanAbsolute),
-                              number(accuracy.atIssue.oracle?.meanAbsolute),
-                              number(accuracy.whileWaiting.clup.meanAbsolute),
-                              number(accuracy.whileWaiting.naive.meanAbsolute),
-                              percent(accuracy.atIssue.rangeCoverage), percent(accuracy.whileWaiting.rangeCoverage),
-                              String(format: "%.1f %%", accuracy.twoHourRule.wrongRefusalShare * 100)]))
+            var cells = [String(scenario.name.dropFirst("Generated day ".count)), String(scenario.store.capacity),
+                         String(accuracy.measuredTickets)]
+            for comparison in [accuracy.atIssue, accuracy.whileWaiting] {
+                cells += [number(comparison.clup.meanAbsolute), number(comparison.naive.meanAbsolute),
+                          number(comparison.oracle?.meanAbsolute), ratio(comparison.clupOverOracle)]
+            }
+            cells += [percent(accuracy.atIssue.rangeCoverage), percent(accuracy.whileWaiting.rangeCoverage),
+                      String(format: "%.1f %%", accuracy.twoHourRule.wrongRefusalShare * 100)]
+            lines.append(row(cells))
         }
         let measured = days.map(\.accuracy).filter { $0.measuredTickets > 0 }
         let clup = measured.map(\.atIssue.clup.meanAbsolute)
@@ -162,7 +166,11 @@ public struct GeneratedDays: Sendable {
             + "naive over 5 min off on \(naiveFar.count) days, CLup at most half of it on \(halved.count); "
             + "wrong two-hour refusals: median \(String(format: "%.1f", (Self.median(wrong) ?? 0) * 100)) %, "
             + "worst \(String(format: "%.1f", (wrong.max() ?? 0) * 100)) %")
-        lines.append("while waiting: ranges covering 75–85 %: \(daysInTarget(\.whileWaiting.rangeCoverage))")
+        let waitingRatios = measured.compactMap(\.whileWaiting.clupOverOracle)
+        lines.append("while waiting: "
+            + (waitingRatios.isEmpty ? "" : "CLup/oracle median \(String(format: "%.2f", Self.median(waitingRatios) ?? 0)), "
+                + "worst \(String(format: "%.2f", waitingRatios.max() ?? 0)); ")
+            + "ranges covering 75–85 %: \(daysInTarget(\.whileWaiting.rangeCoverage))")
         let closed = measured.map(\.closedWithCustomerInside)
         lines.append("visits closed as never scanned out with the customer inside: \(closed.reduce(0, +)) of "
             + "\(measured.map(\.entered).reduce(0, +)), on \(closed.filter { $0 > 0 }.count) days")
