@@ -170,6 +170,10 @@ public struct StoreLoad: Codable, Sendable, FetchableRecord, TableRecord {
                                                      spread: (min(5, spread) * 100).rounded() / 100)
         }
         model.ratio = (model.ratio * 100).rounded() / 100
+        if model.ratioWeight > 0 {  // to two significant digits
+            let unit = pow(10, log10(model.ratioWeight).rounded(.down) - 1)
+            model.ratioWeight = (model.ratioWeight / unit).rounded() * unit
+        }
         model.spread = (model.spread * 100).rounded() / 100
         model.noShowRate = (model.noShowRate * 200).rounded() / 200
         model.unscannedRate = (model.unscannedRate * 200).rounded() / 200

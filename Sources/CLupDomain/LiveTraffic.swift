@@ -60,6 +60,17 @@ public struct LiveTraffic: Sendable {
         }
     }
 
+    /// The traffic with the visits in progress counted in its model's ratio
+    /// (`VisitModel.withVisitsInProgress`): what every wait at `now` is estimated from, the
+    /// standing's and the line-up decision's alike.
+    public func countingVisitsInProgress(now: Date) -> LiveTraffic {
+        var counted = self
+        counted.model = model.withVisitsInProgress(live.lazy.compactMap { reservation in
+            if case .inside(let since) = reservation.state { (since: since, residence: reservation.residence) } else { nil }
+        }, now: now)
+        return counted
+    }
+
     /// The estimator for a pool's queue: each pool enters on its own share of the capacity.
     public func estimator(settings: StoreSettings, pool: Pool = .online) -> WaitEstimator {
         WaitEstimator(capacity: pool.places(settings), model: model, grace: Double(settings.callGraceMinutes) * 60)
@@ -73,11 +84,16 @@ public struct LiveTraffic: Sendable {
                                settings: StoreSettings, hours: OpeningHours, now: Date, pool: Pool = .online)
         -> LineUpPolicy.Decision
     {
-        let estimator = estimator(settings: settings, pool: pool)
-        let wait = placesFreeNow(for: people, settings: settings, now: now, pool: pool)
-            ? estimator.waitGivenPlacesNow(people: people, residence: residence, travel: travel, now: now)
-            : estimator.waitForNewParty(people: people, residence: residence, travel: travel,
-                                        traffic: traffic(settings: settings, now: now, pool: pool), now: now)
+        let wait: TimeInterval?
+        if placesFreeNow(for: people, settings: settings, now: now, pool: pool) {
+            wait = estimator(settings: settings, pool: pool)
+                .waitGivenPlacesNow(people: people, residence: residence, travel: travel, now: now)
+        } else {
+            let counted = countingVisitsInProgress(now: now)
+            wait = counted.estimator(settings: settings, pool: pool)
+                .waitForNewParty(people: people, residence: residence, travel: travel,
+                                 traffic: counted.traffic(settings: settings, now: now, pool: pool), now: now)
+        }
         return LineUpPolicy.decide(wait: wait, residence: residence, openState: hours.state(at: now), now: now)
     }
 }

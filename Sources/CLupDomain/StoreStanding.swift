@@ -128,8 +128,9 @@ public struct StoreStanding: Sendable, Equatable {
     public var online: PoolStanding
     public var walkIn: PoolStanding
 
-    public init(live: LiveTraffic, settings: StoreSettings, hours: OpeningHours, now: Date) {
+    public init(live measured: LiveTraffic, settings: StoreSettings, hours: OpeningHours, now: Date) {
         at = now
+        let live = measured.countingVisitsInProgress(now: now)
         // One pass sorts the live reservations into the two pools' traffic, in queue order,
         // into arrays sized by a pass counting the waiting first: grown by doubling, a queue of
         // 10,000 was copied a dozen times over (8 % of a standing's time at that length).

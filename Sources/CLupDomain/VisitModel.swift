@@ -22,6 +22,9 @@ import Foundation
 public struct VisitModel: Sendable, Hashable {
     /// Actual ÷ declared visit length (`ResidenceRatio.value`).
     public var ratio: Double
+    /// The declared seconds `ratio` was measured over, its prior's included (0: not known):
+    /// what the visits still in progress are weighed against (`withVisitsInProgress`).
+    public var ratioWeight: Double = 0
     /// Standard deviation of ln(actual ÷ declared) over measured visits.
     public var spread: Double
     /// Called tickets that expired unused, of those that ended.
@@ -94,6 +97,7 @@ public struct VisitModel: Sendable, Hashable {
                 unscannedVisits: Int = 0, countedVisits: Int = 0) {
         self.init()
         ratio = ResidenceRatio(visits: visits, declaredSeconds: declaredSeconds, actualSeconds: actualSeconds).value
+        ratioWeight = visits > 0 ? declaredSeconds * (1 + Self.priorVisits / Double(visits)) : 0
         if visits >= Self.minimumSamples {
             meanVisit = actualSeconds / Double(visits)
         }
@@ -110,6 +114,50 @@ public struct VisitModel: Sendable, Hashable {
         if atHandEntries >= Self.minimumSamples {
             callToDoor = min(30 * 60, max(0, callToDoorSeconds / Double(atHandEntries)))
         }
+    }
+
+    /// The model with the visits still in progress counted in its ratio.
+    ///
+    /// The ratio is measured over visits that have ended; on a store's first day, and early in
+    /// any day that is much of its history, those are the short ones, and the long ones are
+    /// still inside. Each party inside since `since` counts as a visit at least as long as it
+    /// has lasted: its expected length given that (`E[S | S > elapsed]`, as `expectedExit`
+    /// takes it), weighed by the chance it will be scanned out, against the declared seconds
+    /// the ratio was measured over (one round of the EM algorithm for the mean of censored
+    /// visits). A store with a long history barely moves.
+    public func withVisitsInProgress(_ visits: some Sequence<(since: Date, residence: TimeInterval)>, now: Date)
+        -> VisitModel
+    {
+        guard ratioWeight > 0 else { return self }
+        var actual = ratio * ratioWeight
+        var declared = ratioWeight
+        for visit in visits {
+            let elapsed = now.timeIntervalSince(visit.since)
+            guard elapsed > 0, visit.residence > 0 else { continue }
+            let (length, weight) = expectedLength(elapsed: elapsed, residence: visit.residence)
+            actual += weight * length
+            declared += weight * visit.residence
+        }
+        guard declared > ratioWeight else { return self }
+        var model = self
+        model.ratio = min(ResidenceRatio.bounds.upperBound, max(ResidenceRatio.bounds.lowerBound, actual / declared))
+        return model
+    }
+
+    /// A visit's expected length given that it has lasted `elapsed`, if it will be scanned out,
+    /// and the chance it will be (a visit past its closing counts for nothing).
+    func expectedLength(elapsed: TimeInterval, residence: TimeInterval) -> (length: Double, scanned: Double) {
+        let mean = stay(residence)
+        guard elapsed < ghostAfter(expected: mean) else { return (0, 0) }
+        let sigma = spread
+        if sigma < 0.01 {
+            return (max(mean, elapsed), 1 - unscannedProbability(survival: elapsed < mean ? 1 : 0))
+        }
+        let mu = log(mean) - sigma * sigma / 2
+        let z = (log(elapsed) - mu) / sigma
+        let survival = Self.normalCDF(-z)
+        let length = survival > 1e-9 ? max(elapsed, mean * Self.normalCDF(sigma - z) / survival) : elapsed
+        return (length, 1 - unscannedProbability(survival: survival))
     }
 
     /// A visit still open this long after its expected length (`expected`) is taken to have
@@ -269,10 +317,11 @@ public struct VisitModel: Sendable, Hashable {
     public static let errorOffset: TimeInterval = 10 * 60
     /// How many spreads either side of the bias a measured range reaches. A normal's 10th to
     /// 90th percentile is ±1.28; the errors have heavier tails than a normal's, and those
-    /// measured are of tickets that entered, which lag the day. 1.4 brought the tuning half of
-    /// the generated days (docs/accuracy.md) to 79 % of entries in range, at issue and while
-    /// waiting alike; 1.28 left them at 76 %.
-    static let rangeZ = 1.4
+    /// measured are of tickets that entered, which lag the day. 1.55 brings the tuning half of
+    /// the generated days (docs/accuracy.md) to about 79 % of entries in range at issue and 81 %
+    /// while waiting; 1.4, chosen before the visits in progress were counted in the ratio
+    /// (`withVisitsInProgress`), left them at 75 % and 78 %.
+    static let rangeZ = 1.55
     /// The normal quantile of 90 %: a range from the 10th to the 90th percentile.
     static let z80 = 1.2816
     /// How much wider than the exits alone the range is drawn (see `entryRange`).

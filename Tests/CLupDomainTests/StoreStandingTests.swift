@@ -64,11 +64,13 @@ struct StoreStandingTests {
         var live = live(&random, settings: settings, queue: Int.random(in: 0...60, using: &random))
         let ratio = [1, 0.8, 1.3].randomElement(using: &random)!
         // A store with only its ratio measured, or with everything: varied visits (the order of
-        // exits, the renewal term), no-shows, and visits never scanned out (a share of the
-        // parties simulated, counted in queue order, which a resumed simulation must count alike).
-        let model = Bool.random(using: &random)
+        // exits, the renewal term), no-shows, visits never scanned out (a share of the parties
+        // simulated, counted in queue order, which a resumed simulation must count alike), and
+        // the ratio's own weight, so the visits in progress move it.
+        var model = Bool.random(using: &random)
             ? VisitModel(ratio: ratio)
             : VisitModel(ratio: ratio, spread: 0.35, noShowRate: 0.1, unscannedRate: 0.15, callToDoor: 90)
+        if model.spread > 0 { model.ratioWeight = 50 * 1800 }
         func fresh() -> StoreStanding {
             StoreStanding(live: LiveTraffic(live: live, model: model), settings: settings, hours: hours, now: now)
         }
@@ -210,6 +212,31 @@ struct StoreStandingTests {
         }
         // Entry windows opening 95 minutes early could begin an expected booking's hold at once.
         if settings.entryBeforeMinutes == 95 { #expect(given == 0) }
+    }
+
+    @Test("the line-up decision waits what the standing shows, the visits in progress counted in the ratio alike")
+    func decisionMatchesStanding() {
+        // Thirty places, all taken by visits declared as 30 minutes that have lasted 40 so far;
+        // the store's ratio was measured as 1 over fifty such visits. A queue of twenty.
+        let settings = StoreSettings(capacity: 30, walkInPercent: 0)
+        var live = (1...30).map {
+            LiveReservation(id: ReservationID(Int64($0)), state: .inside(since: now - 2400), people: 1, residence: 1800)
+        }
+        live += (31...50).map { LiveReservation(id: ReservationID(Int64($0)), state: .waiting, people: 1, residence: 1800) }
+        var model = VisitModel(ratio: 1, spread: 0.35)
+        model.ratioWeight = 50 * 1800
+        let traffic = LiveTraffic(live: live, model: model)
+        let standing = StoreStanding(live: traffic, settings: settings, hours: hours, now: now)
+        let decision = traffic.lineUpDecision(people: 1, residence: StoreStatus.typicalVisit, settings: settings,
+                                              hours: hours, now: now, pool: .online)
+        #expect(decision == LineUpPolicy.decide(wait: standing.online.newcomerWait, residence: StoreStatus.typicalVisit,
+                                                openState: hours.state(at: now), now: now))
+        // Without the weight the visits inside do not move the ratio, and the wait is shorter.
+        var measuredOnly = model
+        measuredOnly.ratioWeight = 0
+        let shorter = StoreStanding(live: LiveTraffic(live: live, model: measuredOnly), settings: settings, hours: hours,
+                                    now: now)
+        #expect(standing.online.newcomerWait! > shorter.online.newcomerWait! + 60)
     }
 
     @Test("with room for everyone on their way, a line-up waits its own journey, without a simulation")

@@ -184,13 +184,13 @@ struct VisitModelTests {
         measured.entryError = VisitModel.EntryError(bias: 0.5, spread: 0.8)
         let range = measured.entryRange(now: now, placed: now + 1500, entry: now + 1500, places: 20)
         let scale = 35.0.squareRoot() * 60
-        #expect(abs(range.lowerBound.timeIntervalSince(now) - (1500 + (0.5 - 1.4 * 0.8) * scale)) < 0.001)
-        #expect(abs(range.upperBound.timeIntervalSince(now) - (1500 + (0.5 + 1.4 * 0.8) * scale)) < 0.001)
+        #expect(abs(range.lowerBound.timeIntervalSince(now) - (1500 + (0.5 - 1.55 * 0.8) * scale)) < 0.001)
+        #expect(abs(range.upperBound.timeIntervalSince(now) - (1500 + (0.5 + 1.55 * 0.8) * scale)) < 0.001)
         // A ticket taken 25 minutes ago, with as long again ahead, carries half the bias: the
         // same width, centred nearer its expected entry.
         let waited = measured.entryRange(now: now, placed: now + 1500, entry: now + 1500, places: 20, issuedAt: now - 1500)
-        #expect(abs(waited.lowerBound.timeIntervalSince(now) - (1500 + (0.25 - 1.4 * 0.8) * scale)) < 0.001)
-        #expect(abs(waited.upperBound.timeIntervalSince(now) - (1500 + (0.25 + 1.4 * 0.8) * scale)) < 0.001)
+        #expect(abs(waited.lowerBound.timeIntervalSince(now) - (1500 + (0.25 - 1.55 * 0.8) * scale)) < 0.001)
+        #expect(abs(waited.upperBound.timeIntervalSince(now) - (1500 + (0.25 + 1.55 * 0.8) * scale)) < 0.001)
         // A longer wait has a wider range, but narrower for its length (√ against linear).
         let longer = measured.entryRange(now: now, placed: now + 6000, entry: now + 6000, places: 20)
         let width = { (range: ClosedRange<Date>) in range.upperBound.timeIntervalSince(range.lowerBound) }
@@ -198,6 +198,37 @@ struct VisitModelTests {
         // Never a point, nor before now: at the door, a minute at least.
         let due = measured.entryRange(now: now, placed: now, entry: now, places: 20)
         #expect(due.lowerBound == now && width(due) >= 60)
+    }
+
+    @Test("visits still in progress count in the ratio: the long ones not yet measured raise it, as far as the history lets them")
+    func visitsInProgress() {
+        // Fifty visits measured, each as long as declared (30 minutes), and a prior of ten.
+        let measured = VisitModel(visits: 50, declaredSeconds: 50 * 1800, actualSeconds: 50 * 1800, loggedVisits: 50,
+                                  logRatioSum: 0, logRatioSquares: 50 * 0.35 * 0.35, calls: 0, noShows: 0,
+                                  atHandEntries: 0, callToDoorSeconds: 0)
+        #expect(measured.ratio == 1 && abs(measured.ratioWeight - 60 * 1800) < 1e-6)
+        // Twenty customers inside, declared 30 minutes, who have stayed 45 so far.
+        let inside = (0..<20).map { _ in (since: now - 2700, residence: 1800.0) }
+        let counted = measured.withVisitsInProgress(inside, now: now)
+        let (length, weight) = measured.expectedLength(elapsed: 2700, residence: 1800)
+        // Each is expected to stay on past 45 minutes, and weighs less than a whole visit: one
+        // in nine visits runs this long, so some of these may be ones never to be scanned out.
+        #expect(length > 2700 && weight > 0.5 && weight < 1)
+        #expect(abs(counted.ratio - (60 * 1800 + 20 * weight * length) / (60 * 1800 + 20 * weight * 1800)) < 1e-9)
+        #expect(counted.ratio > 1.1)
+        // Ten times the history: the same visits move it far less.
+        var longer = measured
+        longer.ratioWeight *= 10
+        let barely = longer.withVisitsInProgress(inside, now: now).ratio
+        #expect(barely > 1 && barely - 1 < (counted.ratio - 1) / 5)
+        // Visits just begun are expected to last their mean: the ratio stays about where it was.
+        #expect(abs(measured.withVisitsInProgress(inside.map { (since: now - 60, residence: $0.residence) }, now: now)
+            .ratio - 1) < 0.02)
+        // A visit past its closing is taken to have left unscanned: it says nothing of visits.
+        let closed = measured.ghostAfter(expected: 1800) + 60
+        #expect(measured.withVisitsInProgress([(since: now - closed, residence: 1800)], now: now).ratio == 1)
+        // A store with nothing measured keeps its prior.
+        #expect(VisitModel.newStore.withVisitsInProgress(inside, now: now) == VisitModel.newStore)
     }
 
     @Test("a store's model comes from its measured sums: ratio, spread and forgotten scans shrunk towards a prior")
