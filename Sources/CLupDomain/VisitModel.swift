@@ -149,15 +149,22 @@ public struct VisitModel: Sendable, Hashable {
     func expectedLength(elapsed: TimeInterval, residence: TimeInterval) -> (length: Double, scanned: Double) {
         let mean = stay(residence)
         guard elapsed < ghostAfter(expected: mean) else { return (0, 0) }
+        let lasting = lasting(elapsed: elapsed, mean: mean)
+        return (lasting.length ?? elapsed, 1 - unscannedProbability(survival: lasting.survival))
+    }
+
+    /// For a visit of expected length `mean` still open after `elapsed` (both over 0): the
+    /// chance a visit to be scanned out lasts that long, P(S > elapsed), and its expected length
+    /// given that, E[S | S > elapsed] — nil far in the tail, where that is the ratio of two tiny
+    /// numbers and unstable.
+    private func lasting(elapsed: TimeInterval, mean: TimeInterval) -> (survival: Double, length: TimeInterval?) {
         let sigma = spread
-        if sigma < 0.01 {
-            return (max(mean, elapsed), 1 - unscannedProbability(survival: elapsed < mean ? 1 : 0))
-        }
+        // Visits that do not vary: the declared end, or now for someone past it.
+        guard sigma >= 0.01 else { return (elapsed < mean ? 1 : 0, max(mean, elapsed)) }
         let mu = log(mean) - sigma * sigma / 2
         let z = (log(elapsed) - mu) / sigma
         let survival = Self.normalCDF(-z)
-        let length = survival > 1e-9 ? max(elapsed, mean * Self.normalCDF(sigma - z) / survival) : elapsed
-        return (length, 1 - unscannedProbability(survival: survival))
+        return (survival, survival > 1e-9 ? max(elapsed, mean * Self.normalCDF(sigma - z) / survival) : nil)
     }
 
     /// A visit still open this long after its expected length (`expected`) is taken to have
@@ -191,22 +198,11 @@ public struct VisitModel: Sendable, Hashable {
         let ghostAfter = ghostAfter(expected: mean)
         guard elapsed > 0, mean > 0 else { return since + expectedVisitHold(mean) }
         guard elapsed < ghostAfter else { return now }
-        let sigma = spread
-        let scanned: Double  // E[S | S > elapsed], for a visit that will be scanned out
-        let survival: Double  // P(S > elapsed)
-        if sigma < 0.01 {
-            // Visits that do not vary: the declared end, or now for someone past it.
-            scanned = max(mean, elapsed)
-            survival = elapsed < mean ? 1 : 0
-        } else {
-            let mu = log(mean) - sigma * sigma / 2
-            let z = (log(elapsed) - mu) / sigma
-            survival = Self.normalCDF(-z)
-            // Far in the tail the ratio of two tiny numbers is unstable; a visit that long is
-            // expected to end within a few minutes, well before the ghost bound anyway.
-            scanned = survival > 1e-9 ? max(elapsed, mean * Self.normalCDF(sigma - z) / survival) : elapsed + 5 * 60
-        }
-        let unscanned = unscannedProbability(survival: survival)
+        let lasting = lasting(elapsed: elapsed, mean: mean)
+        // Far in the tail, a visit that long is expected to end within a few minutes, well
+        // before the ghost bound anyway.
+        let scanned = lasting.length ?? elapsed + 5 * 60
+        let unscanned = unscannedProbability(survival: lasting.survival)
         return since + min(ghostAfter, (1 - unscanned) * scanned + unscanned * ghostAfter)
     }
 
