@@ -209,14 +209,17 @@ public struct AppDatabase: Sendable {
         guard var entry = board.entry(storeId) else { return try Self.liveTraffic(storeId: storeId, now: Date(), db)[storeId] ?? .none }
         let pending = observer.pendingReservations
         if !pending.isEmpty {
-            var gone = pending
-            for (rowStore, id, _, live) in try Self.liveRows(ids: pending, db) {
-                gone.remove(id)
-                guard rowStore == storeId else { continue }
-                if let live { entry.upsert(live) } else { entry.remove(id) }
-            }
             // A row deleted in this transaction, whatever its store was, is gone from its queue.
-            for id in gone { entry.remove(id) }
+            var gone = pending
+            var changed: [LiveReservation] = []
+            for (rowStore, id, _, live) in try Self.liveRows(ids: pending, db) {
+                // Another store's ticket is not in this queue; one no longer live leaves it.
+                if rowStore != storeId || live != nil { gone.remove(id) }
+                if rowStore == storeId, let live { changed.append(live) }
+            }
+            // Out first, in one copy of the queue; then the rest, in the copy.
+            entry.remove(gone)
+            for live in changed { entry.upsert(live) }
         }
         if observer.pendingRatios.contains(storeId), let load = try StoreLoad.find(storeId, db) {
             entry.model = load.model

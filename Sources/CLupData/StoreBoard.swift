@@ -554,6 +554,32 @@ extension StoreBoard.Entry {
         }
     }
 
+    /// Takes reservations `ids` off the board at once. Ordinary tickets are cut out in one copy
+    /// of the array around them: a transaction's patched copy of a store's entry shares the
+    /// array with the board, and taking one out of it (an exit) would copy all of it, then
+    /// shift what came after.
+    mutating func remove(_ ids: some Collection<ReservationID>) {
+        var cuts: [Int] = []
+        var others: [ReservationID] = []
+        for id in ids {
+            if let index = ordinaryIndex(of: id) { cuts.append(index) } else { others.append(id) }
+        }
+        defer { for id in others { remove(id) } }
+        guard !cuts.isEmpty else { return }
+        cuts.sort()
+        var kept: [LiveReservation] = []
+        kept.reserveCapacity(reservations.count - cuts.count)
+        var from = 0
+        for cut in cuts {
+            kept.append(contentsOf: reservations[from..<cut])
+            from = cut + 1
+        }
+        kept.append(contentsOf: reservations[from...])
+        reservations = kept
+        activeCount -= cuts.count
+        version += cuts.count
+    }
+
     private mutating func removeActive(at index: Int) {
         reservations.remove(at: index)
         activeCount -= 1

@@ -15,52 +15,117 @@ public struct LiveReservation: Sendable, Hashable {
     }
 
     public var id: ReservationID
-    public var state: State
-    public var people: Int
-    public var residence: TimeInterval
-    /// A ticket taken at the kiosk: it draws on the walk-in share of the capacity.
-    public var walkIn: Bool
-    /// The ticket number shown to people (unique per store and `day`).
-    public var number: Int
-    /// The store-local day the ticket belongs to; a queue never carries over to the next day.
-    public var day: Int
-    /// How long the customer needs to reach the store (0: at hand, as a walk-in is).
-    public var travel: TimeInterval
-    /// When the customer was told to leave for the store, if they were.
-    public var leftAt: Date?
-    /// A priority ticket (`PriorityLane`).
-    public var priority: Bool
     /// Its place in the queue (`QueueKey`): its id, or the ticket a priority ticket was placed before.
     public var position: ReservationID
+    public var residence: TimeInterval
+    /// How long the customer needs to reach the store (0: at hand, as a walk-in is).
+    public var travel: TimeInterval
+
+    // A store's board holds one of these for every live ticket, and an exit at 10,000 waiting
+    // copies and shifts that array, and a standing reads it through: the rest is stored packed
+    // (72 bytes a ticket, from 112), behind the same properties. Times as seconds since the
+    // reference date, `Self.none` for none; counts as 32 bits.
+    private var stateSeconds: Double
+    private var leftAtSeconds: Double
+    private var issuedAtSeconds: Double
+    private var storedPeople: Int32
+    private var storedNumber: Int32
+    private var storedDay: Int32
+    private var stateKind: StateKind
+    /// A ticket taken at the kiosk: it draws on the walk-in share of the capacity.
+    public var walkIn: Bool
+    /// A priority ticket (`PriorityLane`).
+    public var priority: Bool
+
+    private enum StateKind: UInt8, Sendable, Hashable {
+        case waiting, called, inside, booked
+    }
+
+    private static let none = -Double.infinity
+
+    public var state: State {
+        get {
+            let time = Date(timeIntervalSinceReferenceDate: stateSeconds)
+            return switch stateKind {
+            case .waiting: .waiting
+            case .called: .called(at: time)
+            case .inside: .inside(since: time)
+            case .booked: .booked(slotStart: time)
+            }
+        }
+        set {
+            switch newValue {
+            case .waiting: (stateKind, stateSeconds) = (.waiting, 0)
+            case .called(let at): (stateKind, stateSeconds) = (.called, at.timeIntervalSinceReferenceDate)
+            case .inside(let since): (stateKind, stateSeconds) = (.inside, since.timeIntervalSinceReferenceDate)
+            case .booked(let start): (stateKind, stateSeconds) = (.booked, start.timeIntervalSinceReferenceDate)
+            }
+        }
+    }
+
+    public var people: Int {
+        get { Int(storedPeople) }
+        set { storedPeople = Int32(clamping: newValue) }
+    }
+
+    /// The ticket number shown to people (unique per store and `day`).
+    public var number: Int {
+        get { Int(storedNumber) }
+        set { storedNumber = Int32(clamping: newValue) }
+    }
+
+    /// The store-local day the ticket belongs to; a queue never carries over to the next day.
+    public var day: Int {
+        get { Int(storedDay) }
+        set { storedDay = Int32(clamping: newValue) }
+    }
+
+    /// When the customer was told to leave for the store, if they were.
+    public var leftAt: Date? {
+        get { Self.date(leftAtSeconds) }
+        set { leftAtSeconds = Self.seconds(newValue) }
+    }
+
     /// When the ticket was taken (nil: not known). How long a ticket has waited decides how much
     /// of the store's measured bias its range carries (`VisitModel.entryRange`).
-    public var issuedAt: Date?
+    public var issuedAt: Date? {
+        get { Self.date(issuedAtSeconds) }
+        set { issuedAtSeconds = Self.seconds(newValue) }
+    }
+
+    private static func date(_ seconds: Double) -> Date? {
+        seconds == none ? nil : Date(timeIntervalSinceReferenceDate: seconds)
+    }
+
+    private static func seconds(_ date: Date?) -> Double {
+        date?.timeIntervalSinceReferenceDate ?? none
+    }
 
     public init(id: ReservationID, state: State, people: Int, residence: TimeInterval, walkIn: Bool = false, number: Int = 0,
                 day: Int = 0, travel: TimeInterval = 0, leftAt: Date? = nil, priority: Bool = false,
                 position: ReservationID? = nil, issuedAt: Date? = nil)
     {
         self.id = id
-        self.state = state
-        self.people = people
-        self.residence = residence
-        self.walkIn = walkIn
-        self.number = number
-        self.day = day
-        self.travel = travel
-        self.leftAt = leftAt
-        self.priority = priority
         self.position = position ?? id
-        self.issuedAt = issuedAt
+        self.residence = residence
+        self.travel = travel
+        stateSeconds = 0
+        leftAtSeconds = Self.seconds(leftAt)
+        issuedAtSeconds = Self.seconds(issuedAt)
+        storedPeople = Int32(clamping: people)
+        storedNumber = Int32(clamping: number)
+        storedDay = Int32(clamping: day)
+        stateKind = .waiting
+        self.walkIn = walkIn
+        self.priority = priority
+        self.state = state
     }
 
     /// Where the ticket stands in its queue.
     public var queueKey: QueueKey { QueueKey(position: position, priority: priority, id: id) }
 
     /// A booking not yet used: kept with the bookings, by slot, rather than in the queue.
-    public var isBooked: Bool {
-        if case .booked = state { true } else { false }
-    }
+    public var isBooked: Bool { stateKind == .booked }
 
     public var pool: Pool { walkIn ? .walkIn : .online }
 

@@ -291,6 +291,60 @@ struct StoreBoardTests {
         #expect(entry.reservations.map(\.id) == [9, 12, 4, 5, 7])
     }
 
+    @Test("taking several tickets out at once leaves what taking them out one by one does", arguments: 1...8)
+    func removeMany(seed: UInt64) throws {
+        let database = try Fixture.database()
+        let now = Fixture.wednesdayMorning
+        let store = try database.createStore(Fixture.store("Cut", at: .milanCentre), hours: Fixture.weekdayHours,
+                                             departments: [])
+        var random = SeededGenerator(state: seed)
+        var entry = StoreBoard.Entry(details: try #require(try database.storeDetails(id: store.id)))
+        // Ordinary tickets in every state, priority ones placed before others, and bookings.
+        for id in 1...60 {
+            let state: LiveReservation.State = switch Int.random(in: 0..<4, using: &random) {
+            case 0: .inside(since: now - 600)
+            case 1: .called(at: now - 60)
+            case 2: .booked(slotStart: now + Double(Int.random(in: 1...6, using: &random)) * 1800)
+            default: .waiting
+            }
+            let priority = (state == .waiting || state == .called(at: now - 60)) && Int.random(in: 0..<6, using: &random) == 0
+            entry.upsert(LiveReservation(id: ReservationID(Int64(id)), state: state, people: 1, residence: 1800,
+                                         priority: priority,
+                                         position: priority ? ReservationID(Int64.random(in: 1...Int64(id), using: &random)) : nil))
+        }
+        let shared = entry  // as a transaction's copy shares the board's array
+        let ids = entry.reservations.map(\.id).shuffled(using: &random).prefix(Int.random(in: 1...12, using: &random))
+        var oneByOne = entry
+        for id in ids { oneByOne.remove(id) }
+        entry.remove(Set(ids) + [ReservationID(999)])  // and one not there
+        #expect(entry.reservations.map(\.id) == oneByOne.reservations.map(\.id))
+        #expect(entry.reservations == oneByOne.reservations)
+        #expect(entry.activeCount == oneByOne.activeCount)
+        #expect(shared.reservations.count == 60, "the board's own array is left as it was")
+    }
+
+    @Test("a live reservation reads back every value it was given, packed as it is")
+    func packedReservation() {
+        let now = Fixture.wednesdayMorning
+        let states: [LiveReservation.State] = [.waiting, .called(at: now), .inside(since: now - 90.5),
+                                               .booked(slotStart: now + 3600)]
+        for state in states {
+            for dates in [nil, now - 1234.25] as [Date?] {
+                var live = LiveReservation(id: 7, state: state, people: 3, residence: 2700, walkIn: true, number: 123_456,
+                                           day: 20_419, travel: 615, leftAt: dates, priority: true, position: 4,
+                                           issuedAt: dates.map { $0 - 60 })
+                #expect(live.state == state && live.people == 3 && live.residence == 2700 && live.walkIn)
+                #expect(live.number == 123_456 && live.day == 20_419 && live.travel == 615 && live.priority)
+                #expect(live.leftAt == dates && live.issuedAt == dates.map { $0 - 60 } && live.position == 4)
+                #expect(live.isBooked == (state == .booked(slotStart: now + 3600)))
+                live.state = .inside(since: now)
+                live.leftAt = nil
+                #expect(live.state == .inside(since: now) && live.leftAt == nil && live.issuedAt == dates.map { $0 - 60 })
+            }
+        }
+        #expect(MemoryLayout<LiveReservation>.stride <= 72)
+    }
+
     @Test("a write from another connection is picked up when the board is refreshed")
     func externalWrites() throws {
         let path = NSTemporaryDirectory() + "clup-board-\(UUID().uuidString).sqlite"
