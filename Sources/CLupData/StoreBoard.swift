@@ -240,7 +240,7 @@ public final class StoreBoard: Sendable {
     /// Waiting customers of `entry` not yet told to leave whose expected entry, less their
     /// travel, is within `Departure.noticeMargin` of `now`.
     private func departuresDue(_ entry: Entry, now: Date) -> [ReservationID] {
-        let travelling = entry.active.filter { $0.state == .waiting && $0.travel > 0 && $0.leftAt == nil }
+        let travelling = entry.active.filter { $0.isWaiting && $0.travel > 0 && $0.leftAt == nil }
         guard !travelling.isEmpty, let standing = standing(of: entry.id, now: now) else { return [] }
         return travelling.compactMap { ticket in
             guard let entry = standing.standing(of: ticket.id)?.entry,

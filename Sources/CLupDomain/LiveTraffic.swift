@@ -111,7 +111,7 @@ extension LiveTraffic {
             return (lineUpDecision(people: people, residence: residence, travel: travel, settings: settings, hours: hours,
                                    now: now, pool: pool), nil)
         }
-        let before = settings.priority.place(in: live.lazy.filter { $0.pool == pool && $0.state == .waiting })
+        let before = settings.priority.place(in: live.lazy.filter { $0.pool == pool && $0.isWaiting })
         let party = LiveReservation(id: ReservationID(Int64.max), state: .waiting, people: people, residence: residence,
                                     walkIn: pool == .walkIn, day: hours.businessDay(at: now), travel: travel,
                                     priority: true, position: before)
@@ -136,7 +136,7 @@ extension EntranceBoard {
     public init(_ traffic: LiveTraffic, next: Int = 6) {
         let called = traffic.live.filter { if case .called = $0.state { true } else { false } }
         self.init(called: called.sorted { $0.calledAt > $1.calledAt },
-                  waiting: Array(traffic.live.filter { $0.state == .waiting }.prefix(next)),
+                  waiting: Array(traffic.live.filter(\.isWaiting).prefix(next)),
                   peopleInside: traffic.peopleInside)
     }
 }

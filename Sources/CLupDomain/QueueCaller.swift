@@ -75,7 +75,7 @@ public enum QueueCaller {
         var freeWalkIn = Pool.walkIn.places(settings) - heldWalkIn
         var onlineStopped = false
         var walkInStopped = false
-        for reservation in live where reservation.state == .waiting && reservation.day >= today {
+        for reservation in live where reservation.isWaiting && reservation.day >= today {
             if onlineStopped && walkInStopped { break }
             if reservation.walkIn {
                 guard !walkInStopped else { continue }

@@ -136,7 +136,7 @@ public struct StoreStanding: Sendable, Equatable {
         // 10,000 was copied a dozen times over (8 % of a standing's time at that length).
         var waiting = (online: 0, walkIn: 0)
         for reservation in live.live {
-            guard case .waiting = reservation.state else { continue }
+            guard reservation.isWaiting else { continue }
             if reservation.walkIn { waiting.walkIn += 1 } else { waiting.online += 1 }
         }
         var traffic = (online: StoreTraffic(), walkIn: StoreTraffic())

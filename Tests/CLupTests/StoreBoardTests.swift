@@ -336,7 +336,7 @@ struct StoreBoardTests {
                 #expect(live.state == state && live.people == 3 && live.residence == 2700 && live.walkIn)
                 #expect(live.number == 123_456 && live.day == 20_419 && live.travel == 615 && live.priority)
                 #expect(live.leftAt == dates && live.issuedAt == dates.map { $0 - 60 } && live.position == 4)
-                #expect(live.isBooked == (state == .booked(slotStart: now + 3600)))
+                #expect(live.isBooked == (state == .booked(slotStart: now + 3600)) && live.isWaiting == (state == .waiting))
                 live.state = .inside(since: now)
                 live.leftAt = nil
                 #expect(live.state == .inside(since: now) && live.leftAt == nil && live.issuedAt == dates.map { $0 - 60 })
