@@ -306,6 +306,33 @@ struct ExitOrderTests {
         #expect(exact.inside.map(\.expectedExit) == live.map { now + 1800 - Double($0.id.rawValue - 1) * 120 })
     }
 
+    @Test("a crowd let in within one second: each exit where the visits' common distribution puts it")
+    func crowd() {
+        // 200 parties in for 30 minutes, let in 10 minutes ago, 4 ms apart.
+        let settings = StoreSettings(capacity: 300, walkInPercent: 0)
+        let live = (0..<200).map { index in
+            LiveReservation(id: ReservationID(Int64(index + 1)), state: .inside(since: now - 600 - Double(index) * 0.004),
+                            people: 1, residence: 1800)
+        }
+        let spread = 0.35
+        let traffic = StoreTraffic(live: live, settings: settings, model: VisitModel(ratio: 1, spread: spread), now: now)
+        let exits = traffic.inside.map { $0.expectedExit.timeIntervalSince(now) }.sorted()
+        // The j-th of n exits when a visit that has lasted 600 s has ended with probability
+        // (j − ½) ÷ n: its log-normal distribution function F, of mean 1800 s, inverted at
+        // F(600) + (j − ½) ÷ n × (1 − F(600)) by bisection.
+        let mu = log(1800) - spread * spread / 2
+        func distribution(_ seconds: Double) -> Double { 0.5 * erfc(-(log(seconds) - mu) / (spread * 2.squareRoot())) }
+        for j in [1, 50, 100, 150, 199] {
+            let target = distribution(600) + (Double(j) - 0.5) / 200 * (1 - distribution(600))
+            var (low, high) = (600.0, 100_000.0)
+            for _ in 0..<100 {
+                let middle = (low + high) / 2
+                if distribution(middle) < target { low = middle } else { high = middle }
+            }
+            #expect(abs(exits[j - 1] - (low - 600)) < 20, "exit \(j): \(exits[j - 1]) s against \(low - 600) s")
+        }
+    }
+
     @Test("visits that barely vary: the first of four exits just before their common mean, not minutes early",
           arguments: [0.01, 0.05, 0.1])
     func narrow(spread: Double) {
