@@ -4,7 +4,7 @@ import PackageDescription
 // Layers are targets, so the compiler keeps them apart. What may import what:
 //
 //   CLupDomain     pure rules: nothing of ours (Foundation only)
-//   CLupSupport    libsodium, libqrencode, zlib wrappers: nothing of ours
+//   CLupSupport    libsodium, libqrencode, zlib, thread wrappers: nothing of ours
 //   CLupData       AppDatabase, migrations, records, on SQLite or PostgreSQL: CLupDomain,
 //                  CLupSupport, GRDB, PostgresNIO, swift-metrics
 //   CLupJobs       mail and push delivery from the outboxes, the geocoder: CLupDomain, CLupData,
@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "FastCGI", dependencies: ["CThread", .product(name: "Logging", package: "swift-log")]),
 
         .target(name: "CLupDomain"),
-        .target(name: "CLupSupport", dependencies: ["CSodium", "CQRencode", "CZlib", "CSpawn", "CMalloc"]),
+        .target(name: "CLupSupport", dependencies: ["CSodium", "CQRencode", "CZlib", "CSpawn", "CMalloc", "CThread"]),
         .target(
             name: "CLupData",
             dependencies: [

@@ -10,7 +10,8 @@ loopback with a realistic data set, and measures:
    nginx serving a static file of the same size;
 3. write path: line-ups and bookings per second by distinct signed-in customers (CSRF
    honoured), against SQLite's raw durable commit rate on the same disk;
-4. scan path: the p99 of QR scans while the signed-in read load runs;
+4. scan path: the p99 of QR scans while the signed-in read load runs, and the CPU the
+   entrance's threads and the writer's spend a scan;
 5. status updates: `clup measure-board` — a read of a store's kept status, and a new ticket,
    a cancellation and an exit as the queue grows from 100 to 10,000;
 6. scaling: the home page and one store's wait estimate as the queue, the history and the
@@ -214,6 +215,22 @@ def cpu_ticks(workers):
         elif name in CPU_GROUPS:
             totals[CPU_GROUPS[name]] += ticks
     return totals
+
+
+def thread_ticks(pid, prefix):
+    """CPU time (user + system, in clock ticks) of the process's threads whose name begins
+    with `prefix` (Linux keeps the first 15 characters of a thread's name)."""
+    total = 0
+    for task in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, task)) as file:
+                stat = file.read()
+        except OSError:
+            continue
+        if stat[stat.index("(") + 1:stat.rindex(")")].startswith(prefix[:15]):
+            fields = stat[stat.rindex(")") + 2:].split()
+            total += int(fields[11]) + int(fields[12])
+    return total
 
 
 def measured(workers, requests_made, run):
@@ -572,8 +589,8 @@ def markdown(result):
         "| write: line-ups + bookings, 16 connections | %.0f reservations/s (p99 %.1f ms) | %.0f commits/s (raw SQLite,"
         " WAL, synchronous=FULL) | **%.2f** | ≥ 0.5 |"
         % (r["write"]["clup"]["per_second"], r["write"]["clup"]["p99"], r["write"]["ceiling"], r["write"]["ratio"]),
-        "| scan p99 under the signed-in read load | %.1f ms (%.0f scans/s) | | | < 20 ms |"
-        % (r["scan"]["p99"], r["scan"]["rps"]),
+        "| scan p99 under the signed-in read load | %.1f ms (%.0f scans/s; CPU a scan: entrance %.2f ms, writer %.2f ms)"
+        " | | | < 20 ms |" % (r["scan"]["p99"], r["scan"]["rps"], r["scan"]["cpu_ms"], r["scan"]["writer_ms"]),
     ]
     largest = max(r["board"], key=lambda row: row["waiting"])
     lines.append("| status update at %s waiting (new ticket / cancellation / exit) | %.2f / %.2f / %.2f ms | | | < 1 ms |"
@@ -622,12 +639,12 @@ def main():
     parser.add_argument("--cluster-url", help="a PostgreSQL cluster to measure too (scripts/cluster's URL)")
     parser.add_argument("--pg-bin", help="PostgreSQL's programs (psql, pgbench), with --cluster-url")
     parser.add_argument("--profile", action="store_true",
-                        help="after the read and write measures, run each load again under `perf record` on the "
+                        help="after the read, write and scan measures, run each load again under `perf record` on the "
                              "worker and write flame graphs and top costs to RESULTS/profile (bench/perf_profile.py)")
     parser.add_argument("--threads", type=int, default=2 * (os.cpu_count() or 1),
                         help="page threads of the worker and of the C ceiling (default: 2 per core, as `clup serve`)")
     parser.add_argument("--paths-only", action="store_true",
-                        help="stop after the read, guest and write paths (to iterate on them)")
+                        help="stop after the read, guest, write and scan paths (to iterate on them)")
     args = parser.parse_args()
     p = SMOKE if args.smoke else FULL
     threads = args.threads
@@ -751,35 +768,61 @@ def main():
         db.execute("UPDATE reservation SET status = 'cancelled', endedAt = ? WHERE storeId IN (%s) AND status IN"
                    " ('waiting', 'called', 'booked')" % ",".join("?" * len(write_store_ids)),
                    [stamp(now)] + write_store_ids)
+        # Codes called to the entrance just now, to scan in and out (a set for each run: a
+        # code scanned in and out is used up).
+        def scan_codes(name):
+            day = int(time.time() // 86400)
+            first = db.execute("SELECT COALESCE(MAX(number), 0) FROM reservation WHERE storeId = ?",
+                               (scan_store,)).fetchone()[0]
+            db.execute("BEGIN IMMEDIATE")
+            db.executemany(RESERVATION, [(scan_store, None, "lineUp", 0, day, first + n, 1, 30, None, "called",
+                                          stamp(datetime.datetime.utcnow()), stamp(datetime.datetime.utcnow()),
+                                          None, None, None) for n in range(1, p["scan_codes"] + 1)])
+            db.execute("COMMIT")
+            ids = [row[0] for row in db.execute("SELECT id FROM reservation WHERE storeId = ? AND number > ?"
+                                                " ORDER BY id", (scan_store, first))]
+            scan_requests(os.path.join(work, name), ids, scan_key)
+            time.sleep(2)  # the worker picks up the codes written from here
+            return ids
+
+        def scans_under_load(name):
+            load = subprocess.Popen(["wrk", "-t", "2", "-c", "64", "-d", "%ds" % (p["scan_seconds"] + 2), "-H",
+                                     signed_in[0], clup.url + home], stdout=subprocess.DEVNULL)
+            time.sleep(1)
+            threads = ("entrance-", "clup-writer")
+            before = [thread_ticks(clup.responder.pid, name) for name in threads]
+            result = wrk(clup.url + "/", p["scan_seconds"], 4, threads=1, script=os.path.join(HERE, "requests.lua"),
+                         script_args=(os.path.join(work, name), 1, 200))
+            # The entrance's threads and the writer's only: the page threads serve the read load
+            # meanwhile (and write nothing).
+            result["cpu_ms"], result["writer_ms"] = [
+                (thread_ticks(clup.responder.pid, name) - ticks) * 1000.0 / CLOCK_TICKS / max(1, result["sent"] or 0)
+                for name, ticks in zip(threads, before)]
+            load.wait()
+            return result
+
+        def scans_ended():
+            db.execute("UPDATE reservation SET status = 'expired', endedAt = ? WHERE storeId = ? AND status IN"
+                       " ('called', 'inside')", (stamp(now), scan_store))
+
+        scan_ids = scan_codes("scans.tsv")
+        print("==> scan path under the read load", flush=True)
+        scans = scans_under_load("scans.tsv")
+        assert scans["sent"] <= 2 * len(scan_ids), "more scans than codes: add codes"
+        scans_ended()
+        if args.profile:
+            scan_codes("scans-profiled.tsv")
+            profiled("scan", lambda: scans_under_load("scans-profiled.tsv"))
+            scans_ended()
+
         if args.paths_only:
-            print("\nread %.0f/s (ratio %.2f) · guest ratio %.2f · write %.0f/s (ratio %.2f, %s)\n"
+            print("\nread %.0f/s (ratio %.2f) · guest ratio %.2f · write %.0f/s (ratio %.2f, %s)"
+                  " · scan p50 %.1f ms, p99 %.1f ms, %.0f/s (CPU a scan: entrance %.2f ms, writer %.2f ms)\n"
                   % (read_clup["rps"], read_clup["rps"] / read_ceiling["rps"], guest_clup["rps"] / guest_static["rps"],
-                     made / elapsed, made / elapsed / commit_rate, writes["cpu_ms"]))
+                     made / elapsed, made / elapsed / commit_rate, writes["cpu_ms"], scans["p50"], scans["p99"],
+                     scans["rps"], scans["cpu_ms"], scans["writer_ms"]))
             print("\n".join(profiles))
             return 0
-
-        # Codes called to the entrance just now, to scan in and out.
-        day = int(time.time() // 86400)
-        db.execute("BEGIN IMMEDIATE")
-        db.executemany(RESERVATION, [(scan_store, None, "lineUp", 0, day, n, 1, 30, None, "called",
-                                      stamp(datetime.datetime.utcnow()), stamp(datetime.datetime.utcnow()),
-                                      None, None, None) for n in range(1, p["scan_codes"] + 1)])
-        db.execute("COMMIT")
-        scan_ids = [row[0] for row in db.execute("SELECT id FROM reservation WHERE storeId = ? ORDER BY id",
-                                                 (scan_store,))]
-        scan_requests(os.path.join(work, "scans.tsv"), scan_ids, scan_key)
-        time.sleep(2)  # the worker picks up the codes written from here
-
-        print("==> scan path under the read load", flush=True)
-        load = subprocess.Popen(["wrk", "-t", "2", "-c", "64", "-d", "%ds" % (p["scan_seconds"] + 2), "-H", signed_in[0],
-                                 clup.url + home], stdout=subprocess.DEVNULL)
-        time.sleep(1)
-        scans = wrk(clup.url + "/", p["scan_seconds"], 4, threads=1, script=os.path.join(HERE, "requests.lua"),
-                    script_args=(os.path.join(work, "scans.tsv"), 1, 200))
-        load.wait()
-        assert scans["sent"] <= 2 * len(scan_ids), "more scans than codes: add codes"
-        db.execute("UPDATE reservation SET status = 'expired', endedAt = ? WHERE storeId = ? AND status IN"
-                   " ('called', 'inside')", (stamp(now), scan_store))
 
         cluster = None
         if args.cluster_url:
@@ -866,7 +909,7 @@ def main():
                                  cpu_ms=writes["cpu_ms"]),
                        ceiling=commit_rate, ratio=(made / elapsed) / commit_rate),
             scan=dict(p50=scans["p50"], p99=scans["p99"], rps=scans["rps"], sent=scans["sent"],
-                      not_200=scans["unexpected"]),
+                      not_200=scans["unexpected"], cpu_ms=scans["cpu_ms"], writer_ms=scans["writer_ms"]),
             cluster=cluster, board=board, board_worker_busy=board_worker_busy, scaling=scaling,
             statistics=statistics, memory=dict(peak_rss_mb=rss),
             seconds=round(time.time() - began, 1))

@@ -1,3 +1,4 @@
+import CLupSupport
 import Foundation
 import GRDB
 
@@ -27,6 +28,7 @@ final class GroupCommit: Sendable {
         let state = State()
         self.state = state
         let thread = Thread {
+            ThreadName.set("clup-writer")
             while let group = state.nextGroup() {
                 Self.run(group, on: writer)
                 state.finished(group)

@@ -198,8 +198,10 @@ public final class FastCGIServer: @unchecked Sendable {
             for index in 0..<listener.threads {
                 group.enter()
                 let niceness = listener.niceness
+                let name = "\(listener.name)-\(index)"
                 let thread = Thread { [self] in
                     #if os(Linux)
+                    clup_name_thread(name)  // Foundation does not pass its own name to the kernel
                     if niceness != 0 {
                         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(clup_thread_id()), niceness)
                     }
@@ -207,7 +209,7 @@ public final class FastCGIServer: @unchecked Sendable {
                     serveLoop(listenFD: fd, handler: handler)
                     group.leave()
                 }
-                thread.name = "fastcgi-\(listener.name)-\(index)"
+                thread.name = "fastcgi-" + name
                 thread.start()
             }
         }

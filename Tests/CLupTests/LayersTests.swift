@@ -13,7 +13,7 @@ struct LayersTests {
     /// Target → the modules it may import. Kept equal to the table in docs/architecture.md.
     static let allowed: [String: Set<String>] = [
         "CLupDomain": [],
-        "CLupSupport": ["CSodium", "CQRencode", "CZlib", "CSpawn", "CMalloc"],
+        "CLupSupport": ["CSodium", "CQRencode", "CZlib", "CSpawn", "CMalloc", "CThread"],
         "CLupData": ["CLupDomain", "CLupSupport", "GRDB", "PostgresNIO", "Metrics"],
         "CLupJobs": ["CLupDomain", "CLupData", "CLupSupport", "Crypto", "Logging", "Metrics"],
         "CLupSimulation": ["CLupDomain", "CLupData"],
