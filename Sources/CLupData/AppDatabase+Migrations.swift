@@ -840,6 +840,18 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v34: people inside summed from their index alone") { db in
+            try db.execute(sql: """
+                -- An entry sums the store's people inside twice (reservation_capacity, and the
+                -- hour's peak): through an index of ids only, each party's row was read for its
+                -- people, and a store with thousands inside read thousands of rows per entry. With
+                -- people (and the status the sums ask for: SQLite does not take it from the index's
+                -- condition) in the index the sums read the index alone.
+                DROP INDEX reservation_inside;
+                CREATE INDEX reservation_inside ON reservation(storeId, people, status) WHERE status = 'inside';
+                """)
+        }
+
         return migrator
     }
 }

@@ -45,11 +45,11 @@ extension VisitFacts {
 
 extension AppDatabase {
     /// Counts a reservation's change of status, inside the caller's transaction (which has just
-    /// made the change).
+    /// made the change); `insideAfter`, if given, is the store's people inside now.
     static func count(from old: VisitFacts, to new: VisitFacts, storeId: StoreID, reservationId: ReservationID,
-                      _ db: Database) throws
+                      insideAfter: Int? = nil, _ db: Database) throws
     {
-        let inside = new.isInside && !old.isInside ? try peopleInside(storeId: storeId, db) : 0
+        let inside = new.isInside && !old.isInside ? try insideAfter ?? peopleInside(storeId: storeId, db) : 0
         let change = VisitAccounting.change(from: old, to: new, peopleInside: Double(inside))
         for totals in change.hours { try add(totals, storeId: storeId, db) }
         if !change.learned.isEmpty { try apply(change.learned, storeId: storeId, db) }
@@ -64,10 +64,12 @@ extension AppDatabase {
 
     /// The people inside the store now, inside the caller's transaction.
     static func peopleInside(storeId: StoreID, _ db: Database) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: """
-            SELECT COALESCE(SUM(people), 0) FROM reservation WHERE storeId = ? AND status = 'inside'
-            """), arguments: [storeId]) ?? 0
+        try Int.fetchOne(db.cachedStatement(sql: peopleInsideSQL), arguments: [storeId]) ?? 0
     }
+
+    /// A store's people inside, as `reservation_capacity` sums them too: read from
+    /// `reservation_inside` alone (it holds the people), never from the rows.
+    static let peopleInsideSQL = "SELECT COALESCE(SUM(people), 0) FROM reservation WHERE storeId = ? AND status = 'inside'"
 
     /// Adds `totals` to the store's hour (the peak is the larger of the two).
     static func add(_ totals: HourTotals, storeId: StoreID, _ db: Database) throws {

@@ -85,6 +85,23 @@ struct SchemaTests {
                             + "(storeId=? AND slotStart>? AND slotStart<?)"])
     }
 
+    @Test("a store's people inside are summed from an index alone, on every entry, not from the rows")
+    func insideSumsFromTheIndex() throws {
+        let queue = try DatabaseQueue()
+        try AppDatabase.migrator.migrate(queue)
+        let plan = try queue.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + AppDatabase.peopleInsideSQL, arguments: [1])
+                .map { $0["detail"] as String }
+        }
+        #expect(plan == ["SEARCH reservation USING COVERING INDEX reservation_inside (storeId=?)"])
+        // The capacity trigger sums them with the same query.
+        let trigger = try queue.read { db in
+            try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'reservation_capacity'")
+        }
+        #expect(trigger?.contains("SELECT COALESCE(SUM(people), 0) FROM reservation\n"
+                                  + "                    WHERE storeId = NEW.storeId AND status = 'inside'") == true)
+    }
+
     @Test("triggers guard invariants only: statistics are counted in Swift, by VisitAccounting")
     func noStatisticsTriggers() throws {
         let queue = try DatabaseQueue()

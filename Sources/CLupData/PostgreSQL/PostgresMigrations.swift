@@ -97,6 +97,10 @@ enum PostgresMigrations {
         ("entry errors measured in minutes over the root of the wait (SQLite's 33)", """
             UPDATE storeLoad SET entries = 0, entryErrorSum = 0, entryErrorSquares = 0;
             """),
+        ("people inside summed from their index alone (SQLite's 34)", """
+            DROP INDEX reservation_inside;
+            CREATE INDEX reservation_inside ON reservation(storeId) INCLUDE (people) WHERE status = 'inside';
+            """),
     ]
 
     /// Brings the schema up to date; several workers starting at once take turns on an

@@ -88,7 +88,7 @@ CREATE INDEX reservation_bookedByStore ON reservation(storeId, slotStart, people
 CREATE INDEX reservation_entered ON reservation(storeId, enteredAt) WHERE enteredAt IS NOT NULL;
 
 -- index reservation_inside
-CREATE INDEX reservation_inside ON reservation(storeId) WHERE status = 'inside';
+CREATE INDEX reservation_inside ON reservation(storeId, people, status) WHERE status = 'inside';
 
 -- index reservation_live
 CREATE INDEX reservation_live ON reservation(storeId, id) WHERE status IN ('waiting', 'called', 'inside');
