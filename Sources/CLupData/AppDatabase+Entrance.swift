@@ -210,10 +210,10 @@ extension AppDatabase {
                 try Reservation.setStatus(.called, .calledAt, to: now, id: ticket.id, from: .waiting, db)
                 ticket.calledAt = now
             }
-            try Reservation.setStatus(.inside, .enteredAt, to: now, id: ticket.id, from: .active, db)
+            inside += ticket.people
+            try Reservation.setStatus(.inside, .enteredAt, to: now, id: ticket.id, from: .active, insideAfter: inside, db)
             ticket.status = .inside
             ticket.enteredAt = now
-            inside += ticket.people
             outcome = .entered(ticket)
         case (.exit, var ticket?):
             try Reservation.setStatus(.done, .exitedAndEndedAt, to: now, id: ticket.id, from: .inside, db)

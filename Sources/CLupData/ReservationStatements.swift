@@ -54,10 +54,12 @@ extension Reservation {
 
     /// Sets the status and the time columns of the reservation, if its status is still one of
     /// `from`, and counts the change in its store's statistics (`VisitAccounting`); true if it
-    /// changed. Every change of a reservation's status goes through here.
+    /// changed. Every change of a reservation's status goes through here. A caller that
+    /// already knows the store's people inside after an entry (the door, from its live traffic)
+    /// passes them as `insideAfter`, sparing the statistics a sum over everyone inside.
     @discardableResult
     static func setStatus(_ status: Status, _ columns: TimeColumns, to time: Date, id: ReservationID, from: StatusSet,
-                          _ db: Database) throws -> Bool
+                          insideAfter: Int? = nil, _ db: Database) throws -> Bool
     {
         guard let (storeId, old) = try VisitFacts.find(id, db), from.statuses.contains(old.status) else { return false }
         try db.cachedStatement(sql: """
@@ -73,7 +75,7 @@ extension Reservation {
         case .endedAt: new.endedAt = stored
         case .exitedAndEndedAt: (new.exitedAt, new.endedAt) = (stored, stored)
         }
-        try AppDatabase.count(from: old, to: new, storeId: storeId, reservationId: id, db)
+        try AppDatabase.count(from: old, to: new, storeId: storeId, reservationId: id, insideAfter: insideAfter, db)
         return true
     }
 
