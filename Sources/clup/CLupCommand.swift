@@ -344,6 +344,10 @@ struct Serve: ParsableCommand {
                                    sessionLifetime: Visitor.absoluteLifetime, now: now, logger: logger,
                                    beat: { beats.beat("notices") }),
         ]
+        // The WAL is copied into the database file beside the writer, never in its commits.
+        services.append(BackgroundService(name: "checkpoints", every: 0.25, logger: logger) {
+            try database.checkpointAside()
+        })
         if let keeper {
             // Every 5 s: a window another worker scheduled reaches this host's pages as soon
             // as this worker's own banners show it.

@@ -117,4 +117,28 @@ struct StartupTests {
         #expect(try walSize() == 0)
         #expect(try database.reader.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM burst") } == 24)
     }
+
+    @Test("the WAL is checkpointed beside the writer: after the first call the writer's commits never do it")
+    func checkpointAside() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("clup-wal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("clup.sqlite").path
+        let database = try AppDatabase.open(path: path, dataKey: .scratch)
+        #expect(try database.writerAutocheckpoint() == 1000)  // SQLite's own, until asked
+        try database.checkpointAside()
+        #expect(try database.writerAutocheckpoint() == 0)
+        // 3,000 pages through the WAL, in commits of 100: none of them copies it back.
+        try database.writer.write { db in try db.execute(sql: "CREATE TABLE burst (data BLOB)") }
+        for _ in 0..<30 {
+            try database.writer.write { db in
+                for _ in 0..<100 { try db.execute(sql: "INSERT INTO burst VALUES (randomblob(4000))") }
+            }
+        }
+        let waiting = try #require(try database.checkpointAside())
+        #expect(waiting.frames > 3000 && waiting.copied == waiting.frames)
+        // Nothing new: nothing to copy, and the rows are all there.
+        #expect(try database.checkpointAside().map { $0.frames == $0.copied } == true)
+        #expect(try database.reader.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM burst") } == 3000)
+    }
 }
