@@ -794,15 +794,15 @@ def main():
             load = subprocess.Popen(["wrk", "-t", "2", "-c", "64", "-d", "%ds" % (p["scan_seconds"] + 2), "-H",
                                      signed_in[0], clup.url + home], stdout=subprocess.DEVNULL)
             time.sleep(1)
-            threads = ("entrance-", "clup-writer")
-            before = [thread_ticks(clup.responder.pid, name) for name in threads]
-            result = wrk(clup.url + "/", p["scan_seconds"], 4, threads=1, script=os.path.join(HERE, "requests.lua"),
-                         script_args=(os.path.join(work, name), 1, 200))
             # The entrance's threads and the writer's only: the page threads serve the read load
             # meanwhile (and write nothing).
+            carriers = ("entrance-", "clup-writer")
+            before = [thread_ticks(clup.responder.pid, prefix) for prefix in carriers]
+            result = wrk(clup.url + "/", p["scan_seconds"], 4, threads=1, script=os.path.join(HERE, "requests.lua"),
+                         script_args=(os.path.join(work, name), 1, 200))
             result["cpu_ms"], result["writer_ms"] = [
-                (thread_ticks(clup.responder.pid, name) - ticks) * 1000.0 / CLOCK_TICKS / max(1, result["sent"] or 0)
-                for name, ticks in zip(threads, before)]
+                (thread_ticks(clup.responder.pid, prefix) - ticks) * 1000.0 / CLOCK_TICKS / max(1, result["sent"] or 0)
+                for prefix, ticks in zip(carriers, before)]
             load.wait()
             return result
 
