@@ -15,11 +15,10 @@ import Testing
 struct ContentionTests {
     @Test("a write that cannot get the lock is answered 503 with Retry-After and changes nothing; pages still read")
     func lockedOut() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("clup-lock-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("clup.sqlite").path
-        let database = try AppDatabase.open(path: path, dataKey: .scratch)
+        try Fixture.withDatabaseFile { database, path in try lockedOut(database, path: path) }
+    }
+
+    private func lockedOut(_ database: AppDatabase, path: String) throws {
         let store = try database.createStore(
             Fixture.store("Bottega Lock", at: Place.milan[0].position), hours: Fixture.weekdayHours, departments: [])
         _ = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: Fixture.passwordHash,

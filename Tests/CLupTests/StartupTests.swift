@@ -98,11 +98,10 @@ struct StartupTests {
 
     @Test("a WAL grown past its limit is checkpointed and cut back to nothing; a small one is left alone")
     func walTruncated() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("clup-wal-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("clup.sqlite").path
-        let database = try AppDatabase.open(path: path, dataKey: .scratch)
+        try Fixture.withDatabaseFile { database, path in try walTruncated(database, path: path) }
+    }
+
+    private func walTruncated(_ database: AppDatabase, path: String) throws {
         func walSize() throws -> Int { try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? -1 }
         #expect(try database.checkpointIfLarge() == nil)
         // A burst: 24 MB written in one transaction. SQLite's own checkpoints copy it back into
@@ -120,11 +119,10 @@ struct StartupTests {
 
     @Test("the WAL is checkpointed beside the writer: after the first call the writer's commits never do it")
     func checkpointAside() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("clup-wal-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("clup.sqlite").path
-        let database = try AppDatabase.open(path: path, dataKey: .scratch)
+        try Fixture.withDatabaseFile { database, _ in try checkpointAside(database) }
+    }
+
+    private func checkpointAside(_ database: AppDatabase) throws {
         #expect(try database.writerAutocheckpoint() == 1000)  // SQLite's own, until asked
         try database.checkpointAside()
         #expect(try database.writerAutocheckpoint() == 0)

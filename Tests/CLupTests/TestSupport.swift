@@ -68,6 +68,17 @@ enum Fixture {
         onPostgres ? try AppDatabase.open(url: try PostgresFixture.freshURL(), dataKey: .scratch) : try AppDatabase.inMemory()
     }
 
+    /// Runs `body` with a production SQLite database (`AppDatabase.open`) in a folder of its
+    /// own, given with the database file's path, and removes the folder after: for tests of
+    /// SQLite's files, locks and checkpoints, which an in-memory database does not have.
+    static func withDatabaseFile<T>(_ body: (AppDatabase, String) throws -> T) throws -> T {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("clup-file-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("clup.sqlite").path
+        return try body(try AppDatabase.open(path: path, dataKey: .scratch), path)
+    }
+
     /// Whether the suites run on PostgreSQL (CLUP_TEST_ENGINE=postgres).
     static let onPostgres = ProcessInfo.processInfo.environment["CLUP_TEST_ENGINE"] == "postgres"
 
