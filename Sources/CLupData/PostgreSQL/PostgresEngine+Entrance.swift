@@ -94,10 +94,10 @@ extension PostgresEngine {
                 try setStatus(.called, .calledAt, to: now, id: ticket.id, from: .waiting, transaction)
                 ticket.calledAt = now
             }
-            try setStatus(.inside, .enteredAt, to: now, id: ticket.id, from: .active, transaction)
+            inside += ticket.people
+            try setStatus(.inside, .enteredAt, to: now, id: ticket.id, from: .active, insideAfter: inside, transaction)
             ticket.status = .inside
             ticket.enteredAt = now
-            inside += ticket.people
             outcome = .entered(ticket)
         case (.exit, var ticket?):
             try setStatus(.done, .exitedAndEndedAt, to: now, id: ticket.id, from: .inside, transaction)

@@ -62,10 +62,13 @@ extension PostgresEngine {
 
     /// Sets the status and time columns of reservation `id` if its status is still one of
     /// `from`, and counts the change in its store's statistics; true if it changed. Every
-    /// change of a reservation's status on PostgreSQL goes through here.
+    /// change of a reservation's status on PostgreSQL goes through here. A caller that already
+    /// knows the store's people inside after an entry (the door) passes them as `insideAfter`,
+    /// as on SQLite.
     @discardableResult
     static func setStatus(_ status: Reservation.Status, _ columns: Reservation.TimeColumns, to time: Date,
-                          id: ReservationID, from: Reservation.StatusSet, _ transaction: PostgresTransaction) throws -> Bool
+                          id: ReservationID, from: Reservation.StatusSet, insideAfter: Int? = nil,
+                          _ transaction: PostgresTransaction) throws -> Bool
     {
         guard let row = try transaction.row("""
             SELECT storeId, kind, walkIn, people, residenceMinutes, travelMetres, status, createdAt, calledAt, enteredAt,
@@ -104,15 +107,16 @@ extension PostgresEngine {
                 """)
         }
         transaction.changed(reservation: id, of: storeId)
-        try count(from: old, to: new, storeId: storeId, reservationId: id, transaction)
+        try count(from: old, to: new, storeId: storeId, reservationId: id, insideAfter: insideAfter, transaction)
         return true
     }
 
-    /// Counts a change of status in the store's hours, departments and learned sums.
+    /// Counts a change of status in the store's hours, departments and learned sums;
+    /// `insideAfter`, if given, is the store's people inside now.
     static func count(from old: VisitFacts, to new: VisitFacts, storeId: StoreID, reservationId: ReservationID,
-                      _ transaction: PostgresTransaction) throws
+                      insideAfter: Int? = nil, _ transaction: PostgresTransaction) throws
     {
-        let inside = new.isInside && !old.isInside ? try peopleInside(storeId: storeId, transaction) : 0
+        let inside = new.isInside && !old.isInside ? try insideAfter ?? peopleInside(storeId: storeId, transaction) : 0
         let change = VisitAccounting.change(from: old, to: new, peopleInside: Double(inside))
         for totals in change.hours { try add(totals, storeId: storeId, transaction) }
         if !change.learned.isEmpty {
