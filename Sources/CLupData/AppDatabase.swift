@@ -240,15 +240,15 @@ public struct AppDatabase: Sendable {
         let observer = try self.observer
         try ensureBoardCurrent(db)
         guard var entry = board.entry(storeId) else { return try Self.liveTraffic(storeId: storeId, now: Date(), db)[storeId] ?? .none }
-        let pending = observer.pendingReservations
+        let pending = try observer.changedReservations(db)
         if !pending.isEmpty {
-            // A row deleted in this transaction, whatever its store was, is gone from its queue.
-            var gone = pending
+            // A row deleted in this transaction, whatever its store was, is gone from its queue;
+            // another store's ticket is not in this queue; one no longer live leaves it.
+            var gone: Set<ReservationID> = []
             var changed: [LiveReservation] = []
-            for (rowStore, id, _, live) in try Self.liveRows(ids: pending, db) {
-                // Another store's ticket is not in this queue; one no longer live leaves it.
-                if rowStore != storeId || live != nil { gone.remove(id) }
-                if rowStore == storeId, let live { changed.append(live) }
+            for (id, row) in pending {
+                if row.storeId == nil || (row.storeId == storeId && row.live == nil) { gone.insert(id) }
+                if row.storeId == storeId, let live = row.live { changed.append(live) }
             }
             // Out first, in one copy of the queue; then the rest, in the copy.
             entry.remove(gone)

@@ -661,10 +661,39 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
     /// transaction's changes: if it rolls back, the board is read again.
     var reloadedInTransaction = false
 
-    /// Reservations and store loads the transaction in progress has changed so far (writer
-    /// queue only): what a transaction must read back to see its own changes.
-    var pendingReservations: Set<ReservationID> { reservations }
+    /// The rows of `reservations` as last read back in this transaction, and those changed
+    /// since (to read again). SQLite reports every change of a row, so a row read back stays
+    /// true until it is reported again. (GRDB holds back a savepoint's reports until it is
+    /// released, which would leave a row read back inside one stale; no write uses a savepoint.)
+    private var readBack: [ReservationID: ChangedReservation] = [:]
+    private var unread: Set<ReservationID> = []
+
+    /// Store loads the transaction in progress has changed so far (writer queue only).
     var pendingRatios: Set<StoreID> { ratios }
+
+    /// A reservation the transaction in progress changed, as it now stands.
+    struct ChangedReservation {
+        /// Nil: the row was deleted.
+        var storeId: StoreID?
+        var userId: UserID?
+        /// Nil once it has ended (or was deleted).
+        var live: LiveReservation?
+    }
+
+    /// The reservations the transaction in progress has changed so far, in id order, as they
+    /// now stand (writer queue only): what a transaction reads to see its own changes. Only
+    /// those changed since the last call are read from the database, so a group of N
+    /// reservations reads each row back once, not once for each later member.
+    func changedReservations(_ db: Database) throws -> [(id: ReservationID, row: ChangedReservation)] {
+        if !unread.isEmpty {
+            for id in unread { readBack[id] = ChangedReservation() }
+            for (storeId, id, userId, live) in try AppDatabase.liveRows(ids: unread, db) {
+                readBack[id] = ChangedReservation(storeId: storeId, userId: userId, live: live)
+            }
+            unread = []
+        }
+        return readBack.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
     private var stores: Set<StoreID> = []
     private var storeRows: [String: Set<Int64>] = [:]
     private var storesDeleted = false
@@ -687,7 +716,9 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
             return
         }
         switch event.tableName {
-        case "reservation": reservations.insert(ReservationID(event.rowID))
+        case "reservation":
+            reservations.insert(ReservationID(event.rowID))
+            unread.insert(ReservationID(event.rowID))
         case "storeLoad": ratios.insert(StoreID(event.rowID))
         case "store": stores.insert(StoreID(event.rowID))
         default:
@@ -716,19 +747,16 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
                 if let details = try AppDatabase.storeDetails(id: id, db) { changes.stores.append(details) }
             }
             if !reservations.isEmpty {
-                let found = try AppDatabase.liveRows(ids: reservations, db)
-                var seen: Set<ReservationID> = []
                 var customers: Set<UserID> = []
-                for (storeId, id, userId, live) in found {
-                    seen.insert(id)
-                    if let userId { customers.insert(userId) }
-                    changes.reservations.append((storeId, id, live))
+                var gone = false
+                for (id, row) in try changedReservations(db) {
+                    if let userId = row.userId { customers.insert(userId) }
+                    if row.storeId == nil { gone = true }
+                    changes.reservations.append((row.storeId, id, row.live))
                 }
-                let gone = reservations.subtracting(seen)
-                for id in gone { changes.reservations.append((nil, id, nil)) }
                 // Their customers' active reservations are read again; a reservation deleted,
                 // whose customer cannot be read back, has everyone's read again.
-                if gone.isEmpty { credentials.forgetActiveReservations(of: customers) } else { credentials.clear() }
+                if !gone { credentials.forgetActiveReservations(of: customers) } else { credentials.clear() }
             }
             if !ratios.isEmpty {
                 for storeId in ratios {
@@ -752,6 +780,8 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
         credentialsChanged = false
         reloadedInTransaction = false
         reservations = []
+        readBack = [:]
+        unread = []
         ratios = []
         stores = []
         storeRows = [:]
