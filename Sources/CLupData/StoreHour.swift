@@ -67,9 +67,8 @@ extension AppDatabase {
         try Int.fetchOne(db.cachedStatement(sql: peopleInsideSQL), arguments: [storeId]) ?? 0
     }
 
-    /// A store's people inside, as `reservation_capacity` sums them too: read from
-    /// `reservation_inside` alone (it holds the people), never from the rows.
-    static let peopleInsideSQL = "SELECT COALESCE(SUM(people), 0) FROM reservation WHERE storeId = ? AND status = 'inside'"
+    /// A store's people inside, as the capacity guard keeps them (migration 35): one row.
+    static let peopleInsideSQL = "SELECT COALESCE((SELECT people FROM storeInside WHERE storeId = ?), 0)"
 
     /// Adds `totals` to the store's hour (the peak is the larger of the two).
     static func add(_ totals: HourTotals, storeId: StoreID, _ db: Database) throws {

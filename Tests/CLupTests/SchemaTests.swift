@@ -26,14 +26,14 @@ struct SchemaTests {
         }
     }
 
-    @Test("`copy-to-postgres` copies every table but the key check, which belongs to each database's key")
+    @Test("`copy-to-postgres` copies every table but the key check and the capacity guard's own count")
     func everyTableCopied() throws {
         let queue = try DatabaseQueue()
         try AppDatabase.migrator.migrate(queue)
         let tables = try queue.read { db in
             try String.fetchAll(db, sql: """
                 SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
-                AND name NOT IN ('grdb_migrations', 'dataKeyCheck') ORDER BY name
+                AND name NOT IN ('grdb_migrations', 'dataKeyCheck', 'storeInside') ORDER BY name
                 """)
         }
         #expect(AppDatabase.tablesInCopyOrder.sorted() == tables)
@@ -85,21 +85,88 @@ struct SchemaTests {
                             + "(storeId=? AND slotStart>? AND slotStart<?)"])
     }
 
-    @Test("a store's people inside are summed from an index alone, on every entry, not from the rows")
-    func insideSumsFromTheIndex() throws {
+    @Test("the capacity guard reads one kept row, which follows every way a party enters and leaves")
+    func insideKeptByTheGuard() throws {
         let queue = try DatabaseQueue()
         try AppDatabase.migrator.migrate(queue)
         let plan = try queue.read { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + AppDatabase.peopleInsideSQL, arguments: [1])
                 .map { $0["detail"] as String }
         }
-        #expect(plan == ["SEARCH reservation USING COVERING INDEX reservation_inside (storeId=?)"])
-        // The capacity trigger sums them with the same query.
-        let trigger = try queue.read { db in
-            try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'reservation_capacity'")
+        #expect(plan.contains("SEARCH storeInside USING INTEGER PRIMARY KEY (rowid=?)"))
+        #expect(!plan.contains { $0.contains("reservation") })
+        try queue.write { db in
+            for (name, capacity) in [("Uno", 5), ("Due", 9)] {
+                try db.execute(sql: """
+                    INSERT INTO store (name, address, phone, latitude, longitude, capacity, timeZone)
+                    VALUES (?, 'Via Uno 1', '', 45.46, 9.19, ?, 'Europe/Rome')
+                    """, arguments: [name, capacity])
+            }
+            func add(_ store: Int, _ number: Int, _ people: Int, _ status: String) throws {
+                try db.execute(sql: """
+                    INSERT INTO reservation (storeId, kind, walkIn, day, number, people, residenceMinutes, status, createdAt)
+                    VALUES (?, 'lineUp', 1, 1, ?, ?, 30, ?, '2026-11-28 10:00:00.000')
+                    """, arguments: [store, number, people, status])
+            }
+            func kept() throws -> [Int] {
+                try [1, 2].map { try Int.fetchOne(db, sql: AppDatabase.peopleInsideSQL, arguments: [$0]) ?? -1 }
+            }
+            func summed() throws -> [Int] {
+                try [1, 2].map { store in
+                    try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(people), 0) FROM reservation WHERE storeId = ? AND status = 'inside'",
+                                     arguments: [store]) ?? -1
+                }
+            }
+            try add(1, 1, 2, "inside")
+            try add(1, 2, 1, "waiting")
+            try add(2, 1, 2, "waiting")
+            try add(2, 2, 2, "called")
+            #expect(try kept() == [2, 0])
+            try db.execute(sql: "UPDATE reservation SET status = 'inside' WHERE status IN ('waiting', 'called')")
+            #expect(try kept() == [3, 4])
+            try db.execute(sql: "UPDATE reservation SET people = 1 WHERE storeId = 2 AND number = 1")
+            #expect(try kept() == [3, 3])
+            try db.execute(sql: "UPDATE reservation SET status = 'done' WHERE storeId = 1 AND number = 1")
+            try db.execute(sql: "UPDATE reservation SET status = 'inside' WHERE storeId = 1 AND number = 2")
+            #expect(try kept() == [1, 3])
+            try db.execute(sql: "DELETE FROM reservation WHERE storeId = 2 AND number = 2")
+            #expect(try kept() == [1, 1])
+            #expect(try kept() == (try summed()))
+            // The guard refuses from the kept count: store 1 holds 5 and has 1 inside.
+            try add(1, 3, 2, "inside")
+            try add(1, 4, 2, "inside")
+            #expect(throws: DatabaseError.self) { try add(1, 5, 1, "inside") }
+            try add(1, 5, 1, "waiting")
+            #expect(throws: DatabaseError.self) {
+                try db.execute(sql: "UPDATE reservation SET status = 'inside' WHERE storeId = 1 AND number = 5")
+            }
+            #expect(try kept() == [5, 1] && (try summed()) == [5, 1])
+            // A store removed takes its count with it.
+            try db.execute(sql: "DELETE FROM store WHERE id = 2")
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM storeInside WHERE storeId = 2") == 0)
         }
-        #expect(trigger?.contains("SELECT COALESCE(SUM(people), 0) FROM reservation\n"
-                                  + "                    WHERE storeId = NEW.storeId AND status = 'inside'") == true)
+    }
+
+    @Test("a database with people inside when the count began keeps counting from their sum")
+    func insideCountedFromTheRowsOnUpgrade() throws {
+        let queue = try DatabaseQueue()
+        try AppDatabase.migrator.migrate(queue, upTo: "v34: people inside summed from their index alone")
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO store (name, address, phone, latitude, longitude, capacity, timeZone)
+                VALUES ('Bottega', 'Via Uno 1', '', 45.46, 9.19, 3, 'Europe/Rome');
+                INSERT INTO reservation (storeId, kind, walkIn, day, number, people, residenceMinutes, status, createdAt)
+                VALUES (1, 'lineUp', 1, 1, 1, 2, 30, 'inside', '2026-11-28 10:00:00.000'),
+                       (1, 'lineUp', 1, 1, 2, 2, 30, 'waiting', '2026-11-28 10:00:00.000');
+                """)
+        }
+        try AppDatabase.migrator.migrate(queue)
+        try queue.write { db throws in
+            #expect(try Int.fetchOne(db, sql: AppDatabase.peopleInsideSQL, arguments: [1]) == 2)
+            #expect(throws: DatabaseError.self) {
+                try db.execute(sql: "UPDATE reservation SET status = 'inside' WHERE number = 2")
+            }
+        }
     }
 
     @Test("triggers guard invariants only: statistics are counted in Swift, by VisitAccounting")
@@ -109,8 +176,10 @@ struct SchemaTests {
         let triggers = try queue.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
         }
-        // Capacity, slot capacity, and the store's row of sums and first signing key, made with the store.
-        #expect(triggers == ["reservation_capacity", "reservation_capacityOnInsert", "reservation_slotCapacity",
+        // Capacity with the people inside it keeps, slot capacity, and the store's row of sums
+        // and first signing key, made with the store.
+        #expect(triggers == ["reservation_capacity", "reservation_capacityOnInsert", "reservation_insideOnDelete",
+                             "reservation_insideOnInsert", "reservation_insideOnUpdate", "reservation_slotCapacity",
                              "store_load", "store_signingKey"])
     }
 }

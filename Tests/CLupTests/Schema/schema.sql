@@ -87,9 +87,6 @@ CREATE INDEX reservation_bookedByStore ON reservation(storeId, slotStart, people
 -- index reservation_entered
 CREATE INDEX reservation_entered ON reservation(storeId, enteredAt) WHERE enteredAt IS NOT NULL;
 
--- index reservation_inside
-CREATE INDEX reservation_inside ON reservation(storeId, people, status) WHERE status = 'inside';
-
 -- index reservation_live
 CREATE INDEX reservation_live ON reservation(storeId, id) WHERE status IN ('waiting', 'called', 'inside');
 
@@ -254,6 +251,11 @@ CREATE TABLE "storeDepartmentHour" ("storeId" INTEGER NOT NULL REFERENCES "store
 -- table storeHour
 CREATE TABLE "storeHour" ("storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "hour" INTEGER NOT NULL, "entries" DOUBLE NOT NULL DEFAULT 0, "entryPeople" DOUBLE NOT NULL DEFAULT 0, "lineUps" DOUBLE NOT NULL DEFAULT 0, "walkIns" DOUBLE NOT NULL DEFAULT 0, "bookings" DOUBLE NOT NULL DEFAULT 0, "waitSeconds" DOUBLE NOT NULL DEFAULT 0, "waitCount" DOUBLE NOT NULL DEFAULT 0, "callSeconds" DOUBLE NOT NULL DEFAULT 0, "calls" DOUBLE NOT NULL DEFAULT 0, "doorSeconds" DOUBLE NOT NULL DEFAULT 0, "doorCount" DOUBLE NOT NULL DEFAULT 0, "exits" DOUBLE NOT NULL DEFAULT 0, "declaredSeconds" DOUBLE NOT NULL DEFAULT 0, "actualSeconds" DOUBLE NOT NULL DEFAULT 0, "personSeconds" DOUBLE NOT NULL DEFAULT 0, "peakInside" DOUBLE NOT NULL DEFAULT 0, "noShows" DOUBLE NOT NULL DEFAULT 0, "expiries" DOUBLE NOT NULL DEFAULT 0, "cancellations" DOUBLE NOT NULL DEFAULT 0, priorityEntries DOUBLE NOT NULL DEFAULT 0, priorityWaitSeconds DOUBLE NOT NULL DEFAULT 0, PRIMARY KEY ("storeId", "hour"));
 
+-- table storeInside
+CREATE TABLE storeInside (
+    storeId INTEGER PRIMARY KEY REFERENCES store(id) ON DELETE CASCADE,
+    people INTEGER NOT NULL CHECK (people >= 0));
+
 -- table storeLoad
 CREATE TABLE "storeLoad" ("storeId" INTEGER PRIMARY KEY REFERENCES "store"("id") ON DELETE CASCADE, "measuredVisits" INTEGER NOT NULL DEFAULT 0, "declaredSeconds" DOUBLE NOT NULL DEFAULT 0, "actualSeconds" DOUBLE NOT NULL DEFAULT 0, "logRatioSum" DOUBLE NOT NULL DEFAULT 0, "logRatioSquares" DOUBLE NOT NULL DEFAULT 0, "loggedVisits" INTEGER NOT NULL DEFAULT 0, "calls" INTEGER NOT NULL DEFAULT 0, "noShows" INTEGER NOT NULL DEFAULT 0, "callToDoorSeconds" DOUBLE NOT NULL DEFAULT 0, "atHandEntries" INTEGER NOT NULL DEFAULT 0, "entries" DOUBLE NOT NULL DEFAULT 0, "entryErrorSum" DOUBLE NOT NULL DEFAULT 0, "entryErrorSquares" DOUBLE NOT NULL DEFAULT 0, "unscannedVisits" INTEGER NOT NULL DEFAULT 0, "visitsBeforeUnscanned" INTEGER NOT NULL DEFAULT 0);
 
@@ -314,17 +316,36 @@ CREATE TABLE waitlistNotice (
 CREATE TRIGGER reservation_capacity BEFORE UPDATE OF status ON reservation
 WHEN NEW.status = 'inside' AND OLD.status <> 'inside'
 BEGIN SELECT RAISE(ABORT, 'store full')
-WHERE NEW.people + (SELECT COALESCE(SUM(people), 0) FROM reservation
-                    WHERE storeId = NEW.storeId AND status = 'inside')
+WHERE NEW.people + COALESCE((SELECT people FROM storeInside WHERE storeId = NEW.storeId), 0)
       > (SELECT capacity FROM store WHERE id = NEW.storeId); END;
 
 -- trigger reservation_capacityOnInsert
 CREATE TRIGGER reservation_capacityOnInsert BEFORE INSERT ON reservation
 WHEN NEW.status = 'inside'
 BEGIN SELECT RAISE(ABORT, 'store full')
-WHERE NEW.people + (SELECT COALESCE(SUM(people), 0) FROM reservation
-                    WHERE storeId = NEW.storeId AND status = 'inside')
+WHERE NEW.people + COALESCE((SELECT people FROM storeInside WHERE storeId = NEW.storeId), 0)
       > (SELECT capacity FROM store WHERE id = NEW.storeId); END;
+
+-- trigger reservation_insideOnDelete
+CREATE TRIGGER reservation_insideOnDelete AFTER DELETE ON reservation
+WHEN OLD.status = 'inside'
+BEGIN UPDATE storeInside SET people = people - OLD.people WHERE storeId = OLD.storeId; END;
+
+-- trigger reservation_insideOnInsert
+CREATE TRIGGER reservation_insideOnInsert AFTER INSERT ON reservation
+WHEN NEW.status = 'inside'
+BEGIN INSERT INTO storeInside (storeId, people) VALUES (NEW.storeId, NEW.people)
+      ON CONFLICT (storeId) DO UPDATE SET people = people + excluded.people; END;
+
+-- trigger reservation_insideOnUpdate
+CREATE TRIGGER reservation_insideOnUpdate AFTER UPDATE OF status, people, storeId ON reservation
+WHEN OLD.status = 'inside' OR NEW.status = 'inside'
+BEGIN
+    UPDATE storeInside SET people = people - OLD.people
+    WHERE storeId = OLD.storeId AND OLD.status = 'inside';
+    INSERT INTO storeInside (storeId, people) SELECT NEW.storeId, NEW.people WHERE NEW.status = 'inside'
+    ON CONFLICT (storeId) DO UPDATE SET people = people + excluded.people;
+END;
 
 -- trigger reservation_slotCapacity
 CREATE TRIGGER reservation_slotCapacity BEFORE INSERT ON reservation
