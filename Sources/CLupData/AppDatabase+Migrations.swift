@@ -853,6 +853,11 @@ extension AppDatabase {
         }
 
         migrator.registerMigration("v35: the people inside kept with the capacity guard") { db in
+            let overCapacity = """
+                SELECT RAISE(ABORT, 'store full')
+                WHERE NEW.people + COALESCE((SELECT people FROM storeInside WHERE storeId = NEW.storeId), 0)
+                      > (SELECT capacity FROM store WHERE id = NEW.storeId);
+                """
             try db.execute(sql: """
                 -- The capacity guard summed a store's people inside on every entry, through its
                 -- index but still over every party inside. The guard now keeps that sum itself: the
@@ -882,14 +887,10 @@ extension AppDatabase {
                 DROP TRIGGER reservation_capacityOnInsert;
                 CREATE TRIGGER reservation_capacity BEFORE UPDATE OF status ON reservation
                 WHEN NEW.status = 'inside' AND OLD.status <> 'inside'
-                BEGIN SELECT RAISE(ABORT, 'store full')
-                WHERE NEW.people + COALESCE((SELECT people FROM storeInside WHERE storeId = NEW.storeId), 0)
-                      > (SELECT capacity FROM store WHERE id = NEW.storeId); END;
+                BEGIN \(overCapacity) END;
                 CREATE TRIGGER reservation_capacityOnInsert BEFORE INSERT ON reservation
                 WHEN NEW.status = 'inside'
-                BEGIN SELECT RAISE(ABORT, 'store full')
-                WHERE NEW.people + COALESCE((SELECT people FROM storeInside WHERE storeId = NEW.storeId), 0)
-                      > (SELECT capacity FROM store WHERE id = NEW.storeId); END;
+                BEGIN \(overCapacity) END;
                 -- Nothing else sums the people inside from the rows now (the hour's peak reads the
                 -- kept count too), so the index is one fewer to write on every entry and exit.
                 DROP INDEX reservation_inside;

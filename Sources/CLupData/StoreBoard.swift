@@ -655,16 +655,16 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
     let board: StoreBoard
     let credentials: CredentialCache
     private var credentialsChanged = false
-    private var reservations: Set<ReservationID> = []
     private var ratios: Set<StoreID> = []
     /// The board was reloaded inside the transaction in progress, so it holds that
     /// transaction's changes: if it rolls back, the board is read again.
     var reloadedInTransaction = false
 
-    /// The rows of `reservations` as last read back in this transaction, and those changed
-    /// since (to read again). SQLite reports every change of a row, so a row read back stays
-    /// true until it is reported again. (GRDB holds back a savepoint's reports until it is
-    /// released, which would leave a row read back inside one stale; no write uses a savepoint.)
+    /// The reservations the transaction in progress has changed: those read back in it, as
+    /// last read, and those changed since (to read again). SQLite reports every change of a
+    /// row, so a row read back stays true until it is reported again. (GRDB holds back a
+    /// savepoint's reports until it is released, which would leave a row read back inside one
+    /// stale; no write uses a savepoint.)
     private var readBack: [ReservationID: ChangedReservation] = [:]
     private var unread: Set<ReservationID> = []
 
@@ -716,9 +716,7 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
             return
         }
         switch event.tableName {
-        case "reservation":
-            reservations.insert(ReservationID(event.rowID))
-            unread.insert(ReservationID(event.rowID))
+        case "reservation": unread.insert(ReservationID(event.rowID))
         case "storeLoad": ratios.insert(StoreID(event.rowID))
         case "store": stores.insert(StoreID(event.rowID))
         default:
@@ -746,7 +744,7 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
             for id in storeIds.sorted() {
                 if let details = try AppDatabase.storeDetails(id: id, db) { changes.stores.append(details) }
             }
-            if !reservations.isEmpty {
+            if !readBack.isEmpty || !unread.isEmpty {
                 var customers: Set<UserID> = []
                 var gone = false
                 for (id, row) in try changedReservations(db) {
@@ -779,7 +777,6 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
     private func reset() {
         credentialsChanged = false
         reloadedInTransaction = false
-        reservations = []
         readBack = [:]
         unread = []
         ratios = []
