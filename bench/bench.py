@@ -474,9 +474,19 @@ def probe(url, seconds, headers=()):
     return wrk(url, seconds, connections=1, threads=1, headers=headers)["p50"]
 
 
+def on_primary(url):
+    """The cluster's URL (every node's address, as CLup is given it) for libpq's own tools: they
+    take the first node that answers unless told to find the one that accepts writes, and
+    whichever node Patroni made primary need not be the first."""
+    return url + ("&" if "?" in url else "?") + "target_session_attrs=read-write"
+
+
 def psql(pg_bin, url, sql):
-    return subprocess.run([os.path.join(pg_bin, "psql"), url, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
-                           "-c", sql], capture_output=True, text=True, check=True).stdout.strip()
+    done = subprocess.run([os.path.join(pg_bin, "psql"), on_primary(url), "-X", "-q", "-A", "-t", "-v",
+                           "ON_ERROR_STOP=1", "-c", sql], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError("psql failed on %r: %s" % (sql, done.stderr.strip()))
+    return done.stdout.strip()
 
 
 def postgres_commit_rate(pg_bin, url, seconds, directory, clients=16):
@@ -488,7 +498,7 @@ def postgres_commit_rate(pg_bin, url, seconds, directory, clients=16):
     with open(script, "w") as file:
         file.write("INSERT INTO bench_commit (value) VALUES (repeat('x', 200));\n")
     output = subprocess.run([os.path.join(pg_bin, "pgbench"), "-n", "-c", str(clients), "-j", "2", "-T",
-                             str(seconds), "-f", script, url], capture_output=True, text=True, check=True).stdout
+                             str(seconds), "-f", script, on_primary(url)], capture_output=True, text=True, check=True).stdout
     psql(pg_bin, url, "DROP TABLE bench_commit")
     return float(re.search(r"tps = ([\d.]+)", output).group(1))
 
