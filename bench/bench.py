@@ -48,7 +48,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SECRET = "benchmark secret, long enough to key an HMAC"
 
-FULL = dict(stores=50, customers=5000, writers=30000, queue=(100, 300), bookings_per_day=20, history=10_000,
+FULL = dict(stores=50, customers=5000, writers=60000, queue=(100, 300), bookings_per_day=20, history=10_000,
             read_seconds=10, write_seconds=10, scan_seconds=10, commit_seconds=5, probe_seconds=3,
             queue_sizes=(100, 1000, 10_000), history_sizes=(10_000, 1_000_000), scan_codes=8000, recent_per_hour=4,
             store_counts=(1000, 100_000), board_queues="100,1000,10000", board_repeats=30)
