@@ -10,8 +10,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char head[] =
-    "Status: 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nCache-Control: no-store\r\n\r\n";
+/* The head CLup's worker sends, the page's length included (made once the page is read). */
+static char head[256];
+static int head_length;
 static char *page;
 static long page_length;
 static int listener;
@@ -21,7 +22,7 @@ static void *serve(void *unused) {
     FCGX_Request request;
     if (FCGX_InitRequest(&request, listener, 0) != 0) return NULL;
     while (FCGX_Accept_r(&request) >= 0) {
-        FCGX_PutStr(head, (int)sizeof head - 1, request.out);
+        FCGX_PutStr(head, head_length, request.out);
         FCGX_PutStr(page, (int)page_length, request.out);
         FCGX_Finish_r(&request);
     }
@@ -41,6 +42,8 @@ int main(int argc, char **argv) {
     page = malloc((size_t)page_length);
     if (!page || fread(page, 1, (size_t)page_length, file) != (size_t)page_length) { perror("read"); return 1; }
     fclose(file);
+    head_length = snprintf(head, sizeof head, "Status: 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
+                           "Cache-Control: no-store\r\nContent-Length: %ld\r\n\r\n", page_length);
 
     int threads = atoi(argv[3]);
     if (threads < 1) threads = 1;

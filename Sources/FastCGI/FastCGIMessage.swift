@@ -38,6 +38,11 @@ public struct FastCGIResponse: Sendable {
 
     /// The CGI response head: a `Status:` line, the headers and the blank line that ends them.
     /// Header values are stripped of CR and LF so no value can inject a header of its own.
+    ///
+    /// The body's length goes with it (the whole body is known before anything is sent): nginx
+    /// then passes it on instead of cutting the body into chunks, and a page it serves from its
+    /// cache leaves in one `sendfile` without a last write for the closing chunk. A HEAD answer
+    /// has the same head, its body left out. Not for 204 and 304, which have no body.
     public var head: String {
         var text = "Status: \(status) \(Self.reasonPhrase(status))\r\n"
         for header in headers {
@@ -46,6 +51,7 @@ public struct FastCGIResponse: Sendable {
             value.append(contentsOf: header.value.unicodeScalars.filter { $0 != "\r" && $0 != "\n" })
             text += "\(header.name): \(String(value))\r\n"
         }
+        if status != 204, status != 304 { text += "Content-Length: \(body.count)\r\n" }
         text += "\r\n"
         return text
     }

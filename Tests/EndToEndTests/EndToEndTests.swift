@@ -67,6 +67,12 @@ struct EndToEndTests {
         let again = try stack.get("/?place=duomo")
         #expect(first.header("X-Cache-Status") == "MISS" && again.header("X-Cache-Status") == "HIT")
         #expect(again.body == first.body)
+        // The worker gives the length, so nginx sends the page whole, not in chunks, from its
+        // cache as from the worker.
+        for response in [first, again] {
+            #expect(response.header("Content-Length") == String(response.body.utf8.count))
+            #expect(response.header("Transfer-Encoding") == nil)
+        }
         #expect(again.header("X-Accel-Expires") == nil)  // for nginx only
         #expect(again.header("Content-Security-Policy")?.contains("frame-ancestors 'none'") == true)
         #expect(again.header("X-Content-Type-Options") == "nosniff")

@@ -183,7 +183,9 @@ struct FastCGIRecordTests {
         #expect(types.dropLast().last == FastCGIRecordType.stdout.rawValue)
         #expect(stdout == Array(response.head.utf8) + body)
 
+        // A HEAD answer: the same head, with the length of the body it leaves out.
         let head = FastCGIServer.encode(response, requestID: 3, includeBody: false)
         #expect(head.count < 200)
+        #expect(String(decoding: head, as: UTF8.self).contains("Content-Length: 150000\r\n"))
     }
 }
