@@ -306,6 +306,19 @@ struct ExitOrderTests {
         #expect(exact.inside.map(\.expectedExit) == live.map { now + 1800 - Double($0.id.rawValue - 1) * 120 })
     }
 
+    @Test("the order of exits' upper tail is erfc's to 10⁻⁹, and erfc's own beyond the table")
+    func upperTail() {
+        var worst = 0.0
+        for step in 0...22_000 {
+            let x = -7 + Double(step) / 2000
+            worst = max(worst, abs(UpperTail.value(x) - 0.5 * erfc(x)))
+        }
+        #expect(worst < 1e-9, "\(worst)")
+        // Far in the tail the values are tiny: exactly erfc's, not an absolute error's worth off.
+        #expect(UpperTail.value(5) == 0.5 * erfc(5))
+        #expect(UpperTail.value(-8) == 1)
+    }
+
     @Test("a crowd let in within one second: each exit where the visits' common distribution puts it")
     func crowd() {
         // 200 parties in for 30 minutes, let in 10 minutes ago, 4 ms apart.
