@@ -146,9 +146,9 @@ public struct Accuracy: Codable, Sendable {
     /// which of its predictions it is (0: at issue), and the predicted, real and naive waits and
     /// the range's ends, in seconds from the prediction, whether the range was drawn from the
     /// store's measured errors (1) or from the exits to wait for (0), and the oracle's predicted
-    /// wait (empty when it did not run).
+    /// wait and range (empty when it did not run).
     public static func csv(_ run: Simulator.Run) -> String {
-        var lines = ["kind,people,travel,issued,prediction,predicted,actual,naive,low,high,measured,oracle"]
+        var lines = ["kind,people,travel,issued,prediction,predicted,actual,naive,low,high,measured,oracle,oracleLow,oracleHigh"]
         for customer in run.customers where customer.kind != .booking {
             guard let issued = customer.issuedAt, let actual = customer.enteredAt else { continue }
             for (index, sample) in customer.samples.enumerated() {
@@ -161,6 +161,8 @@ public struct Accuracy: Codable, Sendable {
                     sample.range.map { "\(Int($0.upperBound.timeIntervalSince(sample.at)))" } ?? "",
                     sample.measuredRange ? "1" : "0",
                     sample.oracle.map { "\(Int($0.timeIntervalSince(sample.at)))" } ?? "",
+                    sample.oracleRange.map { "\(Int($0.lowerBound.timeIntervalSince(sample.at)))" } ?? "",
+                    sample.oracleRange.map { "\(Int($0.upperBound.timeIntervalSince(sample.at)))" } ?? "",
                 ]
                 lines.append(cells.joined(separator: ","))
             }

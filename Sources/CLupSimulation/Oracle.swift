@@ -7,18 +7,21 @@ import Foundation
 /// when, who is called or on the way, the bookings due, the queue ahead in its order — with the
 /// scenario's own laws for what is not known yet: how long each visit lasts (the spread, the
 /// store's bias and each customer's pace), who does not come, who is late and by how much, how
-/// long a trip takes, who cancels. It knows the laws, never the outcomes: each run draws them
+/// long a trip takes, who cancels, who forgets to scan out (likelier, by Bayes, the longer a
+/// visit under way has lasted). It knows the laws, never the outcomes: each run draws them
 /// afresh. The median of the runs' entries is its prediction (the best one for absolute
 /// error), their 10th and 90th percentiles its range.
 ///
 /// Each run is a light model of CLup's calling rules (`QueueCaller`): the ticket's pool is
 /// called in order against its share of the places, a party at the head not overtaken; a
 /// party at hand is called when its places free and comes to the door; a customer who
-/// travels leaves when CLup tells them (when its estimate says, or when places free, whichever
-/// comes first) and is let in on arrival; a called ticket not at the door within the grace
-/// period frees its places; a booking holds places from half an hour before its entry window
-/// until its visit ends, or its window closes. Parties behind the ticket cannot delay it, so
-/// they, and customers yet to come, are left out.
+/// travels leaves when CLup tells them (`Departure`: its notice ahead of when its estimate at
+/// the prediction says, or when places free, whichever comes first) and is let in on arrival;
+/// a called ticket not at the door within the grace period frees its places; a booking holds
+/// places from half an hour before its entry window until its visit ends, or its window
+/// closes. Parties behind the ticket cannot delay it, so they, and customers yet to come, are
+/// left out. What it does not model: CLup's later estimates, which move a traveller's notice
+/// as the queue goes, and the door's check of the whole capacity across the two pools.
 struct Oracle {
     let scenario: Scenario
     let settings: StoreSettings
@@ -85,19 +88,40 @@ struct Oracle {
             * random.logNormalMeanOne(sigma: scenario.stay.sigma))
     }
 
-    /// When a visit that began at `entered` frees its places: its end, or, if its customer
-    /// forgets to scan out, when CLup closes it.
+    /// When a visit that began at `entered` frees its places, seen at `atLeast`: its end, or,
+    /// if its customer forgets to scan out, when CLup closes it. A visit already under way
+    /// has lasted longer than some, and is likelier than one beginning to be one left
+    /// unscanned: the scenario's rate of those against the chance a visit lasts that long
+    /// (Bayes). If it will end, its length is drawn given that it has lasted so far.
     private func exit(entered: Date, declaredMinutes: Int, atLeast: Date, random: inout SeededRandom) -> Date {
-        if random.chance(scenario.missedScanOutRate) {
+        let elapsed = atLeast.timeIntervalSince(entered)
+        // A visit's length is log-normal: the customer's bias times the visit's own variation.
+        let median = log(Double(declaredMinutes) * 60 * scenario.stay.meanFactor)
+            - scenario.stay.sigma * scenario.stay.sigma / 2
+        let spread = (scenario.stay.sigma * scenario.stay.sigma
+            + scenario.stay.customerBiasSigma * scenario.stay.customerBiasSigma).squareRoot()
+        // Visits last a minute at least, so one under way for less is as one beginning.
+        let floor = elapsed > 60 && spread > 0 ? (log(elapsed) - median) / spread : -Double.infinity
+        let lasts = floor.isFinite ? erfc(floor / 2.squareRoot()) / 2 : 1
+        let rate = scenario.missedScanOutRate
+        if rate > 0, random.chance(rate / (rate + (1 - rate) * lasts)) {
             let expected = model.stay(Double(declaredMinutes) * 60)
             return max(atLeast, entered + model.ghostAfter(expected: expected))
         }
-        // A visit already under way lasts longer than it has so far: drawn again until it does.
-        for _ in 0..<32 {
-            let end = entered + stay(declaredMinutes: declaredMinutes, random: &random)
-            if end > atLeast { return end }
-        }
-        return atLeast + 60
+        guard floor.isFinite else { return max(atLeast, entered + stay(declaredMinutes: declaredMinutes, random: &random)) }
+        return max(atLeast, entered + exp(median + spread * random.normal(above: floor)))
+    }
+
+    /// When a customer still at home, whose time to leave by CLup's estimate is `leaveBy`, is
+    /// told to go: `Departure.noticeMargin` ahead of it, on the queue timer's turn.
+    static func told(toLeaveBy leaveBy: Date, now: Date) -> Date {
+        let due = max(now, leaveBy - Departure.noticeMargin)
+        return turn(atOrAfter: due)
+    }
+
+    /// The queue timer's first turn at `time` or after it (every 5 seconds).
+    static func turn(atOrAfter time: Date) -> Date {
+        Date(timeIntervalSince1970: (time.timeIntervalSince1970 / 5).rounded(.up) * 5)
     }
 
     private func lateness(random: inout SeededRandom) -> TimeInterval {
@@ -190,7 +214,7 @@ struct Oracle {
             let isTarget = reservation.id == ticket.id
             return Party(
                 live: reservation, declared: facts?.declaredMinutes ?? Int(reservation.residence / 60),
-                travel: facts?.travel ?? 0, leaves: reservation.leftAt ?? facts?.leaveBy.map { max(now, $0) },
+                travel: facts?.travel ?? 0, leaves: reservation.leftAt ?? facts?.leaveBy.map { Self.told(toLeaveBy: $0, now: now) },
                 // The ticket measured is one that entered: it neither cancels nor fails to come.
                 // Line-ups that are cancelled are, 2 to 30 minutes after they were made.
                 cancels: isTarget || reservation.walkIn ? nil

@@ -282,6 +282,24 @@ struct SeededRandom: RandomNumberGenerator {
         return (-2 * log(u)).squareRoot() * cos(2 * .pi * uniform())
     }
 
+    /// Standard normal given that it exceeds `floor`: drawn afresh until it does near the
+    /// middle, and from an exponential above `floor` far in the tail, accepted in proportion
+    /// to the normal's density there (Robert, 1995), so a draw far out costs a few tries, not
+    /// millions.
+    mutating func normal(above floor: Double) -> Double {
+        if floor < 0.5 {
+            while true {
+                let z = normal()
+                if z > floor { return z }
+            }
+        }
+        let rate = (floor + (floor * floor + 4).squareRoot()) / 2
+        while true {
+            let z = floor + exponential(rate: rate)
+            if uniform() <= exp(-(z - rate) * (z - rate) / 2) { return z }
+        }
+    }
+
     /// Log-normal with the given spread and mean 1.
     mutating func logNormalMeanOne(sigma: Double) -> Double { exp(sigma * normal() - sigma * sigma / 2) }
 

@@ -122,7 +122,7 @@ public struct GeneratedDays: Sendable {
         func percent(_ value: Double?) -> String { value.map { String(format: "%.0f %%", $0 * 100) } ?? "—" }
         func ratio(_ value: Double?) -> String { value.map { String(format: "%.2f", $0) } ?? "—" }
         func row(_ cells: [String]) -> String {
-            let widths = [18, 7, 8, 7, 7, 7, 6, 7, 7, 7, 6, 10, 9, 10]
+            let widths = [18, 7, 8, 7, 7, 7, 6, 7, 7, 7, 6, 10, 9, 8, 10]
             return zip(cells, widths).enumerated().map { index, pair in
                 let (cell, width) = pair
                 let padding = String(repeating: " ", count: max(0, width - cell.count))
@@ -132,7 +132,7 @@ public struct GeneratedDays: Sendable {
         var lines = ["\(days.count) generated days, \(half.rawValue) half (MAE in minutes, and CLup's as a ratio of the "
                         + "oracle's; at issue, then while waiting)",
                      row(["day", "places", "tickets", "CLup", "naive", "oracle", "ratio", "CLup", "naive", "oracle", "ratio",
-                          "in range", "waiting", "wrong 2h"])]
+                          "in range", "waiting", "oracle", "wrong 2h"])]
         for (scenario, accuracy) in days {
             var cells = [String(scenario.name.dropFirst("Generated day ".count)), String(scenario.store.capacity),
                          String(accuracy.measuredTickets)]
@@ -141,15 +141,20 @@ public struct GeneratedDays: Sendable {
                           number(comparison.oracle?.meanAbsolute), ratio(comparison.clupOverOracle)]
             }
             cells += [percent(accuracy.atIssue.rangeCoverage), percent(accuracy.whileWaiting.rangeCoverage),
+                      percent(accuracy.atIssue.oracleCoverage),
                       String(format: "%.1f %%", accuracy.twoHourRule.wrongRefusalShare * 100)]
             lines.append(row(cells))
         }
         let measured = days.map(\.accuracy).filter { $0.measuredTickets > 0 }
         let clup = measured.map(\.atIssue.clup.meanAbsolute)
-        /// How many days' ranges covered 75–85 % of entries, of the days that showed ranges.
+        /// How many days' ranges covered 75–85 % of entries, of the days that showed ranges, how
+        /// many less and how many more, and the days' mean.
         func daysInTarget(_ coverage: (Accuracy) -> Double?) -> String {
             let coverages = measured.compactMap(coverage)
-            return "\(coverages.filter { (0.75...0.85).contains($0) }.count) of \(coverages.count) days"
+            let mean = coverages.isEmpty ? 0 : coverages.reduce(0, +) / Double(coverages.count)
+            return "\(coverages.filter { (0.75...0.85).contains($0) }.count) of \(coverages.count) days "
+                + "(\(coverages.filter { $0 < 0.75 }.count) under, \(coverages.filter { $0 > 0.85 }.count) over; "
+                + "mean \(percent(mean)))"
         }
         let naiveFar = measured.filter { $0.atIssue.naive.meanAbsolute > 5 }
         let halved = naiveFar.filter { $0.atIssue.clup.meanAbsolute <= 0.5 * $0.atIssue.naive.meanAbsolute }
@@ -171,6 +176,15 @@ public struct GeneratedDays: Sendable {
             + (waitingRatios.isEmpty ? "" : "CLup/oracle median \(String(format: "%.2f", Self.median(waitingRatios) ?? 0)), "
                 + "worst \(String(format: "%.2f", waitingRatios.max() ?? 0)); ")
             + "ranges covering 75–85 %: \(daysInTarget(\.whileWaiting.rangeCoverage))")
+        if !ratios.isEmpty {
+            // What the best estimate does against the same targets: how far they can be met.
+            let oracleHalved = naiveFar.filter { accuracy in
+                accuracy.atIssue.oracle.map { $0.meanAbsolute <= 0.5 * accuracy.atIssue.naive.meanAbsolute } ?? false
+            }
+            lines.append("the oracle: ranges covering 75–85 %: \(daysInTarget(\.atIssue.oracleCoverage)) at issue, "
+                + "\(daysInTarget(\.whileWaiting.oracleCoverage)) while waiting; at most half the naive MAE on "
+                + "\(oracleHalved.count) of the \(naiveFar.count) days")
+        }
         let closed = measured.map(\.closedWithCustomerInside)
         lines.append("visits closed as never scanned out with the customer inside: \(closed.reduce(0, +)) of "
             + "\(measured.map(\.entered).reduce(0, +)), on \(closed.filter { $0 > 0 }.count) days")

@@ -52,5 +52,7 @@ struct ScenarioGeneratorTests {
         #expect(table.hasPrefix("1 generated days, held-out half"))
         #expect(table.contains(String(day.seed, radix: 16)))
         #expect(table.contains("ranges covering 75–85 %:"))
+        // Each count of days in range says how the others missed it.
+        #expect(table.contains(" under, ") && table.contains(" over; mean "))
     }
 }
