@@ -124,6 +124,17 @@ struct Oracle {
         Date(timeIntervalSince1970: (time.timeIntervalSince1970 / 5).rounded(.up) * 5)
     }
 
+    /// When a customer not yet let in at `now` comes, drawn by `draw` (nil: never) given that
+    /// they had not come by `now`: drawn again until they come later, or not at all. The law
+    /// stays the scenario's; only what has been seen not to happen is left out.
+    static func given(notBy now: Date, random: inout SeededRandom, _ draw: (inout SeededRandom) -> Date?) -> Date? {
+        for _ in 0..<64 {
+            guard let time = draw(&random) else { return nil }
+            if time > now { return time }
+        }
+        return nil  // so unlikely to come now that they are taken not to
+    }
+
     private func lateness(random: inout SeededRandom) -> TimeInterval {
         random.chance(scenario.lateRate) ? random.uniform(scenario.lateMinutes) * 60 : 0
     }
@@ -159,19 +170,21 @@ struct Oracle {
                 hold(reservation.people, from: now,
                      until: exit(entered: since, declaredMinutes: declared, atLeast: now, random: &random))
             case .called(let at):
+                // Not at the door yet, or they would be inside: drawn given that (a called
+                // ticket long unanswered is likelier a no-show).
                 let travel = facts?.travel ?? 0
-                let arrival: Date
-                if travel > 0, let left = reservation.leftAt {
-                    arrival = left + travel * random.uniform(scenario.travel.factor) + lateness(random: &random)
-                } else {
-                    arrival = at + random.uniform(Scenario.Span(min: 30, max: 120)) + lateness(random: &random)
+                let arrival = Self.given(notBy: now, random: &random) { random -> Date? in
+                    guard !random.chance(scenario.noShowRate) else { return nil }
+                    if travel > 0, let left = reservation.leftAt {
+                        return left + travel * random.uniform(scenario.travel.factor) + lateness(random: &random)
+                    }
+                    return at + random.uniform(Scenario.Span(min: 30, max: 120)) + lateness(random: &random)
                 }
-                if random.chance(scenario.noShowRate) || arrival > at + grace {
-                    hold(reservation.people, from: now, until: max(now, at + grace))
-                } else {
-                    let entered = max(now, arrival)
+                if let arrival, arrival <= at + grace {
                     hold(reservation.people, from: now,
-                         until: exit(entered: entered, declaredMinutes: declared, atLeast: entered, random: &random))
+                         until: exit(entered: arrival, declaredMinutes: declared, atLeast: arrival, random: &random))
+                } else {
+                    hold(reservation.people, from: now, until: max(now, at + grace))
                 }
             case .booked(let start):
                 guard start + after >= now else { continue }
@@ -184,17 +197,16 @@ struct Oracle {
                 {
                     continue
                 }
-                if random.chance(scenario.noShowRate) {
-                    hold(reservation.people, from: from, until: start + after)
+                // Not let in yet: not come, or come before the window opened.
+                let entered = Self.given(notBy: now, random: &random) { random -> Date? in
+                    guard !random.chance(scenario.noShowRate) else { return nil }
+                    return max(start + max(-before, random.normal() * 180) + lateness(random: &random), start - before)
+                }
+                if let entered, entered <= start + after {
+                    hold(reservation.people, from: from,
+                         until: exit(entered: entered, declaredMinutes: declared, atLeast: entered, random: &random))
                 } else {
-                    let arrival = start + max(-before, random.normal() * 180) + lateness(random: &random)
-                    let entered = max(now, arrival, start - before)
-                    if entered > start + after {
-                        hold(reservation.people, from: from, until: start + after)
-                    } else {
-                        hold(reservation.people, from: from,
-                             until: exit(entered: entered, declaredMinutes: declared, atLeast: entered, random: &random))
-                    }
+                    hold(reservation.people, from: from, until: start + after)
                 }
             case .waiting:
                 break

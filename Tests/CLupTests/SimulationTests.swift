@@ -115,6 +115,28 @@ struct SimulationTests {
         }
     }
 
+    @Test("the oracle draws who has not come yet given that they have not: later, or never")
+    func oracleNotYetCome() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        var random = SeededRandom(seed: 5)
+        // Arrivals uniform over the ten minutes either side of now, one party in ten never
+        // coming: given not come by now, they come uniformly over the next ten minutes, and
+        // never with a chance of 0.1 / (0.1 + 0.9 × 0.5), about 0.18.
+        var later: [TimeInterval] = []
+        var never = 0
+        for _ in 0..<20000 {
+            let arrival = Oracle.given(notBy: now, random: &random) { random -> Date? in
+                random.chance(0.1) ? nil : now + random.uniform(Scenario.Span(min: -600, max: 600))
+            }
+            if let arrival { later.append(arrival.timeIntervalSince(now)) } else { never += 1 }
+        }
+        #expect(later.allSatisfy { $0 > 0 && $0 <= 600 })
+        #expect(abs(later.reduce(0, +) / Double(later.count) - 300) < 10)
+        #expect(abs(Double(never) / 20000 - 0.1 / 0.55) < 0.01)
+        // Someone who could only have come already is taken never to come.
+        #expect(Oracle.given(notBy: now, random: &random) { _ in now - 60 } == nil)
+    }
+
     @Test("the oracle's customers at home are told to leave as CLup tells them: ahead, on a turn")
     func oracleDeparture() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
