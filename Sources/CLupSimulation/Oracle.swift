@@ -119,9 +119,9 @@ struct Oracle {
         return turn(atOrAfter: due)
     }
 
-    /// The queue timer's first turn at `time` or after it (every 5 seconds).
+    /// The queue timer's first turn at `time` or after it (every `Simulator.tick`).
     static func turn(atOrAfter time: Date) -> Date {
-        Date(timeIntervalSince1970: (time.timeIntervalSince1970 / 5).rounded(.up) * 5)
+        Date(timeIntervalSince1970: (time.timeIntervalSince1970 / Simulator.tick).rounded(.up) * Simulator.tick)
     }
 
     /// When a customer not yet let in at `now` comes, drawn by `draw` (nil: never) given that
