@@ -30,8 +30,10 @@ public struct Accuracy: Codable, Sendable {
     public struct Comparison: Codable, Sendable {
         public var clup: Errors
         public var naive: Errors
-        /// Share of real entries inside the range shown (nil: no range shown).
+        /// Share of real entries inside the range shown (nil: no range shown), of this many
+        /// predictions that showed one.
         public var rangeCoverage: Double?
+        public var rangePredictions = 0
         /// The oracle's errors (`Oracle`), when it was run; CLup's mean absolute error over the
         /// same predictions as a ratio of the oracle's (the figure to bring down); and the
         /// share of real entries in the oracle's 10–90 % range.
@@ -104,7 +106,8 @@ public struct Accuracy: Codable, Sendable {
                 }
             }
             var comparison = Comparison(clup: Errors(clup), naive: Errors(naive),
-                                        rangeCoverage: ranged == 0 ? nil : Double(inside) / Double(ranged))
+                                        rangeCoverage: ranged == 0 ? nil : Double(inside) / Double(ranged),
+                                        rangePredictions: ranged)
             if !oracle.isEmpty {
                 let errors = Errors(oracle)
                 comparison.oracle = errors

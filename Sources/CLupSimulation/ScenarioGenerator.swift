@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Varied store days for judging the wait estimate on days it was never tuned on
 /// (docs/accuracy.md, "Generated days"). Each day is drawn from ranges wide enough to hold the
@@ -102,13 +103,63 @@ public enum ScenarioGenerator {
 
 /// The wait estimate over many generated days (`clup simulate --generate`): a line per day, and
 /// the figures the evaluation's targets are written in.
+///
+/// How far a day's range coverage can be from 80 % by luck alone is measured two ways. Always:
+/// were each entry in its range with a chance of 80 %, independently of the others, a day of n
+/// tickets would land in 75–85 % as often as a binomial says — a ceiling, since entries on a
+/// day share its luck (a run of short visits brings everyone in early). With `--plays K`: each
+/// day is played K times, the same store and laws with other luck, and the spread of a
+/// predictor's coverage over the plays is that shared luck measured; its mean over the plays
+/// says how far off 80 % the predictor is on that kind of day.
 public struct GeneratedDays: Sendable {
     public var half: ScenarioGenerator.Half
     public var days: [(scenario: Scenario, accuracy: Accuracy)]
+    /// For each day, the predictions at issue in each play (its own luck first), when the days
+    /// were played more than once; else empty.
+    public var plays: [[Accuracy.Comparison]]
 
-    public init(half: ScenarioGenerator.Half, days: [(scenario: Scenario, accuracy: Accuracy)]) {
+    public init(half: ScenarioGenerator.Half, days: [(scenario: Scenario, accuracy: Accuracy)],
+                plays: [[Accuracy.Comparison]] = [])
+    {
         self.half = half
         self.days = days
+        self.plays = plays
+    }
+
+    /// Plays each of `days` (of `half`) `plays` times (the day's own seed, then `ScenarioGenerator.luck`),
+    /// the days and plays spread over the machine's cores: each play is its own scratch
+    /// database and random streams, so the figures are the same as one after another.
+    public static func play(_ days: [Scenario], of half: ScenarioGenerator.Half, plays: Int = 1, oracleRuns: Int = 0) throws
+        -> GeneratedDays
+    {
+        let jobs = days.indices.flatMap { day in (0..<max(1, plays)).map { (day, $0) } }
+        let results = Mutex<[Int: Result<Accuracy, any Error>]>([:])
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { job in
+            let (day, play) = jobs[job]
+            var scenario = days[day]
+            if play > 0 { scenario.seed = ScenarioGenerator.luck(of: scenario.seed, play: play) }
+            let result = Result { Accuracy(scenario: scenario, run: try Simulator(scenario: scenario, oracleRuns: oracleRuns).run()) }
+            results.withLock { $0[job] = result }
+        }
+        let accuracies = try results.withLock { results in try jobs.indices.map { try results[$0]!.get() } }
+        let first = accuracies.enumerated().filter { jobs[$0.offset].1 == 0 }.map(\.element)
+        return GeneratedDays(
+            half: half, days: Array(zip(days, first)).map { ($0, $1) },
+            plays: plays > 1
+                ? days.indices.map { day in jobs.indices.filter { jobs[$0].0 == day }.map { accuracies[$0].atIssue } }
+                : [])
+    }
+
+    /// The chance that `predictions` ranges, each holding its entry with a chance of 80 %
+    /// independently, hold 75–85 % of them (binomial).
+    static func chanceInTarget(predictions n: Int) -> Double {
+        guard n > 0 else { return 0 }
+        // log k! from a running sum: n is at most a few thousand.
+        var logFactorial = [0.0]
+        for k in 1...n { logFactorial.append(logFactorial[k - 1] + log(Double(k))) }
+        return (0...n).filter { (0.75...0.85).contains(Double($0) / Double(n)) }.reduce(0) { sum, k in
+            sum + exp(logFactorial[n] - logFactorial[k] - logFactorial[n - k] + Double(k) * log(0.8) + Double(n - k) * log(0.2))
+        }
     }
 
     static func median(_ values: [Double]) -> Double? {
@@ -185,9 +236,75 @@ public struct GeneratedDays: Sendable {
                 + "\(daysInTarget(\.whileWaiting.oracleCoverage)) while waiting; at most half the naive MAE on "
                 + "\(oracleHalved.count) of the \(naiveFar.count) days")
         }
+        let ranged = measured.map(\.atIssue.rangePredictions).filter { $0 > 0 }
+        lines.append("by chance alone: ranges each right 80 % of the time, independently, would cover 75–85 % on "
+            + String(format: "%.1f", ranged.map(Self.chanceInTarget(predictions:)).reduce(0, +))
+            + " of \(ranged.count) days at issue, at these days' numbers of tickets")
+        lines += luck
         let closed = measured.map(\.closedWithCustomerInside)
         lines.append("visits closed as never scanned out with the customer inside: \(closed.reduce(0, +)) of "
             + "\(measured.map(\.entered).reduce(0, +)), on \(closed.filter { $0 > 0 }.count) days")
         return lines.joined(separator: "\n")
+    }
+
+    /// The plays of each day, when there were several: CLup's coverage at issue over them (and
+    /// the oracle's, when it ran), and what its spread and its mean say about the days in range.
+    private var luck: [String] {
+        let played = zip(days, plays).filter { $0.1.count > 1 }
+        guard !played.isEmpty else { return [] }
+        var predictors: [(name: String, coverage: (Accuracy.Comparison) -> Double?)] = [("CLup", \.rangeCoverage)]
+        if played.contains(where: { $0.1.contains { $0.oracleCoverage != nil } }) {
+            predictors.append(("the oracle", \.oracleCoverage))
+        }
+        var lines = ["each day played \(played.map(\.1.count).max()!) times with other luck: coverage at issue "
+                        + "(the mean over the plays, its spread in points, plays in 75–85 %)",
+                     "day               " + predictors.map { predictor in
+                         let name = predictor.name == "CLup" ? "CLup" : "oracle"
+                         return String(repeating: " ", count: 10 - name.count) + name + "   spread  in range   "
+                     }.joined().trimmingCharacters(in: .whitespaces)]
+        var summaries = predictors.map { _ in (offs: [Double](), spreads: [Double](), inRange: 0, plays: 0, calibrated: 0.0) }
+        for ((scenario, _), comparisons) in played {
+            var line = String(scenario.name.dropFirst("Generated day ".count)).padding(toLength: 18, withPad: " ", startingAt: 0)
+            for (index, predictor) in predictors.enumerated() {
+                let coverages = comparisons.compactMap(predictor.coverage)
+                guard coverages.count > 1 else {
+                    line += String(repeating: " ", count: 9) + "—" + String(repeating: " ", count: 19)
+                    continue
+                }
+                let mean = coverages.reduce(0, +) / Double(coverages.count)
+                let spread = (coverages.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(coverages.count - 1)).squareRoot()
+                let inRange = coverages.filter { (0.75...0.85).contains($0) }.count
+                summaries[index].offs.append(abs(mean - 0.8))
+                summaries[index].spreads.append(spread)
+                summaries[index].inRange += inRange
+                summaries[index].plays += coverages.count
+                // A range right 80 % of the time on this day, its coverage spread as this one's is.
+                summaries[index].calibrated += spread > 0 ? erf(0.05 / spread / 2.squareRoot()) : 1
+                line += String(format: "%8.0f %%%9.1f %6d of %-3d", mean * 100, spread * 100, inRange, coverages.count)
+            }
+            lines.append(line.trimmingCharacters(in: .whitespaces))
+        }
+        func points(_ value: Double) -> String { String(format: "%.1f", value * 100) }
+        for (predictor, summary) in zip(predictors, summaries) where summary.plays > 0 {
+            let share = Double(summary.inRange) / Double(summary.plays)
+            let count = summary.offs.count
+            lines.append("\(predictor.name) over the plays: in 75–85 % in \(String(format: "%.0f", share * 100)) % of plays "
+                + "(\(String(format: "%.1f", share * Double(count))) of \(count) days); a day's mean off 80 % by a median of "
+                + "\(points(Self.median(summary.offs) ?? 0)) points (over 5 on \(summary.offs.filter { $0 > 0.05 }.count) days), "
+                + "its plays spread by a median of \(points(Self.median(summary.spreads) ?? 0)) points; centred on 80 % with "
+                + "that spread, \(String(format: "%.1f", summary.calibrated)) of \(count) days would be in range")
+        }
+        return lines
+    }
+}
+
+extension ScenarioGenerator {
+    /// The seed of play `play` (1, 2, …) of the day of seed `seed`: the same store and laws
+    /// (decided by `seed`), other luck.
+    public static func luck(of seed: UInt64, play: Int) -> UInt64 {
+        var random = SeededRandom(seed: seed ^ 0x4C55_434B)  // "LUCK"
+        var next = seed
+        for _ in 0..<play { next = random.next() }
+        return next
     }
 }

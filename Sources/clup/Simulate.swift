@@ -23,6 +23,9 @@ struct Simulate: ParsableCommand {
     @Option(help: "With --generate: also write each generated day's scenario as JSON into this folder.")
     var write: String?
 
+    @Option(help: "With --generate: play each day this many times, with other luck, to see how far luck alone moves its range coverage (1–50).")
+    var plays = 1
+
     @Option(help: "Replay this many days instead of the scenario's own number.")
     var days: Int?
 
@@ -43,6 +46,8 @@ struct Simulate: ParsableCommand {
         if generate == nil, scenario.isEmpty { throw ValidationError("give --scenario FILE, or --generate N") }
         if generate != nil, !scenario.isEmpty { throw ValidationError("give --scenario or --generate, not both") }
         if generate != nil, csv != nil { throw ValidationError("--csv writes a scenario's predictions: use it with --scenario") }
+        if !(1...50).contains(plays) { throw ValidationError("--plays takes 1–50") }
+        if plays > 1, generate == nil { throw ValidationError("--plays replays generated days: use it with --generate") }
         if !(0...2000).contains(oracleRuns) { throw ValidationError("--oracle-runs takes 0–2000") }
     }
 
@@ -89,8 +94,8 @@ struct Simulate: ParsableCommand {
 extension ScenarioGenerator.Half: ExpressibleByArgument {}
 
 extension Simulate {
-    /// Replays `count` generated days of `half` (from `--seed`, 1 by default) and prints a line
-    /// per day, then the figures the targets are written in.
+    /// Replays `count` generated days of `half` (from `--seed`, 1 by default), `--plays` times
+    /// each, and prints a line per day, then the figures the targets are written in.
     func runGenerated(_ count: Int) throws {
         let days = ScenarioGenerator.days(count, of: half, seed: seed ?? 1)
         if let write {
@@ -101,16 +106,18 @@ extension Simulate {
                 try encoder.encode(day).write(to: URL(fileURLWithPath: "\(write)/\(String(day.seed, radix: 16)).json"))
             }
         }
-        var measured: [(scenario: Scenario, accuracy: Accuracy)] = []
-        for var day in days {
+        let played = days.map { day in
+            var day = day
             if let daysOption = self.days { day.days = daysOption }
+            return day
+        }
+        for day in played {
             do {
                 try day.validate()
             } catch {
                 throw ValidationError("a generated day is not a valid scenario: \(error.description)")
             }
-            measured.append((day, Accuracy(scenario: day, run: try Simulator(scenario: day, oracleRuns: oracleRuns).run())))
         }
-        print(GeneratedDays(half: half, days: measured).table)
+        print(try GeneratedDays.play(played, of: half, plays: plays, oracleRuns: oracleRuns).table)
     }
 }

@@ -54,5 +54,41 @@ struct ScenarioGeneratorTests {
         #expect(table.contains("ranges covering 75–85 %:"))
         // Each count of days in range says how the others missed it.
         #expect(table.contains(" under, ") && table.contains(" over; mean "))
+        #expect(table.contains("by chance alone: "))
+
+        // Played again with other luck, on both cores: the first play is the day's own, the
+        // same as played alone; the others differ.
+        let played = try GeneratedDays.play([day], of: .heldOut, plays: 3)
+        #expect(played.days.count == 1 && played.plays.count == 1 && played.plays[0].count == 3)
+        var (together, alone) = (played.days[0].accuracy, accuracy)
+        (together.seconds, alone.seconds) = (0, 0)  // how long it took is all that may differ
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(try encoder.encode(together) == encoder.encode(alone))
+        #expect(played.plays[0][0].rangeCoverage == accuracy.atIssue.rangeCoverage)
+        let report = played.table
+        #expect(report.contains("each day played 3 times with other luck"))
+        #expect(report.contains("CLup over the plays: in 75–85 % in "))
+    }
+
+    @Test("other luck for a day is a seed of its own for each play, the day's own first")
+    func luck() {
+        #expect(ScenarioGenerator.luck(of: 42, play: 0) == 42)
+        let seeds = (1...20).map { ScenarioGenerator.luck(of: 42, play: $0) }
+        #expect(Set(seeds).count == 20 && !seeds.contains(42))
+        #expect(seeds == (1...20).map { ScenarioGenerator.luck(of: 42, play: $0) })
+        #expect(ScenarioGenerator.luck(of: 43, play: 1) != seeds[0])
+    }
+
+    @Test("by chance alone, a day's coverage lands in 75–85 % as a binomial of its predictions says")
+    func chance() {
+        #expect(GeneratedDays.chanceInTarget(predictions: 0) == 0)
+        // Of 10, only 8 in range is 75–85 %: 45 × 0.8⁸ × 0.2².
+        #expect(abs(GeneratedDays.chanceInTarget(predictions: 10) - 45 * pow(0.8, 8) * 0.04) < 1e-12)
+        // Of 4, 3 is exactly 75 %: 4 × 0.8³ × 0.2.
+        #expect(abs(GeneratedDays.chanceInTarget(predictions: 4) - 4 * pow(0.8, 3) * 0.2) < 1e-12)
+        // Many tickets: nearly always; forty: about two times in three.
+        #expect(GeneratedDays.chanceInTarget(predictions: 2000) > 0.999)
+        #expect((0.6...0.75).contains(GeneratedDays.chanceInTarget(predictions: 40)))
     }
 }
