@@ -258,10 +258,12 @@ public struct GeneratedDays: Sendable {
         }
         var lines = ["each day played \(played.map(\.1.count).max()!) times with other luck: coverage at issue "
                         + "(the mean over the plays, its spread in points, plays in 75–85 %)",
-                     "day               " + predictors.map { predictor in
+                     ("day               " + predictors.map { predictor in
                          let name = predictor.name == "CLup" ? "CLup" : "oracle"
-                         return String(repeating: " ", count: 10 - name.count) + name + "   spread  in range   "
-                     }.joined().trimmingCharacters(in: .whitespaces)]
+                         return String(repeating: " ", count: 10 - name.count) + name + "   spread  in range    "
+                     }.joined()).trimmingCharacters(in: .whitespaces)
+                        + (predictors.count > 1 ? "   CLup/oracle: median (lowest–highest)" : "")]
+        var ratioMedians: [Double] = []
         var summaries = predictors.map { _ in (offs: [Double](), spreads: [Double](), inRange: 0, plays: 0, calibrated: 0.0) }
         for ((scenario, _), comparisons) in played {
             var line = String(scenario.name.dropFirst("Generated day ".count)).padding(toLength: 18, withPad: " ", startingAt: 0)
@@ -282,6 +284,12 @@ public struct GeneratedDays: Sendable {
                 summaries[index].calibrated += spread > 0 ? erf(0.05 / spread / 2.squareRoot()) : 1
                 line += String(format: "%8.0f %%%9.1f %6d of %-3d", mean * 100, spread * 100, inRange, coverages.count)
             }
+            // How far luck moves the ratio to the bound, for the worst-day target.
+            let ratios = comparisons.compactMap(\.clupOverOracle).sorted()
+            if ratios.count > 1, let median = Self.median(ratios) {
+                ratioMedians.append(median)
+                line += String(format: "   %.2f (%.2f–%.2f)", median, ratios.first!, ratios.last!)
+            }
             lines.append(line.trimmingCharacters(in: .whitespaces))
         }
         func points(_ value: Double) -> String { String(format: "%.1f", value * 100) }
@@ -293,6 +301,11 @@ public struct GeneratedDays: Sendable {
                 + "\(points(Self.median(summary.offs) ?? 0)) points (over 5 on \(summary.offs.filter { $0 > 0.05 }.count) days), "
                 + "its plays spread by a median of \(points(Self.median(summary.spreads) ?? 0)) points; centred on 80 % with "
                 + "that spread, \(String(format: "%.1f", summary.calibrated)) of \(count) days would be in range")
+        }
+        if let median = Self.median(ratioMedians) {
+            lines.append("CLup/oracle at issue over the plays: the days' medians have a median of \(String(format: "%.2f", median)), "
+                + "the worst \(String(format: "%.2f", ratioMedians.max()!)); over 1.6 on \(ratioMedians.filter { $0 > 1.6 }.count) "
+                + "of \(ratioMedians.count) days")
         }
         return lines
     }
