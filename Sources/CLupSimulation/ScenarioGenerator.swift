@@ -252,15 +252,15 @@ public struct GeneratedDays: Sendable {
     private var luck: [String] {
         let played = zip(days, plays).filter { $0.1.count > 1 }
         guard !played.isEmpty else { return [] }
-        var predictors: [(name: String, coverage: (Accuracy.Comparison) -> Double?)] = [("CLup", \.rangeCoverage)]
+        var predictors: [(name: String, column: String, coverage: (Accuracy.Comparison) -> Double?)] =
+            [("CLup", "CLup", \.rangeCoverage)]
         if played.contains(where: { $0.1.contains { $0.oracleCoverage != nil } }) {
-            predictors.append(("the oracle", \.oracleCoverage))
+            predictors.append(("the oracle", "oracle", \.oracleCoverage))
         }
         var lines = ["each day played \(played.map(\.1.count).max()!) times with other luck: coverage at issue "
                         + "(the mean over the plays, its spread in points, plays in 75–85 %)",
                      ("day               " + predictors.map { predictor in
-                         let name = predictor.name == "CLup" ? "CLup" : "oracle"
-                         return String(repeating: " ", count: 10 - name.count) + name + "   spread  in range    "
+                         String(repeating: " ", count: 10 - predictor.column.count) + predictor.column + "   spread  in range    "
                      }.joined()).trimmingCharacters(in: .whitespaces)
                         + (predictors.count > 1 ? "   CLup/oracle: median (lowest–highest)" : "")]
         var ratioMedians: [Double] = []
