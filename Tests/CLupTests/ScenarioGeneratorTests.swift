@@ -57,7 +57,7 @@ struct ScenarioGeneratorTests {
         #expect(table.contains("by chance alone: "))
 
         // Played again with other luck, on both cores: the first play is the day's own, the
-        // same as played alone; the others differ.
+        // same as played alone.
         let played = try GeneratedDays.play([day], of: .heldOut, plays: 3)
         #expect(played.days.count == 1 && played.plays.count == 1 && played.plays[0].count == 3)
         var (together, alone) = (played.days[0].accuracy, accuracy)
