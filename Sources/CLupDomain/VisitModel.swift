@@ -324,7 +324,8 @@ public struct VisitModel: Sendable, Hashable {
     /// How much wider than the exits alone the range is drawn (see `entryRange`).
     public static let rangeScale = 1.0
 
-    static func normalCDF(_ x: Double) -> Double {
+    /// The standard normal's distribution function, Φ(x).
+    public static func normalCDF(_ x: Double) -> Double {
         0.5 * erfc(-x / 2.squareRoot())
     }
 }

@@ -102,7 +102,7 @@ struct Oracle {
             + scenario.stay.customerBiasSigma * scenario.stay.customerBiasSigma).squareRoot()
         // Visits last a minute at least, so one under way for less is as one beginning.
         let floor = elapsed > 60 && spread > 0 ? (log(elapsed) - median) / spread : -Double.infinity
-        let lasts = floor.isFinite ? erfc(floor / 2.squareRoot()) / 2 : 1
+        let lasts = floor.isFinite ? VisitModel.normalCDF(-floor) : 1
         let rate = scenario.missedScanOutRate
         if rate > 0, random.chance(rate / (rate + (1 - rate) * lasts)) {
             let expected = model.stay(Double(declaredMinutes) * 60)
