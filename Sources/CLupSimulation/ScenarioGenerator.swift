@@ -132,22 +132,19 @@ public struct GeneratedDays: Sendable {
     public static func play(_ days: [Scenario], of half: ScenarioGenerator.Half, plays: Int = 1, oracleRuns: Int = 0) throws
         -> GeneratedDays
     {
-        let jobs = days.indices.flatMap { day in (0..<max(1, plays)).map { (day, $0) } }
-        let results = Mutex<[Int: Result<Accuracy, any Error>]>([:])
-        DispatchQueue.concurrentPerform(iterations: jobs.count) { job in
-            let (day, play) = jobs[job]
-            var scenario = days[day]
-            if play > 0 { scenario.seed = ScenarioGenerator.luck(of: scenario.seed, play: play) }
+        // Job j is play j % count of day j / count.
+        let count = max(1, plays)
+        let results = Mutex([Result<Accuracy, any Error>?](repeating: nil, count: days.count * count))
+        DispatchQueue.concurrentPerform(iterations: days.count * count) { job in
+            var scenario = days[job / count]
+            if job % count > 0 { scenario.seed = ScenarioGenerator.luck(of: scenario.seed, play: job % count) }
             let result = Result { Accuracy(scenario: scenario, run: try Simulator(scenario: scenario, oracleRuns: oracleRuns).run()) }
             results.withLock { $0[job] = result }
         }
-        let accuracies = try results.withLock { results in try jobs.indices.map { try results[$0]!.get() } }
-        let first = accuracies.enumerated().filter { jobs[$0.offset].1 == 0 }.map(\.element)
-        return GeneratedDays(
-            half: half, days: Array(zip(days, first)).map { ($0, $1) },
-            plays: plays > 1
-                ? days.indices.map { day in jobs.indices.filter { jobs[$0].0 == day }.map { accuracies[$0].atIssue } }
-                : [])
+        let accuracies = try results.withLock { results in try results.map { try $0!.get() } }
+        let byDay = days.indices.map { accuracies[$0 * count..<($0 + 1) * count] }
+        return GeneratedDays(half: half, days: zip(days, byDay).map { ($0, $1.first!) },
+                             plays: count > 1 ? byDay.map { $0.map(\.atIssue) } : [])
     }
 
     /// The chance that `predictions` ranges, each holding its entry with a chance of 80 %
