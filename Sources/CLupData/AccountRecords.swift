@@ -146,6 +146,18 @@ public enum MailPriority: Int, Codable, Sendable, Comparable, CaseIterable, Data
     public static func < (lhs: MailPriority, rhs: MailPriority) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
+/// What became of a mail asked for: queued, to leave at `sendAt` (now, or later to keep its
+/// client's pace), or refused, and when the same mail would be accepted.
+public enum MailQueueing: Equatable, Sendable {
+    case queued(sendAt: Date)
+    case refused(retryAt: Date)
+
+    public var isQueued: Bool {
+        if case .queued = self { return true }
+        return false
+    }
+}
+
 /// An email about to be put in the outbox (the database gives it its id).
 public struct NewOutboxMessage: Codable, Sendable, PersistableRecord {
     @Sealed public var recipient: String
@@ -156,9 +168,10 @@ public struct NewOutboxMessage: Codable, Sendable, PersistableRecord {
     public var nextAttemptAt: Date
     /// The mailbox, as rate limits compare it: `LookupKey.recipient`.
     public var recipientKey: String
-    /// For mail a form sends to an address that has no account (or to the owner of one a
-    /// stranger tried to sign up with): the client that asked, as rate limits count it. Such
-    /// mail is capped per client and overall as well as per mailbox.
+    /// For mail a form sends to an address its sender may not own (a confirmation link, a
+    /// reset link, "no account here", "someone tried to sign up as you"): the client that
+    /// asked, as rate limits count it. Such mail keeps its client's pace (`MailPace`) as well
+    /// as the mailbox's hourly cap.
     public var requestedBy: String?
     public var priority: MailPriority
     /// For a reservation's notice: the reservation and the notice's kind. A newer message

@@ -20,6 +20,8 @@ public enum AccountError: Error, Equatable, Sendable, CustomStringConvertible {
     /// rows hold them sealed, so these bounds are checked here rather than by the table.
     case badEmail
     case badName
+    /// A mail the change needs could not be queued (`MailQueueing.refused`): nothing was changed.
+    case mailRefused(retryAt: Date)
 
     static func check(email: String? = nil, displayName: String) throws {
         if let email, !(3...254).contains(email.count) { throw badEmail }
@@ -34,6 +36,7 @@ public enum AccountError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noSuchUser: "no account with that email address"
         case .badEmail: "an email address has 3 to 254 characters"
         case .badName: "a name has 1 to 60 characters"
+        case .mailRefused(let retryAt): "no more mail can be sent to that address before \(retryAt)"
         }
     }
 }
@@ -47,16 +50,30 @@ extension AppDatabase {
     /// `acceptedTerms` is the version of the terms of service accepted (sign-up passes the one
     /// its form showed); nil for an account made on someone's behalf, asked at its first
     /// sign-in. Tests and tools that make accounts take the current version by default.
+    @discardableResult
     public func createUser(
         email: String, displayName: String, passwordHash: String, role: Role = .customer, language: String = "en",
         acceptedTerms: Int? = TermsOfService.version, now: Date,
         confirmation: (token: String, mail: (User) -> NewOutboxMessage)?
     ) throws -> User {
+        try createAccount(email: email, displayName: displayName, passwordHash: passwordHash, role: role,
+                          language: language, acceptedTerms: acceptedTerms, now: now, confirmation: confirmation).user
+    }
+
+    /// `createUser`, also saying when the confirmation leaves (`MailPace` may hold it back). A
+    /// confirmation that cannot be queued at all throws `AccountError.mailRefused` and no
+    /// account is made: the page says when to try again, and nobody is left with an account
+    /// they cannot confirm.
+    public func createAccount(
+        email: String, displayName: String, passwordHash: String, role: Role = .customer, language: String = "en",
+        acceptedTerms: Int? = TermsOfService.version, now: Date,
+        confirmation: (token: String, mail: (User) -> NewOutboxMessage)?
+    ) throws -> (user: User, confirmation: MailQueueing?) {
         try AccountError.check(email: email, displayName: displayName)
         if let postgres {
-            return try postgres.createUser(email: email, displayName: displayName, passwordHash: passwordHash, role: role,
-                                           language: language, acceptedTerms: acceptedTerms, now: now,
-                                           confirmation: confirmation)
+            return try postgres.createAccount(email: email, displayName: displayName, passwordHash: passwordHash, role: role,
+                                              language: language, acceptedTerms: acceptedTerms, now: now,
+                                              confirmation: confirmation)
         }
         do {
             return try write { db in
@@ -66,11 +83,11 @@ extension AppDatabase {
                     createdAt: now, language: language, termsVersion: acceptedTerms,
                     termsAcceptedAt: acceptedTerms == nil ? nil : now
                 ).insertAndFetch(db, as: User.self)
-                if let confirmation {
-                    try Self.issueToken(confirmation.token, purpose: .confirm, userId: user.id, now: now, db)
-                    _ = try Self.enqueue(confirmation.mail(user), now: now, db)
-                }
-                return user
+                guard let confirmation else { return (user, nil) }
+                let queued = try Self.enqueue(confirmation.mail(user), now: now, db)
+                if case .refused(let retryAt) = queued { throw AccountError.mailRefused(retryAt: retryAt) }
+                try Self.issueToken(confirmation.token, purpose: .confirm, userId: user.id, now: now, db)
+                return (user, queued)
             }
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             throw AccountError.emailTaken
@@ -275,60 +292,63 @@ extension AppDatabase {
     /// to flood someone's inbox.
     public static let mailPerRecipientPerHour = 5
 
-    /// Most mails to addresses without an account (or "someone tried to sign up as you") one
-    /// client may have sent in an hour, and all clients together: the forms cannot be used to
-    /// mail many strangers from CLup's sender.
-    public static let strangerMailPerClientPerHour = 10
-    public static let strangerMailPerHour = 200
-
-    /// Enqueues `message` unless its mailbox has had its hourly share (and, for mail a stranger
-    /// asked for, unless its client or everyone has); returns whether it was.
-    static func enqueue(_ message: NewOutboxMessage, now: Date, _ db: Database) throws -> Bool {
-        let hourAgo = (now - 3600).databaseText
-        let toMailbox = try Int.fetchOne(db, sql: """
-            SELECT COUNT(*) FROM outboxMessage WHERE recipientKey = ? AND createdAt > ?
-            """, arguments: [message.recipientKey, hourAgo]) ?? 0
-        guard toMailbox < mailPerRecipientPerHour else { return false }
+    /// Enqueues `message` unless its mailbox has had its hourly share; mail a form asked for
+    /// (`requestedBy`) keeps its client's pace (`MailPace`), and may be held back to keep it.
+    static func enqueue(_ message: NewOutboxMessage, now: Date, _ db: Database) throws -> MailQueueing {
+        let toMailbox = try Date.fetchAll(db, sql: """
+            SELECT createdAt FROM outboxMessage WHERE recipientKey = ? AND createdAt > ? ORDER BY createdAt DESC LIMIT ?
+            """, arguments: [message.recipientKey, (now - 3600).databaseText, mailPerRecipientPerHour])
+        if toMailbox.count == mailPerRecipientPerHour, let oldest = toMailbox.last {
+            return .refused(retryAt: oldest + 3600)
+        }
+        var message = message
         if let client = message.requestedBy {
-            let row = try Row.fetchOne(db, sql: """
-                SELECT COUNT(*), COALESCE(SUM(requestedBy = ?), 0) FROM outboxMessage
-                WHERE createdAt > ? AND requestedBy IS NOT NULL
-                """, arguments: [client, hourAgo])
-            let (all, fromClient): (Int, Int) = (row?[0] ?? 0, row?[1] ?? 0)
-            guard fromClient < strangerMailPerClientPerHour, all < strangerMailPerHour else { return false }
+            let mark = try Date.fetchOne(db, sql: "SELECT mark FROM mailPace WHERE client = ?", arguments: [client])
+            switch MailPace.admit(mark: mark, now: now) {
+            case .refused(let retryAt):
+                return .refused(retryAt: retryAt)
+            case .accepted(let sendAt, let mark):
+                // A mark in the past holds nothing back: such rows are forgotten as they pass.
+                try db.execute(sql: "DELETE FROM mailPace WHERE mark < ?", arguments: [now])
+                try db.execute(sql: """
+                    INSERT INTO mailPace (client, mark) VALUES (?, ?) ON CONFLICT (client) DO UPDATE SET mark = excluded.mark
+                    """, arguments: [client, mark])
+                message.nextAttemptAt = sendAt
+            }
         }
         try message.insert(db)
-        return true
+        return .queued(sendAt: message.nextAttemptAt)
     }
 
     /// Enqueues an email on its own (e.g. "you already have an account").
     @discardableResult
-    public func enqueueMail(_ message: NewOutboxMessage, now: Date) throws -> Bool {
+    public func enqueueMail(_ message: NewOutboxMessage, now: Date) throws -> MailQueueing {
         if let postgres { return try postgres.enqueueMail(message, now: now) }
         return try write { db in try Self.enqueue(message, now: now, db) }
     }
 
     /// Issues a link for the account at `email` with its email, in one transaction; with no
-    /// such account, enqueues `ifNoAccount` instead, so both cases do the same work. Returns
-    /// whether an account exists (the caller must not reveal it).
+    /// such account, enqueues `ifNoAccount` instead, so both cases do the same work. Says
+    /// whether an account exists (the caller must not reveal it) and what became of the mail
+    /// (without `ifNoAccount`, `.refused` at `now` when there is no account).
     @discardableResult
     public func issueLink(
         purpose: EmailToken.Purpose, email: String, token: String, now: Date, mail: (User) -> NewOutboxMessage,
         ifNoAccount: NewOutboxMessage? = nil
-    ) throws -> Bool {
+    ) throws -> (exists: Bool, mail: MailQueueing) {
         if let postgres {
             return try postgres.issueLink(purpose: purpose, email: email, token: token, now: now, mail: mail,
                                           ifNoAccount: ifNoAccount)
         }
         return try write { db in
             guard let user = try User.filter(User.Columns.emailKey == LookupKey.email(email)).fetchOne(db) else {
-                if let ifNoAccount { _ = try Self.enqueue(ifNoAccount, now: now, db) }
-                return false
+                return (false, try ifNoAccount.map { try Self.enqueue($0, now: now, db) } ?? .refused(retryAt: now))
             }
-            if try Self.enqueue(mail(user), now: now, db) {
+            let queued = try Self.enqueue(mail(user), now: now, db)
+            if queued.isQueued {
                 try Self.issueToken(token, purpose: purpose, userId: user.id, now: now, db)
             }
-            return true
+            return (true, queued)
         }
     }
 

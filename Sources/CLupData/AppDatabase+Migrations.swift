@@ -897,6 +897,19 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v36: mail a form asks for is paced per client") { db in
+            try db.execute(sql: """
+                -- Mail to an address its sender may not own was capped at 10 an hour per client and
+                -- 200 an hour for everyone, and dropped past that: a launch's sign-ups lost their
+                -- confirmations. Each client now keeps a pace (`MailPace`): its mark is when its
+                -- next mail would leave without the burst allowance; a mark in the past is deleted.
+                CREATE TABLE mailPace (
+                    client TEXT PRIMARY KEY CHECK (length(client) <= 64),
+                    mark DATETIME NOT NULL);
+                CREATE INDEX mailPace_mark ON mailPace(mark);
+                """)
+        }
+
         return migrator
     }
 }

@@ -68,7 +68,7 @@ struct MailDeliveryTests {
 
     func queue(_ recipient: String, _ priority: MailPriority = .account) throws {
         let message = NewOutboxMessage(recipient: recipient, subject: "s", body: "b", now: clock.now, priority: priority)
-        #expect(try database.enqueueMail(message, now: clock.now))
+        #expect(try database.enqueueMail(message, now: clock.now) == .queued(sendAt: clock.now))
     }
 
     func delivery(_ transport: Recorder, parallelism: Int = 4) -> MailDelivery {

@@ -185,9 +185,10 @@ struct PostgresAccountsTests {
                                            confirmation: (Secrets.token(), mail))
         _ = try database.createSession(idHash: "s", csrfToken: "c", userId: user.id, now: now)
         let token = Secrets.token()
-        #expect(try database.issueLink(purpose: .reset, email: "CY@example.org", token: token, now: now, mail: mail))
+        #expect(try database.issueLink(purpose: .reset, email: "CY@example.org", token: token, now: now, mail: mail)
+            .exists)
         #expect(try database.issueLink(purpose: .reset, email: "nobody@example.org", token: Secrets.token(), now: now,
-                                       mail: mail) == false)
+                                       mail: mail).exists == false)
         let reset = try database.resetPassword(token: token, passwordHash: "fresh", now: now + 60)
         #expect(reset.passwordHash == "fresh" && reset.emailConfirmedAt == now + 60)
         #expect(try database.sessionCount(userId: user.id) == 0)
@@ -199,10 +200,12 @@ struct PostgresAccountsTests {
             try database.enqueueMail(NewOutboxMessage(recipient: "Dee@example.org", subject: "s", body: "b", now: now),
                                      now: now)
         }
-        #expect(sent.filter { $0 }.count == AppDatabase.mailPerRecipientPerHour)
-        // An hour later the mailbox has its share again.
+        #expect(sent.filter(\.isQueued).count == AppDatabase.mailPerRecipientPerHour)
+        // The rest are refused until the first is an hour old…
+        #expect(sent.last == .refused(retryAt: now + 3600))
+        // …when the mailbox has its share again.
         #expect(try database.enqueueMail(NewOutboxMessage(recipient: "dee@example.org", subject: "s", body: "b",
-                                                          now: now + 3601), now: now + 3601))
+                                                          now: now + 3601), now: now + 3601) == .queued(sendAt: now + 3601))
     }
 
     @Test("failed sign-ins are remembered by address, by client and by both, and forgiven by a success")

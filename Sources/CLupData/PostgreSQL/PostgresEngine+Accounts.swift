@@ -13,21 +13,21 @@ extension PostgresEngine {
 
     // MARK: Users
 
-    func createUser(
+    func createAccount(
         email: String, displayName: String, passwordHash: String, role: Role, language: String, acceptedTerms: Int?,
         now: Date, confirmation: (token: String, mail: (User) -> NewOutboxMessage)?
-    ) throws -> User {
+    ) throws -> (user: User, confirmation: MailQueueing?) {
         do {
             return try write { transaction in
                 let user = try Self.insertUser(
                     email: email, displayName: displayName, passwordHash: passwordHash, role: role,
                     confirmedAt: confirmation == nil ? now : nil, language: language, acceptedTerms: acceptedTerms,
                     now: now, transaction)
-                if let confirmation {
-                    try Self.issueToken(confirmation.token, purpose: .confirm, userId: user.id, now: now, transaction)
-                    _ = try Self.enqueue(confirmation.mail(user), now: now, transaction)
-                }
-                return user
+                guard let confirmation else { return (user, nil) }
+                let queued = try Self.enqueue(confirmation.mail(user), now: now, transaction)
+                if case .refused(let retryAt) = queued { throw AccountError.mailRefused(retryAt: retryAt) }
+                try Self.issueToken(confirmation.token, purpose: .confirm, userId: user.id, now: now, transaction)
+                return (user, queued)
             }
         } catch let error as PostgresEngine.Refused where error.sqlState == "23505" && error.constraint == "user_emailkey" {
             throw AccountError.emailTaken
@@ -199,51 +199,62 @@ extension PostgresEngine {
             """)
     }
 
-    /// Enqueues `message` unless its mailbox, its client or everyone has had the hour's share
-    /// (the same limits as on SQLite); returns whether it was.
-    static func enqueue(_ message: NewOutboxMessage, now: Date, _ transaction: PostgresTransaction) throws -> Bool {
-        let hourAgo = now - 3600
+    /// Enqueues `message` unless its mailbox has had its hourly share, keeping its client's
+    /// pace (the same rules as on SQLite).
+    static func enqueue(_ message: NewOutboxMessage, now: Date, _ transaction: PostgresTransaction) throws -> MailQueueing {
         // Two requests for the same mailbox at once count each other: one waits for the other.
         try transaction.execute("SELECT pg_advisory_xact_lock(hashtextextended(\(message.recipientKey), \(mailLockKey)))")
-        let toMailbox = try transaction.value("""
-            SELECT COUNT(*) FROM outboxMessage WHERE recipientKey = \(message.recipientKey) AND createdAt > \(hourAgo)
-            """, as: Int.self) ?? 0
-        guard toMailbox < AppDatabase.mailPerRecipientPerHour else { return false }
+        let toMailbox = try transaction.rows("""
+            SELECT createdAt FROM outboxMessage WHERE recipientKey = \(message.recipientKey) AND createdAt > \(now - 3600)
+            ORDER BY createdAt DESC LIMIT \(AppDatabase.mailPerRecipientPerHour)
+            """).map { try $0[0].decode(Date.self) }
+        if toMailbox.count == AppDatabase.mailPerRecipientPerHour, let oldest = toMailbox.last {
+            return .refused(retryAt: oldest + 3600)
+        }
+        var message = message
         if let client = message.requestedBy {
-            let counts = try transaction.row("""
-                SELECT COUNT(*), COUNT(*) FILTER (WHERE requestedBy = \(client)) FROM outboxMessage
-                WHERE createdAt > \(hourAgo) AND requestedBy IS NOT NULL
-                """)
-            let all = try counts?[0].decode(Int.self) ?? 0
-            let fromClient = try counts?[1].decode(Int.self) ?? 0
-            guard fromClient < AppDatabase.strangerMailPerClientPerHour, all < AppDatabase.strangerMailPerHour else {
-                return false
+            // And two for the same client: the second reads the mark the first left.
+            try transaction.execute("SELECT pg_advisory_xact_lock(hashtextextended(\(client), \(paceLockKey)))")
+            let mark = try transaction.value("SELECT mark FROM mailPace WHERE client = \(client)", as: Date.self)
+            switch MailPace.admit(mark: mark, now: now) {
+            case .refused(let retryAt):
+                return .refused(retryAt: retryAt)
+            case .accepted(let sendAt, let mark):
+                try transaction.execute("DELETE FROM mailPace WHERE mark < \(now)")
+                try transaction.execute("""
+                    INSERT INTO mailPace (client, mark) VALUES (\(client), \(mark))
+                    ON CONFLICT (client) DO UPDATE SET mark = excluded.mark
+                    """)
+                message.nextAttemptAt = sendAt
             }
         }
         try insert(message, transaction)
-        return true
+        return .queued(sendAt: message.nextAttemptAt)
     }
+
+    /// The seed of the advisory locks `enqueue` takes, one per client that asks for mail.
+    static let paceLockKey = 7_311_003
 
     /// The seed of the advisory locks `enqueue` takes, one per mailbox.
     static let mailLockKey = 7_311_002
 
-    func enqueueMail(_ message: NewOutboxMessage, now: Date) throws -> Bool {
+    func enqueueMail(_ message: NewOutboxMessage, now: Date) throws -> MailQueueing {
         try write { transaction in try Self.enqueue(message, now: now, transaction) }
     }
 
     func issueLink(
         purpose: EmailToken.Purpose, email: String, token: String, now: Date, mail: (User) -> NewOutboxMessage,
         ifNoAccount: NewOutboxMessage?
-    ) throws -> Bool {
+    ) throws -> (exists: Bool, mail: MailQueueing) {
         try write { transaction in
             guard let user = try Self.user(email: email, transaction) else {
-                if let ifNoAccount { _ = try Self.enqueue(ifNoAccount, now: now, transaction) }
-                return false
+                return (false, try ifNoAccount.map { try Self.enqueue($0, now: now, transaction) } ?? .refused(retryAt: now))
             }
-            if try Self.enqueue(mail(user), now: now, transaction) {
+            let queued = try Self.enqueue(mail(user), now: now, transaction)
+            if queued.isQueued {
                 try Self.issueToken(token, purpose: purpose, userId: user.id, now: now, transaction)
             }
-            return true
+            return (true, queued)
         }
     }
 

@@ -101,6 +101,13 @@ enum PostgresMigrations {
             DROP INDEX reservation_inside;
             CREATE INDEX reservation_inside ON reservation(storeId) INCLUDE (people) WHERE status = 'inside';
             """),
+        ("mail a form asks for is paced per client (SQLite's 36)", """
+            CREATE TABLE mailPace (
+                client text PRIMARY KEY CHECK (length(client) <= 64),
+                mark timestamptz NOT NULL
+            );
+            CREATE INDEX mailPace_mark ON mailPace(mark);
+            """),
     ]
 
     /// Brings the schema up to date; several workers starting at once take turns on an

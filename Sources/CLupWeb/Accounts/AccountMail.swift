@@ -14,19 +14,18 @@ struct AccountMail {
     let baseURL: String
     let now: Date
     /// The client whose form asked, as rate limits count it: mail to an address that may not be
-    /// theirs (a confirmation link, "no account here") is capped per client as well.
+    /// theirs (a confirmation or reset link, "no account here", "someone signed up as you")
+    /// keeps that client's pace (`MailPace`) as well as the mailbox's cap.
     var client: String?
 
     func confirmation(to user: User, token: String) -> NewOutboxMessage {
-        var message = message(to: user, subject: "mail.confirm.subject", body: "mail.confirm.body",
-                              ["link": "\(baseURL)/confirm?token=\(token)"])
-        message.requestedBy = client.map { String($0.prefix(64)) }
-        return message
+        asked(message(to: user, subject: "mail.confirm.subject", body: "mail.confirm.body",
+                      ["link": "\(baseURL)/confirm?token=\(token)"]))
     }
 
     func passwordReset(to user: User, token: String) -> NewOutboxMessage {
-        message(to: user, subject: "mail.reset.subject", body: "mail.reset.body",
-                ["link": "\(baseURL)/reset?token=\(token)"])
+        asked(message(to: user, subject: "mail.reset.subject", body: "mail.reset.body",
+                      ["link": "\(baseURL)/reset?token=\(token)"]))
     }
 
     /// Sent when a reset is asked for an address with no account, so the answer and its
@@ -39,8 +38,15 @@ struct AccountMail {
     /// Sent when someone signs up with an address that already has an account: the owner
     /// learns of it, and the sign-up page reveals nothing.
     func alreadyRegistered(to user: User) -> NewOutboxMessage {
-        message(to: user, subject: "mail.already.subject", body: "mail.already.body",
-                ["signIn": "\(baseURL)/signin", "forgot": "\(baseURL)/forgot"])
+        asked(message(to: user, subject: "mail.already.subject", body: "mail.already.body",
+                      ["signIn": "\(baseURL)/signin", "forgot": "\(baseURL)/forgot"]))
+    }
+
+    /// `message` as asked for by this form's client.
+    private func asked(_ message: NewOutboxMessage) -> NewOutboxMessage {
+        var message = message
+        message.requestedBy = client.map { String($0.prefix(64)) }
+        return message
     }
 
     func passwordChanged(to user: User) -> NewOutboxMessage {

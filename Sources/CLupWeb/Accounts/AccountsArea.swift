@@ -161,21 +161,46 @@ struct AccountsArea {
         let hash = hasher.hash(password)
         let token = Secrets.token(bytes: 32)
         let mail = self.mail(context)
+        let queued: MailQueueing
         do {
-            _ = try database.createUser(
+            queued = try database.createAccount(
                 email: page.email, displayName: page.displayName, passwordHash: hash,
                 language: Language.current.rawValue, acceptedTerms: TermsOfService.version, now: context.now,
-                confirmation: (token, { mail.confirmation(to: $0, token: token) }))
+                confirmation: (token, { mail.confirmation(to: $0, token: token) })).confirmation ?? .queued(sendAt: context.now)
+        } catch AccountError.mailRefused(let retryAt) {
+            queued = .refused(retryAt: retryAt)
         } catch AccountError.emailTaken {
-            // Tell the owner, and answer exactly as for a new account.
+            // Tell the owner, and answer exactly as for a new account (the same pace and caps).
             if let existing = try database.user(email: page.email) {
-                try database.enqueueMail(mail.alreadyRegistered(to: existing), now: context.now)
+                queued = try database.enqueueMail(mail.alreadyRegistered(to: existing), now: context.now)
+            } else {
+                queued = .queued(sendAt: context.now)
             }
         }
-        return views.page(title: tr("mail.checkTitle"), context, MessagePage(
-            title: tr("mail.checkTitle"),
-            lines: [tr("signup.sent", ["email": page.email]), tr("signup.sent2")],
-            link: (tr("nav.signIn"), Paths.signIn())))
+        return mailPage(context, queued, email: page.email, link: (tr("nav.signIn"), Paths.signIn()),
+                        sent: [tr("signup.sent", ["email": page.email]), tr("signup.sent2")],
+                        later: { [tr("mail.queued", ["email": page.email, "wait": $0]), tr("signup.sent2")] })
+    }
+
+    /// The page after a form that mails someone: that it was sent; or that it leaves within a
+    /// few minutes, held back to keep the client's pace (`MailPace`); or, with a 429, that it
+    /// was not sent and when to try again. Never "sent" for a mail that was not queued.
+    private func mailPage(_ context: some BrowserRequest & HandlerContext, _ queued: MailQueueing, email: String,
+                          link: (String, String), sent: [String], later: (String) -> [String]) -> Response
+    {
+        switch queued {
+        case .refused(let retryAt):
+            let wait = max(60, retryAt.timeIntervalSince(context.now))
+            var response = views.page(title: tr("mail.notSentTitle"), context, MessagePage(
+                title: tr("mail.notSentTitle"),
+                lines: [tr("mail.notSent", ["email": email, "wait": Formatting.duration(wait)])], link: link), status: 429)
+            response.headers.append(("Retry-After", String(Int(wait.rounded(.up)))))
+            return response
+        case .queued(let sendAt):
+            let delay = sendAt.timeIntervalSince(context.now)
+            return views.page(title: tr("mail.checkTitle"), context, MessagePage(
+                title: tr("mail.checkTitle"), lines: delay < 60 ? sent : later(Formatting.duration(delay)), link: link))
+        }
     }
 
     // MARK: Confirm
@@ -217,15 +242,16 @@ struct AccountsArea {
 
     func resendConfirmation(_ context: CustomerContext) throws -> Response {
         let user = context.user
+        var queued = MailQueueing.queued(sendAt: context.now)
         if !user.isConfirmed {
             let token = Secrets.token(bytes: 32)
             let mail = self.mail(context)
-            try database.issueLink(purpose: .confirm, email: user.email, token: token, now: context.now,
-                                   mail: { mail.confirmation(to: $0, token: token) })
+            queued = try database.issueLink(purpose: .confirm, email: user.email, token: token, now: context.now,
+                                            mail: { mail.confirmation(to: $0, token: token) }).mail
         }
-        return views.page(title: tr("mail.checkTitle"), context, MessagePage(
-            title: tr("mail.checkTitle"), lines: [tr("confirm.resent", ["email": user.email])],
-            link: (tr("link.backToAccount"), Paths.account())))
+        return mailPage(context, queued, email: user.email, link: (tr("link.backToAccount"), Paths.account()),
+                        sent: [tr("confirm.resent", ["email": user.email])],
+                        later: { [tr("mail.queued", ["email": user.email, "wait": $0])] })
     }
 
     // MARK: Sign in and out
@@ -304,13 +330,13 @@ struct AccountsArea {
         }
         let token = Secrets.token(bytes: 32)
         let mail = self.mail(context)
-        try database.issueLink(purpose: .reset, email: email, token: token, now: context.now,
-                               mail: { mail.passwordReset(to: $0, token: token) },
-                               ifNoAccount: mail.noAccount(email: email))
-        return views.page(title: tr("mail.checkTitle"), context, MessagePage(
-            title: tr("mail.checkTitle"),
-            lines: [tr("forgot.sent", ["email": email]), tr("forgot.sent2")],
-            link: (tr("forgot.back"), Paths.signIn())))
+        // Both mails keep the same pace and caps, so the answer says nothing of the account.
+        let queued = try database.issueLink(purpose: .reset, email: email, token: token, now: context.now,
+                                            mail: { mail.passwordReset(to: $0, token: token) },
+                                            ifNoAccount: mail.noAccount(email: email)).mail
+        return mailPage(context, queued, email: email, link: (tr("forgot.back"), Paths.signIn()),
+                        sent: [tr("forgot.sent", ["email": email]), tr("forgot.sent2")],
+                        later: { [tr("forgot.queued", ["email": email, "wait": $0]), tr("forgot.sent2")] })
     }
 
     func resetForm(_ context: BrowserContext) throws -> Response {

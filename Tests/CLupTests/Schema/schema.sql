@@ -25,6 +25,9 @@ CREATE INDEX "formReply_on_at" ON "formReply"("at");
 -- index kiosk_on_storeId
 CREATE INDEX "kiosk_on_storeId" ON "kiosk"("storeId");
 
+-- index mailPace_mark
+CREATE INDEX mailPace_mark ON mailPace(mark);
+
 -- index maintenanceWindow_ends
 CREATE INDEX maintenanceWindow_ends ON maintenanceWindow(endsAt) WHERE cancelledAt IS NULL;
 
@@ -173,6 +176,11 @@ CREATE TABLE "formReply" ("key" TEXT PRIMARY KEY NOT NULL CHECK (LENGTH("key") <
 
 -- table kiosk
 CREATE TABLE "kiosk" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "label" TEXT NOT NULL CHECK ((LENGTH("label") >= 1) AND (LENGTH("label") <= 60)), "keyHash" TEXT NOT NULL UNIQUE, "createdAt" DATETIME NOT NULL, "revokedAt" DATETIME, role TEXT NOT NULL DEFAULT 'door' CHECK (role IN ('dispenser', 'door')));
+
+-- table mailPace
+CREATE TABLE mailPace (
+    client TEXT PRIMARY KEY CHECK (length(client) <= 64),
+    mark DATETIME NOT NULL);
 
 -- table maintenanceWindow
 CREATE TABLE maintenanceWindow (
