@@ -28,7 +28,9 @@ public enum ReservationStatus: String, Codable, Sendable, CaseIterable {
     public var isActive: Bool { Self.active.contains(self) }
 
     /// Not yet used: the customer may still cancel (once inside, only scanning out ends it).
-    public var isCancellable: Bool { [.waiting, .called, .booked].contains(self) }
+    public static let cancellable: [ReservationStatus] = [.waiting, .called, .booked]
+
+    public var isCancellable: Bool { Self.cancellable.contains(self) }
 }
 
 

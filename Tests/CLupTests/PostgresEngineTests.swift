@@ -174,9 +174,9 @@ struct PostgresAccountsTests {
                                    language: "it")
         let changed = try #require(try database.user(email: "bo@example.org"))
         #expect(changed.displayName == "Bo B." && changed.travelMode == .car && changed.loyaltyOptIn && changed.language == "it")
-        try database.deleteUser(id: user.id)
+        try database.deleteUser(id: user.id, now: now)
         #expect(try database.user(email: "bo@example.org") == nil)
-        #expect(throws: AccountError.noSuchUser) { try database.deleteUser(id: user.id) }
+        #expect(throws: AccountError.noSuchUser) { try database.deleteUser(id: user.id, now: now) }
     }
 
     @Test("a reset link sets the password, confirms the address and signs out everywhere; no account, no link")

@@ -542,7 +542,7 @@ struct ReservationsTests {
     func accountDeletion() throws {
         let (_, ada) = try customer("ada@example.org")
         let reservation = try created(try reserve(ada, at: duomo))
-        try database.deleteUser(id: ada)
+        try database.deleteUser(id: ada, now: clock.now)
         let kept = try require(try database.reservation(id: try require(reservation.id))).reservation
         #expect(kept.userId == nil)
     }

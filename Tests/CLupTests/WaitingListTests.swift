@@ -136,6 +136,44 @@ struct WaitingListDataTests {
         #expect(try database.mail(to: "a3@example.org").isEmpty)
     }
 
+    @Test("deleting an account cancels its booking and its line-up: the places go to the list and the next in the queue")
+    func deletedAccountFreesPlaces() throws {
+        let store = try store(slotCapacity: 1)
+        let customers = try database.createCustomers(emails: (1...4).map { "d\($0)@example.org" }, now: now)
+        guard case .created(let booking) = try book(store.id, customers[0]) else { Issue.record("not booked"); return }
+        let listed = try joined(try join(store.id, customers[1]))
+        // A store with room for one inside: the first to line up is called, the second waits.
+        let minima = try database.createStore(
+            NewStore(name: "Minima", address: "Via Roma 1", phone: "+39 02 2", position: GeoPoint(latitude: 45.47, longitude: 9.19),
+                     capacity: 1, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 1, walkInPercent: 0)),
+            hours: Fixture.weekdayHours, departments: [])
+        func lineUp(_ userId: UserID) throws -> Reservation {
+            guard case .created(let reservation) = try database.reserve(ReservationRequest(
+                storeId: minima.id, userId: userId, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: .walking,
+                requestKey: Secrets.token()), now: now)
+            else { Issue.record("not lined up"); throw Stop() }
+            return reservation
+        }
+        let first = try lineUp(customers[2])
+        let second = try lineUp(customers[3])
+        #expect(first.status == .called && second.status == .waiting)
+
+        try database.deleteUser(id: customers[0], now: now + 60)
+        try database.deleteUser(id: customers[2], now: now + 60)
+        for id in [booking.id, first.id] {
+            let gone = try #require(try database.reservation(id: id)?.reservation)
+            #expect(gone.status == .cancelled && gone.endedAt == now + 60 && gone.userId == nil)
+        }
+        #expect(try booked(store.id) == 0)
+        #expect(try database.reservation(id: second.id)?.reservation.status == .called)
+        #expect(try database.passWaitingLists(now: now + 60) == (1, 0, 0))
+        #expect(try status(listed.id) == .offered)
+        // Nobody is left to tell: no cancellation notice is made for them.
+        for id in [booking.id, first.id] {
+            #expect(try database.notices(reservationId: id).allSatisfy { $0.kind != .cancelled })
+        }
+    }
+
     @Test("an offer for a slot the store stopped opening closes the list instead of booking it")
     func slotGone() throws {
         let store = try store(slotCapacity: 1)

@@ -120,9 +120,21 @@ extension PostgresEngine {
         }
     }
 
-    func deleteUser(id: UserID) throws {
+    func deleteUser(id: UserID, now: Date) throws {
         try write { transaction in
             guard let user = try Self.user(id: id, transaction) else { throw AccountError.noSuchUser }
+            // Reservations not yet used cancelled first, silently, as on SQLite (`AppDatabase.deleteUser`).
+            for row in try transaction.rows("""
+                SELECT id, storeId FROM reservation WHERE userId = \(id) AND status = ANY(\(Reservation.Status.cancellable.map(\.rawValue)))
+                ORDER BY id
+                """)
+            {
+                let reservationId = try row[0].decode(ReservationID.self)
+                let storeId = try row[1].decode(StoreID.self)
+                guard try Self.lockStore(storeId, transaction) != nil else { continue }
+                _ = try Self.setStatus(.cancelled, .endedAt, to: now, id: reservationId, from: .active, transaction)
+                try Self.advanceQueue(storeId: storeId, now: now, transaction)
+            }
             let unsent = try transaction.rows("""
                 SELECT \(unescaped: Self.mailColumns) FROM outboxMessage
                 WHERE recipientKey = \(LookupKey.recipient(user.email)) AND sentAt IS NULL

@@ -212,7 +212,7 @@ extension Catalogue {
         "account.dataLink": "What is kept, and for how long",
         "account.download": "Download my data",
         "account.delete": "Delete your account",
-        "account.deleteLead": "Your account, profile and reservations' personal details are removed for good. Visits stay in the stores' anonymous statistics.",
+        "account.deleteLead": "Your account, profile and reservations' personal details are removed for good; a place in a queue or a booked visit not yet used is cancelled and goes to the next customer. Visits stay in the stores' anonymous statistics.",
         "account.deletePassword": "Your password, to confirm",
         "account.deleteSubmit": "Delete my account",
         "privacy.lead": "What CLup keeps about you, why, for how long, and who sees it.",

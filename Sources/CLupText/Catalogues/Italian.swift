@@ -212,7 +212,7 @@ extension Catalogue {
         "account.dataLink": "Cosa conserviamo, e per quanto tempo",
         "account.download": "Scarica i miei dati",
         "account.delete": "Elimina il tuo account",
-        "account.deleteLead": "Account, profilo e dati personali delle prenotazioni vengono eliminati per sempre. Le visite restano nelle statistiche anonime dei negozi.",
+        "account.deleteLead": "Account, profilo e dati personali delle prenotazioni vengono eliminati per sempre; un posto in fila o una visita prenotata non ancora usati vengono annullati e passano al cliente successivo. Le visite restano nelle statistiche anonime dei negozi.",
         "account.deletePassword": "La tua password, per confermare",
         "account.deleteSubmit": "Elimina il mio account",
         "privacy.lead": "Cosa conserva CLup su di te, perché, per quanto tempo e chi lo vede.",

@@ -459,7 +459,7 @@ struct AccountsArea {
             page.deleteError = tr("account.deleteWrong")
             return views.page(title: tr("account.title"), section: .account, context, page, status: 422)
         }
-        try database.deleteUser(id: user.id)
+        try database.deleteUser(id: user.id, now: context.now)
         var response = views.page(title: tr("account.deletedTitle"), context, MessagePage(
             title: tr("account.deleted"),
             lines: [tr("account.deletedLine")],
