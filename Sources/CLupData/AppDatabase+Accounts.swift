@@ -502,8 +502,8 @@ extension AppDatabase {
         }
     }
 
-    /// Stops account `userId` managing the store (its role stays: it may manage others).
-    /// False if it did not. The store's change log records who removed it, and when.
+    /// Stops account `userId` managing the store; a manager of no other store is a customer
+    /// again (`demoteManagerOfNoStore`). False if it did not manage it. The store's change log records who removed it, and when.
     public func removeManager(storeId: StoreID, userId: UserID, now: Date, loggedAs author: ChangeAuthor) throws -> Bool {
         if let postgres { return try postgres.removeManager(storeId: storeId, userId: userId, now: now, loggedAs: author) }
         return try write { db in
@@ -512,12 +512,21 @@ extension AppDatabase {
                 """, arguments: [storeId, userId])
             else { return false }
             try db.execute(sql: "DELETE FROM managedStore WHERE storeId = ? AND userId = ?", arguments: [storeId, userId])
+            try db.execute(sql: Self.demoteManagerOfNoStore, arguments: [userId, userId])
             // The address as the row holds it, sealed.
             try Self.recordChange(storeId: storeId, userId: author.userId, now: now, field: "manager", before: email,
                                   after: "removed", db)
             return true
         }
     }
+
+    /// A manager left with no store is a customer again (an administrator stays one): the
+    /// role is what opens `/manage`, and a role with nothing to manage must not linger.
+    /// The same statement on both engines; both arguments are the account's id.
+    static let demoteManagerOfNoStore = """
+        UPDATE "user" SET role = 'customer'
+        WHERE id = ? AND role = 'manager' AND NOT EXISTS (SELECT 1 FROM managedStore WHERE userId = ?)
+        """
 
     /// The accounts that manage the store, by address (sorted here: the rows hold them sealed).
     public func managers(storeId: StoreID) throws -> [User] {

@@ -99,7 +99,7 @@ extension AppDatabase {
     }
 
     /// `sql` with its `?` placeholders numbered as PostgreSQL's ($1, $2…), and its arguments bound.
-    private static func postgresQuery(_ sql: String, _ arguments: [any SQLArgument]) -> PostgresQuery {
+    static func postgresQuery(_ sql: String, _ arguments: [any SQLArgument]) -> PostgresQuery {
         var numbered = ""
         var index = 0
         for character in sql {

@@ -11,7 +11,7 @@ import Foundation
 struct Admin: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Create managers and admins, register and edit stores, enrol and revoke kiosks, rebuild statistics.",
-        subcommands: [CreateUser.self, AssignStore.self, EnrolKiosk.self, RevokeKiosk.self, ListKiosks.self, SetStaffPin.self,
+        subcommands: [CreateUser.self, AssignStore.self, RemoveManager.self, EnrolKiosk.self, RevokeKiosk.self, ListKiosks.self, SetStaffPin.self,
                       RegisterStore.self, EditStore.self, SetHours.self, CloseDay.self, ReopenDay.self, RebuildStats.self,
                       RotateSigningKey.self, CreateDataKey.self, ScheduleMaintenance.self, ListMaintenance.self,
                       CancelMaintenance.self])
@@ -187,6 +187,26 @@ struct Admin: ParsableCommand {
         func run() throws {
             try database.openExisting().assignStore(storeId: store, toManager: email, now: Date(), loggedAs: .commandLine)
             print("\(email) now manages store \(store)")
+        }
+    }
+
+    struct RemoveManager: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove-manager",
+            abstract: "Stop a manager managing a store (a manager of no other store becomes a customer).")
+
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "The manager's email address.") var email: String
+        @Option(help: "Store id.") var store: StoreID
+
+        func run() throws {
+            let opened = try database.openExisting()
+            guard let user = try opened.user(email: email) else { throw AccountError.noSuchUser }
+            guard try opened.removeManager(storeId: store, userId: user.id, now: Date(), loggedAs: .commandLine) else {
+                throw ValidationError("\(email) does not manage store \(store)")
+            }
+            let role = try opened.user(email: email)?.role
+            print("\(email) no longer manages store \(store)" + (role == .customer ? "; the account is a customer's again" : ""))
         }
     }
 

@@ -99,12 +99,23 @@ struct StaffFromTheWebTests {
         let unknown = try admin.post("/manage/stores/\(store.id)/managers", [("email", "nobody@example.org")])
         #expect(unknown.status == 422 && unknown.bodyText.contains("No account has that email address"))
         #expect(unknown.bodyText.contains(#"value="nobody@example.org" aria-invalid="true""#))
-        // Removed: the store is no longer theirs.
+        // Removed from one of two stores: still a manager, of the other.
+        try database.assignStore(storeId: other.id, toManager: "ada@example.org")
+        #expect(try admin.post("/manage/stores/\(other.id)/managers/remove", [("user", String(ada.id.rawValue))]).status == 303)
+        #expect(try database.user(email: "ada@example.org")?.role == .manager)
+        // Removed from the last: the store is no longer theirs, and the account is a customer's again.
         let removed = try admin.post("/manage/stores/\(store.id)/managers/remove", [("user", String(ada.id.rawValue))])
         #expect(removed.status == 303)
         #expect(try !database.isManager(userId: ada.id, of: store.id))
+        #expect(try database.user(email: "ada@example.org")?.role == .customer)
+        #expect(try signedIn("ada@example.org").get("/manage").status == 403)
         #expect(try admin.post("/manage/stores/\(store.id)/managers/remove", [("user", String(ada.id.rawValue))]).status == 404)
         #expect(try changes(store.id) == ["Alba: Manager: ada@example.org → removed", "Alba: Manager: ada@example.org → added"])
+        // An administrator managing a store stays an administrator when removed from it.
+        let adminId = try #require(try database.user(email: "admin@example.org")).id
+        try database.assignStore(storeId: store.id, toManager: "admin@example.org")
+        #expect(try database.removeManager(storeId: store.id, userId: adminId, now: clock.now, loggedAs: .commandLine))
+        #expect(try database.user(email: "admin@example.org")?.role == .admin)
         // A manager cannot change managers, even of their own store.
         let boss = try signedIn("boss@example.org")
         #expect(try boss.post("/manage/stores/\(store.id)/managers", [("email", "ada@example.org")]).status == 403)

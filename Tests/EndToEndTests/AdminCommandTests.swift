@@ -164,6 +164,38 @@ struct AdminCommandTests {
         #expect(rebuilt.status == 0 && rebuilt.output.contains("store-hours of statistics"))
     }
 
+    @Test("assign-store and remove-manager: a manager of no store left is a customer again; mistakes are named")
+    func managers() throws {
+        let folder = try Self.emptyFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(try clup(["migrate", "--database", "clup.sqlite"], in: folder).status == 0)
+        func admin(_ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String) {
+            try clup(["admin"] + arguments.prefix(1) + ["--database", "clup.sqlite"] + arguments.dropFirst(), in: folder,
+                     input: input)
+        }
+        for name in ["Bottega", "Mercato"] {
+            #expect(try admin(["register-store", "--name", name, "--address", "Via Po 1, Milano", "--latitude", "45.46",
+                               "--longitude", "9.19", "--capacity", "30"]).status == 0)
+        }
+        #expect(try admin(["create-user", "--email", "boss@example.org", "--name", "Boss"],
+                          input: "a long chosen password\n").status == 0)
+        #expect(try admin(["assign-store", "--email", "boss@example.org", "--store", "1"]).status == 0)
+        #expect(try admin(["assign-store", "--email", "boss@example.org", "--store", "2"]).status == 0)
+
+        let first = try admin(["remove-manager", "--email", "boss@example.org", "--store", "1"])
+        #expect(first.status == 0 && first.output == "boss@example.org no longer manages store 1\n")
+        let again = try admin(["remove-manager", "--email", "boss@example.org", "--store", "1"])
+        #expect(again.status != 0 && again.output.contains("boss@example.org does not manage store 1"))
+        let unknown = try admin(["remove-manager", "--email", "nobody@example.org", "--store", "2"])
+        #expect(unknown.status == 1 && unknown.output.contains("Error: no account with that email address"))
+        let last = try admin(["remove-manager", "--email", "boss@example.org", "--store", "2"])
+        #expect(last.status == 0
+            && last.output == "boss@example.org no longer manages store 2; the account is a customer's again\n")
+        let database = try AppDatabase.open(path: folder.appendingPathComponent("clup.sqlite").path, dataKey: .scratch)
+        #expect(try database.user(email: "boss@example.org")?.role == .customer)
+        #expect(try database.storeChanges(storeId: 2).first.map { "\($0.field) \($0.after)" } == "manager removed")
+    }
+
     @Test("register-store, set-hours, close-day, reopen-day and edit-store's slots and departments: the pages' checks and effects")
     func storeCommands() throws {
         let folder = try Self.emptyFolder()

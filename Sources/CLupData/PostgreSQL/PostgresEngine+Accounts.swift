@@ -396,6 +396,9 @@ extension PostgresEngine {
                 WHERE m.storeId = \(storeId) AND m.userId = \(userId) AND u.id = m.userId RETURNING u.email
                 """, as: String.self)
             else { return false }
+            if try transaction.execute(AppDatabase.postgresQuery(AppDatabase.demoteManagerOfNoStore, [userId, userId])) > 0 {
+                transaction.changedCredentials()
+            }
             // The address as the row holds it, sealed.
             try Self.recordChange(storeId: storeId, userId: author.userId, now: now, field: "manager", before: email,
                                   after: "removed", transaction)
