@@ -6,7 +6,7 @@ import Testing
 /// is restarting in between.
 @Suite("The worker supervised under scripts/run")
 struct SupervisionEndToEndTests {
-    @Test("kill -9 replaced in about a second, SIGSTOP within seconds; nginx the same process throughout")
+    @Test("kill -9 replaced in about a second, SIGSTOP within seconds; nginx the same process throughout; logs 0640, mail kept apart")
     func supervised() throws {
         let folder = NSTemporaryDirectory() + "clup-run-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -66,6 +66,15 @@ struct SupervisionEndToEndTests {
         }
         let nginx = nginxPid()
         #expect(nginx > 0)
+        // Its logs are 0640 from the first run on (nginx's check made them too), and its mail
+        // goes to its own folder, not the checkout's.
+        for log in ["access.log", "nginx-error.log"] {
+            let mode = try FileManager.default.attributesOfItem(atPath: folder + "/" + log)[.posixPermissions] as? Int
+            #expect(mode == 0o640, "\(log): \(String(mode ?? 0, radix: 8))")
+        }
+        let environment = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(workerPid())/environ"))
+            .split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        #expect(environment.contains("CLUP_MAIL_DIR=" + folder + "/mail"))
 
         // Killed: replaced at once.
         let first = workerPid()
