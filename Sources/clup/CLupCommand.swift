@@ -467,11 +467,12 @@ struct Generate: ParsableCommand {
 
 struct NginxConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "nginx-config", abstract: "Print the local nginx configuration for these paths and ports.")
+        commandName: "nginx-config",
+        abstract: "Print the local nginx configuration for these paths and ports, or production's from its template.")
 
     @Option(help: "The template to fill.") var template: String = "nginx/clup-local.conf.in"
     @Option(help: "HTTP port on 127.0.0.1.") var port: Int = 8080
-    @Option(help: "Directory for nginx's pid, logs and temporary files.") var runDir: String
+    @Option(help: "Directory for nginx's pid, logs and temporary files (the local template's).") var runDir: String = "run"
     @Option(help: "The worker's unix socket; give it once per worker when several share the database.")
     var socket: [String] = []
     @Option(help: "The worker's TCP port, instead of a socket.") var workerPort: Int?

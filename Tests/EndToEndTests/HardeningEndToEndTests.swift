@@ -206,16 +206,23 @@ struct HardeningEndToEndTests {
         #expect(try stack.get("/").status == 200)
     }
 
-    /// `nginx/clup-production.conf` made to run on this machine, in `folder`: a test certificate
-    /// for clup.example.org, this checkout, `stack`'s sockets, loopback ports. Returns the
-    /// site as rewritten and the HTTP and HTTPS ports; `folder/nginx.conf` includes it.
+    /// `nginx/clup-production.conf.in` as `clup nginx-config` fills it (README, production
+    /// step 5), with `arguments`.
+    func productionTemplate(_ stack: Stack, _ arguments: [String] = []) throws -> String {
+        try stack.run(Stack.clupBinary, ["nginx-config", "--template", Stack.root + "/nginx/clup-production.conf.in"] + arguments)
+    }
+
+    /// `nginx/clup-production.conf.in` filled and made to run on this machine, in `folder`: a
+    /// test certificate for clup.example.org, this checkout, `stack`'s sockets, loopback
+    /// ports. Returns the site as rewritten and the HTTP and HTTPS ports; `folder/nginx.conf`
+    /// includes it.
     func productionSite(in folder: String, for stack: Stack) throws -> (site: String, http: Int, https: Int) {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         chmod(folder, 0o755)
         _ = try stack.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
                                                 "/CN=clup.example.org", "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem"])
         let (http, https) = (try Stack.freePort(), try Stack.freePort())
-        var site = try String(contentsOfFile: Stack.root + "/nginx/clup-production.conf", encoding: .utf8)
+        var site = try productionTemplate(stack)
         for rule in ["limit_req zone=clup_signin burst=5 nodelay;", "return 405;", "add_header Allow \"GET, HEAD, POST\" always;",
                      "error_page 502 503 504 = @api_unavailable;", "client_header_timeout 10s;"] {
             #expect(site.contains(rule), "\(rule)")
@@ -262,10 +269,17 @@ struct HardeningEndToEndTests {
         #expect(site.contains("return 444;") && site.contains("ssl_reject_handshake on;"))
         #expect(site.contains("ssl_ciphers ECDHE-") && !site.contains("X-Cache-Status"))
         #expect(site.contains("location = /healthz {\n        allow 127.0.0.0/8;"))
+        // The map tiles' origin in the policy is the deployment's (CLUP_TILE_URL or --tile-url),
+        // on every block that sets the policy; OpenStreetMap's without one.
+        let policies = site.split(separator: "\n").filter { $0.contains("img-src") }
+        #expect(policies.count == 2 && policies.allSatisfy { $0.contains("img-src 'self' data: https://tile.openstreetmap.org;") })
+        let ownTiles = try productionTemplate(stack, ["--tile-url", "https://{s}.tiles.example.net/{z}/{x}/{y}.png"])
+        let ownPolicies = ownTiles.split(separator: "\n").filter { $0.contains("img-src") }
+        #expect(ownPolicies.count == 2 && ownPolicies.allSatisfy { $0.contains("img-src 'self' data: https://*.tiles.example.net;") })
         // nginx does not inherit add_header into a block with its own: every block that adds a
         // header adds the security headers too (and, in production, HSTS).
         for (config, include, hsts) in [
-            (try String(contentsOfFile: Stack.root + "/nginx/clup-production.conf", encoding: .utf8),
+            (try productionTemplate(stack),
              "include /srv/clup/nginx/security-headers.conf;", true),
             (try String(contentsOfFile: Stack.root + "/nginx/clup-local.conf.in", encoding: .utf8),
              "include @NGINX_DIR@/security-headers.conf;", false),
