@@ -11,7 +11,7 @@ import Foundation
 struct Admin: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Create managers and admins, register and edit stores, enrol and revoke kiosks, rebuild statistics.",
-        subcommands: [CreateUser.self, AssignStore.self, RemoveManager.self, EnrolKiosk.self, RevokeKiosk.self, ListKiosks.self, SetStaffPin.self,
+        subcommands: [CreateUser.self, CloseAccount.self, AssignStore.self, RemoveManager.self, EnrolKiosk.self, RevokeKiosk.self, ListKiosks.self, SetStaffPin.self,
                       RegisterStore.self, EditStore.self, SetHours.self, CloseDay.self, ReopenDay.self, RebuildStats.self,
                       RotateSigningKey.self, CreateDataKey.self, ScheduleMaintenance.self, ListMaintenance.self,
                       CancelMaintenance.self])
@@ -187,6 +187,26 @@ struct Admin: ParsableCommand {
         func run() throws {
             try database.openExisting().assignStore(storeId: store, toManager: email, now: Date(), loggedAs: .commandLine)
             print("\(email) now manages store \(store)")
+        }
+    }
+
+    struct CloseAccount: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "close-account",
+            abstract: "Close an account that breaks the terms: deleted as its owner would delete it.",
+            discussion: """
+                Its reservations not yet used are cancelled and go to the next customer; its visits \
+                stay in the statistics, anonymous. It cannot be undone.
+                """)
+
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "The account's email address.") var email: String
+
+        func run() throws {
+            let opened = try database.openExisting()
+            guard let user = try opened.user(email: email) else { throw AccountError.noSuchUser }
+            try opened.deleteUser(id: user.id, now: Date())
+            print("closed the account of \(email)")
         }
     }
 

@@ -52,6 +52,24 @@ struct DeviceAPITests {
         #expect(routed.count == 5)
     }
 
+    @Test("every error code the device API answers with is in the description's list of codes")
+    func everyCodeDescribed() throws {
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixture.root + "/Public/api/openapi.json")))
+        let components = (json as? [String: Any])?["components"] as? [String: Any]
+        let schemas = components?["schemas"] as? [String: Any]
+        let error = (schemas?["Error"] as? [String: Any])?["properties"] as? [String: Any]
+        let described = Set(((error?["code"] as? [String: Any])?["enum"] as? [String]) ?? [])
+        // The codes the worker's sources make its errors with (`EntranceError(status, "code", …)`).
+        var made: Set<String> = []
+        let folder = Fixture.root + "/Sources/CLupWeb"
+        for file in try FileManager.default.subpathsOfDirectory(atPath: folder) where file.hasSuffix(".swift") {
+            let source = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
+            for match in source.matches(of: /EntranceError\(\d+, "([A-Za-z]+)"/) { made.insert(String(match.1)) }
+        }
+        #expect(made.count >= 20 && made.contains("wrongRole"))
+        #expect(made.subtracting(described).isEmpty, "not described: \(made.subtracting(described).sorted())")
+    }
+
     @Test("without a valid device key nothing is answered but 401, in JSON")
     func authentication() throws {
         let missing = try call(.get, "/api/v1/stores/\(store.id)/status", key: nil)

@@ -164,7 +164,7 @@ struct AdminCommandTests {
         #expect(rebuilt.status == 0 && rebuilt.output.contains("store-hours of statistics"))
     }
 
-    @Test("assign-store and remove-manager: a manager of no store left is a customer again; mistakes are named")
+    @Test("assign-store, remove-manager and close-account: a manager of no store left is a customer again; mistakes are named")
     func managers() throws {
         let folder = try Self.emptyFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -194,6 +194,13 @@ struct AdminCommandTests {
         let database = try AppDatabase.open(path: folder.appendingPathComponent("clup.sqlite").path, dataKey: .scratch)
         #expect(try database.user(email: "boss@example.org")?.role == .customer)
         #expect(try database.storeChanges(storeId: 2).first.map { "\($0.field) \($0.after)" } == "manager removed")
+
+        // An account that breaks the terms is closed: deleted as its owner would delete it.
+        let closed = try admin(["close-account", "--email", "BOSS@example.org"])
+        #expect(closed.status == 0 && closed.output == "closed the account of BOSS@example.org\n")
+        #expect(try database.user(email: "boss@example.org") == nil)
+        let gone = try admin(["close-account", "--email", "boss@example.org"])
+        #expect(gone.status == 1 && gone.output.contains("Error: no account with that email address"))
     }
 
     @Test("register-store, set-hours, close-day, reopen-day and edit-store's slots and departments: the pages' checks and effects")
