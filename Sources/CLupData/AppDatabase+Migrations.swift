@@ -910,6 +910,19 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v37: notices whose push was lost go by email") { db in
+            try db.execute(sql: """
+                -- A browser that unsubscribed (404 or 410) took its pending push messages with it,
+                -- and a customer who chose push only lost "it is your turn". Each push message now
+                -- names its notice; when an account's last subscription goes, the notices it had
+                -- not delivered are dispatched again by email (`emailOnly`), once, and the account
+                -- remembers when (`pushLostAt`) so its ticket page can say so.
+                ALTER TABLE pushMessage ADD COLUMN noticeId INTEGER REFERENCES notice(id) ON DELETE SET NULL;
+                ALTER TABLE notice ADD COLUMN emailOnly BOOLEAN NOT NULL DEFAULT 0 CHECK (emailOnly IN (0, 1));
+                ALTER TABLE user ADD COLUMN pushLostAt DATETIME;
+                """)
+        }
+
         return migrator
     }
 }

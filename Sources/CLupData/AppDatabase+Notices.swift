@@ -161,7 +161,9 @@ extension AppDatabase {
                     let user = try User.fetchOne(db, id: userId), let store = try Store.fetchOne(db, id: reservation.storeId)
                 else { continue }
                 let message = render(NoticeSubject(notice: notice, reservation: reservation, store: store, user: user))
-                let pushed = try Self.push(message, to: user, now: now, db)
+                // A notice whose push was lost goes by email alone, unless it went by email already.
+                let pushed = notice.emailOnly ? 0 : try Self.push(message, to: user, now: now, notice: notice.id, db)
+                if notice.emailOnly && user.notifyEmail { continue }
                 if user.notifyEmail || pushed == 0 {
                     // What this reservation's customer has not yet been sent about it is old news.
                     try db.cachedStatement(sql: """
@@ -178,17 +180,57 @@ extension AppDatabase {
 
     /// Queues `message`'s push payload for each of `user`'s browsers, if they take push
     /// messages; returns how many were queued (none: the message goes by email).
-    static func push(_ message: RenderedNotice, to user: User, now: Date, _ db: Database) throws -> Int {
+    static func push(_ message: RenderedNotice, to user: User, now: Date, notice: Int64? = nil, _ db: Database) throws -> Int {
         guard user.notifyPush, let payload = message.push else { return 0 }
         let subscriptions = try Int64.fetchAll(db, sql: "SELECT id FROM pushSubscription WHERE userId = ?",
                                                arguments: [user.id])
         for subscription in subscriptions {
             try db.execute(sql: """
-                INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [subscription, payload, message.urgency, now, now + message.pushLifetime, now])
+                INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt, noticeId)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [subscription, payload, message.urgency, now, now + message.pushLifetime, now, notice])
         }
         return subscriptions.count
+    }
+
+    /// Run as subscription `id` is dropped (its browser unsubscribed, or it kept failing), when
+    /// it is its account's last: the notices it had not delivered are dispatched again, by
+    /// email alone (`Notice.emailOnly`; a notice so marked is never marked again, so each goes
+    /// once), and the account remembers when its push was lost, for its ticket page. The same
+    /// statements on both engines; their arguments are `mailLostPushArguments`.
+    static let mailLostPush = [
+        """
+        UPDATE notice SET dispatchedAt = NULL, emailOnly = TRUE
+        WHERE NOT emailOnly
+          AND id IN (SELECT noticeId FROM pushMessage WHERE pushSubscriptionId = ? AND sentAt IS NULL)
+          AND NOT EXISTS (SELECT 1 FROM pushSubscription s JOIN pushSubscription o ON o.userId = s.userId AND o.id <> s.id
+                          WHERE s.id = ?)
+        """,
+        """
+        UPDATE "user" SET pushLostAt = ?
+        WHERE id = (SELECT userId FROM pushSubscription WHERE id = ?)
+          AND NOT EXISTS (SELECT 1 FROM pushSubscription s JOIN pushSubscription o ON o.userId = s.userId AND o.id <> s.id
+                          WHERE s.id = ?)
+        """,
+    ]
+
+    static func mailLostPushArguments(subscription id: Int64, now: Date) -> [[any SQLArgument]] {
+        [[id, id], [now, id, id]]
+    }
+
+    static func mailLostPush(subscription id: Int64, now: Date, _ db: Database) throws {
+        for (sql, arguments) in zip(mailLostPush, mailLostPushArguments(subscription: id, now: now)) {
+            try db.execute(sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue)))
+        }
+    }
+
+    /// When the account's browsers last stopped taking its push messages, while none has
+    /// subscribed since; nil otherwise.
+    public func pushLost(userId: UserID) throws -> Date? {
+        if let postgres { return try postgres.pushLost(userId: userId) }
+        return try reader.read { db in
+            try Date.fetchOne(db, sql: "SELECT pushLostAt FROM user WHERE id = ?", arguments: [userId])
+        }
     }
 
     /// The notices of reservation `id`, oldest first (for tests and the ticket's history).
@@ -235,6 +277,7 @@ extension AppDatabase {
             try db.execute(sql: """
                 INSERT INTO pushSubscription (userId, endpoint, p256dh, auth, createdAt) VALUES (?, ?, ?, ?, ?)
                 """, arguments: [userId, endpoint, p256dh, auth, now])
+            try db.execute(sql: "UPDATE user SET pushLostAt = NULL WHERE id = ? AND pushLostAt IS NOT NULL", arguments: [userId])
             try db.execute(sql: """
                 DELETE FROM pushSubscription WHERE userId = ? AND id NOT IN
                     (SELECT id FROM pushSubscription WHERE userId = ? ORDER BY id DESC LIMIT ?)
@@ -324,8 +367,8 @@ extension AppDatabase {
     /// Records a failed attempt; returns whether the subscription was dropped for failing
     /// `pushFailuresAllowed` times in a row (with what it had pending).
     @discardableResult
-    public func markPushFailed(id: Int64, error: String, retryAt: Date) throws -> Bool {
-        if let postgres { return try postgres.markPushFailed(id: id, error: error, retryAt: retryAt) }
+    public func markPushFailed(id: Int64, error: String, retryAt: Date, now: Date) throws -> Bool {
+        if let postgres { return try postgres.markPushFailed(id: id, error: error, retryAt: retryAt, now: now) }
         return try write { db in
             try db.execute(sql: "UPDATE pushMessage SET nextAttemptAt = ?, lastError = ? WHERE id = ?",
                            arguments: [retryAt, String(error.prefix(500)), id])
@@ -333,17 +376,24 @@ extension AppDatabase {
                 UPDATE pushSubscription SET failures = failures + 1
                 WHERE id = (SELECT pushSubscriptionId FROM pushMessage WHERE id = ?)
                 """, arguments: [id])
-            try db.execute(sql: """
-                DELETE FROM pushSubscription WHERE failures >= ? AND id = (SELECT pushSubscriptionId FROM pushMessage WHERE id = ?)
+            guard let failing = try Int64.fetchOne(db, sql: """
+                SELECT id FROM pushSubscription WHERE failures >= ? AND id = (SELECT pushSubscriptionId FROM pushMessage WHERE id = ?)
                 """, arguments: [Self.pushFailuresAllowed, id])
-            return db.changesCount > 0
+            else { return false }
+            try Self.mailLostPush(subscription: failing, now: now, db)
+            try db.execute(sql: "DELETE FROM pushSubscription WHERE id = ?", arguments: [failing])
+            return true
         }
     }
 
-    /// Forgets a subscription the push service says is gone (404 or 410), with its messages.
-    public func removePushSubscription(id: Int64) throws {
-        if let postgres { return try postgres.removePushSubscription(id: id) }
-        try write { db in try db.execute(sql: "DELETE FROM pushSubscription WHERE id = ?", arguments: [id]) }
+    /// Forgets a subscription the push service says is gone (404 or 410), with its messages;
+    /// what it had not delivered goes by email if it was the account's last (`mailLostPush`).
+    public func removePushSubscription(id: Int64, now: Date) throws {
+        if let postgres { return try postgres.removePushSubscription(id: id, now: now) }
+        try write { db in
+            try Self.mailLostPush(subscription: id, now: now, db)
+            try db.execute(sql: "DELETE FROM pushSubscription WHERE id = ?", arguments: [id])
+        }
     }
 
     /// Forgets push messages settled before `date` (sent, refused or expired): their payloads

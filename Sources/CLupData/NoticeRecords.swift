@@ -56,6 +56,9 @@ public struct Notice: Codable, Sendable, Identifiable, FetchableRecord, TableRec
     public var reason: Reason?
     public var createdAt: Date
     public var dispatchedAt: Date?
+    /// Dispatched again by email alone: its push was lost with the account's last browser
+    /// subscription (`AppDatabase.mailLostPush`).
+    public var emailOnly: Bool
 
     public static let databaseTableName = "notice"
 

@@ -38,7 +38,9 @@ public struct CurlPushTransport: PushTransport {
 /// service that hangs delays nobody else's message. A 2xx answer settles a message; 404 or 410
 /// means the browser unsubscribed, so the subscription (and what it had pending) is removed;
 /// other failures are retried with a growing delay until the message's lifetime runs out, and
-/// a subscription that fails `AppDatabase.pushFailuresAllowed` times in a row is dropped.
+/// a subscription that fails `AppDatabase.pushFailuresAllowed` times in a row is dropped. When
+/// the account's last subscription goes, what it had not delivered goes by email
+/// (`AppDatabase.mailLostPush`).
 ///
 /// Fair: urgent messages ("leave now", "your turn") go first, and one account has at most
 /// `perAccount` messages on their way at once, so an account whose endpoints never answer
@@ -98,7 +100,7 @@ public final class PushDelivery: Sendable {
             guard let url = URL(string: subscription.endpoint), let p256dh = Secrets.base64urlBytes(subscription.p256dh),
                 let auth = Secrets.base64urlBytes(subscription.auth)
             else {
-                try database.removePushSubscription(id: subscription.id)
+                try database.removePushSubscription(id: subscription.id, now: now)
                 return
             }
             let body = try WebPushEncryption.encrypt(Array(message.payload.utf8), p256dh: p256dh, auth: auth)
@@ -115,11 +117,11 @@ public final class PushDelivery: Sendable {
                 try database.markPushSent(id: message.id, now: now)
             case 404, 410:
                 logger.info("push subscription \(subscription.id) is gone (\(status)); removed")
-                try database.removePushSubscription(id: subscription.id)
+                try database.removePushSubscription(id: subscription.id, now: now)
             case 400, 413:
                 // The service will never take this message; retrying would not change that.
                 logger.warning("push message \(message.id) refused (\(status))")
-                try database.markPushFailed(id: message.id, error: "refused: HTTP \(status)", retryAt: message.expiresAt)
+                try database.markPushFailed(id: message.id, error: "refused: HTTP \(status)", retryAt: message.expiresAt, now: now)
             default:
                 try retry(message, error: "HTTP \(status)", now: now)
             }
@@ -130,7 +132,7 @@ public final class PushDelivery: Sendable {
 
     private func retry(_ message: PushMessage, error: String, now: Date) throws {
         let delay = min(600, 15 * pow(2, Double(max(0, message.attempts - 1))))
-        if try database.markPushFailed(id: message.id, error: error, retryAt: now + delay) {
+        if try database.markPushFailed(id: message.id, error: error, retryAt: now + delay, now: now) {
             logger.warning("push subscription of message \(message.id) failed \(AppDatabase.pushFailuresAllowed) times in a row; dropped")
         } else {
             logger.warning("push message \(message.id) not sent (attempt \(message.attempts)), retrying in \(Int(delay)) s: \(error)")

@@ -61,6 +61,8 @@ public struct TicketPage: Page {
     public var confirmAction: String?
     /// Where this browser can turn on notifications (shown by the script when it can).
     public var pushAction: String
+    /// The account's browsers stopped taking its notifications: said, with where they go now.
+    public var pushLost: String?
 
     public init(storeName: String, number: Int, kind: String, progress: TicketProgress, facts: [Fact],
                 code: QRDrawing?, pngHref: String, statusHref: String, cancelAction: String?,
@@ -104,6 +106,7 @@ public struct TicketPage: Page {
                 <a class="button secondary" href="\(Paths.reservations())">\(tr("nav.reservations"))</a>
               </div>
               \(travel.map { travelForm($0, frame) })
+              \(pushLost.map { "<p class=\"no-print push-lost\" role=\"status\">\($0)</p>" as HTML })
               <p class="no-print push-offer" data-push-offer="\(pushAction)" hidden>
                 <button type="button" class="secondary" data-push-enable>\(tr("ticket.notifyMe"))</button>
                 <span class="fine" data-push-state></span>

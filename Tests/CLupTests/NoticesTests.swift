@@ -1,8 +1,11 @@
+import Crypto
 import Foundation
+import Logging
 import Testing
 
 @testable import CLupData
 @testable import CLupDomain
+@testable import CLupJobs
 @testable import CLupSupport
 @testable import CLupText
 @testable import CLupWeb
@@ -387,6 +390,53 @@ struct NoticesTests {
         #expect(try database.cancelReservation(id: ticket.id, userId: ada.id, now: clock.now))
         try database.dispatchNotices(now: clock.now, render: writer.render)
         #expect(try mail(to: "ada@example.org").count == 1)
+    }
+
+    @Test("a push-only customer whose browser unsubscribed before \"it is your turn\" gets it by email, once, and is told")
+    func lostPushGoesByEmail() throws {
+        let ada = try user("ada@example.org")
+        let browser = try signedIn("ada@example.org")
+        let key = Secrets.base64url(Array(P256.KeyAgreement.PrivateKey().publicKey.x963Representation))
+        let auth = Secrets.base64url([UInt8](repeating: 1, count: 16))
+        for endpoint in ["https://fcm.googleapis.com/fcm/send/a", "https://fcm.googleapis.com/fcm/send/b"] {
+            #expect(try browser.post("/account/push", [("endpoint", endpoint), ("p256dh", key), ("auth", auth)]).status == 204)
+        }
+        #expect(try browser.post("/account/notifications", [("push", "on")]).status == 303)
+        let ticket = try lineUp(ada)
+        try database.dispatchNotices(now: clock.now, render: writer.render)
+        #expect(try mail(to: "ada@example.org").isEmpty)
+        let page = "/reservations/\(ticket.id)"
+        #expect(try !browser.get(page).bodyText.contains("stopped receiving"))
+
+        // One browser of two gone: the other still takes the notice, so nothing goes by email.
+        let service = WebPushTests.FakeService(answers: ["https://fcm.googleapis.com/fcm/send/a": 410,
+                                                         "https://fcm.googleapis.com/fcm/send/b": 410])
+        let subscriptions = try database.pushSubscriptions(userId: ada.id)
+        try database.removePushSubscription(id: subscriptions[0].id, now: clock.now)
+        try database.dispatchNotices(now: clock.now, render: writer.render)
+        #expect(try mail(to: "ada@example.org").isEmpty)
+        #expect(try database.pushLost(userId: ada.id) == nil)
+
+        // The last one answers 410 before "it is your turn" reached it: it goes by email.
+        clock.advance(5)
+        let delivery = PushDelivery(database: database, vapid: try VAPIDKey(privateKey: VAPIDKey.generatePrivateKey(),
+                                                                            subject: "mailto:ops@example.org"),
+                                    transport: service, logger: Logger(label: "test"))
+        #expect(try delivery.deliverDue(now: clock.now, wait: true) == 1)
+        #expect(try database.pushSubscriptions(userId: ada.id).isEmpty)
+        #expect(try database.pushLost(userId: ada.id) == clock.now)
+        try database.dispatchNotices(now: clock.now, render: writer.render)
+        #expect(try mail(to: "ada@example.org").map(\.subject) == ["It is your turn at Bottega Duomo"])
+        // Once: nothing more to dispatch, and the ticket page says where notices go now.
+        #expect(try database.dispatchNotices(now: clock.now + 60, render: writer.render) == 0)
+        #expect(try mail(to: "ada@example.org").count == 1)
+        #expect(try browser.get(page).bodyText.contains(
+            "Your browser stopped receiving CLup&#39;s notifications, so we email them to ada@example.org instead."))
+        // The browser subscribes again: said no more.
+        #expect(try browser.post("/account/push", [("endpoint", "https://fcm.googleapis.com/fcm/send/c"), ("p256dh", key),
+                                                   ("auth", auth)]).status == 204)
+        #expect(try database.pushLost(userId: ada.id) == nil)
+        #expect(try !browser.get(page).bodyText.contains("stopped receiving"))
     }
 
     @Test("a reminder says when in a sentence: \"tomorrow at 00:30\", never \"at tomorrow 00:30\"")

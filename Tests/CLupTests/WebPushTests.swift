@@ -147,9 +147,9 @@ struct WebPushTests {
         try Self.queue("{}", to: subscription.id, urgency: "normal", at: now, for: 86400, database)
         let message = try require(try database.pushMessages(subscriptionId: subscription.id).first)
         for attempt in 1...4 {
-            #expect(try database.markPushFailed(id: message.id, error: "HTTP 500", retryAt: now) == false, "\(attempt)")
+            #expect(try database.markPushFailed(id: message.id, error: "HTTP 500", retryAt: now, now: now) == false, "\(attempt)")
         }
-        #expect(try database.markPushFailed(id: message.id, error: "HTTP 500", retryAt: now) == true)
+        #expect(try database.markPushFailed(id: message.id, error: "HTTP 500", retryAt: now, now: now) == true)
         #expect(try database.pushSubscriptions(userId: user.id).isEmpty)
         #expect(try database.pushMessages(subscriptionId: subscription.id).isEmpty)
     }

@@ -105,7 +105,7 @@ extension PostgresEngine {
         guard pending > 0 else { return 0 }
         return try write { transaction in
             let notices = try transaction.rows("""
-                SELECT id, reservationId, kind, reason, createdAt, dispatchedAt FROM notice WHERE dispatchedAt IS NULL
+                SELECT id, reservationId, kind, reason, createdAt, dispatchedAt, emailOnly FROM notice WHERE dispatchedAt IS NULL
                 ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED
                 """).map { try $0.record(Notice.self) }
             for notice in notices {
@@ -118,7 +118,9 @@ extension PostgresEngine {
                         """)?.record(Store.self)
                 else { continue }
                 let message = render(NoticeSubject(notice: notice, reservation: reservation, store: store, user: user))
-                let pushed = try Self.push(message, to: user, now: now, transaction)
+                // A notice whose push was lost goes by email alone, unless it went by email already.
+                let pushed = notice.emailOnly ? 0 : try Self.push(message, to: user, now: now, notice: notice.id, transaction)
+                if notice.emailOnly && user.notifyEmail { continue }
                 if user.notifyEmail || pushed == 0 {
                     try transaction.execute("""
                         UPDATE outboxMessage SET sentAt = \(now), lastError = \(AppDatabase.supersededMail)
@@ -135,21 +137,36 @@ extension PostgresEngine {
 
     /// Queues `message`'s push payload for each of `user`'s browsers, if they take push
     /// messages; returns how many were queued (none: the message goes by email).
-    static func push(_ message: RenderedNotice, to user: User, now: Date, _ transaction: PostgresTransaction) throws
-        -> Int
+    static func push(_ message: RenderedNotice, to user: User, now: Date, notice: Int64? = nil,
+                     _ transaction: PostgresTransaction) throws -> Int
     {
         guard user.notifyPush, let payload = message.push else { return 0 }
         return try transaction.execute("""
-            INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt)
-            SELECT id, \(payload), \(message.urgency), \(now), \(now + message.pushLifetime), \(now)
+            INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt, noticeId)
+            SELECT id, \(payload), \(message.urgency), \(now), \(now + message.pushLifetime), \(now), \(notice)
             FROM pushSubscription WHERE userId = \(user.id) ORDER BY id
             """)
+    }
+
+    /// `AppDatabase.mailLostPush`, the same statements.
+    static func mailLostPush(subscription id: Int64, now: Date, _ transaction: PostgresTransaction) throws {
+        for (sql, arguments) in zip(AppDatabase.mailLostPush, AppDatabase.mailLostPushArguments(subscription: id, now: now)) {
+            if try transaction.execute(AppDatabase.postgresQuery(sql, arguments)) > 0 && sql.contains("pushLostAt") {
+                transaction.changedCredentials()
+            }
+        }
+    }
+
+    func pushLost(userId: UserID) throws -> Date? {
+        try read { transaction in
+            try transaction.value("SELECT pushLostAt FROM \"user\" WHERE id = \(userId)", as: Date?.self) ?? nil
+        }
     }
 
     func notices(reservationId: ReservationID) throws -> [Notice] {
         try read { transaction in
             try transaction.rows("""
-                SELECT id, reservationId, kind, reason, createdAt, dispatchedAt FROM notice
+                SELECT id, reservationId, kind, reason, createdAt, dispatchedAt, emailOnly FROM notice
                 WHERE reservationId = \(reservationId) ORDER BY id
                 """).map { try $0.record(Notice.self) }
         }
@@ -182,6 +199,12 @@ extension PostgresEngine {
                 INSERT INTO pushSubscription (userId, endpoint, p256dh, auth, createdAt)
                 VALUES (\(userId), \(endpoint), \(p256dh), \(auth), \(now))
                 """)
+            if try transaction.execute("""
+                UPDATE "user" SET pushLostAt = NULL WHERE id = \(userId) AND pushLostAt IS NOT NULL
+                """) > 0
+            {
+                transaction.changedCredentials()
+            }
             try transaction.execute("""
                 DELETE FROM pushSubscription WHERE userId = \(userId) AND id NOT IN
                     (SELECT id FROM pushSubscription WHERE userId = \(userId) ORDER BY id DESC
@@ -259,24 +282,28 @@ extension PostgresEngine {
         }
     }
 
-    func markPushFailed(id: Int64, error: String, retryAt: Date) throws -> Bool {
+    func markPushFailed(id: Int64, error: String, retryAt: Date, now: Date) throws -> Bool {
         try write { transaction in
             try transaction.execute("""
                 UPDATE pushMessage SET nextAttemptAt = \(retryAt), lastError = \(String(error.prefix(500))) WHERE id = \(id)
                 """)
-            try transaction.execute("""
+            guard let failing = try transaction.value("""
                 UPDATE pushSubscription SET failures = failures + 1
                 WHERE id = (SELECT pushSubscriptionId FROM pushMessage WHERE id = \(id))
-                """)
-            return try transaction.execute("""
-                DELETE FROM pushSubscription WHERE failures >= \(AppDatabase.pushFailuresAllowed)
-                  AND id = (SELECT pushSubscriptionId FROM pushMessage WHERE id = \(id))
-                """) > 0
+                RETURNING CASE WHEN failures >= \(AppDatabase.pushFailuresAllowed) THEN id END
+                """, as: Int64?.self) ?? nil
+            else { return false }
+            try Self.mailLostPush(subscription: failing, now: now, transaction)
+            try transaction.execute("DELETE FROM pushSubscription WHERE id = \(failing)")
+            return true
         }
     }
 
-    func removePushSubscription(id: Int64) throws {
-        try write { transaction in try transaction.execute("DELETE FROM pushSubscription WHERE id = \(id)") }
+    func removePushSubscription(id: Int64, now: Date) throws {
+        try write { transaction in
+            try Self.mailLostPush(subscription: id, now: now, transaction)
+            try transaction.execute("DELETE FROM pushSubscription WHERE id = \(id)")
+        }
     }
 
     func purgeSettledPush(before date: Date) throws -> Int {

@@ -108,6 +108,11 @@ enum PostgresMigrations {
             );
             CREATE INDEX mailPace_mark ON mailPace(mark);
             """),
+        ("notices whose push was lost go by email (SQLite's 37)", """
+            ALTER TABLE pushMessage ADD COLUMN noticeId bigint REFERENCES notice(id) ON DELETE SET NULL;
+            ALTER TABLE notice ADD COLUMN emailOnly boolean NOT NULL DEFAULT false;
+            ALTER TABLE "user" ADD COLUMN pushLostAt timestamptz;
+            """),
     ]
 
     /// Brings the schema up to date; several workers starting at once take turns on an

@@ -434,6 +434,7 @@ extension Catalogue {
         // MARK: ticket
         "ticket.kindNumber": "{kind} No.",
         "ticket.connectionLost": "Connection lost: what this page shows may be out of date. Trying again…",
+        "ticket.pushLost": "Your browser stopped receiving CLup's notifications, so we email them to {email} instead. To have them here again, turn them on below.",
         "ticket.notifyMe": "Notify me on this device",
         "ticket.leaveBy": "Leave by",
         "ticket.confirmVisit": "Confirm my visit",

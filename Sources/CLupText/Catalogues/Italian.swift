@@ -434,6 +434,7 @@ extension Catalogue {
         // MARK: ticket
         "ticket.kindNumber": "{kind} N.",
         "ticket.connectionLost": "Connessione persa: ciò che vedi potrebbe non essere aggiornato. Riprovo…",
+        "ticket.pushLost": "Il tuo browser ha smesso di ricevere le notifiche di CLup, quindi te le inviamo per email a {email}. Per riceverle di nuovo qui, attivale qui sotto.",
         "ticket.notifyMe": "Avvisami su questo dispositivo",
         "ticket.leaveBy": "Parti entro le",
         "ticket.confirmVisit": "Confermo la visita",

@@ -14,7 +14,10 @@ extension ReservationsArea {
         let owned = context.owned
         let progress = try self.progress(owned, now: context.now)
         let code = owned.reservation.status.isActive ? try QRCode(encoding: codes.text(for: owned.reservation, now: context.now)) : nil
-        let page = TicketPage(owned, progress: progress, code: code, now: context.now)
+        var page = TicketPage(owned, progress: progress, code: code, now: context.now)
+        if context.user.notifyPush, owned.reservation.status.isActive, try database.pushLost(userId: context.user.id) != nil {
+            page.pushLost = tr("ticket.pushLost", ["email": context.user.email])
+        }
         return views.page(title: tr("ticket.title"), section: .reservations, context, page)
     }
 

@@ -198,7 +198,7 @@ CREATE TABLE maintenanceWindow (
 CREATE TABLE "managedStore" ("userId" INTEGER NOT NULL REFERENCES "user"("id") ON DELETE CASCADE, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, PRIMARY KEY ("userId", "storeId"));
 
 -- table notice
-CREATE TABLE "notice" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "reservationId" INTEGER NOT NULL REFERENCES "reservation"("id") ON DELETE CASCADE, "kind" TEXT NOT NULL CHECK ("kind" IN ('leaveNow', 'yourTurn', 'reminder', 'cancelled', 'expired', 'autoCancelled')), "reason" TEXT, "createdAt" DATETIME NOT NULL, "dispatchedAt" DATETIME, UNIQUE ("reservationId", "kind"));
+CREATE TABLE "notice" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "reservationId" INTEGER NOT NULL REFERENCES "reservation"("id") ON DELETE CASCADE, "kind" TEXT NOT NULL CHECK ("kind" IN ('leaveNow', 'yourTurn', 'reminder', 'cancelled', 'expired', 'autoCancelled')), "reason" TEXT, "createdAt" DATETIME NOT NULL, "dispatchedAt" DATETIME, emailOnly BOOLEAN NOT NULL DEFAULT 0 CHECK (emailOnly IN (0, 1)), UNIQUE ("reservationId", "kind"));
 
 -- table openingInterval
 CREATE TABLE "openingInterval" ("storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "weekday" INTEGER NOT NULL CHECK (("weekday" >= 1) AND ("weekday" <= 7)), "opens" INTEGER NOT NULL CHECK (("opens" >= 0) AND ("opens" < 1440)), "closes" INTEGER NOT NULL, PRIMARY KEY ("storeId", "weekday", "opens"), CHECK (closes > opens AND closes <= opens + 1440));
@@ -208,7 +208,7 @@ CREATE TABLE "outboxMessage" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "recipient
     CHECK (noticeKind IN ('leaveNow', 'yourTurn', 'reminder', 'cancelled', 'expired', 'autoCancelled')));
 
 -- table pushMessage
-CREATE TABLE "pushMessage" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "pushSubscriptionId" INTEGER NOT NULL REFERENCES "pushSubscription"("id") ON DELETE CASCADE, "payload" TEXT NOT NULL, "urgency" TEXT NOT NULL, "createdAt" DATETIME NOT NULL, "expiresAt" DATETIME NOT NULL, "attempts" INTEGER NOT NULL DEFAULT 0, "nextAttemptAt" DATETIME NOT NULL, "sentAt" DATETIME, "lastError" TEXT);
+CREATE TABLE "pushMessage" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "pushSubscriptionId" INTEGER NOT NULL REFERENCES "pushSubscription"("id") ON DELETE CASCADE, "payload" TEXT NOT NULL, "urgency" TEXT NOT NULL, "createdAt" DATETIME NOT NULL, "expiresAt" DATETIME NOT NULL, "attempts" INTEGER NOT NULL DEFAULT 0, "nextAttemptAt" DATETIME NOT NULL, "sentAt" DATETIME, "lastError" TEXT, noticeId INTEGER REFERENCES notice(id) ON DELETE SET NULL);
 
 -- table pushSubscription
 CREATE TABLE "pushSubscription" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "userId" INTEGER NOT NULL REFERENCES "user"("id") ON DELETE CASCADE, "endpoint" TEXT NOT NULL UNIQUE ON CONFLICT REPLACE CHECK ((LENGTH("endpoint") >= 10) AND (LENGTH("endpoint") <= 1000)), "p256dh" TEXT NOT NULL CHECK (LENGTH("p256dh") <= 200), "auth" TEXT NOT NULL CHECK (LENGTH("auth") <= 100), "createdAt" DATETIME NOT NULL, failures INTEGER NOT NULL DEFAULT 0);
@@ -289,7 +289,7 @@ CREATE TABLE ticketBlock (
 );
 
 -- table user
-CREATE TABLE "user" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "email" TEXT NOT NULL, "displayName" TEXT NOT NULL, "passwordHash" TEXT NOT NULL, "role" TEXT NOT NULL CHECK ("role" IN ('customer', 'manager', 'admin')) DEFAULT 'customer', "emailConfirmedAt" DATETIME, "travelMode" TEXT NOT NULL CHECK ("travelMode" IN ('walking', 'car', 'transit')) DEFAULT 'walking', "loyaltyOptIn" BOOLEAN NOT NULL DEFAULT 0, "createdAt" DATETIME NOT NULL, "notifyEmail" BOOLEAN NOT NULL DEFAULT 1, "notifyPush" BOOLEAN NOT NULL DEFAULT 1, "language" TEXT NOT NULL CHECK ("language" IN ('en', 'it')) DEFAULT 'en', termsVersion INTEGER CHECK (termsVersion >= 1), termsAcceptedAt DATETIME, emailKey TEXT UNIQUE);
+CREATE TABLE "user" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "email" TEXT NOT NULL, "displayName" TEXT NOT NULL, "passwordHash" TEXT NOT NULL, "role" TEXT NOT NULL CHECK ("role" IN ('customer', 'manager', 'admin')) DEFAULT 'customer', "emailConfirmedAt" DATETIME, "travelMode" TEXT NOT NULL CHECK ("travelMode" IN ('walking', 'car', 'transit')) DEFAULT 'walking', "loyaltyOptIn" BOOLEAN NOT NULL DEFAULT 0, "createdAt" DATETIME NOT NULL, "notifyEmail" BOOLEAN NOT NULL DEFAULT 1, "notifyPush" BOOLEAN NOT NULL DEFAULT 1, "language" TEXT NOT NULL CHECK ("language" IN ('en', 'it')) DEFAULT 'en', termsVersion INTEGER CHECK (termsVersion >= 1), termsAcceptedAt DATETIME, emailKey TEXT UNIQUE, pushLostAt DATETIME);
 
 -- table waitlist
 CREATE TABLE waitlist (
