@@ -128,7 +128,8 @@ struct SiteOptions: ParsableArguments {
     var geocoderURL: String? = ProcessInfo.processInfo.environment["CLUP_GEOCODER_URL"]
 
     /// What the home page's search asks; a geocoder's address that cannot be one is refused.
-    func places() throws -> any PlaceFinder {
+    /// At most half the worker's `pageThreads` wait for the geocoder at once.
+    func places(pageThreads: Int) throws -> any PlaceFinder {
         guard let geocoderURL else { return DemoData.gazetteer }
         let geocoder = NominatimFinder(baseURL: geocoderURL)
         do {
@@ -136,7 +137,7 @@ struct SiteOptions: ParsableArguments {
         } catch {
             throw ValidationError("--geocoder-url: \(error)")
         }
-        return RememberingFinder(geocoder)
+        return RememberingFinder(geocoder, waiters: max(1, pageThreads / 2))
     }
 
     @Option(help: "The site's public address, for links in emails.")
@@ -309,7 +310,7 @@ struct Serve: ParsableCommand {
         let metrics = Self.bootstrapMetrics()
         var environment = AppEnvironment(
             database: try database.open(), now: now, logger: logger, settings: settings,
-            tickets: try secret.tickets(), metrics: metrics, places: try site.places())
+            tickets: try secret.tickets(), metrics: metrics, places: try site.places(pageThreads: threads))
         var keeper: StaticPagesKeeper?
         if let errorsDir {
             let pages = StaticPages(views: views, directory: errorsDir)

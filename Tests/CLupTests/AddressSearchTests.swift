@@ -104,4 +104,81 @@ struct AddressSearchTests {
         _ = try remembered.find("viale monza")
         #expect(asked.values.count == 2)
     }
+
+    /// A geocoder that answers only when let go (or fails, when told to), counting what it is asked.
+    final class Hanging: PlaceFinder, @unchecked Sendable {
+        // @unchecked: `asked` is a LockedList, `release` a semaphore, `fails` set before use.
+        let release = DispatchSemaphore(value: 0)
+        let asked = LockedList()
+        var fails = false
+
+        func find(_ query: String) throws -> FoundPlace? {
+            asked.append(query)
+            if fails { throw GeocoderError(description: "refused") }
+            release.wait()
+            return FoundPlace(name: query, position: GeoPoint(latitude: 45.5, longitude: 9.2))
+        }
+    }
+
+    @Test("a geocoder that never answers costs a search its deadline at most, and holds no more than four lookups")
+    func geocoderHangs() throws {
+        let clock = TestClock()
+        let geocoder = Hanging()
+        let finder = RememberingFinder(geocoder, deadline: 0.5, pause: 30, clock: { clock.now })
+        let answered = LockedList()
+        let started = Date()
+        // Twenty searches at once, each on a thread of its own as the worker's page threads are.
+        let all = DispatchGroup()
+        let gate = DispatchSemaphore(value: 0)
+        for index in 0..<20 {
+            all.enter()
+            Thread {
+                gate.wait()
+                let began = Date()
+                let outcome = (try? finder.find("Via Roma \(index)")).map { _ in "found" } ?? "unavailable"
+                answered.append("\(outcome) \(Date().timeIntervalSince(began) < 1.5)")
+                all.leave()
+            }.start()
+        }
+        for _ in 0..<20 { gate.signal() }
+        all.wait()
+        // Every search answered, none found, each within its deadline (and a margin for a busy
+        // machine); at most four lookups started, the rest refused at once.
+        #expect(answered.values.count == 20 && answered.values.allSatisfy { $0 == "unavailable true" })
+        #expect(Date().timeIntervalSince(started) < 3)
+        let lookups = geocoder.asked.values.count
+        #expect((1...4).contains(lookups))
+        // Past the deadline the geocoder rests: not asked again for 30 s.
+        #expect(throws: GeocoderError.self) { try finder.find("Via Roma 99") }
+        #expect(geocoder.asked.values.count == lookups)
+        // The late answers are kept: once it answers, the same searches need no lookup.
+        for _ in 0..<lookups { geocoder.release.signal() }
+        let asked = geocoder.asked.values
+        let deadline = Date() + 5
+        while asked.contains(where: { (try? finder.find($0)) == nil }), Date() < deadline { usleep(10_000) }
+        #expect(try finder.find(asked[0])?.name == asked[0])
+        #expect(try finder.find(asked[lookups - 1].uppercased())?.name == asked[lookups - 1])
+        clock.advance(31)
+        geocoder.release.signal()
+        #expect(try finder.find("Via Roma 99")?.name == "Via Roma 99")
+        #expect(geocoder.asked.values.count == lookups + 1)
+    }
+
+    @Test("a geocoder that fails is not asked again for a while, and the page says search is unavailable")
+    func geocoderFailureRemembered() throws {
+        let clock = TestClock()
+        let geocoder = Hanging()
+        geocoder.fails = true
+        let finder = RememberingFinder(geocoder, pause: 30, clock: { clock.now })
+        for _ in 0..<3 { #expect(throws: GeocoderError.self) { try finder.find("Via Torino") } }
+        #expect(geocoder.asked.values.count == 1)
+        clock.advance(31)
+        #expect(throws: GeocoderError.self) { try finder.find("Via Torino") }
+        #expect(geocoder.asked.values.count == 2)
+        let environment = AppEnvironment(database: database, now: { Fixture.wednesdayMorning }, logger: Logger(label: "test"),
+                                         settings: SiteSettings(), tickets: Fixture.tickets, places: finder)
+        let html = App(environment: environment, views: try Fixture.views()).get("/?q=Via%20Torino").bodyText
+        #expect(html.contains("Address search is not available right now."))
+        #expect(geocoder.asked.values.count == 2)
+    }
 }
