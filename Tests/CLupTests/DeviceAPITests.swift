@@ -342,7 +342,26 @@ struct DeviceAPITests {
         #expect(StrictJSON.duplicateKey(in: Array(#"[{"a": 1}, {"a": 2}]"#.utf8)) == nil)
         #expect(StrictJSON.duplicateKey(in: Array(#"{"a": "x,"a": 1", "b": ["a", "a"]}"#.utf8)) == nil)
         #expect(try database.value(Int.self, sql: "SELECT COUNT(*) FROM reservation") == 0)
+        // security: only UTF-8 JSON. As UTF-16 (with or without its mark) the duplicate key
+        // went unseen and the decoder read the first `people`; UTF-8 with a mark is refused too.
+        let doubled = #"{"people": 5, "residenceMinutes": 30, "people": 1}"#
+        let littleEndian: [UInt8] = doubled.utf16.flatMap { unit -> [UInt8] in [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        let bigEndian: [UInt8] = doubled.utf16.flatMap { unit -> [UInt8] in [UInt8(unit >> 8), UInt8(unit & 0xFF)] }
+        let plain: [UInt8] = Array(ticket.utf8)
+        let bodies: [[UInt8]] = [littleEndian, [0xFF, 0xFE] + littleEndian, bigEndian, [0xEF, 0xBB, 0xBF] + plain, plain + [0xC3]]
+        for body in bodies {
+            var request = Request(method: .post, path: "/api/v1/tickets", body: body)
+            request.headers["authorization"] = "Bearer \(key)"
+            request.headers["content-type"] = "application/json"
+            let response = app.respond(to: request)
+            let answer = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+            #expect(response.status == 400 && answer?["code"] as? String == "invalidBody")
+            #expect((answer?["message"] as? String)?.contains("not UTF-8 text without a byte order mark") == true)
+        }
+        #expect(try call(.post, "/api/v1/tickets", key: key, json: ticket, contentType: "application/json; charset=utf-16").status == 415)
+        #expect(try database.value(Int.self, sql: "SELECT COUNT(*) FROM reservation") == 0)
         #expect(try call(.post, "/api/v1/tickets", key: key, json: ticket, contentType: "application/json; charset=utf-8").status == 201)
+        #expect(try call(.post, "/api/v1/tickets", key: key, json: ticket, contentType: "application/json; charset=\"UTF-8\"").status == 201)
     }
 
     @Test("bad requests get a stable code and a message, and change nothing")

@@ -568,6 +568,7 @@ extension Catalogue {
         "api.duplicateKey": "`{key}` is given more than once.",
         "api.missing": "`{key}` is missing.",
         "api.wrongType": "`{key}` has the wrong type.",
+        "api.notUTF8": "it is not UTF-8 text without a byte order mark.",
         "api.unreadable": "it could not be read.",
         "desk.scanId": "`scanId` must be 16 to 64 letters, digits, - or _, unique to the scan.",
         "desk.scannedAt": "`scannedAt` must be an ISO 8601 time with its zone, not ahead of CLup's clock by more than a minute.",

@@ -108,6 +108,9 @@ struct DeviceArea {
         guard StrictJSON.isJSONMediaType(request.headers["content-type"]) else {
             throw EntranceError(415, "unsupportedMediaType", tr("api.json"))
         }
+        guard StrictJSON.isUTF8Text(request.body) else {
+            throw EntranceError(400, "invalidBody", tr("api.invalidBody", ["why": tr("api.notUTF8")]))
+        }
         if let key = StrictJSON.duplicateKey(in: request.body) {
             throw EntranceError(400, "invalidBody", tr("api.invalidBody", ["why": tr("api.duplicateKey", ["key": String(key.prefix(40))])]))
         }

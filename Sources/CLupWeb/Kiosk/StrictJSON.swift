@@ -1,14 +1,26 @@
 import Foundation
 
 /// What the device API takes as JSON, beyond what `JSONDecoder` checks: the media type is
-/// `application/json` itself (parameters such as `charset` allowed, not
-/// `application/json-anything`), and no object names a key twice — `{"code": "A", "code": "B"}`
+/// `application/json` itself (parameters such as `charset=utf-8` allowed, not
+/// `application/json-anything` nor another charset), the text is UTF-8 without a byte order
+/// mark (RFC 8259 §8.1: `JSONDecoder` would also read UTF-16 and UTF-32, which the duplicate
+/// check below does not), and no object names a key twice — `{"code": "A", "code": "B"}`
 /// would mean one thing to this server and another to a proxy or a log reader in front of it.
 enum StrictJSON {
     static func isJSONMediaType(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
-        let type = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        return type.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
+        let parts = contentType.split(separator: ";", omittingEmptySubsequences: false)
+        guard parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "application/json" else { return false }
+        return parts.dropFirst().allSatisfy { parameter in
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            return pair.first != "charset" || pair.last.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) } == "utf-8"
+        }
+    }
+
+    /// Whether `body` is UTF-8 text with no byte order mark and no NUL (which JSON text never
+    /// holds unescaped; UTF-16 and UTF-32 are full of them).
+    static func isUTF8Text(_ body: [UInt8]) -> Bool {
+        !body.starts(with: [0xEF, 0xBB, 0xBF]) && !body.contains(0) && String(validating: body, as: UTF8.self) != nil
     }
 
     /// The first key an object of `body` names twice, decoded (`"a"` and `"\u0061"` are one),
