@@ -119,14 +119,17 @@ struct SecurityPassTests {
         #expect(try FormData(urlEncoded: String(repeating: "a=1&", count: FormData.maxPairs)).pairs.count == FormData.maxPairs)
     }
 
-    @Test("security: names and reasons refuse line separators and bidirectional controls", arguments: [
+    @Test("security: names and reasons refuse line separators, bidirectional controls and invisible characters", arguments: [
         "Mario\u{2028}Rossi", "Mario\u{2029}", "Mario\u{202E}gnp.exe", "\u{2066}Ada\u{2069}", "Ada\u{200F}", "Ada\u{7}",
+        "A\u{200B}da", "\u{FEFF}Ada", "Ada\u{2060}", "Ro\u{AD}ssi",
     ])
     func invisibleControls(name: String) throws {
         #expect(AccountFields.nameProblem(name) == "Use letters, numbers and punctuation only.")
         #expect(ManageArea.textProblem(name, maxLength: 100) != nil)
-        // Emoji sequences joined with U+200D, accents and other scripts are fine.
+        // Emoji sequences joined with U+200D (and a flag's tags), a joiner some scripts need,
+        // accents and other scripts are fine.
         #expect(AccountFields.nameProblem("Zoë 👩\u{200D}🌾 Ñandú") == nil)
+        #expect(AccountFields.nameProblem("\u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F} Mehr\u{200C}dad") == nil)
     }
 
     @Test("security: a mail subject that is not ASCII goes out as RFC 2047 encoded words")
