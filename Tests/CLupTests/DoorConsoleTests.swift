@@ -250,6 +250,35 @@ struct DoorConsoleTests {
         #expect(try staffSignIn(kiosk, pin: "246810").status == 303)
     }
 
+    @Test("security: strangers' failed sign-ins from the shop's address never lock staff out; PINs are limited per store")
+    func kioskStaffPinNotShared() throws {
+        try setStaffPin("246810")
+        let (kiosk, _) = try doorKiosk()
+        // Fifty failed web sign-ins from the shop's guest Wi-Fi, the kiosk's own address.
+        let guest = Browser(app, address: "192.0.2.77")
+        for index in 0..<SignInThrottle.clientLimit {
+            _ = try guest.signIn(email: "someone\(index)@example.org", password: "wrong password \(index)")
+        }
+        #expect(try guest.signIn(email: "someone@example.org", password: "wrong password").status == 429)
+        // The kiosk never had a wrong PIN: staff sign in.
+        #expect(try staffSignIn(kiosk, pin: "246810").status == 303)
+        // Wrong PINs on one kiosk do not hold back another.
+        let (other, _) = try doorKiosk(label: "Entrance right")
+        for _ in 1...5 { #expect(try staffSignIn(kiosk, pin: "111111").status == 403) }
+        #expect(try staffSignIn(kiosk, pin: "246810").status == 429)
+        #expect(try staffSignIn(other, pin: "246810").status == 303)
+        // Guesses spread over many kiosks of one store: at most 100 an hour for the store.
+        for index in 0..<SignInThrottle.accountHourlyLimit {
+            try database.recordSignInFailure(account: StaffPin.throttleAccount(storeId: storeId.rawValue),
+                                             clientAddress: StaffPin.throttleClient(kioskId: 1000 + Int64(index)),
+                                             now: clock.now)
+        }
+        let (third, _) = try doorKiosk(label: "Back door")
+        #expect(try staffSignIn(third, pin: "246810").status == 429)
+        clock.advance(3601)
+        #expect(try staffSignIn(third, pin: "246810").status == 303)
+    }
+
     @Test("security: door actions from a kiosk are limited to 30 in 10 minutes")
     func kioskDoorActionLimit() throws {
         try setStaffPin("246810")

@@ -98,8 +98,8 @@ struct KioskArea {
         try staffPage(context, hasPin: try database.staffPinHash(storeId: context.kiosk.storeId) != nil, name: "", error: nil)
     }
 
-    /// Wrong PINs are throttled per kiosk as sign-ins are per account: five free in 15 minutes,
-    /// then a wait that doubles.
+    /// Wrong PINs are throttled per kiosk and per store (`StaffPin.throttleAccount`), never by
+    /// the network address the kiosk shares with the shop's guests.
     func staffSignIn(_ context: KioskContext) throws -> Response {
         let kiosk = context.kiosk
         let name = (context.form["staff"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -110,8 +110,8 @@ struct KioskArea {
         guard !name.isEmpty, ManageArea.textProblem(name, maxLength: 60) == nil else {
             return try staffPage(context, hasPin: true, name: name, error: tr("door.giveName"), status: 422)
         }
-        let account = StaffPin.throttleAccount(kioskId: kiosk.id)
-        let client = context.request.client
+        let account = StaffPin.throttleAccount(storeId: kiosk.storeId.rawValue)
+        let client = StaffPin.throttleClient(kioskId: kiosk.id)
         if let wait = try database.signInWait(account: account, clientAddress: client, now: context.now) {
             var response = try staffPage(context, hasPin: true, name: name, error: tr("staff.tooManyPins", [
                 "time": Formatting.duration(max(60, wait))]), status: 429)
@@ -120,7 +120,7 @@ struct KioskArea {
         }
         guard StaffPin.isAcceptable(pin), PasswordHasher().verify(pin, against: pinHash) else {
             try database.recordSignInFailure(account: account, clientAddress: client, now: context.now)
-            logger.notice("kiosk \(kiosk.id): a wrong staff PIN from \(client)")
+            logger.notice("kiosk \(kiosk.id): a wrong staff PIN from \(context.request.client)")
             return try staffPage(context, hasPin: true, name: name, error: tr("staff.wrongPin"), status: 403)
         }
         try database.clearSignInFailures(account: account, clientAddress: client)
