@@ -601,7 +601,7 @@ def priority_ticket(driver, checker, base, stack):
             driver.find_element(By.CSS_SELECTOR, "form[data-dispenser] button.huge").click()
             deadline = time.time() + 5
             while time.time() < deadline:
-                if re.search(r"/kiosk/tickets/\d+$", driver.current_url):
+                if re.search(r"/kiosk/tickets/\d+\?ref=[A-Za-z0-9_-]+$", driver.current_url):
                     return True
                 if driver.current_url.endswith("/kiosk/tickets"):  # refused: the page says why
                     return False

@@ -35,7 +35,27 @@ struct KioskTests {
         return browser
     }
 
-    /// Issues a walk-in ticket through the dispenser page and returns it.
+    /// The page each ticket printed here was shown on, by ticket id (`walkIn`).
+    let printed = PrintedPages()
+
+    final class PrintedPages: @unchecked Sendable {
+        // @unchecked: `pages` is guarded by `lock`.
+        private let lock = NSLock()
+        private var pages: [ReservationID: String] = [:]
+        subscript(id: ReservationID) -> String? {
+            get { lock.withLock { pages[id] } }
+            set { lock.withLock { pages[id] = newValue } }
+        }
+    }
+
+    /// The ticket's id in a printed ticket's address, `/kiosk/tickets/{id}?ref=…`.
+    static func ticketId(in location: String) throws -> ReservationID {
+        let path = location.split(separator: "?").first ?? ""
+        return ReservationID(try require(Int64(path.split(separator: "/").last ?? "")))
+    }
+
+    /// Issues a walk-in ticket through the dispenser page and returns it; the page the kiosk
+    /// was sent to is kept in `printed`.
     func walkIn(_ browser: Browser, people: Int = 1, minutes: Int = 30) throws -> Reservation {
         let form = try browser.get("/kiosk/dispenser")
         let requestKey = try require(form.bodyText.firstMatch(of: /name="requestKey" value="([^"]+)"/)).1
@@ -43,7 +63,8 @@ struct KioskTests {
                                                           ("requestKey", String(requestKey))])
         #expect(response.status == 303)
         let location = try require(response.header("Location"))
-        let id = ReservationID(try require(Int64(location.split(separator: "/").last ?? "")))
+        let id = try Self.ticketId(in: location)
+        printed[id] = location
         return try require(try database.walkInTicket(id: id, storeId: store.id))
     }
 
@@ -77,7 +98,7 @@ struct KioskTests {
     func customerScreensLeadNowhere() throws {
         let browser = try kiosk()
         let ticket = try walkIn(browser)
-        for screen in ["/kiosk/dispenser", "/kiosk/scanner", "/kiosk/board", "/kiosk/tickets/\(ticket.id)"] {
+        for screen in ["/kiosk/dispenser", "/kiosk/scanner", "/kiosk/board", try require(printed[ticket.id])] {
             let page = try browser.get(screen).bodyText
             #expect(!page.contains("href=\"/kiosk\"") && !page.contains("/kiosk/door") && !page.contains("/kiosk/staff"),
                     "\(screen)")
@@ -126,6 +147,29 @@ struct KioskTests {
 
     // MARK: Walk-in tickets
 
+    @Test("security: a printed ticket's page opens only by the address the printing kiosk was sent to")
+    func printedTicketsPrivate() throws {
+        let browser = try kiosk()
+        let ticket = try walkIn(browser)
+        let location = try require(printed[ticket.id])
+        #expect(location.hasPrefix("/kiosk/tickets/\(ticket.id)?ref=") && location.count > 30)
+        #expect(try browser.get(location).status == 200)
+        // By its id alone, with a made-up reference, or another ticket's: nothing.
+        let next = try walkIn(browser)
+        let ref = String(location.split(separator: "=").last ?? "")
+        for guess in ["/kiosk/tickets/\(ticket.id)", "/kiosk/tickets/\(ticket.id)?ref=AAAAAAAAAAAAAAAAAAAAAA",
+                      "/kiosk/tickets/\(next.id)?ref=\(ref)"] {
+            #expect(try browser.get(guess).status == 404, "\(guess)")
+        }
+        // Another kiosk of the same store, given the address, does not show it either.
+        let secondKey = Secrets.token(bytes: 32)
+        _ = try database.enrolKiosk(storeId: store.id, label: "Second", key: secondKey, role: .dispenser, now: clock.now)
+        #expect(try (try kiosk(secondKey)).get(location).status == 404)
+        // Nor once it is old.
+        clock.advance(KioskArea.ticketShownFor + 1)
+        #expect(try browser.get(location).status == 404)
+    }
+
     @Test("the dispenser prints a ticket with number, signed QR code, time and wait; a double tap prints one")
     func dispenser() throws {
         let browser = try kiosk()
@@ -136,7 +180,7 @@ struct KioskTests {
         let again = try browser.post("/kiosk/tickets", [("minutes", "45"), ("people", "2"), ("requestKey", requestKey)])
         #expect(first.header("Location") == again.header("Location"))
         let location = try require(first.header("Location"))
-        let id = ReservationID(try require(Int64(location.split(separator: "/").last ?? "")))
+        let id = try Self.ticketId(in: location)
         let ticket = try require(try database.walkInTicket(id: id, storeId: store.id))
         #expect(ticket.walkIn && ticket.userId == nil && ticket.people == 2 && ticket.residenceMinutes == 45)
         #expect(ticket.number == 1 && ticket.status == .called)  // two walk-in places, both free
@@ -155,7 +199,7 @@ struct KioskTests {
         // The walk-in share (2 places) is taken: the next walk-in waits, with an estimate.
         let second = try walkIn(browser)
         #expect(second.status == .waiting && second.number == 2)
-        let waiting = try browser.get("/kiosk/tickets/\(second.id)")
+        let waiting = try browser.get(try require(printed[second.id]))
         #expect(waiting.bodyText.contains("Wait: about 45 min (around 10:45)"))
         #expect(try browser.get("/kiosk/dispenser").bodyText.contains("Wait right now: about 45 min."))
         // Online customers do not draw on the walk-in share: one lining up now is called.
@@ -275,7 +319,7 @@ struct KioskTests {
         let signedWithTwo = try code(second)
         #expect(Fixture.storeKeys.verify(signedWithTwo) { _, key in key == 2 } != nil)
         // The page draws the new code; the old one still lets its holder out.
-        let page = try browser.get("/kiosk/tickets/\(second.id)")
+        let page = try browser.get(try require(printed[second.id]))
         #expect(page.bodyText.contains("<path d=\"\(try QRCode(encoding: signedWithTwo).svgPath)\""))
         #expect(try scan(browser, signedWithOne).bodyText.contains(">EXIT<"))
         // A week on, key 1's codes are refused; the database says the same after a restart.

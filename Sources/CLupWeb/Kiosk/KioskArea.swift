@@ -62,6 +62,15 @@ struct KioskArea {
     /// Staff passes are signed with a key of their own, derived from the server's secret.
     var staffPasses: TicketToken { desk.tickets.derived(for: "staff pass") }
 
+    /// A printed ticket's page is opened by the address the dispenser is sent to right after
+    /// printing: the ticket's id signed for that kiosk. No other screen, and nobody counting
+    /// ids, opens another party's ticket and the code that admits it.
+    var printedTickets: TicketToken { desk.tickets.derived(for: "printed ticket") }
+
+    func printedTicketLink(_ id: ReservationID, kioskId: Int64) -> String {
+        Paths.kioskTicket(id.rawValue, query: "ref=" + printedTickets.signature(of: "\(kioskId):\(id.rawValue)"))
+    }
+
     // MARK: Enrolment
 
     /// The kiosk's start page: the enrolment form; a dispenser's own screen; or, at the door,
@@ -173,7 +182,7 @@ struct KioskArea {
             requestKey: context.form["requestKey"], kiosk: context.kiosk, now: context.now)
         switch outcome {
         case .success(let ticket):
-            return .redirect(to: Paths.kioskTicket(ticket.id))
+            return .redirect(to: printedTicketLink(ticket.id, kioskId: context.kiosk.id))
         case .failure(let error):
             return try dispenserPage(context, error: error)
         }
@@ -187,11 +196,14 @@ struct KioskArea {
         return views.page(title: tr("kiosk.takeTicket"), context, page, status: error?.status ?? 200)
     }
 
-    /// The ticket to print. Only this store's walk-in tickets, and only while they are fresh:
-    /// the kiosk is a public screen, not a history.
+    /// The ticket to print: only one this kiosk printed (`printedTicketLink`), never a priority
+    /// ticket staff issued, and only while it is fresh: the kiosk is a public screen, not a
+    /// history.
     func ticket(_ context: KioskContext) throws -> Response {
         let kiosk = context.kiosk
-        guard let ticket = try database.walkInTicket(id: try context.id(), storeId: kiosk.storeId),
+        let id: ReservationID = try context.id()
+        guard let ref = context.request.query["ref"], printedTickets.isSignature(ref, of: "\(kiosk.id):\(id.rawValue)"),
+            let ticket = try database.walkInTicket(id: id, storeId: kiosk.storeId), !ticket.priority,
             context.now.timeIntervalSince(ticket.createdAt) < Self.ticketShownFor
         else { throw HTTPError.notFound }
         let store = try store(of: kiosk)
