@@ -82,7 +82,8 @@ public struct Reservation: Codable, Sendable, Hashable, Identifiable, FetchableR
 
     /// What the entrance rules look at.
     public var doorTicket: DoorTicket {
-        DoorTicket(storeId: storeId, status: status, people: people, calledAt: calledAt, slotStart: slotStart)
+        DoorTicket(storeId: storeId, status: status, people: people, calledAt: calledAt, slotStart: slotStart,
+                   createdAt: createdAt, enteredAt: enteredAt)
     }
 }
 

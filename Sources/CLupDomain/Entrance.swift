@@ -19,6 +19,9 @@ public enum ScanRefusal: Sendable, Equatable {
     case alreadyUsed
     /// Admitting the party would put more people inside than the capacity.
     case full(inside: Int, capacity: Int)
+    /// Dated when it cannot have happened: before the ticket was issued or called, or an exit
+    /// before its entry (a kiosk's clock far off, or a scan replayed with a false time).
+    case impossibleTime
 
     public var code: String {
         switch self {
@@ -31,6 +34,7 @@ public enum ScanRefusal: Sendable, Equatable {
         case .tooLate: "tooLate"
         case .alreadyUsed: "alreadyUsed"
         case .full: "full"
+        case .impossibleTime: "impossibleTime"
         }
     }
 }
@@ -54,8 +58,13 @@ public enum Entrance {
     {
         guard let reservation else { return .refused(.unknownCode) }
         guard reservation.storeId == storeId else { return .refused(.otherStore(storeId: reservation.storeId)) }
+        // `now` is when the scan happened, as its kiosk dated it: never before the ticket's
+        // own history.
+        if let createdAt = reservation.createdAt, now < createdAt { return .refused(.impossibleTime) }
         switch reservation.status {
-        case .inside: return .exit
+        case .inside:
+            if let enteredAt = reservation.enteredAt, now < enteredAt { return .refused(.impossibleTime) }
+            return .exit
         case .done: return .refused(.alreadyUsed)
         case .cancelled: return .refused(.cancelled)
         case .expired: return .refused(.expired)
@@ -63,6 +72,7 @@ public enum Entrance {
         case .waiting:
             break  // printed offline: as if called now
         case .called:
+            if let calledAt = reservation.calledAt, now < calledAt { return .refused(.impossibleTime) }
             let deadline = (reservation.calledAt ?? now) + Double(settings.callGraceMinutes) * 60
             guard now <= deadline else { return .refused(.expired) }
         case .booked:

@@ -45,9 +45,13 @@ public struct DoorTicket: Sendable, Hashable {
     /// numbers it had reserved): nobody could call it, so the door lets it in when there is
     /// room, as if called at the moment it is scanned.
     public var printedOffline: Bool
+    /// When the ticket was issued and, if it is inside, when it entered: a scan dated before
+    /// either cannot be true.
+    public var createdAt: Date?
+    public var enteredAt: Date?
 
     public init(storeId: StoreID, status: ReservationStatus, people: Int, calledAt: Date? = nil, slotStart: Date? = nil,
-                printedOffline: Bool = false)
+                printedOffline: Bool = false, createdAt: Date? = nil, enteredAt: Date? = nil)
     {
         self.storeId = storeId
         self.status = status
@@ -55,5 +59,7 @@ public struct DoorTicket: Sendable, Hashable {
         self.calledAt = calledAt
         self.slotStart = slotStart
         self.printedOffline = printedOffline
+        self.createdAt = createdAt
+        self.enteredAt = enteredAt
     }
 }

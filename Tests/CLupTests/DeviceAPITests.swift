@@ -216,6 +216,51 @@ struct DeviceAPITests {
         #expect(try database.ticketBlocks(storeId: store.id, days: 0...Int(Int32.max)).isEmpty)
     }
 
+    @Test("security: a scan dated before its ticket existed, was called or entered is refused and logged; nothing moves")
+    func scansBoundedByTicketHistory() throws {
+        // Issued at 10:00 (09:00 UTC), called at once.
+        let issued = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1, "residenceMinutes": 30}"#)
+        let code = try require(issued.body["code"] as? String)
+        let id = ReservationID(try require(issued.body["id"] as? Int64))
+        func scan(at time: String) throws -> [String: Any] {
+            try call(.post, "/api/v1/scan", key: key,
+                     json: #"{"code": "\#(code)", "scanId": "\#(Secrets.token())", "scannedAt": "\#(time)"}"#).body
+        }
+        clock.advance(10 * 60)
+        // Let in at 09:50, before the ticket was printed: refused, and the door log says why.
+        let early = try scan(at: "2026-11-18T08:50:00Z")
+        #expect(early["result"] as? String == "refused" && early["reason"] as? String == "impossibleTime")
+        #expect(try database.reservation(id: id)?.reservation.status == .called)
+        // Let in at 10:05; then an exit dated 23 hours before that entry: refused, still inside.
+        #expect(try scan(at: "2026-11-18T09:05:00Z")["result"] as? String == "enter")
+        let backwards = try scan(at: "2026-11-17T10:05:00Z")
+        #expect(backwards["reason"] as? String == "impossibleTime")
+        #expect(try database.reservation(id: id)?.reservation.status == .inside)
+        let log = try database.doorLog(storeId: store.id, limit: 10)
+        #expect(log.filter { $0.kind == .scanRefused && $0.reason == "impossibleTime" }.count == 2)
+        // No visit of negative length reaches the statistics: the real exit counts.
+        #expect(try scan(at: "2026-11-18T09:09:00Z")["result"] as? String == "exit")
+        let visit = try require(try database.reservation(id: id)?.reservation)
+        #expect(visit.enteredAt == Fixture.date(2026, 11, 18, 10, 5) && visit.exitedAt == Fixture.date(2026, 11, 18, 10, 9))
+        let measured = try database.storeLoad(store.id)?.actualSeconds
+        #expect(abs((measured ?? 0) - 4 * 60) < 0.001)
+
+        // A live scan (its kiosk waits for the answer) happens now, whatever the kiosk's clock
+        // says: two minutes slow, before the ticket was even printed, or five minutes fast.
+        for (index, skew) in [-120.0, 300.0].enumerated() {
+            let next = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1, "residenceMinutes": 30}"#)
+            let nextCode = try require(next.body["code"] as? String)
+            let nextId = ReservationID(try require(next.body["id"] as? Int64))
+            let kioskTime = (clock.now + skew).formatted(.iso8601)
+            let live = try call(.post, "/api/v1/scan", key: key, json: """
+                {"code": "\(nextCode)", "scanId": "\(Secrets.token())", "scannedAt": "\(kioskTime)", "answerWithin": 2.5}
+                """)
+            #expect(live.status == 200 && live.body["result"] as? String == "enter", "\(skew)")
+            #expect(try database.reservation(id: nextId)?.reservation.enteredAt == clock.now)
+            clock.advance(60 * Double(index + 1))
+        }
+    }
+
     @Test("a scan the scanner names counts once, at the time it happened; sent again it gets its first answer")
     func namedScans() throws {
         let issued = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1, "residenceMinutes": 30}"#)

@@ -386,12 +386,14 @@ struct KioskTests {
         // A booking cancelled meanwhile, let in offline: not applied.
         let booking = try customerReservation("late@example.org", kind: .booking, slot: Fixture.date(2026, 11, 18, 13))
         #expect(try database.cancelReservation(id: booking.id, userId: try require(booking.userId), now: clock.now))
-        let cancelled = try offline(try code(booking), did: "enter", at: "2026-11-18T09:02:30Z")
+        clock.advance(10)
+        let cancelled = try offline(try code(booking), did: "enter", at: "2026-11-18T09:03:05Z")
         #expect(cancelled.result == "conflict" && cancelled.message.contains("was let in while CLup could not be reached"))
         #expect(try reload(booking).status == .cancelled)
         // Let out offline, a ticket CLup never had inside.
         let second = try walkIn(browser)
-        #expect(try offline(try code(second), did: "exit", at: "2026-11-18T09:02:45Z").result == "conflict")
+        clock.advance(10)
+        #expect(try offline(try code(second), did: "exit", at: "2026-11-18T09:03:15Z").result == "conflict")
         #expect(try reload(second).status == .called)
         // Staff see the three on the door console, and the manager on the store's page.
         let log = try database.doorLog(storeId: store.id).filter { $0.kind == .offlineConflict }

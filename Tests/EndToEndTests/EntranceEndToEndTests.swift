@@ -76,7 +76,9 @@ struct EntranceEndToEndTests {
             let issued = try kiosk.post("/kiosk/tickets", [("minutes", "30"), ("people", "1"), ("requestKey", requestKey)])
             #expect(issued.status == 303)
             let location = try #require(issued.header("Location"))
-            return (try #require(Int64(location.split(separator: "/").last ?? "")), try kiosk.get(location).body)
+            #expect(location.contains("?ref="))  // the printed ticket's address, signed for this kiosk
+            let path = location.split(separator: "?").first ?? ""
+            return (try #require(Int64(path.split(separator: "/").last ?? "")), try kiosk.get(location).body)
         }
 
         // The first walk-in takes the walk-in place and is called at once; the second waits.

@@ -596,6 +596,7 @@ extension Catalogue {
         "scan.otherStoreNamed": "This ticket is for another store: {store}.",
         "scan.otherStore": "This ticket is for another store.",
         "scan.expired": "This ticket has expired: it was not used in time.",
+        "scan.impossibleTime": "This scan is dated before ticket {number} could be used (before it was issued, called or let in): check the kiosk's clock.",
         "scan.notCalled": "Ticket {number} has not been called yet. Please wait until its number is called.",
         "scan.tooEarly": "Too early: this booking may enter from {time}.",
         "scan.tooLate": "Too late: this booking's entry closed at {time}.",
@@ -1160,6 +1161,7 @@ extension Catalogue {
         "door.refusal.tooEarly": "booking too early",
         "door.refusal.tooLate": "booking too late",
         "door.refusal.alreadyUsed": "already used",
+        "door.refusal.impossibleTime": "dated before the ticket could be used",
         "door.refusal.full": "store full",
         "door.staffAt": "{name} at {kiosk}",
     ]

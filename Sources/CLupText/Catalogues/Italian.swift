@@ -596,6 +596,7 @@ extension Catalogue {
         "scan.otherStoreNamed": "Questo biglietto è per un altro negozio: {store}.",
         "scan.otherStore": "Questo biglietto è per un altro negozio.",
         "scan.expired": "Questo biglietto è scaduto: non è stato usato in tempo.",
+        "scan.impossibleTime": "Questa lettura ha una data precedente a quando il biglietto {number} poteva essere usato (prima che fosse emesso, chiamato o fatto entrare): controllate l'orologio del chiosco.",
         "scan.notCalled": "Il biglietto {number} non è ancora stato chiamato. Aspetta che chiamino il suo numero.",
         "scan.tooEarly": "Troppo presto: questa prenotazione può entrare dalle {time}.",
         "scan.tooLate": "Troppo tardi: l'entrata di questa prenotazione si è chiusa alle {time}.",
@@ -1160,6 +1161,7 @@ extension Catalogue {
         "door.refusal.tooEarly": "prenotazione troppo presto",
         "door.refusal.tooLate": "prenotazione troppo tardi",
         "door.refusal.alreadyUsed": "già usato",
+        "door.refusal.impossibleTime": "datata prima che il biglietto potesse essere usato",
         "door.refusal.full": "negozio pieno",
         "door.staffAt": "{name} a {kiosk}",
     ]

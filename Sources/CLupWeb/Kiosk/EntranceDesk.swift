@@ -54,11 +54,16 @@ struct EntranceDesk: Sendable {
         }
         var at = now
         if let scannedAt {
-            guard let date = Self.instant(scannedAt), date <= now + Self.clockSkew else {
-                throw EntranceError(400, "invalidScannedAt", tr("desk.scannedAt"))
+            guard let date = Self.instant(scannedAt) else { throw EntranceError(400, "invalidScannedAt", tr("desk.scannedAt")) }
+            // A live scan (its kiosk waits `answerWithin` for the answer) happens now, whatever the
+            // kiosk's clock says: a kiosk's slow clock must not date it before the ticket was
+            // called, nor a fast one refuse it. A scan sent after the fact keeps its own time,
+            // bounded by CLup's clock here and by the ticket's history in the rules.
+            if answerWithin == nil {
+                guard date <= now + Self.clockSkew else { throw EntranceError(400, "invalidScannedAt", tr("desk.scannedAt")) }
+                guard date >= now - Self.oldestScan else { throw EntranceError(409, "scanTooOld", tr("desk.scanTooOld")) }
+                at = min(date, now)
             }
-            guard date >= now - Self.oldestScan else { throw EntranceError(409, "scanTooOld", tr("desk.scanTooOld")) }
-            at = min(date, now)
         }
         let named = try reservation(code, now: now)
         // The report of the run that committed (a shared commit may run the scan again).
@@ -322,6 +327,7 @@ struct ScanReport: Encodable {
         case .tooLate(let closed): tr("scan.tooLate", ["time": time(closed)])
         case .alreadyUsed: tr("scan.used")
         case .full(let inside, let capacity): tr("scan.full", ["inside": String(inside), "capacity": String(capacity)])
+        case .impossibleTime: tr("scan.impossibleTime", ["number": String(ticket?.number ?? 0)])
         }
     }
 }
