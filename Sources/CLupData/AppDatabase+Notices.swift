@@ -169,9 +169,9 @@ extension AppDatabase {
                     try db.cachedStatement(sql: """
                         UPDATE outboxMessage SET sentAt = ?, lastError = ? WHERE reservationId = ? AND sentAt IS NULL
                         """).execute(arguments: [now, Self.supersededMail, notice.reservationId])
-                    try NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body, now: now,
-                                         priority: notice.kind.mailPriority, about: notice)
-                        .insert(db)
+                    let mail = NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body, now: now,
+                                                priority: notice.kind.mailPriority, about: notice)
+                    if notice.reportsOwnAction { _ = try Self.enqueue(mail, now: now, db) } else { try mail.insert(db) }
                 }
             }
             return notices.count

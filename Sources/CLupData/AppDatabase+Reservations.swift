@@ -69,7 +69,18 @@ public enum ReservationOutcome: Sendable {
     case slotFull
     case slotRefused(SlotCalendar.Verdict)
     case lineUpRefused(LineUpPolicy.Decision)
+    /// The account has made `ReservationRate.perHour` reservations this hour: another may be
+    /// made at `retryAt`.
+    case tooMany(retryAt: Date)
     case noSuchStore
+}
+
+extension AppDatabase {
+    /// When the latest reservations of the account were made, newest first, as many as
+    /// `ReservationRate` looks at. The same statement on both engines.
+    static let latestReservationsSQL = """
+        SELECT createdAt FROM reservation WHERE userId = ? ORDER BY createdAt DESC LIMIT \(ReservationRate.perHour)
+        """
 }
 
 extension AppDatabase {
@@ -263,6 +274,8 @@ extension AppDatabase {
                 let store = details.store
                 let active = try Reservation.active(userId: request.userId, db)
                 if let active, active.requestKey == request.requestKey { return .alreadyMade(active) }
+                let latest = try Date.fetchAll(db, sql: Self.latestReservationsSQL, arguments: [request.userId])
+                if let retryAt = ReservationRate.retryAt(latest: latest, now: now) { return .tooMany(retryAt: retryAt) }
                 // The rules of time come first: there is no point asking whether to replace the
                 // active reservation with one that cannot be made.
                 let calendar = details.slotCalendar

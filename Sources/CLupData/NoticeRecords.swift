@@ -65,6 +65,11 @@ public struct Notice: Codable, Sendable, Identifiable, FetchableRecord, TableRec
     /// The statuses in which a notice of this kind still applies: a ticket cancelled before
     /// its call was dispatched gets no "your turn".
     public var appliesTo: Set<ReservationStatus> { kind.appliesTo }
+
+    /// It tells the customer of what they did themselves (they cancelled, or replaced the
+    /// reservation): its email keeps the mailbox's hourly cap (`AppDatabase.enqueue`), so
+    /// nobody makes CLup mail them without end. What CLup did, it always says.
+    public var reportsOwnAction: Bool { kind == .cancelled && (reason == .byCustomer || reason == .replaced) }
 }
 
 extension Notice.Kind {

@@ -392,6 +392,41 @@ struct NoticesTests {
         #expect(try mail(to: "ada@example.org").count == 1)
     }
 
+    @Test("security: lining up and cancelling in a loop: ten reservations an hour, and the mails of one's own cancellations capped")
+    func lineUpCancelLoop() throws {
+        let ada = try user("ada@example.org")
+        let start = clock.now
+        for round in 0..<ReservationRate.perHour {
+            let ticket = try lineUp(ada)
+            try database.dispatchNotices(now: clock.now, render: writer.render)  // called at once: "your turn"
+            clock.advance(30)
+            #expect(try database.cancelReservation(id: ticket.id, userId: ada.id, now: clock.now), "\(round)")
+            try database.dispatchNotices(now: clock.now, render: writer.render)
+            clock.advance(30)
+        }
+        // The eleventh within the hour is refused, saying when the next may be made.
+        let eleventh = try database.reserve(ReservationRequest(
+            storeId: storeId, userId: ada.id, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: .walking,
+            requestKey: Secrets.token()), now: clock.now)
+        guard case .tooMany(let retryAt) = eleventh else { Issue.record("not refused: \(eleventh)"); return }
+        #expect(retryAt == start + 3600)
+        // Every call was mailed (what CLup does is always said); of what Ada did herself, only
+        // what the mailbox's hourly cap of five left room for: the first two cancellations,
+        // before the third call made it five.
+        let subjects = try mail(to: "ada@example.org").map(\.subject)
+        #expect(subjects.filter { $0 == "It is your turn at Bottega Duomo" }.count == ReservationRate.perHour)
+        #expect(subjects.filter { $0 == "Your reservation at Bottega Duomo is cancelled" }.count == 2)
+        // The page says it too, and when to come back.
+        let browser = try signedIn("ada@example.org")
+        let refused = try browser.post("/stores/\(storeId)/reservations", [
+            ("kind", "lineUp"), ("people", "1"), ("minutes", "30"), ("requestKey", Secrets.token())])
+        #expect(refused.status == 429 && refused.header("Retry-After") == "3000")
+        #expect(refused.bodyText.contains("You have made 10 reservations in the last hour. You can make another in 50 min"))
+        // An hour after the first, Ada may line up again.
+        clock.advance((start + 3601).timeIntervalSince(clock.now))
+        #expect(try lineUp(ada).status == .called)
+    }
+
     @Test("a push-only customer whose browser unsubscribed before \"it is your turn\" gets it by email, once, and is told")
     func lostPushGoesByEmail() throws {
         let ada = try user("ada@example.org")

@@ -126,9 +126,13 @@ extension PostgresEngine {
                         UPDATE outboxMessage SET sentAt = \(now), lastError = \(AppDatabase.supersededMail)
                         WHERE reservationId = \(notice.reservationId) AND sentAt IS NULL
                         """)
-                    try Self.insert(NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body,
-                                                     now: now, priority: notice.kind.mailPriority, about: notice),
-                                    transaction)
+                    let mail = NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body,
+                                                now: now, priority: notice.kind.mailPriority, about: notice)
+                    if notice.reportsOwnAction {
+                        _ = try Self.enqueue(mail, now: now, transaction)
+                    } else {
+                        try Self.insert(mail, transaction)
+                    }
                 }
             }
             return notices.count

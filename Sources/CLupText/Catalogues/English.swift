@@ -414,6 +414,8 @@ extension Catalogue {
         "recap.incomplete": "This form is incomplete. Please go back to the recap and confirm again.",
         "refused.lineUp": "You cannot line up at {store} now",
         "refused.bookInstead": "Book a time instead",
+        "refused.tooManyTitle": "Too many reservations",
+        "refused.tooMany": "You have made {count} reservations in the last hour. You can make another in {wait}; your active one, if any, is in your reservations.",
         "refused.lineUpTitle": "Cannot line up",
         "refused.thatTime": "that time",
         "refused.slotFull": "That slot is full",

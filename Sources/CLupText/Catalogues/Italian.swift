@@ -414,6 +414,8 @@ extension Catalogue {
         "recap.incomplete": "Questo modulo è incompleto. Torna al riepilogo e conferma di nuovo.",
         "refused.lineUp": "Non puoi metterti in fila da {store} ora",
         "refused.bookInstead": "Prenota invece un orario",
+        "refused.tooManyTitle": "Troppe prenotazioni",
+        "refused.tooMany": "Hai fatto {count} prenotazioni nell'ultima ora. Potrai farne un'altra tra {wait}; quella attiva, se c'è, è tra le tue prenotazioni.",
         "refused.lineUpTitle": "Impossibile metterti in fila",
         "refused.thatTime": "quell'orario",
         "refused.slotFull": "Quella fascia è piena",

@@ -123,6 +123,14 @@ extension ReservationsArea {
         case .lineUpRefused(let decision):
             return try refusedLineUp(context, details: details, plan: plan, shopper: shopper, decision: decision,
                                      status: 409)
+        case .tooMany(let retryAt):
+            let wait = max(60, retryAt.timeIntervalSince(context.now))
+            var response = views.page(title: tr("refused.tooManyTitle"), section: .stores, context, MessagePage(
+                title: tr("refused.tooManyTitle"),
+                lines: [tr("refused.tooMany", ["count": String(ReservationRate.perHour), "wait": Formatting.duration(wait)])],
+                link: (tr("nav.reservations"), Paths.reservations())), status: 429)
+            response.headers.append(("Retry-After", String(Int(wait.rounded(.up)))))
+            return response
         case .noSuchStore:
             throw HTTPError.notFound
         }
