@@ -284,6 +284,9 @@
         body.set("lon", here.lon.toFixed(5));
         fetch(follow.dataset.followPosition, { method: "POST", credentials: "same-origin", body: body })
           .then(function (response) {
+            if (response.status === 422) {  // a position the line-up's rules do not take: said why
+              return response.json().then(function (answer) { followStatus.textContent = answer.message; });
+            }
             if (!response.ok) throw new Error("HTTP " + response.status);
             var time = new Date();
             followStatus.textContent = text("js.followUsed").replace("{time}",

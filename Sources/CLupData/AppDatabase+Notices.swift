@@ -108,29 +108,31 @@ extension AppDatabase {
     // MARK: Travel
 
     /// Changes how the customer of line-up `id` travels (R5.2), while it waits or is called;
-    /// their travel time, "leave by" and call follow. False if it is not theirs or is over.
-    public func changeTravelMode(id: ReservationID, userId: UserID, to mode: TravelMode) throws -> Bool {
-        if let postgres { return try postgres.changeTravelMode(id: id, userId: userId, to: mode) }
-        return try write { db in
-            try db.cachedStatement(sql: """
-                UPDATE reservation SET travelMode = ?
-                WHERE id = ? AND userId = ? AND kind = 'lineUp' AND status IN ('waiting', 'called')
-                """).execute(arguments: [mode.rawValue, id, userId])
-            return db.changesCount > 0
-        }
+    /// their travel time, "leave by" and call follow, within the line-up's own rules
+    /// (`TravelChange`). `.notChangeable` if it is not theirs or is over.
+    public func changeTravelMode(id: ReservationID, userId: UserID, to mode: TravelMode) throws -> TravelChangeOutcome {
+        if let postgres { return try postgres.changeTravel(id: id, userId: userId, mode: mode, metres: nil) }
+        return try write { db in try Self.changeTravel(id: id, userId: userId, mode: mode, metres: nil, db) }
     }
 
     /// The line-up's travel distance from where the customer now is (its ticket page reports
-    /// it, with their consent); false unless it is a line-up still waiting that has a travel.
-    public func changeTravelDistance(id: ReservationID, userId: UserID, to metres: Int) throws -> Bool {
-        if let postgres { return try postgres.changeTravelDistance(id: id, userId: userId, to: metres) }
-        return try write { db in
-            try db.cachedStatement(sql: """
-                UPDATE reservation SET travelMetres = ?
-                WHERE id = ? AND userId = ? AND kind = 'lineUp' AND status = 'waiting' AND travelMetres IS NOT NULL
-                """).execute(arguments: [metres, id, userId])
-            return db.changesCount > 0
+    /// it, with their consent), within the line-up's own rules (`TravelChange`);
+    /// `.notChangeable` unless it is a line-up still waiting that has a travel.
+    public func changeTravelDistance(id: ReservationID, userId: UserID, to metres: Int) throws -> TravelChangeOutcome {
+        if let postgres { return try postgres.changeTravel(id: id, userId: userId, mode: nil, metres: metres) }
+        return try write { db in try Self.changeTravel(id: id, userId: userId, mode: nil, metres: metres, db) }
+    }
+
+    private static func changeTravel(id: ReservationID, userId: UserID, mode: TravelMode?, metres: Int?, _ db: Database)
+        throws -> TravelChangeOutcome
+    {
+        guard let reservation = try Reservation.find(id, db) else { return .notChangeable }
+        let (outcome, changed) = TravelChangeOutcome.decide(reservation, userId: userId, mode: mode, metres: metres)
+        if let changed {
+            try db.cachedStatement(sql: "UPDATE reservation SET travelMode = ?, travelMetres = ? WHERE id = ?")
+                .execute(arguments: [changed.travelMode?.rawValue, changed.travelMetres, id])
         }
+        return outcome
     }
 
     // MARK: Dispatching

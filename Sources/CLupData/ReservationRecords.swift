@@ -183,3 +183,38 @@ public struct StoreLoad: Codable, Sendable, FetchableRecord, TableRecord {
         return model
     }
 }
+
+/// What became of a change of a line-up's travel (`AppDatabase.changeTravelMode`,
+/// `changeTravelDistance`).
+public enum TravelChangeOutcome: Sendable, Equatable {
+    case changed
+    /// Not the customer's, not a line-up, or past what may change (a distance only while it
+    /// waits and has one; a way of travelling while it waits or is called).
+    case notChangeable
+    case refused(TravelChange.Refusal)
+
+    /// The outcome for `reservation` asked by `userId` to travel by `mode` or from `metres`
+    /// away, and the reservation as it is to be written when it changes. Both engines decide
+    /// with this, under their lock.
+    static func decide(_ reservation: Reservation, userId: UserID, mode: TravelMode?, metres: Int?)
+        -> (TravelChangeOutcome, Reservation?)
+    {
+        guard reservation.userId == userId, reservation.kind == .lineUp else { return (.notChangeable, nil) }
+        var changed = reservation
+        if let mode {
+            guard [.waiting, .called].contains(reservation.status) else { return (.notChangeable, nil) }
+            changed.travelMode = mode
+        }
+        if let metres {
+            guard reservation.status == .waiting, reservation.travelMetres != nil else { return (.notChangeable, nil) }
+            changed.travelMetres = metres
+        }
+        // Once called, the travel moves nothing: the call's grace period runs.
+        if reservation.status == .waiting,
+           let refusal = TravelChange.refusal(current: reservation.travel, new: changed.travel, leftAt: reservation.leftAt)
+        {
+            return (.refused(refusal), nil)
+        }
+        return (.changed, changed)
+    }
+}

@@ -42,3 +42,30 @@ public enum BookingReminder {
     /// has just chosen it, so it counts as confirmed.
     public static let lateBookingMargin: TimeInterval = 15 * 60
 }
+
+/// Whether a line-up takes a new travel time — another way of travelling, or a distance from
+/// where its customer now is — after it was made. The line-up's own rules hold for every
+/// change, so no report of where someone is can make a store hold places for them all day:
+///
+/// - a travel longer than `LineUpPolicy.longestWait` is refused: from that far, the customer
+///   could not have lined up (a bad position fix, a browser located by its VPN, a jump of
+///   hundreds of kilometres);
+/// - once told to leave, a longer travel is not taken: the places freed for the customer are
+///   held for the travel they were told to leave by, then they are called, and the call's
+///   grace period is all the time they have (`Departure.mayCall`). A shorter one is taken.
+public enum TravelChange {
+    public enum Refusal: Sendable, Equatable {
+        /// Longer than any line-up may wait.
+        case tooFar(travel: TimeInterval)
+        /// Told to leave at `leftAt` with `travel`: the place is held for that, not longer.
+        case onTheWay(leftAt: Date, travel: TimeInterval)
+    }
+
+    /// Why the line-up may not take travel `new` in place of `current`, or nil if it may.
+    /// `leftAt`: when its customer was told to leave, if they were.
+    public static func refusal(current: TimeInterval, new: TimeInterval, leftAt: Date?) -> Refusal? {
+        if new > LineUpPolicy.longestWait { return .tooFar(travel: new) }
+        if let leftAt, new > current { return .onTheWay(leftAt: leftAt, travel: current) }
+        return nil
+    }
+}

@@ -256,3 +256,24 @@ struct LineUpRulesTests {
         #expect(abs(chosen[0].metres - 2224) < 5)
     }
 }
+
+/// A line-up's travel changed after it was made (`TravelChange`).
+@Suite("Travel changes")
+struct TravelChangeTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test("a travel longer than any line-up may wait is refused; a nearer one is taken")
+    func tooFar() {
+        #expect(TravelChange.refusal(current: 600, new: LineUpPolicy.longestWait + 1, leftAt: nil)
+            == .tooFar(travel: LineUpPolicy.longestWait + 1))
+        #expect(TravelChange.refusal(current: 600, new: LineUpPolicy.longestWait, leftAt: nil) == nil)
+        #expect(TravelChange.refusal(current: 600, new: 1200, leftAt: nil) == nil)
+    }
+
+    @Test("once told to leave, a longer travel is not taken, a shorter one is")
+    func onTheWay() {
+        #expect(TravelChange.refusal(current: 600, new: 900, leftAt: now) == .onTheWay(leftAt: now, travel: 600))
+        #expect(TravelChange.refusal(current: 600, new: 300, leftAt: now) == nil)
+        #expect(TravelChange.refusal(current: 600, new: 600, leftAt: now) == nil)
+    }
+}

@@ -197,6 +197,23 @@ struct NoticesTests {
         let updated = try reservation(ticket.id)
         #expect(abs((updated.travelMetres ?? 0) - 150) < 5)
         #expect(updated.travel == TravelMode.travel(mode: .walking, metres: updated.travelMetres ?? 0))
+        // security: a position from which nobody could have lined up (Rome, 480 km) is refused,
+        // saying why, and the travel stays; so is a slower way of travelling once told to leave.
+        let rome = try browser.post("/reservations/\(ticket.id)/position", [("lat", "41.9028"), ("lon", "12.4964")])
+        #expect(rome.status == 422 && rome.header("Content-Type") == "application/json")
+        #expect(rome.bodyText.contains("longer than anyone may wait in a queue (2 h)"))
+        #expect(try reservation(ticket.id).travelMetres == updated.travelMetres)
+        try browser.post("/reservations/\(ticket.id)/position", [("lat", String(store.latitude + 0.018)), ("lon", String(store.longitude))])
+        #expect(try browser.post("/reservations/\(ticket.id)/travel", [("mode", "car")]).status == 303)
+        try database.execute(sql: "UPDATE reservation SET leftAt = ? WHERE id = ?", clock.now, ticket.id)
+        let slower = try browser.post("/reservations/\(ticket.id)/position", [("lat", String(store.latitude + 0.036)), ("lon", String(store.longitude))])
+        #expect(slower.status == 422 && slower.bodyText.contains("You were told to leave at 10:00"))
+        #expect(try browser.post("/reservations/\(ticket.id)/travel", [("mode", "walking")]).status == 422)
+        #expect(try reservation(ticket.id).travelMode == .car)
+        let nearer = try browser.post("/reservations/\(ticket.id)/position",
+                                      [("lat", String(store.latitude + 0.00135)), ("lon", String(store.longitude))])
+        let nearerMetres = try reservation(ticket.id).travelMetres ?? 0
+        #expect(nearer.status == 200 && abs(nearerMetres - 150) < 5)
         // Not a point on Earth; not the owner's; not waiting any more.
         #expect(try browser.post("/reservations/\(ticket.id)/position", [("lat", "91"), ("lon", "9")]).status == 400)
         #expect(try browser.post("/reservations/\(ticket.id)/position", [("lat", "x"), ("lon", "9")]).status == 400)
@@ -390,6 +407,55 @@ struct NoticesTests {
         #expect(try database.cancelReservation(id: ticket.id, userId: ada.id, now: clock.now))
         try database.dispatchNotices(now: clock.now, render: writer.render)
         #expect(try mail(to: "ada@example.org").count == 1)
+    }
+
+    @Test("security: ten customers reporting absurd positions at a busy store delay nobody behind them past the grace period")
+    func absurdPositionsHoldNothing() throws {
+        /// A store of 4 places; ten customers line up 500 m away (8 min on foot) and never come,
+        /// then one at the door. With `absurd`, the ten report positions 1,000 km away a minute
+        /// later. Returns when the one at the door is called, and the ten reports' outcomes.
+        func timeline(_ name: String, absurd: Bool) throws -> (called: Date?, reports: [TravelChangeOutcome]) {
+            let start = clock.now
+            let store = try database.createStore(
+                NewStore(name: name, address: "Via Roma 1", phone: "+39 02 1", position: Place.milan[1].position, capacity: 4,
+                         timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 0, slotCapacity: 2)),
+                hours: Fixture.weekdayHours, departments: [])
+            func lineUp(_ user: User, metres: Int?) throws -> Reservation {
+                guard case .created(let reservation) = try database.reserve(ReservationRequest(
+                    storeId: store.id, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: .walking,
+                    requestKey: Secrets.token(), travelMetres: metres), now: clock.now)
+                else { throw Stack("not created") }
+                return reservation
+            }
+            let far = try (1...10).map { try lineUp(try user("\(name)-far\($0)@example.org"), metres: 500) }
+            let near = try lineUp(try user("\(name)-near@example.org"), metres: nil)
+            try database.advanceQueues(now: clock.now)
+            clock.advance(60)
+            var reports: [TravelChangeOutcome] = []
+            if absurd {
+                for ticket in far {
+                    reports.append(try database.changeTravelDistance(id: ticket.id, userId: try require(ticket.userId),
+                                                                     to: TravelMode.longestMetres))
+                }
+            }
+            var called: Date?
+            while called == nil, clock.now.timeIntervalSince(start) < 3 * 3600 {
+                try database.advanceQueues(now: clock.now)
+                called = try reservation(near.id).calledAt
+                clock.advance(60)
+            }
+            clock.advance(start.timeIntervalSince(clock.now))  // the next timeline starts at the same time
+            return (called, reports)
+        }
+        let honest = try timeline("Onesta", absurd: false)
+        let absurd = try timeline("Assurda", absurd: true)
+        // Every absurd report refused with its reason, and the one at the door called no later.
+        #expect(absurd.reports.count == 10 && absurd.reports.allSatisfy {
+            if case .refused(.tooFar) = $0 { return true } else { return false }
+        })
+        let honestCall = try require(honest.called)
+        let absurdCall = try require(absurd.called, "the customer at the door was never called")
+        #expect(absurdCall.timeIntervalSince(honestCall) <= Double(store.callGraceMinutes) * 60)
     }
 
     @Test("security: lining up and cancelling in a loop: ten reservations an hour, and the mails of one's own cancellations capped")

@@ -70,29 +70,24 @@ extension PostgresEngine {
         }
     }
 
-    func changeTravelMode(id: ReservationID, userId: UserID, to mode: TravelMode) throws -> Bool {
+    /// `AppDatabase.changeTravelMode` and `changeTravelDistance`: decided under the store's
+    /// lock, which the queue timer takes to send a customer off, so a change never slips in
+    /// between the two.
+    func changeTravel(id: ReservationID, userId: UserID, mode: TravelMode?, metres: Int?) throws -> TravelChangeOutcome {
         try write { transaction in
-            guard let storeId = try transaction.value("""
-                UPDATE reservation SET travelMode = \(mode.rawValue)
-                WHERE id = \(id) AND userId = \(userId) AND kind = 'lineUp' AND status IN ('waiting', 'called')
-                RETURNING storeId
-                """, as: StoreID.self)
-            else { return false }
-            transaction.changed(reservation: id, of: storeId)
-            return true
-        }
-    }
-
-    func changeTravelDistance(id: ReservationID, userId: UserID, to metres: Int) throws -> Bool {
-        try write { transaction in
-            guard let storeId = try transaction.value("""
-                UPDATE reservation SET travelMetres = \(metres)
-                WHERE id = \(id) AND userId = \(userId) AND kind = 'lineUp' AND status = 'waiting' AND travelMetres IS NOT NULL
-                RETURNING storeId
-                """, as: StoreID.self)
-            else { return false }
-            transaction.changed(reservation: id, of: storeId)
-            return true
+            guard let storeId = try transaction.value("SELECT storeId FROM reservation WHERE id = \(id)", as: StoreID.self),
+                try Self.lockStore(storeId, transaction) != nil,
+                let reservation = try Self.reservation(id, transaction)
+            else { return .notChangeable }
+            let (outcome, changed) = TravelChangeOutcome.decide(reservation, userId: userId, mode: mode, metres: metres)
+            if let changed {
+                try transaction.execute("""
+                    UPDATE reservation SET travelMode = \(changed.travelMode?.rawValue), travelMetres = \(changed.travelMetres)
+                    WHERE id = \(id)
+                    """)
+                transaction.changed(reservation: id, of: storeId)
+            }
+            return outcome
         }
     }
 

@@ -437,6 +437,8 @@ extension Catalogue {
         "ticket.kindNumber": "{kind} No.",
         "ticket.connectionLost": "Connection lost: what this page shows may be out of date. Trying again…",
         "ticket.pushLost": "Your browser stopped receiving CLup's notifications, so we email them to {email} instead. To have them here again, turn them on below.",
+        "ticket.travelTooFar": "From there you would need {travel} to reach the store: longer than anyone may wait in a queue ({longest}). Your ticket keeps the travel it had; line up again from nearer if your plans have changed.",
+        "ticket.travelOnTheWay": "You were told to leave at {time}: your place is held for the {travel} your journey took then, and you are called as you are due to arrive. A longer journey does not hold it longer.",
         "ticket.notifyMe": "Notify me on this device",
         "ticket.leaveBy": "Leave by",
         "ticket.confirmVisit": "Confirm my visit",

@@ -437,6 +437,8 @@ extension Catalogue {
         "ticket.kindNumber": "{kind} N.",
         "ticket.connectionLost": "Connessione persa: ciò che vedi potrebbe non essere aggiornato. Riprovo…",
         "ticket.pushLost": "Il tuo browser ha smesso di ricevere le notifiche di CLup, quindi te le inviamo per email a {email}. Per riceverle di nuovo qui, attivale qui sotto.",
+        "ticket.travelTooFar": "Da lì ti servirebbero {travel} per arrivare al negozio: più di quanto chiunque possa aspettare in fila ({longest}). Il biglietto mantiene il tragitto che aveva; se i tuoi piani sono cambiati, mettiti in fila di nuovo da più vicino.",
+        "ticket.travelOnTheWay": "Ti abbiamo detto di partire alle {time}: il tuo posto è tenuto per i {travel} che il tragitto richiedeva allora, e sarai chiamato quando dovresti arrivare. Un tragitto più lungo non lo tiene più a lungo.",
         "ticket.notifyMe": "Avvisami su questo dispositivo",
         "ticket.leaveBy": "Parti entro le",
         "ticket.confirmVisit": "Confermo la visita",

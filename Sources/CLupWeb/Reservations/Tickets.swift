@@ -27,10 +27,25 @@ extension ReservationsArea {
         guard let mode = context.form["mode"].flatMap(TravelMode.init(rawValue:)) else {
             throw HTTPError.badRequest(tr("ticket.chooseMode"))
         }
-        guard try database.changeTravelMode(id: reservation.id, userId: context.user.id, to: mode) else {
+        switch try database.changeTravelMode(id: reservation.id, userId: context.user.id, to: mode) {
+        case .changed:
+            return .redirect(to: Paths.ticket(reservation.id))
+        case .notChangeable:
             throw HTTPError(409, tr("ticket.notWaiting"))
+        case .refused(let refusal):
+            throw HTTPError(422, Self.travelRefusal(refusal, store: context.owned.store, now: context.now))
         }
-        return .redirect(to: Paths.ticket(reservation.id))
+    }
+
+    /// Why a line-up keeps its travel (`TravelChange`), in words.
+    static func travelRefusal(_ refusal: TravelChange.Refusal, store: Store, now: Date) -> String {
+        switch refusal {
+        case .tooFar(let travel):
+            tr("ticket.travelTooFar", ["travel": Formatting.duration(travel), "longest": Formatting.duration(LineUpPolicy.longestWait)])
+        case .onTheWay(let leftAt, let travel):
+            tr("ticket.travelOnTheWay", ["time": Formatting.time(leftAt, timeZone: store.zone, now: now),
+                                         "travel": Formatting.duration(travel)])
+        }
     }
 
     /// Where the customer is now, sent by the ticket page while it is open, only after they
@@ -42,9 +57,16 @@ extension ReservationsArea {
               let here = GeoPoint(validLatitude: latitude, longitude: longitude)
         else { throw HTTPError.badRequest(tr("ticket.badPosition")) }
         let metres = min(TravelMode.longestMetres, Int(here.distance(to: owned.store.position).rounded()))
-        guard try database.changeTravelDistance(id: owned.reservation.id, userId: context.user.id, to: metres),
-              let updated = try database.reservation(id: owned.reservation.id)
-        else { throw HTTPError(409, tr("ticket.notWaiting")) }
+        switch try database.changeTravelDistance(id: owned.reservation.id, userId: context.user.id, to: metres) {
+        case .changed:
+            break
+        case .notChangeable:
+            throw HTTPError(409, tr("ticket.notWaiting"))
+        case .refused(let refusal):
+            // The ticket's script shows the message in place of "your position set when to leave".
+            return .json(["message": Self.travelRefusal(refusal, store: owned.store, now: context.now)], status: 422)
+        }
+        guard let updated = try database.reservation(id: owned.reservation.id) else { throw HTTPError(409, tr("ticket.notWaiting")) }
         let asOf = Formatting.time(context.now, timeZone: updated.store.zone, now: context.now)
         return .json(try progress(updated, now: context.now).json(asOf: asOf))
     }
