@@ -20,7 +20,7 @@ struct HardeningEndToEndTests {
         return output.split(separator: "\n").compactMap { Int($0) }
     }
 
-    @Test("anything but GET, HEAD and POST is refused with 405, saying what is allowed; TRACE included")
+    @Test("anything but GET, HEAD and POST is refused with 405, saying what is allowed (the API's per operation); TRACE included")
     func methods() throws {
         let stack = try Stack()
         for method in ["TRACE", "DELETE", "PUT", "OPTIONS", "PATCH"] {
@@ -29,6 +29,13 @@ struct HardeningEndToEndTests {
             #expect(answer.header("Allow") == "GET, HEAD, POST", "\(method)")
             #expect(answer.body.contains("Not allowed here") && answer.body.contains("GET, HEAD and POST"), "\(method)")
             #expect(answer.header("Content-Security-Policy")?.contains("default-src 'self'") == true, "\(method)")
+        }
+        // The device API's 405 lists its operations' methods, as its description does.
+        for (path, allowed) in [("/api/v1/scan", "POST"), ("/api/v1/tickets/offline", "POST"),
+                                ("/api/v1/stores/1/status", "GET, HEAD"), ("/api/v1/stores/1/status?x=1", "GET, HEAD")] {
+            let answer = try stack.curl(["-X", "OPTIONS", stack.baseURL + path])
+            #expect(answer.status == 405 && answer.header("Allow") == allowed, "\(path)")
+            #expect(answer.header("Content-Type") == "application/json", "\(path)")
         }
         #expect(try stack.get("/").status == 200)
     }
@@ -223,7 +230,7 @@ struct HardeningEndToEndTests {
                                                 "/CN=clup.example.org", "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem"])
         let (http, https) = (try Stack.freePort(), try Stack.freePort())
         var site = try productionTemplate(stack)
-        for rule in ["limit_req zone=clup_signin burst=5 nodelay;", "return 405;", "add_header Allow \"GET, HEAD, POST\" always;",
+        for rule in ["limit_req zone=clup_signin burst=5 nodelay;", "return 405;", "add_header Allow $clup_allow always;",
                      "error_page 502 503 504 = @api_unavailable;", "client_header_timeout 10s;"] {
             #expect(site.contains(rule), "\(rule)")
         }

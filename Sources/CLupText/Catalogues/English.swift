@@ -573,6 +573,7 @@ extension Catalogue {
         "api.missing": "`{key}` is missing.",
         "api.wrongType": "`{key}` has the wrong type.",
         "api.notUTF8": "it is not UTF-8 text without a byte order mark.",
+        "api.requestKey": "`requestKey` must be 16 to 128 letters, digits, - or _.",
         "api.unreadable": "it could not be read.",
         "desk.scanId": "`scanId` must be 16 to 64 letters, digits, - or _, unique to the scan.",
         "desk.scannedAt": "`scannedAt` must be an ISO 8601 time with its zone, not ahead of CLup's clock by more than a minute.",

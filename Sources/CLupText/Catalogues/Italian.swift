@@ -573,6 +573,7 @@ extension Catalogue {
         "api.missing": "manca `{key}`.",
         "api.wrongType": "`{key}` ha il tipo sbagliato.",
         "api.notUTF8": "non è testo UTF-8 senza byte order mark.",
+        "api.requestKey": "`requestKey` deve avere da 16 a 128 lettere, cifre, - o _.",
         "api.unreadable": "non è stato possibile leggerlo.",
         "desk.scanId": "`scanId` deve avere da 16 a 64 lettere, cifre, - o _, ed essere unico per la lettura.",
         "desk.scannedAt": "`scannedAt` deve essere un orario ISO 8601 con il fuso, non più di un minuto avanti rispetto all'orologio di CLup.",

@@ -30,7 +30,7 @@ struct DeviceArea {
         guard context.kiosk.role.isAtTheDoor else { throw EntranceError(403, "wrongRole", tr("api.notAtTheDoor")) }
         let body = try decode(ScanRequest.self, from: context.request)
         guard let scanId = body.scanId else {
-            if body.scannedAt != nil || body.offlineResult != nil {
+            if body.scannedAt != nil || body.offlineResult != nil || body.answerWithin != nil {
                 throw EntranceError(400, "invalidScanId", tr("desk.scanId"))
             }
             return .json(try desk.scan(code: body.code, kiosk: context.kiosk, now: context.now))
@@ -43,6 +43,11 @@ struct DeviceArea {
 
     func issueTicket(_ context: DeviceContext) throws -> Response {
         let body = try decode(TicketRequest.self, from: context.request)
+        // A client that sends a key counts on it to make a retry safe: one that cannot be used
+        // is refused, not ignored.
+        if let key = body.requestKey, EntranceDesk.requestKey(key) == nil {
+            throw EntranceError(400, "invalidBody", tr("api.invalidBody", ["why": tr("api.requestKey")]))
+        }
         switch try desk.issueTicket(people: body.people, minutes: body.residenceMinutes, requestKey: body.requestKey,
                                     kiosk: context.kiosk, now: context.now)
         {

@@ -98,11 +98,23 @@ struct EntranceDesk: Sendable {
     /// The oldest scan applied: a kiosk that could not send for longer says so to staff.
     static let oldestScan: TimeInterval = 86400
 
-    /// An ISO 8601 instant with a zone, with or without fractions of a second.
+    /// An RFC 3339 instant (`date-time` in the API's description): with or without fractions
+    /// of a second, `T` and `Z` in either case, and any offset to ±23:59 (Foundation's parser
+    /// reads offsets only to ±18:00, so the offset is applied here).
     static func instant(_ text: String) -> Date? {
-        guard text.utf8.count <= 40 else { return nil }
-        return (try? Date(text, strategy: .iso8601))
-            ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        guard text.utf8.count <= 40,
+              let match = text.uppercased().wholeMatch(of: /(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?)(Z|([+-])(\d{2}):(\d{2}))/)
+        else { return nil }
+        let utc = String(match.1) + "Z"
+        guard let local = (try? Date(utc, strategy: .iso8601))
+                ?? (try? Date(utc, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        else { return nil }
+        guard let sign = match.3, let hours = match.4.flatMap({ Int($0) }), let minutes = match.5.flatMap({ Int($0) }) else {
+            return local
+        }
+        guard hours < 24, minutes < 60 else { return nil }
+        let offset = TimeInterval(hours * 3600 + minutes * 60)
+        return sign == "+" ? local - offset : local + offset
     }
 
     /// A walk-in party as a form or the API sent it, checked: one or two people, a visit length
