@@ -153,10 +153,12 @@ extension AppDatabase {
         case .kiosk(let id, let name)?: (kioskId, staffName) = (id, Sealed.seal(String(name.prefix(60))))
         case nil: break
         }
+        // What staff typed is sealed (`PersonalColumns`); a refusal's or a conflict's code is not.
+        let reason = staff == nil ? String(reason.prefix(200)) : Sealed.seal(String(reason.prefix(200)))
         try db.cachedStatement(sql: """
             INSERT INTO doorAction (storeId, reservationId, number, action, reason, outcome, userId, kioskId, staffName, at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [storeId, own?.id, own?.number, kind.rawValue, String(reason.prefix(200)), outcome,
+            """).execute(arguments: [storeId, own?.id, own?.number, kind.rawValue, reason, outcome,
                                      userId, kioskId, staffName, now.databaseText])
     }
 
@@ -179,7 +181,8 @@ extension AppDatabase {
                     nil
                 }
                 return DoorAction.Kind(rawValue: row[1]).map {
-                    DoorLogEntry(at: row[0], kind: $0, number: row[2], reason: row[3], outcome: row[4], staff: staff)
+                    DoorLogEntry(at: row[0], kind: $0, number: row[2], reason: PersonalColumns.logValue(row[3]), outcome: row[4],
+                                 staff: staff)
                 }
             }
         }

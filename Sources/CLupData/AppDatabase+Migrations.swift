@@ -923,6 +923,26 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v38: door reasons sealed at rest") { db in
+            try db.execute(sql: """
+                -- What staff type as a door action's reason may name people or hold a phone number:
+                -- it is sealed with the data key now, like the staff name beside it, and a sealed
+                -- reason of 200 characters is longer than the old check allowed. (Scan refusals
+                -- and offline conflicts keep their reason codes in clear.)
+                CREATE TABLE doorAction_new ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "reservationId" INTEGER REFERENCES "reservation"("id") ON DELETE SET NULL, "number" INTEGER, "action" TEXT NOT NULL CHECK ("action" IN ('recall', 'noShow', 'admit', 'letOut', 'leftUnscanned', 'scanRefused', 'offlineConflict', 'priority')), "reason" TEXT NOT NULL CHECK (LENGTH("reason") <= 1200), "outcome" TEXT NOT NULL, "userId" INTEGER REFERENCES "user"("id") ON DELETE SET NULL, "at" DATETIME NOT NULL, "kioskId" INTEGER REFERENCES "kiosk"("id") ON DELETE SET NULL, "staffName" TEXT);
+                INSERT INTO doorAction_new (id, storeId, reservationId, number, action, reason, outcome, userId, at, kioskId, staffName)
+                SELECT id, storeId, reservationId, number, action, reason, outcome, userId, at, kioskId, staffName FROM doorAction;
+                UPDATE sqlite_sequence SET seq = (SELECT seq FROM sqlite_sequence WHERE name = 'doorAction') WHERE name = 'doorAction_new';
+                DROP TABLE doorAction;
+                ALTER TABLE doorAction_new RENAME TO doorAction;
+                CREATE INDEX doorAction_kiosk ON doorAction(kioskId, at);
+                CREATE INDEX "doorAction_on_reservationId" ON "doorAction"("reservationId");
+                CREATE INDEX "doorAction_on_storeId" ON "doorAction"("storeId");
+                CREATE INDEX "doorAction_on_userId" ON "doorAction"("userId");
+                CREATE INDEX "doorAction_store" ON "doorAction"("storeId", "at");
+                """)
+        }
+
         return migrator
     }
 }

@@ -46,6 +46,10 @@ enum PersonalColumns {
               lookups: [("recipientKey", "recipient", LookupKey.recipient)]),
         Table(name: "doorAction", pending: "staffName IS NOT NULL AND substr(staffName, 1, 3) <> 's1:'",
               sealed: ["staffName"]),
+        // What staff typed as a door action's reason; refusals and conflicts hold codes.
+        Table(name: "doorAction",
+              pending: "action NOT IN ('scanRefused', 'offlineConflict') AND reason <> '' AND substr(reason, 1, 3) <> 's1:'",
+              sealed: ["reason"]),
         // The address of a manager added or removed.
         Table(name: "storeChange", pending: "field = 'manager' AND substr(before, 1, 3) <> 's1:'", sealed: ["before"]),
         Table(name: "signInFailure", pending: "substr(account, 1, 3) <> 'k1:'", sealed: [],

@@ -13,7 +13,7 @@ import Testing
 struct DataAtRestTests {
     static let now = Fixture.wednesdayMorning
     /// What must never be found in clear in a row or a file.
-    static let plain = ["ada.lovelace", "Lovelace", "Giulia Portinaia", "grace.hopper"]
+    static let plain = ["ada.lovelace", "Lovelace", "Giulia Portinaia", "grace.hopper", "333 1234567"]
 
     @Test("a value sealed twice reads differently, opens to itself, and no changed byte or other key opens it")
     func sealing() throws {
@@ -58,7 +58,7 @@ struct DataAtRestTests {
         guard case .issued(let ticket) = try database.issueWalkInTicket(storeId: store.id, people: 1, residenceMinutes: 30,
                                                                        requestKey: nil, now: now)
         else { throw StackFailure("no walk-in ticket") }
-        _ = try database.door(.admit, storeId: store.id, number: ticket.number, reason: "",
+        _ = try database.door(.admit, storeId: store.id, number: ticket.number, reason: "scanner broken, her son 333 1234567",
                               by: .kiosk(id: kiosk.id, name: "Giulia Portinaia"), now: now)
         try database.recordSignInFailure(account: "ada.lovelace@example.org", clientAddress: "192.0.2.1", now: now)
         return (store.id, user)
@@ -79,7 +79,9 @@ struct DataAtRestTests {
             $0.field == "manager" && $0.before == "grace.hopper@example.org" && $0.by == "Ada Lovelace"
         })
         #expect(try database.doorLog(storeId: store).contains { entry in
-            if case .atKiosk(let name, _)? = entry.staff { return name == "Giulia Portinaia" }
+            if case .atKiosk(let name, _)? = entry.staff {
+                return name == "Giulia Portinaia" && entry.reason == "scanner broken, her son 333 1234567"
+            }
             return false
         })
         let history = try database.signInFailures(account: "ada.lovelace@example.org", clientAddress: "192.0.2.1",
@@ -96,9 +98,13 @@ struct DataAtRestTests {
             ("outboxMessage", "subject"), ("outboxMessage", "body"), ("outboxMessage", "recipientKey"),
             ("doorAction", "staffName"), ("storeChange", "before"), ("signInFailure", "account"),
         ]
+        // A door action's reason is what staff typed, but for a refusal's or a conflict's code.
+        let reasons = try database.values(String.self, sql: """
+            SELECT reason FROM doorAction WHERE reason <> '' AND action NOT IN ('scanRefused', 'offlineConflict')
+            """).compactMap { $0 }
         return try columns.flatMap { table, column in
             try database.values(String.self, sql: "SELECT \(column) FROM \(table) WHERE \(column) <> ''").compactMap { $0 }
-        }
+        } + reasons
     }
 
     @Test("the rows hold every name and address sealed, and give them back in clear through the named methods")
@@ -107,7 +113,7 @@ struct DataAtRestTests {
         let (store, user) = try Self.personalRows(database)
         try Self.readsBack(database, store: store, user: user)
         let stored = try Self.stored(database)
-        #expect(stored.count >= 10)
+        #expect(stored.count >= 11)
         for value in stored {
             #expect(value.hasPrefix("s1:") || value.hasPrefix("k1:"), "\(value) is not sealed")
             #expect(!Self.plain.contains { value.localizedCaseInsensitiveContains($0) })
@@ -154,7 +160,9 @@ struct DataAtRestTests {
                     VALUES ('Ada.Lovelace@example.org', 'Hello Ada Lovelace', 'Dear Ada Lovelace', '2026-11-01 10:00:00.000',
                             '2026-11-01 10:00:00.000', 'ada.lovelace@example.org');
                     INSERT INTO doorAction (storeId, action, reason, outcome, at, staffName)
-                    VALUES (1, 'admit', '', 'inside', '2026-11-01 10:00:00.000', 'Giulia Portinaia');
+                    VALUES (1, 'admit', 'rang 333 1234567', 'inside', '2026-11-01 10:00:00.000', 'Giulia Portinaia');
+                    INSERT INTO doorAction (storeId, action, reason, outcome, at)
+                    VALUES (1, 'scanRefused', 'expired', 'refused', '2026-11-01 10:01:00.000');
                     INSERT INTO storeChange (storeId, at, field, before, after)
                     VALUES (1, '2026-11-01 10:00:00.000', 'manager', 'grace.hopper@example.org', 'added');
                     INSERT INTO signInFailure (account, clientAddress, at)

@@ -332,9 +332,11 @@ extension PostgresEngine {
         case .kiosk(let id, let name)?: (kioskId, staffName) = (id, Sealed.seal(String(name.prefix(60))))
         case nil: break
         }
+        // What staff typed is sealed (`PersonalColumns`); a refusal's or a conflict's code is not.
+        let reason = staff == nil ? String(reason.prefix(200)) : Sealed.seal(String(reason.prefix(200)))
         try transaction.execute("""
             INSERT INTO doorAction (storeId, reservationId, number, action, reason, outcome, userId, kioskId, staffName, at)
-            VALUES (\(storeId), \(own?.id), \(own?.number), \(kind.rawValue), \(String(reason.prefix(200))), \(outcome),
+            VALUES (\(storeId), \(own?.id), \(own?.number), \(kind.rawValue), \(reason), \(outcome),
                     \(userId), \(kioskId), \(staffName), \(now))
             """)
     }
@@ -357,7 +359,8 @@ extension PostgresEngine {
                 }
                 return try DoorAction.Kind(rawValue: row[1].decode(String.self)).map {
                     DoorLogEntry(at: try row[0].decode(Date.self), kind: $0, number: try row[2].decode(Int?.self),
-                                 reason: try row[3].decode(String.self), outcome: try row[4].decode(String.self), staff: staff)
+                                 reason: PersonalColumns.logValue(try row[3].decode(String.self)),
+                                 outcome: try row[4].decode(String.self), staff: staff)
                 }
             }
         }

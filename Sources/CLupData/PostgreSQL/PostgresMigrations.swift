@@ -113,6 +113,10 @@ enum PostgresMigrations {
             ALTER TABLE notice ADD COLUMN emailOnly boolean NOT NULL DEFAULT false;
             ALTER TABLE "user" ADD COLUMN pushLostAt timestamptz;
             """),
+        ("door reasons sealed at rest (SQLite's 38)", """
+            ALTER TABLE doorAction DROP CONSTRAINT dooraction_reason_check;
+            ALTER TABLE doorAction ADD CONSTRAINT dooraction_reason_check CHECK (length(reason) <= 1200);
+            """),
     ]
 
     /// Brings the schema up to date; several workers starting at once take turns on an
