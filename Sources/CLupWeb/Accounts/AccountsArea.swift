@@ -178,6 +178,7 @@ struct AccountsArea {
             }
         }
         return mailPage(context, queued, email: page.email, link: (tr("nav.signIn"), Paths.signIn()),
+                        refusedLink: (tr("signup.title"), Paths.signUp()),
                         sent: [tr("signup.sent", ["email": page.email]), tr("signup.sent2")],
                         later: { [tr("mail.queued", ["email": page.email, "wait": $0]), tr("signup.sent2")] })
     }
@@ -185,15 +186,19 @@ struct AccountsArea {
     /// The page after a form that mails someone: that it was sent; or that it leaves within a
     /// few minutes, held back to keep the client's pace (`MailPace`); or, with a 429, that it
     /// was not sent and when to try again. Never "sent" for a mail that was not queued.
+    /// `refusedLink`: where the refusal page leads, if not where the sent page does (a sign-up
+    /// refused made no account to sign in to).
     private func mailPage(_ context: some BrowserRequest & HandlerContext, _ queued: MailQueueing, email: String,
-                          link: (String, String), sent: [String], later: (String) -> [String]) -> Response
+                          link: (String, String), refusedLink: (String, String)? = nil, sent: [String],
+                          later: (String) -> [String]) -> Response
     {
         switch queued {
         case .refused(let retryAt):
             let wait = max(60, retryAt.timeIntervalSince(context.now))
             var response = views.page(title: tr("mail.notSentTitle"), context, MessagePage(
                 title: tr("mail.notSentTitle"),
-                lines: [tr("mail.notSent", ["email": email, "wait": Formatting.duration(wait)])], link: link), status: 429)
+                lines: [tr("mail.notSent", ["email": email, "wait": Formatting.duration(wait)])], link: refusedLink ?? link),
+                status: 429)
             response.headers.append(("Retry-After", String(Int(wait.rounded(.up)))))
             return response
         case .queued(let sendAt):
