@@ -175,9 +175,10 @@ extension AppDatabase {
     /// it). Anonymous records that point to it keep their statistics and lose the person.
     ///
     /// Its reservations not yet used are cancelled first, as a cancellation by their owner
-    /// would be (a party inside stays counted until scanned out): the queue calls the next party at once, and a booking's place goes to the slot's
-    /// waiting list at the timer's next pass. Nobody is told (there is nobody left to tell);
-    /// nothing is left holding places for an account that is gone.
+    /// would be (a party inside stays counted until scanned out): the queue calls the next
+    /// party at once, and a booking's place goes to the slot's waiting list at the timer's
+    /// next pass. Nobody is told (there is nobody left to tell); nothing is left holding
+    /// places for an account that is gone.
     public func deleteUser(id: UserID, now: Date) throws {
         if let postgres { return try postgres.deleteUser(id: id, now: now) }
         try write { db in
@@ -503,7 +504,8 @@ extension AppDatabase {
     }
 
     /// Stops account `userId` managing the store; a manager of no other store is a customer
-    /// again (`demoteManagerOfNoStore`). False if it did not manage it. The store's change log records who removed it, and when.
+    /// again (`demoteManagerOfNoStore`). False if it did not manage it. The store's change log
+    /// records who removed it, and when.
     public func removeManager(storeId: StoreID, userId: UserID, now: Date, loggedAs author: ChangeAuthor) throws -> Bool {
         if let postgres { return try postgres.removeManager(storeId: storeId, userId: userId, now: now, loggedAs: author) }
         return try write { db in

@@ -125,7 +125,8 @@ public final class RememberingFinder: PlaceFinder {
         let step = try state.withLock { state -> Step in
             if let hit = state.kept[key], now.timeIntervalSince(hit.at) < lifetime { return .kept(hit.place) }
             if let resting = state.resting, now < resting {
-                throw GeocoderError(description: "the geocoder failed or was slow just now; not asked again before \(resting)")
+                throw GeocoderError(
+                    description: "the geocoder failed or was slow just now; not asked again before \(resting)")
             }
             let waits = state.waiting < waiters
             let lookup: Lookup

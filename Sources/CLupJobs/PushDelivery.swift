@@ -121,7 +121,8 @@ public final class PushDelivery: Sendable {
             case 400, 413:
                 // The service will never take this message; retrying would not change that.
                 logger.warning("push message \(message.id) refused (\(status))")
-                try database.markPushFailed(id: message.id, error: "refused: HTTP \(status)", retryAt: message.expiresAt, now: now)
+                try database.markPushFailed(id: message.id, error: "refused: HTTP \(status)", retryAt: message.expiresAt,
+                                            now: now)
             default:
                 try retry(message, error: "HTTP \(status)", now: now)
             }

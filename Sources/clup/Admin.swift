@@ -226,7 +226,8 @@ struct Admin: ParsableCommand {
                 throw ValidationError("\(email) does not manage store \(store)")
             }
             let role = try opened.user(email: email)?.role
-            print("\(email) no longer manages store \(store)" + (role == .customer ? "; the account is a customer's again" : ""))
+            let demoted = role == .customer ? "; the account is a customer's again" : ""
+            print("\(email) no longer manages store \(store)" + demoted)
         }
     }
 

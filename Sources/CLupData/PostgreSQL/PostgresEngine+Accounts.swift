@@ -122,6 +122,8 @@ extension PostgresEngine {
 
     func deleteUser(id: UserID, now: Date) throws {
         try write { transaction in
+            // The customer first, then their stores: the order every transaction locks them in.
+            _ = try transaction.row("SELECT id FROM \"user\" WHERE id = \(id) FOR UPDATE")
             guard let user = try Self.user(id: id, transaction) else { throw AccountError.noSuchUser }
             // Reservations not yet used cancelled first, silently, as on SQLite (`AppDatabase.deleteUser`).
             for row in try transaction.rows("""

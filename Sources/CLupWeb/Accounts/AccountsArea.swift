@@ -166,7 +166,8 @@ struct AccountsArea {
             queued = try database.createAccount(
                 email: page.email, displayName: page.displayName, passwordHash: hash,
                 language: Language.current.rawValue, acceptedTerms: TermsOfService.version, now: context.now,
-                confirmation: (token, { mail.confirmation(to: $0, token: token) })).confirmation ?? .queued(sendAt: context.now)
+                confirmation: (token, { mail.confirmation(to: $0, token: token) })
+            ).confirmation ?? .queued(sendAt: context.now)
         } catch AccountError.mailRefused(let retryAt) {
             queued = .refused(retryAt: retryAt)
         } catch AccountError.emailTaken {
@@ -197,7 +198,8 @@ struct AccountsArea {
             let wait = max(60, retryAt.timeIntervalSince(context.now))
             var response = views.page(title: tr("mail.notSentTitle"), context, MessagePage(
                 title: tr("mail.notSentTitle"),
-                lines: [tr("mail.notSent", ["email": email, "wait": Formatting.duration(wait)])], link: refusedLink ?? link),
+                lines: [tr("mail.notSent", ["email": email, "wait": Formatting.duration(wait)])],
+                link: refusedLink ?? link),
                 status: 429)
             response.headers.append(("Retry-After", String(Int(wait.rounded(.up)))))
             return response

@@ -54,13 +54,14 @@ struct EntranceDesk: Sendable {
         }
         var at = now
         if let scannedAt {
-            guard let date = Self.instant(scannedAt) else { throw EntranceError(400, "invalidScannedAt", tr("desk.scannedAt")) }
+            let invalid = EntranceError(400, "invalidScannedAt", tr("desk.scannedAt"))
+            guard let date = Self.instant(scannedAt) else { throw invalid }
             // A live scan (its kiosk waits `answerWithin` for the answer) happens now, whatever the
             // kiosk's clock says: a kiosk's slow clock must not date it before the ticket was
             // called, nor a fast one refuse it. A scan sent after the fact keeps its own time,
             // bounded by CLup's clock here and by the ticket's history in the rules.
             if answerWithin == nil {
-                guard date <= now + Self.clockSkew else { throw EntranceError(400, "invalidScannedAt", tr("desk.scannedAt")) }
+                guard date <= now + Self.clockSkew else { throw invalid }
                 guard date >= now - Self.oldestScan else { throw EntranceError(409, "scanTooOld", tr("desk.scanTooOld")) }
                 at = min(date, now)
             }
@@ -109,9 +110,8 @@ struct EntranceDesk: Sendable {
         guard let local = (try? Date(utc, strategy: .iso8601))
                 ?? (try? Date(utc, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
         else { return nil }
-        guard let sign = match.3, let hours = match.4.flatMap({ Int($0) }), let minutes = match.5.flatMap({ Int($0) }) else {
-            return local
-        }
+        guard let sign = match.3, let hours = match.4.flatMap({ Int($0) }), let minutes = match.5.flatMap({ Int($0) })
+        else { return local }
         guard hours < 24, minutes < 60 else { return nil }
         let offset = TimeInterval(hours * 3600 + minutes * 60)
         return sign == "+" ? local - offset : local + offset

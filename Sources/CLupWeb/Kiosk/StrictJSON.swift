@@ -12,8 +12,9 @@ enum StrictJSON {
         let parts = contentType.split(separator: ";", omittingEmptySubsequences: false)
         guard parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "application/json" else { return false }
         return parts.dropFirst().allSatisfy { parameter in
-            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            return pair.first != "charset" || pair.last.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) } == "utf-8"
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+                .map { $0.trimmingCharacters(in: CharacterSet.whitespaces.union(["\""])).lowercased() }
+            return pair.first != "charset" || pair.last == "utf-8"
         }
     }
 

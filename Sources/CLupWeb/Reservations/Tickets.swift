@@ -41,7 +41,8 @@ extension ReservationsArea {
     static func travelRefusal(_ refusal: TravelChange.Refusal, store: Store, now: Date) -> String {
         switch refusal {
         case .tooFar(let travel):
-            tr("ticket.travelTooFar", ["travel": Formatting.duration(travel), "longest": Formatting.duration(LineUpPolicy.longestWait)])
+            tr("ticket.travelTooFar", ["travel": Formatting.duration(travel),
+                                       "longest": Formatting.duration(LineUpPolicy.longestWait)])
         case .onTheWay(let leftAt, let travel):
             tr("ticket.travelOnTheWay", ["time": Formatting.time(leftAt, timeZone: store.zone, now: now),
                                          "travel": Formatting.duration(travel)])
@@ -66,7 +67,9 @@ extension ReservationsArea {
             // The ticket's script shows the message in place of "your position set when to leave".
             return .json(["message": Self.travelRefusal(refusal, store: owned.store, now: context.now)], status: 422)
         }
-        guard let updated = try database.reservation(id: owned.reservation.id) else { throw HTTPError(409, tr("ticket.notWaiting")) }
+        guard let updated = try database.reservation(id: owned.reservation.id) else {
+            throw HTTPError(409, tr("ticket.notWaiting"))
+        }
         let asOf = Formatting.time(context.now, timeZone: updated.store.zone, now: context.now)
         return .json(try progress(updated, now: context.now).json(asOf: asOf))
     }
