@@ -576,6 +576,7 @@ extension Catalogue {
         "api.requestKey": "`requestKey` must be 16 to 128 letters, digits, - or _.",
         "api.unreadable": "it could not be read.",
         "desk.scanId": "`scanId` must be 16 to 64 letters, digits, - or _, unique to the scan.",
+        "desk.clockAhead": "The time sent is more than a minute ahead of CLup's clock: check this device's clock.",
         "desk.scannedAt": "`scannedAt` must be an ISO 8601 time with its zone, not ahead of CLup's clock by more than a minute.",
         "desk.scanTooOld": "This scan is more than a day old and was not applied: tell the store's staff.",
         "desk.offlineResult": "`offlineResult` must be enter or exit, with `scannedAt`: what the scanner did while CLup could not be reached.",

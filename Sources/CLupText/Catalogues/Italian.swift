@@ -576,6 +576,7 @@ extension Catalogue {
         "api.requestKey": "`requestKey` deve avere da 16 a 128 lettere, cifre, - o _.",
         "api.unreadable": "non è stato possibile leggerlo.",
         "desk.scanId": "`scanId` deve avere da 16 a 64 lettere, cifre, - o _, ed essere unico per la lettura.",
+        "desk.clockAhead": "L'ora inviata è più di un minuto avanti rispetto all'orologio di CLup: controllate l'orologio di questo dispositivo.",
         "desk.scannedAt": "`scannedAt` deve essere un orario ISO 8601 con il fuso, non più di un minuto avanti rispetto all'orologio di CLup.",
         "desk.scanTooOld": "Questa lettura ha più di un giorno e non è stata applicata: avvisa il personale del negozio.",
         "desk.offlineResult": "`offlineResult` deve essere enter o exit, con `scannedAt`: ciò che il lettore ha fatto mentre CLup non era raggiungibile.",

@@ -61,7 +61,7 @@ struct EntranceDesk: Sendable {
             // called, nor a fast one refuse it. A scan sent after the fact keeps its own time,
             // bounded by CLup's clock here and by the ticket's history in the rules.
             if answerWithin == nil {
-                guard date <= now + Self.clockSkew else { throw invalid }
+                guard date <= now + Self.clockSkew else { throw Self.clockAhead }
                 guard date >= now - Self.oldestScan else { throw EntranceError(409, "scanTooOld", tr("desk.scanTooOld")) }
                 at = min(date, now)
             }
@@ -96,6 +96,8 @@ struct EntranceDesk: Sendable {
 
     /// How far ahead of the server's clock a kiosk's may be.
     static let clockSkew: TimeInterval = 60
+    /// A well-formed time further ahead than that: the device's clock is fast.
+    static var clockAhead: EntranceError { EntranceError(409, "clockAhead", tr("desk.clockAhead")) }
     /// The oldest scan applied: a kiosk that could not send for longer says so to staff.
     static let oldestScan: TimeInterval = 86400
 
@@ -210,9 +212,8 @@ struct EntranceDesk: Sendable {
     {
         guard let id else { throw EntranceError(409, "notInBlock", tr("api.notInBlock")) }
         let party = try Self.party(people: people, minutes: minutes).get()
-        guard let issuedAt = issuedAt.flatMap(Self.instant), issuedAt <= now + Self.clockSkew else {
-            throw EntranceError(400, "invalidIssuedAt", tr("api.issuedAt"))
-        }
+        guard let issuedAt = issuedAt.flatMap(Self.instant) else { throw EntranceError(400, "invalidIssuedAt", tr("api.issuedAt")) }
+        guard issuedAt <= now + Self.clockSkew else { throw Self.clockAhead }
         guard issuedAt >= now - Self.oldestScan else { throw EntranceError(409, "ticketTooOld", tr("api.ticketTooOld")) }
         switch try database.reportOfflineTicket(id, kiosk: kiosk, people: party.people, residenceMinutes: party.minutes,
                                                 issuedAt: issuedAt, now: now)
