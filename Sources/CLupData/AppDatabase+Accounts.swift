@@ -306,31 +306,51 @@ extension AppDatabase {
 
     /// Enqueues `message` unless its mailbox has had its hourly share; mail a form asked for
     /// (`requestedBy`) keeps its client's pace (`MailPace`), and may be held back to keep it.
-    static func enqueue(_ message: NewOutboxMessage, now: Date, _ db: Database) throws -> MailQueueing {
-        let toMailbox = try Date.fetchAll(db, sql: """
+    /// Written once for both engines.
+    static func enqueue(_ message: NewOutboxMessage, now: Date, _ transaction: some SQLTransaction) throws -> MailQueueing {
+        // Two requests for the same mailbox at once count each other: one waits for the other.
+        try transaction.serialize(message.recipientKey, in: mailboxLocks)
+        let toMailbox = try transaction.column("""
             SELECT createdAt FROM outboxMessage WHERE recipientKey = ? AND createdAt > ? ORDER BY createdAt DESC LIMIT ?
-            """, arguments: [message.recipientKey, (now - 3600).databaseText, mailPerRecipientPerHour])
+            """, [message.recipientKey, now - 3600, mailPerRecipientPerHour], as: Date.self).compactMap { $0 }
         if toMailbox.count == mailPerRecipientPerHour, let oldest = toMailbox.last {
             return .refused(retryAt: oldest + 3600)
         }
         var message = message
         if let client = message.requestedBy {
-            let mark = try Date.fetchOne(db, sql: "SELECT mark FROM mailPace WHERE client = ?", arguments: [client])
+            // And two for the same client: the second reads the mark the first left.
+            try transaction.serialize(client, in: paceLocks)
+            let mark = try transaction.value("SELECT mark FROM mailPace WHERE client = ?", [client], as: Date.self)
             switch MailPace.admit(mark: mark, now: now) {
             case .refused(let retryAt):
                 return .refused(retryAt: retryAt)
             case .accepted(let sendAt, let mark):
                 // A mark in the past holds nothing back: such rows are forgotten as they pass.
-                try db.execute(sql: "DELETE FROM mailPace WHERE mark < ?", arguments: [now])
-                try db.execute(sql: """
+                try transaction.execute("DELETE FROM mailPace WHERE mark < ?", [now])
+                try transaction.execute("""
                     INSERT INTO mailPace (client, mark) VALUES (?, ?) ON CONFLICT (client) DO UPDATE SET mark = excluded.mark
-                    """, arguments: [client, mark])
+                    """, [client, mark])
                 message.nextAttemptAt = sendAt
             }
         }
-        try message.insert(db)
+        try insert(message, transaction)
         return .queued(sendAt: message.nextAttemptAt)
     }
+
+    /// Inserts a message into the outbox, without the hourly limits (`enqueue` applies them).
+    static func insert(_ message: NewOutboxMessage, _ transaction: some SQLTransaction) throws {
+        try transaction.execute("""
+            INSERT INTO outboxMessage (recipient, subject, body, createdAt, attempts, nextAttemptAt, recipientKey,
+                                       requestedBy, priority, reservationId, noticeKind)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [Sealed.seal(message.recipient), Sealed.seal(message.subject), Sealed.seal(message.body), message.createdAt,
+                  message.attempts, message.nextAttemptAt, message.recipientKey, message.requestedBy,
+                  message.priority.rawValue, message.reservationId, message.noticeKind?.rawValue])
+    }
+
+    /// The spaces of `SQLTransaction.serialize`'s keys: one per mailbox, one per client asking.
+    static let mailboxLocks: Int64 = 7_311_002
+    static let paceLocks: Int64 = 7_311_003
 
     /// Enqueues an email on its own (e.g. "you already have an account").
     @discardableResult
@@ -514,7 +534,7 @@ extension AppDatabase {
                 """, arguments: [storeId, userId])
             else { return false }
             try db.execute(sql: "DELETE FROM managedStore WHERE storeId = ? AND userId = ?", arguments: [storeId, userId])
-            try db.execute(sql: Self.demoteManagerOfNoStore, arguments: [userId, userId])
+            try Self.demoteManagerOfNoStore(userId, db)
             // The address as the row holds it, sealed.
             try Self.recordChange(storeId: storeId, userId: author.userId, now: now, field: "manager", before: email,
                                   after: "removed", db)
@@ -524,11 +544,16 @@ extension AppDatabase {
 
     /// A manager left with no store is a customer again (an administrator stays one): the
     /// role is what opens `/manage`, and a role with nothing to manage must not linger.
-    /// The same statement on both engines; both arguments are the account's id.
-    static let demoteManagerOfNoStore = """
-        UPDATE "user" SET role = 'customer'
-        WHERE id = ? AND role = 'manager' AND NOT EXISTS (SELECT 1 FROM managedStore WHERE userId = ?)
-        """
+    /// Written once for both engines.
+    static func demoteManagerOfNoStore(_ userId: UserID, _ transaction: some SQLTransaction) throws {
+        if try transaction.execute("""
+            UPDATE "user" SET role = 'customer'
+            WHERE id = ? AND role = 'manager' AND NOT EXISTS (SELECT 1 FROM managedStore WHERE userId = ?)
+            """, [userId, userId]) > 0
+        {
+            transaction.changedCredentials()
+        }
+    }
 
     /// The accounts that manage the store, by address (sorted here: the rows hold them sealed).
     public func managers(storeId: StoreID) throws -> [User] {

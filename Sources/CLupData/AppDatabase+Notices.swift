@@ -198,31 +198,23 @@ extension AppDatabase {
     /// Run as subscription `id` is dropped (its browser unsubscribed, or it kept failing), when
     /// it is its account's last: the notices it had not delivered are dispatched again, by
     /// email alone (`Notice.emailOnly`; a notice so marked is never marked again, so each goes
-    /// once), and the account remembers when its push was lost, for its ticket page. The same
-    /// statements on both engines; their arguments are `mailLostPushArguments`.
-    static let mailLostPush = [
-        """
-        UPDATE notice SET dispatchedAt = NULL, emailOnly = TRUE
-        WHERE NOT emailOnly
-          AND id IN (SELECT noticeId FROM pushMessage WHERE pushSubscriptionId = ? AND sentAt IS NULL)
-          AND NOT EXISTS (SELECT 1 FROM pushSubscription s JOIN pushSubscription o ON o.userId = s.userId AND o.id <> s.id
-                          WHERE s.id = ?)
-        """,
-        """
-        UPDATE "user" SET pushLostAt = ?
-        WHERE id = (SELECT userId FROM pushSubscription WHERE id = ?)
-          AND NOT EXISTS (SELECT 1 FROM pushSubscription s JOIN pushSubscription o ON o.userId = s.userId AND o.id <> s.id
-                          WHERE s.id = ?)
-        """,
-    ]
-
-    static func mailLostPushArguments(subscription id: Int64, now: Date) -> [[any SQLArgument]] {
-        [[id, id], [now, id, id]]
-    }
-
-    static func mailLostPush(subscription id: Int64, now: Date, _ db: Database) throws {
-        for (sql, arguments) in zip(mailLostPush, mailLostPushArguments(subscription: id, now: now)) {
-            try db.execute(sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue)))
+    /// once), and the account remembers when its push was lost, for its ticket page. Written
+    /// once for both engines.
+    static func mailLostPush(subscription id: Int64, now: Date, _ transaction: some SQLTransaction) throws {
+        let last = """
+            NOT EXISTS (SELECT 1 FROM pushSubscription s JOIN pushSubscription o ON o.userId = s.userId AND o.id <> s.id
+                        WHERE s.id = ?)
+            """
+        try transaction.execute("""
+            UPDATE notice SET dispatchedAt = NULL, emailOnly = TRUE
+            WHERE NOT emailOnly AND id IN (SELECT noticeId FROM pushMessage WHERE pushSubscriptionId = ? AND sentAt IS NULL)
+              AND \(last)
+            """, [id, id])
+        if try transaction.execute("""
+            UPDATE "user" SET pushLostAt = ? WHERE id = (SELECT userId FROM pushSubscription WHERE id = ?) AND \(last)
+            """, [now, id, id]) > 0
+        {
+            transaction.changedCredentials()
         }
     }
 

@@ -76,11 +76,14 @@ public enum ReservationOutcome: Sendable {
 }
 
 extension AppDatabase {
-    /// When the latest reservations of the account were made, newest first, as many as
-    /// `ReservationRate` looks at. The same statement on both engines.
-    static let latestReservationsSQL = """
-        SELECT createdAt FROM reservation WHERE userId = ? ORDER BY createdAt DESC LIMIT \(ReservationRate.perHour)
-        """
+    /// When the account may make another reservation (`ReservationRate`), from when it made
+    /// its latest ones; nil if it may now. Written once for both engines.
+    static func reservationRetry(userId: UserID, now: Date, _ transaction: some SQLTransaction) throws -> Date? {
+        let latest = try transaction.column("""
+            SELECT createdAt FROM reservation WHERE userId = ? ORDER BY createdAt DESC LIMIT ?
+            """, [userId, ReservationRate.perHour], as: Date.self).compactMap { $0 }
+        return ReservationRate.retryAt(latest: latest, now: now)
+    }
 }
 
 extension AppDatabase {
@@ -274,8 +277,7 @@ extension AppDatabase {
                 let store = details.store
                 let active = try Reservation.active(userId: request.userId, db)
                 if let active, active.requestKey == request.requestKey { return .alreadyMade(active) }
-                let latest = try Date.fetchAll(db, sql: Self.latestReservationsSQL, arguments: [request.userId])
-                if let retryAt = ReservationRate.retryAt(latest: latest, now: now) { return .tooMany(retryAt: retryAt) }
+                if let retryAt = try Self.reservationRetry(userId: request.userId, now: now, db) { return .tooMany(retryAt: retryAt) }
                 // The rules of time come first: there is no point asking whether to replace the
                 // active reservation with one that cannot be made.
                 let calendar = details.slotCalendar

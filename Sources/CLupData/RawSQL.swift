@@ -94,7 +94,7 @@ extension AppDatabase {
     }
 
     /// A cell as `Value`, nil for NULL.
-    private static func decode<Value: SQLResult>(_ cell: PostgresCell, as type: Value.Type) throws -> Value? {
+    static func decode<Value: SQLResult>(_ cell: PostgresCell, as type: Value.Type) throws -> Value? {
         cell.bytes == nil ? nil : try cell.decode(Value.self)
     }
 

@@ -24,7 +24,7 @@ extension PostgresEngine {
                     confirmedAt: confirmation == nil ? now : nil, language: language, acceptedTerms: acceptedTerms,
                     now: now, transaction)
                 guard let confirmation else { return (user, nil) }
-                let queued = try Self.enqueue(confirmation.mail(user), now: now, transaction)
+                let queued = try AppDatabase.enqueue(confirmation.mail(user), now: now, transaction)
                 if case .refused(let retryAt) = queued { throw AccountError.mailRefused(retryAt: retryAt) }
                 try Self.issueToken(confirmation.token, purpose: .confirm, userId: user.id, now: now, transaction)
                 return (user, queued)
@@ -114,7 +114,7 @@ extension PostgresEngine {
                 UPDATE "user" SET passwordHash = \(passwordHash) WHERE id = \(userId) RETURNING \(unescaped: Self.userColumns)
                 """)?.record(User.self)
             else { throw AccountError.noSuchUser }
-            _ = try Self.enqueue(notice(user), now: now, transaction)
+            _ = try AppDatabase.enqueue(notice(user), now: now, transaction)
             try transaction.execute("DELETE FROM session WHERE userId = \(userId) AND idHash <> \(idHash ?? "")")
             transaction.changedCredentials()
         }
@@ -213,47 +213,8 @@ extension PostgresEngine {
             """)
     }
 
-    /// Enqueues `message` unless its mailbox has had its hourly share, keeping its client's
-    /// pace (the same rules as on SQLite).
-    static func enqueue(_ message: NewOutboxMessage, now: Date, _ transaction: PostgresTransaction) throws -> MailQueueing {
-        // Two requests for the same mailbox at once count each other: one waits for the other.
-        try transaction.execute("SELECT pg_advisory_xact_lock(hashtextextended(\(message.recipientKey), \(mailLockKey)))")
-        let toMailbox = try transaction.rows("""
-            SELECT createdAt FROM outboxMessage WHERE recipientKey = \(message.recipientKey) AND createdAt > \(now - 3600)
-            ORDER BY createdAt DESC LIMIT \(AppDatabase.mailPerRecipientPerHour)
-            """).map { try $0[0].decode(Date.self) }
-        if toMailbox.count == AppDatabase.mailPerRecipientPerHour, let oldest = toMailbox.last {
-            return .refused(retryAt: oldest + 3600)
-        }
-        var message = message
-        if let client = message.requestedBy {
-            // And two for the same client: the second reads the mark the first left.
-            try transaction.execute("SELECT pg_advisory_xact_lock(hashtextextended(\(client), \(paceLockKey)))")
-            let mark = try transaction.value("SELECT mark FROM mailPace WHERE client = \(client)", as: Date.self)
-            switch MailPace.admit(mark: mark, now: now) {
-            case .refused(let retryAt):
-                return .refused(retryAt: retryAt)
-            case .accepted(let sendAt, let mark):
-                try transaction.execute("DELETE FROM mailPace WHERE mark < \(now)")
-                try transaction.execute("""
-                    INSERT INTO mailPace (client, mark) VALUES (\(client), \(mark))
-                    ON CONFLICT (client) DO UPDATE SET mark = excluded.mark
-                    """)
-                message.nextAttemptAt = sendAt
-            }
-        }
-        try insert(message, transaction)
-        return .queued(sendAt: message.nextAttemptAt)
-    }
-
-    /// The seed of the advisory locks `enqueue` takes, one per client that asks for mail.
-    static let paceLockKey = 7_311_003
-
-    /// The seed of the advisory locks `enqueue` takes, one per mailbox.
-    static let mailLockKey = 7_311_002
-
     func enqueueMail(_ message: NewOutboxMessage, now: Date) throws -> MailQueueing {
-        try write { transaction in try Self.enqueue(message, now: now, transaction) }
+        try write { transaction in try AppDatabase.enqueue(message, now: now, transaction) }
     }
 
     func issueLink(
@@ -262,9 +223,9 @@ extension PostgresEngine {
     ) throws -> (exists: Bool, mail: MailQueueing) {
         try write { transaction in
             guard let user = try Self.user(email: email, transaction) else {
-                return (false, try ifNoAccount.map { try Self.enqueue($0, now: now, transaction) } ?? .refused(retryAt: now))
+                return (false, try ifNoAccount.map { try AppDatabase.enqueue($0, now: now, transaction) } ?? .refused(retryAt: now))
             }
-            let queued = try Self.enqueue(mail(user), now: now, transaction)
+            let queued = try AppDatabase.enqueue(mail(user), now: now, transaction)
             if queued.isQueued {
                 try Self.issueToken(token, purpose: purpose, userId: user.id, now: now, transaction)
             }
@@ -398,9 +359,7 @@ extension PostgresEngine {
                 WHERE m.storeId = \(storeId) AND m.userId = \(userId) AND u.id = m.userId RETURNING u.email
                 """, as: String.self)
             else { return false }
-            if try transaction.execute(AppDatabase.postgresQuery(AppDatabase.demoteManagerOfNoStore, [userId, userId])) > 0 {
-                transaction.changedCredentials()
-            }
+            try AppDatabase.demoteManagerOfNoStore(userId, transaction)
             // The address as the row holds it, sealed.
             try Self.recordChange(storeId: storeId, userId: author.userId, now: now, field: "manager", before: email,
                                   after: "removed", transaction)

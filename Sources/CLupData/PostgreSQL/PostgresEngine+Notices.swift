@@ -124,9 +124,9 @@ extension PostgresEngine {
                     let mail = NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body,
                                                 now: now, priority: notice.kind.mailPriority, about: notice)
                     if notice.reportsOwnAction {
-                        _ = try Self.enqueue(mail, now: now, transaction)
+                        _ = try AppDatabase.enqueue(mail, now: now, transaction)
                     } else {
-                        try Self.insert(mail, transaction)
+                        try AppDatabase.insert(mail, transaction)
                     }
                 }
             }
@@ -145,15 +145,6 @@ extension PostgresEngine {
             SELECT id, \(payload), \(message.urgency), \(now), \(now + message.pushLifetime), \(now), \(notice)
             FROM pushSubscription WHERE userId = \(user.id) ORDER BY id
             """)
-    }
-
-    /// `AppDatabase.mailLostPush`, the same statements.
-    static func mailLostPush(subscription id: Int64, now: Date, _ transaction: PostgresTransaction) throws {
-        for (sql, arguments) in zip(AppDatabase.mailLostPush, AppDatabase.mailLostPushArguments(subscription: id, now: now)) {
-            if try transaction.execute(AppDatabase.postgresQuery(sql, arguments)) > 0 && sql.contains("pushLostAt") {
-                transaction.changedCredentials()
-            }
-        }
     }
 
     func pushLost(userId: UserID) throws -> Date? {
@@ -292,7 +283,7 @@ extension PostgresEngine {
                 RETURNING CASE WHEN failures >= \(AppDatabase.pushFailuresAllowed) THEN id END
                 """, as: Int64?.self) ?? nil
             else { return false }
-            try Self.mailLostPush(subscription: failing, now: now, transaction)
+            try AppDatabase.mailLostPush(subscription: failing, now: now, transaction)
             try transaction.execute("DELETE FROM pushSubscription WHERE id = \(failing)")
             return true
         }
@@ -300,7 +291,7 @@ extension PostgresEngine {
 
     func removePushSubscription(id: Int64, now: Date) throws {
         try write { transaction in
-            try Self.mailLostPush(subscription: id, now: now, transaction)
+            try AppDatabase.mailLostPush(subscription: id, now: now, transaction)
             try transaction.execute("DELETE FROM pushSubscription WHERE id = \(id)")
         }
     }
@@ -318,16 +309,3 @@ extension PostgresEngine {
     }
 }
 
-extension PostgresEngine {
-    /// Inserts a message into the outbox, without the hourly limits (`enqueue` applies them).
-    static func insert(_ message: NewOutboxMessage, _ transaction: PostgresTransaction) throws {
-        try transaction.execute("""
-            INSERT INTO outboxMessage (recipient, subject, body, createdAt, attempts, nextAttemptAt, recipientKey,
-                                       requestedBy, priority, reservationId, noticeKind)
-            VALUES (\(Sealed.seal(message.recipient)), \(Sealed.seal(message.subject)), \(Sealed.seal(message.body)),
-                    \(message.createdAt), \(message.attempts),
-                    \(message.nextAttemptAt), \(message.recipientKey), \(message.requestedBy), \(message.priority.rawValue),
-                    \(message.reservationId), \(message.noticeKind?.rawValue))
-            """)
-    }
-}

@@ -318,9 +318,9 @@ extension PostgresEngine {
                 let store = details.store
                 let active = try Self.activeReservation(userId: request.userId, transaction)
                 if let active, active.requestKey == request.requestKey { return .alreadyMade(active) }
-                let latest = try transaction.rows(AppDatabase.postgresQuery(AppDatabase.latestReservationsSQL, [request.userId]))
-                    .map { try $0[0].decode(Date.self) }
-                if let retryAt = ReservationRate.retryAt(latest: latest, now: now) { return .tooMany(retryAt: retryAt) }
+                if let retryAt = try AppDatabase.reservationRetry(userId: request.userId, now: now, transaction) {
+                    return .tooMany(retryAt: retryAt)
+                }
                 var day = details.openingHours.businessDay(at: now)
                 var slot: Slot?
                 var expectedEntry: Date?

@@ -270,7 +270,7 @@ extension PostgresEngine {
                 let message = render(WaitlistNoticeSubject(notice: notice, entry: entry, store: store, user: user))
                 let pushed = try Self.push(message, to: user, now: now, transaction)
                 if user.notifyEmail || pushed == 0 {
-                    try Self.insert(NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body,
+                    try AppDatabase.insert(NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body,
                                                      now: now, priority: notice.kind.mailPriority), transaction)
                 }
             }
