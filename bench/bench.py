@@ -52,7 +52,7 @@ FULL = dict(stores=50, customers=5000, writers=60000, queue=(100, 300), bookings
             read_seconds=10, write_seconds=10, scan_seconds=10, commit_seconds=5, probe_seconds=3,
             queue_sizes=(100, 1000, 10_000), history_sizes=(10_000, 1_000_000), scan_codes=8000, recent_per_hour=4,
             store_counts=(1000, 100_000), board_queues="100,1000,10000", board_repeats=30)
-SMOKE = dict(stores=6, customers=50, writers=2000, queue=(5, 10), bookings_per_day=2, history=500,
+SMOKE = dict(stores=6, customers=50, writers=4000, queue=(5, 10), bookings_per_day=2, history=500,
              read_seconds=1, write_seconds=1, scan_seconds=1, commit_seconds=1, probe_seconds=1,
              queue_sizes=(10, 100), history_sizes=(1000, 3000), scan_codes=1000, recent_per_hour=1,
              store_counts=(60,), board_queues="10,100", board_repeats=3)
