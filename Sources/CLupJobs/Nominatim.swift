@@ -120,8 +120,9 @@ public final class RememberingFinder: PlaceFinder {
         let key = query.lowercased()
         let now = clock()
         /// What this page does: take the answer kept, or wait for a lookup (started by it or
-        /// already on its way), or start one for the next page and not wait.
-        enum Step { case kept(FoundPlace?), wait(Lookup, start: Bool), startOnly(Lookup) }
+        /// already on its way), or, with `waiters` pages waiting already, not wait (starting the
+        /// lookup for the next page if none is on its way).
+        enum Step { case kept(FoundPlace?), wait(Lookup, start: Bool), noWait(start: Lookup?) }
         let step = try state.withLock { state -> Step in
             if let hit = state.kept[key], now.timeIntervalSince(hit.at) < lifetime { return .kept(hit.place) }
             if let resting = state.resting, now < resting {
@@ -140,15 +141,15 @@ public final class RememberingFinder: PlaceFinder {
                 (lookup, start) = (Lookup(), true)
                 state.pending[key] = lookup
             }
-            guard waits else { return start ? .startOnly(lookup) : .wait(lookup, start: false) }
+            guard waits else { return .noWait(start: start ? lookup : nil) }
             state.waiting += 1
             return .wait(lookup, start: start)
         }
         switch step {
         case .kept(let place):
             return place
-        case .startOnly(let lookup):
-            begin(query, key: key, lookup)
+        case .noWait(let lookup):
+            if let lookup { begin(query, key: key, lookup) }
             throw GeocoderError(description: "\(waiters) pages are waiting for the geocoder already")
         case .wait(let lookup, let start):
             if start { begin(query, key: key, lookup) }

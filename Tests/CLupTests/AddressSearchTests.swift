@@ -164,6 +164,34 @@ struct AddressSearchTests {
         #expect(geocoder.asked.values.count == lookups + 1)
     }
 
+    @Test("pages past the waiters' limit do not wait, even for a query already on its way, and the count stays right")
+    func waitersBounded() throws {
+        let geocoder = Hanging()
+        let finder = RememberingFinder(geocoder, deadline: 5, lookups: 4, waiters: 1)
+        let first = DispatchSemaphore(value: 0)
+        let answered = LockedList()
+        Thread {
+            answered.append((try? finder.find("Via Roma")).map { $0?.name ?? "none" } ?? "unavailable")
+            first.signal()
+        }.start()
+        let deadline = Date() + 5
+        while geocoder.asked.values.isEmpty, Date() < deadline { usleep(5_000) }
+        // The one waiter's place is taken: the same query, and another, are answered at once.
+        let started = Date()
+        #expect(throws: GeocoderError.self) { try finder.find("Via Roma") }
+        #expect(throws: GeocoderError.self) { try finder.find("Via Torino") }
+        #expect(Date().timeIntervalSince(started) < 1)
+        // The other query's lookup was started all the same, for the next page.
+        while geocoder.asked.values.count < 2, Date() < deadline { usleep(5_000) }
+        #expect(Set(geocoder.asked.values) == ["Via Roma", "Via Torino"])
+        geocoder.release.signal()
+        geocoder.release.signal()
+        first.wait()
+        #expect(answered.values == ["Via Roma"])
+        // The waiter left: the next page may wait again, and finds the answers kept.
+        #expect(try finder.find("via torino")?.name == "Via Torino")
+    }
+
     @Test("a geocoder that fails is not asked again for a while, and the page says search is unavailable")
     func geocoderFailureRemembered() throws {
         let clock = TestClock()
