@@ -221,10 +221,7 @@ extension AppDatabase {
     /// When the account's browsers last stopped taking its push messages, while none has
     /// subscribed since; nil otherwise.
     public func pushLost(userId: UserID) throws -> Date? {
-        if let postgres { return try postgres.pushLost(userId: userId) }
-        return try reader.read { db in
-            try Date.fetchOne(db, sql: "SELECT pushLostAt FROM user WHERE id = ?", arguments: [userId])
-        }
+        try value(Date.self, sql: #"SELECT pushLostAt FROM "user" WHERE id = ?"#, userId)
     }
 
     /// The notices of reservation `id`, oldest first (for tests and the ticket's history).

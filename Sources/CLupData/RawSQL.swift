@@ -33,7 +33,8 @@ extension Optional: SQLArgument where Wrapped: SQLArgument {
 typealias SQLResult = DatabaseValueConvertible & PostgresDecodable
 
 /// Statements written out, beneath the named methods: for the tests that look at the rows
-/// themselves (what was kept, what was deleted) or break something on purpose, and for tools.
+/// themselves (what was kept, what was deleted) or break something on purpose, for tools, and
+/// for a named read of one statement, written once here for both engines (`pushLost`).
 /// `?` placeholders on both engines; the SQL must be of the dialect both speak (unquoted
 /// names, and `"user"` for the account table).
 extension AppDatabase {

@@ -147,12 +147,6 @@ extension PostgresEngine {
             """)
     }
 
-    func pushLost(userId: UserID) throws -> Date? {
-        try read { transaction in
-            try transaction.value("SELECT pushLostAt FROM \"user\" WHERE id = \(userId)", as: Date?.self) ?? nil
-        }
-    }
-
     func notices(reservationId: ReservationID) throws -> [Notice] {
         try read { transaction in
             try transaction.rows("""
