@@ -70,26 +70,19 @@ extension AppDatabase {
         confirmation: (token: String, mail: (User) -> NewOutboxMessage)?
     ) throws -> (user: User, confirmation: MailQueueing?) {
         try AccountError.check(email: email, displayName: displayName)
-        if let postgres {
-            return try postgres.createAccount(email: email, displayName: displayName, passwordHash: passwordHash, role: role,
-                                              language: language, acceptedTerms: acceptedTerms, now: now,
-                                              confirmation: confirmation)
-        }
         do {
-            return try write { db in
-                let user = try NewUser(
-                    email: email, displayName: displayName, emailKey: LookupKey.email(email), passwordHash: passwordHash, role: role,
-                    emailConfirmedAt: confirmation == nil ? now : nil, travelMode: .walking, loyaltyOptIn: false,
-                    createdAt: now, language: language, termsVersion: acceptedTerms,
-                    termsAcceptedAt: acceptedTerms == nil ? nil : now
-                ).insertAndFetch(db, as: User.self)
+            return try transaction { transaction in
+                let user = try Self.insertUser(
+                    email: email, displayName: displayName, passwordHash: passwordHash, role: role,
+                    confirmedAt: confirmation == nil ? now : nil, language: language, acceptedTerms: acceptedTerms,
+                    now: now, transaction)
                 guard let confirmation else { return (user, nil) }
-                let queued = try Self.enqueue(confirmation.mail(user), now: now, db)
+                let queued = try Self.enqueue(confirmation.mail(user), now: now, transaction)
                 if case .refused(let retryAt) = queued { throw AccountError.mailRefused(retryAt: retryAt) }
-                try Self.issueToken(confirmation.token, purpose: .confirm, userId: user.id, now: now, db)
+                try Self.issueToken(confirmation.token, purpose: .confirm, userId: user.id, now: now, transaction)
                 return (user, queued)
             }
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+        } catch let error where Self.isDuplicate(error, table: "user", column: "emailKey") {
             throw AccountError.emailTaken
         }
     }
@@ -98,57 +91,82 @@ extension AppDatabase {
     /// same order. For tools that need many at once (`clup simulate`): their password is a
     /// string no password hashes to, so nobody can sign in to them.
     public func createCustomers(emails: [String], now: Date) throws -> [UserID] {
-        if let postgres { return try postgres.createCustomers(emails: emails, now: now) }
-        return try write { db in
+        try transaction { transaction in
             try emails.map { email in
-                try NewUser(
-                    email: email, displayName: "Customer", emailKey: LookupKey.email(email), passwordHash: "none",
-                    role: .customer, emailConfirmedAt: now,
-                    travelMode: .walking, loyaltyOptIn: false, createdAt: now, language: "en"
-                ).insertAndFetch(db, as: User.self).id
+                try Self.insertUser(email: email, displayName: "Customer", passwordHash: "none", role: .customer,
+                                    confirmedAt: now, language: "en", acceptedTerms: nil, now: now, transaction).id
             }
         }
     }
 
+    /// The columns of `User`, in its order.
+    static let userColumns = """
+        id, email, displayName, passwordHash, role, emailConfirmedAt, travelMode, loyaltyOptIn, createdAt, notifyEmail,
+        notifyPush, language, termsVersion, termsAcceptedAt
+        """
+
+    private static func insertUser(
+        email: String, displayName: String, passwordHash: String, role: Role, confirmedAt: Date?, language: String,
+        acceptedTerms: Int?, now: Date, _ transaction: some SQLTransaction
+    ) throws -> User {
+        guard let user = try transaction.record("""
+            INSERT INTO "user" (email, displayName, emailKey, passwordHash, role, emailConfirmedAt, createdAt, language,
+                                termsVersion, termsAcceptedAt)
+            VALUES (\(Sealed.seal(email)), \(Sealed.seal(displayName)),
+                    \(LookupKey.email(email)), \(passwordHash), \(role.rawValue), \(confirmedAt), \(now), \(language),
+                    \(acceptedTerms), \(acceptedTerms == nil ? nil : now))
+            RETURNING \(unescaped: userColumns)
+            """, as: User.self)
+        else { preconditionFailure("INSERT … RETURNING returned no row") }
+        transaction.changedCredentials()
+        return user
+    }
+
     /// The account for an address, compared without case (by its keyed hash).
     public func user(email: String) throws -> User? {
-        if let postgres { return try postgres.user(email: email) }
-        return try reader.read { db in try User.filter(User.Columns.emailKey == LookupKey.email(email)).fetchOne(db) }
+        try reading { transaction in try Self.user(email: email, transaction) }
+    }
+
+    static func user(email: String, _ transaction: some SQLTransaction) throws -> User? {
+        try transaction.record("""
+            SELECT \(unescaped: userColumns) FROM "user" WHERE emailKey = \(LookupKey.email(email))
+            """)
+    }
+
+    static func user(id: UserID, _ transaction: some SQLTransaction) throws -> User? {
+        try transaction.record("SELECT \(unescaped: userColumns) FROM \"user\" WHERE id = \(id)")
     }
 
     public func updateProfile(userId: UserID, displayName: String, travelMode: TravelMode, loyaltyOptIn: Bool,
                               language: String? = nil) throws {
         try AccountError.check(displayName: displayName)
-        if let postgres {
-            return try postgres.updateProfile(userId: userId, displayName: displayName, travelMode: travelMode,
-                                              loyaltyOptIn: loyaltyOptIn, language: language)
-        }
-        try write { db in
-            guard var user = try User.fetchOne(db, id: userId) else { throw AccountError.noSuchUser }
-            user.displayName = displayName
-            user.travelMode = travelMode
-            user.loyaltyOptIn = loyaltyOptIn
-            if let language { user.language = language }
-            try user.update(db)
+        try transaction { transaction in
+            let changed = try transaction.execute("""
+                UPDATE "user" SET displayName = \(Sealed.seal(displayName)), travelMode = \(travelMode.rawValue),
+                    loyaltyOptIn = \(loyaltyOptIn), language = COALESCE(\(language), language)
+                WHERE id = \(userId)
+                """)
+            guard changed == 1 else { throw AccountError.noSuchUser }
+            transaction.changedCredentials()
         }
     }
 
     /// Records that the account accepted version `version` of the terms of service at `now`.
     public func acceptTerms(userId: UserID, version: Int, now: Date) throws {
-        if let postgres { return try postgres.acceptTerms(userId: userId, version: version, now: now) }
-        try write { db in
-            try db.execute(sql: "UPDATE user SET termsVersion = ?, termsAcceptedAt = ? WHERE id = ?",
-                           arguments: [version, now, userId])
-            guard db.changesCount == 1 else { throw AccountError.noSuchUser }
+        try transaction { transaction in
+            let changed = try transaction.execute("""
+                UPDATE "user" SET termsVersion = \(version), termsAcceptedAt = \(now) WHERE id = \(userId)
+                """)
+            guard changed == 1 else { throw AccountError.noSuchUser }
+            transaction.changedCredentials()
         }
     }
 
     /// The channels the customer wants reservation messages on.
     public func updateNotificationChannels(userId: UserID, email: Bool, push: Bool) throws {
-        if let postgres { return try postgres.updateNotificationChannels(userId: userId, email: email, push: push) }
-        try write { db in
-            try db.execute(sql: "UPDATE user SET notifyEmail = ?, notifyPush = ? WHERE id = ?",
-                           arguments: [email, push, userId])
+        try transaction { transaction in
+            try transaction.execute("UPDATE \"user\" SET notifyEmail = \(email), notifyPush = \(push) WHERE id = \(userId)")
+            transaction.changedCredentials()
         }
     }
 
@@ -156,18 +174,14 @@ extension AppDatabase {
     public func changePassword(
         userId: UserID, passwordHash: String, keepingSession idHash: String?, now: Date, notice: (User) -> NewOutboxMessage
     ) throws {
-        if let postgres {
-            return try postgres.changePassword(userId: userId, passwordHash: passwordHash, keepingSession: idHash, now: now,
-                                               notice: notice)
-        }
-        try write { db in
-            guard var user = try User.fetchOne(db, id: userId) else { throw AccountError.noSuchUser }
-            user.passwordHash = passwordHash
-            try user.update(db)
-            _ = try Self.enqueue(notice(user), now: now, db)
-            try UserSession.filter(UserSession.Columns.userId == userId)
-                .filter(UserSession.Columns.idHash != (idHash ?? ""))
-                .deleteAll(db)
+        try transaction { transaction in
+            guard let user = try transaction.record("""
+                UPDATE "user" SET passwordHash = \(passwordHash) WHERE id = \(userId) RETURNING \(unescaped: Self.userColumns)
+                """, as: User.self)
+            else { throw AccountError.noSuchUser }
+            _ = try Self.enqueue(notice(user), now: now, transaction)
+            try transaction.execute("DELETE FROM session WHERE userId = \(userId) AND idHash <> \(idHash ?? "")")
+            transaction.changedCredentials()
         }
     }
 
@@ -204,80 +218,75 @@ extension AppDatabase {
 extension AppDatabase {
     /// Starts a session for `userId`; the caller keeps the random id, the table its hash.
     public func createSession(idHash: String, csrfToken: String, userId: UserID, now: Date) throws -> UserSession {
-        if let postgres { return try postgres.createSession(idHash: idHash, csrfToken: csrfToken, userId: userId, now: now) }
-        return try write { db in
-            let session = UserSession(idHash: idHash, userId: userId, csrfToken: csrfToken, createdAt: now, lastSeenAt: now)
-            try session.insert(db)
-            return session
+        try transaction { transaction in
+            try transaction.execute("""
+                INSERT INTO session (idHash, userId, csrfToken, createdAt, lastSeenAt)
+                VALUES (\(idHash), \(userId), \(csrfToken), \(now), \(now))
+                """)
+            transaction.changedCredentials()
+            return UserSession(idHash: idHash, userId: userId, csrfToken: csrfToken, createdAt: now, lastSeenAt: now)
         }
     }
 
     /// The session and its user, if the session exists; remembered until a session or user
-    /// changes. Read with one statement prepared once per connection: a page thread that does
-    /// not have it remembered (a customer's first request, or any after someone signed in)
-    /// spent more time compiling GRDB's query-interface SQL than reading the two rows. One
-    /// statement sees one committed state on its own, so it is run without the read
-    /// transaction GRDB would wrap around it (its BEGIN, COMMIT and schema check cost as much
-    /// as the read).
+    /// changes where the engine can tell (`remembersCredentials`). One statement, prepared
+    /// once per connection, read by position and outside a transaction of its own: a page
+    /// thread that does not have it remembered (a customer's first request, or any after
+    /// someone signed in) spent more time compiling GRDB's query-interface SQL, and in SQLite's
+    /// BEGIN, COMMIT and schema check, than reading the two rows.
     public func session(idHash: String) throws -> (session: UserSession, user: User)? {
-        // Not remembered on PostgreSQL until the workers tell each other of changes: a session
-        // ended on one worker must not live on in another's memory.
-        if let postgres { return try postgres.session(idHash: idHash) }
-        return try credentials.session(idHash) {
-            try reader.unsafeRead { db in
-                guard let row = try Row.fetchOne(db.cachedStatement(sql: Self.sessionSQL), arguments: [idHash])
-                else { return nil }
-                return try Self.sessionAndUser(row)
+        let read = {
+            try self.reading(oneStatement: true) { transaction in
+                try transaction.row("""
+                    SELECT s.idHash, s.userId, s.csrfToken, s.createdAt, s.lastSeenAt,
+                           u.id, u.email, u.displayName, u.passwordHash, u.role, u.emailConfirmedAt, u.travelMode,
+                           u.loyaltyOptIn, u.createdAt, u.notifyEmail, u.notifyPush, u.language, u.termsVersion,
+                           u.termsAcceptedAt
+                    FROM session s JOIN "user" u ON u.id = s.userId WHERE s.idHash = \(idHash)
+                    """).map(Self.sessionAndUser)
             }
         }
+        return remembersCredentials ? try credentials.session(idHash, orRead: read) : try read()
     }
 
-    /// A session and its account in one row, column by column as `sessionAndUser` reads them.
-    private static let sessionSQL = """
-        SELECT s.idHash, s.userId, s.csrfToken, s.createdAt, s.lastSeenAt,
-               u.id, u.email, u.displayName, u.passwordHash, u.role, u.emailConfirmedAt, u.travelMode, u.loyaltyOptIn,
-               u.createdAt, u.notifyEmail, u.notifyPush, u.language, u.termsVersion, u.termsAcceptedAt
-        FROM session s JOIN user u ON u.id = s.userId WHERE s.idHash = ?
-        """
-
-    /// A row of `sessionSQL`, read by position: decoding the two records by their columns'
-    /// names compared each of twenty names, without case, with the row's.
-    private static func sessionAndUser(_ row: Row) throws -> (session: UserSession, user: User) {
-        let session = UserSession(idHash: try row.decode(atIndex: 0), userId: try row.decode(atIndex: 1),
-                                  csrfToken: try row.decode(atIndex: 2), createdAt: try row.decode(atIndex: 3),
-                                  lastSeenAt: try row.decode(atIndex: 4))
+    /// A row of `session(idHash:)`, read by position: decoding the two records by their
+    /// columns' names compared each of twenty names, without case, with the row's.
+    private static func sessionAndUser(_ row: SQLRow) throws -> (session: UserSession, user: User) {
+        let session = UserSession(idHash: try row.decode(0), userId: try row.decode(1), csrfToken: try row.decode(2),
+                                  createdAt: try row.decode(3), lastSeenAt: try row.decode(4))
         let user = User(
-            id: try row.decode(atIndex: 5), email: try Sealed.open(row.decode(atIndex: 6)),
-            displayName: try Sealed.open(row.decode(atIndex: 7)), passwordHash: try row.decode(atIndex: 8),
-            role: try row.decode(atIndex: 9), emailConfirmedAt: try row.decode(atIndex: 10),
-            travelMode: try row.decode(atIndex: 11), loyaltyOptIn: try row.decode(atIndex: 12),
-            createdAt: try row.decode(atIndex: 13), notifyEmail: try row.decode(atIndex: 14),
-            notifyPush: try row.decode(atIndex: 15), language: try row.decode(atIndex: 16),
-            termsVersion: try row.decode(atIndex: 17), termsAcceptedAt: try row.decode(atIndex: 18))
+            id: try row.decode(5), email: try Sealed.open(row.decode(6)), displayName: try Sealed.open(row.decode(7)),
+            passwordHash: try row.decode(8), role: try row.decodeRaw(9), emailConfirmedAt: try row.value(10),
+            travelMode: try row.decodeRaw(11), loyaltyOptIn: try row.decode(12), createdAt: try row.decode(13),
+            notifyEmail: try row.decode(14), notifyPush: try row.decode(15), language: try row.decode(16),
+            termsVersion: try row.value(17), termsAcceptedAt: try row.value(18))
         return (session, user)
     }
 
     public func touchSession(idHash: String, now: Date) throws {
-        if let postgres { return try postgres.touchSession(idHash: idHash, now: now) }
-        _ = try write { db in
-            try UserSession.filter(key: idHash).updateAll(db, UserSession.Columns.lastSeenAt.set(to: now))
+        try transaction { transaction in
+            try transaction.execute("UPDATE session SET lastSeenAt = \(now) WHERE idHash = \(idHash)")
+            transaction.changedCredentials()
         }
     }
 
     public func deleteSession(idHash: String) throws {
-        if let postgres { return try postgres.deleteSession(idHash: idHash) }
-        _ = try write { db in try UserSession.deleteOne(db, key: idHash) }
+        try transaction { transaction in
+            try transaction.execute("DELETE FROM session WHERE idHash = \(idHash)")
+            transaction.changedCredentials()
+        }
     }
 
     /// Signs the account out everywhere.
     public func deleteSessions(userId: UserID) throws {
-        if let postgres { return try postgres.deleteSessions(userId: userId) }
-        _ = try write { db in try UserSession.filter(UserSession.Columns.userId == userId).deleteAll(db) }
+        try transaction { transaction in
+            try transaction.execute("DELETE FROM session WHERE userId = \(userId)")
+            transaction.changedCredentials()
+        }
     }
 
     public func sessionCount(userId: UserID) throws -> Int {
-        if let postgres { return try postgres.sessionCount(userId: userId) }
-        return try reader.read { db in try UserSession.filter(UserSession.Columns.userId == userId).fetchCount(db) }
+        try reading { transaction in try transaction.value("SELECT COUNT(*) FROM session WHERE userId = \(userId)") ?? 0 }
     }
 }
 
@@ -292,12 +301,17 @@ extension AppDatabase {
         }
     }
 
-    static func issueToken(_ token: String, purpose: EmailToken.Purpose, userId: UserID, now: Date, _ db: Database) throws {
+    static func issueToken(_ token: String, purpose: EmailToken.Purpose, userId: UserID, now: Date,
+                           _ transaction: some SQLTransaction) throws
+    {
         // A new link replaces any earlier unused one of the same purpose.
-        try EmailToken.filter(EmailToken.Columns.userId == userId && EmailToken.Columns.purpose == purpose)
-            .filter(EmailToken.Columns.usedAt == nil).deleteAll(db)
-        try EmailToken(tokenHash: Secrets.hash(token), userId: userId, purpose: purpose,
-                       expiresAt: now + lifetime(of: purpose), usedAt: nil).insert(db)
+        try transaction.execute("""
+            DELETE FROM emailToken WHERE userId = \(userId) AND purpose = \(purpose.rawValue) AND usedAt IS NULL
+            """)
+        try transaction.execute("""
+            INSERT INTO emailToken (tokenHash, userId, purpose, expiresAt)
+            VALUES (\(Secrets.hash(token)), \(userId), \(purpose.rawValue), \(now + lifetime(of: purpose)))
+            """)
     }
 
     /// Most emails one address receives in an hour: the sign-up and reset forms cannot be used
@@ -311,8 +325,10 @@ extension AppDatabase {
         // Two requests for the same mailbox at once count each other: one waits for the other.
         try transaction.serialize(message.recipientKey, in: mailboxLocks)
         let toMailbox = try transaction.column("""
-            SELECT createdAt FROM outboxMessage WHERE recipientKey = ? AND createdAt > ? ORDER BY createdAt DESC LIMIT ?
-            """, [message.recipientKey, now - 3600, mailPerRecipientPerHour], as: Date.self).compactMap { $0 }
+            SELECT createdAt FROM outboxMessage
+            WHERE recipientKey = \(message.recipientKey) AND createdAt > \(now - 3600)
+            ORDER BY createdAt DESC LIMIT \(mailPerRecipientPerHour)
+            """, as: Date.self).compactMap { $0 }
         if toMailbox.count == mailPerRecipientPerHour, let oldest = toMailbox.last {
             return .refused(retryAt: oldest + 3600)
         }
@@ -320,16 +336,17 @@ extension AppDatabase {
         if let client = message.requestedBy {
             // And two for the same client: the second reads the mark the first left.
             try transaction.serialize(client, in: paceLocks)
-            let mark = try transaction.value("SELECT mark FROM mailPace WHERE client = ?", [client], as: Date.self)
+            let mark = try transaction.value("SELECT mark FROM mailPace WHERE client = \(client)", as: Date.self)
             switch MailPace.admit(mark: mark, now: now) {
             case .refused(let retryAt):
                 return .refused(retryAt: retryAt)
             case .accepted(let sendAt, let mark):
                 // A mark in the past holds nothing back: such rows are forgotten as they pass.
-                try transaction.execute("DELETE FROM mailPace WHERE mark < ?", [now])
+                try transaction.execute("DELETE FROM mailPace WHERE mark < \(now)")
                 try transaction.execute("""
-                    INSERT INTO mailPace (client, mark) VALUES (?, ?) ON CONFLICT (client) DO UPDATE SET mark = excluded.mark
-                    """, [client, mark])
+                    INSERT INTO mailPace (client, mark) VALUES (\(client), \(mark))
+                    ON CONFLICT (client) DO UPDATE SET mark = excluded.mark
+                    """)
                 message.nextAttemptAt = sendAt
             }
         }
@@ -342,10 +359,11 @@ extension AppDatabase {
         try transaction.execute("""
             INSERT INTO outboxMessage (recipient, subject, body, createdAt, attempts, nextAttemptAt, recipientKey,
                                        requestedBy, priority, reservationId, noticeKind)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [Sealed.seal(message.recipient), Sealed.seal(message.subject), Sealed.seal(message.body), message.createdAt,
-                  message.attempts, message.nextAttemptAt, message.recipientKey, message.requestedBy,
-                  message.priority.rawValue, message.reservationId, message.noticeKind?.rawValue])
+            VALUES (\(Sealed.seal(message.recipient)), \(Sealed.seal(message.subject)), \(Sealed.seal(message.body)),
+                    \(message.createdAt), \(message.attempts), \(message.nextAttemptAt), \(message.recipientKey),
+                    \(message.requestedBy), \(message.priority.rawValue), \(message.reservationId),
+                    \(message.noticeKind?.rawValue))
+            """)
     }
 
     /// The spaces of `SQLTransaction.serialize`'s keys: one per mailbox, one per client asking.
@@ -355,8 +373,7 @@ extension AppDatabase {
     /// Enqueues an email on its own (e.g. "you already have an account").
     @discardableResult
     public func enqueueMail(_ message: NewOutboxMessage, now: Date) throws -> MailQueueing {
-        if let postgres { return try postgres.enqueueMail(message, now: now) }
-        return try write { db in try Self.enqueue(message, now: now, db) }
+        try transaction { transaction in try Self.enqueue(message, now: now, transaction) }
     }
 
     /// Issues a link for the account at `email` with its email, in one transaction; with no
@@ -368,58 +385,60 @@ extension AppDatabase {
         purpose: EmailToken.Purpose, email: String, token: String, now: Date, mail: (User) -> NewOutboxMessage,
         ifNoAccount: NewOutboxMessage? = nil
     ) throws -> (exists: Bool, mail: MailQueueing) {
-        if let postgres {
-            return try postgres.issueLink(purpose: purpose, email: email, token: token, now: now, mail: mail,
-                                          ifNoAccount: ifNoAccount)
-        }
-        return try write { db in
-            guard let user = try User.filter(User.Columns.emailKey == LookupKey.email(email)).fetchOne(db) else {
-                return (false, try ifNoAccount.map { try Self.enqueue($0, now: now, db) } ?? .refused(retryAt: now))
+        try transaction { transaction in
+            guard let user = try Self.user(email: email, transaction) else {
+                return (false, try ifNoAccount.map { try Self.enqueue($0, now: now, transaction) } ?? .refused(retryAt: now))
             }
-            let queued = try Self.enqueue(mail(user), now: now, db)
+            let queued = try Self.enqueue(mail(user), now: now, transaction)
             if queued.isQueued {
-                try Self.issueToken(token, purpose: purpose, userId: user.id, now: now, db)
+                try Self.issueToken(token, purpose: purpose, userId: user.id, now: now, transaction)
             }
             return (true, queued)
         }
     }
 
-    /// Marks a link used and returns its account; a link works once, before it expires.
-    private static func consume(_ token: String, purpose: EmailToken.Purpose, now: Date, _ db: Database) throws -> User {
+    static let emailTokenColumns = "tokenHash, userId, purpose, expiresAt, usedAt"
+
+    /// Marks a link used and returns its account; a link works once, before it expires. The
+    /// row is locked, so two clicks at once use it once.
+    private static func consume(_ token: String, purpose: EmailToken.Purpose, now: Date,
+                                _ transaction: some SQLTransaction) throws -> User
+    {
         guard Secrets.isWellFormed(token),
-            var link = try EmailToken.fetchOne(db, key: Secrets.hash(token)),
+            let link = try transaction.record("""
+                SELECT \(unescaped: emailTokenColumns) FROM emailToken WHERE tokenHash = \(Secrets.hash(token)) \(SQL.forUpdate)
+                """, as: EmailToken.self),
             link.purpose == purpose, link.usedAt == nil, link.expiresAt > now,
-            let user = try User.fetchOne(db, id: link.userId)
+            let user = try user(id: link.userId, transaction)
         else { throw AccountError.invalidOrExpiredLink }
-        link.usedAt = now
-        try link.update(db)
+        try transaction.execute("UPDATE emailToken SET usedAt = \(now) WHERE tokenHash = \(link.tokenHash)")
         return user
     }
 
     /// Whether a link would work now, without using it: for the page that asks to confirm.
     public func isLinkValid(_ token: String, purpose: EmailToken.Purpose, now: Date) throws -> Bool {
         guard Secrets.isWellFormed(token) else { return false }
-        if let postgres { return try postgres.isLinkValid(token, purpose: purpose, now: now) }
-        return try reader.read { db in
-            guard let link = try EmailToken.fetchOne(db, key: Secrets.hash(token)) else { return false }
+        return try reading { transaction in
+            guard let link = try transaction.record("""
+                SELECT \(unescaped: Self.emailTokenColumns) FROM emailToken WHERE tokenHash = \(Secrets.hash(token))
+                """, as: EmailToken.self)
+            else { return false }
             return link.purpose == purpose && link.usedAt == nil && link.expiresAt > now
         }
     }
 
-    /// Confirms the address the link was sent to.
     /// Confirms the address a link was sent to, and ends every session of the account made
     /// before — but the one of the browser confirming (`keeping`), which has just shown it
     /// reads the mailbox: whoever signed up with someone else's address must not be left
     /// holding the confirmed account.
     public func confirmEmail(token: String, keeping sessionHash: String? = nil, now: Date) throws -> User {
-        if let postgres { return try postgres.confirmEmail(token: token, keeping: sessionHash, now: now) }
-        return try write { db in
-            var user = try Self.consume(token, purpose: .confirm, now: now, db)
+        try transaction { transaction in
+            var user = try Self.consume(token, purpose: .confirm, now: now, transaction)
             if user.emailConfirmedAt == nil {
                 user.emailConfirmedAt = now
-                try user.update(db)
-                try UserSession.filter(UserSession.Columns.userId == user.id)
-                    .filter(UserSession.Columns.idHash != (sessionHash ?? "")).deleteAll(db)
+                try transaction.execute("UPDATE \"user\" SET emailConfirmedAt = \(now) WHERE id = \(user.id)")
+                try transaction.execute("DELETE FROM session WHERE userId = \(user.id) AND idHash <> \(sessionHash ?? "")")
+                transaction.changedCredentials()
             }
             return user
         }
@@ -429,14 +448,17 @@ extension AppDatabase {
     /// sign-ins that may have throttled the account. Following the link also proves the
     /// address, so an unconfirmed account becomes confirmed.
     public func resetPassword(token: String, passwordHash: String, now: Date) throws -> User {
-        if let postgres { return try postgres.resetPassword(token: token, passwordHash: passwordHash, now: now) }
-        return try write { db in
-            var user = try Self.consume(token, purpose: .reset, now: now, db)
+        try transaction { transaction in
+            var user = try Self.consume(token, purpose: .reset, now: now, transaction)
             user.passwordHash = passwordHash
             if user.emailConfirmedAt == nil { user.emailConfirmedAt = now }
-            try user.update(db)
-            try UserSession.filter(UserSession.Columns.userId == user.id).deleteAll(db)
-            try SignInFailure.filter(SignInFailure.Columns.account == LookupKey.account(user.email)).deleteAll(db)
+            try transaction.execute("""
+                UPDATE "user" SET passwordHash = \(passwordHash), emailConfirmedAt = \(user.emailConfirmedAt)
+                WHERE id = \(user.id)
+                """)
+            try transaction.execute("DELETE FROM session WHERE userId = \(user.id)")
+            try transaction.execute("DELETE FROM signInFailure WHERE account = \(LookupKey.account(user.email))")
+            transaction.changedCredentials()
             return user
         }
     }
@@ -457,17 +479,20 @@ extension AppDatabase {
     /// from anywhere, and from this client for any address.
     public func signInFailures(account typed: String, clientAddress: String, since: Date) throws -> SignInHistory {
         let account = LookupKey.account(typed)
-        if let postgres { return try postgres.signInFailures(account: account, clientAddress: clientAddress, since: since) }
-        return try reader.read { db in
-            let recent = SignInFailure.filter(SignInFailure.Columns.at >= since)
-            return SignInHistory(
-                pair: try recent.filter(SignInFailure.Columns.account == account)
-                    .filter(SignInFailure.Columns.clientAddress == clientAddress)
-                    .order(SignInFailure.Columns.at).fetchAll(db).map(\.at),
-                account: try recent.filter(SignInFailure.Columns.account == account)
-                    .order(SignInFailure.Columns.at).fetchAll(db).map(\.at),
-                client: try recent.filter(SignInFailure.Columns.clientAddress == clientAddress)
-                    .order(SignInFailure.Columns.at).fetchAll(db).map(\.at))
+        return try reading { transaction in
+            var history = SignInHistory(pair: [], account: [], client: [])
+            for row in try transaction.rows("""
+                SELECT account = \(account), clientAddress = \(clientAddress), at FROM signInFailure
+                WHERE at >= \(since) AND (account = \(account) OR clientAddress = \(clientAddress)) ORDER BY at
+                """)
+            {
+                let (sameAccount, sameClient, at) = try (row.decode(0, as: Bool.self), row.decode(1, as: Bool.self),
+                                                         row.decode(2, as: Date.self))
+                if sameAccount && sameClient { history.pair.append(at) }
+                if sameAccount { history.account.append(at) }
+                if sameClient { history.client.append(at) }
+            }
+            return history
         }
     }
 
@@ -475,22 +500,23 @@ extension AppDatabase {
     /// its keyed hash: what a stranger typed is nobody's business, and never shown.
     public func recordSignInFailure(account typed: String, clientAddress: String, now: Date) throws {
         let account = LookupKey.account(typed)
-        if let postgres { return try postgres.recordSignInFailure(account: account, clientAddress: clientAddress, now: now) }
-        try write { db in
+        try transaction { transaction in
             // A client's address (IPv6 with a zone) is well under 64 characters, whatever the caller passes.
-            try SignInFailure(account: account, clientAddress: String(clientAddress.prefix(64)), at: now)
-                .insert(db)
-            try SignInFailure.filter(SignInFailure.Columns.at < now - SignInThrottle.memory).deleteAll(db)
+            try transaction.execute("""
+                INSERT INTO signInFailure (account, clientAddress, at)
+                VALUES (\(account), \(String(clientAddress.prefix(64))), \(now))
+                """)
+            try transaction.execute("DELETE FROM signInFailure WHERE at < \(now - SignInThrottle.memory)")
         }
     }
 
     /// A successful sign-in forgives the failures of that address from that client.
     public func clearSignInFailures(account typed: String, clientAddress: String) throws {
         let account = LookupKey.account(typed)
-        if let postgres { return try postgres.clearSignInFailures(account: account, clientAddress: clientAddress) }
-        _ = try write { db in
-            try SignInFailure.filter(SignInFailure.Columns.account == account)
-                .filter(SignInFailure.Columns.clientAddress == clientAddress).deleteAll(db)
+        try transaction { transaction in
+            try transaction.execute("""
+                DELETE FROM signInFailure WHERE account = \(account) AND clientAddress = \(clientAddress)
+                """)
         }
     }
 }
@@ -504,20 +530,20 @@ extension AppDatabase {
     public func assignStore(storeId: StoreID, toManager email: String, now: Date = Date(),
                             loggedAs author: ChangeAuthor? = nil) throws -> Bool
     {
-        if let postgres { return try postgres.assignStore(storeId: storeId, toManager: email, now: now, loggedAs: author) }
-        return try write { db in
-            guard let user = try User.filter(User.Columns.emailKey == LookupKey.email(email)).fetchOne(db) else {
-                throw AccountError.noSuchUser
-            }
-            guard try Store.exists(db, id: storeId) else { throw StoreError.noSuchStore }
+        try transaction { transaction in
+            guard let user = try Self.user(email: email, transaction) else { throw AccountError.noSuchUser }
+            guard try transaction.exists("SELECT 1 FROM store WHERE id = \(storeId)") else { throw StoreError.noSuchStore }
             if user.role == .customer {
-                try User.filter(id: user.id).updateAll(db, Column("role").set(to: Role.manager.rawValue))
+                try transaction.execute("UPDATE \"user\" SET role = 'manager' WHERE id = \(user.id)")
+                transaction.changedCredentials()
             }
-            try ManagedStore(userId: user.id, storeId: storeId).insert(db, onConflict: .ignore)
-            guard db.changesCount > 0 else { return false }
+            let added = try transaction.execute("""
+                INSERT INTO managedStore (userId, storeId) VALUES (\(user.id), \(storeId)) ON CONFLICT DO NOTHING
+                """)
+            guard added > 0 else { return false }
             if let author {
                 try Self.recordChange(storeId: storeId, userId: author.userId, now: now, field: "manager",
-                                      before: Sealed.seal(user.email), after: "added", db)
+                                      before: Sealed.seal(user.email), after: "added", transaction)
             }
             return true
         }
@@ -527,17 +553,17 @@ extension AppDatabase {
     /// again (`demoteManagerOfNoStore`). False if it did not manage it. The store's change log
     /// records who removed it, and when.
     public func removeManager(storeId: StoreID, userId: UserID, now: Date, loggedAs author: ChangeAuthor) throws -> Bool {
-        if let postgres { return try postgres.removeManager(storeId: storeId, userId: userId, now: now, loggedAs: author) }
-        return try write { db in
-            guard let email = try String.fetchOne(db, sql: """
-                SELECT u.email FROM managedStore m JOIN user u ON u.id = m.userId WHERE m.storeId = ? AND m.userId = ?
-                """, arguments: [storeId, userId])
+        try transaction { transaction in
+            guard let email = try transaction.value("""
+                SELECT u.email FROM managedStore m JOIN "user" u ON u.id = m.userId
+                WHERE m.storeId = \(storeId) AND m.userId = \(userId)
+                """, as: String.self)
             else { return false }
-            try db.execute(sql: "DELETE FROM managedStore WHERE storeId = ? AND userId = ?", arguments: [storeId, userId])
-            try Self.demoteManagerOfNoStore(userId, db)
+            try transaction.execute("DELETE FROM managedStore WHERE storeId = \(storeId) AND userId = \(userId)")
+            try Self.demoteManagerOfNoStore(userId, transaction)
             // The address as the row holds it, sealed.
             try Self.recordChange(storeId: storeId, userId: author.userId, now: now, field: "manager", before: email,
-                                  after: "removed", db)
+                                  after: "removed", transaction)
             return true
         }
     }
@@ -548,8 +574,8 @@ extension AppDatabase {
     static func demoteManagerOfNoStore(_ userId: UserID, _ transaction: some SQLTransaction) throws {
         if try transaction.execute("""
             UPDATE "user" SET role = 'customer'
-            WHERE id = ? AND role = 'manager' AND NOT EXISTS (SELECT 1 FROM managedStore WHERE userId = ?)
-            """, [userId, userId]) > 0
+            WHERE id = \(userId) AND role = 'manager' AND NOT EXISTS (SELECT 1 FROM managedStore WHERE userId = \(userId))
+            """) > 0
         {
             transaction.changedCredentials()
         }
@@ -557,11 +583,11 @@ extension AppDatabase {
 
     /// The accounts that manage the store, by address (sorted here: the rows hold them sealed).
     public func managers(storeId: StoreID) throws -> [User] {
-        if let postgres { return try postgres.managers(storeId: storeId).sorted(by: Self.byAddress) }
-        return try reader.read { db in
-            try User.fetchAll(db, sql: """
-                SELECT u.* FROM user u JOIN managedStore m ON m.userId = u.id WHERE m.storeId = ?
-                """, arguments: [storeId])
+        try reading { transaction in
+            try transaction.records("""
+                SELECT \(unescaped: Self.userColumns) FROM "user"
+                WHERE id IN (SELECT userId FROM managedStore WHERE storeId = \(storeId))
+                """, as: User.self)
         }.sorted(by: Self.byAddress)
     }
 
@@ -574,18 +600,17 @@ extension AppDatabase {
 
     /// The stores a manager may see and change, in id order.
     public func managedStores(userId: UserID) throws -> [Store] {
-        if let postgres { return try postgres.managedStores(userId: userId) }
-        return try reader.read { db in
-            let ids = try ManagedStore.filter(ManagedStore.Columns.userId == userId).fetchAll(db).map(\.storeId)
-            return try Store.filter(ids: ids).order(Store.Columns.id).fetchAll(db)
+        try reading { transaction in
+            try transaction.records("""
+                SELECT \(unescaped: Self.storeColumns) FROM store
+                WHERE id IN (SELECT storeId FROM managedStore WHERE userId = \(userId)) ORDER BY id
+                """, as: Store.self)
         }
     }
 
     public func isManager(userId: UserID, of storeId: StoreID) throws -> Bool {
-        if let postgres { return try postgres.isManager(userId: userId, of: storeId) }
-        return try reader.read { db in
-            try ManagedStore.filter(ManagedStore.Columns.userId == userId && ManagedStore.Columns.storeId == storeId)
-                .fetchCount(db) > 0
+        try reading { transaction in
+            try transaction.exists("SELECT 1 FROM managedStore WHERE userId = \(userId) AND storeId = \(storeId)")
         }
     }
 
@@ -594,47 +619,52 @@ extension AppDatabase {
     public func enrolKiosk(storeId: StoreID, label: String, key: String, role: KioskRole = .door, now: Date,
                            loggedAs author: ChangeAuthor? = nil) throws -> Kiosk
     {
-        if let postgres {
-            return try postgres.enrolKiosk(storeId: storeId, label: label, key: key, role: role, now: now, loggedAs: author)
-        }
-        return try write { db in
-            guard try Store.exists(db, id: storeId) else { throw StoreError.noSuchStore }
-            let kiosk = try NewKiosk(storeId: storeId, label: label, keyHash: Secrets.hash(key), createdAt: now, role: role)
-                .insertAndFetch(db, as: Kiosk.self)
+        try transaction { transaction in
+            guard try transaction.exists("SELECT 1 FROM store WHERE id = \(storeId)") else { throw StoreError.noSuchStore }
+            guard let kiosk = try transaction.record("""
+                INSERT INTO kiosk (storeId, label, keyHash, createdAt, role)
+                VALUES (\(storeId), \(label), \(Secrets.hash(key)), \(now), \(role.rawValue))
+                RETURNING \(unescaped: Self.kioskColumns)
+                """, as: Kiosk.self)
+            else { preconditionFailure("INSERT … RETURNING returned no row") }
             if let author {
                 try Self.recordChange(storeId: storeId, userId: author.userId, now: now, field: "kiosk",
-                                      before: StoreChange.kiosk(label: label, role: role), after: "enrolled", db)
+                                      before: StoreChange.kiosk(label: label, role: role), after: "enrolled", transaction)
             }
+            transaction.changedCredentials()
             return kiosk
         }
     }
 
+    static let kioskColumns = "id, storeId, label, keyHash, createdAt, revokedAt, role"
+
     /// Revokes a kiosk at once; returns false if there is no such kiosk.
     public func revokeKiosk(id: Int64, now: Date) throws -> Bool {
-        if let postgres { return try postgres.revokeKiosk(id: id, now: now) }
-        return try write { db in
-            try Kiosk.filter(id: id).filter(Kiosk.Columns.revokedAt == nil)
-                .updateAll(db, Kiosk.Columns.revokedAt.set(to: now)) > 0
+        try transaction { transaction in
+            transaction.changedCredentials()
+            return try transaction.execute("UPDATE kiosk SET revokedAt = \(now) WHERE id = \(id) AND revokedAt IS NULL") > 0
         }
     }
 
-    /// The enrolled, unrevoked kiosk a device key belongs to.
+    /// The enrolled, unrevoked kiosk a device key belongs to; remembered as sessions are.
     public func kiosk(key: String) throws -> Kiosk? {
         guard Secrets.isWellFormed(key, minimumLength: 32) else { return nil }
         let keyHash = Secrets.hash(key)
-        // Not remembered on PostgreSQL (see `session(idHash:)`): a kiosk revoked on one worker
-        // is refused by every worker at once.
-        if let postgres { return try postgres.kiosk(keyHash: keyHash) }
-        return try credentials.kiosk(keyHash) {
-            try reader.read { db in
-                try Kiosk.filter(Kiosk.Columns.keyHash == keyHash).filter(Kiosk.Columns.revokedAt == nil).fetchOne(db)
+        let read = {
+            try self.reading(oneStatement: true) { transaction in
+                try transaction.record("""
+                    SELECT \(unescaped: Self.kioskColumns) FROM kiosk WHERE keyHash = \(keyHash) AND revokedAt IS NULL
+                    """, as: Kiosk.self)
             }
         }
+        return remembersCredentials ? try credentials.kiosk(keyHash, orRead: read) : try read()
     }
 
     public func kiosks(storeId: StoreID) throws -> [Kiosk] {
-        if let postgres { return try postgres.kiosks(storeId: storeId) }
-        return try reader.read { db in try Kiosk.filter(Column("storeId") == storeId).order(Column("id")).fetchAll(db) }
+        try reading { transaction in
+            try transaction.records("SELECT \(unescaped: Self.kioskColumns) FROM kiosk WHERE storeId = \(storeId) ORDER BY id",
+                                    as: Kiosk.self)
+        }
     }
 
     /// The store's staff PIN as stored (an argon2id hash), if its managers set one.
@@ -644,10 +674,9 @@ extension AppDatabase {
 
     /// The store's staff PIN's hash and when it was set.
     public func staffPin(storeId: StoreID) throws -> (pinHash: String, setAt: Date)? {
-        if let postgres { return try postgres.staffPin(storeId: storeId) }
-        return try reader.read { db in
-            try Row.fetchOne(db, sql: "SELECT pinHash, setAt FROM staffPin WHERE storeId = ?", arguments: [storeId])
-                .map { ($0[0], $0[1]) }
+        try reading { transaction in
+            try transaction.row("SELECT pinHash, setAt FROM staffPin WHERE storeId = \(storeId)")
+                .map { (try $0.decode(0), try $0.decode(1)) }
         }
     }
 
@@ -655,28 +684,30 @@ extension AppDatabase {
     /// the PIN). Staff signed in on a kiosk with the old PIN are signed out at their next request:
     /// their pass is bound to the hash it was made with.
     public func setStaffPin(storeId: StoreID, pinHash: String, by userId: UserID?, now: Date) throws {
-        if let postgres { return try postgres.setStaffPin(storeId: storeId, pinHash: pinHash, by: userId, now: now) }
-        try write { db in
-            guard try Store.exists(db, id: storeId) else { throw StoreError.noSuchStore }
-            try db.execute(sql: """
-                INSERT INTO staffPin (storeId, pinHash, setAt, setBy) VALUES (?, ?, ?, ?)
-                ON CONFLICT(storeId) DO UPDATE SET pinHash = excluded.pinHash, setAt = excluded.setAt, setBy = excluded.setBy
-                """, arguments: [storeId, pinHash, now.databaseText, userId])
-            try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "staffPin", before: "", after: "set", db)
+        try transaction { transaction in
+            guard try transaction.exists("SELECT 1 FROM store WHERE id = \(storeId)") else { throw StoreError.noSuchStore }
+            try transaction.execute("""
+                INSERT INTO staffPin (storeId, pinHash, setAt, setBy) VALUES (\(storeId), \(pinHash), \(now), \(userId))
+                ON CONFLICT (storeId) DO UPDATE SET pinHash = excluded.pinHash, setAt = excluded.setAt, setBy = excluded.setBy
+                """)
+            try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "staffPin", before: "", after: "set",
+                                  transaction)
         }
     }
 
     /// Revokes the store's kiosk `id` for a manager, noting it in the store's changes; false if
     /// the store has no such active kiosk (another store's is not touched).
     public func revokeKiosk(id: Int64, storeId: StoreID, by userId: UserID?, now: Date) throws -> Bool {
-        if let postgres { return try postgres.revokeKiosk(id: id, storeId: storeId, by: userId, now: now) }
-        return try write { db in
-            guard let kiosk = try Kiosk.filter(id: id).filter(Column("storeId") == storeId)
-                .filter(Kiosk.Columns.revokedAt == nil).fetchOne(db)
+        try transaction { transaction in
+            guard let kiosk = try transaction.record("""
+                UPDATE kiosk SET revokedAt = \(now) WHERE id = \(id) AND storeId = \(storeId) AND revokedAt IS NULL
+                RETURNING \(unescaped: Self.kioskColumns)
+                """, as: Kiosk.self)
             else { return false }
-            try Kiosk.filter(id: id).updateAll(db, Kiosk.Columns.revokedAt.set(to: now))
             try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "kiosk",
-                                  before: StoreChange.kiosk(label: kiosk.label, role: kiosk.role), after: "revoked", db)
+                                  before: StoreChange.kiosk(label: kiosk.label, role: kiosk.role), after: "revoked",
+                                  transaction)
+            transaction.changedCredentials()
             return true
         }
     }
@@ -693,34 +724,42 @@ extension AppDatabase {
     /// used, a reminder for a booking cancelled) is settled unsent as it comes up, and the next
     /// due message is taken in its place.
     public func claimDueMail(now: Date, lease: TimeInterval = 300, limit: Int = 20) throws -> [OutboxMessage] {
-        if let postgres { return try postgres.claimDueMail(now: now, lease: lease, limit: limit) }
-        return try write { db in
+        try transaction { transaction in
             var leased: [OutboxMessage] = []
             while leased.count < limit {
-                let due = try OutboxMessage.filter(OutboxMessage.Columns.sentAt == nil)
-                    .filter(OutboxMessage.Columns.nextAttemptAt <= now)
-                    .order(Column("priority"), OutboxMessage.Columns.id).limit(limit - leased.count).fetchAll(db)
+                // Rows another worker's sender is leasing at this moment are skipped, not waited
+                // for: two senders never take the same message.
+                let due = try transaction.records("""
+                    SELECT \(unescaped: Self.mailColumns) FROM outboxMessage
+                    WHERE sentAt IS NULL AND nextAttemptAt <= \(now)
+                    ORDER BY priority, id LIMIT \(limit - leased.count) \(SQL.forUpdateSkipLocked)
+                    """, as: OutboxMessage.self)
                 if due.isEmpty { break }
-                let moot = Set(try Int64.fetchAll(db, sql: """
+                let moot = Set(try transaction.column("""
                     SELECT m.id FROM outboxMessage m JOIN reservation r ON r.id = m.reservationId
-                    WHERE m.id IN (\(due.map { String($0.id) }.joined(separator: ",")))
-                      AND \(Notice.Kind.noLongerAppliesSQL(message: "m", reservation: "r"))
-                    """))
-                for var message in due {
-                    if moot.contains(message.id) {
-                        try db.execute(sql: "UPDATE outboxMessage SET sentAt = ?, lastError = ? WHERE id = ?",
-                                       arguments: [now, Self.mootMail, message.id])
-                        continue
-                    }
+                    WHERE m.id \(in: due.map(\.id))
+                      AND \(unescaped: Notice.Kind.noLongerAppliesSQL(message: "m", reservation: "r"))
+                    """, as: Int64.self).compactMap { $0 })
+                try transaction.execute("""
+                    UPDATE outboxMessage SET sentAt = \(now), lastError = \(Self.mootMail) WHERE id \(in: Array(moot))
+                    """)
+                let taken = due.filter { !moot.contains($0.id) }
+                try transaction.execute("""
+                    UPDATE outboxMessage SET attempts = attempts + 1, nextAttemptAt = \(now + lease)
+                    WHERE id \(in: taken.map(\.id))
+                    """)
+                leased += taken.map { message in
+                    var message = message
                     message.attempts += 1
                     message.nextAttemptAt = now + lease
-                    try message.update(db)
-                    leased.append(message)
+                    return message
                 }
             }
             return leased
         }
     }
+
+    static let mailColumns = "id, recipient, subject, body, createdAt, attempts, nextAttemptAt, sentAt, lastError"
 
     /// What `lastError` says of a message settled without being sent: a newer one about the
     /// same reservation replaced it, or its reservation has moved past it.
@@ -730,40 +769,38 @@ extension AppDatabase {
     /// How long the oldest mail due has waited at `now`: of the urgent ones, and of all (nil
     /// where none waits). What `/healthz` reads to say the outbox is falling behind.
     public func mailBacklog(now: Date) throws -> (urgent: TimeInterval?, any: TimeInterval?) {
-        if let postgres { return try postgres.mailBacklog(now: now) }
-        return try reader.read { db in
-            let row = try Row.fetchOne(db, sql: """
+        try reading { transaction in
+            let row = try transaction.row("""
                 SELECT MIN(CASE WHEN priority = 0 THEN nextAttemptAt END), MIN(nextAttemptAt) FROM outboxMessage
-                WHERE sentAt IS NULL AND nextAttemptAt <= ?
-                """, arguments: [now])
-            let urgent: Date? = row?[0]
-            let oldest: Date? = row?[1]
+                WHERE sentAt IS NULL AND nextAttemptAt <= \(now)
+                """)
+            let urgent = try row?.value(0, as: Date.self)
+            let oldest = try row?.value(1, as: Date.self)
             return (urgent.map { now.timeIntervalSince($0) }, oldest.map { now.timeIntervalSince($0) })
         }
     }
 
     public func markMailSent(id: Int64, now: Date) throws {
-        if let postgres { return try postgres.markMailSent(id: id, now: now) }
-        _ = try write { db in
-            try OutboxMessage.filter(id: id).updateAll(db, OutboxMessage.Columns.sentAt.set(to: now),
-                                                       Column("lastError").set(to: nil))
+        try transaction { transaction in
+            try transaction.execute("UPDATE outboxMessage SET sentAt = \(now), lastError = NULL WHERE id = \(id)")
         }
     }
 
     public func markMailFailed(id: Int64, error: String, retryAt: Date) throws {
-        if let postgres { return try postgres.markMailFailed(id: id, error: error, retryAt: retryAt) }
-        _ = try write { db in
-            try OutboxMessage.filter(id: id).updateAll(db, OutboxMessage.Columns.nextAttemptAt.set(to: retryAt),
-                                                       Column("lastError").set(to: String(error.prefix(500))))
+        try transaction { transaction in
+            try transaction.execute("""
+                UPDATE outboxMessage SET nextAttemptAt = \(retryAt), lastError = \(String(error.prefix(500))) WHERE id = \(id)
+                """)
         }
     }
 
     /// Messages to `recipient`, newest last: for tests and the admin.
     public func mail(to recipient: String) throws -> [OutboxMessage] {
-        if let postgres { return try postgres.mail(to: recipient) }
-        return try reader.read { db in
-            try OutboxMessage.filter(OutboxMessage.Columns.recipientKey == LookupKey.recipient(recipient))
-                .order(OutboxMessage.Columns.id).fetchAll(db).filter { $0.recipient == recipient }
+        try reading { transaction in
+            try transaction.records("""
+                SELECT \(unescaped: Self.mailColumns) FROM outboxMessage
+                WHERE recipientKey = \(LookupKey.recipient(recipient)) ORDER BY id
+                """, as: OutboxMessage.self).filter { $0.recipient == recipient }
         }
     }
 }

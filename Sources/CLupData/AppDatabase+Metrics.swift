@@ -43,18 +43,15 @@ extension AppDatabase {
     /// Each outbox by channel and priority; every mail priority and both push urgencies are
     /// listed, empty or not, so a graph's series do not come and go.
     public func outboxGauges(now: Date) throws -> [OutboxGauge] {
-        let rows: [(channel: String, priority: String, unsent: Int, oldest: Date?)]
-        if let postgres {
-            rows = try postgres.outboxRows(now: now)
-        } else {
-            rows = try reader.read { db in
-                try Row.fetchAll(db, sql: """
-                    SELECT 'mail', CAST(priority AS TEXT), COUNT(*), MIN(CASE WHEN nextAttemptAt <= ?1 THEN nextAttemptAt END)
-                    FROM outboxMessage WHERE sentAt IS NULL GROUP BY priority
-                    UNION ALL
-                    SELECT 'push', urgency, COUNT(*), MIN(CASE WHEN nextAttemptAt <= ?1 THEN nextAttemptAt END)
-                    FROM pushMessage WHERE sentAt IS NULL GROUP BY urgency
-                    """, arguments: [now]).map { ($0[0], $0[1], $0[2], $0[3]) }
+        let rows = try reading { transaction in
+            try transaction.rows("""
+                SELECT 'mail', CAST(priority AS TEXT), COUNT(*), MIN(CASE WHEN nextAttemptAt <= \(now) THEN nextAttemptAt END)
+                FROM outboxMessage WHERE sentAt IS NULL GROUP BY priority
+                UNION ALL
+                SELECT 'push', urgency, COUNT(*), MIN(CASE WHEN nextAttemptAt <= \(now) THEN nextAttemptAt END)
+                FROM pushMessage WHERE sentAt IS NULL GROUP BY urgency
+                """).map { row -> (channel: String, priority: String, unsent: Int, oldest: Date?) in
+                (try row.decode(0), try row.decode(1), try row.decode(2), try row.value(3))
             }
         }
         var gauges = MailPriority.allCases.map { OutboxGauge(channel: "mail", priority: $0.name, unsent: 0) }

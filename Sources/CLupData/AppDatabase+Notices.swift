@@ -173,7 +173,7 @@ extension AppDatabase {
                         """).execute(arguments: [now, Self.supersededMail, notice.reservationId])
                     let mail = NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body, now: now,
                                                 priority: notice.kind.mailPriority, about: notice)
-                    if notice.reportsOwnAction { _ = try Self.enqueue(mail, now: now, db) } else { try mail.insert(db) }
+                    if notice.reportsOwnAction { _ = try Self.enqueue(mail, now: now, SQLiteTransaction(db: db, database: self)) } else { try mail.insert(db) }
                 }
             }
             return notices.count
@@ -201,18 +201,18 @@ extension AppDatabase {
     /// once), and the account remembers when its push was lost, for its ticket page. Written
     /// once for both engines.
     static func mailLostPush(subscription id: Int64, now: Date, _ transaction: some SQLTransaction) throws {
-        let last = """
+        let last: SQL = """
             NOT EXISTS (SELECT 1 FROM pushSubscription s JOIN pushSubscription o ON o.userId = s.userId AND o.id <> s.id
-                        WHERE s.id = ?)
+                        WHERE s.id = \(id))
             """
         try transaction.execute("""
             UPDATE notice SET dispatchedAt = NULL, emailOnly = TRUE
-            WHERE NOT emailOnly AND id IN (SELECT noticeId FROM pushMessage WHERE pushSubscriptionId = ? AND sentAt IS NULL)
+            WHERE NOT emailOnly AND id IN (SELECT noticeId FROM pushMessage WHERE pushSubscriptionId = \(id) AND sentAt IS NULL)
               AND \(last)
-            """, [id, id])
+            """)
         if try transaction.execute("""
-            UPDATE "user" SET pushLostAt = ? WHERE id = (SELECT userId FROM pushSubscription WHERE id = ?) AND \(last)
-            """, [now, id, id]) > 0
+            UPDATE "user" SET pushLostAt = \(now) WHERE id = (SELECT userId FROM pushSubscription WHERE id = \(id)) AND \(last)
+            """) > 0
         {
             transaction.changedCredentials()
         }
@@ -371,7 +371,7 @@ extension AppDatabase {
                 SELECT id FROM pushSubscription WHERE failures >= ? AND id = (SELECT pushSubscriptionId FROM pushMessage WHERE id = ?)
                 """, arguments: [Self.pushFailuresAllowed, id])
             else { return false }
-            try Self.mailLostPush(subscription: failing, now: now, db)
+            try Self.mailLostPush(subscription: failing, now: now, SQLiteTransaction(db: db, database: self))
             try db.execute(sql: "DELETE FROM pushSubscription WHERE id = ?", arguments: [failing])
             return true
         }
@@ -382,7 +382,7 @@ extension AppDatabase {
     public func removePushSubscription(id: Int64, now: Date) throws {
         if let postgres { return try postgres.removePushSubscription(id: id, now: now) }
         try write { db in
-            try Self.mailLostPush(subscription: id, now: now, db)
+            try Self.mailLostPush(subscription: id, now: now, SQLiteTransaction(db: db, database: self))
             try db.execute(sql: "DELETE FROM pushSubscription WHERE id = ?", arguments: [id])
         }
     }

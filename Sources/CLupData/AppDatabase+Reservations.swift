@@ -80,8 +80,8 @@ extension AppDatabase {
     /// its latest ones; nil if it may now. Written once for both engines.
     static func reservationRetry(userId: UserID, now: Date, _ transaction: some SQLTransaction) throws -> Date? {
         let latest = try transaction.column("""
-            SELECT createdAt FROM reservation WHERE userId = ? ORDER BY createdAt DESC LIMIT ?
-            """, [userId, ReservationRate.perHour], as: Date.self).compactMap { $0 }
+            SELECT createdAt FROM reservation WHERE userId = \(userId) ORDER BY createdAt DESC LIMIT \(ReservationRate.perHour)
+            """, as: Date.self).compactMap { $0 }
         return ReservationRate.retryAt(latest: latest, now: now)
     }
 }
@@ -277,7 +277,7 @@ extension AppDatabase {
                 let store = details.store
                 let active = try Reservation.active(userId: request.userId, db)
                 if let active, active.requestKey == request.requestKey { return .alreadyMade(active) }
-                if let retryAt = try Self.reservationRetry(userId: request.userId, now: now, db) { return .tooMany(retryAt: retryAt) }
+                if let retryAt = try Self.reservationRetry(userId: request.userId, now: now, SQLiteTransaction(db: db, database: self)) { return .tooMany(retryAt: retryAt) }
                 // The rules of time come first: there is no point asking whether to replace the
                 // active reservation with one that cannot be made.
                 let calendar = details.slotCalendar

@@ -74,6 +74,15 @@ public struct StoreChange: Sendable, Equatable {
 extension AppDatabase {
     /// Writes one entry of a store's change log (`StoreChange`), in the caller's transaction.
     static func recordChange(storeId: StoreID, userId: UserID?, now: Date, field: String, before: String, after: String,
+                             _ transaction: some SQLTransaction) throws
+    {
+        try transaction.execute("""
+            INSERT INTO storeChange (storeId, userId, at, field, before, after)
+            VALUES (\(storeId), \(userId), \(now), \(field), \(before), \(after))
+            """)
+    }
+
+    static func recordChange(storeId: StoreID, userId: UserID?, now: Date, field: String, before: String, after: String,
                              _ db: Database) throws
     {
         try db.cachedStatement(sql: """

@@ -307,6 +307,12 @@ extension AppDatabase {
         }
     }
 
+    /// The columns of `Store`, in its order.
+    static let storeColumns = """
+        id, name, address, phone, latitude, longitude, capacity, timeZone, walkInPercent, slotMinutes, slotCapacity,
+        entryBeforeMinutes, entryAfterMinutes, callGraceMinutes, priorityEvery, priorityOnline
+        """
+
     public func store(id: StoreID) throws -> Store? {
         if let postgres { return try postgres.store(id: id) }
         return try reader.read { db in try Store.fetchOne(db, id: id) }

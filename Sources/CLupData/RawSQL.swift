@@ -6,7 +6,14 @@ import PostgresNIO
 /// A value bound to a raw statement, on either engine.
 protocol SQLArgument: Sendable {
     var databaseValue: DatabaseValue { get }
+    /// The value as SQLite is given it: `databaseValue`, but for dates, written by
+    /// `databaseText` (the same text, without Foundation's formatter).
+    var sqliteValue: DatabaseValue { get }
     func bind(to bindings: inout PostgresBindings)
+}
+
+extension SQLArgument {
+    var sqliteValue: DatabaseValue { databaseValue }
 }
 
 extension SQLArgument where Self: PostgresNonThrowingEncodable {
@@ -18,11 +25,14 @@ extension Int64: SQLArgument {}
 extension Double: SQLArgument {}
 extension String: SQLArgument {}
 extension Bool: SQLArgument {}
-extension Date: SQLArgument {}
+extension Date: SQLArgument {
+    var sqliteValue: DatabaseValue { databaseText.databaseValue }
+}
 extension Identifier: SQLArgument {}
 
 extension Optional: SQLArgument where Wrapped: SQLArgument {
     var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
+    var sqliteValue: DatabaseValue { self?.sqliteValue ?? .null }
 
     func bind(to bindings: inout PostgresBindings) {
         if let self { self.bind(to: &bindings) } else { bindings.appendNull() }
@@ -43,76 +53,32 @@ extension AppDatabase {
     /// (unless the statement left it unreadable — a table dropped on purpose).
     @discardableResult
     func execute(sql: String, _ arguments: any SQLArgument...) throws -> Int {
-        if let postgres {
-            let query = Self.postgresQuery(sql, arguments)
-            let changed = try postgres.write { transaction in try transaction.execute(query) }
-            try? postgres.reloadBoard()
-            return changed
-        }
-        return try writer.write { db in
-            try db.execute(sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue)))
-            return db.changesCount
-        }
+        let changed = try transaction { transaction in try transaction.execute(SQL(sql, arguments: arguments)) }
+        if case .postgres(let postgres) = engine { try? postgres.reloadBoard() }
+        return changed
     }
 
     /// The first column of every row `sql` returns.
     func values<Value: SQLResult>(_ type: Value.Type = Value.self, sql: String, _ arguments: any SQLArgument...) throws
         -> [Value?]
     {
-        if let postgres {
-            let query = Self.postgresQuery(sql, arguments)
-            return try postgres.read { transaction in try transaction.rows(query).map { try Self.decode($0[0], as: Value.self) } }
-        }
-        return try reader.read { db in
-            try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue))).map {
-                Value.fromDatabaseValue($0[0] as DatabaseValue)
-            }
-        }
+        try reading { transaction in try transaction.column(SQL(sql, arguments: arguments), as: Value.self) }
     }
 
     /// The first column of the first row `sql` returns, or nil.
     func value<Value: SQLResult>(_ type: Value.Type = Value.self, sql: String, _ arguments: any SQLArgument...) throws
         -> Value?
     {
-        if let postgres {
-            let query = Self.postgresQuery(sql, arguments)
-            return try postgres.read { transaction in try transaction.row(query).flatMap { try Self.decode($0[0], as: Value.self) } }
-        }
-        return try reader.read { db in
-            try Row.fetchOne(db, sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue)))
-                .flatMap { Value.fromDatabaseValue($0[0] as DatabaseValue) }
-        }
+        try reading { transaction in try transaction.value(SQL(sql, arguments: arguments), as: Value.self) }
     }
 
     /// The store's learned sums as kept (for tests and tools; the board holds their model).
     func storeLoad(_ storeId: StoreID) throws -> StoreLoad? {
-        if let postgres {
-            return try postgres.read { transaction in
-                try transaction.row("SELECT * FROM storeLoad WHERE storeId = \(storeId)")?.record(StoreLoad.self)
-            }
-        }
-        return try reader.read { db in try StoreLoad.find(storeId, db) }
+        try reading { transaction in try transaction.record("SELECT * FROM storeLoad WHERE storeId = \(storeId)") }
     }
 
     /// A cell as `Value`, nil for NULL.
     static func decode<Value: SQLResult>(_ cell: PostgresCell, as type: Value.Type) throws -> Value? {
         cell.bytes == nil ? nil : try cell.decode(Value.self)
-    }
-
-    /// `sql` with its `?` placeholders numbered as PostgreSQL's ($1, $2…), and its arguments bound.
-    static func postgresQuery(_ sql: String, _ arguments: [any SQLArgument]) -> PostgresQuery {
-        var numbered = ""
-        var index = 0
-        for character in sql {
-            if character == "?" {
-                index += 1
-                numbered += "$\(index)"
-            } else {
-                numbered.append(character)
-            }
-        }
-        var bindings = PostgresBindings()
-        for argument in arguments { argument.bind(to: &bindings) }
-        return PostgresQuery(unsafeSQL: numbered, binds: bindings)
     }
 }

@@ -1,69 +1,178 @@
+import CLupDomain
 import Foundation
 import GRDB
 import PostgresNIO
 
-/// A write transaction's statements, the same for both engines: `?` placeholders with their
-/// values bound in order (`SQLArgument`), in the SQL both speak (unquoted names, and `"user"`
-/// for the account table). What the engines do differently is a step of its own here, never a
-/// branch in a transaction written over it.
+/// One transaction's statements, the same for both engines (`SQL`). A transaction is written
+/// once over this protocol, in its area's file; what the engines do differently is a step of
+/// its own here, never a branch in the transaction.
 ///
-/// The first transactions written once are the outbox's (`AppDatabase.enqueue`, `insert`) and
-/// the statements both engines ran alike; the others move here area by area
-/// (docs/architecture.md, "A new transaction").
+/// `AppDatabase.transaction` runs a write and `AppDatabase.reading` a read, on whichever
+/// engine the database is (docs/architecture.md, "A new transaction").
 protocol SQLTransaction {
+    /// Which engine runs the statements: for the few that must be spelt apart (job claims).
+    var dialect: SQLDialect { get }
+
     /// Runs `sql`; returns how many rows it changed.
     @discardableResult
-    func execute(_ sql: String, _ arguments: [any SQLArgument]) throws -> Int
+    func execute(_ sql: SQL) throws -> Int
 
-    /// The first column of every row `sql` returns.
-    func column<Value: SQLResult>(_ sql: String, _ arguments: [any SQLArgument], as type: Value.Type) throws -> [Value?]
+    /// Every row `sql` returns.
+    func rows(_ sql: SQL) throws -> [SQLRow]
 
     /// Waits until no other transaction holds `key` in `space`, and holds it until this one
     /// ends. PostgreSQL takes an advisory transaction lock: two workers may decide the same
     /// thing at once. SQLite does nothing: its one writer already runs transactions one at a time.
     func serialize(_ key: String, in space: Int64) throws
 
-    /// Notes that the transaction changed what the credential cache keeps (an account's row, a
-    /// session). SQLite's observer sees every change by itself; PostgreSQL's workers are told.
+    /// Notes what the transaction changed that the board or the credential cache mirrors.
+    /// SQLite's observer sees every row changed by itself, and these do nothing there;
+    /// PostgreSQL reads the rows named back after the commit and tells the other workers.
     func changedCredentials()
+    func changed(store id: StoreID)
+    func changed(reservation id: ReservationID, of storeId: StoreID)
+    func changed(loadOf storeId: StoreID)
+}
+
+/// The engine a statement is spelt for.
+enum SQLDialect: Sendable {
+    case sqlite, postgres
 }
 
 extension SQLTransaction {
+    /// The first row `sql` returns, or nil.
+    func row(_ sql: SQL) throws -> SQLRow? {
+        try rows(sql).first
+    }
+
+    /// Each row `sql` returns, as a record.
+    func records<Record: SQLRecord>(_ sql: SQL, as type: Record.Type = Record.self) throws -> [Record] {
+        try rows(sql).map { try $0.record(Record.self) }
+    }
+
+    /// The first row `sql` returns as a record, or nil.
+    func record<Record: SQLRecord>(_ sql: SQL, as type: Record.Type = Record.self) throws -> Record? {
+        try row(sql)?.record(Record.self)
+    }
+
+    /// The first column of every row `sql` returns.
+    func column<Value: SQLResult>(_ sql: SQL, as type: Value.Type = Value.self) throws -> [Value?] {
+        try rows(sql).map { try $0.value(0, as: Value.self) }
+    }
+
     /// The first column of the first row `sql` returns, or nil.
-    func value<Value: SQLResult>(_ sql: String, _ arguments: [any SQLArgument], as type: Value.Type = Value.self)
-        throws -> Value?
-    {
-        try column(sql, arguments, as: type).first ?? nil
+    func value<Value: SQLResult>(_ sql: SQL, as type: Value.Type = Value.self) throws -> Value? {
+        try row(sql)?.value(0, as: Value.self)
+    }
+
+    /// Whether `sql` returns a row.
+    func exists(_ sql: SQL) throws -> Bool {
+        try row(sql) != nil
     }
 }
 
-extension Database: SQLTransaction {
-    func execute(_ sql: String, _ arguments: [any SQLArgument]) throws -> Int {
-        try execute(sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue)))
-        return changesCount
+/// A SQLite transaction: GRDB's connection inside it, and the database it belongs to (for
+/// the board, which the engine-specific steps read).
+struct SQLiteTransaction: SQLTransaction {
+    let db: Database
+    let database: AppDatabase
+
+    var dialect: SQLDialect { .sqlite }
+
+    func execute(_ sql: SQL) throws -> Int {
+        let (text, arguments) = sql.sqlite
+        if sql.hasFixedText {
+            try db.cachedStatement(sql: text).execute(arguments: arguments)
+        } else {
+            try db.execute(sql: text, arguments: arguments)
+        }
+        return db.changesCount
     }
 
-    func column<Value: SQLResult>(_ sql: String, _ arguments: [any SQLArgument], as type: Value.Type) throws -> [Value?] {
-        try Row.fetchAll(self, sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue))).map {
-            Value.fromDatabaseValue($0[0] as DatabaseValue)
-        }
+    func rows(_ sql: SQL) throws -> [SQLRow] {
+        let (text, arguments) = sql.sqlite
+        let statement = sql.hasFixedText ? try db.cachedStatement(sql: text) : try db.makeStatement(sql: text)
+        return try Row.fetchAll(statement, arguments: arguments).map(SQLRow.init)
     }
 
     func serialize(_ key: String, in space: Int64) throws {}
-
     func changedCredentials() {}
+    func changed(store id: StoreID) {}
+    func changed(reservation id: ReservationID, of storeId: StoreID) {}
+    func changed(loadOf storeId: StoreID) {}
 }
 
-extension PostgresTransaction: SQLTransaction {
-    func execute(_ sql: String, _ arguments: [any SQLArgument]) throws -> Int {
-        try execute(AppDatabase.postgresQuery(sql, arguments))
+/// A PostgreSQL transaction as the transactions written once see it.
+struct PostgresStatements: SQLTransaction {
+    let transaction: PostgresTransaction
+
+    var dialect: SQLDialect { .postgres }
+
+    func execute(_ sql: SQL) throws -> Int {
+        try transaction.execute(sql.postgres)
     }
 
-    func column<Value: SQLResult>(_ sql: String, _ arguments: [any SQLArgument], as type: Value.Type) throws -> [Value?] {
-        try rows(AppDatabase.postgresQuery(sql, arguments)).map { try AppDatabase.decode($0[0], as: type) }
+    func rows(_ sql: SQL) throws -> [SQLRow] {
+        try transaction.rows(sql.postgres).map(SQLRow.init)
     }
 
     func serialize(_ key: String, in space: Int64) throws {
-        try execute("SELECT pg_advisory_xact_lock(hashtextextended(\(key), \(space)))")
+        try transaction.execute("SELECT pg_advisory_xact_lock(hashtextextended(\(key), \(space)))")
+    }
+
+    func changedCredentials() { transaction.changedCredentials() }
+    func changed(store id: StoreID) { transaction.changed(store: id) }
+    func changed(reservation id: ReservationID, of storeId: StoreID) { transaction.changed(reservation: id, of: storeId) }
+    func changed(loadOf storeId: StoreID) { transaction.changed(loadOf: storeId) }
+}
+
+extension PostgresTransaction {
+    /// This transaction for the transactions written once (`SQLTransaction`).
+    var statements: PostgresStatements { PostgresStatements(transaction: self) }
+}
+
+extension AppDatabase {
+    /// Runs `work` as one write transaction on the database's engine, returning once it is
+    /// durable: on SQLite through the group commit (`write`), on PostgreSQL through its pool,
+    /// with the board brought up to date after the commit on both. A form's one-time key is
+    /// recorded in the same transaction (`FormReply`).
+    func transaction<T>(_ work: (any SQLTransaction) throws -> T) throws -> T {
+        switch engine {
+        case .sqlite: try write { db in try work(SQLiteTransaction(db: db, database: self)) }
+        case .postgres(let postgres): try postgres.write { transaction in try work(transaction.statements) }
+        }
+    }
+
+    /// Runs `work` as one read: a consistent snapshot for all its statements. A read of one
+    /// statement (`oneStatement`) sees one committed state by itself; SQLite runs it without the
+    /// transaction around it, whose BEGIN, COMMIT and schema check cost as much as a small read.
+    func reading<T>(oneStatement: Bool = false, _ work: (any SQLTransaction) throws -> T) throws -> T {
+        switch engine {
+        case .sqlite(let sqlite) where oneStatement:
+            try sqlite.writer.unsafeRead { db in try work(SQLiteTransaction(db: db, database: self)) }
+        case .sqlite(let sqlite): try sqlite.writer.read { db in try work(SQLiteTransaction(db: db, database: self)) }
+        case .postgres(let postgres): try postgres.read { transaction in try work(transaction.statements) }
+        }
+    }
+
+    /// Whether what `credentials` keeps is forgotten as soon as any worker changes it, so it
+    /// may be kept at all. SQLite's observer sees every commit of the one worker, and another
+    /// process's within a second (`refreshBoard`); PostgreSQL's workers do not yet tell each
+    /// other of a signed-out session or a revoked kiosk, so there nothing is kept.
+    var remembersCredentials: Bool {
+        if case .sqlite = engine { true } else { false }
+    }
+
+    /// Whether `error` is a unique index refusing a duplicate of `table`'s `column`: SQLite names
+    /// the column in its message, PostgreSQL the index (`table_column`, in lower case).
+    static func isDuplicate(_ error: any Error, table: String, column: String) -> Bool {
+        if let error = error as? DatabaseError {
+            return error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
+                && (error.message ?? "").contains("\(table).\(column)")
+        }
+        if let error = error as? PostgresEngine.Refused {
+            return error.sqlState == "23505" && error.constraint == "\(table)_\(column)".lowercased()
+        }
+        return false
     }
 }

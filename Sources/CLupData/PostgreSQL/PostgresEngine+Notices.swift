@@ -107,9 +107,9 @@ extension PostgresEngine {
                 try transaction.execute("UPDATE notice SET dispatchedAt = \(now) WHERE id = \(notice.id)")
                 guard let reservation = try Self.reservation(notice.reservationId, transaction),
                     notice.appliesTo.contains(reservation.status), let userId = reservation.userId,
-                    let user = try Self.user(id: userId, transaction),
+                    let user = try AppDatabase.user(id: userId, transaction.statements),
                     let store = try transaction.row("""
-                        SELECT \(unescaped: Self.storeColumns) FROM store WHERE id = \(reservation.storeId)
+                        SELECT \(unescaped: AppDatabase.storeColumns) FROM store WHERE id = \(reservation.storeId)
                         """)?.record(Store.self)
                 else { continue }
                 let message = render(NoticeSubject(notice: notice, reservation: reservation, store: store, user: user))
@@ -124,9 +124,9 @@ extension PostgresEngine {
                     let mail = NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body,
                                                 now: now, priority: notice.kind.mailPriority, about: notice)
                     if notice.reportsOwnAction {
-                        _ = try AppDatabase.enqueue(mail, now: now, transaction)
+                        _ = try AppDatabase.enqueue(mail, now: now, transaction.statements)
                     } else {
-                        try AppDatabase.insert(mail, transaction)
+                        try AppDatabase.insert(mail, transaction.statements)
                     }
                 }
             }
@@ -277,7 +277,7 @@ extension PostgresEngine {
                 RETURNING CASE WHEN failures >= \(AppDatabase.pushFailuresAllowed) THEN id END
                 """, as: Int64?.self) ?? nil
             else { return false }
-            try AppDatabase.mailLostPush(subscription: failing, now: now, transaction)
+            try AppDatabase.mailLostPush(subscription: failing, now: now, transaction.statements)
             try transaction.execute("DELETE FROM pushSubscription WHERE id = \(failing)")
             return true
         }
@@ -285,7 +285,7 @@ extension PostgresEngine {
 
     func removePushSubscription(id: Int64, now: Date) throws {
         try write { transaction in
-            try AppDatabase.mailLostPush(subscription: id, now: now, transaction)
+            try AppDatabase.mailLostPush(subscription: id, now: now, transaction.statements)
             try transaction.execute("DELETE FROM pushSubscription WHERE id = \(id)")
         }
     }

@@ -59,7 +59,7 @@ extension PostgresEngine {
 
     func personalData(userId: UserID, now: Date) throws -> PersonalData? {
         try read { transaction in
-            guard let user = try Self.user(id: userId, transaction) else { return nil }
+            guard let user = try AppDatabase.user(id: userId, transaction.statements) else { return nil }
             let account = PersonalData.Account(user)
             let sessions = try transaction.rows("""
                 SELECT createdAt, lastSeenAt FROM session WHERE userId = \(userId) ORDER BY createdAt
@@ -117,7 +117,7 @@ extension PostgresEngine {
                                               store: try row[column: "storeName"].decode(String.self))
             }
             let emails = try transaction.rows("""
-                SELECT \(unescaped: Self.mailColumns) FROM outboxMessage WHERE recipientKey = \(LookupKey.recipient(user.email))
+                SELECT \(unescaped: AppDatabase.mailColumns) FROM outboxMessage WHERE recipientKey = \(LookupKey.recipient(user.email))
                 ORDER BY createdAt, id
                 """).map { try $0.record(OutboxMessage.self) }.filter { AppDatabase.sameAddress($0.recipient, user.email) }
                 .map { PersonalData.Email(subject: $0.subject, createdAt: $0.createdAt, sentAt: $0.sentAt) }

@@ -318,7 +318,7 @@ extension PostgresEngine {
                 let store = details.store
                 let active = try Self.activeReservation(userId: request.userId, transaction)
                 if let active, active.requestKey == request.requestKey { return .alreadyMade(active) }
-                if let retryAt = try AppDatabase.reservationRetry(userId: request.userId, now: now, transaction) {
+                if let retryAt = try AppDatabase.reservationRetry(userId: request.userId, now: now, transaction.statements) {
                     return .tooMany(retryAt: retryAt)
                 }
                 var day = details.openingHours.businessDay(at: now)
@@ -451,7 +451,7 @@ extension PostgresEngine {
             return try reservations.compactMap { reservation in
                 if stores[reservation.storeId] == nil {
                     stores[reservation.storeId] = try transaction.row("""
-                        SELECT \(unescaped: Self.storeColumns) FROM store WHERE id = \(reservation.storeId)
+                        SELECT \(unescaped: AppDatabase.storeColumns) FROM store WHERE id = \(reservation.storeId)
                         """)?.record(Store.self)
                 }
                 return stores[reservation.storeId].map { ReservationWithStore(reservation: reservation, store: $0) }

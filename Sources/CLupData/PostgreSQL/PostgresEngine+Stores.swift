@@ -5,11 +5,6 @@ import PostgresNIO
 /// Stores, their hours, closures and departments, on PostgreSQL: the same named methods as
 /// SQLite's in `AppDatabase.swift`, and the board's reload.
 extension PostgresEngine {
-    static let storeColumns = """
-        id, name, address, phone, latitude, longitude, capacity, timeZone, walkInPercent, slotMinutes, slotCapacity,
-        entryBeforeMinutes, entryAfterMinutes, callGraceMinutes, priorityEvery, priorityOnline
-        """
-
     func storeListings() throws -> [StoreListing] {
         try read { transaction in
             try Self.storeDetails(nil, transaction).map {
@@ -20,7 +15,7 @@ extension PostgresEngine {
 
     func store(id: StoreID) throws -> Store? {
         try read { transaction in
-            try transaction.row("SELECT \(unescaped: Self.storeColumns) FROM store WHERE id = \(id)")?.record(Store.self)
+            try transaction.row("SELECT \(unescaped: AppDatabase.storeColumns) FROM store WHERE id = \(id)")?.record(Store.self)
         }
     }
 
@@ -59,7 +54,7 @@ extension PostgresEngine {
             VALUES (\(store.name), \(store.address), \(store.phone), \(store.latitude), \(store.longitude), \(store.capacity),
                     \(store.timeZone), \(store.walkInPercent), \(store.slotMinutes), \(store.slotCapacity),
                     \(store.entryBeforeMinutes), \(store.entryAfterMinutes), \(store.callGraceMinutes))
-            RETURNING \(unescaped: storeColumns)
+            RETURNING \(unescaped: AppDatabase.storeColumns)
             """)
         else { preconditionFailure("INSERT … RETURNING returned no row") }
         let inserted: Store = try row.record()
@@ -87,7 +82,7 @@ extension PostgresEngine {
     static func storeDetails(_ id: StoreID?, _ transaction: PostgresTransaction) throws -> [StoreDetails] {
         // NULL matches every store.
         let stores: [Store] = try transaction.rows("""
-            SELECT \(unescaped: storeColumns) FROM store WHERE \(id)::bigint IS NULL OR id = \(id) ORDER BY id
+            SELECT \(unescaped: AppDatabase.storeColumns) FROM store WHERE \(id)::bigint IS NULL OR id = \(id) ORDER BY id
             """).map { try $0.record() }
         var intervals = try Dictionary(grouping: transaction.rows("""
             SELECT storeId, weekday, opens, closes FROM openingInterval WHERE \(id)::bigint IS NULL OR storeId = \(id)

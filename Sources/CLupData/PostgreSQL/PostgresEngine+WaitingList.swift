@@ -264,14 +264,14 @@ extension PostgresEngine {
             for notice in notices {
                 try transaction.execute("UPDATE waitlistNotice SET dispatchedAt = \(now) WHERE id = \(notice.id)")
                 guard let entry = try Self.waitlistEntry(notice.waitlistId, transaction),
-                    entry.status == notice.kind.appliesTo, let user = try Self.user(id: entry.userId, transaction),
+                    entry.status == notice.kind.appliesTo, let user = try AppDatabase.user(id: entry.userId, transaction.statements),
                     let store = try Self.storeDetails(entry.storeId, transaction).first?.store
                 else { continue }
                 let message = render(WaitlistNoticeSubject(notice: notice, entry: entry, store: store, user: user))
                 let pushed = try Self.push(message, to: user, now: now, transaction)
                 if user.notifyEmail || pushed == 0 {
                     try AppDatabase.insert(NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body,
-                                                     now: now, priority: notice.kind.mailPriority), transaction)
+                                                     now: now, priority: notice.kind.mailPriority), transaction.statements)
                 }
             }
             return notices.count

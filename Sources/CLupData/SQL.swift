@@ -1,0 +1,188 @@
+import CLupDomain
+import Foundation
+import GRDB
+import PostgresNIO
+
+/// A statement with its values bound where they are written, rendered for either engine:
+/// `"SELECT … WHERE id = \(id)"` binds `id` as a parameter (`?` on SQLite, `$1` on
+/// PostgreSQL), never as text. The SQL itself is the dialect both engines speak — unquoted
+/// names, `"user"` for the account table, `RETURNING`, `ON CONFLICT` — and the few words they
+/// spell differently are pieces of their own (`SQL.forUpdate`, `SQL.greatest`, `\(in:)`).
+struct SQL: ExpressibleByStringInterpolation, Sendable {
+    fileprivate enum Piece: Sendable {
+        case text(String)
+        case value(any SQLArgument)
+        /// A list of values compared with `IN`.
+        case list([any SQLArgument])
+        /// A word each engine spells its own way.
+        case word(sqlite: String, postgres: String)
+    }
+
+    fileprivate var pieces: [Piece]
+
+    init(stringLiteral text: String) { pieces = [.text(text)] }
+
+    init(stringInterpolation: StringInterpolation) { pieces = stringInterpolation.pieces }
+
+    fileprivate init(pieces: [Piece]) { self.pieces = pieces }
+
+    /// `text` with its `?` placeholders bound to `arguments` in order: the form the tests and
+    /// tools write statements in (`AppDatabase.execute(sql:)`).
+    init(_ text: String, arguments: [any SQLArgument]) {
+        var pieces: [Piece] = []
+        var arguments = arguments.makeIterator()
+        var literal = ""
+        for character in text {
+            if character == "?", let argument = arguments.next() {
+                pieces.append(.text(literal))
+                pieces.append(.value(argument))
+                literal = ""
+            } else {
+                literal.append(character)
+            }
+        }
+        pieces.append(.text(literal))
+        self.pieces = pieces
+    }
+
+    struct StringInterpolation: StringInterpolationProtocol {
+        fileprivate var pieces: [Piece] = []
+
+        init(literalCapacity: Int, interpolationCount: Int) {}
+
+        mutating func appendLiteral(_ literal: String) { pieces.append(.text(literal)) }
+
+        /// A value, bound as a parameter.
+        mutating func appendInterpolation(_ value: some SQLArgument) { pieces.append(.value(value)) }
+
+        /// Text of the program's own (a list of columns, a fragment written in code): never a
+        /// value that came from outside.
+        mutating func appendInterpolation(unescaped text: String) { pieces.append(.text(text)) }
+
+        /// A statement's fragment, with its values.
+        mutating func appendInterpolation(_ fragment: SQL) { pieces += fragment.pieces }
+
+        /// `IN (…)` with one parameter per value; an empty list matches nothing.
+        mutating func appendInterpolation(in values: [some SQLArgument]) { pieces.append(.list(values)) }
+    }
+
+    /// `FOR UPDATE` on PostgreSQL, which locks the rows a write transaction reads until it ends;
+    /// nothing on SQLite, whose one writer already keeps every other transaction out.
+    static let forUpdate = SQL(pieces: [.word(sqlite: "", postgres: "FOR UPDATE")])
+
+    /// `FOR UPDATE SKIP LOCKED` on PostgreSQL: a job claim takes the rows no other worker is
+    /// claiming at this moment rather than wait for them; nothing on SQLite (one writer).
+    static let forUpdateSkipLocked = SQL(pieces: [.word(sqlite: "", postgres: "FOR UPDATE SKIP LOCKED")])
+
+    /// The larger of two values: SQLite's two-argument `MAX`, PostgreSQL's `GREATEST`.
+    static let greatest = SQL(pieces: [.word(sqlite: "MAX", postgres: "GREATEST")])
+
+    /// The smaller of two values: SQLite's two-argument `MIN`, PostgreSQL's `LEAST`.
+    static let least = SQL(pieces: [.word(sqlite: "MIN", postgres: "LEAST")])
+
+    /// Whether the statement's text is the same whatever its values (no `IN` list): only such
+    /// statements are worth keeping prepared.
+    var hasFixedText: Bool {
+        !pieces.contains { if case .list = $0 { true } else { false } }
+    }
+
+    /// The text with `?` placeholders, and the values in their order: SQLite's form.
+    var sqlite: (text: String, arguments: StatementArguments) {
+        var text = ""
+        var values: [DatabaseValue] = []
+        for piece in pieces {
+            switch piece {
+            case .text(let literal): text += literal
+            case .value(let value):
+                text += "?"
+                values.append(value.sqliteValue)
+            case .list(let list):
+                text += list.isEmpty ? "IN (NULL)" : "IN (" + Array(repeating: "?", count: list.count).joined(separator: ",") + ")"
+                values += list.map(\.sqliteValue)
+            case .word(let sqlite, _): text += sqlite
+            }
+        }
+        return (text, StatementArguments(values))
+    }
+
+    /// The text with `$1, $2…` placeholders and the values bound: PostgreSQL's form.
+    var postgres: PostgresQuery {
+        var text = ""
+        var bindings = PostgresBindings()
+        var count = 0
+        func bind(_ value: any SQLArgument) -> String {
+            value.bind(to: &bindings)
+            count += 1
+            return "$\(count)"
+        }
+        for piece in pieces {
+            switch piece {
+            case .text(let literal): text += literal
+            case .value(let value): text += bind(value)
+            case .list(let list):
+                text += list.isEmpty ? "IN (NULL)" : "IN (" + list.map(bind).joined(separator: ",") + ")"
+            case .word(_, let postgres): text += postgres
+            }
+        }
+        return PostgresQuery(unsafeSQL: text, binds: bindings)
+    }
+}
+
+/// One row a statement returned, on either engine: its cells by position, or the whole row
+/// as one of CLup's records.
+struct SQLRow {
+    fileprivate enum Storage {
+        case sqlite(Row)
+        case postgres(PostgresRandomAccessRow)
+    }
+
+    fileprivate let storage: Storage
+
+    init(_ row: Row) { storage = .sqlite(row) }
+    init(_ row: PostgresRandomAccessRow) { storage = .postgres(row) }
+
+    /// The cell at `index` as `Value`, nil for NULL.
+    func value<Value: SQLResult>(_ index: Int, as type: Value.Type = Value.self) throws -> Value? {
+        switch storage {
+        case .sqlite(let row):
+            let cell = row[index] as DatabaseValue
+            if cell.isNull { return nil }
+            guard let value = Value.fromDatabaseValue(cell) else {
+                throw DecodingError.typeMismatch(Value.self, .init(codingPath: [], debugDescription: "column \(index): \(cell)"))
+            }
+            return value
+        case .postgres(let row):
+            return try AppDatabase.decode(row[index], as: Value.self)
+        }
+    }
+
+    /// The cell at `index` as `Value`; NULL is an error.
+    func decode<Value: SQLResult>(_ index: Int, as type: Value.Type = Value.self) throws -> Value {
+        guard let value = try value(index, as: Value.self) else {
+            throw DecodingError.valueNotFound(Value.self, .init(codingPath: [], debugDescription: "column \(index) is NULL"))
+        }
+        return value
+    }
+
+    /// The cell at `index` as a raw-value enum (a role, a status).
+    func decodeRaw<Value: RawRepresentable>(_ index: Int, as type: Value.Type = Value.self) throws -> Value
+    where Value.RawValue == String {
+        let raw = try decode(index, as: String.self)
+        guard let value = Value(rawValue: raw) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "column \(index): \(raw)"))
+        }
+        return value
+    }
+
+    /// The row as a record, column by column through its `Codable` conformance (GRDB's own
+    /// decoding on SQLite).
+    func record<Record: SQLRecord>(_ type: Record.Type = Record.self) throws -> Record {
+        switch storage {
+        case .sqlite(let row): try Record(row: row)
+        case .postgres(let row): try row.record(Record.self)
+        }
+    }
+}
+
+/// A record both engines read: GRDB's decoding on SQLite, `Decodable` on PostgreSQL.
+typealias SQLRecord = FetchableRecord & Decodable
