@@ -110,7 +110,7 @@ extension AppDatabase {
     public func editStore(_ id: StoreID, to edit: StoreEdit, userId: UserID?, now: Date) throws -> StoreEditOutcome {
         if let postgres { return try postgres.editStore(id, to: edit, userId: userId, now: now) }
         let outcome = try saveStore(id, edit, userId: userId, now: now)
-        if !outcome.changed.isEmpty { try write { db in try advanceQueue(storeId: id, now: now, db) } }
+        if !outcome.changed.isEmpty { _ = try write { db in try advanceQueue(storeId: id, now: now, db) } }
         return outcome
     }
 
@@ -143,7 +143,7 @@ extension AppDatabase {
             let inside = try Self.peopleInside(storeId: id, db)
             // Counted as the booking handler counts them, in the slots of the new length.
             var overBooked = 0
-            if let calendar = try Self.storeDetails(id: id, db)?.slotCalendar {
+            if let calendar = try Self.storeDetails(id, SQLiteTransaction(db: db)).first?.slotCalendar {
                 let days = calendar.bookingDays(now: now)
                 let slots = ((days.first ?? 0) - 1...(days.last ?? 0)).flatMap { calendar.slots(localDay: $0, now: now) }
                     .filter { $0.end > now }
@@ -179,7 +179,7 @@ extension AppDatabase {
         if let postgres { return try postgres.replaceHours(storeId: storeId, with: intervals, userId: userId, now: now) }
         let cancelled = try write { db -> Int in
             guard let store = try Store.fetchOne(db, id: storeId) else { throw StoreError.noSuchStore }
-            let old = try Self.storeDetails(id: storeId, db)?.openingHours.intervals ?? []
+            let old = try Self.storeDetails(storeId, SQLiteTransaction(db: db)).first?.openingHours.intervals ?? []
             let new = intervals.sorted { ($0.weekday, $0.opens) < ($1.weekday, $1.opens) }
             guard old.map(Self.text) != new.map(Self.text) else { return 0 }
             try db.execute(sql: "DELETE FROM openingInterval WHERE storeId = ?", arguments: [storeId])
@@ -191,7 +191,7 @@ extension AppDatabase {
             let hours = OpeningHours(intervals: new, timeZone: store.zone, closedDays: closed)
             return try Self.cancelBookings(outside: hours, store: store, reason: .storeHoursChanged, now: now, db)
         }
-        try write { db in try advanceQueue(storeId: storeId, now: now, db) }
+        _ = try write { db in try advanceQueue(storeId: storeId, now: now, db) }
         return cancelled
     }
 
@@ -245,7 +245,7 @@ extension AppDatabase {
     public func closeDay(storeId: StoreID, day: Int, reason: String, userId: UserID?, now: Date) throws -> Int? {
         if let postgres { return try postgres.closeDay(storeId: storeId, day: day, reason: reason, userId: userId, now: now) }
         let cancelled = try write { db -> Int? in
-            guard let details = try Self.storeDetails(id: storeId, db) else { throw StoreError.noSuchStore }
+            guard let details = try Self.storeDetails(storeId, SQLiteTransaction(db: db)).first else { throw StoreError.noSuchStore }
             guard !details.closures.contains(where: { $0.day == day }) else { return nil }
             try StoreClosure(storeId: storeId, day: day, reason: reason).insert(db)
             try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "closed", before: "",
@@ -298,7 +298,7 @@ extension AppDatabase {
     {
         if let postgres { return try postgres.replaceDepartments(storeId: storeId, with: departments, userId: userId, now: now) }
         return try write { db in
-            guard let details = try Self.storeDetails(id: storeId, db) else { throw StoreError.noSuchStore }
+            guard let details = try Self.storeDetails(storeId, SQLiteTransaction(db: db)).first else { throw StoreError.noSuchStore }
             func text(_ list: [(name: String, minutes: Int)]) -> String {
                 list.map { "\($0.name) \($0.minutes) min" }.joined(separator: ", ")
             }

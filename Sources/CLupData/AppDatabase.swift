@@ -295,15 +295,10 @@ public struct AppDatabase: Sendable {
 extension AppDatabase {
     /// Every store with its opening hours, in id order.
     public func storeListings() throws -> [StoreListing] {
-        if let postgres { return try postgres.storeListings() }
-        return try reader.read { db in
-            try Store
-                .including(all: Store.openingIntervals.order(OpeningIntervalRecord.Columns.weekday,
-                                                             OpeningIntervalRecord.Columns.opens))
-                .including(all: Store.closures.order(Column("day")))
-                .order(Store.Columns.id)
-                .asRequest(of: StoreListing.self)
-                .fetchAll(db)
+        try reading { transaction in
+            try Self.storeDetails(nil, transaction).map {
+                StoreListing(store: $0.store, openingIntervals: $0.openingIntervals, closures: $0.closures)
+            }
         }
     }
 
@@ -314,14 +309,45 @@ extension AppDatabase {
         """
 
     public func store(id: StoreID) throws -> Store? {
-        if let postgres { return try postgres.store(id: id) }
-        return try reader.read { db in try Store.fetchOne(db, id: id) }
+        try reading { transaction in
+            try transaction.record("SELECT \(unescaped: Self.storeColumns) FROM store WHERE id = \(id)", as: Store.self)
+        }
     }
 
     /// One store with hours and departments, or nil if there is no such store.
     public func storeDetails(id: StoreID) throws -> StoreDetails? {
-        if let postgres { return try postgres.storeDetails(id: id) }
-        return try reader.read { db in try Self.storeDetails(id: id, db) }
+        try reading { transaction in try Self.storeDetails(id, transaction).first }
+    }
+
+    /// One store with its hours, closures and departments (those not retired), or every
+    /// store in id order when `id` is nil: four statements, whatever the number of stores.
+    static func storeDetails(_ id: StoreID?, _ transaction: some SQLTransaction) throws -> [StoreDetails] {
+        // NULL matches every store.
+        let all: SQL = "CAST(\(id) AS BIGINT) IS NULL"
+        let stores = try transaction.records("""
+            SELECT \(unescaped: storeColumns) FROM store WHERE \(all) OR id = \(id) ORDER BY id
+            """, as: Store.self)
+        var intervals = try Dictionary(grouping: transaction.records("""
+            SELECT storeId, weekday, opens, closes FROM openingInterval WHERE \(all) OR storeId = \(id)
+            ORDER BY storeId, weekday, opens
+            """, as: OpeningIntervalRecord.self), by: \.storeId)
+        var closures = try Dictionary(grouping: transaction.records("""
+            SELECT storeId, day, reason FROM storeClosure WHERE \(all) OR storeId = \(id) ORDER BY storeId, day
+            """, as: StoreClosure.self), by: \.storeId)
+        var departments = try Dictionary(grouping: transaction.records("""
+            SELECT id, storeId, name, estimatedMinutes, position FROM department
+            WHERE NOT retired AND (\(all) OR storeId = \(id))
+            ORDER BY storeId, position
+            """, as: Department.self), by: \.storeId)
+        return stores.map { store in
+            defer {
+                intervals[store.id] = nil
+                closures[store.id] = nil
+                departments[store.id] = nil
+            }
+            return StoreDetails(store: store, openingIntervals: intervals[store.id] ?? [], closures: closures[store.id] ?? [],
+                                departments: departments[store.id] ?? [])
+        }
     }
 
     /// Every store with its hours and departments, in id order, read with three cursors and
@@ -380,20 +406,8 @@ extension AppDatabase {
         }
     }
 
-    static func storeDetails(id: StoreID, _ db: Database) throws -> StoreDetails? {
-        try Store
-            .filter(id: id)
-            .including(all: Store.openingIntervals.order(OpeningIntervalRecord.Columns.weekday,
-                                                         OpeningIntervalRecord.Columns.opens))
-            .including(all: Store.closures.order(Column("day")))
-            .including(all: Store.departments.filter(Column("retired") == false).order(Department.Columns.position))
-            .asRequest(of: StoreDetails.self)
-            .fetchOne(db)
-    }
-
     public func storeCount() throws -> Int {
-        if let postgres { return try postgres.storeCount() }
-        return try reader.read { db in try Store.fetchCount(db) }
+        try reading { transaction in try transaction.value("SELECT COUNT(*) FROM store") ?? 0 }
     }
 
     /// A store as registered: the store, its weekly hours and its departments in display order.
@@ -406,35 +420,58 @@ extension AppDatabase {
     public func createStore(_ store: NewStore, hours: [OpeningInterval], departments: [(name: String, minutes: Int)])
         throws -> Store
     {
-        if let postgres { return try postgres.createStore((store, hours, departments)) }
-        return try write { db in try Self.insert((store, hours, departments), db) }
+        try transaction { transaction in try Self.insert((store, hours, departments), transaction) }
     }
 
     /// Registers `stores` in one transaction if there are none yet; returns how many were added.
     public func createStoresIfEmpty(_ stores: [StoreRegistration]) throws -> Int {
-        if let postgres { return try postgres.createStoresIfEmpty(stores) }
-        return try write { db in
-            guard try Store.fetchCount(db) == 0 else { return 0 }
-            for store in stores { _ = try Self.insert(store, db) }
+        try transaction { transaction in
+            // Two workers starting on an empty database at once: the second waits here, then
+            // finds the stores the first added.
+            try transaction.serialize("stores", in: Self.registrationLocks)
+            guard try transaction.value("SELECT COUNT(*) FROM store", as: Int.self) == 0 else { return 0 }
+            for store in stores { _ = try Self.insert(store, transaction) }
             return stores.count
         }
     }
 
-    private static func insert(_ new: StoreRegistration, _ db: Database) throws -> Store {
-        let store = try new.store.insertAndFetch(db, as: Store.self)
+    /// The space of `SQLTransaction.serialize`'s key for registering the first stores.
+    static let registrationLocks: Int64 = 7_311_004
+
+    private static func insert(_ new: StoreRegistration, _ transaction: some SQLTransaction) throws -> Store {
+        let store = new.store
+        guard let inserted = try transaction.record("""
+            INSERT INTO store (name, address, phone, latitude, longitude, capacity, timeZone, walkInPercent, slotMinutes,
+                               slotCapacity, entryBeforeMinutes, entryAfterMinutes, callGraceMinutes, priorityEvery,
+                               priorityOnline)
+            VALUES (\(store.name), \(store.address), \(store.phone), \(store.latitude), \(store.longitude), \(store.capacity),
+                    \(store.timeZone), \(store.walkInPercent), \(store.slotMinutes), \(store.slotCapacity),
+                    \(store.entryBeforeMinutes), \(store.entryAfterMinutes), \(store.callGraceMinutes),
+                    \(store.priorityEvery), \(store.priorityOnline))
+            RETURNING \(unescaped: storeColumns)
+            """, as: Store.self)
+        else { preconditionFailure("INSERT … RETURNING returned no row") }
+        transaction.changed(store: inserted.id)
+        // The insert's trigger made the store's learned sums: its model is a new store's
+        // (`VisitModel`'s priors), not the plain default, from the start.
+        transaction.changed(loadOf: inserted.id)
         for interval in new.hours {
-            try OpeningIntervalRecord(storeId: store.id, interval: interval).insert(db)
+            try transaction.execute("""
+                INSERT INTO openingInterval (storeId, weekday, opens, closes)
+                VALUES (\(inserted.id), \(interval.weekday), \(interval.opens), \(interval.closes))
+                """)
         }
         for (index, department) in new.departments.enumerated() {
-            try NewDepartment(storeId: store.id, name: department.name, estimatedMinutes: department.minutes,
-                              position: index).insert(db)
+            try transaction.execute("""
+                INSERT INTO department (storeId, name, estimatedMinutes, position)
+                VALUES (\(inserted.id), \(department.name), \(department.minutes), \(index))
+                """)
         }
-        return store
+        return inserted
     }
 
     /// Answers whether the database can be read and has its schema: for `/healthz`.
     public func isHealthy() -> Bool {
-        if let postgres { return postgres.isHealthy() }
-        return (try? reader.read { db in try Store.fetchCount(db) }) != nil
+        (try? storeCount()) != nil
     }
 }

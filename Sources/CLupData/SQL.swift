@@ -55,6 +55,9 @@ struct SQL: ExpressibleByStringInterpolation, Sendable {
         /// A value, bound as a parameter.
         mutating func appendInterpolation(_ value: some SQLArgument) { pieces.append(.value(value)) }
 
+        /// A value or NULL.
+        mutating func appendInterpolation<Value: SQLArgument>(_ value: Value?) { pieces.append(.value(value)) }
+
         /// Text of the program's own (a list of columns, a fragment written in code): never a
         /// value that came from outside.
         mutating func appendInterpolation(unescaped text: String) { pieces.append(.text(text)) }

@@ -72,10 +72,11 @@ extension SQLTransaction {
 }
 
 /// A SQLite transaction: GRDB's connection inside it, and the database it belongs to (for
-/// the board, which the engine-specific steps read).
+/// the board, which the engine-specific steps read; nil where only statements are run, as
+/// the board's observer runs them after a commit).
 struct SQLiteTransaction: SQLTransaction {
     let db: Database
-    let database: AppDatabase
+    var database: AppDatabase? = nil
 
     var dialect: SQLDialect { .sqlite }
 
@@ -136,6 +137,7 @@ extension AppDatabase {
     /// durable: on SQLite through the group commit (`write`), on PostgreSQL through its pool,
     /// with the board brought up to date after the commit on both. A form's one-time key is
     /// recorded in the same transaction (`FormReply`).
+    @discardableResult
     func transaction<T>(_ work: (any SQLTransaction) throws -> T) throws -> T {
         switch engine {
         case .sqlite: try write { db in try work(SQLiteTransaction(db: db, database: self)) }

@@ -295,7 +295,7 @@ public final class StoreBoard: Sendable {
     func reload(_ transaction: PostgresTransaction) throws {
         FreedMemory.giveBack()
         var fresh = State()
-        let stores = try PostgresEngine.storeDetails(nil, transaction)
+        let stores = try AppDatabase.storeDetails(nil, transaction.statements)
         fresh.entries.reserveCapacity(stores.count)
         for details in stores {
             fresh.entries.insert(Entry(details: details))
@@ -742,7 +742,7 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
                 storeIds.formUnion(try StoreID.fetchAll(db, sql: "SELECT storeId FROM \(table) WHERE rowid IN (\(rowIDs.list))"))
             }
             for id in storeIds.sorted() {
-                if let details = try AppDatabase.storeDetails(id: id, db) { changes.stores.append(details) }
+                if let details = try AppDatabase.storeDetails(id, SQLiteTransaction(db: db)).first { changes.stores.append(details) }
             }
             if !readBack.isEmpty || !unread.isEmpty {
                 var customers: Set<UserID> = []

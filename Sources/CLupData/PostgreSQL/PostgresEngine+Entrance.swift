@@ -77,7 +77,7 @@ extension PostgresEngine {
     static func scan(_ reservation: Reservation?, at storeId: StoreID, now: Date, doorDid: KioskScan.DoorDid? = nil,
                      _ transaction: PostgresTransaction) throws -> ScanResult
     {
-        guard let store = try storeDetails(storeId, transaction).first?.store else { throw StoreError.noSuchStore }
+        guard let store = try AppDatabase.storeDetails(storeId, transaction.statements).first?.store else { throw StoreError.noSuchStore }
         var inside = try peopleInside(storeId: storeId, transaction)
         var door = reservation?.doorTicket
         if let reservation, reservation.walkIn, reservation.status == .waiting {

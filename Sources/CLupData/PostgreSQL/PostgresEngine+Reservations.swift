@@ -19,7 +19,7 @@ extension PostgresEngine {
     static func lockStore(_ storeId: StoreID, _ transaction: PostgresTransaction) throws -> StoreDetails? {
         if let details = transaction.lockedStore(storeId) { return details }
         guard try transaction.row("SELECT id FROM store WHERE id = \(storeId) FOR UPDATE") != nil,
-            let details = try storeDetails(storeId, transaction).first
+            let details = try AppDatabase.storeDetails(storeId, transaction.statements).first
         else { return nil }
         transaction.remember(locked: details)
         return details
@@ -346,7 +346,7 @@ extension PostgresEngine {
                 }
                 if let active {
                     guard request.replacingActive, active.status != .inside else {
-                        guard let activeStore = try Self.storeDetails(active.storeId, transaction).first?.store else {
+                        guard let activeStore = try AppDatabase.storeDetails(active.storeId, transaction.statements).first?.store else {
                             return .noSuchStore
                         }
                         return .hasActive(ReservationWithStore(reservation: active, store: activeStore))

@@ -31,7 +31,7 @@ extension PostgresEngine {
             transaction.changed(store: id)
             let inside = try Self.peopleInside(storeId: id, transaction)
             var overBooked = 0
-            if let calendar = try Self.storeDetails(id, transaction).first?.slotCalendar {
+            if let calendar = try AppDatabase.storeDetails(id, transaction.statements).first?.slotCalendar {
                 let days = calendar.bookingDays(now: now)
                 let slots = ((days.first ?? 0) - 1...(days.last ?? 0)).flatMap { calendar.slots(localDay: $0, now: now) }
                     .filter { $0.end > now }

@@ -66,7 +66,7 @@ extension PostgresEngine {
             }
             if let active = try Self.activeReservation(userId: userId, transaction) {
                 guard replacingActive, active.status != .inside else {
-                    guard let store = try Self.storeDetails(active.storeId, transaction).first?.store else {
+                    guard let store = try AppDatabase.storeDetails(active.storeId, transaction.statements).first?.store else {
                         return .notFound
                     }
                     return .hasActive(ReservationWithStore(reservation: active, store: store))
@@ -210,7 +210,7 @@ extension PostgresEngine {
     }
 
     private static func place(_ entry: WaitlistEntry, _ transaction: PostgresTransaction) throws -> WaitlistPlace? {
-        guard let store = try storeDetails(entry.storeId, transaction).first?.store else { return nil }
+        guard let store = try AppDatabase.storeDetails(entry.storeId, transaction.statements).first?.store else { return nil }
         let ahead = entry.status == .waiting
             ? try transaction.value("""
                 SELECT COUNT(*) FROM waitlist WHERE storeId = \(entry.storeId) AND slotStart = \(entry.slotStart)
@@ -265,7 +265,7 @@ extension PostgresEngine {
                 try transaction.execute("UPDATE waitlistNotice SET dispatchedAt = \(now) WHERE id = \(notice.id)")
                 guard let entry = try Self.waitlistEntry(notice.waitlistId, transaction),
                     entry.status == notice.kind.appliesTo, let user = try AppDatabase.user(id: entry.userId, transaction.statements),
-                    let store = try Self.storeDetails(entry.storeId, transaction).first?.store
+                    let store = try AppDatabase.storeDetails(entry.storeId, transaction.statements).first?.store
                 else { continue }
                 let message = render(WaitlistNoticeSubject(notice: notice, entry: entry, store: store, user: user))
                 let pushed = try Self.push(message, to: user, now: now, transaction)

@@ -153,7 +153,7 @@ final class PostgresEngine: Sendable {
         guard !changes.stores.isEmpty || !changes.reservations.isEmpty || !changes.loads.isEmpty else { return }
         let boardChanges = try read { transaction in
             var boardChanges = BoardChanges()
-            boardChanges.stores = try changes.stores.sorted().flatMap { try Self.storeDetails($0, transaction) }
+            boardChanges.stores = try changes.stores.sorted().flatMap { try AppDatabase.storeDetails($0, transaction.statements) }
             if !changes.reservations.isEmpty {
                 let ids = changes.reservations.keys.map(\.rawValue)
                 var found: [ReservationID: LiveReservation?] = [:]
