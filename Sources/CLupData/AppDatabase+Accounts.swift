@@ -194,20 +194,28 @@ extension AppDatabase {
     /// next pass. Nobody is told (there is nobody left to tell); nothing is left holding
     /// places for an account that is gone.
     public func deleteUser(id: UserID, now: Date) throws {
-        if let postgres { return try postgres.deleteUser(id: id, now: now) }
-        try write { db in
-            guard let user = try User.fetchOne(db, id: id) else { throw AccountError.noSuchUser }
-            let active = try Reservation.filter(Reservation.Columns.userId == id)
-                .filter(Reservation.Status.cancellable.map(\.rawValue).contains(Reservation.Columns.status)).fetchAll(db)
-            for reservation in active {
-                _ = try Reservation.setStatus(.cancelled, .endedAt, to: now, id: reservation.id, from: .active, db)
-                try advanceQueue(storeId: reservation.storeId, now: now, db)
+        try transaction { transaction in
+            // The customer first, then their stores: the order every transaction locks them in.
+            try transaction.lockCustomer(id)
+            guard let user = try Self.user(id: id, transaction) else { throw AccountError.noSuchUser }
+            for row in try transaction.rows("""
+                SELECT id, storeId FROM reservation
+                WHERE userId = \(id) AND status \(in: Reservation.Status.cancellable.map(\.rawValue)) ORDER BY id
+                """)
+            {
+                let (reservationId, storeId): (ReservationID, StoreID) = (try row.decode(0), try row.decode(1))
+                guard try transaction.lockStore(storeId) != nil else { continue }
+                try Self.setStatus(.cancelled, .endedAt, to: now, id: reservationId, from: .active, transaction)
+                try Self.advanceQueue(storeId: storeId, now: now, transaction)
             }
-            let unsent = try OutboxMessage.filter(OutboxMessage.Columns.recipientKey == LookupKey.recipient(user.email))
-                .filter(OutboxMessage.Columns.sentAt == nil).fetchAll(db)
-            try OutboxMessage.deleteAll(db, ids: unsent.filter { Self.sameAddress($0.recipient, user.email) }.map(\.id))
-            try SignInFailure.filter(SignInFailure.Columns.account == LookupKey.account(user.email)).deleteAll(db)
-            _ = try User.deleteOne(db, id: id)
+            let unsent = try transaction.records("""
+                SELECT \(unescaped: Self.mailColumns) FROM outboxMessage
+                WHERE recipientKey = \(LookupKey.recipient(user.email)) AND sentAt IS NULL
+                """, as: OutboxMessage.self).filter { Self.sameAddress($0.recipient, user.email) }
+            try transaction.execute("DELETE FROM outboxMessage WHERE id \(in: unsent.map(\.id))")
+            try transaction.execute("DELETE FROM signInFailure WHERE account = \(LookupKey.account(user.email))")
+            try transaction.execute("DELETE FROM \"user\" WHERE id = \(id)")
+            transaction.changedCredentials()
         }
     }
 

@@ -94,54 +94,57 @@ extension AppDatabase {
     {
         precondition(![.scanRefused, .offlineConflict, .priority].contains(kind),
                      "a scan's refusal or conflict is recorded by the scan, a priority ticket as it is issued")
-        if let postgres { return try postgres.door(kind, storeId: storeId, number: number, reason: reason, by: staff, now: now) }
-        return try write { db in
-            guard let details = try transactionDefinition(storeId: storeId, db) else { throw StoreError.noSuchStore }
+        return try transaction { transaction in
+            guard let details = try transaction.lockStore(storeId) else { throw StoreError.noSuchStore }
             let today = details.openingHours.businessDay(at: now)
-            guard var reservation = try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT \(Reservation.columnList) FROM reservation WHERE storeId = ? AND day = ? AND number = ?
-                """), arguments: [storeId, today, number]).map(Reservation.init(columnsOf:))
+            guard var reservation = try Reservation.all("""
+                SELECT \(unescaped: Reservation.columnList) FROM reservation
+                WHERE storeId = \(storeId) AND day = \(today) AND number = \(number)
+                """, transaction).first
             else { return .noSuchTicket }
             let status = reservation.status
             switch kind {
             case .recall:
                 guard status == .called else { return .notApplicable(status) }
-                try db.cachedStatement(sql: "UPDATE reservation SET calledAt = ? WHERE id = ? AND status = 'called'")
-                    .execute(arguments: [now.databaseText, reservation.id])
+                try transaction.execute("""
+                    UPDATE reservation SET calledAt = \(now) WHERE id = \(reservation.id) AND status = 'called'
+                    """)
+                transaction.changed(reservation: reservation.id, of: storeId)
                 reservation.calledAt = now
             case .noShow:
                 let from: Reservation.StatusSet = status == .booked ? .booked : .waitingOrCalled
                 guard [.waiting, .called, .booked].contains(status),
-                    try Reservation.setStatus(.expired, .endedAt, to: now, id: reservation.id, from: from, db)
+                    try Self.setStatus(.expired, .endedAt, to: now, id: reservation.id, from: from, transaction)
                 else { return .notApplicable(status) }
-                try Self.notice(.expired, reservationId: reservation.id, reason: .markedNoShow, now: now, db)
-                try advanceQueue(storeId: storeId, now: now, db)
+                try Self.notice(.expired, reservationId: reservation.id, reason: .markedNoShow, now: now, transaction)
+                try Self.advanceQueue(storeId: storeId, now: now, transaction)
                 reservation.status = .expired
             case .admit, .letOut:
                 guard (kind == .admit) == (status != .inside) else { return .notApplicable(status) }
-                let scan = try self.scan(reservation, at: storeId, now: now, db)
+                let scan = try Self.scan(reservation, at: storeId, now: now, transaction)
                 switch (kind, scan.outcome) {
                 case (.admit, .entered(let scanned)), (.letOut, .left(let scanned)): reservation = scanned
                 default: return .refusedByRules(scan)
                 }
             case .leftUnscanned:
                 guard status == .inside,
-                    try Reservation.setStatus(.done, .endedAt, to: now, id: reservation.id, from: .inside, db)
+                    try Self.setStatus(.done, .endedAt, to: now, id: reservation.id, from: .inside, transaction)
                 else { return .notApplicable(status) }
-                try advanceQueue(storeId: storeId, now: now, db)
+                try Self.advanceQueue(storeId: storeId, now: now, transaction)
                 reservation.status = .done
             case .scanRefused, .offlineConflict, .priority:
                 return .notApplicable(status)
             }
             try Self.recordDoorAction(kind, storeId: storeId, reservation: reservation, reason: reason,
-                                      outcome: reservation.status.rawValue, staff: staff, now: now, db)
+                                      outcome: reservation.status.rawValue, staff: staff, now: now, transaction)
             return .done(reservation)
         }
     }
 
     /// `staff` nil: the scanner refused a code.
     static func recordDoorAction(_ kind: DoorAction.Kind, storeId: StoreID, reservation: Reservation?, reason: String,
-                                 outcome: String, staff: DoorStaff?, kioskId: Int64? = nil, now: Date, _ db: Database) throws
+                                 outcome: String, staff: DoorStaff?, kioskId: Int64? = nil, now: Date,
+                                 _ transaction: some SQLTransaction) throws
     {
         // Another store's ticket is not linked to this store's log.
         let own = reservation?.storeId == storeId ? reservation : nil
@@ -155,33 +158,34 @@ extension AppDatabase {
         }
         // What staff typed is sealed (`PersonalColumns`); a refusal's or a conflict's code is not.
         let reason = staff == nil ? String(reason.prefix(200)) : Sealed.seal(String(reason.prefix(200)))
-        try db.cachedStatement(sql: """
+        try transaction.execute("""
             INSERT INTO doorAction (storeId, reservationId, number, action, reason, outcome, userId, kioskId, staffName, at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [storeId, own?.id, own?.number, kind.rawValue, reason, outcome,
-                                     userId, kioskId, staffName, now.databaseText])
+            VALUES (\(storeId), \(own?.id), \(own?.number), \(kind.rawValue), \(reason), \(outcome),
+                    \(userId), \(kioskId), \(staffName), \(now))
+            """)
     }
 
     /// The store's latest door actions and refused scans, newest first; with `kiosksSince`, only
     /// the actions staff took on a kiosk's screen since then (for the manager's store page).
     public func doorLog(storeId: StoreID, limit: Int = 30, kiosksSince: Date? = nil) throws -> [DoorLogEntry] {
-        if let postgres { return try postgres.doorLog(storeId: storeId, limit: limit, kiosksSince: kiosksSince) }
-        return try reader.read { db in
-            try Row.fetchAll(db, sql: """
+        try reading { transaction in
+            try transaction.rows("""
                 SELECT d.at, d.action, d.number, d.reason, d.outcome, u.displayName, d.staffName, k.label FROM doorAction d
-                LEFT JOIN user u ON u.id = d.userId LEFT JOIN kiosk k ON k.id = d.kioskId
-                WHERE d.storeId = ? AND (? IS NULL OR (d.kioskId IS NOT NULL AND d.at >= ?))
-                ORDER BY d.at DESC, d.id DESC LIMIT ?
-                """, arguments: [storeId, kiosksSince?.databaseText, kiosksSince?.databaseText, limit]).compactMap { row in
-                let staff: DoorLogEntry.Staff? = if let name: String = row[5] {
+                LEFT JOIN "user" u ON u.id = d.userId LEFT JOIN kiosk k ON k.id = d.kioskId
+                WHERE d.storeId = \(storeId)
+                  AND (\(kiosksSince == nil) OR (d.kioskId IS NOT NULL AND d.at >= \(kiosksSince ?? .distantPast)))
+                ORDER BY d.at DESC, d.id DESC LIMIT \(limit)
+                """).compactMap { row in
+                let staff: DoorLogEntry.Staff? = if let name = try row.value(5, as: String.self) {
                     .user(try Sealed.open(name))
-                } else if let name: String = row[6] {
-                    .atKiosk(name: try Sealed.open(name), kiosk: row[7] ?? "")
+                } else if let name = try row.value(6, as: String.self) {
+                    .atKiosk(name: try Sealed.open(name), kiosk: try row.value(7) ?? "")
                 } else {
                     nil
                 }
-                return DoorAction.Kind(rawValue: row[1]).map {
-                    DoorLogEntry(at: row[0], kind: $0, number: row[2], reason: PersonalColumns.logValue(row[3]), outcome: row[4],
+                return try DoorAction.Kind(rawValue: row.decode(1)).map {
+                    DoorLogEntry(at: try row.decode(0), kind: $0, number: try row.value(2),
+                                 reason: PersonalColumns.logValue(try row.decode(3)), outcome: try row.decode(4),
                                  staff: staff)
                 }
             }
@@ -190,20 +194,18 @@ extension AppDatabase {
 
     /// How many door actions staff took on this kiosk's screen since `since` (its rate limit).
     public func doorActionCount(kioskId: Int64, since: Date) throws -> Int {
-        if let postgres { return try postgres.doorActionCount(kioskId: kioskId, since: since) }
-        return try reader.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM doorAction WHERE kioskId = ? AND at >= ?",
-                             arguments: [kioskId, since.databaseText]) ?? 0
+        try reading { transaction in
+            try transaction.value("SELECT COUNT(*) FROM doorAction WHERE kioskId = \(kioskId) AND at >= \(since)") ?? 0
         }
     }
 
     /// When the store refused scans between two instants, for the statistics (the caller counts them by day).
     public func refusedScans(storeId: StoreID, from: Date, to: Date) throws -> [Date] {
-        if let postgres { return try postgres.refusedScans(storeId: storeId, from: from, to: to) }
-        return try reader.read { db in
-            try Date.fetchAll(db, sql: """
-                SELECT at FROM doorAction WHERE storeId = ? AND action = 'scanRefused' AND at >= ? AND at < ?
-                """, arguments: [storeId, from.databaseText, to.databaseText])
+        try reading { transaction in
+            try transaction.column("""
+                SELECT at FROM doorAction
+                WHERE storeId = \(storeId) AND action = 'scanRefused' AND at >= \(from) AND at < \(to)
+                """, as: Date.self).compactMap { $0 }
         }
     }
 }

@@ -113,15 +113,16 @@ extension AppDatabase {
     // MARK: Scanning
 
     /// Scans the ticket `reservationId` (nil: the code was not a valid token) at store
-    /// `storeId`'s entrance, in one IMMEDIATE transaction so that concurrent scans see each
-    /// other's entries and the store never holds more than its capacity. An exit frees places,
-    /// so the queue is advanced in the same transaction. A refusal changes nothing.
-    /// A refused scan is recorded for the store's staff (`doorActions`), as pretix does.
+    /// `storeId`'s entrance, in one transaction under the store's lock, so that concurrent
+    /// scans see each other's entries and the store never holds more than its capacity. An
+    /// exit frees places, so the queue is advanced in the same transaction. A refusal changes
+    /// nothing but is recorded for the store's staff (`doorActions`), as pretix does.
     public func scan(reservationId: ReservationID?, walkIn: WalkInCode? = nil, at storeId: StoreID, now: Date) throws
         -> ScanResult
     {
-        if let postgres { return try postgres.scan(reservationId: reservationId, walkIn: walkIn, at: storeId, now: now) }
-        return try write { db in try recordedScan(reservationId, walkIn: walkIn, at: storeId, now: now, db) }
+        try transaction { transaction in
+            try Self.recordedScan(reservationId, walkIn: walkIn, at: storeId, now: now, transaction)
+        }
     }
 
     /// Scans as `scan(reservationId:at:now:)` does, once for each of a kiosk's scan ids: in the
@@ -132,53 +133,55 @@ extension AppDatabase {
     public func scan(reservationId: ReservationID?, walkIn: WalkInCode? = nil, at storeId: StoreID, by scan: KioskScan,
                      now: Date, answer: (ScanResult) throws -> String) throws -> ScanAnswer
     {
-        if let postgres {
-            return try postgres.scan(reservationId: reservationId, walkIn: walkIn, at: storeId, by: scan, now: now,
-                                     answer: answer)
-        }
-        return try write { db in
-            if let kept = try String.fetchOne(db.cachedStatement(sql: """
-                SELECT answer FROM scanReceipt WHERE kioskId = ? AND scanId = ?
-                """), arguments: [scan.kioskId, scan.scanId]) {
+        try transaction { transaction in
+            // The store's lock orders two deliveries of one scan: the second finds the first's receipt.
+            guard try transaction.lockStore(storeId) != nil else { throw StoreError.noSuchStore }
+            if let kept = try transaction.value("""
+                SELECT answer FROM scanReceipt WHERE kioskId = \(scan.kioskId) AND scanId = \(scan.scanId)
+                """, as: String.self)
+            {
                 return .replayed(kept)
             }
             let at = min(scan.scannedAt, now)
-            let result = try recordedScan(reservationId, walkIn: walkIn, at: storeId, now: at, doorDid: scan.doorDid,
-                                          kioskId: scan.kioskId, db)
+            let result = try Self.recordedScan(reservationId, walkIn: walkIn, at: storeId, now: at, doorDid: scan.doorDid,
+                                               kioskId: scan.kioskId, transaction)
             let text = try answer(result)
-            try db.cachedStatement(sql: """
-                INSERT INTO scanReceipt (kioskId, scanId, scannedAt, receivedAt, answer) VALUES (?, ?, ?, ?, ?)
-                """).execute(arguments: [scan.kioskId, scan.scanId, at.databaseText, now.databaseText, text])
+            try transaction.execute("""
+                INSERT INTO scanReceipt (kioskId, scanId, scannedAt, receivedAt, answer)
+                VALUES (\(scan.kioskId), \(scan.scanId), \(at), \(now), \(text))
+                """)
             return .fresh(result, answer: text)
         }
     }
 
     /// A scan inside the caller's transaction, a refusal or a conflict recorded for the store's staff.
-    private func recordedScan(_ reservationId: ReservationID?, walkIn: WalkInCode?, at storeId: StoreID, now: Date,
-                              doorDid: KioskScan.DoorDid? = nil, kioskId: Int64? = nil, _ db: Database) throws -> ScanResult
+    private static func recordedScan(_ reservationId: ReservationID?, walkIn: WalkInCode?, at storeId: StoreID,
+                                     now: Date, doorDid: KioskScan.DoorDid? = nil, kioskId: Int64? = nil,
+                                     _ transaction: some SQLTransaction) throws -> ScanResult
     {
-        var reservation = try reservationId.flatMap { try Reservation.find($0, db) }
+        var reservation = try reservationId.flatMap { try Reservation.find($0, transaction) }
         if reservation == nil, let reservationId, let walkIn,
-           let block = try Self.ticketBlock(containing: reservationId, storeId: walkIn.storeId, db)
+           let block = try ticketBlock(containing: reservationId, storeId: walkIn.storeId, transaction)
         {
             // A ticket printed offline that CLup has not heard of yet: made now, from its code,
             // as if it had been printed at the moment it is scanned.
-            reservation = try Self.printedOfflineTicket(reservationId, of: block, people: walkIn.people,
-                                                        residenceMinutes: ResidenceTime.defaultMinutes, issuedAt: now, db)
+            reservation = try printedOfflineTicket(reservationId, of: block, people: walkIn.people,
+                                                   residenceMinutes: ResidenceTime.defaultMinutes, issuedAt: now,
+                                                   transaction)
         }
-        let result = try scan(reservation, at: storeId, now: now, doorDid: doorDid, db)
+        let result = try scan(reservation, at: storeId, now: now, doorDid: doorDid, transaction)
         switch result.outcome {
         case .refused(let refusal, let ticket):
-            try Self.recordDoorAction(.scanRefused, storeId: storeId, reservation: ticket,
-                                      reason: refusal.code, outcome: "refused", staff: nil, now: now, db)
+            try recordDoorAction(.scanRefused, storeId: storeId, reservation: ticket, reason: refusal.code,
+                                 outcome: "refused", staff: nil, now: now, transaction)
         case .disagreed(let door, let verdict, let ticket):
             let reason = switch verdict {
             case .refused(let refusal): refusal.code
             case .enter: "notInside"
             case .exit: "alreadyInside"
             }
-            try Self.recordDoorAction(.offlineConflict, storeId: storeId, reservation: ticket, reason: reason,
-                                      outcome: door.rawValue, staff: nil, kioskId: kioskId, now: now, db)
+            try recordDoorAction(.offlineConflict, storeId: storeId, reservation: ticket, reason: reason,
+                                 outcome: door.rawValue, staff: nil, kioskId: kioskId, now: now, transaction)
         case .entered, .left:
             break
         }
@@ -187,16 +190,14 @@ extension AppDatabase {
 
     /// A scan of `reservation` (nil: not a valid code), inside the caller's transaction. With
     /// `doorDid`, the scan is applied only if the verdict is what the door did.
-    func scan(_ reservation: Reservation?, at storeId: StoreID, now: Date, doorDid: KioskScan.DoorDid? = nil,
-              _ db: Database) throws -> ScanResult
+    static func scan(_ reservation: Reservation?, at storeId: StoreID, now: Date, doorDid: KioskScan.DoorDid? = nil,
+                     _ transaction: some SQLTransaction) throws -> ScanResult
     {
-        guard let store = try transactionDefinition(storeId: storeId, db)?.store else {
-            throw StoreError.noSuchStore
-        }
-        var inside = try transactionTraffic(storeId: storeId, db).peopleInside
+        guard let store = try transaction.lockStore(storeId)?.store else { throw StoreError.noSuchStore }
+        var inside = try transaction.peopleInside(storeId: storeId)
         var door = reservation?.doorTicket
         if let reservation, reservation.walkIn, reservation.status == .waiting {
-            door?.printedOffline = try Self.ticketBlock(containing: reservation.id, storeId: reservation.storeId, db) != nil
+            door?.printedOffline = try ticketBlock(containing: reservation.id, storeId: reservation.storeId, transaction) != nil
         }
         let verdict = Entrance.verdict(for: door, at: storeId, settings: store.settings, peopleInside: inside, now: now)
         var otherStoreName: String?
@@ -207,25 +208,25 @@ extension AppDatabase {
         case (.enter, var ticket?):
             if ticket.status == .waiting {
                 // Printed offline: called by the door itself, as it lets the holder in.
-                try Reservation.setStatus(.called, .calledAt, to: now, id: ticket.id, from: .waiting, db)
+                try setStatus(.called, .calledAt, to: now, id: ticket.id, from: .waiting, transaction)
                 ticket.calledAt = now
             }
             inside += ticket.people
-            try Reservation.setStatus(.inside, .enteredAt, to: now, id: ticket.id, from: .active, insideAfter: inside, db)
+            try setStatus(.inside, .enteredAt, to: now, id: ticket.id, from: .active, insideAfter: inside, transaction)
             ticket.status = .inside
             ticket.enteredAt = now
             outcome = .entered(ticket)
         case (.exit, var ticket?):
-            try Reservation.setStatus(.done, .exitedAndEndedAt, to: now, id: ticket.id, from: .inside, db)
+            try setStatus(.done, .exitedAndEndedAt, to: now, id: ticket.id, from: .inside, transaction)
             ticket.status = .done
             ticket.exitedAt = now
             ticket.endedAt = now
             inside -= ticket.people
-            try advanceQueue(storeId: storeId, now: now, db)
+            try advanceQueue(storeId: storeId, now: now, transaction)
             outcome = .left(ticket)
         case (.refused(let refusal), _):
             if case .otherStore(let otherId) = refusal {
-                otherStoreName = try String.fetchOne(db, sql: "SELECT name FROM store WHERE id = ?", arguments: [otherId])
+                otherStoreName = try transaction.value("SELECT name FROM store WHERE id = \(otherId)", as: String.self)
             }
             outcome = .refused(refusal, reservation)
         case (.enter, nil), (.exit, nil):
@@ -248,53 +249,15 @@ extension AppDatabase {
     /// transaction, which decides again from the committed rows.
     @discardableResult
     public func advanceQueues(now: Date) throws -> Int {
-        if let postgres { return try postgres.advanceQueues(now: now) }
         var called = 0
         for work in board.queueWork(now: now) {
-            called += try write { db in
-                for id in work.sendOff { try Self.sendOff(id, now: now, db) }
-                return try advanceQueue(storeId: work.storeId, now: now, db).call.count
+            called += try transaction { transaction in
+                guard try transaction.lockStore(work.storeId) != nil else { return 0 }
+                for id in work.sendOff { try Self.sendOff(id, now: now, transaction) }
+                return try Self.advanceQueue(storeId: work.storeId, now: now, transaction).call.count
             }
         }
         return called
-    }
-
-    /// One store's queue brought up to date, inside the caller's transaction, with a notice for
-    /// each customer it concerns.
-    @discardableResult
-    func advanceQueue(storeId: StoreID, now: Date, _ db: Database) throws -> QueueCaller.Plan {
-        guard let details = try transactionDefinition(storeId: storeId, db) else { return QueueCaller.Plan() }
-        let settings = details.store.settings
-        // Bookings whose entry window has closed unused: a no-show.
-        let missed = try ReservationID.fetchAll(db.cachedStatement(sql: """
-            SELECT id FROM reservation WHERE status = 'booked' AND slotStart < ? AND storeId = ?
-            """), arguments: [(now - Double(settings.entryAfterMinutes) * 60).databaseText, storeId])
-        for id in missed where try Reservation.setStatus(.expired, .endedAt, to: now, id: id, from: .booked, db) {
-            try Self.notice(.expired, reservationId: id, reason: .missedWindow, now: now, db)
-        }
-        let live = try transactionTraffic(storeId: storeId, db)
-        let today = details.openingHours.businessDay(at: now)
-        let plan = QueueCaller.plan(live: live.live, settings: settings, today: today,
-                                    isOpen: details.openingHours.state(at: now).isOpen, now: now, model: live.model)
-        for id in plan.expire where try Reservation.setStatus(.expired, .endedAt, to: now, id: id, from: .waitingOrCalled, db) {
-            let wasCalled = live.live.first { $0.id == id }?.state.isCalled ?? false
-            try Self.notice(.expired, reservationId: id, reason: wasCalled ? .notScanned : .storeClosed, now: now, db)
-        }
-        var unscanned = 0
-        for id in plan.close where try Reservation.setStatus(.done, .endedAt, to: now, id: id, from: .inside, db) {
-            unscanned += 1
-        }
-        if unscanned > 0 {
-            // Counted for the wait estimate (`VisitModel.unscannedRate`): such visits hold their
-            // places until closed here.
-            try db.execute(sql: "UPDATE storeLoad SET unscannedVisits = unscannedVisits + ? WHERE storeId = ?",
-                           arguments: [unscanned, storeId])
-        }
-        for id in plan.sendOff { try Self.sendOff(id, now: now, db) }
-        for id in plan.call where try Reservation.setStatus(.called, .calledAt, to: now, id: id, from: .waiting, db) {
-            try Self.notice(.yourTurn, reservationId: id, now: now, db)
-        }
-        return plan
     }
 
     // MARK: Walk-in tickets
@@ -306,54 +269,42 @@ extension AppDatabase {
     public func issueWalkInTicket(storeId: StoreID, people: Int, residenceMinutes: Int, requestKey: String?,
                                   priority staff: DoorStaff? = nil, now: Date) throws -> WalkInOutcome
     {
-        if let postgres {
-            return try postgres.issueWalkInTicket(storeId: storeId, people: people, residenceMinutes: residenceMinutes,
-                                                  requestKey: requestKey, priority: staff, now: now)
-        }
         let priority = staff != nil
-        return try write { db in
-            guard let details = try transactionDefinition(storeId: storeId, db) else { return .noSuchStore }
-            if let requestKey, let earlier = try Reservation.walkIn(storeId: storeId, requestKey: requestKey, db) {
+        return try transaction { transaction in
+            guard let details = try transaction.lockStore(storeId) else { return .noSuchStore }
+            if let requestKey, let earlier = try Reservation.walkIn(storeId: storeId, requestKey: requestKey, transaction) {
                 return .alreadyIssued(earlier)
             }
             let settings = details.store.settings
             guard settings.walkInPlaces > 0 else { return .noWalkInPlaces }
             guard settings.priority.isOn || !priority else { return .noPriorityLane }
-            let live = try transactionTraffic(storeId: storeId, db)
+            let live = try transaction.traffic(storeId: storeId, now: now)
             let (decision, before) = live.lineUpDecision(
                 people: people, residence: Double(residenceMinutes) * 60, priority: priority, settings: settings,
                 hours: details.openingHours, now: now, pool: .walkIn)
             guard case .accepted(_, let expectedEntry) = decision else { return .refused(decision) }
             let day = details.openingHours.businessDay(at: now)
-            let ticket = try NewReservation(
+            let ticket = try Self.insert(NewReservation(
                 storeId: storeId, userId: nil, kind: .lineUp, walkIn: true, day: day,
-                number: try Self.nextNumber(storeId: storeId, day: day, db), people: people,
+                number: try Self.nextNumber(storeId: storeId, day: day, transaction), people: people,
                 residenceMinutes: residenceMinutes, status: .waiting, createdAt: now, requestKey: requestKey,
-                expectedEntry: expectedEntry, priority: priority, queuePosition: before
-            ).insert(returning: db)
+                expectedEntry: expectedEntry, priority: priority, queuePosition: before), transaction)
             if let staff {
                 try Self.recordDoorAction(.priority, storeId: storeId, reservation: ticket, reason: "",
-                                          outcome: ticket.status.rawValue, staff: staff, now: now, db)
+                                          outcome: ticket.status.rawValue, staff: staff, now: now, transaction)
             }
-            try advanceQueue(storeId: storeId, now: now, db)
-            return .issued(try Reservation.find(ticket.id, db) ?? ticket)
+            try Self.advanceQueue(storeId: storeId, now: now, transaction)
+            return .issued(try Reservation.find(ticket.id, transaction) ?? ticket)
         }
-    }
-
-    /// The next ticket number of a store's day, past those its kiosks keep for printing offline.
-    static func nextNumber(storeId: StoreID, day: Int, _ db: Database) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: """
-            SELECT MAX(COALESCE((SELECT MAX(number) FROM reservation WHERE storeId = ?1 AND day = ?2), 0),
-                       COALESCE((SELECT MAX(firstNumber + size - 1) FROM ticketBlock WHERE storeId = ?1 AND day = ?2), 0)) + 1
-            """), arguments: [storeId, day]) ?? 1
     }
 
     /// A walk-in ticket of store `storeId`, for the kiosk that printed it.
     public func walkInTicket(id: ReservationID, storeId: StoreID) throws -> Reservation? {
-        if let postgres { return try postgres.walkInTicket(id: id, storeId: storeId) }
-        return try reader.read { db in
-            try Reservation.filter(id: id).filter(Reservation.Columns.storeId == storeId)
-                .filter(Reservation.Columns.walkIn == true).fetchOne(db)
+        try reading { transaction in
+            try Reservation.all("""
+                SELECT \(unescaped: Reservation.columnList) FROM reservation
+                WHERE id = \(id) AND storeId = \(storeId) AND walkIn
+                """, transaction).first
         }
     }
 

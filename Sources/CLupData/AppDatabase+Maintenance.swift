@@ -27,13 +27,13 @@ extension AppDatabase {
     /// Schedules `window` (its id is the database's); `MaintenanceWindow.window` has checked it.
     public func scheduleMaintenance(_ window: MaintenanceWindow, now: Date) throws -> MaintenanceWindow {
         defer { maintenance.clear() }
-        if let postgres { return try postgres.scheduleMaintenance(window, now: now) }
-        return try write { db in
-            try db.execute(sql: """
-                INSERT INTO maintenanceWindow (startsAt, endsAt, announceFrom, timeZone, createdAt) VALUES (?, ?, ?, ?, ?)
-                """, arguments: [window.startsAt, window.endsAt, window.announceFrom, window.timeZone, now])
+        return try transaction { transaction in
             var scheduled = window
-            scheduled.id = db.lastInsertedRowID
+            scheduled.id = try transaction.value("""
+                INSERT INTO maintenanceWindow (startsAt, endsAt, announceFrom, timeZone, createdAt)
+                VALUES (\(window.startsAt), \(window.endsAt), \(window.announceFrom), \(window.timeZone), \(now))
+                RETURNING id
+                """, as: Int64.self) ?? 0
             return scheduled
         }
     }
@@ -41,23 +41,20 @@ extension AppDatabase {
     /// Cancels window `id`; false if there is none not over and not cancelled already.
     public func cancelMaintenance(id: Int64, now: Date) throws -> Bool {
         defer { maintenance.clear() }
-        if let postgres { return try postgres.cancelMaintenance(id: id, now: now) }
-        return try write { db in
-            try db.execute(sql: """
-                UPDATE maintenanceWindow SET cancelledAt = ? WHERE id = ? AND cancelledAt IS NULL AND endsAt > ?
-                """, arguments: [now, id, now])
-            return db.changesCount > 0
+        return try transaction { transaction in
+            try transaction.execute("""
+                UPDATE maintenanceWindow SET cancelledAt = \(now) WHERE id = \(id) AND cancelledAt IS NULL AND endsAt > \(now)
+                """) > 0
         }
     }
 
     /// The windows not cancelled that are not over at `now`, soonest first.
     public func maintenanceWindows(now: Date) throws -> [MaintenanceWindow] {
-        if let postgres { return try postgres.maintenanceWindows(now: now) }
-        return try reader.read { db in
-            try MaintenanceWindow.fetchAll(db, sql: """
+        try reading { transaction in
+            try transaction.records("""
                 SELECT id, startsAt, endsAt, announceFrom, timeZone FROM maintenanceWindow
-                WHERE cancelledAt IS NULL AND endsAt > ? ORDER BY startsAt, id
-                """, arguments: [now])
+                WHERE cancelledAt IS NULL AND endsAt > \(now) ORDER BY startsAt, id
+                """, as: MaintenanceWindow.self)
         }
     }
 

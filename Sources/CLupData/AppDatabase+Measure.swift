@@ -33,10 +33,10 @@ extension AppDatabase {
         }
     }
 
-    /// Cancels the ticket as the worker does (`Reservation.setStatus`, statistics counted).
+    /// Cancels the ticket as the worker does (`AppDatabase.setStatus`, statistics counted).
     public func cancelForMeasurement(id: ReservationID, now: Date) throws {
         try writer.write { db in
-            try Reservation.setStatus(.cancelled, .endedAt, to: now, id: id, from: .active, db)
+            try Self.setStatus(.cancelled, .endedAt, to: now, id: id, from: .active, SQLiteTransaction(db: db))
         }
     }
 

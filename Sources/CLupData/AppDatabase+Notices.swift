@@ -12,96 +12,70 @@ public enum BookingReply: Sendable, Equatable {
 }
 
 extension AppDatabase {
-    // MARK: Writing notices
-
-    /// Records notice `kind` for reservation `reservationId`, inside the transaction that makes
-    /// the event, if the reservation has a customer to tell (a walk-in has none) and has no
-    /// notice of that kind yet.
-    static func notice(_ kind: Notice.Kind, reservationId: ReservationID, reason: Notice.Reason? = nil, now: Date,
-                       _ db: Database) throws
-    {
-        try db.cachedStatement(sql: """
-            INSERT OR IGNORE INTO notice (reservationId, kind, reason, createdAt)
-            SELECT id, ?, ?, ? FROM reservation WHERE id = ? AND userId IS NOT NULL
-            """).execute(arguments: [kind.rawValue, reason?.rawValue, now.databaseText, reservationId])
-    }
-
-    /// Tells the customer of waiting ticket `id` to leave for the store, once: their places are
-    /// held from now on. False if it is not waiting, or they were told already.
-    @discardableResult
-    static func sendOff(_ id: ReservationID, now: Date, _ db: Database) throws -> Bool {
-        try db.cachedStatement(sql: """
-            UPDATE reservation SET leftAt = ? WHERE id = ? AND status IN ('waiting', 'called') AND leftAt IS NULL
-            """).execute(arguments: [now.databaseText, id])
-        guard db.changesCount > 0 else { return false }
-        try notice(.leaveNow, reservationId: id, now: now, db)
-        return true
-    }
-
     // MARK: Bookings: reminder, confirmation, no answer
 
     /// Reminds the customers of bookings starting within `BookingReminder.lead`, and cancels
     /// those reminded `BookingReminder.replyWindow` ago that were not confirmed, freeing their
     /// places. Run by the queue timer: a read through a partial index finds the few bookings
-    /// concerned, and only then a transaction decides again from the committed rows.
+    /// concerned, and only then a transaction decides again from the committed rows (rows
+    /// another worker is deciding on are skipped, not waited for).
     @discardableResult
     public func remindBookings(now: Date) throws -> (reminded: Int, cancelled: Int) {
-        if let postgres { return try postgres.remindBookings(now: now) }
-        let arguments: StatementArguments = [(now + BookingReminder.lead).databaseText,
-                                             (now - BookingReminder.replyWindow).databaseText]
-        let condition = """
-            status = 'booked' AND confirmedAt IS NULL AND slotStart <= ?1 AND (remindedAt IS NULL OR remindedAt <= ?2)
+        let condition: SQL = """
+            status = 'booked' AND confirmedAt IS NULL AND slotStart <= \(now + BookingReminder.lead)
+            AND (remindedAt IS NULL OR remindedAt <= \(now - BookingReminder.replyWindow))
             """
-        let due = try reader.read { db in
-            try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM reservation WHERE \(condition)"),
-                             arguments: arguments) ?? 0
+        let due = try reading { transaction in
+            try transaction.value("SELECT COUNT(*) FROM reservation WHERE \(condition)", as: Int.self) ?? 0
         }
         guard due > 0 else { return (0, 0) }
-        return try write { db in
-            let rows = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT id, storeId, remindedAt FROM reservation WHERE \(condition) ORDER BY id
-                """), arguments: arguments)
+        return try transaction { transaction in
+            let rows = try transaction.rows("""
+                SELECT id, storeId, remindedAt FROM reservation WHERE \(condition) ORDER BY id \(SQL.forUpdateSkipLocked)
+                """)
             var reminded = 0
             var cancelled: Set<StoreID> = []
             for row in rows {
-                let id: ReservationID = row["id"]
-                if (row["remindedAt"] as Date?) == nil {
-                    try db.cachedStatement(sql: "UPDATE reservation SET remindedAt = ? WHERE id = ?")
-                        .execute(arguments: [now.databaseText, id])
-                    try Self.notice(.reminder, reservationId: id, now: now, db)
+                let (id, storeId, remindedAt): (ReservationID, StoreID, Date?) =
+                    (try row.decode(0), try row.decode(1), try row.value(2))
+                if remindedAt == nil {
+                    try transaction.execute("UPDATE reservation SET remindedAt = \(now) WHERE id = \(id)")
+                    try Self.notice(.reminder, reservationId: id, now: now, transaction)
                     reminded += 1
-                } else if try Reservation.setStatus(.cancelled, .endedAt, to: now, id: id, from: .booked, db) {
-                    try Self.notice(.autoCancelled, reservationId: id, reason: .unconfirmed, now: now, db)
-                    cancelled.insert(row["storeId"])
+                } else if try transaction.lockStore(storeId) != nil,
+                    try Self.setStatus(.cancelled, .endedAt, to: now, id: id, from: .booked, transaction)
+                {
+                    try Self.notice(.autoCancelled, reservationId: id, reason: .unconfirmed, now: now, transaction)
+                    cancelled.insert(storeId)
                 }
             }
-            // A booking due soon holds places: freed, they go to the queue.
-            for storeId in cancelled.sorted() { try advanceQueue(storeId: storeId, now: now, db) }
+            for storeId in cancelled.sorted() { try Self.advanceQueue(storeId: storeId, now: now, transaction) }
             return (reminded, cancelled.count)
         }
     }
 
     /// Confirms the customer's booking `id` (from its reminder or its ticket).
     public func confirmBooking(id: ReservationID, userId: UserID, now: Date) throws -> BookingReply {
-        if let postgres { return try postgres.confirmBooking(id: id, userId: userId, now: now) }
-        return try write { db in
-            guard let reservation = try Reservation.find(id, db), reservation.userId == userId else { return .notFound }
+        try transaction { transaction in
+            guard let reservation = try Reservation.all("""
+                SELECT \(unescaped: Reservation.columnList) FROM reservation WHERE id = \(id) \(SQL.forUpdate)
+                """, transaction).first, reservation.userId == userId
+            else { return .notFound }
             guard reservation.status == .booked else { return .notBooked(reservation.status) }
             guard reservation.confirmedAt == nil else { return .alreadyConfirmed }
-            try db.cachedStatement(sql: "UPDATE reservation SET confirmedAt = ? WHERE id = ? AND status = 'booked'")
-                .execute(arguments: [now.databaseText, id])
+            try transaction.execute("UPDATE reservation SET confirmedAt = \(now) WHERE id = \(id) AND status = 'booked'")
             return .confirmed
         }
     }
 
     /// A store's bookings whose slot starts in `from...to`, soonest first.
     public func bookings(storeId: StoreID, from: Date, to: Date) throws -> [Reservation] {
-        if let postgres { return try postgres.bookings(storeId: storeId, from: from, to: to) }
-        return try reader.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT \(Reservation.columnList) FROM reservation
-                WHERE storeId = ? AND status = 'booked' AND slotStart BETWEEN ? AND ? ORDER BY slotStart, id
-                """), arguments: [storeId, from.databaseText, to.databaseText]).map(Reservation.init(columnsOf:))
+        try reading { transaction in
+            try Reservation.all("""
+                SELECT \(unescaped: Reservation.columnList) FROM reservation
+                WHERE storeId = \(storeId) AND status = 'booked' AND slotStart BETWEEN \(from) AND \(to)
+                ORDER BY slotStart, id
+                """, transaction)
         }
     }
 
@@ -111,28 +85,36 @@ extension AppDatabase {
     /// their travel time, "leave by" and call follow, within the line-up's own rules
     /// (`TravelChange`). `.notChangeable` if it is not theirs or is over.
     public func changeTravelMode(id: ReservationID, userId: UserID, to mode: TravelMode) throws -> TravelChangeOutcome {
-        if let postgres { return try postgres.changeTravel(id: id, userId: userId, mode: mode, metres: nil) }
-        return try write { db in try Self.changeTravel(id: id, userId: userId, mode: mode, metres: nil, db) }
+        try changeTravel(id: id, userId: userId, mode: mode, metres: nil)
     }
 
     /// The line-up's travel distance from where the customer now is (its ticket page reports
     /// it, with their consent), within the line-up's own rules (`TravelChange`);
     /// `.notChangeable` unless it is a line-up still waiting that has a travel.
     public func changeTravelDistance(id: ReservationID, userId: UserID, to metres: Int) throws -> TravelChangeOutcome {
-        if let postgres { return try postgres.changeTravel(id: id, userId: userId, mode: nil, metres: metres) }
-        return try write { db in try Self.changeTravel(id: id, userId: userId, mode: nil, metres: metres, db) }
+        try changeTravel(id: id, userId: userId, mode: nil, metres: metres)
     }
 
-    private static func changeTravel(id: ReservationID, userId: UserID, mode: TravelMode?, metres: Int?, _ db: Database)
-        throws -> TravelChangeOutcome
+    /// Decided under the store's lock, which the queue timer takes to send a customer off, so
+    /// a change never slips in between the two.
+    private func changeTravel(id: ReservationID, userId: UserID, mode: TravelMode?, metres: Int?) throws
+        -> TravelChangeOutcome
     {
-        guard let reservation = try Reservation.find(id, db) else { return .notChangeable }
-        let (outcome, changed) = TravelChangeOutcome.decide(reservation, userId: userId, mode: mode, metres: metres)
-        if let changed {
-            try db.cachedStatement(sql: "UPDATE reservation SET travelMode = ?, travelMetres = ? WHERE id = ?")
-                .execute(arguments: [changed.travelMode?.rawValue, changed.travelMetres, id])
+        try transaction { transaction in
+            guard let storeId = try transaction.value("SELECT storeId FROM reservation WHERE id = \(id)", as: StoreID.self),
+                try transaction.lockStore(storeId) != nil,
+                let reservation = try Reservation.find(id, transaction)
+            else { return .notChangeable }
+            let (outcome, changed) = TravelChangeOutcome.decide(reservation, userId: userId, mode: mode, metres: metres)
+            if let changed {
+                try transaction.execute("""
+                    UPDATE reservation SET travelMode = \(changed.travelMode?.rawValue), travelMetres = \(changed.travelMetres)
+                    WHERE id = \(id)
+                    """)
+                transaction.changed(reservation: id, of: storeId)
+            }
+            return outcome
         }
-        return outcome
     }
 
     // MARK: Dispatching
@@ -141,39 +123,47 @@ extension AppDatabase {
     /// outbox and a push message for each of the customer's browsers, as their account
     /// chooses (email when nothing else would reach them). A notice that no longer applies —
     /// the reservation moved on meanwhile — is dispatched to nobody. Returns how many were
-    /// dispatched.
+    /// dispatched. Notices another worker is dispatching are skipped, not waited for.
     @discardableResult
     public func dispatchNotices(now: Date, limit: Int = 50, render: @Sendable (NoticeSubject) -> RenderedNotice) throws
         -> Int
     {
-        if let postgres { return try postgres.dispatchNotices(now: now, limit: limit, render: render) }
-        let pending = try reader.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notice WHERE dispatchedAt IS NULL") ?? 0
+        let pending = try reading { transaction in
+            try transaction.value("SELECT COUNT(*) FROM notice WHERE dispatchedAt IS NULL", as: Int.self) ?? 0
         }
         guard pending > 0 else { return 0 }
-        return try write { db in
-            let notices = try Notice.fetchAll(db, sql: """
-                SELECT * FROM notice WHERE dispatchedAt IS NULL ORDER BY id LIMIT ?
-                """, arguments: [limit])
+        return try transaction { transaction in
+            let notices = try transaction.records("""
+                SELECT id, reservationId, kind, reason, createdAt, dispatchedAt, emailOnly FROM notice WHERE dispatchedAt IS NULL
+                ORDER BY id LIMIT \(limit) \(SQL.forUpdateSkipLocked)
+                """, as: Notice.self)
             for notice in notices {
-                try db.execute(sql: "UPDATE notice SET dispatchedAt = ? WHERE id = ?",
-                               arguments: [now.databaseText, notice.id])
-                guard let reservation = try Reservation.find(notice.reservationId, db),
+                try transaction.execute("UPDATE notice SET dispatchedAt = \(now) WHERE id = \(notice.id)")
+                guard let reservation = try Reservation.find(notice.reservationId, transaction),
                     notice.appliesTo.contains(reservation.status), let userId = reservation.userId,
-                    let user = try User.fetchOne(db, id: userId), let store = try Store.fetchOne(db, id: reservation.storeId)
+                    let user = try Self.user(id: userId, transaction),
+                    let store = try transaction.record("""
+                        SELECT \(unescaped: Self.storeColumns) FROM store WHERE id = \(reservation.storeId)
+                        """, as: Store.self)
                 else { continue }
                 let message = render(NoticeSubject(notice: notice, reservation: reservation, store: store, user: user))
                 // A notice whose push was lost goes by email alone, unless it went by email already.
-                let pushed = notice.emailOnly ? 0 : try Self.push(message, to: user, now: now, notice: notice.id, db)
+                let pushed = notice.emailOnly ? 0 : try Self.push(message, to: user, now: now, notice: notice.id, transaction)
                 if notice.emailOnly && user.notifyEmail { continue }
                 if user.notifyEmail || pushed == 0 {
                     // What this reservation's customer has not yet been sent about it is old news.
-                    try db.cachedStatement(sql: """
-                        UPDATE outboxMessage SET sentAt = ?, lastError = ? WHERE reservationId = ? AND sentAt IS NULL
-                        """).execute(arguments: [now, Self.supersededMail, notice.reservationId])
-                    let mail = NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body, now: now,
-                                                priority: notice.kind.mailPriority, about: notice)
-                    if notice.reportsOwnAction { _ = try Self.enqueue(mail, now: now, SQLiteTransaction(db: db, database: self)) } else { try mail.insert(db) }
+                    try transaction.execute("""
+                        UPDATE outboxMessage SET sentAt = \(now), lastError = \(Self.supersededMail)
+                        WHERE reservationId = \(notice.reservationId) AND sentAt IS NULL
+                        """)
+                    let mail = NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body,
+                                                now: now, priority: notice.kind.mailPriority, about: notice)
+                    // What the customer did themselves keeps their mailbox's pace; what happened to them does not.
+                    if notice.reportsOwnAction {
+                        _ = try Self.enqueue(mail, now: now, transaction)
+                    } else {
+                        try Self.insert(mail, transaction)
+                    }
                 }
             }
             return notices.count
@@ -182,17 +172,15 @@ extension AppDatabase {
 
     /// Queues `message`'s push payload for each of `user`'s browsers, if they take push
     /// messages; returns how many were queued (none: the message goes by email).
-    static func push(_ message: RenderedNotice, to user: User, now: Date, notice: Int64? = nil, _ db: Database) throws -> Int {
+    static func push(_ message: RenderedNotice, to user: User, now: Date, notice: Int64? = nil,
+                     _ transaction: some SQLTransaction) throws -> Int
+    {
         guard user.notifyPush, let payload = message.push else { return 0 }
-        let subscriptions = try Int64.fetchAll(db, sql: "SELECT id FROM pushSubscription WHERE userId = ?",
-                                               arguments: [user.id])
-        for subscription in subscriptions {
-            try db.execute(sql: """
-                INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt, noticeId)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [subscription, payload, message.urgency, now, now + message.pushLifetime, now, notice])
-        }
-        return subscriptions.count
+        return try transaction.execute("""
+            INSERT INTO pushMessage (pushSubscriptionId, payload, urgency, createdAt, expiresAt, nextAttemptAt, noticeId)
+            SELECT id, \(payload), \(message.urgency), \(now), \(now + message.pushLifetime), \(now), \(notice)
+            FROM pushSubscription WHERE userId = \(user.id) ORDER BY id
+            """)
     }
 
     /// Run as subscription `id` is dropped (its browser unsubscribed, or it kept failing), when
@@ -226,10 +214,11 @@ extension AppDatabase {
 
     /// The notices of reservation `id`, oldest first (for tests and the ticket's history).
     public func notices(reservationId: ReservationID) throws -> [Notice] {
-        if let postgres { return try postgres.notices(reservationId: reservationId) }
-        return try reader.read { db in
-            try Notice.fetchAll(db, sql: "SELECT * FROM notice WHERE reservationId = ? ORDER BY id",
-                                arguments: [reservationId])
+        try reading { transaction in
+            try transaction.records("""
+                SELECT id, reservationId, kind, reason, createdAt, dispatchedAt, emailOnly FROM notice
+                WHERE reservationId = \(reservationId) ORDER BY id
+                """, as: Notice.self)
         }
     }
 
@@ -239,6 +228,7 @@ extension AppDatabase {
     /// the account's oldest. Each notice is one message per subscription, so this bounds what
     /// one account can queue.
     public static let pushSubscriptionsPerAccount = 5
+
     /// Attempts that may fail in a row before a subscription is dropped.
     public static let pushFailuresAllowed = 5
 
@@ -253,26 +243,34 @@ extension AppDatabase {
     public func savePushSubscription(userId: UserID, endpoint: String, p256dh: String, auth: String, now: Date) throws
         -> PushSubscriptionSaved
     {
-        if let postgres {
-            return try postgres.savePushSubscription(userId: userId, endpoint: endpoint, p256dh: p256dh, auth: auth, now: now)
-        }
-        return try write { db in
-            if let holder = try UserID.fetchOne(db, sql: "SELECT userId FROM pushSubscription WHERE endpoint = ?",
-                                               arguments: [endpoint])
+        try transaction { transaction in
+            // One account's subscriptions are changed one transaction at a time.
+            try transaction.lockCustomer(userId)
+            if let holder = try transaction.value("""
+                SELECT userId FROM pushSubscription WHERE endpoint = \(endpoint) \(SQL.forUpdate)
+                """, as: UserID.self)
             {
                 guard holder == userId else { return .anotherAccounts }
-                try db.execute(sql: "UPDATE pushSubscription SET p256dh = ?, auth = ?, failures = 0 WHERE endpoint = ?",
-                               arguments: [p256dh, auth, endpoint])
+                try transaction.execute("""
+                    UPDATE pushSubscription SET p256dh = \(p256dh), auth = \(auth), failures = 0 WHERE endpoint = \(endpoint)
+                    """)
                 return .saved
             }
-            try db.execute(sql: """
-                INSERT INTO pushSubscription (userId, endpoint, p256dh, auth, createdAt) VALUES (?, ?, ?, ?, ?)
-                """, arguments: [userId, endpoint, p256dh, auth, now])
-            try db.execute(sql: "UPDATE user SET pushLostAt = NULL WHERE id = ? AND pushLostAt IS NOT NULL", arguments: [userId])
-            try db.execute(sql: """
-                DELETE FROM pushSubscription WHERE userId = ? AND id NOT IN
-                    (SELECT id FROM pushSubscription WHERE userId = ? ORDER BY id DESC LIMIT ?)
-                """, arguments: [userId, userId, Self.pushSubscriptionsPerAccount])
+            try transaction.execute("""
+                INSERT INTO pushSubscription (userId, endpoint, p256dh, auth, createdAt)
+                VALUES (\(userId), \(endpoint), \(p256dh), \(auth), \(now))
+                """)
+            if try transaction.execute("""
+                UPDATE "user" SET pushLostAt = NULL WHERE id = \(userId) AND pushLostAt IS NOT NULL
+                """) > 0
+            {
+                transaction.changedCredentials()
+            }
+            try transaction.execute("""
+                DELETE FROM pushSubscription WHERE userId = \(userId) AND id NOT IN
+                    (SELECT id FROM pushSubscription WHERE userId = \(userId) ORDER BY id DESC
+                     LIMIT \(Self.pushSubscriptionsPerAccount))
+                """)
             return .saved
         }
     }
@@ -280,25 +278,27 @@ extension AppDatabase {
     /// Forgets the customer's subscription `endpoint`; false if they had none such.
     @discardableResult
     public func deletePushSubscription(userId: UserID, endpoint: String) throws -> Bool {
-        if let postgres { return try postgres.deletePushSubscription(userId: userId, endpoint: endpoint) }
-        return try write { db in
-            try db.execute(sql: "DELETE FROM pushSubscription WHERE userId = ? AND endpoint = ?",
-                           arguments: [userId, endpoint])
-            return db.changesCount > 0
+        try transaction { transaction in
+            try transaction.execute("DELETE FROM pushSubscription WHERE userId = \(userId) AND endpoint = \(endpoint)") > 0
         }
     }
 
+    static let subscriptionColumns = "id, userId, endpoint, p256dh, auth, createdAt, failures"
+    static let pushColumns = """
+        id, pushSubscriptionId, payload, urgency, createdAt, expiresAt, attempts, nextAttemptAt, sentAt, lastError
+        """
+
     public func pushSubscriptions(userId: UserID) throws -> [PushSubscription] {
-        if let postgres { return try postgres.pushSubscriptions(userId: userId) }
-        return try reader.read { db in
-            try PushSubscription.fetchAll(db, sql: "SELECT * FROM pushSubscription WHERE userId = ? ORDER BY id",
-                                          arguments: [userId])
+        try reading { transaction in
+            try transaction.records("""
+                SELECT \(unescaped: Self.subscriptionColumns) FROM pushSubscription WHERE userId = \(userId) ORDER BY id
+                """, as: PushSubscription.self)
         }
     }
 
     /// Push messages due at `now`, each with its subscription, leased for `lease` seconds so
-    /// that another sender does not take them meanwhile. Messages past their lifetime are
-    /// settled unsent.
+    /// that another sender does not take them meanwhile (messages another worker is claiming
+    /// are skipped). Messages past their lifetime are settled unsent.
     ///
     /// Fair: urgent messages first, then each account's oldest before anyone's second; an
     /// account with `perAccount` messages already on their way (`busy`) gets no more, so one
@@ -307,38 +307,41 @@ extension AppDatabase {
                              busy: [UserID: Int] = [:]) throws
         -> [(message: PushMessage, subscription: PushSubscription)]
     {
-        if let postgres {
-            return try postgres.claimDuePush(now: now, lease: lease, limit: limit, perAccount: perAccount, busy: busy)
-        }
-        let due = try reader.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pushMessage WHERE sentAt IS NULL AND nextAttemptAt <= ?",
-                             arguments: [now]) ?? 0
+        let due = try reading { transaction in
+            try transaction.value("""
+                SELECT COUNT(*) FROM pushMessage WHERE sentAt IS NULL AND nextAttemptAt <= \(now)
+                """, as: Int.self) ?? 0
         }
         guard due > 0 else { return [] }
-        return try write { db in
-            try db.execute(sql: """
-                UPDATE pushMessage SET sentAt = ?, lastError = 'expired before delivery'
-                WHERE sentAt IS NULL AND expiresAt <= ?
-                """, arguments: [now, now])
+        return try transaction { transaction in
+            try transaction.execute("""
+                UPDATE pushMessage SET sentAt = \(now), lastError = 'expired before delivery'
+                WHERE sentAt IS NULL AND expiresAt <= \(now)
+                """)
             // Each candidate with its account, so that only those claimed read their subscription.
-            let candidates = try Row.fetchAll(db, sql: """
-                SELECT m.*, s.userId AS owner FROM pushMessage m JOIN pushSubscription s ON s.id = m.pushSubscriptionId
-                WHERE m.sentAt IS NULL AND m.nextAttemptAt <= ?
+            let candidates = try transaction.rows("""
+                SELECT m.id, s.userId FROM pushMessage m JOIN pushSubscription s ON s.id = m.pushSubscriptionId
+                WHERE m.id IN (SELECT id FROM pushMessage WHERE sentAt IS NULL AND nextAttemptAt <= \(now)
+                               \(SQL.forUpdateSkipLocked))
                 ORDER BY m.urgency = 'high' DESC,
                          ROW_NUMBER() OVER (PARTITION BY s.userId, m.urgency = 'high' ORDER BY m.id), m.id
-                LIMIT ?
-                """, arguments: [now, limit * 8])
+                LIMIT \(limit * 8)
+                """)
             var claimed: [(PushMessage, PushSubscription)] = []
             var taken = busy
             for row in candidates where claimed.count < limit {
-                let owner: UserID = row["owner"]
-                guard taken[owner, default: 0] < perAccount else { continue }
-                var message = try PushMessage(row: row)
-                guard let subscription = try PushSubscription.fetchOne(db, id: message.pushSubscriptionId) else { continue }
+                let (id, owner): (Int64, UserID) = (try row.decode(0), try row.decode(1))
+                guard taken[owner, default: 0] < perAccount,
+                    let message = try transaction.record("""
+                        UPDATE pushMessage SET attempts = attempts + 1, nextAttemptAt = \(now + lease) WHERE id = \(id)
+                        RETURNING \(unescaped: Self.pushColumns)
+                        """, as: PushMessage.self),
+                    let subscription = try transaction.record("""
+                        SELECT \(unescaped: Self.subscriptionColumns) FROM pushSubscription
+                        WHERE id = \(message.pushSubscriptionId)
+                        """, as: PushSubscription.self)
+                else { continue }
                 taken[owner, default: 0] += 1
-                message.attempts += 1
-                try db.execute(sql: "UPDATE pushMessage SET attempts = ?, nextAttemptAt = ? WHERE id = ?",
-                               arguments: [message.attempts, now + lease, message.id])
                 claimed.append((message, subscription))
             }
             return claimed
@@ -346,12 +349,11 @@ extension AppDatabase {
     }
 
     public func markPushSent(id: Int64, now: Date) throws {
-        if let postgres { return try postgres.markPushSent(id: id, now: now) }
-        try write { db in
-            try db.execute(sql: "UPDATE pushMessage SET sentAt = ?, lastError = NULL WHERE id = ?", arguments: [now, id])
-            try db.execute(sql: """
-                UPDATE pushSubscription SET failures = 0 WHERE id = (SELECT pushSubscriptionId FROM pushMessage WHERE id = ?)
-                """, arguments: [id])
+        try transaction { transaction in
+            try transaction.execute("UPDATE pushMessage SET sentAt = \(now), lastError = NULL WHERE id = \(id)")
+            try transaction.execute("""
+                UPDATE pushSubscription SET failures = 0 WHERE id = (SELECT pushSubscriptionId FROM pushMessage WHERE id = \(id))
+                """)
         }
     }
 
@@ -359,20 +361,18 @@ extension AppDatabase {
     /// `pushFailuresAllowed` times in a row (with what it had pending).
     @discardableResult
     public func markPushFailed(id: Int64, error: String, retryAt: Date, now: Date) throws -> Bool {
-        if let postgres { return try postgres.markPushFailed(id: id, error: error, retryAt: retryAt, now: now) }
-        return try write { db in
-            try db.execute(sql: "UPDATE pushMessage SET nextAttemptAt = ?, lastError = ? WHERE id = ?",
-                           arguments: [retryAt, String(error.prefix(500)), id])
-            try db.execute(sql: """
+        try transaction { transaction in
+            try transaction.execute("""
+                UPDATE pushMessage SET nextAttemptAt = \(retryAt), lastError = \(String(error.prefix(500))) WHERE id = \(id)
+                """)
+            guard let failing = try transaction.value("""
                 UPDATE pushSubscription SET failures = failures + 1
-                WHERE id = (SELECT pushSubscriptionId FROM pushMessage WHERE id = ?)
-                """, arguments: [id])
-            guard let failing = try Int64.fetchOne(db, sql: """
-                SELECT id FROM pushSubscription WHERE failures >= ? AND id = (SELECT pushSubscriptionId FROM pushMessage WHERE id = ?)
-                """, arguments: [Self.pushFailuresAllowed, id])
+                WHERE id = (SELECT pushSubscriptionId FROM pushMessage WHERE id = \(id))
+                RETURNING CASE WHEN failures >= \(Self.pushFailuresAllowed) THEN id END
+                """, as: Int64.self)
             else { return false }
-            try Self.mailLostPush(subscription: failing, now: now, SQLiteTransaction(db: db, database: self))
-            try db.execute(sql: "DELETE FROM pushSubscription WHERE id = ?", arguments: [failing])
+            try Self.mailLostPush(subscription: failing, now: now, transaction)
+            try transaction.execute("DELETE FROM pushSubscription WHERE id = \(failing)")
             return true
         }
     }
@@ -380,10 +380,9 @@ extension AppDatabase {
     /// Forgets a subscription the push service says is gone (404 or 410), with its messages;
     /// what it had not delivered goes by email if it was the account's last (`mailLostPush`).
     public func removePushSubscription(id: Int64, now: Date) throws {
-        if let postgres { return try postgres.removePushSubscription(id: id, now: now) }
-        try write { db in
-            try Self.mailLostPush(subscription: id, now: now, SQLiteTransaction(db: db, database: self))
-            try db.execute(sql: "DELETE FROM pushSubscription WHERE id = ?", arguments: [id])
+        try transaction { transaction in
+            try Self.mailLostPush(subscription: id, now: now, transaction)
+            try transaction.execute("DELETE FROM pushSubscription WHERE id = \(id)")
         }
     }
 
@@ -391,19 +390,15 @@ extension AppDatabase {
     /// name stores and times, and nothing reads them once settled.
     @discardableResult
     public func purgeSettledPush(before date: Date) throws -> Int {
-        if let postgres { return try postgres.purgeSettledPush(before: date) }
-        return try write { db in
-            try db.execute(sql: "DELETE FROM pushMessage WHERE sentAt < ?", arguments: [date])
-            return db.changesCount
-        }
+        try transaction { transaction in try transaction.execute("DELETE FROM pushMessage WHERE sentAt < \(date)") }
     }
 
     /// Push messages to subscription `id` (for tests).
     public func pushMessages(subscriptionId id: Int64) throws -> [PushMessage] {
-        if let postgres { return try postgres.pushMessages(subscriptionId: id) }
-        return try reader.read { db in
-            try PushMessage.fetchAll(db, sql: "SELECT * FROM pushMessage WHERE pushSubscriptionId = ? ORDER BY id",
-                                     arguments: [id])
+        try reading { transaction in
+            try transaction.records("""
+                SELECT \(unescaped: Self.pushColumns) FROM pushMessage WHERE pushSubscriptionId = \(id) ORDER BY id
+                """, as: PushMessage.self)
         }
     }
 }

@@ -91,10 +91,10 @@ extension AppDatabase {
 
     /// One store's live traffic at `now`, read from the committed rows through partial
     /// indexes — queued, called and inside tickets, and bookings whose slot is near — so its
-    /// cost does not grow with the history. Transactions decide from it; pages read the board.
+    /// cost does not grow with the history. Transactions decide from `SQLTransaction.traffic`;
+    /// pages read the board.
     public func liveTraffic(storeId: StoreID, now: Date) throws -> LiveTraffic {
-        if let postgres { return try postgres.liveTraffic(storeId: storeId, now: now) }
-        return try reader.read { db in try Self.liveTraffic(storeId: storeId, now: now, db)[storeId] ?? .none }
+        try reading { transaction in try Self.committedTraffic(storeId: storeId, now: now, transaction) }
     }
 
     /// Bookings further than this from now neither hold places now nor will within the
@@ -102,27 +102,23 @@ extension AppDatabase {
     /// lookahead, plus the horizon).
     public static let bookingReach: TimeInterval = 3600 + StoreTraffic.bookingLookahead + StoreTraffic.holdHorizon
 
-    static func liveTraffic(storeId: StoreID?, now: Date, _ db: Database) throws -> [StoreID: LiveTraffic] {
-        let storeFilter = storeId == nil ? "" : "AND storeId = ?"
-        let storeArgument: StatementArguments = storeId.map { [$0] } ?? []
-        var result: [StoreID: LiveTraffic] = [:]
-        let ratios = try Row.fetchAll(db, sql: "SELECT * FROM storeLoad WHERE 1 \(storeFilter)",
-                                      arguments: storeArgument)
-        for row in ratios {
-            let load = try StoreLoad(row: row)
-            result[load.storeId] = LiveTraffic(live: [], model: load.model)
+    /// The store's live traffic as its rows hold it (`liveTraffic`).
+    static func committedTraffic(storeId: StoreID, now: Date, _ transaction: some SQLTransaction) throws -> LiveTraffic {
+        let load = try transaction.record("SELECT * FROM storeLoad WHERE storeId = \(storeId)", as: StoreLoad.self)
+        var traffic = LiveTraffic(live: [], model: load?.model ?? VisitModel())
+        for row in try transaction.rows("""
+            SELECT \(unescaped: liveColumns) FROM reservation
+            WHERE storeId = \(storeId) AND status IN ('waiting', 'called', 'inside')
+            ORDER BY \(unescaped: queueOrder)
+            """) + transaction.rows("""
+            SELECT \(unescaped: liveColumns) FROM reservation
+            WHERE storeId = \(storeId) AND status = 'booked' AND slotStart BETWEEN \(now - bookingReach) AND \(now + bookingReach)
+            ORDER BY slotStart, id
+            """)
+        {
+            if let live = try live(row) { traffic.live.append(live) }
         }
-        let live = try Row.fetchCursor(db, sql: """
-            SELECT \(liveColumns) FROM reservation
-            WHERE status IN ('waiting', 'called', 'inside') \(storeFilter) ORDER BY storeId, \(queueOrder)
-            """, arguments: storeArgument)
-        while let row = try live.next() { try append(row, to: &result) }
-        let booked = try Row.fetchCursor(db, sql: """
-            SELECT \(liveColumns) FROM reservation
-            WHERE status = 'booked' AND slotStart BETWEEN ? AND ? \(storeFilter) ORDER BY slotStart, id
-            """, arguments: [now - bookingReach, now + bookingReach] + storeArgument)
-        while let row = try booked.next() { try append(row, to: &result) }
-        return result
+        return traffic
     }
 
     /// The columns the wait estimate reads, in the order `live(_:)` reads them by position.
@@ -133,19 +129,16 @@ extension AppDatabase {
     /// A store's queue in the order it is called (`QueueKey`), on either engine.
     static let queueOrder = "COALESCE(queuePosition, id), priority DESC, id"
 
-    private static func append(_ row: Row, to result: inout [StoreID: LiveTraffic]) throws {
-        guard let live = live(row) else { return }
-        result[row[1], default: .none].live.append(live)
-    }
-
     /// A reservation row selected as `liveColumns` (first) as the wait estimate sees it; nil
     /// once it has ended. Read by position: a name is looked up by comparing it, without case,
     /// with every column's, and the write path reads back every row it changes.
-    private static func live(_ row: Row) -> LiveReservation? {
-        live(LiveColumns(id: row[0], status: row[2], people: row[3], residenceMinutes: row[4], calledAt: row[5],
-                         enteredAt: row[6], slotStart: row[7], walkIn: row[8], number: row[9], day: row[10],
-                         travelMode: row[11], travelMetres: row[12], leftAt: row[13], pace: row[14], priority: row[15],
-                         queuePosition: row[16], createdAt: row[17]))
+    static func live(_ row: SQLRow) throws -> LiveReservation? {
+        live(LiveColumns(id: try row.decode(0), status: try row.decode(2), people: try row.decode(3),
+                         residenceMinutes: try row.decode(4), calledAt: try row.value(5), enteredAt: try row.value(6),
+                         slotStart: try row.value(7), walkIn: try row.decode(8), number: try row.decode(9),
+                         day: try row.decode(10), travelMode: try row.value(11), travelMetres: try row.value(12),
+                         leftAt: try row.value(13), pace: try row.value(14), priority: try row.decode(15),
+                         queuePosition: try row.value(16), createdAt: try row.decode(17)))
     }
 
     /// The columns of a reservation the wait estimate reads (`liveColumns`), from either engine.
@@ -196,18 +189,18 @@ extension AppDatabase {
 
     /// The reservations `ids` as the estimate sees them, each with its store and customer (nil:
     /// a walk-in) and nil once ended, in id order; an id with no row is left out. One prepared
-    /// statement per id: a transaction reads back the few rows it changed.
+    /// statement per id: a SQLite transaction's observer reads back the few rows it changed.
     static func liveRows(ids: Set<ReservationID>, _ db: Database) throws
         -> [(storeId: StoreID, id: ReservationID, userId: UserID?, live: LiveReservation?)]
     {
         let statement = try db.cachedStatement(sql: "SELECT \(liveColumns), userId FROM reservation WHERE id = ?")
         return try ids.sorted().compactMap { id in
-            try Row.fetchOne(statement, arguments: [id]).map { row in (row[1], id, row[18], live(row)) }
+            try Row.fetchOne(statement, arguments: [id]).map { row in (row[1], id, row[18], try live(SQLRow(row))) }
         }
     }
 
     /// Reservations matching `condition` that have not ended, each with its store and as the
-    /// estimate sees it, in id order.
+    /// estimate sees it, in id order: SQLite's board as it loads.
     static func liveRows(where condition: String, arguments: StatementArguments, _ db: Database) throws
         -> [(storeId: StoreID, id: ReservationID, live: LiveReservation)]
     {
@@ -215,15 +208,14 @@ extension AppDatabase {
                                        arguments: arguments)
         var result: [(storeId: StoreID, id: ReservationID, live: LiveReservation)] = []
         while let row = try rows.next() {
-            if let live = live(row) { result.append((row[1], row[0], live)) }
+            if let live = try live(SQLRow(row)) { result.append((row[1], row[0], live)) }
         }
         return result
     }
 
     /// People booked in each of `slots` (in order) at a store, by slot start.
     public func bookedPeople(storeId: StoreID, in slots: [Slot]) throws -> [Date: Int] {
-        if let postgres { return try postgres.bookedPeople(storeId: storeId, in: slots) }
-        return try reader.read { db in try Self.bookedPeople(storeId: storeId, in: slots, db) }
+        try reading { transaction in try Self.bookedPeople(storeId: storeId, in: slots, transaction) }
     }
 
     /// People booked in `slot`.
@@ -231,56 +223,29 @@ extension AppDatabase {
         try bookedPeople(storeId: storeId, in: [slot])[slot.start] ?? 0
     }
 
-    /// People booked by slot start at a store from one time to another: read from
-    /// `reservation_bookedByStore` alone (it holds the people), never from the rows.
-    static let bookedPeopleSQL = """
-        SELECT slotStart, SUM(people) AS people FROM reservation
-        WHERE status = 'booked' AND storeId = ? AND slotStart >= ? AND slotStart < ?
-        GROUP BY slotStart
-        """
-
-    /// A booking counts in the slot during which it starts, not only the slot starting at its
-    /// start: one made before the store changed its slot length keeps its time, off the new
-    /// grid, and still takes its places.
-    static func bookedPeople(storeId: StoreID, in slots: [Slot], _ db: Database) throws -> [Date: Int] {
-        guard let first = slots.first, let last = slots.last else { return [:] }
-        let rows = try Row.fetchAll(db.cachedStatement(sql: bookedPeopleSQL),
-                                    arguments: [storeId, first.start.databaseText, last.end.databaseText])
-        var result: [Date: Int] = [:]
-        for row in rows {
-            let start: Date = row["slotStart"]
-            // The last slot starting at or before it; counted if the booking starts within it.
-            var low = 0
-            var high = slots.count
-            while low < high {
-                let middle = (low + high) / 2
-                if slots[middle].start <= start { low = middle + 1 } else { high = middle }
-            }
-            guard low > 0, start < slots[low - 1].end else { continue }
-            result[slots[low - 1].start, default: 0] += row["people"] as Int
-        }
-        return result
-    }
-
     // MARK: Making and ending reservations
 
-    /// Makes a reservation in one IMMEDIATE transaction (GRDB begins every write that way),
-    /// checking everything the answer depends on against the committed state: the request key
-    /// (a form sent twice makes one reservation), the customer's active reservation, and for a
-    /// line-up the store's wait and hours, for a booking the slot's rules and free places.
-    /// Nothing changes unless the outcome is `.created`.
+    /// Makes a reservation in one transaction, checking everything the answer depends on
+    /// against the committed state, under the store's lock (`SQLTransaction.lockStore`): the
+    /// request key (a form sent twice makes one reservation), the customer's active
+    /// reservation, and for a line-up the store's wait and hours, for a booking the slot's
+    /// rules and free places. Nothing changes unless the outcome is `.created`.
     public func reserve(_ request: ReservationRequest, now: Date) throws -> ReservationOutcome {
-        if let postgres { return try postgres.reserve(request, now: now) }
         do {
-            return try write { db in
-                guard let details = try transactionDefinition(storeId: request.storeId, db) else { return .noSuchStore }
+            return try transaction { transaction in
+                // The customer first, then the store: two of their requests at once, on two
+                // PostgreSQL workers, are taken one after the other, and the second sees the
+                // first's reservation.
+                try transaction.lockCustomer(request.userId)
+                guard let details = try transaction.lockStore(request.storeId) else { return .noSuchStore }
                 let store = details.store
-                let active = try Reservation.active(userId: request.userId, db)
+                let active = try Reservation.active(userId: request.userId, transaction)
                 if let active, active.requestKey == request.requestKey { return .alreadyMade(active) }
-                if let retryAt = try Self.reservationRetry(userId: request.userId, now: now, SQLiteTransaction(db: db, database: self)) { return .tooMany(retryAt: retryAt) }
+                if let retryAt = try Self.reservationRetry(userId: request.userId, now: now, transaction) {
+                    return .tooMany(retryAt: retryAt)
+                }
                 // The rules of time come first: there is no point asking whether to replace the
                 // active reservation with one that cannot be made.
-                let calendar = details.slotCalendar
                 var day = details.openingHours.businessDay(at: now)
                 var slot: Slot?
                 var expectedEntry: Date?
@@ -288,7 +253,7 @@ extension AppDatabase {
                 var position: ReservationID?
                 switch request.kind {
                 case .lineUp:
-                    let traffic = try transactionTraffic(storeId: request.storeId, db)
+                    let traffic = try transaction.traffic(storeId: request.storeId, now: now)
                     let (decision, before) = traffic.lineUpDecision(
                         people: request.people, residence: Double(request.residenceMinutes) * 60, priority: priority,
                         travel: request.travel, settings: store.settings, hours: details.openingHours, now: now,
@@ -298,28 +263,32 @@ extension AppDatabase {
                     position = before
                 case .booking:
                     guard let start = request.slotStart else { throw Refusal.slot(.notASlot) }
-                    let verdict = calendar.verdict(start: start, residence: Double(request.residenceMinutes) * 60, now: now)
+                    let verdict = details.slotCalendar.verdict(start: start, residence: Double(request.residenceMinutes) * 60,
+                                                               now: now)
                     guard case .bookable(let bookable) = verdict else { throw Refusal.slot(verdict) }
                     slot = bookable
                     day = details.openingHours.businessDay(at: bookable.start)
                 }
                 if let active {
                     guard request.replacingActive, active.status != .inside else {
-                        guard let activeStore = try Store.fetchOne(db, id: active.storeId) else { return .noSuchStore }
+                        guard let activeStore = try Self.storeDetails(active.storeId, transaction).first?.store else {
+                            return .noSuchStore
+                        }
                         return .hasActive(ReservationWithStore(reservation: active, store: activeStore))
                     }
-                    try Self.cancel(active, reason: .replaced, now: now, db)
+                    if active.storeId != request.storeId { _ = try transaction.lockStore(active.storeId) }
+                    try Self.cancel(active, reason: .replaced, now: now, transaction)
                 }
                 if let slot {
                     // Places the slot's waiting list could take are the list's (`WaitingList`).
-                    let booked = try Self.bookedPeople(storeId: request.storeId, in: [slot], db)
-                    let listed = try Self.waitlist(storeId: request.storeId, slotStart: slot.start, db)
+                    let booked = try Self.bookedPeople(storeId: request.storeId, in: [slot], transaction)
+                    let listed = try Self.waitlist(storeId: request.storeId, slotStart: slot.start, transaction)
                     guard WaitingList.canBook(people: request.people, capacity: store.slotCapacity,
                                               booked: booked[slot.start] ?? 0, entries: listed.map(\.rule))
                     else { throw Refusal.slotFull }
                 }
-                let number = try Self.nextNumber(storeId: request.storeId, day: day, db)
-                let reservation = try NewReservation(
+                let number = try Self.nextNumber(storeId: request.storeId, day: day, transaction)
+                let reservation = try Self.insert(NewReservation(
                     storeId: request.storeId, userId: request.userId, kind: request.kind, walkIn: false, day: day,
                     number: number, people: request.people, residenceMinutes: request.residenceMinutes,
                     travelMode: request.kind == .lineUp ? request.travelMode : nil,
@@ -328,20 +297,19 @@ extension AppDatabase {
                     requestKey: request.requestKey, travelMetres: request.kind == .lineUp ? request.travelMetres : nil,
                     expectedEntry: expectedEntry,
                     pace: try Self.pace(userId: request.userId, storeId: request.storeId,
-                                        declared: Double(request.residenceMinutes) * 60, db),
-                    priority: priority, queuePosition: position
-                ).insert(returning: db)
+                                        declared: Double(request.residenceMinutes) * 60, transaction),
+                    priority: priority, queuePosition: position), transaction)
                 for departmentId in request.departmentIds {
-                    try db.cachedStatement(sql: """
-                        INSERT OR IGNORE INTO reservationDepartment (reservationId, departmentId)
-                        SELECT ?, id FROM department WHERE id = ? AND storeId = ?
-                        """).execute(arguments: [reservation.id, departmentId, request.storeId])
+                    try transaction.execute("""
+                        INSERT INTO reservationDepartment (reservationId, departmentId)
+                        SELECT \(reservation.id), id FROM department WHERE id = \(departmentId) AND storeId = \(request.storeId)
+                        ON CONFLICT DO NOTHING
+                        """)
                 }
                 // A booking made too close to its slot for a reminder to make sense counts as
                 // confirmed: the customer has just chosen it.
                 if let slot, slot.start.timeIntervalSince(now) < BookingReminder.lead + BookingReminder.lateBookingMargin {
-                    try db.cachedStatement(sql: "UPDATE reservation SET confirmedAt = ? WHERE id = ?")
-                        .execute(arguments: [now.databaseText, reservation.id])
+                    try transaction.execute("UPDATE reservation SET confirmedAt = \(now) WHERE id = \(reservation.id)")
                 }
                 // A queue with free places calls a new line-up at once; a replaced
                 // reservation's places go to the next in its store's queue. A booking alone
@@ -349,8 +317,8 @@ extension AppDatabase {
                 var queuesToAdvance: Set<StoreID> = []
                 if request.kind == .lineUp { queuesToAdvance.insert(request.storeId) }
                 if let active { queuesToAdvance.insert(active.storeId) }
-                for storeId in queuesToAdvance.sorted() { try advanceQueue(storeId: storeId, now: now, db) }
-                return .created(try Reservation.find(reservation.id, db) ?? reservation)
+                for storeId in queuesToAdvance.sorted() { try Self.advanceQueue(storeId: storeId, now: now, transaction) }
+                return .created(try Reservation.find(reservation.id, transaction) ?? reservation)
             }
         } catch let refusal as Refusal {
             // Thrown inside the transaction so that a replaced reservation's cancellation is
@@ -360,7 +328,7 @@ extension AppDatabase {
             case .slot(let verdict): return .slotRefused(verdict)
             case .slotFull: return .slotFull
             }
-        } catch let error as DatabaseError where error.message == "slot full" {
+        } catch let error where Self.isRefusal(error, "slot full") {
             return .slotFull
         }
     }
@@ -371,97 +339,96 @@ extension AppDatabase {
         case slotFull
     }
 
+    /// Inserts a reservation and returns it with its id: the one given (a ticket printed
+    /// offline, whose id was kept for it), else the one the database gives it.
+    static func insert(_ new: NewReservation, id: ReservationID? = nil, _ transaction: some SQLTransaction) throws
+        -> Reservation
+    {
+        let values: SQL = """
+            \(new.storeId), \(new.userId), \(new.kind.rawValue), \(new.walkIn), \(new.day), \(new.number), \(new.people),
+            \(new.residenceMinutes), \(new.travelMode?.rawValue), \(new.slotStart), \(new.status.rawValue), \(new.createdAt),
+            \(new.requestKey), \(new.travelMetres), \(new.expectedEntry), \(new.pace), \(new.priority), \(new.queuePosition)
+            """
+        let columns = """
+            storeId, userId, kind, walkIn, day, number, people, residenceMinutes, travelMode, slotStart, status, createdAt,
+            requestKey, travelMetres, expectedEntry, pace, priority, queuePosition
+            """
+        let statement: SQL = if let id {
+            "INSERT INTO reservation (id, \(unescaped: columns)) VALUES (\(id), \(values))"
+        } else {
+            "INSERT INTO reservation (\(unescaped: columns)) VALUES (\(values))"
+        }
+        guard let reservation = try Reservation.all(statement + " RETURNING \(unescaped: Reservation.columnList)",
+                                                    transaction).first
+        else { preconditionFailure("INSERT … RETURNING returned no row") }
+        transaction.changed(reservation: reservation.id, of: new.storeId)
+        return reservation
+    }
+
     /// Cancels the customer's reservation if it is theirs and not yet used; false otherwise.
     /// Its place goes to the next in the queue.
     public func cancelReservation(id: ReservationID, userId: UserID, now: Date) throws -> Bool {
-        if let postgres { return try postgres.cancelReservation(id: id, userId: userId, now: now) }
-        return try write { db in
-            guard let reservation = try Reservation.find(id, db), reservation.userId == userId,
+        try transaction { transaction in
+            guard let storeId = try transaction.value("SELECT storeId FROM reservation WHERE id = \(id)", as: StoreID.self),
+                try transaction.lockStore(storeId) != nil,
+                let reservation = try Reservation.find(id, transaction), reservation.userId == userId,
                 reservation.status.isCancellable
             else { return false }
-            try Self.cancel(reservation, reason: .byCustomer, now: now, db)
-            try advanceQueue(storeId: reservation.storeId, now: now, db)
+            try Self.cancel(reservation, reason: .byCustomer, now: now, transaction)
+            try Self.advanceQueue(storeId: reservation.storeId, now: now, transaction)
             return true
         }
     }
 
-    static func cancel(_ reservation: Reservation, reason: Notice.Reason, now: Date, _ db: Database) throws {
-        guard try Reservation.setStatus(.cancelled, .endedAt, to: now, id: reservation.id, from: .active, db) else {
-            return
-        }
-        try notice(.cancelled, reservationId: reservation.id, reason: reason, now: now, db)
-    }
-
     // MARK: Reading reservations
 
-    public func reservation(id: ReservationID) throws -> ReservationWithStore? {
-        if let postgres { return try postgres.reservation(id: id) }
-        return try reader.read { db in
-            try Reservation.filter(id: id).including(required: Reservation.store)
-                .asRequest(of: ReservationWithStore.self).fetchOne(db)
+    /// The reservations `sql` selects (its columns `Reservation.columnList`), each with its store.
+    private func reservationsWithStores(_ sql: SQL) throws -> [ReservationWithStore] {
+        try reading { transaction in
+            var stores: [StoreID: Store] = [:]
+            return try Reservation.all(sql, transaction).compactMap { reservation in
+                if stores[reservation.storeId] == nil {
+                    stores[reservation.storeId] = try transaction.record("""
+                        SELECT \(unescaped: Self.storeColumns) FROM store WHERE id = \(reservation.storeId)
+                        """, as: Store.self)
+                }
+                return stores[reservation.storeId].map { ReservationWithStore(reservation: reservation, store: $0) }
+            }
         }
+    }
+
+    public func reservation(id: ReservationID) throws -> ReservationWithStore? {
+        try reservationsWithStores("SELECT \(unescaped: Reservation.columnList) FROM reservation WHERE id = \(id)").first
     }
 
     /// The customer's active reservation, if any.
     public func activeReservation(userId: UserID) throws -> ReservationWithStore? {
-        if let postgres { return try postgres.activeReservation(userId: userId) }
-        return try reader.read { db in
-            try Reservation.filter(Reservation.Columns.userId == userId)
-                .filter(Reservation.Status.active.map(\.rawValue).contains(Reservation.Columns.status))
-                .including(required: Reservation.store)
-                .asRequest(of: ReservationWithStore.self).fetchOne(db)
-        }
+        try reservationsWithStores("""
+            SELECT \(unescaped: Reservation.columnList) FROM reservation
+            WHERE userId = \(userId) AND status IN \(unescaped: Reservation.StatusSet.active.rawValue)
+            """).first
     }
 
     /// The customer's active reservation with its store as the board keeps it: one prepared
-    /// statement, for the top of every page a signed-in shopper browses.
+    /// statement, for the top of every page a signed-in shopper browses, remembered where the
+    /// engine can tell when it changes (`CredentialCache`).
     public func activeReservationFromBoard(userId: UserID) throws -> ReservationWithStore? {
-        if let postgres { return try postgres.activeReservationFromBoard(userId: userId) }
-        // Remembered until one of the customer's reservations changes (`CredentialCache`): every
-        // page a signed-in customer opens shows it.
-        let active = try credentials.activeReservation(userId) {
-            try reader.read { db in try Reservation.active(userId: userId, db) }
-        }
-        guard let reservation = active, let store = board.entry(reservation.storeId)?.store
-        else { return nil }
+        let read = { try self.reading(oneStatement: true) { transaction in try Reservation.active(userId: userId, transaction) } }
+        let active = remembersCredentials ? try credentials.activeReservation(userId, orRead: read) : try read()
+        guard let reservation = active, let store = board.entry(reservation.storeId)?.store else { return nil }
         return ReservationWithStore(reservation: reservation, store: store)
     }
 
     /// The customer's reservations, newest first.
     public func reservations(userId: UserID, limit: Int = 50) throws -> [ReservationWithStore] {
-        if let postgres { return try postgres.reservations(userId: userId, limit: limit) }
-        return try reader.read { db in
-            try Reservation.filter(Reservation.Columns.userId == userId)
-                .order(Reservation.Columns.id.desc).limit(limit)
-                .including(required: Reservation.store)
-                .asRequest(of: ReservationWithStore.self).fetchAll(db)
-        }
+        try reservationsWithStores("""
+            SELECT \(unescaped: Reservation.columnList) FROM reservation WHERE userId = \(userId) ORDER BY id DESC LIMIT \(limit)
+            """)
     }
 
     /// The customer's last visits to a store (R1.3), most recent first: what they declared and
     /// how long they really stayed.
     public func pastVisits(userId: UserID, storeId: StoreID) throws -> [CustomerPace.Visit] {
-        if let postgres { return try postgres.pastVisits(userId: userId, storeId: storeId) }
-        return try reader.read { db in try Self.pastVisits(userId: userId, storeId: storeId, db) }
-    }
-
-    /// The customer's own pace, from their visits to the store (`CustomerPace`), for a visit
-    /// declared as `declared`; nil before their first. Kept with the reservation, so the
-    /// estimate reads it with the live rows.
-    static func pace(userId: UserID, storeId: StoreID, declared: TimeInterval, _ db: Database) throws -> Double? {
-        let visits = try pastVisits(userId: userId, storeId: storeId, db)
-        guard !visits.isEmpty else { return nil }
-        return CustomerPace.factor(declared: declared, visits: visits,
-                                   storeRatio: try StoreLoad.find(storeId, db)?.model.ratio ?? 1)
-    }
-
-    static func pastVisits(userId: UserID, storeId: StoreID, _ db: Database) throws -> [CustomerPace.Visit] {
-        try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT residenceMinutes * 60, (julianday(exitedAt) - julianday(enteredAt)) * 86400 FROM reservation
-            WHERE userId = ? AND storeId = ? AND exitedAt IS NOT NULL AND enteredAt IS NOT NULL
-            ORDER BY exitedAt DESC LIMIT ?
-            """), arguments: [userId, storeId, CustomerPace.visitsRead]).map { row in
-            CustomerPace.Visit(declared: row[0], actual: row[1])
-        }
+        try reading { transaction in try Self.pastVisits(userId: userId, storeId: storeId, transaction) }
     }
 }

@@ -38,46 +38,55 @@ extension AppDatabase {
     /// (`sessionLifetime`: the longest a session can last).
     @discardableResult
     public func purgePersonalData(now: Date, sessionLifetime: TimeInterval) throws -> Int {
-        if let postgres { return try postgres.purgePersonalData(now: now, sessionLifetime: sessionLifetime) }
-        let steps: [(sql: String, before: Date)] = [
-            ("""
-             UPDATE reservation SET userId = NULL WHERE id IN (
-                 SELECT id FROM reservation WHERE userId IS NOT NULL AND createdAt < ?
-                 AND status IN ('done', 'cancelled', 'expired') LIMIT \(Retention.batch))
-             """, now - Retention.reservations),
-            ("DELETE FROM outboxMessage WHERE id IN (SELECT id FROM outboxMessage WHERE sentAt < ? LIMIT \(Retention.batch))",
-             now - Retention.sentEmails),
-            ("""
-             DELETE FROM notice WHERE id IN (SELECT id FROM notice WHERE dispatchedAt < ? LIMIT \(Retention.batch))
-             """, now - Retention.notices),
-            ("DELETE FROM waitlist WHERE id IN (SELECT id FROM waitlist WHERE endedAt < ? LIMIT \(Retention.batch))",
-             now - Retention.waitingLists),
-            ("""
-             DELETE FROM signInFailure WHERE rowid IN (SELECT rowid FROM signInFailure WHERE at < ? LIMIT \(Retention.batch))
-             """, now - Retention.signInFailures),
-            ("""
-             DELETE FROM emailToken WHERE rowid IN (SELECT rowid FROM emailToken WHERE expiresAt < ? LIMIT \(Retention.batch))
-             """, now - Retention.emailTokens),
-            ("DELETE FROM session WHERE rowid IN (SELECT rowid FROM session WHERE createdAt < ? LIMIT \(Retention.batch))",
-             now - sessionLifetime),
-            ("DELETE FROM formReply WHERE rowid IN (SELECT rowid FROM formReply WHERE at < ? LIMIT \(Retention.batch))",
-             now - Retention.formReplies),
-            ("""
-             DELETE FROM scanReceipt WHERE (kioskId, scanId) IN (
-                 SELECT kioskId, scanId FROM scanReceipt WHERE receivedAt < ? LIMIT \(Retention.batch))
-             """, now - Retention.scanReceipts),
-            ("DELETE FROM ticketBlock WHERE id IN (SELECT id FROM ticketBlock WHERE createdAt < ? LIMIT \(Retention.batch))",
-             now - Retention.ticketBlocks),
+        let batch = Retention.batch
+        let steps: [SQL] = [
+            """
+            UPDATE reservation SET userId = NULL WHERE id IN (
+                SELECT id FROM reservation WHERE userId IS NOT NULL AND createdAt < \(now - Retention.reservations)
+                AND status IN ('done', 'cancelled', 'expired') LIMIT \(batch))
+            """,
+            """
+            DELETE FROM outboxMessage WHERE id IN (
+                SELECT id FROM outboxMessage WHERE sentAt < \(now - Retention.sentEmails) LIMIT \(batch))
+            """,
+            """
+            DELETE FROM notice WHERE id IN (SELECT id FROM notice WHERE dispatchedAt < \(now - Retention.notices) LIMIT \(batch))
+            """,
+            """
+            DELETE FROM waitlist WHERE id IN (SELECT id FROM waitlist WHERE endedAt < \(now - Retention.waitingLists) LIMIT \(batch))
+            """,
+            // Failed sign-ins are an hour's at most (`recordSignInFailure` forgets older ones).
+            "DELETE FROM signInFailure WHERE at < \(now - Retention.signInFailures)",
+            """
+            DELETE FROM emailToken WHERE tokenHash IN (
+                SELECT tokenHash FROM emailToken WHERE expiresAt < \(now - Retention.emailTokens) LIMIT \(batch))
+            """,
+            """
+            DELETE FROM session WHERE idHash IN (SELECT idHash FROM session WHERE createdAt < \(now - sessionLifetime) LIMIT \(batch))
+            """,
+            """
+            DELETE FROM formReply WHERE key IN (SELECT key FROM formReply WHERE at < \(now - Retention.formReplies) LIMIT \(batch))
+            """,
+            """
+            DELETE FROM scanReceipt WHERE (kioskId, scanId) IN (
+                SELECT kioskId, scanId FROM scanReceipt WHERE receivedAt < \(now - Retention.scanReceipts) LIMIT \(batch))
+            """,
+            """
+            DELETE FROM ticketBlock WHERE id IN (
+                SELECT id FROM ticketBlock WHERE createdAt < \(now - Retention.ticketBlocks) LIMIT \(batch))
+            """,
         ]
         var changed = 0
         for step in steps {
             while true {
-                let count = try write { db in
-                    try db.execute(sql: step.sql, arguments: [step.before])
-                    return db.changesCount
+                let count = try transaction { transaction in
+                    let count = try transaction.execute(step)
+                    // Sessions are among what the credential cache keeps.
+                    if count > 0 { transaction.changedCredentials() }
+                    return count
                 }
                 changed += count
-                if count < Retention.batch { break }
+                if count < batch { break }
             }
         }
         return changed

@@ -23,30 +23,25 @@ extension AppDatabase {
     /// rotation made by `clup admin` reaches a running worker within that).
     public func signingKeys(storeId: StoreID, now: Date) throws -> SigningKeys? {
         if let kept = signingKeyCache.keys(storeId, now: now) { return kept }
-        let keys = if let postgres {
-            try postgres.signingKeys(storeId: storeId, now: now)
-        } else {
-            try reader.read { db in try Self.signingKeys(storeId: storeId, now: now, db) }
-        }
+        let keys = try reading { transaction in try Self.signingKeys(storeId: storeId, now: now, transaction) }
         if let keys { signingKeyCache.keep(keys, for: storeId, now: now) }
         return keys
     }
 
     /// The highest reservation id so far: a ticket with a higher one was made after this was read.
     public func lastReservationId() throws -> ReservationID? {
-        if let postgres { return try postgres.lastReservationId() }
-        return try reader.read { db in try ReservationID.fetchOne(db, sql: "SELECT MAX(id) FROM reservation") }
+        try reading { transaction in try transaction.value("SELECT MAX(id) FROM reservation", as: ReservationID.self) }
     }
 
-    static func signingKeys(storeId: StoreID, now: Date, _ db: Database) throws -> SigningKeys? {
-        let rows = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT keyId, retiresAt FROM storeSigningKey WHERE storeId = ? AND (retiresAt IS NULL OR retiresAt > ?)
-            ORDER BY keyId
-            """), arguments: [storeId, now.databaseText])
+    static func signingKeys(storeId: StoreID, now: Date, _ transaction: some SQLTransaction) throws -> SigningKeys? {
+        let rows = try transaction.rows("""
+            SELECT keyId, retiresAt FROM storeSigningKey
+            WHERE storeId = \(storeId) AND (retiresAt IS NULL OR retiresAt > \(now)) ORDER BY keyId
+            """)
         var accepted: [Int: Date?] = [:]
         var current: Int?
         for row in rows {
-            let (keyId, retires): (Int, Date?) = (row[0], row[1])
+            let (keyId, retires): (Int, Date?) = (try row.decode(0), try row.value(1))
             accepted[keyId] = .some(retires)
             if retires == nil { current = keyId }
         }
@@ -59,21 +54,22 @@ extension AppDatabase {
     /// key may have leaked). Returns the new key's number.
     @discardableResult
     public func rotateSigningKey(storeId: StoreID, retireAtOnce: Bool, now: Date) throws -> Int {
-        if let postgres {
-            let keyId = try postgres.rotateSigningKey(storeId: storeId, retireAtOnce: retireAtOnce, now: now)
-            signingKeyCache.forget(storeId)
-            return keyId
-        }
-        let keyId = try write { db in
-            guard try Self.signingKeys(storeId: storeId, now: now, db) != nil else { throw StoreError.noSuchStore }
+        let keyId = try transaction { transaction in
+            guard try transaction.lockStore(storeId) != nil,
+                try Self.signingKeys(storeId: storeId, now: now, transaction) != nil
+            else { throw StoreError.noSuchStore }
             // Every key still good is good until then at the most.
-            let retires = (retireAtOnce ? now : now + Self.keyOverlap).databaseText
-            try db.execute(sql: "UPDATE storeSigningKey SET retiresAt = ? WHERE storeId = ? AND (retiresAt IS NULL OR retiresAt > ?)",
-                           arguments: [retires, storeId, retires])
-            let keyId = (try Int.fetchOne(db, sql: "SELECT MAX(keyId) FROM storeSigningKey WHERE storeId = ?",
-                                          arguments: [storeId]) ?? 0) + 1
-            try db.execute(sql: "INSERT INTO storeSigningKey (storeId, keyId, createdAt) VALUES (?, ?, ?)",
-                           arguments: [storeId, keyId, now.databaseText])
+            let retires = retireAtOnce ? now : now + Self.keyOverlap
+            try transaction.execute("""
+                UPDATE storeSigningKey SET retiresAt = \(retires)
+                WHERE storeId = \(storeId) AND (retiresAt IS NULL OR retiresAt > \(retires))
+                """)
+            let highest = try transaction.value("SELECT MAX(keyId) FROM storeSigningKey WHERE storeId = \(storeId)",
+                                                as: Int.self)
+            let keyId = (highest ?? 0) + 1
+            try transaction.execute("""
+                INSERT INTO storeSigningKey (storeId, keyId, createdAt) VALUES (\(storeId), \(keyId), \(now))
+                """)
             return keyId
         }
         signingKeyCache.forget(storeId)

@@ -81,14 +81,6 @@ extension AppDatabase {
             VALUES (\(storeId), \(userId), \(now), \(field), \(before), \(after))
             """)
     }
-
-    static func recordChange(storeId: StoreID, userId: UserID?, now: Date, field: String, before: String, after: String,
-                             _ db: Database) throws
-    {
-        try db.cachedStatement(sql: """
-            INSERT INTO storeChange (storeId, userId, at, field, before, after) VALUES (?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [storeId, userId, now, field, before, after])
-    }
 }
 
 /// What a store's edit did, and what it means for the reservations it already holds.
@@ -101,54 +93,43 @@ public struct StoreEditOutcome: Sendable, Equatable {
 }
 
 extension AppDatabase {
-    /// Changes the store's facts and rules for staff member `userId` and records each changed
-    /// field, in one transaction; then brings the queue up to date under the new rules (more
-    /// places call the next customers at once) — in a transaction of its own, since calling
-    /// decides from the board, which takes the new rules when the first commits. Reservations
-    /// already made stand: the outcome says where the new rules are already exceeded.
+    /// Changes the store's facts and rules for staff member `userId`, records each changed
+    /// field and brings the queue up to date under the new rules (more places call the next
+    /// customers at once), in one transaction. Reservations already made stand: the outcome
+    /// says where the new rules are already exceeded.
     /// `userId` nil: an administrator at the command line.
     public func editStore(_ id: StoreID, to edit: StoreEdit, userId: UserID?, now: Date) throws -> StoreEditOutcome {
-        if let postgres { return try postgres.editStore(id, to: edit, userId: userId, now: now) }
-        let outcome = try saveStore(id, edit, userId: userId, now: now)
-        if !outcome.changed.isEmpty { _ = try write { db in try advanceQueue(storeId: id, now: now, db) } }
-        return outcome
-    }
-
-    private func saveStore(_ id: StoreID, _ edit: StoreEdit, userId: UserID?, now: Date) throws -> StoreEditOutcome {
-        try write { db in
-            guard var store = try Store.fetchOne(db, id: id) else { throw StoreError.noSuchStore }
-            let before = StoreEdit(store).fields
-            let after = edit.fields
+        try transaction { transaction in
+            guard let details = try transaction.lockStore(id) else { throw StoreError.noSuchStore }
+            let before = StoreEdit(details.store).fields
             var changed: [String] = []
-            for ((field, old), (_, new)) in zip(before, after) where old != new {
+            for ((field, old), (_, new)) in zip(before, edit.fields) where old != new {
                 changed.append(field)
-                try Self.recordChange(storeId: id, userId: userId, now: now, field: field, before: old, after: new, db)
+                try Self.recordChange(storeId: id, userId: userId, now: now, field: field, before: old, after: new,
+                                      transaction)
             }
             guard !changed.isEmpty else { return StoreEditOutcome(changed: [], overCapacity: 0, slotsOverBooked: 0) }
-            store.name = edit.name
-            store.address = edit.address
-            store.latitude = edit.position.latitude
-            store.longitude = edit.position.longitude
-            store.phone = edit.phone
-            store.capacity = edit.capacity
-            store.walkInPercent = edit.walkInPercent
-            store.slotMinutes = edit.slotMinutes
-            store.slotCapacity = edit.slotCapacity
-            store.entryBeforeMinutes = edit.entryBeforeMinutes
-            store.entryAfterMinutes = edit.entryAfterMinutes
-            store.callGraceMinutes = edit.callGraceMinutes
-            store.priorityEvery = edit.priorityEvery
-            store.priorityOnline = edit.priorityOnline
-            try store.update(db)
-            let inside = try Self.peopleInside(storeId: id, db)
+            try transaction.execute("""
+                UPDATE store SET name = \(edit.name), address = \(edit.address), latitude = \(edit.position.latitude),
+                    longitude = \(edit.position.longitude), phone = \(edit.phone), capacity = \(edit.capacity),
+                    walkInPercent = \(edit.walkInPercent), slotMinutes = \(edit.slotMinutes),
+                    slotCapacity = \(edit.slotCapacity), entryBeforeMinutes = \(edit.entryBeforeMinutes),
+                    entryAfterMinutes = \(edit.entryAfterMinutes), callGraceMinutes = \(edit.callGraceMinutes),
+                    priorityEvery = \(edit.priorityEvery), priorityOnline = \(edit.priorityOnline)
+                WHERE id = \(id)
+                """)
+            transaction.changed(store: id)
+            let inside = try transaction.peopleInside(storeId: id)
             // Counted as the booking handler counts them, in the slots of the new length.
             var overBooked = 0
-            if let calendar = try Self.storeDetails(id, SQLiteTransaction(db: db)).first?.slotCalendar {
+            if let calendar = try transaction.lockStore(id)?.slotCalendar {
                 let days = calendar.bookingDays(now: now)
                 let slots = ((days.first ?? 0) - 1...(days.last ?? 0)).flatMap { calendar.slots(localDay: $0, now: now) }
                     .filter { $0.end > now }
-                overBooked = try Self.bookedPeople(storeId: id, in: slots, db).values.count { $0 > edit.slotCapacity }
+                overBooked = try Self.bookedPeople(storeId: id, in: slots, transaction).values.count { $0 > edit.slotCapacity }
             }
+            // The queue under the new rules (more places call the next customers at once).
+            try Self.advanceQueue(storeId: id, now: now, transaction)
             return StoreEditOutcome(changed: changed, overCapacity: max(0, inside - edit.capacity),
                                     slotsOverBooked: overBooked)
         }
@@ -156,14 +137,14 @@ extension AppDatabase {
 
     /// The store's latest changes, newest first, with who made them.
     public func storeChanges(storeId: StoreID, limit: Int = 30) throws -> [StoreChange] {
-        if let postgres { return try postgres.storeChanges(storeId: storeId, limit: limit) }
-        return try reader.read { db in
-            try Row.fetchAll(db, sql: """
+        try reading { transaction in
+            try transaction.rows("""
                 SELECT c.at, c.field, c.before, c.after, u.displayName FROM storeChange c
-                LEFT JOIN user u ON u.id = c.userId WHERE c.storeId = ? ORDER BY c.at DESC, c.id DESC LIMIT ?
-                """, arguments: [storeId, limit]).map { row in
-                StoreChange(at: row[0], field: row[1], before: PersonalColumns.logValue(row[2]), after: row[3],
-                            by: try (row[4] as String?).map(Sealed.open))
+                LEFT JOIN "user" u ON u.id = c.userId WHERE c.storeId = \(storeId) ORDER BY c.at DESC, c.id DESC LIMIT \(limit)
+                """).map { row in
+                StoreChange(at: try row.decode(0), field: try row.decode(1),
+                            before: PersonalColumns.logValue(try row.decode(2)), after: try row.decode(3),
+                            by: try row.value(4, as: String.self).map(Sealed.open))
             }
         }
     }
@@ -171,28 +152,33 @@ extension AppDatabase {
 
 extension AppDatabase {
     /// Replaces the store's weekly hours for staff member `userId` (nil: an administrator at
-    /// the command line), records the change, and cancels — telling each customer why — the
-    /// coming bookings whose slot the new hours no longer have, all in one transaction; then
-    /// brings the queue up to date under the new hours. Returns how many bookings were
+    /// the command line), records the change, cancels — telling each customer why — the
+    /// coming bookings whose slot the new hours no longer have, and brings the queue up to
+    /// date under the new hours, all in one transaction. Returns how many bookings were
     /// cancelled.
     public func replaceHours(storeId: StoreID, with intervals: [OpeningInterval], userId: UserID?, now: Date) throws -> Int {
-        if let postgres { return try postgres.replaceHours(storeId: storeId, with: intervals, userId: userId, now: now) }
-        let cancelled = try write { db -> Int in
-            guard let store = try Store.fetchOne(db, id: storeId) else { throw StoreError.noSuchStore }
-            let old = try Self.storeDetails(storeId, SQLiteTransaction(db: db)).first?.openingHours.intervals ?? []
+        try transaction { transaction in
+            guard let details = try transaction.lockStore(storeId) else { throw StoreError.noSuchStore }
+            let old = details.openingHours.intervals
             let new = intervals.sorted { ($0.weekday, $0.opens) < ($1.weekday, $1.opens) }
             guard old.map(Self.text) != new.map(Self.text) else { return 0 }
-            try db.execute(sql: "DELETE FROM openingInterval WHERE storeId = ?", arguments: [storeId])
-            for interval in new { try OpeningIntervalRecord(storeId: storeId, interval: interval).insert(db) }
+            try transaction.execute("DELETE FROM openingInterval WHERE storeId = \(storeId)")
+            for interval in new {
+                try transaction.execute("""
+                    INSERT INTO openingInterval (storeId, weekday, opens, closes)
+                    VALUES (\(storeId), \(interval.weekday), \(interval.opens), \(interval.closes))
+                    """)
+            }
+            transaction.changed(store: storeId)
             try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "hours",
                                   before: old.map(Self.text).joined(separator: ", "),
-                                  after: new.map(Self.text).joined(separator: ", "), db)
-            let closed = try Int.fetchAll(db, sql: "SELECT day FROM storeClosure WHERE storeId = ?", arguments: [storeId])
-            let hours = OpeningHours(intervals: new, timeZone: store.zone, closedDays: closed)
-            return try Self.cancelBookings(outside: hours, store: store, reason: .storeHoursChanged, now: now, db)
+                                  after: new.map(Self.text).joined(separator: ", "), transaction)
+            let hours = OpeningHours(intervals: new, timeZone: details.store.zone, closedDays: details.closures.map(\.day))
+            let cancelled = try Self.cancelBookings(outside: hours, store: details.store, reason: .storeHoursChanged,
+                                                    now: now, transaction)
+            try Self.advanceQueue(storeId: storeId, now: now, transaction)
+            return cancelled
         }
-        _ = try write { db in try advanceQueue(storeId: storeId, now: now, db) }
-        return cancelled
     }
 
     /// Cancels the store's coming bookings whose slot `hours` no longer keeps open from its
@@ -201,17 +187,17 @@ extension AppDatabase {
     /// Asks whether the store is open through the booking's slot rather than whether the slot
     /// is still on the grid: a booking made before the slot length changed stands where it is.
     static func cancelBookings(outside hours: OpeningHours, store: Store, reason: Notice.Reason, now: Date,
-                               _ db: Database) throws -> Int
+                               _ transaction: some SQLTransaction) throws -> Int
     {
-        let booked = try Row.fetchAll(db, sql: """
-            SELECT id, slotStart FROM reservation WHERE storeId = ? AND status = 'booked' AND slotStart >= ?
-            """, arguments: [store.id, now])
+        let booked = try transaction.rows("""
+            SELECT id, slotStart FROM reservation WHERE storeId = \(store.id) AND status = 'booked' AND slotStart >= \(now)
+            """)
         var cancelled = 0
         for row in booked {
-            let start: Date = row["slotStart"]
+            let (id, start): (ReservationID, Date) = (try row.decode(0), try row.decode(1))
             if case .open(let until) = hours.state(at: start), until >= start + Double(store.slotMinutes) * 60 { continue }
-            if try Reservation.setStatus(.cancelled, .endedAt, to: now, id: row["id"], from: .booked, db) {
-                try Self.notice(.cancelled, reservationId: row["id"], reason: reason, now: now, db)
+            if try setStatus(.cancelled, .endedAt, to: now, id: id, from: .booked, transaction) {
+                try notice(.cancelled, reservationId: id, reason: reason, now: now, transaction)
                 cancelled += 1
             }
         }
@@ -228,10 +214,9 @@ extension AppDatabase {
 extension AppDatabase {
     /// Records that staff member `userId` registered the store.
     public func recordRegistration(storeId: StoreID, userId: UserID?, now: Date) throws {
-        if let postgres { return try postgres.recordRegistration(storeId: storeId, userId: userId, now: now) }
-        try write { db in
-            try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "store", before: "", after: "registered",
-                                  db)
+        try transaction { transaction in
+            try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "store", before: "",
+                                  after: "registered", transaction)
         }
     }
 }
@@ -243,42 +228,41 @@ extension AppDatabase {
     /// transaction; people inside stay. Returns how many bookings were cancelled, or nil if the
     /// day was closed already.
     public func closeDay(storeId: StoreID, day: Int, reason: String, userId: UserID?, now: Date) throws -> Int? {
-        if let postgres { return try postgres.closeDay(storeId: storeId, day: day, reason: reason, userId: userId, now: now) }
-        let cancelled = try write { db -> Int? in
-            guard let details = try Self.storeDetails(storeId, SQLiteTransaction(db: db)).first else { throw StoreError.noSuchStore }
+        try transaction { transaction in
+            guard let details = try transaction.lockStore(storeId) else { throw StoreError.noSuchStore }
             guard !details.closures.contains(where: { $0.day == day }) else { return nil }
-            try StoreClosure(storeId: storeId, day: day, reason: reason).insert(db)
+            try transaction.execute("INSERT INTO storeClosure (storeId, day, reason) VALUES (\(storeId), \(day), \(reason))")
+            transaction.changed(store: storeId)
             try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "closed", before: "",
-                                  after: Self.closureText(day: day, reason: reason), db)
+                                  after: Self.closureText(day: day, reason: reason), transaction)
             var hours = details.openingHours
             hours.closedDays.append(day)
             // Closed the same day (a power cut): those queuing for it are told at once, rather
             // than left waiting for a store that will not open.
-            let queued = try ReservationID.fetchAll(db, sql: """
-                SELECT id FROM reservation WHERE storeId = ? AND day = ? AND status IN ('waiting', 'called')
-                """, arguments: [storeId, day])
-            for id in queued where try Reservation.setStatus(.cancelled, .endedAt, to: now, id: id, from: .waitingOrCalled, db) {
-                try Self.notice(.cancelled, reservationId: id, reason: .storeClosedThatDay, now: now, db)
+            let queued = try transaction.column("""
+                SELECT id FROM reservation WHERE storeId = \(storeId) AND day = \(day) AND status IN ('waiting', 'called')
+                """, as: ReservationID.self).compactMap { $0 }
+            for id in queued where try Self.setStatus(.cancelled, .endedAt, to: now, id: id, from: .waitingOrCalled, transaction) {
+                try Self.notice(.cancelled, reservationId: id, reason: .storeClosedThatDay, now: now, transaction)
             }
-            return try Self.cancelBookings(outside: hours, store: details.store, reason: .storeClosedThatDay,
-                                           now: now, db)
+            return try Self.cancelBookings(outside: hours, store: details.store, reason: .storeClosedThatDay, now: now,
+                                           transaction)
         }
-        return cancelled
     }
 
     /// Opens the store again on local day `day`, as its weekly hours say; false if it was not
     /// closed that day. Bookings cancelled by the closure stay cancelled: their customers were
     /// told, and may have booked elsewhere.
     public func reopenDay(storeId: StoreID, day: Int, userId: UserID?, now: Date) throws -> Bool {
-        if let postgres { return try postgres.reopenDay(storeId: storeId, day: day, userId: userId, now: now) }
-        return try write { db in
-            guard let reason = try String.fetchOne(db, sql: """
-                SELECT reason FROM storeClosure WHERE storeId = ? AND day = ?
-                """, arguments: [storeId, day])
+        try transaction { transaction in
+            guard try transaction.lockStore(storeId) != nil,
+                let reason = try transaction.value("""
+                    DELETE FROM storeClosure WHERE storeId = \(storeId) AND day = \(day) RETURNING reason
+                    """, as: String.self)
             else { return false }
-            try db.execute(sql: "DELETE FROM storeClosure WHERE storeId = ? AND day = ?", arguments: [storeId, day])
+            transaction.changed(store: storeId)
             try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "closed",
-                                  before: Self.closureText(day: day, reason: reason), after: "", db)
+                                  before: Self.closureText(day: day, reason: reason), after: "", transaction)
             return true
         }
     }
@@ -296,30 +280,35 @@ extension AppDatabase {
     public func replaceDepartments(storeId: StoreID, with departments: [(name: String, minutes: Int)], userId: UserID?,
                                    now: Date) throws -> Bool
     {
-        if let postgres { return try postgres.replaceDepartments(storeId: storeId, with: departments, userId: userId, now: now) }
-        return try write { db in
-            guard let details = try Self.storeDetails(storeId, SQLiteTransaction(db: db)).first else { throw StoreError.noSuchStore }
+        try transaction { transaction in
+            guard let details = try transaction.lockStore(storeId) else { throw StoreError.noSuchStore }
             func text(_ list: [(name: String, minutes: Int)]) -> String {
                 list.map { "\($0.name) \($0.minutes) min" }.joined(separator: ", ")
             }
             let old = details.departments.map { (name: $0.name, minutes: $0.estimatedMinutes) }
             guard text(old) != text(departments) else { return false }
-            let all = try Row.fetchAll(db, sql: "SELECT id, name FROM department WHERE storeId = ?", arguments: [storeId])
             var idByName: [String: Int64] = [:]
-            for row in all { idByName[(row["name"] as String).lowercased()] = row["id"] }
-            try db.execute(sql: "UPDATE department SET retired = 1 WHERE storeId = ?", arguments: [storeId])
+            for row in try transaction.rows("SELECT id, name FROM department WHERE storeId = \(storeId)") {
+                idByName[try row.decode(1, as: String.self).lowercased()] = try row.decode(0, as: Int64.self)
+            }
+            try transaction.execute("UPDATE department SET retired = TRUE WHERE storeId = \(storeId)")
             for (position, department) in departments.enumerated() {
                 if let id = idByName[department.name.lowercased()] {
-                    try db.execute(sql: """
-                        UPDATE department SET name = ?, estimatedMinutes = ?, position = ?, retired = 0 WHERE id = ?
-                        """, arguments: [department.name, department.minutes, position, id])
+                    try transaction.execute("""
+                        UPDATE department SET name = \(department.name), estimatedMinutes = \(department.minutes),
+                            position = \(position), retired = FALSE
+                        WHERE id = \(id)
+                        """)
                 } else {
-                    try NewDepartment(storeId: storeId, name: department.name, estimatedMinutes: department.minutes,
-                                      position: position).insert(db)
+                    try transaction.execute("""
+                        INSERT INTO department (storeId, name, estimatedMinutes, position)
+                        VALUES (\(storeId), \(department.name), \(department.minutes), \(position))
+                        """)
                 }
             }
+            transaction.changed(store: storeId)
             try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "departments", before: text(old),
-                                  after: text(departments), db)
+                                  after: text(departments), transaction)
             return true
         }
     }

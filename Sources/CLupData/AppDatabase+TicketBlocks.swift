@@ -59,62 +59,64 @@ extension AppDatabase {
     /// The block `kiosk` keeps for its store's business day at `now`, reserved now if it has
     /// none yet, and which of its tickets are still spare; nil if the store is gone.
     public func ticketBlock(for kiosk: Kiosk, now: Date) throws -> (block: TicketBlock, spare: [SpareTicket])? {
-        if let postgres { return try postgres.ticketBlock(for: kiosk, now: now) }
         guard let day = board.entry(kiosk.storeId)?.hours.businessDay(at: now) else { return nil }
         // Read, as every dispenser page load asks: written only on the day's first asking.
-        let kept = try reader.read { db in
-            try Self.ticketBlock(kioskId: kiosk.id, day: day, db).map { ($0, try Self.spare(in: $0, db)) }
+        let kept = try reading { transaction in
+            try Self.ticketBlock(kioskId: kiosk.id, day: day, transaction).map { ($0, try Self.spare(in: $0, transaction)) }
         }
         if let kept { return kept }
-        return try write { db in
-            guard let details = try transactionDefinition(storeId: kiosk.storeId, db) else { return nil }
+        return try transaction { transaction in
+            guard let details = try transaction.lockStore(kiosk.storeId) else { return nil }
             let day = details.openingHours.businessDay(at: now)
-            let block = try Self.ticketBlock(kioskId: kiosk.id, day: day, db)
-                ?? Self.reserveTicketBlock(kiosk: kiosk, day: day, now: now, db)
-            return (block, try Self.spare(in: block, db))
+            let block = try Self.ticketBlock(kioskId: kiosk.id, day: day, transaction)
+                ?? Self.reserveTicketBlock(kiosk: kiosk, day: day, now: now, transaction)
+            return (block, try Self.spare(in: block, transaction))
         }
     }
 
-    private static func ticketBlock(kioskId: Int64, day: Int, _ db: Database) throws -> TicketBlock? {
-        try TicketBlock.filter(Column("kioskId") == kioskId && Column("day") == day).fetchOne(db)
+    static let blockColumns = "id, storeId, kioskId, day, firstNumber, firstReservationId, size, createdAt"
+
+    private static func ticketBlock(kioskId: Int64, day: Int, _ transaction: some SQLTransaction) throws -> TicketBlock? {
+        try transaction.record("""
+            SELECT \(unescaped: blockColumns) FROM ticketBlock WHERE kioskId = \(kioskId) AND day = \(day)
+            """, as: TicketBlock.self)
     }
 
     /// The tickets of `block` that CLup has not heard of yet.
-    private static func spare(in block: TicketBlock, _ db: Database) throws -> [SpareTicket] {
-        let used = Set(try ReservationID.fetchAll(db.cachedStatement(sql: """
-            SELECT id FROM reservation WHERE id BETWEEN ? AND ?
-            """), arguments: [block.firstReservationId, block.lastReservationId]))
+    private static func spare(in block: TicketBlock, _ transaction: some SQLTransaction) throws -> [SpareTicket] {
+        let used = Set(try transaction.column("""
+            SELECT id FROM reservation WHERE id BETWEEN \(block.firstReservationId) AND \(block.lastReservationId)
+            """, as: ReservationID.self).compactMap { $0 })
         return block.reservationIds.filter { !used.contains($0) }.map { SpareTicket(id: $0, number: block.number(of: $0)) }
     }
 
-    /// A new block for `kiosk` and `day`: the day's next numbers, and ids past every
-    /// reservation made or to be made (the table's sequence is moved past the block).
-    private static func reserveTicketBlock(kiosk: Kiosk, day: Int, now: Date, _ db: Database) throws -> TicketBlock {
-        let firstNumber = try nextNumber(storeId: kiosk.storeId, day: day, db)
-        let lastId = try Int64.fetchOne(db, sql: """
-            SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'reservation'), 0),
-                       COALESCE((SELECT MAX(id) FROM reservation), 0))
-            """) ?? 0
+    /// A new block for `kiosk` and `day`: the day's next numbers (the store is locked), and
+    /// ids the reservation table will never hand out by itself (`SQLTransaction.setAsideReservationIds`).
+    /// This happens once per kiosk and day.
+    private static func reserveTicketBlock(kiosk: Kiosk, day: Int, now: Date, _ transaction: some SQLTransaction) throws
+        -> TicketBlock
+    {
+        let firstNumber = try nextNumber(storeId: kiosk.storeId, day: day, transaction)
         let size = ticketBlockSize
-        try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name = 'reservation'")
-        try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES ('reservation', ?)",
-                       arguments: [lastId + Int64(size)])
-        try db.execute(sql: """
+        let firstId = try transaction.setAsideReservationIds(size)
+        guard let block = try transaction.record("""
             INSERT INTO ticketBlock (storeId, kioskId, day, firstNumber, firstReservationId, size, createdAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [kiosk.storeId, kiosk.id, day, firstNumber, lastId + 1, size, now.databaseText])
-        return TicketBlock(id: db.lastInsertedRowID, storeId: kiosk.storeId, kioskId: kiosk.id, day: day,
-                           firstNumber: firstNumber, firstReservationId: ReservationID(lastId + 1), size: size,
-                           createdAt: now)
+            VALUES (\(kiosk.storeId), \(kiosk.id), \(day), \(firstNumber), \(firstId), \(size), \(now))
+            RETURNING \(unescaped: blockColumns)
+            """, as: TicketBlock.self)
+        else { preconditionFailure("INSERT … RETURNING returned no row") }
+        return block
     }
 
     /// The store's blocks for its business days `days` (what its doors must know to admit a
     /// ticket printed offline).
     public func ticketBlocks(storeId: StoreID, days: ClosedRange<Int>) throws -> [TicketBlock] {
-        if let postgres { return try postgres.ticketBlocks(storeId: storeId, days: days) }
-        return try reader.read { db in
-            try TicketBlock.filter(Column("storeId") == storeId && days.contains(Column("day")))
-                .order(Column("firstReservationId")).fetchAll(db)
+        try reading { transaction in
+            try transaction.records("""
+                SELECT \(unescaped: Self.blockColumns) FROM ticketBlock
+                WHERE storeId = \(storeId) AND day BETWEEN \(days.lowerBound) AND \(days.upperBound)
+                ORDER BY firstReservationId
+                """, as: TicketBlock.self)
         }
     }
 
@@ -124,38 +126,39 @@ extension AppDatabase {
     public func reportOfflineTicket(_ id: ReservationID, kiosk: Kiosk, people: Int, residenceMinutes: Int,
                                     issuedAt: Date, now: Date) throws -> OfflineTicketOutcome
     {
-        if let postgres {
-            return try postgres.reportOfflineTicket(id, kiosk: kiosk, people: people, residenceMinutes: residenceMinutes,
-                                                    issuedAt: issuedAt, now: now)
-        }
-        return try write { db in
-            guard let block = try TicketBlock.fetchOne(db.cachedStatement(sql: """
-                SELECT * FROM ticketBlock WHERE kioskId = ? AND firstReservationId <= ? AND ? < firstReservationId + size
-                """), arguments: [kiosk.id, id, id])
+        try transaction { transaction in
+            guard try transaction.lockStore(kiosk.storeId) != nil,
+                let block = try transaction.record("""
+                    SELECT \(unescaped: Self.blockColumns) FROM ticketBlock
+                    WHERE kioskId = \(kiosk.id) AND firstReservationId <= \(id) AND \(id) < firstReservationId + size
+                    """, as: TicketBlock.self)
             else { return .notInBlock }
-            if let known = try Reservation.find(id, db) { return .alreadyKnown(known) }
+            if let known = try Reservation.find(id, transaction) { return .alreadyKnown(known) }
             let made = try Self.printedOfflineTicket(id, of: block, people: people, residenceMinutes: residenceMinutes,
-                                                     issuedAt: min(issuedAt, now), db)
-            try advanceQueue(storeId: kiosk.storeId, now: now, db)
-            return .recorded(try Reservation.find(made.id, db) ?? made)
+                                                     issuedAt: min(issuedAt, now), transaction)
+            try Self.advanceQueue(storeId: kiosk.storeId, now: now, transaction)
+            return .recorded(try Reservation.find(made.id, transaction) ?? made)
         }
     }
 
     /// The block of store `storeId` that ticket `id` is from, if it is from one.
-    static func ticketBlock(containing id: ReservationID, storeId: StoreID, _ db: Database) throws -> TicketBlock? {
-        try TicketBlock.fetchOne(db.cachedStatement(sql: """
-            SELECT * FROM ticketBlock WHERE storeId = ? AND firstReservationId <= ? AND ? < firstReservationId + size
-            """), arguments: [storeId, id, id])
+    static func ticketBlock(containing id: ReservationID, storeId: StoreID, _ transaction: some SQLTransaction) throws
+        -> TicketBlock?
+    {
+        try transaction.record("""
+            SELECT \(unescaped: blockColumns) FROM ticketBlock
+            WHERE storeId = \(storeId) AND firstReservationId <= \(id) AND \(id) < firstReservationId + size
+            """, as: TicketBlock.self)
     }
 
     /// Makes reservation `id`, a ticket of `block` printed offline, as a walk-in waiting since
     /// `issuedAt`, inside the caller's transaction.
     static func printedOfflineTicket(_ id: ReservationID, of block: TicketBlock, people: Int, residenceMinutes: Int,
-                                     issuedAt: Date, _ db: Database) throws -> Reservation
+                                     issuedAt: Date, _ transaction: some SQLTransaction) throws -> Reservation
     {
-        try NewReservation(
+        try insert(NewReservation(
             storeId: block.storeId, userId: nil, kind: .lineUp, walkIn: true, day: block.day, number: block.number(of: id),
-            people: people, residenceMinutes: residenceMinutes, status: .waiting, createdAt: issuedAt, requestKey: nil
-        ).insert(returning: db, id: id)
+            people: people, residenceMinutes: residenceMinutes, status: .waiting, createdAt: issuedAt, requestKey: nil),
+                   id: id, transaction)
     }
 }

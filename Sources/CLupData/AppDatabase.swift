@@ -94,7 +94,7 @@ public struct AppDatabase: Sendable {
         }
     }
 
-    /// The PostgreSQL engine, or nil on SQLite: each named method asks first.
+    /// The PostgreSQL engine, or nil on SQLite: for the copy from one engine to the other.
     var postgres: PostgresEngine? {
         if case .postgres(let postgres) = engine { return postgres }
         return nil
@@ -223,7 +223,7 @@ public struct AppDatabase: Sendable {
         guard let reply = FormReply.current else { return try commits.write(work) }
         let now = Date()
         let result = try commits.write { db in
-            try reply.record(db, now: now)
+            try reply.record(SQLiteTransaction(db: db), now: now)
             return try work(db)
         }
         reply.committedWrite()
@@ -239,7 +239,9 @@ public struct AppDatabase: Sendable {
     func transactionTraffic(storeId: StoreID, _ db: Database) throws -> LiveTraffic {
         let observer = try self.observer
         try ensureBoardCurrent(db)
-        guard var entry = board.entry(storeId) else { return try Self.liveTraffic(storeId: storeId, now: Date(), db)[storeId] ?? .none }
+        guard var entry = board.entry(storeId) else {
+            return try Self.committedTraffic(storeId: storeId, now: Date(), SQLiteTransaction(db: db))
+        }
         let pending = try observer.changedReservations(db)
         if !pending.isEmpty {
             // A row deleted in this transaction, whatever its store was, is gone from its queue;
@@ -263,6 +265,11 @@ public struct AppDatabase: Sendable {
     /// The store as the board keeps it, inside a write transaction (see `transactionTraffic`).
     func transactionDefinition(storeId: StoreID, _ db: Database) throws -> StoreBoard.Definition? {
         try ensureBoardCurrent(db)
+        // A transaction that changed a store (its rules, hours or departments) decides from the
+        // rows: the board takes the change only as it commits.
+        if try observer.storesChanged {
+            return try Self.storeDetails(storeId, SQLiteTransaction(db: db)).first.map(StoreBoard.Definition.init)
+        }
         return board.entry(storeId)?.definition
     }
 
@@ -280,12 +287,16 @@ public struct AppDatabase: Sendable {
     /// (SQLite's `data_version` changes only for other connections' commits). The queue
     /// timer calls this; the worker's own writes keep the board up to date as they commit.
     public func refreshBoard() throws {
-        if let postgres { return try postgres.refreshBoard() }
-        try writer.write { db in
-            let version = try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0
-            guard board.swapDataVersion(version) != version else { return }
-            credentials.clear()
-            try board.reload(db)
+        switch engine {
+        case .postgres(let postgres):
+            try postgres.refreshBoard()
+        case .sqlite(let sqlite):
+            try sqlite.writer.write { db in
+                let version = try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+                guard board.swapDataVersion(version) != version else { return }
+                credentials.clear()
+                try board.reload(db)
+            }
         }
     }
 }

@@ -29,10 +29,9 @@ public final class FormReply: @unchecked Sendable {
     /// Inside a write transaction of the request: records the key with the change, or throws
     /// `AlreadyDone` if another request recorded it (a later write of this same request finds
     /// its own key and goes on).
-    func record(_ db: Database, now: Date) throws {
-        try db.execute(sql: "INSERT OR IGNORE INTO formReply (key, at) VALUES (?, ?)",
-                       arguments: [key, now.databaseText])
-        if db.changesCount == 0 && !recorded { throw AlreadyDone() }
+    func record(_ transaction: some SQLTransaction, now: Date) throws {
+        let inserted = try transaction.execute("INSERT INTO formReply (key, at) VALUES (\(key), \(now)) ON CONFLICT DO NOTHING")
+        if inserted == 0 && !recorded { throw AlreadyDone() }
     }
 
     /// After a write of this request committed.
@@ -45,35 +44,21 @@ extension AppDatabase {
     /// What a form with `key` was answered already: nil if it never changed anything (so it
     /// may run); otherwise its redirect, or nil inside for "done, with a page".
     public func formReply(key: String) throws -> String?? {
-        if let postgres {
-            return try postgres.read { transaction in
-                try transaction.row("SELECT location FROM formReply WHERE key = \(key)").map { try $0[0].decode(String?.self) }
-            }
-        }
-        return try reader.read { db in
-            try Row.fetchOne(db, sql: "SELECT location FROM formReply WHERE key = ?", arguments: [key])
-                .map { $0["location"] as String? }
+        try reading { transaction in
+            try transaction.row("SELECT location FROM formReply WHERE key = \(key)").map { try $0.value(0, as: String.self) }
         }
     }
 
     /// Keeps the redirect a recorded form was answered with.
     public func keepFormReply(key: String, location: String) throws {
-        if let postgres {
-            return try postgres.write { transaction in
-                _ = try transaction.execute("UPDATE formReply SET location = \(location) WHERE key = \(key)")
-            }
-        }
-        try write { db in
-            try db.execute(sql: "UPDATE formReply SET location = ? WHERE key = ?", arguments: [location, key])
+        try transaction { transaction in
+            try transaction.execute("UPDATE formReply SET location = \(location) WHERE key = \(key)")
         }
     }
 
     /// Forgets a recorded form whose answer cannot be replayed (it set a cookie: signing in,
     /// enrolling a kiosk), so a retry runs again and gets its cookie.
     public func forgetFormReply(key: String) throws {
-        if let postgres {
-            return try postgres.write { transaction in _ = try transaction.execute("DELETE FROM formReply WHERE key = \(key)") }
-        }
-        try write { db in try db.execute(sql: "DELETE FROM formReply WHERE key = ?", arguments: [key]) }
+        try transaction { transaction in try transaction.execute("DELETE FROM formReply WHERE key = \(key)") }
     }
 }

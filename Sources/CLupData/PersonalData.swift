@@ -140,45 +140,47 @@ public struct PersonalData: Encodable, Sendable {
 extension AppDatabase {
     /// What CLup holds about account `userId`, read in one snapshot; nil if there is none.
     public func personalData(userId: UserID, now: Date) throws -> PersonalData? {
-        if let postgres { return try postgres.personalData(userId: userId, now: now) }
-        return try reader.read { db in
-            guard let user = try User.fetchOne(db, id: userId) else { return nil }
+        try reading { transaction in
+            guard let user = try Self.user(id: userId, transaction) else { return nil }
             let account = PersonalData.Account(user)
-            let sessions = try Row.fetchAll(db, sql: """
-                SELECT createdAt, lastSeenAt FROM session WHERE userId = ? ORDER BY createdAt
-                """, arguments: [userId]).map { PersonalData.Session(signedInAt: $0[0], lastSeenAt: $0[1]) }
-            let devices = try Row.fetchAll(db, sql: """
-                SELECT endpoint, createdAt FROM pushSubscription WHERE userId = ? ORDER BY createdAt
-                """, arguments: [userId]).map { row in
-                PersonalData.Device(pushService: URL(string: row[0] as String)?.host ?? "", addedAt: row[1])
+            let sessions = try transaction.rows("""
+                SELECT createdAt, lastSeenAt FROM session WHERE userId = \(userId) ORDER BY createdAt
+                """).map { PersonalData.Session(signedInAt: try $0.decode(0), lastSeenAt: try $0.decode(1)) }
+            let devices = try transaction.rows("""
+                SELECT endpoint, createdAt FROM pushSubscription WHERE userId = \(userId) ORDER BY createdAt
+                """).map { row in
+                PersonalData.Device(pushService: URL(string: try row.decode(0, as: String.self))?.host ?? "",
+                                    addedAt: try row.decode(1))
             }
-            let managed = try String.fetchAll(db, sql: """
-                SELECT s.name FROM managedStore m JOIN store s ON s.id = m.storeId WHERE m.userId = ? ORDER BY s.name
-                """, arguments: [userId])
+            let managed = try transaction.column("""
+                SELECT s.name FROM managedStore m JOIN store s ON s.id = m.storeId WHERE m.userId = \(userId) ORDER BY s.name
+                """, as: String.self).compactMap { $0 }
             var departments: [ReservationID: [String]] = [:]
-            for row in try Row.fetchAll(db, sql: """
+            for row in try transaction.rows("""
                 SELECT rd.reservationId, d.name FROM reservationDepartment rd
                 JOIN reservation r ON r.id = rd.reservationId JOIN department d ON d.id = rd.departmentId
-                WHERE r.userId = ? ORDER BY d.position
-                """, arguments: [userId]) {
-                departments[row[0], default: []].append(row[1])
+                WHERE r.userId = \(userId) ORDER BY d.position
+                """)
+            {
+                departments[try row.decode(0), default: []].append(try row.decode(1))
             }
             var messages: [ReservationID: [PersonalData.Message]] = [:]
-            for row in try Row.fetchAll(db, sql: """
+            for row in try transaction.rows("""
                 SELECT n.reservationId, n.kind, n.reason, n.createdAt, n.dispatchedAt FROM notice n
-                JOIN reservation r ON r.id = n.reservationId WHERE r.userId = ? ORDER BY n.createdAt
-                """, arguments: [userId]) {
-                messages[row[0], default: []].append(
-                    PersonalData.Message(kind: row[1], reason: row[2], createdAt: row[3], sentAt: row[4]))
+                JOIN reservation r ON r.id = n.reservationId WHERE r.userId = \(userId) ORDER BY n.createdAt
+                """)
+            {
+                messages[try row.decode(0), default: []].append(PersonalData.Message(
+                    kind: try row.decode(1), reason: try row.value(2), createdAt: try row.decode(3), sentAt: try row.value(4)))
             }
-            let visits = try Row.fetchAll(db, sql: """
-                SELECT r.\(Reservation.columnList.replacingOccurrences(of: ", ", with: ", r.")), r.pace, s.name AS storeName
-                FROM reservation r JOIN store s ON s.id = r.storeId WHERE r.userId = ? ORDER BY r.createdAt
-                """, arguments: [userId]).map { row in
+            let visits = try transaction.rows("""
+                SELECT r.\(unescaped: Reservation.columnList.replacingOccurrences(of: ", ", with: ", r.")), r.pace, s.name
+                FROM reservation r JOIN store s ON s.id = r.storeId WHERE r.userId = \(userId) ORDER BY r.createdAt
+                """).map { row in
                 let visit = try Reservation(columnsOf: row)
                 return PersonalData.Visit(
-                    store: row["storeName"], kind: visit.kind.rawValue, number: visit.number, people: visit.people,
-                    declaredMinutes: visit.residenceMinutes, paceFromPastVisits: row["pace"],
+                    store: try row.decode(25), kind: visit.kind.rawValue, number: visit.number, people: visit.people,
+                    declaredMinutes: visit.residenceMinutes, paceFromPastVisits: try row.value(24),
                     travelMode: visit.travelMode?.rawValue,
                     travelMetres: visit.travelMetres, slotStart: visit.slotStart, status: visit.status.rawValue,
                     createdAt: visit.createdAt, leftForStoreAt: visit.leftAt, calledAt: visit.calledAt,
@@ -186,19 +188,21 @@ extension AppDatabase {
                     remindedAt: visit.remindedAt, confirmedAt: visit.confirmedAt,
                     departments: departments[visit.id] ?? [], messages: messages[visit.id] ?? [])
             }
-            let waitingLists = try Row.fetchAll(db, sql: """
-                SELECT w.\(WaitlistEntry.columns.replacingOccurrences(of: ", ", with: ", w.")), s.name AS storeName
-                FROM waitlist w JOIN store s ON s.id = w.storeId WHERE w.userId = ? ORDER BY w.id
-                """, arguments: [userId]).map { row in
-                PersonalData.WaitingListPlace(try WaitlistEntry(row: row), store: row["storeName"])
+            let waitingLists = try transaction.rows("""
+                SELECT w.\(unescaped: WaitlistEntry.columns.replacingOccurrences(of: ", ", with: ", w.")),
+                       s.name AS storeName
+                FROM waitlist w JOIN store s ON s.id = w.storeId WHERE w.userId = \(userId) ORDER BY w.id
+                """).map { row in
+                PersonalData.WaitingListPlace(try row.record(WaitlistEntry.self), store: try row.decode(13))
             }
-            let emails = try OutboxMessage.filter(OutboxMessage.Columns.recipientKey == LookupKey.recipient(user.email))
-                .order(Column("createdAt"), OutboxMessage.Columns.id).fetchAll(db)
-                .filter { Self.sameAddress($0.recipient, user.email) }
+            let emails = try transaction.records("""
+                SELECT \(unescaped: Self.mailColumns) FROM outboxMessage WHERE recipientKey = \(LookupKey.recipient(user.email))
+                ORDER BY createdAt, id
+                """, as: OutboxMessage.self).filter { Self.sameAddress($0.recipient, user.email) }
                 .map { PersonalData.Email(subject: $0.subject, createdAt: $0.createdAt, sentAt: $0.sentAt) }
-            let failures = try Row.fetchAll(db, sql: """
-                SELECT at, clientAddress FROM signInFailure WHERE account = ? ORDER BY at
-                """, arguments: [LookupKey.account(user.email)]).map { PersonalData.FailedSignIn(at: $0[0], clientAddress: $0[1]) }
+            let failures = try transaction.rows("""
+                SELECT at, clientAddress FROM signInFailure WHERE account = \(LookupKey.account(user.email)) ORDER BY at
+                """).map { PersonalData.FailedSignIn(at: try $0.decode(0), clientAddress: try $0.decode(1)) }
             return PersonalData(exportedAt: now, account: account, sessions: sessions, devices: devices,
                                 storesManaged: managed, reservations: visits, waitingLists: waitingLists, emails: emails,
                                 failedSignIns: failures)

@@ -14,6 +14,8 @@ struct SQL: ExpressibleByStringInterpolation, Sendable {
         case value(any SQLArgument)
         /// A list of values compared with `IN`.
         case list([any SQLArgument])
+        /// Values separated by commas (a row's values).
+        case values([any SQLArgument])
         /// A word each engine spells its own way.
         case word(sqlite: String, postgres: String)
     }
@@ -67,6 +69,36 @@ struct SQL: ExpressibleByStringInterpolation, Sendable {
 
         /// `IN (…)` with one parameter per value; an empty list matches nothing.
         mutating func appendInterpolation(in values: [some SQLArgument]) { pieces.append(.list(values)) }
+
+        /// The values, each a parameter, separated by commas.
+        mutating func appendInterpolation(values: [some SQLArgument]) { pieces.append(.values(values)) }
+    }
+
+    /// The two statements' text and values, one after the other.
+    static func + (lhs: SQL, rhs: SQL) -> SQL { SQL(pieces: lhs.pieces + rhs.pieces) }
+
+    /// SQLite's `INDEXED BY index`, which makes its planner use the index named; nothing on
+    /// PostgreSQL, whose planner has the statistics to choose.
+    static func indexedBy(_ index: String) -> SQL {
+        SQL(pieces: [.word(sqlite: "INDEXED BY \(index)", postgres: "")])
+    }
+
+    /// An inner join that SQLite's planner must take in the order written (its `CROSS JOIN`);
+    /// a plain `JOIN` on PostgreSQL.
+    static let joinInOrder = SQL(pieces: [.word(sqlite: "CROSS JOIN", postgres: "JOIN")])
+
+    /// A boolean column's truth as the engine's partial indexes spell it (`column = 1` on
+    /// SQLite, where booleans are integers; the column itself on PostgreSQL), so the planner
+    /// can match the index.
+    static func isTrue(_ column: String) -> SQL {
+        SQL(pieces: [.word(sqlite: "\(column) = 1", postgres: column)])
+    }
+
+    /// Milliseconds since 1970 of a time column, to the nearest, as an integer: worked out by
+    /// the engine, from SQLite's text (`julianday`) or PostgreSQL's `timestamptz`.
+    static func epochMilliseconds(_ column: String) -> SQL {
+        SQL(pieces: [.word(sqlite: "CAST(ROUND((julianday(\(column)) - 2440587.5) * 86400000.0) AS INTEGER)",
+                           postgres: "CAST(ROUND(EXTRACT(EPOCH FROM \(column)) * 1000) AS BIGINT)")])
     }
 
     /// `FOR UPDATE` on PostgreSQL, which locks the rows a write transaction reads until it ends;
@@ -102,6 +134,9 @@ struct SQL: ExpressibleByStringInterpolation, Sendable {
             case .list(let list):
                 text += list.isEmpty ? "IN (NULL)" : "IN (" + Array(repeating: "?", count: list.count).joined(separator: ",") + ")"
                 values += list.map(\.sqliteValue)
+            case .values(let list):
+                text += Array(repeating: "?", count: list.count).joined(separator: ", ")
+                values += list.map(\.sqliteValue)
             case .word(let sqlite, _): text += sqlite
             }
         }
@@ -124,10 +159,23 @@ struct SQL: ExpressibleByStringInterpolation, Sendable {
             case .value(let value): text += bind(value)
             case .list(let list):
                 text += list.isEmpty ? "IN (NULL)" : "IN (" + list.map(bind).joined(separator: ",") + ")"
+            case .values(let list): text += list.map(bind).joined(separator: ", ")
             case .word(_, let postgres): text += postgres
             }
         }
         return PostgresQuery(unsafeSQL: text, binds: bindings)
+    }
+}
+
+extension Sequence<SQL> {
+    /// The fragments one after the other, `separator` between each two.
+    func joined(separator: String) -> SQL {
+        var joined: SQL = ""
+        for (index, fragment) in enumerated() {
+            if index > 0 { joined = joined + SQL(stringLiteral: separator) }
+            joined = joined + fragment
+        }
+        return joined
     }
 }
 

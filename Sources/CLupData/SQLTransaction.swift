@@ -20,6 +20,10 @@ protocol SQLTransaction {
     /// Every row `sql` returns.
     func rows(_ sql: SQL) throws -> [SQLRow]
 
+    /// Calls `body` with each row `sql` returns, one at a time where the engine can (SQLite's
+    /// cursor): for passes over a whole history.
+    func each(_ sql: SQL, _ body: (SQLRow) throws -> Void) throws
+
     /// Waits until no other transaction holds `key` in `space`, and holds it until this one
     /// ends. PostgreSQL takes an advisory transaction lock: two workers may decide the same
     /// thing at once. SQLite does nothing: its one writer already runs transactions one at a time.
@@ -32,6 +36,40 @@ protocol SQLTransaction {
     func changed(store id: StoreID)
     func changed(reservation id: ReservationID, of storeId: StoreID)
     func changed(loadOf storeId: StoreID)
+
+    /// Store `id` as a transaction deciding on its places reads it, or nil if there is no such
+    /// store. SQLite's one writer keeps every other transaction out, and the board holds every
+    /// commit: it is read from there. PostgreSQL locks the store's row (`FOR UPDATE`) until the
+    /// transaction ends — the writes of one store queue behind each other, those of different
+    /// stores run side by side — and reads it under the lock, once per transaction.
+    func lockStore(_ id: StoreID) throws -> StoreBoard.Definition?
+
+    /// Takes the customer's row before any store's, where a transaction will lock stores for
+    /// them (a reservation replaced at another store): PostgreSQL's workers then always lock
+    /// in the same order, customer first, and never wait for each other in a circle. Nothing
+    /// on SQLite.
+    func lockCustomer(_ id: UserID) throws
+
+    /// The store's live traffic as committed, with this transaction's own changes: its queued,
+    /// called and inside tickets, its bookings near `now`, and its visit model. SQLite reads
+    /// the board and what the transaction changed; PostgreSQL reads the primary, under the
+    /// store's lock.
+    func traffic(storeId: StoreID, now: Date) throws -> LiveTraffic
+
+    /// The people inside the store now. SQLite keeps the count in `storeInside` (the trigger
+    /// that guards capacity keeps it, migration 35); PostgreSQL's guard sums the rows under the
+    /// store's lock, and so does this.
+    func peopleInside(storeId: StoreID) throws -> Int
+
+    /// Sets aside `count` reservation ids that the table will never give a reservation by
+    /// itself, for a kiosk's block of tickets printed offline; returns the first. SQLite moves
+    /// its `sqlite_sequence` past them; PostgreSQL its sequence, with the table locked against
+    /// inserts meanwhile so no other store's reservation takes an id inside the block.
+    func setAsideReservationIds(_ count: Int) throws -> ReservationID
+
+    /// Keeps every other transaction from writing `tables` until this one ends (a rebuild of
+    /// what they hold): PostgreSQL locks them; SQLite's one writer does already.
+    func lockTables(_ tables: [String]) throws
 }
 
 /// The engine a statement is spelt for.
@@ -96,11 +134,47 @@ struct SQLiteTransaction: SQLTransaction {
         return try Row.fetchAll(statement, arguments: arguments).map(SQLRow.init)
     }
 
+    func each(_ sql: SQL, _ body: (SQLRow) throws -> Void) throws {
+        let (text, arguments) = sql.sqlite
+        let rows = try Row.fetchCursor(db, sql: text, arguments: arguments)
+        while let row = try rows.next() { try body(SQLRow(row)) }
+    }
+
     func serialize(_ key: String, in space: Int64) throws {}
+    func lockTables(_ tables: [String]) throws {}
     func changedCredentials() {}
     func changed(store id: StoreID) {}
     func changed(reservation id: ReservationID, of storeId: StoreID) {}
     func changed(loadOf storeId: StoreID) {}
+    func lockCustomer(_ id: UserID) throws {}
+
+    func lockStore(_ id: StoreID) throws -> StoreBoard.Definition? {
+        try board.transactionDefinition(storeId: id, db)
+    }
+
+    func traffic(storeId: StoreID, now: Date) throws -> LiveTraffic {
+        try board.transactionTraffic(storeId: storeId, db)
+    }
+
+    func peopleInside(storeId: StoreID) throws -> Int {
+        try value(AppDatabase.peopleInsideSQL(storeId: storeId)) ?? 0
+    }
+
+    func setAsideReservationIds(_ count: Int) throws -> ReservationID {
+        let last = try value("""
+            SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'reservation'), 0),
+                       COALESCE((SELECT MAX(id) FROM reservation), 0))
+            """, as: Int64.self) ?? 0
+        try execute("DELETE FROM sqlite_sequence WHERE name = 'reservation'")
+        try execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('reservation', \(last + Int64(count)))")
+        return ReservationID(rawValue: last + 1)
+    }
+
+    /// The database whose board the steps read: given wherever a transaction may decide.
+    private var board: AppDatabase {
+        guard let database else { preconditionFailure("a SQLite transaction that decides needs its database") }
+        return database
+    }
 }
 
 /// A PostgreSQL transaction as the transactions written once see it.
@@ -117,14 +191,55 @@ struct PostgresStatements: SQLTransaction {
         try transaction.rows(sql.postgres).map(SQLRow.init)
     }
 
+    func each(_ sql: SQL, _ body: (SQLRow) throws -> Void) throws {
+        for row in try rows(sql) { try body(row) }
+    }
+
     func serialize(_ key: String, in space: Int64) throws {
         try transaction.execute("SELECT pg_advisory_xact_lock(hashtextextended(\(key), \(space)))")
+    }
+
+    func lockTables(_ tables: [String]) throws {
+        try execute("LOCK TABLE \(unescaped: tables.joined(separator: ", ")) IN SHARE ROW EXCLUSIVE MODE")
     }
 
     func changedCredentials() { transaction.changedCredentials() }
     func changed(store id: StoreID) { transaction.changed(store: id) }
     func changed(reservation id: ReservationID, of storeId: StoreID) { transaction.changed(reservation: id, of: storeId) }
     func changed(loadOf storeId: StoreID) { transaction.changed(loadOf: storeId) }
+
+    func lockStore(_ id: StoreID) throws -> StoreBoard.Definition? {
+        if let locked = transaction.lockedStore(id) { return locked }
+        guard try exists("SELECT id FROM store WHERE id = \(id) FOR UPDATE"),
+            let details = try AppDatabase.storeDetails(id, self).first
+        else { return nil }
+        let definition = StoreBoard.Definition(details)
+        transaction.remember(locked: definition)
+        return definition
+    }
+
+    func lockCustomer(_ id: UserID) throws {
+        try execute("SELECT id FROM \"user\" WHERE id = \(id) FOR UPDATE")
+    }
+
+    func traffic(storeId: StoreID, now: Date) throws -> LiveTraffic {
+        try AppDatabase.committedTraffic(storeId: storeId, now: now, self)
+    }
+
+    func setAsideReservationIds(_ count: Int) throws -> ReservationID {
+        try execute("LOCK TABLE reservation IN SHARE ROW EXCLUSIVE MODE")
+        let last = try value("""
+            SELECT GREATEST((SELECT last_value FROM reservation_id_seq), COALESCE((SELECT MAX(id) FROM reservation), 0))
+            """, as: Int64.self) ?? 0
+        try execute("SELECT setval('reservation_id_seq', \(last + Int64(count)))")
+        return ReservationID(rawValue: last + 1)
+    }
+
+    func peopleInside(storeId: StoreID) throws -> Int {
+        try value("""
+            SELECT CAST(COALESCE(SUM(people), 0) AS BIGINT) FROM reservation WHERE storeId = \(storeId) AND status = 'inside'
+            """) ?? 0
+    }
 }
 
 extension PostgresTransaction {
@@ -163,6 +278,12 @@ extension AppDatabase {
     /// other of a signed-out session or a revoked kiosk, so there nothing is kept.
     var remembersCredentials: Bool {
         if case .sqlite = engine { true } else { false }
+    }
+
+    /// Whether `error` is the database refusing a statement with `message` (a trigger's
+    /// RAISE, on either engine: "slot full", "store full").
+    static func isRefusal(_ error: any Error, _ message: String) -> Bool {
+        (error as? DatabaseError)?.message == message || (error as? PostgresEngine.Refused)?.message == message
     }
 
     /// Whether `error` is a unique index refusing a duplicate of `table`'s `column`: SQLite names

@@ -698,6 +698,10 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
     private var storeRows: [String: Set<Int64>] = [:]
     private var storesDeleted = false
 
+    /// Whether the transaction in progress has changed a store, its hours, closed days or
+    /// departments (writer queue only): the board takes them only as it commits.
+    var storesChanged: Bool { !stores.isEmpty || !storeRows.isEmpty || storesDeleted }
+
     static let tables: Set<String> = ["reservation", "storeLoad", "store", "openingInterval", "department", "storeClosure"]
     static let credentialTables: Set<String> = ["session", "user", "kiosk"]
 

@@ -3,115 +3,10 @@ import Foundation
 import GRDB
 
 /// A store's statistics, kept per hour as visits happen: each change of a reservation's status
-/// (`Reservation.setStatus`) adds what `VisitAccounting` says to its hour (`HourTotals`) and
+/// (`AppDatabase.setStatus`) adds what `VisitAccounting` says to its hour (`HourTotals`) and
 /// to the store's learned sums (`storeLoad`), so a statistics page reads a few hundred rows
 /// whatever the length of the history. `AppDatabase.rebuildStatistics` folds the same function
 /// over the raw visits; a test checks both agree.
-extension VisitFacts {
-    /// The columns `init(columnsOf:)` reads, after the store's id. Times are read as whole
-    /// milliseconds since 1970, which SQLite works out in C: GRDB reads a date from its text
-    /// through Foundation's calendar, the largest cost of a rebuild over a long history.
-    static let columnList = """
-        storeId, kind, walkIn, people, residenceMinutes, travelMetres, status, \
-        \(["createdAt", "calledAt", "enteredAt", "exitedAt", "endedAt", "expectedEntry"].map { column in
-            "CAST(ROUND((julianday(\(column)) - 2440587.5) * 86400000.0) AS INTEGER)"
-        }.joined(separator: ", ")), priority
-        """
-
-    init(columnsOf row: Row) throws {
-        guard let kind = ReservationKind(rawValue: row[1]), let status = ReservationStatus(rawValue: row[6]),
-              let created = Self.time(row, 7)
-        else {
-            throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "unknown reservation kind or status")
-        }
-        self.init(kind: kind, walkIn: row[2], people: row[3], residenceMinutes: row[4], travelMetres: row[5],
-                  status: status, createdAt: created, calledAt: Self.time(row, 8), enteredAt: Self.time(row, 9),
-                  exitedAt: Self.time(row, 10), endedAt: Self.time(row, 11), expectedEntry: Self.time(row, 12),
-                  priority: row[13])
-    }
-
-    private static func time(_ row: Row, _ index: Int) -> Date? {
-        (row[index] as Int64?).map { Date(timeIntervalSince1970: Double($0) / 1000) }
-    }
-
-    /// The reservation `id` as its statistics see it, with its store, if it exists.
-    static func find(_ id: ReservationID, _ db: Database) throws -> (storeId: StoreID, facts: VisitFacts)? {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(columnList) FROM reservation WHERE id = ?"),
-                                         arguments: [id])
-        else { return nil }
-        return (row[0], try VisitFacts(columnsOf: row))
-    }
-}
-
-extension AppDatabase {
-    /// Counts a reservation's change of status, inside the caller's transaction (which has just
-    /// made the change); `insideAfter`, if given, is the store's people inside now.
-    static func count(from old: VisitFacts, to new: VisitFacts, storeId: StoreID, reservationId: ReservationID,
-                      insideAfter: Int? = nil, _ db: Database) throws
-    {
-        let inside = new.isInside && !old.isInside ? try insideAfter ?? peopleInside(storeId: storeId, db) : 0
-        let change = VisitAccounting.change(from: old, to: new, peopleInside: Double(inside))
-        for totals in change.hours { try add(totals, storeId: storeId, db) }
-        if !change.learned.isEmpty { try apply(change.learned, storeId: storeId, db) }
-        if let hour = change.entryHour {
-            try db.cachedStatement(sql: """
-                INSERT INTO storeDepartmentHour (storeId, departmentId, hour, entries)
-                SELECT ?1, departmentId, ?2, 1 FROM reservationDepartment WHERE reservationId = ?3
-                ON CONFLICT(storeId, departmentId, hour) DO UPDATE SET entries = entries + 1
-                """).execute(arguments: [storeId, hour, reservationId])
-        }
-    }
-
-    /// The people inside the store now, inside the caller's transaction.
-    static func peopleInside(storeId: StoreID, _ db: Database) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: peopleInsideSQL), arguments: [storeId]) ?? 0
-    }
-
-    /// A store's people inside, as the capacity guard keeps them (migration 35): one row.
-    static let peopleInsideSQL = "SELECT COALESCE((SELECT people FROM storeInside WHERE storeId = ?), 0)"
-
-    /// Adds `totals` to the store's hour (the peak is the larger of the two).
-    static func add(_ totals: HourTotals, storeId: StoreID, _ db: Database) throws {
-        try db.cachedStatement(sql: addHour).execute(
-            arguments: StatementArguments([storeId, totals.hour] as [any DatabaseValueConvertible])
-                + StatementArguments(totals.counters))
-    }
-
-    /// Written once: each change of status looks its statement up by this text.
-    private static let addHour = """
-        INSERT INTO storeHour (storeId, hour, \(HourTotals.counterNames.joined(separator: ", ")))
-        VALUES (?, ?, \(HourTotals.counterNames.map { _ in "?" }.joined(separator: ", ")))
-        ON CONFLICT(storeId, hour) DO UPDATE SET \(HourTotals.counterNames.map { name in
-            name == "peakInside" ? "peakInside = MAX(peakInside, excluded.peakInside)" : "\(name) = \(name) + excluded.\(name)"
-        }.joined(separator: ", "))
-        """
-
-    /// The learned sums' columns, in `sumValues` order.
-    static let sumNames = [
-        "measuredVisits", "declaredSeconds", "actualSeconds", "loggedVisits", "logRatioSum", "logRatioSquares",
-        "calls", "noShows", "callToDoorSeconds", "atHandEntries", "entries", "entryErrorSum", "entryErrorSquares",
-    ]
-    static let decayedSums: Set = ["entries", "entryErrorSum", "entryErrorSquares"]
-
-    static func sumValues(_ sums: LearnedSums) -> [Double] {
-        [sums.measuredVisits, sums.declaredSeconds, sums.actualSeconds, sums.loggedVisits, sums.logRatioSum,
-         sums.logRatioSquares, sums.calls, sums.noShows, sums.callToDoorSeconds, sums.atHandEntries, sums.entries,
-         sums.entryErrorSum, sums.entryErrorSquares]
-    }
-
-    /// Applies `change` to the store's learned sums, as `LearnedSums.apply` does.
-    static func apply(_ change: LearnedSums.Change, storeId: StoreID, _ db: Database) throws {
-        try db.cachedStatement(sql: applySums).execute(
-            arguments: StatementArguments([change.entryDecay] + sumValues(change.added) + [Double(storeId.rawValue)]))
-    }
-
-    private static let applySums = """
-        UPDATE storeLoad SET \(sumNames.enumerated().map { index, name in
-            "\(name) = \(name)\(decayedSums.contains(name) ? " * ?1" : "") + ?\(index + 2)"
-        }.joined(separator: ", ")) WHERE storeId = ?\(sumNames.count + 2)
-        """
-}
-
 /// A department's entries in one hour.
 public struct DepartmentEntries: Sendable, Equatable {
     public var departmentId: Int64
@@ -134,37 +29,27 @@ public struct LoyalCustomer: Sendable, Equatable {
 extension AppDatabase {
     /// The store's kept hours from `from` to `to` (hours since 1970, both included).
     public func storeHours(storeId: StoreID, from: Int, to: Int) throws -> [HourTotals] {
-        if let postgres { return try postgres.storeHours(storeId: storeId, from: from, to: to) }
-        return try reader.read { db in try Self.storeHours(storeId: storeId, from: from, to: to, db) }
-    }
-
-    static func storeHours(storeId: StoreID?, from: Int, to: Int, _ db: Database) throws -> [HourTotals] {
-        let store = storeId == nil ? "" : "storeId = ? AND"
-        let arguments: StatementArguments = (storeId.map { [$0] } ?? []) + [from, to]
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
-            SELECT hour, \(HourTotals.counterNames.joined(separator: ", ")) FROM storeHour
-            WHERE \(store) hour BETWEEN ? AND ? ORDER BY storeId, hour
-            """), arguments: arguments)
-        var hours: [HourTotals] = []
-        var values = [Double](repeating: 0, count: HourTotals.counterNames.count)
-        while let row = try rows.next() {
-            for index in values.indices { values[index] = row[index + 1] }
-            hours.append(HourTotals(hour: row[0], counters: values))
+        try reading { transaction in
+            try transaction.rows("""
+                SELECT hour, \(unescaped: HourTotals.counterNames.joined(separator: ", ")) FROM storeHour
+                WHERE storeId = \(storeId) AND hour BETWEEN \(from) AND \(to) ORDER BY hour
+                """).map { row in
+                HourTotals(hour: try row.decode(0),
+                           counters: try (1...HourTotals.counterNames.count).map { try row.decode($0, as: Double.self) })
+            }
         }
-        return hours
     }
 
     /// Entries per department of the store between two hours, most visited first.
     public func departmentEntries(storeId: StoreID, from: Int, to: Int) throws -> [DepartmentEntries] {
-        if let postgres { return try postgres.departmentEntries(storeId: storeId, from: from, to: to) }
-        return try reader.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT d.id, d.name, COALESCE(SUM(h.entries), 0) AS entries
+        try reading { transaction in
+            try transaction.rows("""
+                SELECT d.id, d.name, CAST(COALESCE(SUM(h.entries), 0) AS BIGINT) AS entries
                 FROM department d LEFT JOIN storeDepartmentHour h
-                  ON h.departmentId = d.id AND h.storeId = d.storeId AND h.hour BETWEEN ? AND ?
-                WHERE d.storeId = ? GROUP BY d.id ORDER BY entries DESC, d.position
-                """, arguments: [from, to, storeId]).map { row in
-                DepartmentEntries(departmentId: row[0], name: row[1], entries: row[2])
+                  ON h.departmentId = d.id AND h.storeId = d.storeId AND h.hour BETWEEN \(from) AND \(to)
+                WHERE d.storeId = \(storeId) GROUP BY d.id ORDER BY entries DESC, d.position
+                """).map { row in
+                DepartmentEntries(departmentId: try row.decode(0), name: try row.decode(1), entries: try row.decode(2))
             }
         }
     }
@@ -173,67 +58,71 @@ extension AppDatabase {
     /// `from..<to`; nobody who did not opt in. Most visits first, then by name (sorted here:
     /// the rows hold names sealed).
     public func loyalCustomers(storeId: StoreID, from: Date, to: Date) throws -> [LoyalCustomer] {
-        if let postgres { return try postgres.loyalCustomers(storeId: storeId, from: from, to: to) }
-        return try reader.read { db in
+        try reading { transaction in
             // From the customers who opted in (a partial index holds only them), each one's
             // visits to the store through `reservation_user`: the cost follows how many opted
-            // in, not how many visits the range or the history holds.
-            try Row.fetchAll(db, sql: """
-                SELECT u.displayName, COUNT(*), MAX(r.enteredAt) FROM user u INDEXED BY user_loyal
-                CROSS JOIN reservation r INDEXED BY reservation_user ON r.userId = u.id AND r.storeId = ?
-                WHERE u.loyaltyOptIn = 1 AND r.enteredAt IS NOT NULL AND r.enteredAt >= ? AND r.enteredAt < ?
+            // in, not how many visits the range or the history holds. SQLite is told so.
+            try transaction.rows("""
+                SELECT u.displayName, COUNT(*), MAX(r.enteredAt) FROM "user" u \(SQL.indexedBy("user_loyal"))
+                \(SQL.joinInOrder) reservation r \(SQL.indexedBy("reservation_user")) ON r.userId = u.id AND r.storeId = \(storeId)
+                WHERE \(SQL.isTrue("u.loyaltyOptIn")) AND r.enteredAt IS NOT NULL AND r.enteredAt >= \(from) AND r.enteredAt < \(to)
                 GROUP BY u.id ORDER BY u.id
-                """, arguments: [storeId, from.databaseText, to.databaseText]).map { row in
-                LoyalCustomer(name: try Sealed.open(row[0]), visits: row[1], lastVisit: row[2])
+                """).map { row in
+                LoyalCustomer(name: try Sealed.open(row.decode(0)), visits: try row.decode(1), lastVisit: try row.decode(2))
             }
         }.sorted(by: LoyalCustomer.mostVisitsFirst)
     }
 
     /// Recomputes every store's statistics and learned sums from the raw visits (after an
     /// import, or to check the kept ones): `VisitAccounting` folded over each reservation's
-    /// changes, in the order they happened (`StatisticsRebuild`). Returns the number of hours
-    /// written.
+    /// changes, in the order they happened (`StatisticsRebuild`), in one transaction. Returns
+    /// the number of hours written.
     @discardableResult
     public func rebuildStatistics() throws -> Int {
-        if let postgres { return try postgres.rebuildStatistics() }
-        return try write { db in
+        try transaction { transaction in
+            // Nothing else counts while the history is read and the totals replaced.
+            try transaction.lockTables(["reservation", "storeHour", "storeLoad"])
             var rebuild = StatisticsRebuild()
-            rebuild.reserve(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM reservation") ?? 0)
-            let rows = try Row.fetchCursor(db, sql: "SELECT \(VisitFacts.columnList), id FROM reservation")
-            while let row = try rows.next() { rebuild.add(id: row[14], storeId: row[0], facts: try VisitFacts(columnsOf: row)) }
-            // Only the visits of customers who named departments need their entry's hour.
-            let withDepartments = Set(try Int64.fetchAll(db, sql: "SELECT DISTINCT reservationId FROM reservationDepartment"))
-            let result = rebuild.fold(withDepartments: withDepartments)
-            try db.execute(sql: "DELETE FROM storeHour; DELETE FROM storeDepartmentHour;")
-            var written = 0
-            for (store, totals) in result.hours {
-                try Self.add(totals, storeId: store, db)
-                written += 1
+            rebuild.reserve(try transaction.value("SELECT COUNT(*) FROM reservation", as: Int.self) ?? 0)
+            try transaction.each("SELECT \(VisitFacts.columns), id FROM reservation") { row in
+                rebuild.add(id: try row.decode(14), storeId: try row.decode(0), facts: try VisitFacts(columnsOf: row))
             }
+            // Only the visits of customers who named departments need their entry's hour.
+            let withDepartments = Set(try transaction.column("SELECT DISTINCT reservationId FROM reservationDepartment",
+                                                             as: Int64.self).compactMap { $0 })
+            let result = rebuild.fold(withDepartments: withDepartments)
+            try transaction.execute("DELETE FROM storeHour")
+            try transaction.execute("DELETE FROM storeDepartmentHour")
+            for (store, totals) in result.hours { try Self.add(totals, storeId: store, transaction) }
             // Each department a customer named counts at their entry's hour.
             var departmentEntries: [[Int64]: Int] = [:]
-            let named = try Row.fetchCursor(db, sql: """
+            try transaction.each("""
                 SELECT r.storeId, rd.departmentId, rd.reservationId FROM reservationDepartment rd
                 JOIN reservation r ON r.id = rd.reservationId
                 """)
-            while let row = try named.next() {
-                if let hour = result.departmentHours[row[2]] {
-                    departmentEntries[[row[0], row[1], Int64(hour)], default: 0] += 1
+            { row in
+                if let hour = result.departmentHours[try row.decode(2)] {
+                    departmentEntries[[try row.decode(0), try row.decode(1), Int64(hour)], default: 0] += 1
                 }
             }
-            let departments = try db.makeStatement(sql: """
-                INSERT INTO storeDepartmentHour (storeId, departmentId, hour, entries) VALUES (?, ?, ?, ?)
-                """)
-            for (key, entries) in departmentEntries { try departments.execute(arguments: [key[0], key[1], key[2], entries]) }
+            for (key, entries) in departmentEntries {
+                try transaction.execute("""
+                    INSERT INTO storeDepartmentHour (storeId, departmentId, hour, entries)
+                    VALUES (\(key[0]), \(key[1]), \(key[2]), \(entries))
+                    """)
+            }
             // Every store's sums, those with no visits too (the unscanned counts are the queue
             // timer's, kept as they are).
-            try db.execute(sql: "UPDATE storeLoad SET \(Self.sumNames.map { "\($0) = 0" }.joined(separator: ", "))")
+            try transaction.execute("UPDATE storeLoad SET \(unescaped: Self.sumNames.map { "\($0) = 0" }.joined(separator: ", "))")
             for (store, sums) in result.sums {
                 var change = LearnedSums.Change()
                 change.added = sums
-                try Self.apply(change, storeId: store, db)
+                try Self.apply(change, storeId: store, transaction)
             }
-            return written
+            for storeId in try transaction.column("SELECT storeId FROM storeLoad", as: StoreID.self).compactMap({ $0 }) {
+                transaction.changed(loadOf: storeId)
+            }
+            return result.hours.count
         }
     }
 }
@@ -305,20 +194,22 @@ struct StatisticsRebuild {
 }
 
 extension AppDatabase {
-    /// Finished anonymous visits, written in one transaction (the demo's history).
+    /// Finished anonymous visits, written in one transaction (the demo's history), a few
+    /// hundred rows to a statement.
     func insertFinishedVisits(_ visits: [DemoData.FinishedVisit]) throws {
-        if let postgres { return try postgres.insertFinishedVisits(visits) }
-        try write { db in
-            let insert = try db.makeStatement(sql: """
-                INSERT INTO reservation (storeId, kind, walkIn, day, number, people, residenceMinutes, status, createdAt,
-                                         calledAt, enteredAt, exitedAt, endedAt)
-                VALUES (?, 'lineUp', ?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?)
-                """)
-            for visit in visits {
-                try insert.execute(arguments: [
-                    visit.storeId, visit.walkIn, visit.day, visit.number, visit.people, visit.minutes, visit.created,
-                    visit.entered, visit.entered, visit.exited, visit.exited,
-                ])
+        try transaction { transaction in
+            for batch in stride(from: 0, to: visits.count, by: 200).map({ visits[$0..<min($0 + 200, visits.count)] }) {
+                let rows = batch.map { visit -> SQL in
+                    """
+                    (\(visit.storeId), 'lineUp', \(visit.walkIn), \(visit.day), \(visit.number), \(visit.people),
+                     \(visit.minutes), 'done', \(visit.created), \(visit.entered), \(visit.entered), \(visit.exited), \(visit.exited))
+                    """
+                }
+                try transaction.execute("""
+                    INSERT INTO reservation (storeId, kind, walkIn, day, number, people, residenceMinutes, status, createdAt,
+                                             calledAt, enteredAt, exitedAt, endedAt)
+                    VALUES \(rows.joined(separator: ", "))
+                    """)
             }
         }
     }

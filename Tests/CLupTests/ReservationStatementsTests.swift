@@ -37,20 +37,20 @@ struct ReservationStatementsTests {
             hours: (1...7).map { OpeningInterval(weekday: $0, opens: 0, closes: 1440) }, departments: [])
         let now = Date(timeIntervalSince1970: 1_800_000_000.25)
         try database.writer.write { db in
-            let made = try NewReservation(
+            let transaction = SQLiteTransaction(db: db)
+            let made = try AppDatabase.insert(NewReservation(
                 storeId: store.id, userId: nil, kind: .booking, walkIn: false, day: 20_833, number: 7, people: 2,
                 residenceMinutes: 45, travelMode: .transit, slotStart: now + 7200, status: .booked, createdAt: now,
-                requestKey: "key"
-            ).insert(returning: db)
+                requestKey: "key"), transaction)
             let decoded = try #require(try Reservation.fetchOne(db, id: made.id))
             #expect(made == decoded)
-            #expect(try Reservation.find(made.id, db) == decoded)
-            try Reservation.setStatus(.cancelled, .endedAt, to: now + 60, id: made.id, from: .active, db)
+            #expect(try Reservation.find(made.id, transaction) == decoded)
+            try AppDatabase.setStatus(.cancelled, .endedAt, to: now + 60, id: made.id, from: .active, transaction)
             let ended = try #require(try Reservation.fetchOne(db, id: made.id))
             #expect(ended.status == .cancelled && ended.endedAt == now + 60)
-            #expect(try Reservation.find(made.id, db) == ended)
+            #expect(try Reservation.find(made.id, transaction) == ended)
             // A change from a status the reservation no longer has does nothing.
-            #expect(try !Reservation.setStatus(.called, .calledAt, to: now, id: made.id, from: .waiting, db))
+            #expect(try !AppDatabase.setStatus(.called, .calledAt, to: now, id: made.id, from: .waiting, transaction))
         }
     }
 }

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 
 @testable import CLupData
+import CLupDomain
 
 /// Shipped migrations never change: a database made from nothing and one upgraded from an old
 /// migration must both have exactly the schema in `Schema/schema.sql`. Adding a migration
@@ -76,9 +77,10 @@ struct SchemaTests {
     func slotSumsFromTheIndex() throws {
         let queue = try DatabaseQueue()
         try AppDatabase.migrator.migrate(queue)
+        let statement = AppDatabase.bookedPeopleSQL(storeId: StoreID(1), from: Date(timeIntervalSince1970: 1_795_000_000),
+                                                    to: Date(timeIntervalSince1970: 1_795_000_900)).sqlite
         let plan = try queue.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + AppDatabase.bookedPeopleSQL,
-                             arguments: [1, "2026-11-27 10:00:00.000", "2026-11-27 10:15:00.000"])
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.text, arguments: statement.arguments)
                 .map { $0["detail"] as String }
         }
         #expect(plan == ["SEARCH reservation USING COVERING INDEX reservation_bookedByStore "
@@ -89,8 +91,9 @@ struct SchemaTests {
     func insideKeptByTheGuard() throws {
         let queue = try DatabaseQueue()
         try AppDatabase.migrator.migrate(queue)
+        let statement = AppDatabase.peopleInsideSQL(storeId: StoreID(1)).sqlite
         let plan = try queue.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + AppDatabase.peopleInsideSQL, arguments: [1])
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.text, arguments: statement.arguments)
                 .map { $0["detail"] as String }
         }
         #expect(plan.contains("SEARCH storeInside USING INTEGER PRIMARY KEY (rowid=?)"))
@@ -109,7 +112,10 @@ struct SchemaTests {
                     """, arguments: [store, number, people, status])
             }
             func kept() throws -> [Int] {
-                try [1, 2].map { try Int.fetchOne(db, sql: AppDatabase.peopleInsideSQL, arguments: [$0]) ?? -1 }
+                try [Int64(1), 2].map {
+                    try Int.fetchOne(db, sql: AppDatabase.peopleInsideSQL(storeId: StoreID(rawValue: $0)).sqlite.text,
+                                     arguments: [$0]) ?? -1
+                }
             }
             func summed() throws -> [Int] {
                 try [1, 2].map { store in
@@ -162,7 +168,7 @@ struct SchemaTests {
         }
         try AppDatabase.migrator.migrate(queue)
         try queue.write { db throws in
-            #expect(try Int.fetchOne(db, sql: AppDatabase.peopleInsideSQL, arguments: [1]) == 2)
+            #expect(try Int.fetchOne(db, sql: AppDatabase.peopleInsideSQL(storeId: StoreID(1)).sqlite.text, arguments: [1]) == 2)
             #expect(throws: DatabaseError.self) {
                 try db.execute(sql: "UPDATE reservation SET status = 'inside' WHERE number = 2")
             }

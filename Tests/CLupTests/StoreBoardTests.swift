@@ -218,11 +218,10 @@ struct StoreBoardTests {
         var number = 0
         func ticket(_ store: Store, _ status: ReservationStatus, _ db: Database) throws -> ReservationID {
             number += 1
-            return try NewReservation(
+            return try AppDatabase.insert(NewReservation(
                 storeId: store.id, userId: nil, kind: status == .booked ? .booking : .lineUp, walkIn: false, day: 1,
                 number: number, people: 1, residenceMinutes: 30, slotStart: status == .booked ? now + 3 * 3600 : nil,
-                status: status, createdAt: now, requestKey: nil
-            ).insert(returning: db).id
+                status: status, createdAt: now, requestKey: nil), SQLiteTransaction(db: db)).id
         }
         /// The store as a board read afresh from the transaction's state has it.
         func expectCurrent(_ store: Store, _ db: Database, _ step: String) throws {
@@ -238,10 +237,10 @@ struct StoreBoardTests {
             let first = try ticket(stores[0], .waiting, db)
             try expectCurrent(stores[0], db, "a ticket added")
             _ = try ticket(stores[1], .booked, db)
-            try Reservation.setStatus(.called, .calledAt, to: now, id: first, from: .waiting, db)
+            try AppDatabase.setStatus(.called, .calledAt, to: now, id: first, from: .waiting, SQLiteTransaction(db: db))
             try expectCurrent(stores[0], db, "changed after it was read back")
             try expectCurrent(stores[1], db, "first asked for after changes to it")
-            try Reservation.setStatus(.cancelled, .endedAt, to: now, id: before[1], from: .active, db)
+            try AppDatabase.setStatus(.cancelled, .endedAt, to: now, id: before[1], from: .active, SQLiteTransaction(db: db))
             try db.execute(sql: "DELETE FROM reservation WHERE id = ?", arguments: [before[0]])
             _ = try ticket(stores[1], .waiting, db)
             try expectCurrent(stores[0], db, "a row deleted")

@@ -123,12 +123,7 @@ final class PostgresEngine: Sendable {
             let transaction = PostgresTransaction(connection: connection, logger: pool.logger)
             try transaction.execute("BEGIN")
             do {
-                if let reply {
-                    let recorded = try transaction.execute("""
-                        INSERT INTO formReply (key, at) VALUES (\(reply.key), \(Date())) ON CONFLICT DO NOTHING
-                        """)
-                    if recorded == 0 && !reply.recorded { throw FormReply.AlreadyDone() }
-                }
+                try reply?.record(transaction.statements, now: Date())
                 let result = try work(transaction)
                 if let payload = feed.payload(for: transaction.changes) {
                     try transaction.execute("SELECT pg_notify(\(feed.channel), \(payload))")
@@ -240,7 +235,7 @@ struct PostgresTransaction {
     private final class State {
         var changes = Changes()
         /// The stores this transaction has locked, as read under the lock.
-        var locked: [StoreID: StoreDetails] = [:]
+        var locked: [StoreID: StoreBoard.Definition] = [:]
     }
 
     var changes: Changes { state.changes }
@@ -263,9 +258,9 @@ struct PostgresTransaction {
 
     /// Store `id` as this transaction read it when it locked it, if it has and has not
     /// changed it since: no other transaction can change it until this one ends.
-    func lockedStore(_ id: StoreID) -> StoreDetails? { state.locked[id] }
+    func lockedStore(_ id: StoreID) -> StoreBoard.Definition? { state.locked[id] }
 
-    func remember(locked details: StoreDetails) { state.locked[details.store.id] = details }
+    func remember(locked definition: StoreBoard.Definition) { state.locked[definition.id] = definition }
 
     /// The rows `query` returns, each readable by column name or position.
     func rows(_ query: PostgresQuery) throws -> [PostgresRandomAccessRow] {
