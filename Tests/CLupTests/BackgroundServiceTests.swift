@@ -6,7 +6,7 @@ import Testing
 @testable import CLupJobs
 
 /// The worker's services start, turn, survive a failing turn, and stop promptly and for good.
-@Suite("Background services")
+@Suite("Background services", .enabled(if: Fixture.engineFreePass))
 struct BackgroundServiceTests {
     struct Failure: Error {}
 

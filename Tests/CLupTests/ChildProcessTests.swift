@@ -9,7 +9,7 @@ import Glibc
 #endif
 
 /// The runner the worker hands mail, push messages and geocoding to curl with.
-@Suite("Child processes")
+@Suite("Child processes", .enabled(if: Fixture.engineFreePass))
 struct ChildProcessTests {
     @Test("input goes in and output comes back whole, even when the child writes before it has read it all")
     func roundTrip() throws {

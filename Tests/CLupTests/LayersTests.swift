@@ -6,7 +6,7 @@ import Testing
 /// Synchronization). The build (`--explicit-target-dependency-import-check error` in
 /// `scripts/test`) refuses an import Package.swift does not declare; this refuses one the
 /// layering does not allow, declared or not.
-@Suite("Layers")
+@Suite("Layers", .enabled(if: Fixture.engineFreePass))
 struct LayersTests {
     static let system: Set<String> = ["Foundation", "Dispatch", "Glibc", "Synchronization"]
 

@@ -6,7 +6,7 @@ import Testing
 @testable import CLupSupport
 @testable import CLupWeb
 
-@Suite("Query, form and request decoding")
+@Suite("Query, form and request decoding", .enabled(if: Fixture.engineFreePass))
 struct RequestParsingTests {
     @Test("percent-escapes and + decode; pairs keep their order")
     func decoding() throws {
@@ -110,7 +110,7 @@ struct RequestParsingTests {
     }
 }
 
-@Suite("Routing")
+@Suite("Routing", .enabled(if: Fixture.engineFreePass))
 struct RouterTests {
     enum Route: Equatable { case home, store, storeEdit }
 

@@ -4,7 +4,7 @@ import Testing
 
 /// `clup simulate --generate`: varied store days, each decided by its seed, split once into a
 /// tuning half and a held-out half.
-@Suite("Generated store days")
+@Suite("Generated store days", .enabled(if: Fixture.engineFreePass))
 struct ScenarioGeneratorTests {
     @Test("a seed decides its day and its half; the halves share no day and split about evenly")
     func seeds() throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// The typed templates on their own: text is escaped, markup is not, and no page of ordinary
 /// content escapes its own markup (a fragment typed as text by mistake shows as `&lt;…`).
-@Suite("Typed templates")
+@Suite("Typed templates", .enabled(if: Fixture.engineFreePass))
 struct TemplatesTests {
     let frame = Frame(title: "Title", stylesheet: "/assets/app.css", script: "/assets/app.js", icon: "/assets/icon.svg",
                       section: .stores, csrf: "token", userName: "Ada", isManager: true, unconfirmed: true)

@@ -85,6 +85,12 @@ enum Fixture {
     /// Whether the suites run on SQLite: tests of SQLite itself (its files, pragmas, locks) run then only.
     static let onSQLite = !onPostgres
 
+    /// Whether suites that never touch a database (templates, routes, parsing, tokens, the
+    /// layers, child processes) run in this pass: the first only. The second pass, on
+    /// PostgreSQL, runs what reads or writes rows (`scripts/test` skips the domain's and
+    /// FastCGI's targets too).
+    static let engineFreePass = !onPostgres
+
     /// The real app with a clock the test moves.
     static func app(clock: @escaping @Sendable () -> Date, database: AppDatabase? = nil) throws -> App {
         let environment = AppEnvironment(

@@ -7,7 +7,7 @@ import Testing
 @testable import CLupWeb
 
 
-@Suite("QR codes and their signed tokens")
+@Suite("QR codes and their signed tokens", .enabled(if: Fixture.engineFreePass))
 struct TicketTokenTests {
     let tokens = Fixture.tickets
 
@@ -55,7 +55,7 @@ struct TicketTokenTests {
     }
 }
 
-@Suite("Random tokens")
+@Suite("Random tokens", .enabled(if: Fixture.engineFreePass))
 struct SecretsTests {
     @Test("tokens are unpadded base64url of their bytes, and differ")
     func tokens() {
@@ -68,7 +68,7 @@ struct SecretsTests {
     }
 }
 
-@Suite("Door codes signed with the store's key")
+@Suite("Door codes signed with the store's key", .enabled(if: Fixture.engineFreePass))
 struct DoorCodeTests {
     let keys = StoreKeys(Fixture.tickets)
     let booking = DoorCode(keyId: 1, storeId: 7, reservationId: 123_456, kind: .booking, people: 2, number: 41,

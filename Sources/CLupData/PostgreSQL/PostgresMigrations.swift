@@ -117,6 +117,10 @@ enum PostgresMigrations {
             ALTER TABLE doorAction DROP CONSTRAINT dooraction_reason_check;
             ALTER TABLE doorAction ADD CONSTRAINT dooraction_reason_check CHECK (length(reason) <= 1200);
             """),
+        ("an account's door actions and store changes found by its index, as on SQLite (the parity test)", """
+            CREATE INDEX doorAction_on_userId ON doorAction(userId);
+            CREATE INDEX storeChange_on_userId ON storeChange(userId);
+            """),
     ]
 
     /// Brings the schema up to date; several workers starting at once take turns on an
