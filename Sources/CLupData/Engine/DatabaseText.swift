@@ -2,20 +2,7 @@ import CLupDomain
 import Foundation
 import GRDB
 
-/// The statements every reservation, scan and call runs, written as fixed SQL and prepared
-/// once per connection (`cachedStatement`), with rows read by column position.
-///
-/// The write path's profile showed SQLite compiling statements — and GRDB's authorizer
-/// inspecting each compiled column — as 40 % of the writer's time: the query interface builds
-/// and prepares its SQL afresh on every call, and `Codable` decoding came next. The writer is
-/// the one serial part of every write, so its statements are kept prepared here.
-extension StoreLoad {
-    /// The store's running totals, if the store exists.
-    static func find(_ storeId: StoreID, _ db: Database) throws -> StoreLoad? {
-        try StoreLoad.fetchOne(db.cachedStatement(sql: "SELECT * FROM storeLoad WHERE storeId = ?"), arguments: [storeId])
-    }
-}
-
+/// Dates as SQLite keeps them, written without Foundation's formatter.
 extension Date {
     /// The date as GRDB stores it — `yyyy-MM-dd HH:mm:ss.SSS` in UTC, to the nearest
     /// millisecond, for dates after 1970 — written by arithmetic: GRDB formats through `DateFormatter` (ICU), which the

@@ -1,0 +1,196 @@
+import CLupDomain
+import Foundation
+import GRDB
+
+/// A store asked for by id that does not exist (any more): its own error, not an account's.
+public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    case noSuchStore
+
+    /// As a command line prints it.
+    public var description: String { "no store with that id" }
+}
+
+/// Stores with their hours, closed days and departments: read, and registered.
+extension AppDatabase {
+    /// Every store with its opening hours, in id order.
+    public func storeListings() throws -> [StoreListing] {
+        try reading { transaction in
+            try Self.storeDetails(nil, transaction).map {
+                StoreListing(store: $0.store, openingIntervals: $0.openingIntervals, closures: $0.closures)
+            }
+        }
+    }
+
+    /// The columns of `Store`, in its order.
+    static let storeColumns = """
+        id, name, address, phone, latitude, longitude, capacity, timeZone, walkInPercent, slotMinutes, slotCapacity,
+        entryBeforeMinutes, entryAfterMinutes, callGraceMinutes, priorityEvery, priorityOnline
+        """
+
+    public func store(id: StoreID) throws -> Store? {
+        try reading { transaction in
+            try transaction.record("SELECT \(unescaped: Self.storeColumns) FROM store WHERE id = \(id)", as: Store.self)
+        }
+    }
+
+    /// One store with hours and departments, or nil if there is no such store.
+    public func storeDetails(id: StoreID) throws -> StoreDetails? {
+        try reading { transaction in try Self.storeDetails(id, transaction).first }
+    }
+
+    /// One store with its hours, closures and departments (those not retired), or every
+    /// store in id order when `id` is nil: four statements, whatever the number of stores.
+    static func storeDetails(_ id: StoreID?, _ transaction: some SQLTransaction) throws -> [StoreDetails] {
+        // NULL matches every store.
+        let all: SQL = "CAST(\(id) AS BIGINT) IS NULL"
+        let stores = try transaction.records("""
+            SELECT \(unescaped: storeColumns) FROM store WHERE \(all) OR id = \(id) ORDER BY id
+            """, as: Store.self)
+        var intervals = try Dictionary(grouping: transaction.records("""
+            SELECT storeId, weekday, opens, closes FROM openingInterval WHERE \(all) OR storeId = \(id)
+            ORDER BY storeId, weekday, opens
+            """, as: OpeningIntervalRecord.self), by: \.storeId)
+        var closures = try Dictionary(grouping: transaction.records("""
+            SELECT storeId, day, reason FROM storeClosure WHERE \(all) OR storeId = \(id) ORDER BY storeId, day
+            """, as: StoreClosure.self), by: \.storeId)
+        var departments = try Dictionary(grouping: transaction.records("""
+            SELECT id, storeId, name, estimatedMinutes, position FROM department
+            WHERE NOT retired AND (\(all) OR storeId = \(id))
+            ORDER BY storeId, position
+            """, as: Department.self), by: \.storeId)
+        return stores.map { store in
+            defer {
+                intervals[store.id] = nil
+                closures[store.id] = nil
+                departments[store.id] = nil
+            }
+            return StoreDetails(store: store, openingIntervals: intervals[store.id] ?? [], closures: closures[store.id] ?? [],
+                                departments: departments[store.id] ?? [])
+        }
+    }
+
+    /// Every store with its hours and departments, in id order, read with three cursors and
+    /// columns by position rather than decoded: the board loads a hundred thousand stores at
+    /// start-up, and GRDB's associated-record decoding held several times their size at once.
+    static func streamStoreDetails(_ db: Database, _ each: (StoreDetails) -> Void) throws {
+        // Three cursors in store order, merged as they go: nothing is held for more than one
+        // store at a time (holding every store's hours first left the heap fragmented).
+        let intervalRows = try Row.fetchCursor(db, sql: """
+            SELECT storeId, weekday, opens, closes FROM openingInterval ORDER BY storeId, weekday, opens
+            """)
+        let departmentRows = try Row.fetchCursor(db, sql: """
+            SELECT id, storeId, name, estimatedMinutes, position FROM department WHERE NOT retired
+            ORDER BY storeId, position
+            """)
+        let closureRows = try Row.fetchCursor(db, sql: "SELECT storeId, day, reason FROM storeClosure ORDER BY storeId, day")
+        var nextClosure = try closureRows.next().map { StoreClosure(storeId: $0[0], day: $0[1], reason: $0[2]) }
+        var nextInterval = try intervalRows.next().map { row -> OpeningIntervalRecord in
+            OpeningIntervalRecord(storeId: row[0], interval: OpeningInterval(weekday: row[1], opens: row[2], closes: row[3]))
+        }
+        var nextDepartment = try departmentRows.next().map { row -> Department in
+            Department(id: row[0], storeId: row[1], name: row[2], estimatedMinutes: row[3], position: row[4])
+        }
+        let storeRows = try Row.fetchCursor(db, sql: """
+            SELECT id, name, address, phone, latitude, longitude, capacity, timeZone, walkInPercent, slotMinutes,
+                   slotCapacity, entryBeforeMinutes, entryAfterMinutes, callGraceMinutes, priorityEvery, priorityOnline
+            FROM store ORDER BY id
+            """)
+        while let row = try storeRows.next() {
+            let store = Store(
+                id: row[0], name: row[1], address: row[2], phone: row[3], latitude: row[4], longitude: row[5],
+                capacity: row[6], timeZone: row[7], walkInPercent: row[8], slotMinutes: row[9], slotCapacity: row[10],
+                entryBeforeMinutes: row[11], entryAfterMinutes: row[12], callGraceMinutes: row[13],
+                priorityEvery: row[14], priorityOnline: row[15])
+            var intervals: [OpeningIntervalRecord] = []
+            while let interval = nextInterval, interval.storeId <= store.id {
+                if interval.storeId == store.id { intervals.append(interval) }
+                nextInterval = try intervalRows.next().map { row in
+                    OpeningIntervalRecord(storeId: row[0],
+                                          interval: OpeningInterval(weekday: row[1], opens: row[2], closes: row[3]))
+                }
+            }
+            var departments: [Department] = []
+            while let department = nextDepartment, department.storeId <= store.id {
+                if department.storeId == store.id { departments.append(department) }
+                nextDepartment = try departmentRows.next().map { row in
+                    Department(id: row[0], storeId: row[1], name: row[2], estimatedMinutes: row[3], position: row[4])
+                }
+            }
+            var closures: [StoreClosure] = []
+            while let closure = nextClosure, closure.storeId <= store.id {
+                if closure.storeId == store.id { closures.append(closure) }
+                nextClosure = try closureRows.next().map { StoreClosure(storeId: $0[0], day: $0[1], reason: $0[2]) }
+            }
+            each(StoreDetails(store: store, openingIntervals: intervals, closures: closures, departments: departments))
+        }
+    }
+
+    public func storeCount() throws -> Int {
+        try reading { transaction in try transaction.value("SELECT COUNT(*) FROM store") ?? 0 }
+    }
+
+    /// A store as registered: the store, its weekly hours and its departments in display order.
+    public typealias StoreRegistration = (
+        store: NewStore, hours: [OpeningInterval], departments: [(name: String, minutes: Int)]
+    )
+
+    /// Registers a store with its hours and departments in one transaction.
+    @discardableResult
+    public func createStore(_ store: NewStore, hours: [OpeningInterval], departments: [(name: String, minutes: Int)])
+        throws -> Store
+    {
+        try transaction { transaction in try Self.insert((store, hours, departments), transaction) }
+    }
+
+    /// Registers `stores` in one transaction if there are none yet; returns how many were added.
+    public func createStoresIfEmpty(_ stores: [StoreRegistration]) throws -> Int {
+        try transaction { transaction in
+            // Two workers starting on an empty database at once: the second waits here, then
+            // finds the stores the first added.
+            try transaction.serialize("stores", in: Self.registrationLocks)
+            guard try transaction.value("SELECT COUNT(*) FROM store", as: Int.self) == 0 else { return 0 }
+            for store in stores { _ = try Self.insert(store, transaction) }
+            return stores.count
+        }
+    }
+
+    /// The space of `SQLTransaction.serialize`'s key for registering the first stores.
+    static let registrationLocks: Int64 = 7_311_004
+
+    private static func insert(_ new: StoreRegistration, _ transaction: some SQLTransaction) throws -> Store {
+        let store = new.store
+        guard let inserted = try transaction.record("""
+            INSERT INTO store (name, address, phone, latitude, longitude, capacity, timeZone, walkInPercent, slotMinutes,
+                               slotCapacity, entryBeforeMinutes, entryAfterMinutes, callGraceMinutes, priorityEvery,
+                               priorityOnline)
+            VALUES (\(store.name), \(store.address), \(store.phone), \(store.latitude), \(store.longitude), \(store.capacity),
+                    \(store.timeZone), \(store.walkInPercent), \(store.slotMinutes), \(store.slotCapacity),
+                    \(store.entryBeforeMinutes), \(store.entryAfterMinutes), \(store.callGraceMinutes),
+                    \(store.priorityEvery), \(store.priorityOnline))
+            RETURNING \(unescaped: storeColumns)
+            """, as: Store.self)
+        else { preconditionFailure("INSERT … RETURNING returned no row") }
+        transaction.changed(store: inserted.id)
+        // The insert's trigger made the store's learned sums: its model is a new store's
+        // (`VisitModel`'s priors), not the plain default, from the start.
+        transaction.changed(loadOf: inserted.id)
+        for interval in new.hours {
+            try transaction.execute("""
+                INSERT INTO openingInterval (storeId, weekday, opens, closes)
+                VALUES (\(inserted.id), \(interval.weekday), \(interval.opens), \(interval.closes))
+                """)
+        }
+        for (index, department) in new.departments.enumerated() {
+            try transaction.execute("""
+                INSERT INTO department (storeId, name, estimatedMinutes, position)
+                VALUES (\(inserted.id), \(department.name), \(department.minutes), \(index))
+                """)
+        }
+        return inserted
+    }
+
+    /// Answers whether the database can be read and has its schema: for `/healthz`.
+    public func isHealthy() -> Bool {
+        (try? storeCount()) != nil
+    }
+}
