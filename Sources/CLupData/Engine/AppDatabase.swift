@@ -5,12 +5,14 @@ import GRDB
 import Synchronization
 
 /// The application's database: migrations run on open; every read and write CLup makes is a
-/// named method here, so all SQL lives in one place and each write is one transaction.
+/// named method on it, filed by area (`Accounts/`, `Reservations/`, `Entrance/`…), and each
+/// write is one transaction.
 ///
 /// Two engines keep the rows: SQLite, embedded, the default (one machine, one file), and
 /// PostgreSQL, for a deployment on several machines (`open(url:)`). Each named method is
-/// written once per engine, over the same records and the same rules (CLupDomain); the
-/// PostgreSQL side lives in `PostgreSQL/`.
+/// written once, over `SQLTransaction`; what the engines do differently is a step of that
+/// protocol, and their mechanics (this file and `Engine/` for SQLite, `PostgreSQL/`) hold
+/// no transaction of their own.
 public struct AppDatabase: Sendable {
     /// Where the rows are kept.
     let engine: Engine

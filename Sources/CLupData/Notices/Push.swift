@@ -3,8 +3,6 @@ import Foundation
 
 /// Browsers' push subscriptions and the messages queued for them.
 extension AppDatabase {
-    // MARK: Push subscriptions and messages
-
     /// Most browsers one account receives push notifications on; a new one past them replaces
     /// the account's oldest. Each notice is one message per subscription, so this bounds what
     /// one account can queue.

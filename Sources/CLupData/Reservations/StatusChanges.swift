@@ -178,16 +178,19 @@ extension AppDatabase {
 
     /// Adds `totals` to the store's hour (the peak is the larger of the two).
     static func add(_ totals: HourTotals, storeId: StoreID, _ transaction: some SQLTransaction) throws {
-        let names = HourTotals.counterNames
         try transaction.execute("""
-            INSERT INTO storeHour (storeId, hour, \(unescaped: names.joined(separator: ", ")))
-            VALUES (\(storeId), \(totals.hour), \(values: totals.counters))
-            ON CONFLICT (storeId, hour) DO UPDATE SET \(names.map { name -> SQL in
-                name == "peakInside" ? "peakInside = \(SQL.greatest)(storeHour.peakInside, excluded.peakInside)"
-                    : "\(unescaped: name) = storeHour.\(unescaped: name) + excluded.\(unescaped: name)"
-            }.joined(separator: ", "))
+            INSERT INTO storeHour (storeId, hour, \(unescaped: HourTotals.counterNames.joined(separator: ", ")))
+            VALUES (\(storeId), \(totals.hour), \(values: totals.counters)) \(addHourConflict)
             """)
     }
+
+    /// What `add` does to an hour already counted: its counters summed, its peak the larger.
+    private static let addHourConflict: SQL = """
+        ON CONFLICT (storeId, hour) DO UPDATE SET \(HourTotals.counterNames.map { name -> SQL in
+            name == "peakInside" ? "peakInside = \(SQL.greatest)(storeHour.peakInside, excluded.peakInside)"
+                : "\(unescaped: name) = storeHour.\(unescaped: name) + excluded.\(unescaped: name)"
+        }.joined(separator: ", "))
+        """
 
     /// The learned sums' columns, in `sumValues` order.
     static let sumNames = [
@@ -204,13 +207,28 @@ extension AppDatabase {
 
     /// Applies `change` to the store's learned sums, as `LearnedSums.apply` does.
     static func apply(_ change: LearnedSums.Change, storeId: StoreID, _ transaction: some SQLTransaction) throws {
-        let assignments = zip(sumNames, sumValues(change.added)).map { name, added -> SQL in
-            decayedSums.contains(name) ? "\(unescaped: name) = \(unescaped: name) * \(change.entryDecay) + \(added)"
-                : "\(unescaped: name) = \(unescaped: name) + \(added)"
+        // Built piece by piece, every change of status counts here: the text is the same each
+        // time, and stays prepared.
+        var statement = SQL.StringInterpolation(literalCapacity: 0, interpolationCount: 0)
+        statement.appendLiteral("UPDATE storeLoad SET ")
+        for ((assignment, decayed), added) in zip(sumAssignments, sumValues(change.added)) {
+            statement.appendLiteral(assignment)
+            if decayed {
+                statement.appendInterpolation(change.entryDecay)
+                statement.appendLiteral(" + ")
+            }
+            statement.appendInterpolation(added)
         }
-        try transaction.execute("""
-            UPDATE storeLoad SET \(assignments.joined(separator: ", ")) WHERE storeId = \(storeId)
-            """)
+        statement.appendLiteral(" WHERE storeId = ")
+        statement.appendInterpolation(storeId)
+        try transaction.execute(SQL(stringInterpolation: statement))
+    }
+
+    /// Each sum's assignment up to its value: "name = name + ", or "name = name * " and the
+    /// decay for those that decay; separated by commas.
+    private static let sumAssignments: [(text: String, decayed: Bool)] = sumNames.enumerated().map { index, name in
+        let separator = index == 0 ? "" : ", "
+        return decayedSums.contains(name) ? (separator + "\(name) = \(name) * ", true) : (separator + "\(name) = \(name) + ", false)
     }
 
     // MARK: Notices

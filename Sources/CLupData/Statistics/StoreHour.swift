@@ -30,13 +30,17 @@ extension AppDatabase {
     /// The store's kept hours from `from` to `to` (hours since 1970, both included).
     public func storeHours(storeId: StoreID, from: Int, to: Int) throws -> [HourTotals] {
         try reading { transaction in
-            try transaction.rows("""
+            var hours: [HourTotals] = []
+            var counters = [Double](repeating: 0, count: HourTotals.counterNames.count)
+            try transaction.each("""
                 SELECT hour, \(unescaped: HourTotals.counterNames.joined(separator: ", ")) FROM storeHour
                 WHERE storeId = \(storeId) AND hour BETWEEN \(from) AND \(to) ORDER BY hour
-                """).map { row in
-                HourTotals(hour: try row.decode(0),
-                           counters: try (1...HourTotals.counterNames.count).map { try row.decode($0, as: Double.self) })
+                """)
+            { row in
+                for index in counters.indices { counters[index] = try row.decode(index + 1, as: Double.self) }
+                hours.append(HourTotals(hour: try row.decode(0), counters: counters))
             }
+            return hours
         }
     }
 
