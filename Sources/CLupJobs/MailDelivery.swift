@@ -108,7 +108,7 @@ public struct MailDelivery: Sendable {
         let start = ContinuousClock.now
         var delivered = Delivered()
         while true {
-            let batch = try database.claimDueMail(now: now, limit: 5 * parallelism)
+            let batch = try database.notices.claimDueMail(now: now, limit: 5 * parallelism)
             if batch.isEmpty { return delivered }
             let failed = try send(batch, now: now)
             delivered.sent += batch.count - failed
@@ -158,11 +158,11 @@ public struct MailDelivery: Sendable {
             try transport.deliver(rfc822: Self.rfc822(message, from: from, now: now), from: from, to: message.recipient)
         } catch {
             let delay = min(3600, 60 * pow(2, Double(max(0, message.attempts - 1))))
-            try database.markMailFailed(id: id, error: String(describing: error), retryAt: now + delay)
+            try database.notices.markMailFailed(id: id, error: String(describing: error), retryAt: now + delay)
             logger.warning("mail \(id) not sent (attempt \(message.attempts)), retrying in \(Int(delay)) s: \(error)")
             return false
         }
-        try database.markMailSent(id: id, now: now)
+        try database.notices.markMailSent(id: id, now: now)
         return true
     }
 

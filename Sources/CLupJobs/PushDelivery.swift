@@ -75,7 +75,7 @@ public final class PushDelivery: Sendable {
             (concurrency - flying.count, flying.values.reduce(into: [User.ID: Int]()) { $0[$1, default: 0] += 1 })
         }
         guard room > 0 else { return 0 }
-        let claimed = try database.claimDuePush(now: now, limit: room, perAccount: perAccount, busy: busy)
+        let claimed = try database.notices.claimDuePush(now: now, limit: room, perAccount: perAccount, busy: busy)
         let group = DispatchGroup()
         for (message, subscription) in claimed {
             guard inFlight.withLock({ $0.updateValue(subscription.userId, forKey: message.id) == nil }) else { continue }
@@ -100,7 +100,7 @@ public final class PushDelivery: Sendable {
             guard let url = URL(string: subscription.endpoint), let p256dh = Secrets.base64urlBytes(subscription.p256dh),
                 let auth = Secrets.base64urlBytes(subscription.auth)
             else {
-                try database.removePushSubscription(id: subscription.id, now: now)
+                try database.notices.removePushSubscription(id: subscription.id, now: now)
                 return
             }
             let body = try WebPushEncryption.encrypt(Array(message.payload.utf8), p256dh: p256dh, auth: auth)
@@ -114,14 +114,14 @@ public final class PushDelivery: Sendable {
             ], body: body)
             switch status {
             case 200..<300:
-                try database.markPushSent(id: message.id, now: now)
+                try database.notices.markPushSent(id: message.id, now: now)
             case 404, 410:
                 logger.info("push subscription \(subscription.id) is gone (\(status)); removed")
-                try database.removePushSubscription(id: subscription.id, now: now)
+                try database.notices.removePushSubscription(id: subscription.id, now: now)
             case 400, 413:
                 // The service will never take this message; retrying would not change that.
                 logger.warning("push message \(message.id) refused (\(status))")
-                try database.markPushFailed(id: message.id, error: "refused: HTTP \(status)", retryAt: message.expiresAt,
+                try database.notices.markPushFailed(id: message.id, error: "refused: HTTP \(status)", retryAt: message.expiresAt,
                                             now: now)
             default:
                 try retry(message, error: "HTTP \(status)", now: now)
@@ -133,7 +133,7 @@ public final class PushDelivery: Sendable {
 
     private func retry(_ message: PushMessage, error: String, now: Date) throws {
         let delay = min(600, 15 * pow(2, Double(max(0, message.attempts - 1))))
-        if try database.markPushFailed(id: message.id, error: error, retryAt: now + delay, now: now) {
+        if try database.notices.markPushFailed(id: message.id, error: error, retryAt: now + delay, now: now) {
             logger.warning("push subscription of message \(message.id) failed \(AppDatabase.pushFailuresAllowed) times in a row; dropped")
         } else {
             logger.warning("push message \(message.id) not sent (attempt \(message.attempts)), retrying in \(Int(delay)) s: \(error)")

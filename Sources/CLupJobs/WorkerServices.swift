@@ -36,13 +36,13 @@ public enum WorkerServices {
                 return true
             }
             guard due else { return }
-            let called = try database.advanceQueues(now: now())
+            let called = try database.doors.advanceQueues(now: now())
             if called > 0 { logger.info("called \(called) tickets") }
-            let bookings = try database.remindBookings(now: now())
+            let bookings = try database.reservations.remindBookings(now: now())
             if bookings.reminded + bookings.cancelled > 0 {
                 logger.info("reminded \(bookings.reminded) bookings, cancelled \(bookings.cancelled) unconfirmed")
             }
-            let lists = try database.passWaitingLists(now: now())
+            let lists = try database.waitingLists.passWaitingLists(now: now())
             if lists.offered + lists.passed + lists.closed > 0 {
                 logger.info("waiting lists: \(lists.offered) places offered, \(lists.passed) passed on, \(lists.closed) closed")
             }
@@ -61,8 +61,8 @@ public enum WorkerServices {
     {
         let last = Mutex((purge: Date.distantPast, checkpoint: Date.distantPast))
         return BackgroundService(name: "notices", every: 1, logger: logger, beat: beat) {
-            try database.dispatchNotices(now: now(), render: render)
-            try database.dispatchWaitlistNotices(now: now(), render: renderWaitlist)
+            try database.notices.dispatchNotices(now: now(), render: render)
+            try database.waitingLists.dispatchWaitlistNotices(now: now(), render: renderWaitlist)
             try push.deliverDue(now: now())
             let (purge, checkpoint) = last.withLock { last in
                 let purge = Date().timeIntervalSince(last.purge) > 3600
@@ -72,9 +72,9 @@ public enum WorkerServices {
                 return (purge, checkpoint)
             }
             if purge {
-                try database.purgeSettledPush(before: now() - 86400)
+                try database.notices.purgeSettledPush(before: now() - 86400)
                 // What the privacy page says is no longer kept.
-                try database.purgePersonalData(now: now(), sessionLifetime: sessionLifetime)
+                try database.privacy.purgePersonalData(now: now(), sessionLifetime: sessionLifetime)
             }
             if checkpoint, let size = try database.checkpointIfLarge() {
                 logger.info("the WAL had grown to \(size >> 20) MB: checkpointed and truncated")

@@ -54,7 +54,7 @@ final class SimulatedDays {
         opens = Scenario.minutes(scenario.store.opens)!
         closes = Scenario.minutes(scenario.store.closes)!
         let (opens, closes) = (opens, closes)
-        store = try database.createStore(
+        store = try database.stores.createStore(
             NewStore(name: scenario.name, address: "Simulated", phone: "000", position: GeoPoint(latitude: 45.46, longitude: 9.19),
                      capacity: settings.capacity, timeZone: Simulator.zone.identifier, settings: settings),
             hours: (1...7).map { OpeningInterval(weekday: $0, opens: opens, closes: closes) }, departments: [])
@@ -111,12 +111,12 @@ final class SimulatedDays {
     /// each): someone new has their own, a regular keeps theirs.
     func openAccounts() throws {
         if let count = scenario.regulars {
-            let ids = try database.createCustomers(emails: (0..<count).map { "regular\($0)@simulated.invalid" },
+            let ids = try database.accounts.createCustomers(emails: (0..<count).map { "regular\($0)@simulated.invalid" },
                                                    now: Simulator.firstDay)
             for (regular, id) in ids.enumerated() { regulars.setAccount(id, of: regular) }
         } else {
             let online = customers.indices.filter { customers[$0].kind != .walkIn }
-            let ids = try database.createCustomers(emails: online.map { "customer\($0)@simulated.invalid" },
+            let ids = try database.accounts.createCustomers(emails: online.map { "customer\($0)@simulated.invalid" },
                                                    now: Simulator.firstDay)
             for (index, id) in zip(online, ids) { customers[index].userId = id }
         }
@@ -165,14 +165,14 @@ final class SimulatedDays {
         case .cancel:
             guard customers[index].inQueue, !atDoor.contains(index), let id = customer.reservationId,
                   let userId = customer.userId else { return }
-            if try database.cancelReservation(id: id, userId: userId, now: now) {
+            if try database.reservations.cancelReservation(id: id, userId: userId, now: now) {
                 customers[index].endedAt = now
                 release(index)
                 pending.remove(index)
             }
         case .confirm:
             if let id = customer.reservationId, let userId = customer.userId {
-                _ = try database.confirmBooking(id: id, userId: userId, now: now)
+                _ = try database.reservations.confirmBooking(id: id, userId: userId, now: now)
             }
         case .arrive:
             guard customers[index].inQueue else { return }
@@ -180,7 +180,7 @@ final class SimulatedDays {
         case .leave:
             // A visit closed as never scanned out while its customer was still inside (its
             // ticket already used): their places were given to the queue with them in the store.
-            if case .refused(.alreadyUsed, _) = try database.scan(reservationId: customer.reservationId, at: store.id,
+            if case .refused(.alreadyUsed, _) = try database.doors.scan(reservationId: customer.reservationId, at: store.id,
                                                                   now: now).outcome {
                 closedWithCustomerInside += 1
             }
@@ -194,7 +194,7 @@ final class SimulatedDays {
         let customer = customers[index]
         let key = "simulated-\(index)"
         if customer.kind == .walkIn {
-            switch try database.issueWalkInTicket(storeId: store.id, people: customer.people,
+            switch try database.doors.issueWalkInTicket(storeId: store.id, people: customer.people,
                                                   residenceMinutes: customer.declaredMinutes, requestKey: key, now: now) {
             case .issued(let ticket), .alreadyIssued(let ticket): issued(index, reservationId: ticket.id, now: now)
             case .refused(.waitTooLong): longWaitRefusals.append((now, .walkIn))
@@ -208,7 +208,7 @@ final class SimulatedDays {
             people: customer.people, residenceMinutes: customer.declaredMinutes,
             travelMode: customer.travelMetres == nil ? nil : .walking, slotStart: customer.slotStart,
             requestKey: key, travelMetres: customer.travelMetres)
-        switch try database.reserve(request, now: now) {
+        switch try database.reservations.reserve(request, now: now) {
         case .created(let reservation):
             issued(index, reservationId: reservation.id, now: now)
             if customer.kind == .booking, let start = customer.slotStart {
@@ -241,7 +241,7 @@ final class SimulatedDays {
         customers[index].bias = regulars.bias(regular)
         var account = regulars.account(regular)
         if account == nil {
-            account = try database.createUser(
+            account = try database.accounts.createUser(
                 email: "regular\(regular)@simulated.invalid", displayName: "Regular \(regular)",
                 passwordHash: "none", now: now, confirmation: nil).id
             regulars.setAccount(account!, of: regular)
@@ -311,7 +311,7 @@ final class SimulatedDays {
     /// turned away.
     private func tryEnter(_ index: Int, now: Date) throws {
         guard let id = customers[index].reservationId else { return }
-        let result = try database.scan(reservationId: id, at: store.id, now: now)
+        let result = try database.doors.scan(reservationId: id, at: store.id, now: now)
         switch result.verdict {
         case .enter:
             customers[index].enteredAt = now
@@ -341,11 +341,11 @@ final class SimulatedDays {
     /// The timer's turn, then what customers do about what it changed.
     private func tick(now: Date) throws {
         try database.refreshBoard()
-        try database.advanceQueues(now: now)
+        try database.doors.advanceQueues(now: now)
         // Reminders run every minute rather than every turn: they are due hours ahead and
         // answered within an hour, and each look costs a read transaction.
         if now.timeIntervalSince(lastReminders) >= 60 {
-            try database.remindBookings(now: now)
+            try database.reservations.remindBookings(now: now)
             lastReminders = now
         }
         guard !pending.isEmpty, let entry = database.board.entry(store.id) else { return }

@@ -56,7 +56,7 @@ struct Health: Encodable {
         if let free, free < minimumFree { problems.append("the disk is nearly full (\(free >> 20) MB free)") }
         let silent = heartbeats.silent()
         if !silent.isEmpty { problems.append("stopped: " + silent.joined(separator: ", ")) }
-        let backlog: (urgent: TimeInterval?, any: TimeInterval?) = (try? database.mailBacklog(now: now)) ?? (nil, nil)
+        let backlog: (urgent: TimeInterval?, any: TimeInterval?) = (try? database.notices.mailBacklog(now: now)) ?? (nil, nil)
         let behind = (backlog.urgent ?? 0) > urgentMailLag || (backlog.any ?? 0) > mailLag
         if behind {
             problems.append("the outbox is falling behind (oldest due mail waiting \(Int(backlog.any ?? 0)) s, "

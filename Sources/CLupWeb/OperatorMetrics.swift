@@ -32,14 +32,14 @@ public struct MetricsEndpoint: Sendable {
 
     /// The scrape: the gauges only the database and the board know, set now, then the text.
     func answer(_ database: AppDatabase, now: Date) -> Response {
-        if let outboxes = try? database.outboxGauges(now: now) {
+        if let outboxes = try? database.statistics.outboxGauges(now: now) {
             for outbox in outboxes {
                 let dimensions = [("channel", outbox.channel), ("priority", outbox.priority)]
                 Gauge(label: "clup_outbox_unsent", dimensions: dimensions).record(outbox.unsent)
                 Gauge(label: "clup_outbox_oldest_due_seconds", dimensions: dimensions).record(outbox.oldestDue ?? 0)
             }
         }
-        let traffic = database.trafficTotals()
+        let traffic = database.statistics.trafficTotals()
         Gauge(label: "clup_stores").record(traffic.stores)
         Gauge(label: "clup_people_inside").record(traffic.inside)
         Gauge(label: "clup_people_waiting").record(traffic.waiting)

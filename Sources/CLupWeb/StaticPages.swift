@@ -52,7 +52,7 @@ public struct StaticPages: Sendable {
     /// Writes them again for the soonest maintenance in `database` not over at `now`.
     @discardableResult
     public func refresh(from database: AppDatabase, now: Date) throws -> [String] {
-        try write(maintenance: try database.maintenanceWindows(now: now).first, now: now)
+        try write(maintenance: try database.maintenance.maintenanceWindows(now: now).first, now: now)
     }
 }
 
@@ -74,7 +74,7 @@ public final class StaticPagesKeeper: Sendable {
     /// they were written `rewriteAfter` ago; true if it wrote them.
     @discardableResult
     public func keep(from database: AppDatabase, now: Date) throws -> Bool {
-        let soonest = try database.maintenanceWindows(now: now).first
+        let soonest = try database.maintenance.maintenanceWindows(now: now).first
         if let last = written.withLock({ $0 }), last.window == soonest,
             now.timeIntervalSince(last.at) < Self.rewriteAfter, now >= last.at
         {

@@ -21,7 +21,7 @@ struct TicketCodes: Sendable {
 
     /// The code of `reservation`, signed with its store's current key.
     func text(for reservation: Reservation, now: Date) throws -> String {
-        guard let signing = try database.signingKeys(storeId: reservation.storeId, now: now) else {
+        guard let signing = try database.stores.signingKeys(storeId: reservation.storeId, now: now) else {
             return legacy.token(for: reservation.id.rawValue)
         }
         return keys.text(of: DoorCode(
@@ -38,7 +38,7 @@ struct TicketCodes: Sendable {
             return legacy.reservationId(from: text).map { (ReservationID($0), nil) }
         }
         guard let storeId = DoorCode.parse(text)?.code.storeId,
-              let signing = try database.signingKeys(storeId: StoreID(storeId), now: now),
+              let signing = try database.stores.signingKeys(storeId: StoreID(storeId), now: now),
               let code = keys.verify(text, accepts: { _, keyId in signing.accepts(keyId) })
         else { return nil }
         let walkIn = code.kind == .walkIn ? WalkInCode(storeId: StoreID(code.storeId), people: code.people) : nil
@@ -48,7 +48,7 @@ struct TicketCodes: Sendable {
     /// The codes of a block's spare tickets, for a party of one and of two, signed with the
     /// store's current key: what a kiosk prints while CLup cannot be reached.
     func spareCodes(_ spare: [SpareTicket], storeId: StoreID, now: Date) throws -> [(ticket: SpareTicket, codes: [Int: String])] {
-        guard let signing = try database.signingKeys(storeId: storeId, now: now) else { return [] }
+        guard let signing = try database.stores.signingKeys(storeId: storeId, now: now) else { return [] }
         return spare.map { ticket in
             (ticket, Dictionary(uniqueKeysWithValues: (1...2).map { people in
                 (people, keys.text(of: DoorCode(keyId: signing.current, storeId: storeId.rawValue,

@@ -34,13 +34,13 @@ public struct Views: Sendable {
     /// and the scheduled maintenance.
     func showingLiveState(from database: AppDatabase) -> Views {
         Views(assets: assets, pushKey: pushKey, activeTicket: { user, now in
-            guard let owned = try? database.activeReservationFromBoard(userId: user.id) else { return nil }
+            guard let owned = try? database.reservations.activeReservationFromBoard(userId: user.id) else { return nil }
             let progress = TicketProgress(owned, standing: nil, now: now)
             return ActiveTicket(storeName: owned.store.name, number: owned.reservation.number,
                                 headline: progress.headline, href: Paths.ticket(owned.reservation.id),
                                 urgent: owned.reservation.status == .called)
         }, maintenance: { now in
-            (try? database.shownMaintenance(now: now)).flatMap { Self.banner($0.window, $0.phase, now: now) }
+            (try? database.maintenance.shownMaintenance(now: now)).flatMap { Self.banner($0.window, $0.phase, now: now) }
         })
     }
 

@@ -48,15 +48,15 @@ public struct Visitor: Sendable {
         let secure = request.isHTTPS
         var visitor = Visitor(csrfToken: "")
         if let token = request.cookies[sessionCookie(secure: secure)] {
-            if Secrets.isWellFormed(token), let (session, user) = try database.session(idHash: Secrets.hash(token)) {
+            if Secrets.isWellFormed(token), let (session, user) = try database.accounts.session(idHash: Secrets.hash(token)) {
                 let expired = now.timeIntervalSince(session.lastSeenAt) > idleLifetime
                     || now.timeIntervalSince(session.createdAt) > absoluteLifetime
                 if expired {
-                    try database.deleteSession(idHash: session.idHash)
+                    try database.accounts.deleteSession(idHash: session.idHash)
                     visitor.cookies.append(endedSession(secure: secure))
                 } else {
                     if now.timeIntervalSince(session.lastSeenAt) > touchInterval {
-                        try database.touchSession(idHash: session.idHash, now: now)
+                        try database.accounts.touchSession(idHash: session.idHash, now: now)
                     }
                     visitor.user = user
                     visitor.session = session
@@ -67,7 +67,7 @@ public struct Visitor: Sendable {
             }
         }
         if let key = request.cookies[kioskCookie(secure: secure)] {
-            visitor.kiosk = try database.kiosk(key: key)
+            visitor.kiosk = try database.accounts.kiosk(key: key)
         }
         if visitor.session == nil {
             if let token = request.cookies[csrfCookie(secure: secure)], Secrets.isWellFormed(token) {

@@ -39,7 +39,7 @@ struct Admin: ParsableCommand {
                 throw ValidationError(Language.$current.withValue(.en) { "--\(Self.option(problem.field)): " + MaintenanceText.message(problem) })
             case .success(let window):
                 let opened = try database.openExisting()
-                let scheduled = try opened.scheduleMaintenance(window, now: Date())
+                let scheduled = try opened.maintenance.scheduleMaintenance(window, now: Date())
                 try Self.rewritePages(errorsDir, site: site, database: opened)
                 print("scheduled maintenance \(scheduled.id): \(Language.$current.withValue(.en) { MaintenanceText.describe(scheduled, now: Date()) })")
             }
@@ -65,7 +65,7 @@ struct Admin: ParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() throws {
-            let windows = try database.openExisting().maintenanceWindows(now: Date())
+            let windows = try database.openExisting().maintenance.maintenanceWindows(now: Date())
             if windows.isEmpty { print("no maintenance is scheduled") }
             for window in windows {
                 print("\(window.id)\t\(Language.$current.withValue(.en) { MaintenanceText.describe(window, now: Date()) })")
@@ -85,7 +85,7 @@ struct Admin: ParsableCommand {
 
         func run() throws {
             let opened = try database.openExisting()
-            guard try opened.cancelMaintenance(id: id, now: Date()) else {
+            guard try opened.maintenance.cancelMaintenance(id: id, now: Date()) else {
                 throw CommandError("no maintenance \(id) that is not over or cancelled already")
             }
             try ScheduleMaintenance.rewritePages(errorsDir, site: site, database: opened)
@@ -126,7 +126,7 @@ struct Admin: ParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() throws {
-            let hours = try database.openExisting().rebuildStatistics()
+            let hours = try database.openExisting().statistics.rebuildStatistics()
             print("rebuilt \(hours) store-hours of statistics")
         }
     }
@@ -154,7 +154,7 @@ struct Admin: ParsableCommand {
                 throw ValidationError(weakness.message)
             }
             let password = given ?? Secrets.token(bytes: 15)
-            let user = try database.openExisting().createUser(
+            let user = try database.openExisting().accounts.createUser(
                 // Made on someone's behalf: they accept the terms of service at their first sign-in.
                 email: email, displayName: name, passwordHash: PasswordHasher().hash(password), role: role,
                 acceptedTerms: nil, now: Date(), confirmation: nil)
@@ -185,7 +185,7 @@ struct Admin: ParsableCommand {
         @Option(help: "Store id.") var store: StoreID
 
         func run() throws {
-            try database.openExisting().assignStore(storeId: store, toManager: email, now: Date(), loggedAs: .commandLine)
+            try database.openExisting().accounts.assignStore(storeId: store, toManager: email, now: Date(), loggedAs: .commandLine)
             print("\(email) now manages store \(store)")
         }
     }
@@ -204,8 +204,8 @@ struct Admin: ParsableCommand {
 
         func run() throws {
             let opened = try database.openExisting()
-            guard let user = try opened.user(email: email) else { throw AccountError.noSuchUser }
-            try opened.deleteUser(id: user.id, now: Date())
+            guard let user = try opened.accounts.user(email: email) else { throw AccountError.noSuchUser }
+            try opened.accounts.deleteUser(id: user.id, now: Date())
             print("closed the account of \(email)")
         }
     }
@@ -221,11 +221,11 @@ struct Admin: ParsableCommand {
 
         func run() throws {
             let opened = try database.openExisting()
-            guard let user = try opened.user(email: email) else { throw AccountError.noSuchUser }
-            guard try opened.removeManager(storeId: store, userId: user.id, now: Date(), loggedAs: .commandLine) else {
+            guard let user = try opened.accounts.user(email: email) else { throw AccountError.noSuchUser }
+            guard try opened.accounts.removeManager(storeId: store, userId: user.id, now: Date(), loggedAs: .commandLine) else {
                 throw ValidationError("\(email) does not manage store \(store)")
             }
-            let role = try opened.user(email: email)?.role
+            let role = try opened.accounts.user(email: email)?.role
             let demoted = role == .customer ? "; the account is a customer's again" : ""
             print("\(email) no longer manages store \(store)" + demoted)
         }
@@ -246,7 +246,7 @@ struct Admin: ParsableCommand {
         func run() throws {
             guard let role = KioskRole(rawValue: role) else { throw ValidationError("--role must be dispenser or door") }
             let key = Secrets.token(bytes: 32)
-            let kiosk = try database.openExisting().enrolKiosk(storeId: store, label: label, key: key, role: role, now: Date(),
+            let kiosk = try database.openExisting().accounts.enrolKiosk(storeId: store, label: label, key: key, role: role, now: Date(),
                                                                loggedAs: .commandLine)
             print("kiosk \(kiosk.id) enrolled for store \(store) as a \(role.rawValue)")
             print("device key (shown once; only its hash is kept): \(key)")
@@ -264,7 +264,7 @@ struct Admin: ParsableCommand {
         func run() throws {
             let pin = readLine(strippingNewline: true) ?? ""
             guard StaffPin.isAcceptable(pin) else { throw ValidationError(StaffPin.rule) }
-            try database.openExisting().setStaffPin(storeId: store, pinHash: PasswordHasher().hash(pin), by: nil, now: Date())
+            try database.openExisting().accounts.setStaffPin(storeId: store, pinHash: PasswordHasher().hash(pin), by: nil, now: Date())
             print("staff PIN set for store \(store)")
         }
     }
@@ -277,7 +277,7 @@ struct Admin: ParsableCommand {
         @Option(help: "Kiosk id.") var id: Int64
 
         func run() throws {
-            guard try database.openExisting().revokeKiosk(id: id, now: Date()) else {
+            guard try database.openExisting().accounts.revokeKiosk(id: id, now: Date()) else {
                 throw ValidationError("no active kiosk with id \(id)")
             }
             print("kiosk \(id) revoked")
@@ -300,7 +300,7 @@ struct Admin: ParsableCommand {
         @Flag(help: "Refuse codes signed with the older keys at once.") var retireNow = false
 
         func run() throws {
-            let keyId = try database.openExisting().rotateSigningKey(storeId: store, retireAtOnce: retireNow, now: Date())
+            let keyId = try database.openExisting().stores.rotateSigningKey(storeId: store, retireAtOnce: retireNow, now: Date())
             print("store \(store) now signs with key \(keyId)")
         }
     }
@@ -312,7 +312,7 @@ struct Admin: ParsableCommand {
         @Option(help: "Store id.") var store: StoreID
 
         func run() throws {
-            for kiosk in try database.openExisting().kiosks(storeId: store) {
+            for kiosk in try database.openExisting().accounts.kiosks(storeId: store) {
                 print("\(kiosk.id)\t\(kiosk.label)\t\(kiosk.role.rawValue)\t\(kiosk.revokedAt == nil ? "active" : "revoked")")
             }
         }

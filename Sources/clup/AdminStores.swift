@@ -43,8 +43,8 @@ extension Admin {
                 throw CommandError(optionProblems(problems))
             case .success(let (new, departments)):
                 let database = try database.openExisting()
-                let store = try database.createStore(new, hours: [], departments: departments)
-                try database.recordRegistration(storeId: store.id, userId: nil, now: Date())
+                let store = try database.stores.createStore(new, hours: [], departments: departments)
+                try database.stores.recordRegistration(storeId: store.id, userId: nil, now: Date())
                 print("registered store \(store.id): \(store.name); closed until its hours are set (set-hours)")
             }
         }
@@ -79,7 +79,7 @@ extension Admin {
 
         func run() throws {
             let database = try database.openExisting()
-            guard let current = try database.store(id: store) else { throw CommandError("no store with id \(store)") }
+            guard let current = try database.stores.store(id: store) else { throw CommandError("no store with id \(store)") }
             var edit = StoreEdit(current)
             edit.name = name ?? edit.name
             edit.address = address ?? edit.address
@@ -106,10 +106,10 @@ extension Admin {
             if let problem = parsed?.problem { problems.append("--departments: \(problem)") }
             guard problems.isEmpty else { throw CommandError(problems.joined(separator: "\n")) }
             let now = Date()
-            let outcome = try database.editStore(store, to: edit, userId: nil, now: now)
+            let outcome = try database.stores.editStore(store, to: edit, userId: nil, now: now)
             var changed = outcome.changed
             if let list = parsed?.departments,
-               try database.replaceDepartments(storeId: store, with: list, userId: nil, now: now)
+               try database.stores.replaceDepartments(storeId: store, with: list, userId: nil, now: now)
             {
                 changed.append("departments")
             }
@@ -163,8 +163,8 @@ extension Admin {
             let problems = zip(Self.days, errors).compactMap { day, error in error.map { "--\(day): \($0)" } }
             guard problems.isEmpty else { throw CommandError(problems.joined(separator: "\n")) }
             let database = try database.openExisting()
-            guard try database.store(id: store) != nil else { throw CommandError("no store with id \(store)") }
-            let cancelled = try database.replaceHours(storeId: store, with: intervals, userId: nil, now: Date())
+            guard try database.stores.store(id: store) != nil else { throw CommandError("no store with id \(store)") }
+            let cancelled = try database.stores.replaceHours(storeId: store, with: intervals, userId: nil, now: Date())
             print("hours set for store \(store); \(cancelled) booking(s) no longer in its hours cancelled")
         }
 
@@ -183,14 +183,14 @@ extension Admin {
 
         func run() throws {
             let database = try database.openExisting()
-            guard let details = try database.storeDetails(id: store) else { throw CommandError("no store with id \(store)") }
+            guard let details = try database.stores.storeDetails(id: store) else { throw CommandError("no store with id \(store)") }
             let now = Date()
             let today = details.slotCalendar.localDay(of: now)
             switch StoreFields.closure(date: date, reason: reason.trimmingCharacters(in: .whitespaces), today: today) {
             case .failure(let problems):
                 throw CommandError(optionProblems(problems))
             case .success(let day):
-                guard let cancelled = try database.closeDay(storeId: store, day: day, reason: reason, userId: nil, now: now)
+                guard let cancelled = try database.stores.closeDay(storeId: store, day: day, reason: reason, userId: nil, now: now)
                 else { throw CommandError("store \(store) is already closed on \(date)") }
                 print("store \(store) closed on \(date); \(cancelled) booking(s) that day cancelled")
             }
@@ -207,7 +207,7 @@ extension Admin {
 
         func run() throws {
             guard let day = LocalDate(text: date)?.day else { throw CommandError("--date: enter a date, like 2026-12-25") }
-            guard try database.openExisting().reopenDay(storeId: store, day: day, userId: nil, now: Date()) else {
+            guard try database.openExisting().stores.reopenDay(storeId: store, day: day, userId: nil, now: Date()) else {
                 throw CommandError("store \(store) is not closed on \(date)")
             }
             print("store \(store) opens on \(date) as its weekly hours say")

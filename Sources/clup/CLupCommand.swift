@@ -459,7 +459,7 @@ struct Generate: ParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func run() throws {
-        let window = maintenance ? try database.openExisting().maintenanceWindows(now: Date()).first : nil
+        let window = maintenance ? try database.openExisting().maintenance.maintenanceWindows(now: Date()).first : nil
         for path in try StaticPages(views: try site.views(), directory: output).write(maintenance: window, now: Date()) {
             print("wrote \(path)")
         }

@@ -48,7 +48,7 @@ struct MeasureBoard: ParsableCommand {
     private func measure(waiting size: Int) throws -> Row {
         let database = try AppDatabase.inMemory()
         let now = Date()
-        let store = try database.createStore(
+        let store = try database.stores.createStore(
             NewStore(name: "Measured", address: "Via 1", phone: "0", position: GeoPoint(latitude: 45.46, longitude: 9.19),
                      capacity: 60, timeZone: "UTC"),
             hours: (1...7).map { OpeningInterval(weekday: $0, opens: 0, closes: 1440) }, departments: [])
@@ -100,7 +100,7 @@ struct MeasureBoard: ParsableCommand {
         var exits: [Double] = []
         let insideIds = try database.idsForMeasurement(storeId: store.id, status: .inside, limit: repeats)
         for id in insideIds {
-            exits.append(try timeUpdate { _ = try database.scan(reservationId: id, at: store.id, now: clock) })
+            exits.append(try timeUpdate { _ = try database.doors.scan(reservationId: id, at: store.id, now: clock) })
         }
         func median(_ values: [Double]) -> Double {
             let sorted = values.sorted()

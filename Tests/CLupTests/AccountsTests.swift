@@ -19,7 +19,7 @@ struct AccountsTests {
         (clock, database, app) = try Fixture.start()
     }
 
-    func user(_ email: String) throws -> User? { try database.user(email: email) }
+    func user(_ email: String) throws -> User? { try database.accounts.user(email: email) }
 
     // MARK: Sign up and confirm
 
@@ -37,7 +37,7 @@ struct AccountsTests {
         #expect(!ada.isConfirmed)
         #expect(ada.passwordHash.hasPrefix("$argon2id$v=19$m=19456,t=2,p=1$"))
         #expect(!ada.passwordHash.contains("correct horse"))
-        let mail = try #require(try database.mail(to: "ada@example.org").last)
+        let mail = try #require(try database.notices.mail(to: "ada@example.org").last)
         #expect(mail.subject == "Confirm your CLup account")
         #expect(Browser.link(in: mail, path: "/confirm") != nil)
         #expect(mail.body.contains("https://clup.example.org/confirm?token="))
@@ -61,7 +61,7 @@ struct AccountsTests {
         #expect(response.bodyText.contains(reason))
         #expect(!response.bodyText.contains(password) || password == email)  // passwords are never echoed
         #expect(try user(email) == nil)
-        #expect(try database.mail(to: email).isEmpty)
+        #expect(try database.notices.mail(to: email).isEmpty)
     }
 
     // MARK: Terms of service
@@ -88,7 +88,7 @@ struct AccountsTests {
     @Test("an account that has not accepted the terms in force is asked at sign-in, and cannot reserve until it does")
     func termsAtSignIn() throws {
         // Made by an administrator: no terms accepted yet.
-        _ = try database.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: Fixture.passwordHash,
+        _ = try database.accounts.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: Fixture.passwordHash,
                                     acceptedTerms: nil, now: clock.now, confirmation: nil)
         let browser = Browser(app)
         try browser.get("/signin")
@@ -118,7 +118,7 @@ struct AccountsTests {
 
     @Test("a new version of the terms is asked for at the next sign-in of an account that accepted an older one")
     func newTermsVersion() throws {
-        _ = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: Fixture.passwordHash,
+        _ = try database.accounts.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: Fixture.passwordHash,
                                     acceptedTerms: TermsOfService.version, now: clock.now, confirmation: nil)
         let browser = Browser(app)
         #expect(try browser.signIn(email: "ada@example.org").header("Location") == "/")
@@ -157,7 +157,7 @@ struct AccountsTests {
         #expect(response.status == 200)
         #expect(response.bodyText.contains("Check your email"))
         #expect(try user("ada@example.org")?.displayName == "Ada")
-        #expect(try database.mail(to: "ada@example.org").last?.subject == "You already have a CLup account")
+        #expect(try database.notices.mail(to: "ada@example.org").last?.subject == "You already have a CLup account")
     }
 
     @Test("opening the confirmation link changes nothing; its button confirms, once")
@@ -166,7 +166,7 @@ struct AccountsTests {
         try browser.get("/signup")
         try browser.post("/signup", [("email", "ada@example.org"), ("displayName", "Ada"),
                                      ("password", "correct horse battery"), ("passwordAgain", "correct horse battery"), ("terms", "accepted")])
-        let link = try #require(Browser.link(in: try database.mail(to: "ada@example.org").last, path: "/confirm"))
+        let link = try #require(Browser.link(in: try database.notices.mail(to: "ada@example.org").last, path: "/confirm"))
         let token = String(link.split(separator: "=")[1])
 
         let page = try browser.open(link)
@@ -186,7 +186,7 @@ struct AccountsTests {
         try browser.get("/signup")
         try browser.post("/signup", [("email", "ada@example.org"), ("displayName", "Ada"),
                                      ("password", "correct horse battery"), ("passwordAgain", "correct horse battery"), ("terms", "accepted")])
-        let link = try #require(Browser.link(in: try database.mail(to: "ada@example.org").last, path: "/confirm"))
+        let link = try #require(Browser.link(in: try database.notices.mail(to: "ada@example.org").last, path: "/confirm"))
         clock.advance(7 * 24 * 3600 + 1)
         #expect(try browser.post("/confirm", [("token", String(link.split(separator: "=")[1]))]).status == 410)
         #expect(try user("ada@example.org")?.isConfirmed == false)
@@ -392,8 +392,8 @@ struct AccountsTests {
             .replacing(#/name="csrf" value="[^"]*"/#, with: "")
             == unknown.bodyText.replacingOccurrences(of: "nobody@example.org", with: "X")
             .replacing(#/name="csrf" value="[^"]*"/#, with: ""))
-        #expect(try database.mail(to: "ada@example.org").last?.subject == "Reset your CLup password")
-        #expect(try database.mail(to: "nobody@example.org").last?.subject == "Your CLup password reset request")
+        #expect(try database.notices.mail(to: "ada@example.org").last?.subject == "Reset your CLup password")
+        #expect(try database.notices.mail(to: "nobody@example.org").last?.subject == "Your CLup password reset request")
     }
 
     @Test("a reset link works once, within the hour, and signs out every session")
@@ -403,7 +403,7 @@ struct AccountsTests {
         try phone.signIn(email: "ada@example.org")
         let browser = Browser(app)
         try browser.post("/forgot", [("email", "ada@example.org")])
-        let link = try #require(Browser.link(in: try database.mail(to: "ada@example.org").last, path: "/reset"))
+        let link = try #require(Browser.link(in: try database.notices.mail(to: "ada@example.org").last, path: "/reset"))
         let token = String(link.split(separator: "=")[1])
         #expect(try browser.open(link).bodyText.contains("Choose a new password"))
         #expect(try browser.post("/reset", [("token", token), ("password", "qwertyuiop"), ("passwordAgain", "qwertyuiop")])
@@ -418,7 +418,7 @@ struct AccountsTests {
         #expect(try Browser(app).signIn(email: "ada@example.org").status == 401)
 
         try browser.post("/forgot", [("email", "ada@example.org")])
-        let late = try #require(Browser.link(in: try database.mail(to: "ada@example.org").last, path: "/reset"))
+        let late = try #require(Browser.link(in: try database.notices.mail(to: "ada@example.org").last, path: "/reset"))
         clock.advance(3601)
         #expect(try browser.open(late).status == 410)
     }
@@ -426,10 +426,10 @@ struct AccountsTests {
     @Test("no address gets more than five emails an hour from these forms")
     func mailCap() throws {
         for _ in 0..<8 { try Browser(app).post("/forgot", [("email", "victim@example.org")]) }
-        #expect(try database.mail(to: "victim@example.org").count == 5)
+        #expect(try database.notices.mail(to: "victim@example.org").count == 5)
         clock.advance(3601)
         try Browser(app).post("/forgot", [("email", "victim@example.org")])
-        #expect(try database.mail(to: "victim@example.org").count == 6)
+        #expect(try database.notices.mail(to: "victim@example.org").count == 6)
     }
 
     // MARK: Account page
@@ -469,7 +469,7 @@ struct AccountsTests {
         #expect(done.header("Location") == "/account?saved=password")
         #expect(try browser.get("/account").status == 200)
         #expect(try laptop.get("/account").status == 303)
-        #expect(try database.mail(to: "ada@example.org").last?.subject == "Your CLup password was changed")
+        #expect(try database.notices.mail(to: "ada@example.org").last?.subject == "Your CLup password was changed")
     }
 
     @Test("sign out, and sign out everywhere")
@@ -486,10 +486,10 @@ struct AccountsTests {
         let id = try #require(try user("ada@example.org")?.id)
         let three = Browser(app)
         try three.signIn(email: "ada@example.org")
-        #expect(try database.sessionCount(userId: id) == 2)
+        #expect(try database.accounts.sessionCount(userId: id) == 2)
         try two.get("/account")
         try two.post("/signout/everywhere")
-        #expect(try database.sessionCount(userId: id) == 0)
+        #expect(try database.accounts.sessionCount(userId: id) == 0)
         #expect(try three.get("/account").status == 303)
     }
 
@@ -520,7 +520,7 @@ struct AccountsTests {
         let page = try browser.get("/")
         #expect(page.bodyText.contains("Please confirm your email address"))
         try browser.post("/confirm/resend")
-        #expect(try database.mail(to: "ada@example.org").count == 2)
+        #expect(try database.notices.mail(to: "ada@example.org").count == 2)
     }
 }
 
@@ -534,17 +534,17 @@ struct AuthorizationTests {
 
     init() throws {
         database = try Fixture.database()
-        first = try database.createStore(Fixture.store("First", at: .milanCentre), hours: Fixture.weekdayHours,
+        first = try database.stores.createStore(Fixture.store("First", at: .milanCentre), hours: Fixture.weekdayHours,
                                          departments: []).id
-        second = try database.createStore(Fixture.store("Second", at: .milanCentre), hours: Fixture.weekdayHours,
+        second = try database.stores.createStore(Fixture.store("Second", at: .milanCentre), hours: Fixture.weekdayHours,
                                           departments: []).id
         app = try Fixture.app(database: database)
         for (email, role) in [("customer@example.org", Role.customer), ("manager@example.org", .manager),
                               ("admin@example.org", .admin)] {
-            _ = try database.createUser(email: email, displayName: "X", passwordHash: PasswordHasher().hash("correct horse battery"),
+            _ = try database.accounts.createUser(email: email, displayName: "X", passwordHash: PasswordHasher().hash("correct horse battery"),
                                         role: role, now: Fixture.wednesdayMorning, confirmation: nil)
         }
-        try database.assignStore(storeId: first, toManager: "manager@example.org")
+        try database.accounts.assignStore(storeId: first, toManager: "manager@example.org")
     }
 
     func signedIn(_ email: String) throws -> Browser {
@@ -590,29 +590,29 @@ struct AuthorizationTests {
         // Extra identifiers in the form are ignored: the account is always the session's.
         #expect(try customer.post("/account/profile", [("displayName", "Changed"), ("travelMode", "car"),
                                                        ("userId", "2"), ("email", "manager@example.org")]).status == 303)
-        #expect(try database.user(email: "manager@example.org")?.displayName == "X")
-        #expect(try database.user(email: "customer@example.org")?.displayName == "Changed")
+        #expect(try database.accounts.user(email: "manager@example.org")?.displayName == "X")
+        #expect(try database.accounts.user(email: "customer@example.org")?.displayName == "Changed")
     }
 
     @Test("a kiosk key is stored hashed, bound to one store, and stops working when revoked")
     func kiosks() throws {
         let key = Secrets.token(bytes: 32)
-        let kiosk = try database.enrolKiosk(storeId: first, label: "Entrance", key: key, now: Fixture.wednesdayMorning)
+        let kiosk = try database.accounts.enrolKiosk(storeId: first, label: "Entrance", key: key, now: Fixture.wednesdayMorning)
         #expect(kiosk.keyHash == Secrets.hash(key) && kiosk.keyHash != key)
-        #expect(try database.kiosk(key: key)?.storeId == first)
-        #expect(try database.kiosk(key: Secrets.token(bytes: 32)) == nil)
-        #expect(try database.kiosk(key: "short") == nil)
+        #expect(try database.accounts.kiosk(key: key)?.storeId == first)
+        #expect(try database.accounts.kiosk(key: Secrets.token(bytes: 32)) == nil)
+        #expect(try database.accounts.kiosk(key: "short") == nil)
         let manager = try signedIn("manager@example.org")
         #expect(try manager.get("/manage/stores/\(first)").bodyText.contains("Entrance"))
         // The figure beside the store's live numbers counts them (it rendered blank under Mustache).
         #expect(try manager.get("/manage/stores/\(first)").bodyText.contains("<dt>Kiosks</dt><dd>1 active</dd>"))
         #expect(try manager.get("/manage/stores/\(second)").status == 403)
-        #expect(try database.revokeKiosk(id: kiosk.id, now: Fixture.wednesdayMorning))
+        #expect(try database.accounts.revokeKiosk(id: kiosk.id, now: Fixture.wednesdayMorning))
         #expect(try manager.get("/manage/stores/\(first)").bodyText.contains("<dt>Kiosks</dt><dd>0 active, 1 revoked</dd>"))
-        #expect(try database.kiosk(key: key) == nil)
-        #expect(try !database.revokeKiosk(id: kiosk.id, now: Fixture.wednesdayMorning))
+        #expect(try database.accounts.kiosk(key: key) == nil)
+        #expect(try !database.accounts.revokeKiosk(id: kiosk.id, now: Fixture.wednesdayMorning))
         #expect(throws: StoreError.noSuchStore) {
-            try database.enrolKiosk(storeId: 999, label: "Nowhere", key: Secrets.token(bytes: 32), now: Fixture.wednesdayMorning)
+            try database.accounts.enrolKiosk(storeId: 999, label: "Nowhere", key: Secrets.token(bytes: 32), now: Fixture.wednesdayMorning)
         }
     }
 }

@@ -18,9 +18,9 @@ struct AddressSearchTests {
         database = try Fixture.database()
         // One store on Via Torino, one far north; from the Duomo (the default) the north one is
         // not the nearest either, so the order shows where distances are measured from.
-        try database.createStore(Fixture.store("Bottega Torino", at: GeoPoint(latitude: 45.4620, longitude: 9.1855)),
+        try database.stores.createStore(Fixture.store("Bottega Torino", at: GeoPoint(latitude: 45.4620, longitude: 9.1855)),
                                  hours: Fixture.weekdayHours, departments: [])
-        try database.createStore(Fixture.store("Mercato Bicocca", at: GeoPoint(latitude: 45.5150, longitude: 9.2110)),
+        try database.stores.createStore(Fixture.store("Mercato Bicocca", at: GeoPoint(latitude: 45.5150, longitude: 9.2110)),
                                  hours: Fixture.weekdayHours, departments: [])
         app = try Fixture.app(database: database)
     }

@@ -101,7 +101,7 @@ final class Browser {
     func signUpAndConfirm(email: String, name: String = "Ada", password: String = "correct horse battery") throws {
         try get("/signup")
         try post("/signup", [("email", email), ("displayName", name), ("password", password), ("passwordAgain", password), ("terms", "accepted")])
-        let link = try require(Self.link(in: try app.environment.database.mail(to: email).last, path: "/confirm"))
+        let link = try require(Self.link(in: try app.environment.database.notices.mail(to: email).last, path: "/confirm"))
         try open(link)
         try post("/confirm", [("token", String(link.split(separator: "=").last ?? ""))])
     }

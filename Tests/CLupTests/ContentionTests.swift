@@ -19,9 +19,9 @@ struct ContentionTests {
     }
 
     private func lockedOut(_ database: AppDatabase, path: String) throws {
-        let store = try database.createStore(
+        let store = try database.stores.createStore(
             Fixture.store("Bottega Lock", at: Place.milan[0].position), hours: Fixture.weekdayHours, departments: [])
-        _ = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: Fixture.passwordHash,
+        _ = try database.accounts.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: Fixture.passwordHash,
                                     now: Fixture.wednesdayMorning, confirmation: nil)
         let app = try Fixture.app(database: database)
         let browser = Browser(app)
@@ -47,7 +47,7 @@ struct ContentionTests {
         // A page that only reads is served meanwhile.
         #expect(try browser.get("/stores/\(store.id)").status == 200)
         try outsider.writeWithoutTransaction { db in try db.execute(sql: "ROLLBACK") }
-        #expect(try database.reservations(userId: try require(try database.user(email: "ada@example.org")).id).isEmpty)
+        #expect(try database.reservations.forCustomer(userId: try require(try database.accounts.user(email: "ada@example.org")).id).isEmpty)
         // Once free, the same form goes through.
         #expect(try browser.post("/stores/\(store.id)/reservations", fields.filter { $0.0 != "csrf" }).status == 303)
     }

@@ -45,7 +45,7 @@ struct CredentialCacheTests {
           .enabled(if: Fixture.onSQLite))
     func sessionReadByPosition() throws {
         let database = try Fixture.database()
-        let ada = try database.createUser(email: "ada@example.org", displayName: "Ada Lovelace", passwordHash: "h",
+        let ada = try database.accounts.createUser(email: "ada@example.org", displayName: "Ada Lovelace", passwordHash: "h",
                                           now: now, confirmation: nil)
         // Every column away from its default, so that two read in each other's place differ.
         try database.writer.write { db in
@@ -55,8 +55,8 @@ struct CredentialCacheTests {
                 WHERE id = ?
                 """, arguments: [now.addingTimeInterval(60).databaseText, now.addingTimeInterval(120).databaseText, ada.id])
         }
-        let created = try database.createSession(idHash: "hash", csrfToken: "token", userId: ada.id, now: now)
-        let (session, user) = try #require(try database.session(idHash: "hash"))
+        let created = try database.accounts.createSession(idHash: "hash", csrfToken: "token", userId: ada.id, now: now)
+        let (session, user) = try #require(try database.accounts.session(idHash: "hash"))
         let byName = try database.writer.read { db in
             (try UserSession.fetchOne(db, key: "hash"), try User.fetchOne(db, id: ada.id))
         }
@@ -68,7 +68,7 @@ struct CredentialCacheTests {
                         && read?.csrfToken == created.csrfToken && read?.createdAt == created.createdAt
                         && read?.lastSeenAt == created.lastSeenAt)
         }
-        #expect(try database.session(idHash: "other") == nil)
+        #expect(try database.accounts.session(idHash: "other") == nil)
     }
 
     @Test("the active reservation pages show follows a line-up, its call, its end and another process's writes")
@@ -78,18 +78,18 @@ struct CredentialCacheTests {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         }
         let database = try AppDatabase.open(path: path, dataKey: .scratch)
-        let store = try database.createStore(Fixture.store("Bottega", at: GeoPoint(latitude: 45.46, longitude: 9.19)),
+        let store = try database.stores.createStore(Fixture.store("Bottega", at: GeoPoint(latitude: 45.46, longitude: 9.19)),
                                              hours: Fixture.weekdayHours, departments: [])
-        let ada = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: "h", now: now,
+        let ada = try database.accounts.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: "h", now: now,
                                           confirmation: nil)
         func active() throws -> (ReservationID, Reservation.Status)? {
-            try database.activeReservationFromBoard(userId: ada.id).map { ($0.reservation.id, $0.reservation.status) }
+            try database.reservations.activeReservationFromBoard(userId: ada.id).map { ($0.reservation.id, $0.reservation.status) }
         }
         #expect(try active() == nil)
         #expect(try active() == nil, "remembered: still none")
 
         // Lining up at a store with room: called at once, in the same transaction.
-        guard case .created(let ticket) = try database.reserve(ReservationRequest(
+        guard case .created(let ticket) = try database.reservations.reserve(ReservationRequest(
             storeId: store.id, userId: ada.id, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: .walking,
             requestKey: Secrets.token()), now: now)
         else { Issue.record("not created"); return }

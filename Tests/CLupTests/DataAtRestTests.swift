@@ -41,26 +41,26 @@ struct DataAtRestTests {
     /// An account with a confirmation email, a manager added to a store (its log), a staff
     /// member's door action at a kiosk and a failed sign-in: every personal value CLup keeps.
     static func personalRows(_ database: AppDatabase) throws -> (store: StoreID, user: User) {
-        let store = try database.createStore(Fixture.store("Sigillo", at: GeoPoint(latitude: 45.46, longitude: 9.19)),
+        let store = try database.stores.createStore(Fixture.store("Sigillo", at: GeoPoint(latitude: 45.46, longitude: 9.19)),
                                              hours: (1...7).map { OpeningInterval(weekday: $0, opens: 0, closes: 1440) },
                                              departments: [])
-        let user = try database.createUser(
+        let user = try database.accounts.createUser(
             email: "Ada.Lovelace@example.org", displayName: "Ada Lovelace", passwordHash: Fixture.passwordHash,
             now: now, confirmation: (token: Secrets.token(), mail: { user in
                 NewOutboxMessage(recipient: user.email, subject: "Welcome, Ada Lovelace", body: "Hello Ada Lovelace",
                                  now: now)
             }))
-        _ = try database.createUser(email: "grace.hopper@example.org", displayName: "Grace Hopper",
+        _ = try database.accounts.createUser(email: "grace.hopper@example.org", displayName: "Grace Hopper",
                                     passwordHash: Fixture.passwordHash, now: now, confirmation: nil)
-        #expect(try database.assignStore(storeId: store.id, toManager: "grace.hopper@example.org", now: now,
+        #expect(try database.accounts.assignStore(storeId: store.id, toManager: "grace.hopper@example.org", now: now,
                                          loggedAs: .user(user.id)))
-        let kiosk = try database.enrolKiosk(storeId: store.id, label: "Door", key: Secrets.token(), now: now)
-        guard case .issued(let ticket) = try database.issueWalkInTicket(storeId: store.id, people: 1, residenceMinutes: 30,
+        let kiosk = try database.accounts.enrolKiosk(storeId: store.id, label: "Door", key: Secrets.token(), now: now)
+        guard case .issued(let ticket) = try database.doors.issueWalkInTicket(storeId: store.id, people: 1, residenceMinutes: 30,
                                                                        requestKey: nil, now: now)
         else { throw StackFailure("no walk-in ticket") }
-        _ = try database.door(.admit, storeId: store.id, number: ticket.number, reason: "scanner broken, her son 333 1234567",
+        _ = try database.doors.door(.admit, storeId: store.id, number: ticket.number, reason: "scanner broken, her son 333 1234567",
                               by: .kiosk(id: kiosk.id, name: "Giulia Portinaia"), now: now)
-        try database.recordSignInFailure(account: "ada.lovelace@example.org", clientAddress: "192.0.2.1", now: now)
+        try database.accounts.recordSignInFailure(account: "ada.lovelace@example.org", clientAddress: "192.0.2.1", now: now)
         return (store.id, user)
     }
 
@@ -71,23 +71,23 @@ struct DataAtRestTests {
 
     /// Reads everything back through the named methods, in clear.
     static func readsBack(_ database: AppDatabase, store: StoreID, user: User) throws {
-        let found = try #require(try database.user(email: "ADA.LOVELACE@example.org"))
+        let found = try #require(try database.accounts.user(email: "ADA.LOVELACE@example.org"))
         #expect(found.id == user.id && found.email == "Ada.Lovelace@example.org" && found.displayName == "Ada Lovelace")
-        #expect(try database.mail(to: "Ada.Lovelace@example.org").map(\.subject) == ["Welcome, Ada Lovelace"])
-        #expect(try database.managers(storeId: store).map(\.displayName) == ["Grace Hopper"])
-        #expect(try database.storeChanges(storeId: store).contains {
+        #expect(try database.notices.mail(to: "Ada.Lovelace@example.org").map(\.subject) == ["Welcome, Ada Lovelace"])
+        #expect(try database.accounts.managers(storeId: store).map(\.displayName) == ["Grace Hopper"])
+        #expect(try database.stores.storeChanges(storeId: store).contains {
             $0.field == "manager" && $0.before == "grace.hopper@example.org" && $0.by == "Ada Lovelace"
         })
-        #expect(try database.doorLog(storeId: store).contains { entry in
+        #expect(try database.doors.doorLog(storeId: store).contains { entry in
             if case .atKiosk(let name, _)? = entry.staff {
                 return name == "Giulia Portinaia" && entry.reason == "scanner broken, her son 333 1234567"
             }
             return false
         })
-        let history = try database.signInFailures(account: "ada.lovelace@example.org", clientAddress: "192.0.2.1",
+        let history = try database.accounts.signInFailures(account: "ada.lovelace@example.org", clientAddress: "192.0.2.1",
                                                   since: now - 60)
         #expect(history.pair.count == 1)
-        let data = try #require(try database.personalData(userId: user.id, now: now))
+        let data = try #require(try database.privacy.personalData(userId: user.id, now: now))
         #expect(data.account.email == "Ada.Lovelace@example.org" && data.emails.count == 1 && data.failedSignIns.count == 1)
     }
 
@@ -172,11 +172,11 @@ struct DataAtRestTests {
             #expect(try Self.clearText(in: [path, path + "-wal"]).count == Self.plain.count)
         }
         let database = try AppDatabase.open(path: path, dataKey: .scratch)
-        let user = try #require(try database.user(email: "ada.lovelace@EXAMPLE.org"))
+        let user = try #require(try database.accounts.user(email: "ada.lovelace@EXAMPLE.org"))
         #expect(user.id.rawValue == 7 && user.displayName == "Ada Lovelace")
-        #expect(try database.mail(to: "Ada.Lovelace@example.org").map(\.body) == ["Dear Ada Lovelace"])
-        #expect(try database.storeChanges(storeId: StoreID(rawValue: 1)).map(\.before) == ["grace.hopper@example.org"])
-        #expect(try database.signInFailures(account: "ada.lovelace@example.org", clientAddress: "192.0.2.1",
+        #expect(try database.notices.mail(to: "Ada.Lovelace@example.org").map(\.body) == ["Dear Ada Lovelace"])
+        #expect(try database.stores.storeChanges(storeId: StoreID(rawValue: 1)).map(\.before) == ["grace.hopper@example.org"])
+        #expect(try database.accounts.signInFailures(account: "ada.lovelace@example.org", clientAddress: "192.0.2.1",
                                             since: Date(timeIntervalSince1970: 0)).pair.count == 1)
         for value in try Self.stored(database) {
             #expect(value.hasPrefix("s1:") || value.hasPrefix("k1:"), "\(value) is not sealed")
@@ -192,20 +192,20 @@ struct DataAtRestTests {
     func lengthsChecked() throws {
         let database = try Fixture.database()
         #expect(throws: AccountError.badName) {
-            try database.createUser(email: "long@example.org", displayName: String(repeating: "n", count: 61),
+            try database.accounts.createUser(email: "long@example.org", displayName: String(repeating: "n", count: 61),
                                     passwordHash: "x", now: Self.now, confirmation: nil)
         }
         #expect(throws: AccountError.badEmail) {
-            try database.createUser(email: String(repeating: "e", count: 250) + "@x.org", displayName: "Long",
+            try database.accounts.createUser(email: String(repeating: "e", count: 250) + "@x.org", displayName: "Long",
                                     passwordHash: "x", now: Self.now, confirmation: nil)
         }
-        let user = try database.createUser(email: "ok@example.org", displayName: String(repeating: "n", count: 60),
+        let user = try database.accounts.createUser(email: "ok@example.org", displayName: String(repeating: "n", count: 60),
                                            passwordHash: "x", now: Self.now, confirmation: nil)
         #expect(throws: AccountError.badName) {
-            try database.updateProfile(userId: user.id, displayName: "", travelMode: .walking, loyaltyOptIn: false)
+            try database.accounts.updateProfile(userId: user.id, displayName: "", travelMode: .walking, loyaltyOptIn: false)
         }
         #expect(throws: AccountError.emailTaken) {
-            try database.createUser(email: "OK@example.org", displayName: "Again", passwordHash: "x", now: Self.now,
+            try database.accounts.createUser(email: "OK@example.org", displayName: "Again", passwordHash: "x", now: Self.now,
                                     confirmation: nil)
         }
     }

@@ -77,8 +77,8 @@ struct DeviceAPITests {
         #expect(missing.response.header("WWW-Authenticate") == "Bearer")
         let wrong = try call(.post, "/api/v1/scan", key: Secrets.token(bytes: 32), json: #"{"code":"x"}"#)
         #expect(wrong.status == 401 && wrong.body["code"] as? String == "invalidKey")
-        let kioskId = try require(try database.kiosks(storeId: store.id).first?.id)
-        #expect(try database.revokeKiosk(id: kioskId, now: clock.now))
+        let kioskId = try require(try database.accounts.kiosks(storeId: store.id).first?.id)
+        #expect(try database.accounts.revokeKiosk(id: kioskId, now: clock.now))
         #expect(try call(.get, "/api/v1/stores/\(store.id)/status", key: key).status == 401)
     }
 
@@ -127,7 +127,7 @@ struct DeviceAPITests {
     func statusMaintenance() throws {
         #expect(try call(.get, "/api/v1/stores/\(store.id)/status", key: key).body["maintenance"] == nil)
         let starts = clock.now + 3 * 3600
-        _ = try database.scheduleMaintenance(MaintenanceWindow(id: 0, startsAt: starts, endsAt: starts + 7200,
+        _ = try database.maintenance.scheduleMaintenance(MaintenanceWindow(id: 0, startsAt: starts, endsAt: starts + 7200,
                                                                announceFrom: starts - 86400, timeZone: "Europe/Rome"),
                                              now: clock.now)
         let announced = try require(try call(.get, "/api/v1/stores/\(store.id)/status", key: key).body["maintenance"]
@@ -179,10 +179,10 @@ struct DeviceAPITests {
         #expect(try call(.post, "/api/v1/tickets/offline", key: key, json: report).status == 200)
         // The two walk-in places are taken: it waits, and the door lets it in all the same, as
         // it promised, while there is room.
-        #expect(try database.reservation(id: ReservationID(ids[0]))?.reservation.status == .waiting)
+        #expect(try database.reservations.reservation(id: ReservationID(ids[0]))?.reservation.status == .waiting)
         let entered = try call(.post, "/api/v1/scan", key: key, json: #"{"code": "\#(try code(0, 2))"}"#)
         #expect(entered.body["result"] as? String == "enter" && entered.body["peopleInside"] as? Int == 2)
-        let visit = try require(try database.reservation(id: ReservationID(ids[0]))?.reservation)
+        let visit = try require(try database.reservations.reservation(id: ReservationID(ids[0]))?.reservation)
         #expect(visit.status == .inside && visit.calledAt == clock.now && visit.enteredAt == clock.now)
 
         // Ticket 3, printed for one and scanned before the kiosk could report it: made by the
@@ -212,10 +212,10 @@ struct DeviceAPITests {
             #expect(try call(.post, "/api/v1/tickets/offline", key: key, json: json).body["code"] as? String == expected)
         }
         // A block is of no use past its day: kept a week, then purged.
-        #expect(try database.ticketBlocks(storeId: store.id, days: 0...Int(Int32.max)).count == 1)
+        #expect(try database.doors.ticketBlocks(storeId: store.id, days: 0...Int(Int32.max)).count == 1)
         clock.advance(Retention.ticketBlocks + 3600)
-        try database.purgePersonalData(now: clock.now, sessionLifetime: Visitor.absoluteLifetime)
-        #expect(try database.ticketBlocks(storeId: store.id, days: 0...Int(Int32.max)).isEmpty)
+        try database.privacy.purgePersonalData(now: clock.now, sessionLifetime: Visitor.absoluteLifetime)
+        #expect(try database.doors.ticketBlocks(storeId: store.id, days: 0...Int(Int32.max)).isEmpty)
     }
 
     @Test("security: a scan dated before its ticket existed, was called or entered is refused and logged; nothing moves")
@@ -232,17 +232,17 @@ struct DeviceAPITests {
         // Let in at 09:50, before the ticket was printed: refused, and the door log says why.
         let early = try scan(at: "2026-11-18T08:50:00Z")
         #expect(early["result"] as? String == "refused" && early["reason"] as? String == "impossibleTime")
-        #expect(try database.reservation(id: id)?.reservation.status == .called)
+        #expect(try database.reservations.reservation(id: id)?.reservation.status == .called)
         // Let in at 10:05; then an exit dated 23 hours before that entry: refused, still inside.
         #expect(try scan(at: "2026-11-18T09:05:00Z")["result"] as? String == "enter")
         let backwards = try scan(at: "2026-11-17T10:05:00Z")
         #expect(backwards["reason"] as? String == "impossibleTime")
-        #expect(try database.reservation(id: id)?.reservation.status == .inside)
-        let log = try database.doorLog(storeId: store.id, limit: 10)
+        #expect(try database.reservations.reservation(id: id)?.reservation.status == .inside)
+        let log = try database.doors.doorLog(storeId: store.id, limit: 10)
         #expect(log.filter { $0.kind == .scanRefused && $0.reason == "impossibleTime" }.count == 2)
         // No visit of negative length reaches the statistics: the real exit counts.
         #expect(try scan(at: "2026-11-18T09:09:00Z")["result"] as? String == "exit")
-        let visit = try require(try database.reservation(id: id)?.reservation)
+        let visit = try require(try database.reservations.reservation(id: id)?.reservation)
         #expect(visit.enteredAt == Fixture.date(2026, 11, 18, 10, 5) && visit.exitedAt == Fixture.date(2026, 11, 18, 10, 9))
         let measured = try database.storeLoad(store.id)?.actualSeconds
         #expect(abs((measured ?? 0) - 4 * 60) < 0.001)
@@ -258,7 +258,7 @@ struct DeviceAPITests {
                 {"code": "\(nextCode)", "scanId": "\(Secrets.token())", "scannedAt": "\(kioskTime)", "answerWithin": 2.5}
                 """)
             #expect(live.status == 200 && live.body["result"] as? String == "enter", "\(skew)")
-            #expect(try database.reservation(id: nextId)?.reservation.enteredAt == clock.now)
+            #expect(try database.reservations.reservation(id: nextId)?.reservation.enteredAt == clock.now)
             clock.advance(60 * Double(index + 1))
         }
     }
@@ -281,17 +281,17 @@ struct DeviceAPITests {
         clock.advance(5 * 60)
         let entered = try scan(entry, at: "2026-11-18T09:02:00Z")
         #expect(entered.status == 200 && entered.body["result"] as? String == "enter")
-        #expect(try database.reservation(id: id)?.reservation.enteredAt == Fixture.date(2026, 11, 18, 10, 2))
+        #expect(try database.reservations.reservation(id: id)?.reservation.enteredAt == Fixture.date(2026, 11, 18, 10, 2))
         // Its answer was lost and it is sent again: the first answer, byte for byte; not an exit.
         clock.advance(60)
         let again = try scan(entry, at: "2026-11-18T09:02:00Z")
         #expect(again.response.body == entered.response.body)
-        #expect(try database.reservation(id: id)?.reservation.status == .inside)
+        #expect(try database.reservations.reservation(id: id)?.reservation.status == .inside)
         // Another scan of the code is an exit, at the time it happened (to the millisecond).
         clock.advance(25 * 60)
         let exited = try scan(Secrets.token(), at: "2026-11-18T09:30:00.250Z")
         #expect(exited.body["result"] as? String == "exit")
-        let visit = try require(try database.reservation(id: id)?.reservation)
+        let visit = try require(try database.reservations.reservation(id: id)?.reservation)
         #expect(visit.status == .done && visit.exitedAt == Fixture.date(2026, 11, 18, 10, 30) + 0.25)
         // The visit was measured as it happened: 28 minutes and a quarter of a second.
         let measured = try database.storeLoad(store.id)?.actualSeconds
@@ -327,10 +327,10 @@ struct DeviceAPITests {
         #expect(try receipts() == kept)
         // Kept a week, longer than a kiosk keeps what it could not send.
         clock.advance(Retention.scanReceipts - 3600)
-        try database.purgePersonalData(now: clock.now, sessionLifetime: Visitor.absoluteLifetime)
+        try database.privacy.purgePersonalData(now: clock.now, sessionLifetime: Visitor.absoluteLifetime)
         #expect(try receipts() == kept)
         clock.advance(2 * 3600)
-        try database.purgePersonalData(now: clock.now, sessionLifetime: Visitor.absoluteLifetime)
+        try database.privacy.purgePersonalData(now: clock.now, sessionLifetime: Visitor.absoluteLifetime)
         #expect(try receipts() == 0)
     }
 
@@ -352,11 +352,11 @@ struct DeviceAPITests {
         // The scanner gave up after 2.5 s and decided by itself: this one is dropped.
         let late = send(waited: 4)
         #expect(late.status == 503 && String(decoding: late.body, as: UTF8.self).contains("\"code\":\"late\""))
-        #expect(try database.reservation(id: id)?.reservation.status == .called)
+        #expect(try database.reservations.reservation(id: id)?.reservation.status == .called)
         // The same scan in time is applied: nothing of the late one was kept under its id.
         let inTime = send(waited: 0.1)
         #expect(inTime.status == 200 && String(decoding: inTime.body, as: UTF8.self).contains("\"result\":\"enter\""))
-        #expect(try database.reservation(id: id)?.reservation.status == .inside)
+        #expect(try database.reservations.reservation(id: id)?.reservation.status == .inside)
         let both = try call(.post, "/api/v1/scan", key: key, json: """
             {"code": "\(code)", "scanId": "\(Secrets.token())", "answerWithin": 2.5, "offlineResult": "exit", "scannedAt": "2026-11-18T09:00:00Z"}
             """)
@@ -370,7 +370,7 @@ struct DeviceAPITests {
         let elsewhere = try call(.post, "/api/v1/scan", key: otherKey, json: #"{"code": "\#(code)"}"#)
         #expect(elsewhere.body["result"] as? String == "refused" && elsewhere.body["reason"] as? String == "otherStore")
         #expect(elsewhere.body["number"] == nil)
-        let ticket = try require(try database.reservation(id: ReservationID(try require(issued.body["id"] as? Int64))))
+        let ticket = try require(try database.reservations.reservation(id: ReservationID(try require(issued.body["id"] as? Int64))))
         #expect(ticket.reservation.status == .called && ticket.reservation.enteredAt == nil)
         let forbidden = try call(.get, "/api/v1/stores/\(store.id)/status", key: otherKey)
         #expect(forbidden.status == 403 && forbidden.body["code"] as? String == "otherStore")
@@ -422,11 +422,11 @@ struct DeviceAPITests {
         let three = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 3, "residenceMinutes": 30}"#)
         #expect(three.status == 400 && three.body["code"] as? String == "invalidPeople")
         // A store keeping one place for walk-ins cannot take a pair with a ticket, and says so.
-        let small = try database.createStore(
+        let small = try database.stores.createStore(
             Fixture.store("Piccolo", at: GeoPoint(latitude: 45.47, longitude: 9.19), capacity: 5),
             hours: Fixture.weekdayHours, departments: [])
         let smallKey = Secrets.token(bytes: 32)
-        _ = try database.enrolKiosk(storeId: small.id, label: "Door", key: smallKey, now: clock.now)
+        _ = try database.accounts.enrolKiosk(storeId: small.id, label: "Door", key: smallKey, now: clock.now)
         let pair = try call(.post, "/api/v1/tickets", key: smallKey, json: #"{"people": 2, "residenceMinutes": 30}"#)
         #expect(pair.status == 409 && pair.body["code"] as? String == "partyTooLarge")
         clock.advance(12 * 3600)

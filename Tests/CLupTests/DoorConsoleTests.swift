@@ -18,15 +18,15 @@ struct DoorConsoleTests {
 
     init() throws {
         (clock, database, app) = try Fixture.start()
-        store = try database.createStore(
+        store = try database.stores.createStore(
             NewStore(name: "Bottega Porta", address: "Via Porta 1", phone: "+39 02 1", position: Place.milan[0].position,
                      capacity: 4, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 0)),
             hours: Fixture.weekdayHours, departments: [])
         for index in 1...5 {
-            let user = try database.createUser(email: "c\(index)@example.org", displayName: "C\(index)",
+            let user = try database.accounts.createUser(email: "c\(index)@example.org", displayName: "C\(index)",
                                                passwordHash: Fixture.passwordHash, now: clock.now,
                                                confirmation: nil)
-            _ = try database.reserve(ReservationRequest(
+            _ = try database.reservations.reserve(ReservationRequest(
                 storeId: store.id, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: .walking,
                 requestKey: Secrets.token()), now: clock.now)
         }
@@ -35,8 +35,8 @@ struct DoorConsoleTests {
 
     /// Ticket `number`: customer c`number`'s line-up (they lined up in that order).
     func status(_ number: Int) throws -> Reservation {
-        let user = try require(try database.user(email: "c\(number)@example.org"))
-        let reservation = try require(try database.reservations(userId: user.id).first).reservation
+        let user = try require(try database.accounts.user(email: "c\(number)@example.org"))
+        let reservation = try require(try database.reservations.forCustomer(userId: user.id).first).reservation
         #expect(reservation.number == number)
         return reservation
     }
@@ -82,7 +82,7 @@ struct DoorConsoleTests {
         let left = try act(boss, "leftUnscanned", "5", reason: "saw her leave by the side door")
         #expect(left.bodyText.contains("Ticket 5&#39;s visit is closed: the count inside is corrected."))
         #expect(try status(5).status == .done && status(5).exitedAt == nil)
-        #expect(try database.liveTraffic(storeId: storeId, now: clock.now).peopleInside == 0)
+        #expect(try database.reservations.liveTraffic(storeId: storeId, now: clock.now).peopleInside == 0)
 
         let log = try boss.get("/manage/stores/\(storeId)/door").bodyText
         #expect(log.contains("<td>closed: left without scanning</td><td>5</td><td>Boss</td><td>saw her leave by the side door</td>"))
@@ -98,13 +98,13 @@ struct DoorConsoleTests {
         #expect(again.bodyText.contains("Ticket 2 is called again, until 10:18."))
         #expect(try status(2).calledAt == clock.now)
         clock.advance(3 * 60)  // 10:11: the others' grace is over, ticket 2's is not
-        try database.advanceQueues(now: clock.now)
+        try database.doors.advanceQueues(now: clock.now)
         #expect(try status(2).status == .called && status(3).status == .expired)
         // Ticket 5 was called in 3's place; it is marked as not coming.
         #expect(try status(5).status == .called)
         #expect(try act(boss, "noShow", "5", reason: "phoned to say they cannot come").status == 200)
         #expect(try status(5).status == .expired)
-        #expect(try database.notices(reservationId: try status(5).id).last?.reason == .markedNoShow)
+        #expect(try database.notices.list(reservationId: try status(5).id).last?.reason == .markedNoShow)
         // An action that does not apply says so and changes nothing.
         let done = try act(boss, "recall", "5")
         #expect(done.status == 409 && done.bodyText.contains("Not done: ticket 5 is expired."))
@@ -123,8 +123,8 @@ struct DoorConsoleTests {
 
         // A cancelled ticket scanned at the door: refused, and logged.
         let one = try status(1)
-        #expect(try database.cancelReservation(id: one.id, userId: try require(one.userId), now: clock.now))
-        #expect(try database.scan(reservationId: one.id, at: storeId, now: clock.now).verdict == .refused(.cancelled))
+        #expect(try database.reservations.cancelReservation(id: one.id, userId: try require(one.userId), now: clock.now))
+        #expect(try database.doors.scan(reservationId: one.id, at: storeId, now: clock.now).verdict == .refused(.cancelled))
         let log = try boss.get("/manage/stores/\(storeId)/door").bodyText
         #expect(log.contains("<td>scan refused</td><td>1</td><td>scanner</td><td>cancelled ticket</td>"))
         let stats = try boss.get("/manage/stores/\(storeId)/stats?from=2026-11-18&to=2026-11-18").bodyText
@@ -140,7 +140,7 @@ struct DoorConsoleTests {
     /// A door kiosk for the store, enrolled in a new browser.
     func doorKiosk(role: KioskRole = .door, label: String = "Entrance left") throws -> (browser: Browser, key: String) {
         let key = Secrets.token(bytes: 32)
-        _ = try database.enrolKiosk(storeId: storeId, label: label, key: key, role: role, now: clock.now)
+        _ = try database.accounts.enrolKiosk(storeId: storeId, label: label, key: key, role: role, now: clock.now)
         let kiosk = Browser(app, address: "192.0.2.77")
         try kiosk.get("/kiosk")
         #expect(try kiosk.post("/kiosk/enrol", [("key", key)]).status == 303)
@@ -269,7 +269,7 @@ struct DoorConsoleTests {
         #expect(try staffSignIn(other, pin: "246810").status == 303)
         // Guesses spread over many kiosks of one store: at most 100 an hour for the store.
         for index in 0..<SignInThrottle.accountHourlyLimit {
-            try database.recordSignInFailure(account: StaffPin.throttleAccount(storeId: storeId.rawValue),
+            try database.accounts.recordSignInFailure(account: StaffPin.throttleAccount(storeId: storeId.rawValue),
                                              clientAddress: StaffPin.throttleClient(kioskId: 1000 + Int64(index)),
                                              now: clock.now)
         }
@@ -303,16 +303,16 @@ struct DoorConsoleTests {
         let (kiosk, key) = try doorKiosk(label: "Entrance left")
         #expect(try kiosk.get("/kiosk/dispenser").status == 200)
         try setStaffPin("246810")
-        let kioskId = try require(try database.kiosk(key: key)).id
+        let kioskId = try require(try database.accounts.kiosk(key: key)).id
         let boss = try signedIn("boss@example.org")
         let page = try boss.get("/manage/stores/\(storeId)").bodyText
         #expect(page.contains("name=\"kiosk\" value=\"\(kioskId)\""))
         // Another store's kiosk is not this manager's to revoke.
-        let other = try database.createStore(Fixture.store("Altrove", at: Place.milan[1].position), hours: Fixture.weekdayHours,
+        let other = try database.stores.createStore(Fixture.store("Altrove", at: Place.milan[1].position), hours: Fixture.weekdayHours,
                                              departments: [])
-        let otherKiosk = try database.enrolKiosk(storeId: other.id, label: "Theirs", key: Secrets.token(bytes: 32), now: clock.now)
+        let otherKiosk = try database.accounts.enrolKiosk(storeId: other.id, label: "Theirs", key: Secrets.token(bytes: 32), now: clock.now)
         #expect(try boss.post("/manage/stores/\(storeId)/kiosks/revoke", [("kiosk", String(otherKiosk.id))]).status == 404)
-        #expect(try database.kiosks(storeId: other.id).first?.revokedAt == nil)
+        #expect(try database.accounts.kiosks(storeId: other.id).first?.revokedAt == nil)
         let revoked = try boss.post("/manage/stores/\(storeId)/kiosks/revoke", [("kiosk", String(kioskId))])
         #expect(revoked.status == 303 && revoked.header("Location") == "/manage/stores/\(storeId)?kiosk=revoked")
         #expect(try kiosk.get("/kiosk/dispenser").header("Location") == "/kiosk")
@@ -346,14 +346,14 @@ struct DoorConsoleTests {
 
     @Test("past midnight a store open late keeps the evening's day: its visits, its numbers, its door console")
     func pastMidnight() throws {
-        let late = try database.createStore(
+        let late = try database.stores.createStore(
             NewStore(name: "Notturno", address: "Via Luna 1", phone: "", position: Place.milan[1].position, capacity: 4,
                      timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 0)),
             hours: (1...7).map { OpeningInterval(weekday: $0, opens: 18 * 60, closes: 26 * 60) }, departments: [])
         func lineUp(_ email: String) throws -> Reservation {
-            let user = try database.createUser(email: email, displayName: "Owl", passwordHash: "x", now: clock.now,
+            let user = try database.accounts.createUser(email: email, displayName: "Owl", passwordHash: "x", now: clock.now,
                                                confirmation: nil)
-            guard case .created(let ticket) = try database.reserve(ReservationRequest(
+            guard case .created(let ticket) = try database.reservations.reserve(ReservationRequest(
                 storeId: late.id, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 20, travelMode: .walking,
                 requestKey: Secrets.token()), now: clock.now)
             else { throw RequireError(message: "not created") }
@@ -361,17 +361,17 @@ struct DoorConsoleTests {
         }
         clock.advance(Fixture.date(2026, 11, 18, 23, 50).timeIntervalSince(clock.now))
         let evening = try lineUp("owl@example.org")
-        #expect(try database.scan(reservationId: evening.id, at: late.id, now: clock.now).verdict == .enter)
+        #expect(try database.doors.scan(reservationId: evening.id, at: late.id, now: clock.now).verdict == .enter)
         clock.advance(30 * 60)  // 00:20 on Thursday, the store open until 02:00
-        try database.advanceQueues(now: clock.now)
-        #expect(try database.reservation(id: evening.id)?.reservation.status == .inside)
+        try database.doors.advanceQueues(now: clock.now)
+        #expect(try database.reservations.reservation(id: evening.id)?.reservation.status == .inside)
         #expect(try lineUp("lark@example.org").number == evening.number + 1)
-        let outcome = try database.door(.leftUnscanned, storeId: late.id, number: evening.number, reason: "left by the side",
-                                        by: .user(try require(try database.user(email: "boss@example.org")).id), now: clock.now)
+        let outcome = try database.doors.door(.leftUnscanned, storeId: late.id, number: evening.number, reason: "left by the side",
+                                        by: .user(try require(try database.accounts.user(email: "boss@example.org")).id), now: clock.now)
         guard case .done = outcome else {
             Issue.record("the evening's ticket was not found: \(outcome)")
             return
         }
-        #expect(try database.reservation(id: evening.id)?.reservation.status == .done)
+        #expect(try database.reservations.reservation(id: evening.id)?.reservation.status == .done)
     }
 }

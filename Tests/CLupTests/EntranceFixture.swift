@@ -19,15 +19,15 @@ struct EntranceFixture {
 
     init() throws {
         database = try Fixture.database()
-        store = try database.createStore(
+        store = try database.stores.createStore(
             NewStore(name: "Bottega Duomo", address: "Piazza Duomo 1", phone: "+39 02 1", position: Place.milan[0].position,
                   capacity: 10, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 10, walkInPercent: 20)),
             hours: Fixture.weekdayHours, departments: [])
-        other = try database.createStore(
+        other = try database.stores.createStore(
             Fixture.store("Mercato Brera", at: GeoPoint(latitude: 45.4705, longitude: 9.19), capacity: 30),
             hours: Fixture.weekdayHours, departments: [])
-        _ = try database.enrolKiosk(storeId: store.id, label: "Front door", key: key, now: clock.now)
-        _ = try database.enrolKiosk(storeId: other.id, label: "Brera door", key: otherKey, now: clock.now)
+        _ = try database.accounts.enrolKiosk(storeId: store.id, label: "Front door", key: key, now: clock.now)
+        _ = try database.accounts.enrolKiosk(storeId: other.id, label: "Brera door", key: otherKey, now: clock.now)
         let clock = self.clock
         app = try Fixture.app(clock: { clock.now }, database: database)
     }

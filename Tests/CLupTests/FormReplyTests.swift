@@ -18,14 +18,14 @@ struct FormReplyTests {
 
     init() throws {
         (clock, database, app) = try Fixture.start()
-        store = try database.createStore(
+        store = try database.stores.createStore(
             NewStore(name: "Bottega Due Volte", address: "Via Doppia 2", phone: "", position: Place.milan[0].position,
                      capacity: 4, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 0)),
             hours: Fixture.weekdayHours, departments: [])
     }
 
     func customer(_ email: String) throws -> (browser: Browser, id: UserID) {
-        let user = try database.createUser(email: email, displayName: "Ada", passwordHash: Fixture.passwordHash,
+        let user = try database.accounts.createUser(email: email, displayName: "Ada", passwordHash: Fixture.passwordHash,
                                            now: clock.now, confirmation: nil)
         let browser = Browser(app)
         try browser.signIn(email: email)
@@ -57,10 +57,10 @@ struct FormReplyTests {
                       ("newPasswordAgain", "a brand new passphrase"), ("formKey", key)]
         let first = try browser.post("/account/password", fields)
         #expect(first.status == 303)
-        let hash = try #require(try database.user(email: "ada@example.org")?.passwordHash)
+        let hash = try #require(try database.accounts.user(email: "ada@example.org")?.passwordHash)
         let retry = try browser.post("/account/password", fields)
         #expect(retry.status == 303 && retry.header("Location") == first.header("Location"))
-        #expect(try database.user(email: "ada@example.org")?.passwordHash == hash)
+        #expect(try database.accounts.user(email: "ada@example.org")?.passwordHash == hash)
         // Only one change: the first one's, whose new password signs in.
         #expect(PasswordHasher().verify("a brand new passphrase", against: hash))
         _ = id
@@ -69,7 +69,7 @@ struct FormReplyTests {
     @Test("a cancellation sent twice: the retry is redirected as the first was, not told it is over")
     func cancelTwice() throws {
         let (browser, id) = try customer("ada@example.org")
-        guard case .created(let ticket) = try database.reserve(ReservationRequest(
+        guard case .created(let ticket) = try database.reservations.reserve(ReservationRequest(
             storeId: store.id, userId: id, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: .walking,
             requestKey: Secrets.token()), now: clock.now)
         else { Issue.record("not created"); return }
@@ -99,7 +99,7 @@ struct FormReplyTests {
         }
         // One did it (303); the other was told it was done (the same 303, or a "done already" page).
         #expect(answers.values.sorted() == ["303", "303"] || answers.values.sorted() == ["200", "303"])
-        let hash = try #require(try database.user(email: "ada@example.org")?.passwordHash)
+        let hash = try #require(try database.accounts.user(email: "ada@example.org")?.passwordHash)
         #expect(PasswordHasher().verify("a brand new passphrase", against: hash))
     }
 
@@ -109,14 +109,14 @@ struct FormReplyTests {
         // The worker committed a write for this key and died before answering: the retry.
         let lostKey = Secrets.token()
         try FormReply.$current.withValue(FormReply(key: lostKey)) {
-            try database.updateNotificationChannels(userId: try #require(try database.user(email: "ada@example.org")).id,
+            try database.accounts.updateNotificationChannels(userId: try #require(try database.accounts.user(email: "ada@example.org")).id,
                                                     email: false, push: true)
         }
         try browser.get("/account")
         let retry = try browser.post("/account/notifications", [("email", "on"), ("push", "on"), ("formKey", lostKey)])
         #expect(retry.status == 200)
         #expect(retry.bodyText.contains("<h1>Done already</h1>"))
-        #expect(try database.user(email: "ada@example.org")?.notifyEmail == false)  // not done again
+        #expect(try database.accounts.user(email: "ada@example.org")?.notifyEmail == false)  // not done again
     }
 
     @Test("a form refused for what was typed changed nothing, so sent again corrected it runs")
@@ -127,12 +127,12 @@ struct FormReplyTests {
         #expect(refused.status == 422)
         let saved = try browser.post("/account/profile", [("displayName", "Adele"), ("travelMode", "walking"), ("formKey", key)])
         #expect(saved.status == 303)
-        #expect(try database.user(email: "ada@example.org")?.displayName == "Adele")
+        #expect(try database.accounts.user(email: "ada@example.org")?.displayName == "Adele")
     }
 
     @Test("signing in sent twice signs in twice: an answer that sets a cookie is not replayed without it")
     func signInTwice() throws {
-        _ = try database.createUser(email: "bob@example.org", displayName: "Bob", passwordHash: Fixture.passwordHash,
+        _ = try database.accounts.createUser(email: "bob@example.org", displayName: "Bob", passwordHash: Fixture.passwordHash,
                                     now: clock.now, confirmation: nil)
         let browser = Browser(app)
         let key = try formKey(try browser.get("/signin"), action: "/signin")

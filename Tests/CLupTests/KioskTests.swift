@@ -65,7 +65,7 @@ struct KioskTests {
         let location = try require(response.header("Location"))
         let id = try Self.ticketId(in: location)
         printed[id] = location
-        return try require(try database.walkInTicket(id: id, storeId: store.id))
+        return try require(try database.doors.walkInTicket(id: id, storeId: store.id))
     }
 
     func code(_ reservation: Reservation) throws -> String { try Fixture.doorCode(reservation, database) }
@@ -76,16 +76,16 @@ struct KioskTests {
     }
 
     func reload(_ reservation: Reservation) throws -> Reservation {
-        try require(try database.reservation(id: reservation.id)).reservation
+        try require(try database.reservations.reservation(id: reservation.id)).reservation
     }
 
     /// A confirmed customer's line-up or booking, made directly.
     func customerReservation(_ email: String, at store: Store? = nil, kind: Reservation.Kind = .lineUp,
                              slot: Date? = nil) throws -> Reservation
     {
-        let user = try database.createUser(email: email, displayName: "Ada", passwordHash: Fixture.passwordHash,
+        let user = try database.accounts.createUser(email: email, displayName: "Ada", passwordHash: Fixture.passwordHash,
                                            now: clock.now, confirmation: nil)
-        let outcome = try database.reserve(ReservationRequest(
+        let outcome = try database.reservations.reserve(ReservationRequest(
             storeId: (store ?? self.store).id, userId: user.id, kind: kind, people: 1, residenceMinutes: 30,
             slotStart: slot, requestKey: Secrets.token()), now: clock.now)
         guard case .created(let reservation) = outcome else { throw RequireError(message: "\(outcome)") }
@@ -126,8 +126,8 @@ struct KioskTests {
         #expect(try browser.get("/kiosk/dispenser").status == 200)
 
         // When an admin revokes the key, the next request is refused and the cookie cleared.
-        let kioskId = try require(try database.kiosks(storeId: store.id).first?.id)
-        #expect(try database.revokeKiosk(id: kioskId, now: clock.now))
+        let kioskId = try require(try database.accounts.kiosks(storeId: store.id).first?.id)
+        #expect(try database.accounts.revokeKiosk(id: kioskId, now: clock.now))
         #expect(try browser.get("/kiosk/dispenser").header("Location") == "/kiosk")
         let revoked = try browser.get("/kiosk")
         #expect(revoked.bodyText.contains("it was revoked"))
@@ -163,7 +163,7 @@ struct KioskTests {
         }
         // Another kiosk of the same store, given the address, does not show it either.
         let secondKey = Secrets.token(bytes: 32)
-        _ = try database.enrolKiosk(storeId: store.id, label: "Second", key: secondKey, role: .dispenser, now: clock.now)
+        _ = try database.accounts.enrolKiosk(storeId: store.id, label: "Second", key: secondKey, role: .dispenser, now: clock.now)
         #expect(try (try kiosk(secondKey)).get(location).status == 404)
         // Nor once it is old.
         clock.advance(KioskArea.ticketShownFor + 1)
@@ -181,7 +181,7 @@ struct KioskTests {
         #expect(first.header("Location") == again.header("Location"))
         let location = try require(first.header("Location"))
         let id = try Self.ticketId(in: location)
-        let ticket = try require(try database.walkInTicket(id: id, storeId: store.id))
+        let ticket = try require(try database.doors.walkInTicket(id: id, storeId: store.id))
         #expect(ticket.walkIn && ticket.userId == nil && ticket.people == 2 && ticket.residenceMinutes == 45)
         #expect(ticket.number == 1 && ticket.status == .called)  // two walk-in places, both free
 
@@ -240,7 +240,7 @@ struct KioskTests {
         let reported = try browser.post("/kiosk/spares/printed", fields)
         #expect(reported.status == 201 && reported.bodyText.contains("\"number\":1"))
         #expect(try browser.post("/kiosk/spares/printed", fields).status == 200)
-        let ticket = try reload(try require(try database.walkInTicket(id: ReservationID(first.id), storeId: store.id)))
+        let ticket = try reload(try require(try database.doors.walkInTicket(id: ReservationID(first.id), storeId: store.id)))
         #expect(ticket.people == 2 && ticket.residenceMinutes == 45 && ticket.createdAt == Fixture.date(2026, 11, 18, 9, 58))
         // The next ticket issued online is numbered after the block.
         let online = try walkIn(browser)
@@ -314,7 +314,7 @@ struct KioskTests {
         // A code made before codes were signed with the store's key still opens the door.
         #expect(try scan(browser, Fixture.tickets.token(for: first.id.rawValue)).bodyText.contains(">ENTER<"))
 
-        #expect(try database.rotateSigningKey(storeId: store.id, retireAtOnce: false, now: clock.now) == 2)
+        #expect(try database.stores.rotateSigningKey(storeId: store.id, retireAtOnce: false, now: clock.now) == 2)
         let second = try walkIn(browser)
         let signedWithTwo = try code(second)
         #expect(Fixture.storeKeys.verify(signedWithTwo) { _, key in key == 2 } != nil)
@@ -323,17 +323,17 @@ struct KioskTests {
         #expect(page.bodyText.contains("<path d=\"\(try QRCode(encoding: signedWithTwo).svgPath)\""))
         #expect(try scan(browser, signedWithOne).bodyText.contains(">EXIT<"))
         // A week on, key 1's codes are refused; the database says the same after a restart.
-        let keys = try require(try database.signingKeys(storeId: store.id, now: clock.now + AppDatabase.keyOverlap + 1))
+        let keys = try require(try database.stores.signingKeys(storeId: store.id, now: clock.now + AppDatabase.keyOverlap + 1))
         #expect(keys.current == 2 && !keys.accepts(1))
 
         // A key that may have leaked: its codes are refused at once, and nothing changes.
-        #expect(try database.rotateSigningKey(storeId: store.id, retireAtOnce: true, now: clock.now) == 3)
+        #expect(try database.stores.rotateSigningKey(storeId: store.id, retireAtOnce: true, now: clock.now) == 3)
         let before = try reload(second)
         let refused = try scan(browser, signedWithTwo)
         #expect(refused.bodyText.contains(">REFUSED<") && refused.bodyText.contains("not a CLup ticket"))
         #expect(try reload(second) == before)
         #expect(Fixture.storeKeys.verify(try code(second)) { _, key in key == 3 } != nil)
-        #expect(throws: StoreError.self) { try database.rotateSigningKey(storeId: 999, retireAtOnce: false, now: clock.now) }
+        #expect(throws: StoreError.self) { try database.stores.rotateSigningKey(storeId: 999, retireAtOnce: false, now: clock.now) }
     }
 
     @Test("the scanner keeps the store's keys, rules, live tickets and count for offline use; one door admits offline")
@@ -355,12 +355,12 @@ struct KioskTests {
         #expect(state["authority"] as? Bool == true && state["authorityLabel"] as? String == "Front door")
         // Another door kiosk of the store lets out but does not admit while offline.
         let second = Secrets.token(bytes: 32)
-        _ = try database.enrolKiosk(storeId: store.id, label: "Side door", key: second, now: clock.now)
+        _ = try database.accounts.enrolKiosk(storeId: store.id, label: "Side door", key: second, now: clock.now)
         let side = try require(try JSONSerialization.jsonObject(with: Data(try kiosk(second).get("/kiosk/scanner/state").body)) as? [String: Any])
         #expect(side["authority"] as? Bool == false && side["authorityLabel"] as? String == "Front door")
         // A dispenser reads none of it.
         let dispenserKey = Secrets.token(bytes: 32)
-        _ = try database.enrolKiosk(storeId: store.id, label: "Tickets", key: dispenserKey, role: .dispenser, now: clock.now)
+        _ = try database.accounts.enrolKiosk(storeId: store.id, label: "Tickets", key: dispenserKey, role: .dispenser, now: clock.now)
         #expect(try kiosk(dispenserKey).get("/kiosk/scanner/state").status == 403)
     }
 
@@ -385,7 +385,7 @@ struct KioskTests {
         #expect(try reload(first).status == .inside && (try reload(first).enteredAt) == Fixture.date(2026, 11, 18, 10, 1))
         // A booking cancelled meanwhile, let in offline: not applied.
         let booking = try customerReservation("late@example.org", kind: .booking, slot: Fixture.date(2026, 11, 18, 13))
-        #expect(try database.cancelReservation(id: booking.id, userId: try require(booking.userId), now: clock.now))
+        #expect(try database.reservations.cancelReservation(id: booking.id, userId: try require(booking.userId), now: clock.now))
         clock.advance(10)
         let cancelled = try offline(try code(booking), did: "enter", at: "2026-11-18T09:03:05Z")
         #expect(cancelled.result == "conflict" && cancelled.message.contains("was let in while CLup could not be reached"))
@@ -396,7 +396,7 @@ struct KioskTests {
         #expect(try offline(try code(second), did: "exit", at: "2026-11-18T09:03:15Z").result == "conflict")
         #expect(try reload(second).status == .called)
         // Staff see the three on the door console, and the manager on the store's page.
-        let log = try database.doorLog(storeId: store.id).filter { $0.kind == .offlineConflict }
+        let log = try database.doors.doorLog(storeId: store.id).filter { $0.kind == .offlineConflict }
         #expect(log.map(\.reason) == ["notInside", "cancelled", "alreadyInside"])
         #expect(log.map(\.outcome) == ["exit", "enter", "enter"])
         let row = DoorConsole.logRow(try require(log.last), time: "10:02")
@@ -415,16 +415,16 @@ struct KioskTests {
         #expect(try scan(browser, code(ticket)).bodyText.contains(">ENTER<"))
         // A 30-minute visit is closed two hours in (three times its length and half an hour).
         clock.advance(2 * 3600)
-        _ = try database.advanceQueues(now: clock.now)
+        _ = try database.doors.advanceQueues(now: clock.now)
         #expect(try reload(ticket).status == .inside)
         clock.advance(60)
-        _ = try database.advanceQueues(now: clock.now)
+        _ = try database.doors.advanceQueues(now: clock.now)
         let closed = try reload(ticket)
         #expect(closed.status == .done && closed.exitedAt == nil && closed.endedAt == clock.now)
         let load = try database.storeLoad(store.id)
         #expect(load?.unscannedVisits == 1 && load?.measuredVisits == 0)
         // Closed once: a later turn counts nothing more.
-        _ = try database.advanceQueues(now: clock.now + 5)
+        _ = try database.doors.advanceQueues(now: clock.now + 5)
         let again = try database.storeLoad(store.id)
         #expect(again?.unscannedVisits == 1)
     }
@@ -483,7 +483,7 @@ struct KioskTests {
         let booking = try customerReservation("booker@example.org", kind: .booking, slot: Fixture.date(2026, 11, 18, 13))
         try refused(code(booking), "tooEarly")
         let cancelled = try customerReservation("cancel@example.org")
-        #expect(try database.cancelReservation(id: cancelled.id, userId: cancelled.userId!, now: clock.now))
+        #expect(try database.reservations.cancelReservation(id: cancelled.id, userId: cancelled.userId!, now: clock.now))
         try refused(code(cancelled), "cancelled")
 
         clock.advance(3 * 3600 + 16 * 60)  // 13:16
@@ -508,9 +508,9 @@ struct KioskTests {
         let second = try walkIn(browser)
         #expect(first.status == .called && second.status == .waiting)
         clock.advance(10 * 60)
-        #expect(try database.advanceQueues(now: clock.now) == 0)  // exactly at the deadline: still valid
+        #expect(try database.doors.advanceQueues(now: clock.now) == 0)  // exactly at the deadline: still valid
         clock.advance(1)
-        #expect(try database.advanceQueues(now: clock.now) == 1)
+        #expect(try database.doors.advanceQueues(now: clock.now) == 1)
         #expect(try reload(first).status == .expired && (try reload(second)).status == .called)
         let late = try scan(browser, code(first))
         #expect(late.bodyText.contains("This ticket has expired: it was not used in time."))

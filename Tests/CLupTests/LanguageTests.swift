@@ -111,7 +111,7 @@ struct LanguageTests {
     @Test("a visitor whose browser prefers Italian reads Italian, and can switch on every page")
     func pagesInItalian() throws {
         let database = try Fixture.database()
-        let store = try database.createStore(
+        let store = try database.stores.createStore(
             Fixture.store("Bottega Lingue", at: Place.milan[0].position), hours: Fixture.weekdayHours,
             departments: [("Panetteria", 10)])
         let app = try Fixture.app(database: database)
@@ -156,9 +156,9 @@ struct LanguageTests {
         let signUp = try italian.post("/signup", [("email", "lucia@example.com"), ("displayName", "Lucia"),
                                                    ("password", "mele pere e fichi"), ("passwordAgain", "mele pere e fichi"), ("terms", "accepted")])
         #expect(signUp.bodyText.contains("Controlla la tua email"))
-        let user = try #require(try database.user(email: "lucia@example.com"))
+        let user = try #require(try database.accounts.user(email: "lucia@example.com"))
         #expect(user.language == "it")
-        let mail = try #require(try database.mail(to: "lucia@example.com").last)
+        let mail = try #require(try database.notices.mail(to: "lucia@example.com").last)
         #expect(mail.subject == "Conferma il tuo account CLup")
         #expect(mail.body.hasPrefix("Ciao,\n"))  // unconfirmed: greeted without the name it typed
     }

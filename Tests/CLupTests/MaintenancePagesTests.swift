@@ -18,10 +18,10 @@ struct MaintenancePagesTests {
 
     init() throws {
         (clock, database, app) = try Fixture.start()
-        store = try database.createStore(Fixture.store("Bottega Duomo", at: Place.milan[0].position),
+        store = try database.stores.createStore(Fixture.store("Bottega Duomo", at: Place.milan[0].position),
                                          hours: Fixture.weekdayHours, departments: [])
         try Fixture.manager("boss@example.org", of: store.id, in: database, now: clock.now)
-        _ = try database.createUser(email: "admin@example.org", displayName: "Alba", passwordHash: Fixture.passwordHash,
+        _ = try database.accounts.createUser(email: "admin@example.org", displayName: "Alba", passwordHash: Fixture.passwordHash,
                                     role: .admin, now: clock.now, confirmation: nil)
     }
 
@@ -56,7 +56,7 @@ struct MaintenancePagesTests {
         #expect(guest.contains(#"<div class="banner maintenance" role="status"><p>"# + announcement))
         #expect(try admin.get("/manage/stores/\(store.id)").bodyText.contains(announcement))
         let key = Secrets.token(bytes: 32)
-        _ = try database.enrolKiosk(storeId: store.id, label: "Door", key: key, now: clock.now)
+        _ = try database.accounts.enrolKiosk(storeId: store.id, label: "Door", key: key, now: clock.now)
         let kiosk = Browser(app, address: "192.0.2.50")
         try kiosk.get("/kiosk")
         #expect(try kiosk.post("/kiosk/enrol", [("key", key)]).status == 303)
@@ -79,7 +79,7 @@ struct MaintenancePagesTests {
     func cancel() throws {
         let admin = try admin()
         try schedule(admin)
-        let window = try #require(try database.maintenanceWindows(now: clock.now).first)
+        let window = try #require(try database.maintenance.maintenanceWindows(now: clock.now).first)
         #expect(try Browser(app).get("/").bodyText.contains("Scheduled maintenance"))
         let cancelled = try admin.post("/manage/maintenance/cancel", [("window", String(window.id))])
         #expect(cancelled.header("Location") == "/manage/maintenance?done=cancelled")
@@ -105,7 +105,7 @@ struct MaintenancePagesTests {
                     "\(fields)")
             #expect(html.contains(#"value="\#(fields.0)""#))  // what was typed stays
         }
-        #expect(try database.maintenanceWindows(now: clock.now).isEmpty)
+        #expect(try database.maintenance.maintenanceWindows(now: clock.now).isEmpty)
     }
 
     @Test("nginx's 502 page names the next maintenance, written again as it is scheduled and cancelled")
@@ -126,7 +126,7 @@ struct MaintenancePagesTests {
         #expect(try String(contentsOfFile: folder + "/502.it.html", encoding: .utf8)
             .contains("Manutenzione programmata oggi alle 22:00 – domani alle 01:30 (Europe/Rome)"))
         #expect(FileManager.default.fileExists(atPath: folder + "/413.json"))
-        let window = try #require(try database.maintenanceWindows(now: clock.now).first)
+        let window = try #require(try database.maintenance.maintenanceWindows(now: clock.now).first)
         try admin.post("/manage/maintenance/cancel", [("window", String(window.id))])
         #expect(!(try String(contentsOfFile: folder + "/502.html", encoding: .utf8)).contains("maintenance"))
     }
@@ -140,7 +140,7 @@ struct MaintenancePagesTests {
         #expect(try keeper.keep(from: database, now: now))
         #expect(try !keeper.keep(from: database, now: now + 5))  // nothing changed
         // Scheduled through the database, as another worker or `clup admin` would.
-        let window = try database.scheduleMaintenance(
+        let window = try database.maintenance.scheduleMaintenance(
             MaintenanceWindow(id: 0, startsAt: now + 3600, endsAt: now + 7200, announceFrom: now, timeZone: "Europe/Rome"),
             now: now)
         #expect(try keeper.keep(from: database, now: now + 10))
@@ -149,7 +149,7 @@ struct MaintenancePagesTests {
         // Unchanged, the pages are still written again every ten minutes: "today" stays true.
         #expect(try !keeper.keep(from: database, now: now + 60))
         #expect(try keeper.keep(from: database, now: now + StaticPagesKeeper.rewriteAfter + 10))
-        #expect(try database.cancelMaintenance(id: window.id, now: now + 700))
+        #expect(try database.maintenance.cancelMaintenance(id: window.id, now: now + 700))
         #expect(try keeper.keep(from: database, now: now + 705))
         #expect(try !page().contains("maintenance"))
     }
@@ -161,18 +161,18 @@ struct MaintenancePagesTests {
         #expect(try boss.get("/manage/maintenance").status == 403)
         try boss.get("/manage")
         #expect(try schedule(boss).status == 403)
-        #expect(try database.maintenanceWindows(now: clock.now).isEmpty)
+        #expect(try database.maintenance.maintenanceWindows(now: clock.now).isEmpty)
         #expect(try Browser(app).get("/manage/maintenance").status == 303)  // a guest is sent to sign in
     }
 
     @Test("scheduled from the command line's side, windows are kept and cancelled on either engine")
     func kept() throws {
         let starts = clock.now + 3600
-        let window = try database.scheduleMaintenance(
+        let window = try database.maintenance.scheduleMaintenance(
             MaintenanceWindow(id: 0, startsAt: starts, endsAt: starts + 60, announceFrom: starts, timeZone: "UTC"), now: clock.now)
-        #expect(try database.maintenanceWindows(now: clock.now) == [window])
-        #expect(try database.cancelMaintenance(id: window.id, now: clock.now))
-        #expect(!(try database.cancelMaintenance(id: window.id, now: clock.now)))
-        #expect(try database.maintenanceWindows(now: clock.now).isEmpty)
+        #expect(try database.maintenance.maintenanceWindows(now: clock.now) == [window])
+        #expect(try database.maintenance.cancelMaintenance(id: window.id, now: clock.now))
+        #expect(!(try database.maintenance.cancelMaintenance(id: window.id, now: clock.now)))
+        #expect(try database.maintenance.maintenanceWindows(now: clock.now).isEmpty)
     }
 }

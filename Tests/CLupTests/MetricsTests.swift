@@ -115,7 +115,7 @@ struct MetricsTests {
     func traffic() throws {
         let desk = EntranceDesk(database: fixture.database, tickets: Fixture.tickets,
                                 codes: TicketCodes(database: fixture.database, tickets: Fixture.tickets))
-        let kiosk = try #require(try fixture.database.kiosk(key: fixture.key))
+        let kiosk = try #require(try fixture.database.accounts.kiosk(key: fixture.key))
         let entered = #"clup_scans_total{result="enter",reason=""}"#
         let unknown = #"clup_scans_total{result="refused",reason="unknownCode"}"#
         let commits = "clup_group_commit_size_count"

@@ -33,7 +33,7 @@ struct NearbyCardsTests {
         #expect(list(at: now + 0.6, oldest: now + 0.6) == 3, "a clock before the list was made")
         #expect(list(at: now + 0.6, oldest: now + 0.6) == 3)
         #expect(list(at: now + 0.6, oldest: now + 0.6) == 3)
-        _ = try database.createStore(Fixture.store("Bottega", at: GeoPoint(latitude: 45.46, longitude: 9.19)),
+        _ = try database.stores.createStore(Fixture.store("Bottega", at: GeoPoint(latitude: 45.46, longitude: 9.19)),
                                      hours: Fixture.weekdayHours, departments: [])
         #expect(list(at: now + 0.6, oldest: now + 0.6) == 4, "a store was added")
         let other = NearbyCards.Key(language: .it, position: "place=duomo", mode: .walking, shown: 30)
@@ -46,13 +46,13 @@ struct NearbyCardsTests {
     @Test("the home page shows a store's change at once, and its closing as time passes, for the same place")
     func homePageFollowsChanges() throws {
         let (clock, database, app) = try Fixture.start()
-        let store = try database.createStore(Fixture.store("Bottega", at: GeoPoint(latitude: 45.4642, longitude: 9.19)),
+        let store = try database.stores.createStore(Fixture.store("Bottega", at: GeoPoint(latitude: 45.4642, longitude: 9.19)),
                                              hours: Fixture.weekdayHours, departments: [])
         let home = "/?lat=45.46420&lon=9.19000"
         #expect(app.get(home).bodyText.contains("Open until 21:00"))
         var edit = StoreEdit(store)
         edit.name = "Bottega Nuova"
-        _ = try database.editStore(store.id, to: edit, userId: nil, now: clock.now)
+        _ = try database.stores.editStore(store.id, to: edit, userId: nil, now: clock.now)
         let renamed = app.get(home).bodyText
         #expect(renamed.contains("Bottega Nuova") && renamed.contains("Open until 21:00"))
         clock.advance(11 * 3600 + 1)

@@ -25,7 +25,7 @@ struct NoticesTests {
 
     init() throws {
         (clock, database, app) = try Fixture.start()
-        store = try database.createStore(
+        store = try database.stores.createStore(
             NewStore(name: "Bottega Duomo", address: "Piazza Duomo 1", phone: "+39 02 1", position: Place.milan[0].position,
                      capacity: 4, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 0, slotCapacity: 2)),
             hours: Fixture.weekdayHours, departments: [])
@@ -35,7 +35,7 @@ struct NoticesTests {
     var storeId: StoreID { store.id }
 
     func user(_ email: String) throws -> User {
-        try database.createUser(email: email, displayName: "Ada", passwordHash: Fixture.passwordHash,
+        try database.accounts.createUser(email: email, displayName: "Ada", passwordHash: Fixture.passwordHash,
                                 now: clock.now, confirmation: nil)
     }
 
@@ -48,7 +48,7 @@ struct NoticesTests {
 
     @discardableResult
     func lineUp(_ user: User, metres: Int? = nil, mode: TravelMode = .walking) throws -> Reservation {
-        let outcome = try database.reserve(ReservationRequest(
+        let outcome = try database.reservations.reserve(ReservationRequest(
             storeId: storeId, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: mode,
             requestKey: Secrets.token(), travelMetres: metres), now: clock.now)
         guard case .created(let reservation) = outcome else { throw Stack("not created: \(outcome)") }
@@ -56,7 +56,7 @@ struct NoticesTests {
     }
 
     func book(_ user: User, at slot: Date) throws -> ReservationOutcome {
-        try database.reserve(ReservationRequest(
+        try database.reservations.reserve(ReservationRequest(
             storeId: storeId, userId: user.id, kind: .booking, people: 1, residenceMinutes: 30, slotStart: slot,
             requestKey: Secrets.token()), now: clock.now)
     }
@@ -65,16 +65,16 @@ struct NoticesTests {
     func fillStore() throws -> [Reservation] {
         try (1...4).map { index in
             let ticket = try lineUp(try user("inside\(index)@example.org"))
-            #expect(try database.scan(reservationId: ticket.id, at: storeId, now: clock.now).verdict == .enter)
+            #expect(try database.doors.scan(reservationId: ticket.id, at: storeId, now: clock.now).verdict == .enter)
             return ticket
         }
     }
 
     func reservation(_ id: ReservationID) throws -> Reservation {
-        try require(try database.reservation(id: id)).reservation
+        try require(try database.reservations.reservation(id: id)).reservation
     }
 
-    func mail(to email: String) throws -> [OutboxMessage] { try database.mail(to: email) }
+    func mail(to email: String) throws -> [OutboxMessage] { try database.notices.mail(to: email) }
 
     struct Stack: Error { let message: String; init(_ message: String) { self.message = message } }
 
@@ -97,23 +97,23 @@ struct NoticesTests {
 
         // "Leave now" goes out `noticeMargin` (3 min) before the time to leave (10:21:52), once.
         clock.advance(18 * 60)
-        try database.advanceQueues(now: clock.now)
+        try database.doors.advanceQueues(now: clock.now)
         #expect(try reservation(ticket.id).leftAt == nil)
         clock.advance(60)
-        try database.advanceQueues(now: clock.now)
+        try database.doors.advanceQueues(now: clock.now)
         #expect(try reservation(ticket.id).leftAt == clock.now)
-        try database.advanceQueues(now: clock.now + 5)
-        #expect(try database.notices(reservationId: ticket.id).map(\.kind) == [.leaveNow])
+        try database.doors.advanceQueues(now: clock.now + 5)
+        #expect(try database.notices.list(reservationId: ticket.id).map(\.kind) == [.leaveNow])
         #expect(try browser.get("/reservations/\(ticket.id)").bodyText.contains("Time to leave for the store"))
 
         // 10:30: someone leaves. Ada left at 10:19 and arrives at 10:27: she is called at once,
         // and has the grace period from now.
         clock.advance(11 * 60)
-        #expect(try database.scan(reservationId: inside[0].id, at: storeId, now: clock.now).verdict == .exit)
+        #expect(try database.doors.scan(reservationId: inside[0].id, at: storeId, now: clock.now).verdict == .exit)
         #expect(try reservation(ticket.id).status == .called)
-        #expect(try database.notices(reservationId: ticket.id).map(\.kind) == [.leaveNow, .yourTurn])
+        #expect(try database.notices.list(reservationId: ticket.id).map(\.kind) == [.leaveNow, .yourTurn])
 
-        try database.dispatchNotices(now: clock.now, render: writer.render)
+        try database.notices.dispatchNotices(now: clock.now, render: writer.render)
         let messages = try mail(to: "ada@example.org")
         #expect(messages.map(\.subject) == ["Time to leave for Bottega Duomo", "It is your turn at Bottega Duomo"])
         #expect(messages[0].body.contains("it takes you about 9 min on foot. Your place is held for you while you "
@@ -121,7 +121,7 @@ struct NoticesTests {
         #expect(messages[1].body.contains("scan your code by 10:40"))
         #expect(messages[1].body.contains("https://clup.example.org/reservations/\(ticket.id)"))
         // Dispatched once: nothing more goes out.
-        #expect(try database.dispatchNotices(now: clock.now, render: writer.render) == 0)
+        #expect(try database.notices.dispatchNotices(now: clock.now, render: writer.render) == 0)
         #expect(try mail(to: "ada@example.org").count == 2)
     }
 
@@ -137,13 +137,13 @@ struct NoticesTests {
         #expect(standing.entry == clock.now + ticket.travel)
         // 36 minutes on: still held, not called, not expired.
         clock.advance(ticket.travel - Departure.callMargin - 1)
-        #expect(try database.advanceQueues(now: clock.now) == 0)
+        #expect(try database.doors.advanceQueues(now: clock.now) == 0)
         clock.advance(1)
-        #expect(try database.advanceQueues(now: clock.now) == 1)
+        #expect(try database.doors.advanceQueues(now: clock.now) == 1)
         // Arriving on time, within the grace period, the code lets her in.
         clock.advance(Departure.callMargin + 60)
-        #expect(try database.advanceQueues(now: clock.now) == 0)
-        #expect(try database.scan(reservationId: ticket.id, at: storeId, now: clock.now).verdict == .enter)
+        #expect(try database.doors.advanceQueues(now: clock.now) == 0)
+        #expect(try database.doors.scan(reservationId: ticket.id, at: storeId, now: clock.now).verdict == .enter)
     }
 
     @Test("the wizard says when to leave for each means of transport, never that a far customer just walks in")
@@ -223,7 +223,7 @@ struct NoticesTests {
         #expect(try grace.post("/reservations/\(ticket.id)/position", [("lat", "45.46"), ("lon", "9.19")]).status == 404)
         let held = taken[0]
         #expect(try browser.post("/reservations/\(held.id)/position", [("lat", "45.46"), ("lon", "9.19")]).status == 404)
-        #expect(try database.cancelReservation(id: ticket.id, userId: ada.id, now: clock.now))
+        #expect(try database.reservations.cancelReservation(id: ticket.id, userId: ada.id, now: clock.now))
         #expect(try browser.post("/reservations/\(ticket.id)/position", [("lat", "45.46"), ("lon", "9.19")]).status == 409)
         #expect(abs((try reservation(ticket.id).travelMetres ?? 0) - 150) < 5)
     }
@@ -235,19 +235,19 @@ struct NoticesTests {
         let ada = try user("ada@example.org")
         let ticket = try lineUp(ada)
         #expect(try reservation(ticket.id).status == .called)
-        #expect(try database.cancelReservation(id: ticket.id, userId: ada.id, now: clock.now))
-        try database.dispatchNotices(now: clock.now, render: writer.render)
+        #expect(try database.reservations.cancelReservation(id: ticket.id, userId: ada.id, now: clock.now))
+        try database.notices.dispatchNotices(now: clock.now, render: writer.render)
         #expect(try mail(to: "ada@example.org").map(\.subject) == ["Your reservation at Bottega Duomo is cancelled"])
     }
 
     @Test("a customer who chose Italian is told in Italian, by email and on their devices, whatever the page's language")
     func noticesInTheAccountsLanguage() throws {
         let lucia = try user("lucia@example.org")
-        try database.updateProfile(userId: lucia.id, displayName: "Lucia", travelMode: .walking, loyaltyOptIn: false,
+        try database.accounts.updateProfile(userId: lucia.id, displayName: "Lucia", travelMode: .walking, loyaltyOptIn: false,
                                    language: "it")
         let ticket = try lineUp(lucia)
         #expect(try reservation(ticket.id).status == .called)
-        try Language.$current.withValue(.en) { try database.dispatchNotices(now: clock.now, render: writer.render) }
+        try Language.$current.withValue(.en) { try database.notices.dispatchNotices(now: clock.now, render: writer.render) }
         let message = try require(try mail(to: "lucia@example.org").first)
         #expect(message.subject == "Tocca a te da Bottega Duomo")
         #expect(message.body.hasPrefix("Ciao Lucia,\n\nTocca a te da Bottega Duomo, Piazza Duomo 1."))
@@ -258,11 +258,11 @@ struct NoticesTests {
     func expiryMessage() throws {
         let ada = try user("ada@example.org")
         let ticket = try lineUp(ada)
-        try database.dispatchNotices(now: clock.now, render: writer.render)
+        try database.notices.dispatchNotices(now: clock.now, render: writer.render)
         clock.advance(10 * 60 + 1)
-        try database.advanceQueues(now: clock.now)
+        try database.doors.advanceQueues(now: clock.now)
         #expect(try reservation(ticket.id).status == .expired)
-        try database.dispatchNotices(now: clock.now, render: writer.render)
+        try database.notices.dispatchNotices(now: clock.now, render: writer.render)
         let messages = try mail(to: "ada@example.org")
         #expect(messages.map(\.subject) == ["It is your turn at Bottega Duomo", "Your reservation at Bottega Duomo has expired"])
         #expect(messages[1].body.contains("It was not scanned at the entrance by 10:10"))
@@ -282,11 +282,11 @@ struct NoticesTests {
         #expect(try book(carol, at: slot).isSlotFull)
 
         clock.advance(29 * 60)
-        #expect(try database.remindBookings(now: clock.now) == (0, 0))
+        #expect(try database.reservations.remindBookings(now: clock.now) == (0, 0))
         clock.advance(60)  // 10:30, two hours before
-        #expect(try database.remindBookings(now: clock.now) == (2, 0))
-        #expect(try database.remindBookings(now: clock.now) == (0, 0))
-        try database.dispatchNotices(now: clock.now, render: writer.render)
+        #expect(try database.reservations.remindBookings(now: clock.now) == (2, 0))
+        #expect(try database.reservations.remindBookings(now: clock.now) == (0, 0))
+        try database.notices.dispatchNotices(now: clock.now, render: writer.render)
         let reminder = try require(try mail(to: "ada@example.org").first)
         #expect(reminder.subject == "Your visit to Bottega Duomo at 12:30: please confirm")
         #expect(reminder.body.contains("If you do not confirm by 11:30, the booking is cancelled"))
@@ -313,9 +313,9 @@ struct NoticesTests {
         #expect(bobTicket.bodyText.contains("Please confirm your visit"))
         #expect(bobTicket.bodyText.contains("Confirm my visit"))
         // The store sees who confirmed.
-        _ = try database.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: Fixture.passwordHash,
+        _ = try database.accounts.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: Fixture.passwordHash,
                                     role: .manager, now: clock.now, confirmation: nil)
-        try database.assignStore(storeId: storeId, toManager: "boss@example.org")
+        try database.accounts.assignStore(storeId: storeId, toManager: "boss@example.org")
         let manage = try signedIn("boss@example.org").get("/manage/stores/\(storeId)")
         #expect(manage.bodyText.contains("<tr><td>12:30</td><td>\(adaBooking.number)</td><td>1</td><td>Confirmed</td></tr>"))
         #expect(manage.bodyText.contains("<tr><td>12:30</td><td>\(bobBooking.number)</td><td>1</td><td>Asked; cancelled if no answer by 11:30</td></tr>"))
@@ -324,18 +324,18 @@ struct NoticesTests {
         // slot comes near, so the queue gets it: with two people inside and Ada's booking
         // holding one place from 11:50, Dave, lining up at 12:00, is called at once.
         clock.advance(59 * 60)
-        #expect(try database.remindBookings(now: clock.now) == (0, 0))
+        #expect(try database.reservations.remindBookings(now: clock.now) == (0, 0))
         clock.advance(60)
-        #expect(try database.remindBookings(now: clock.now) == (0, 1))
+        #expect(try database.reservations.remindBookings(now: clock.now) == (0, 1))
         #expect(try reservation(bobBooking.id).status == .cancelled)
         #expect(try reservation(adaBooking.id).status == .booked)
-        try database.dispatchNotices(now: clock.now, render: writer.render)
+        try database.notices.dispatchNotices(now: clock.now, render: writer.render)
         #expect(try mail(to: "bob@example.org").map(\.subject)
             == ["Your visit to Bottega Duomo at 12:30: please confirm", "Your booking at Bottega Duomo was cancelled"])
         clock.advance(30 * 60)
         for index in 1...2 {
             let ticket = try lineUp(try user("inside\(index)@example.org"))
-            #expect(try database.scan(reservationId: ticket.id, at: storeId, now: clock.now).verdict == .enter)
+            #expect(try database.doors.scan(reservationId: ticket.id, at: storeId, now: clock.now).verdict == .enter)
         }
         let dave = try lineUp(try user("dave@example.org"))
         #expect(try reservation(dave.id).status == .called)
@@ -361,8 +361,8 @@ struct NoticesTests {
             throw Stack("not booked")
         }
         #expect(try reservation(booking.id).confirmedAt == clock.now)
-        #expect(try database.remindBookings(now: clock.now + 60) == (0, 0))
-        #expect(try database.notices(reservationId: booking.id).isEmpty)
+        #expect(try database.reservations.remindBookings(now: clock.now + 60) == (0, 0))
+        #expect(try database.notices.list(reservationId: booking.id).isEmpty)
     }
 
     // MARK: Channels
@@ -386,26 +386,26 @@ struct NoticesTests {
                                                    ("auth", auth)]).status == 400)
         #expect(try browser.post("/account/push", [("endpoint", "http://127.0.0.1:9/x"), ("p256dh", key),
                                                    ("auth", auth)]).status == 400)
-        #expect(try database.pushSubscriptions(userId: ada.id).count == 2)
+        #expect(try database.notices.pushSubscriptions(userId: ada.id).count == 2)
         #expect(try browser.get("/account").bodyText.contains("2 browsers"))
 
         // Push only: no email.
         #expect(try browser.post("/account/notifications", [("push", "on")]).status == 303)
         let ticket = try lineUp(ada)
-        try database.dispatchNotices(now: clock.now, render: writer.render)
+        try database.notices.dispatchNotices(now: clock.now, render: writer.render)
         #expect(try mail(to: "ada@example.org").isEmpty)
-        let subscriptions = try database.pushSubscriptions(userId: ada.id)
-        let payload = try require(try database.pushMessages(subscriptionId: subscriptions[0].id).first).payload
+        let subscriptions = try database.notices.pushSubscriptions(userId: ada.id)
+        let payload = try require(try database.notices.pushMessages(subscriptionId: subscriptions[0].id).first).payload
         #expect(payload.contains("\"title\":\"It is your turn at Bottega Duomo\""))
         #expect(payload.contains("\"url\":\"https:\\/\\/clup.example.org\\/reservations\\/\(ticket.id)\""))
-        #expect(try database.pushMessages(subscriptionId: subscriptions[1].id).count == 1)
+        #expect(try database.notices.pushMessages(subscriptionId: subscriptions[1].id).count == 1)
 
         // No channel chosen: email anyway. Removing a browser forgets it.
         #expect(try browser.post("/account/notifications", []).status == 303)
         #expect(try browser.post("/account/push/remove", [("endpoint", "https://fcm.googleapis.com/fcm/send/a")]).status == 204)
-        #expect(try database.pushSubscriptions(userId: ada.id).map(\.endpoint) == ["https://updates.push.services.mozilla.com/wpush/v2/b"])
-        #expect(try database.cancelReservation(id: ticket.id, userId: ada.id, now: clock.now))
-        try database.dispatchNotices(now: clock.now, render: writer.render)
+        #expect(try database.notices.pushSubscriptions(userId: ada.id).map(\.endpoint) == ["https://updates.push.services.mozilla.com/wpush/v2/b"])
+        #expect(try database.reservations.cancelReservation(id: ticket.id, userId: ada.id, now: clock.now))
+        try database.notices.dispatchNotices(now: clock.now, render: writer.render)
         #expect(try mail(to: "ada@example.org").count == 1)
     }
 
@@ -416,12 +416,12 @@ struct NoticesTests {
         /// later. Returns when the one at the door is called, and the ten reports' outcomes.
         func timeline(_ name: String, absurd: Bool) throws -> (called: Date?, reports: [TravelChangeOutcome]) {
             let start = clock.now
-            let store = try database.createStore(
+            let store = try database.stores.createStore(
                 NewStore(name: name, address: "Via Roma 1", phone: "+39 02 1", position: Place.milan[1].position, capacity: 4,
                          timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 0, slotCapacity: 2)),
                 hours: Fixture.weekdayHours, departments: [])
             func lineUp(_ user: User, metres: Int?) throws -> Reservation {
-                guard case .created(let reservation) = try database.reserve(ReservationRequest(
+                guard case .created(let reservation) = try database.reservations.reserve(ReservationRequest(
                     storeId: store.id, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: .walking,
                     requestKey: Secrets.token(), travelMetres: metres), now: clock.now)
                 else { throw Stack("not created") }
@@ -429,18 +429,18 @@ struct NoticesTests {
             }
             let far = try (1...10).map { try lineUp(try user("\(name)-far\($0)@example.org"), metres: 500) }
             let near = try lineUp(try user("\(name)-near@example.org"), metres: nil)
-            try database.advanceQueues(now: clock.now)
+            try database.doors.advanceQueues(now: clock.now)
             clock.advance(60)
             var reports: [TravelChangeOutcome] = []
             if absurd {
                 for ticket in far {
-                    reports.append(try database.changeTravelDistance(id: ticket.id, userId: try require(ticket.userId),
+                    reports.append(try database.reservations.changeTravelDistance(id: ticket.id, userId: try require(ticket.userId),
                                                                      to: TravelMode.longestMetres))
                 }
             }
             var called: Date?
             while called == nil, clock.now.timeIntervalSince(start) < 3 * 3600 {
-                try database.advanceQueues(now: clock.now)
+                try database.doors.advanceQueues(now: clock.now)
                 called = try reservation(near.id).calledAt
                 clock.advance(60)
             }
@@ -464,14 +464,14 @@ struct NoticesTests {
         let start = clock.now
         for round in 0..<ReservationRate.perHour {
             let ticket = try lineUp(ada)
-            try database.dispatchNotices(now: clock.now, render: writer.render)  // called at once: "your turn"
+            try database.notices.dispatchNotices(now: clock.now, render: writer.render)  // called at once: "your turn"
             clock.advance(30)
-            #expect(try database.cancelReservation(id: ticket.id, userId: ada.id, now: clock.now), "\(round)")
-            try database.dispatchNotices(now: clock.now, render: writer.render)
+            #expect(try database.reservations.cancelReservation(id: ticket.id, userId: ada.id, now: clock.now), "\(round)")
+            try database.notices.dispatchNotices(now: clock.now, render: writer.render)
             clock.advance(30)
         }
         // The eleventh within the hour is refused, saying when the next may be made.
-        let eleventh = try database.reserve(ReservationRequest(
+        let eleventh = try database.reservations.reserve(ReservationRequest(
             storeId: storeId, userId: ada.id, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: .walking,
             requestKey: Secrets.token()), now: clock.now)
         guard case .tooMany(let retryAt) = eleventh else { Issue.record("not refused: \(eleventh)"); return }
@@ -504,7 +504,7 @@ struct NoticesTests {
         }
         #expect(try browser.post("/account/notifications", [("push", "on")]).status == 303)
         let ticket = try lineUp(ada)
-        try database.dispatchNotices(now: clock.now, render: writer.render)
+        try database.notices.dispatchNotices(now: clock.now, render: writer.render)
         #expect(try mail(to: "ada@example.org").isEmpty)
         let page = "/reservations/\(ticket.id)"
         #expect(try !browser.get(page).bodyText.contains("stopped receiving"))
@@ -512,11 +512,11 @@ struct NoticesTests {
         // One browser of two gone: the other still takes the notice, so nothing goes by email.
         let service = WebPushTests.FakeService(answers: ["https://fcm.googleapis.com/fcm/send/a": 410,
                                                          "https://fcm.googleapis.com/fcm/send/b": 410])
-        let subscriptions = try database.pushSubscriptions(userId: ada.id)
-        try database.removePushSubscription(id: subscriptions[0].id, now: clock.now)
-        try database.dispatchNotices(now: clock.now, render: writer.render)
+        let subscriptions = try database.notices.pushSubscriptions(userId: ada.id)
+        try database.notices.removePushSubscription(id: subscriptions[0].id, now: clock.now)
+        try database.notices.dispatchNotices(now: clock.now, render: writer.render)
         #expect(try mail(to: "ada@example.org").isEmpty)
-        #expect(try database.pushLost(userId: ada.id) == nil)
+        #expect(try database.notices.pushLost(userId: ada.id) == nil)
 
         // The last one answers 410 before "it is your turn" reached it: it goes by email.
         clock.advance(5)
@@ -524,19 +524,19 @@ struct NoticesTests {
                                                                             subject: "mailto:ops@example.org"),
                                     transport: service, logger: Logger(label: "test"))
         #expect(try delivery.deliverDue(now: clock.now, wait: true) == 1)
-        #expect(try database.pushSubscriptions(userId: ada.id).isEmpty)
-        #expect(try database.pushLost(userId: ada.id) == clock.now)
-        try database.dispatchNotices(now: clock.now, render: writer.render)
+        #expect(try database.notices.pushSubscriptions(userId: ada.id).isEmpty)
+        #expect(try database.notices.pushLost(userId: ada.id) == clock.now)
+        try database.notices.dispatchNotices(now: clock.now, render: writer.render)
         #expect(try mail(to: "ada@example.org").map(\.subject) == ["It is your turn at Bottega Duomo"])
         // Once: nothing more to dispatch, and the ticket page says where notices go now.
-        #expect(try database.dispatchNotices(now: clock.now + 60, render: writer.render) == 0)
+        #expect(try database.notices.dispatchNotices(now: clock.now + 60, render: writer.render) == 0)
         #expect(try mail(to: "ada@example.org").count == 1)
         #expect(try browser.get(page).bodyText.contains(
             "Your browser stopped receiving CLup&#39;s notifications, so we email them to ada@example.org instead."))
         // The browser subscribes again: said no more.
         #expect(try browser.post("/account/push", [("endpoint", "https://fcm.googleapis.com/fcm/send/c"), ("p256dh", key),
                                                    ("auth", auth)]).status == 204)
-        #expect(try database.pushLost(userId: ada.id) == nil)
+        #expect(try database.notices.pushLost(userId: ada.id) == nil)
         #expect(try !browser.get(page).bodyText.contains("stopped receiving"))
     }
 

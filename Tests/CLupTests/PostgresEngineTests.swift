@@ -58,28 +58,28 @@ struct PostgresEngineTests {
         // Four workers start at once on an empty schema: the advisory lock lets one migrate.
         let opened = Mutex<[Result<Int, any Error>]>([])
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
-            let result = Result { try AppDatabase.open(url: url, dataKey: .scratch).storeCount() }
+            let result = Result { try AppDatabase.open(url: url, dataKey: .scratch).stores.storeCount() }
             opened.withLock { $0.append(result) }
         }
         #expect(opened.withLock { $0 }.allSatisfy { (try? $0.get()) == 0 })
         let again = try AppDatabase.open(url: url, dataKey: .scratch)
-        #expect(try again.storeCount() == 0)
+        #expect(try again.stores.storeCount() == 0)
     }
 
     @Test("stores are registered, listed and read back with their hours and departments, and the board has them",
           .enabled(if: PostgresFixture.url != nil))
     func stores() throws {
         let database = try AppDatabase.open(url: try PostgresFixture.freshURL(), dataKey: .scratch)
-        let store = try database.createStore(
+        let store = try database.stores.createStore(
             Fixture.store("Bottega", at: GeoPoint(latitude: 45.46, longitude: 9.19), capacity: 40),
             hours: Fixture.weekdayHours, departments: [("Bakery", 10), ("Fruit & veg", 6)])
         #expect(store.name == "Bottega" && store.capacity == 40 && store.slotMinutes == 15)
-        #expect(try database.store(id: store.id) == store)
-        let details = try #require(try database.storeDetails(id: store.id))
+        #expect(try database.stores.store(id: store.id) == store)
+        let details = try #require(try database.stores.storeDetails(id: store.id))
         #expect(details.openingIntervals.count == 6 && details.departments.map(\.name) == ["Bakery", "Fruit & veg"])
-        #expect(try database.storeDetails(id: StoreID(store.id.rawValue + 1)) == nil)
-        #expect(try database.storeListings().map(\.store.name) == ["Bottega"])
-        #expect(try database.storeCount() == 1 && database.isHealthy())
+        #expect(try database.stores.storeDetails(id: StoreID(store.id.rawValue + 1)) == nil)
+        #expect(try database.stores.storeListings().map(\.store.name) == ["Bottega"])
+        #expect(try database.stores.storeCount() == 1 && database.isHealthy())
         // The writing worker's board has the store at once; another worker loads it on open.
         #expect(database.board.entry(store.id)?.store == store)
         let other = try AppDatabase.open(url: try PostgresFixture.url(of: database), dataKey: .scratch)
@@ -93,14 +93,14 @@ struct PostgresEngineTests {
         var crowded = Fixture.store("Too big", at: GeoPoint(latitude: 45.46, longitude: 9.19))
         crowded.capacity = 20_000
         #expect(throws: (any Error).self) {
-            try database.createStore(crowded, hours: Fixture.weekdayHours, departments: [])
+            try database.stores.createStore(crowded, hours: Fixture.weekdayHours, departments: [])
         }
         // A department that breaks a rule rolls back the store inserted before it.
         #expect(throws: (any Error).self) {
-            try database.createStore(Fixture.store("Half", at: GeoPoint(latitude: 45.46, longitude: 9.19)),
+            try database.stores.createStore(Fixture.store("Half", at: GeoPoint(latitude: 45.46, longitude: 9.19)),
                                      hours: [], departments: [("", 10)])
         }
-        #expect(try database.storeCount() == 0 && database.board.entries().isEmpty)
+        #expect(try database.stores.storeCount() == 0 && database.board.entries().isEmpty)
     }
 
     @Test("the demo stores are added once, however many workers start on an empty database",
@@ -112,11 +112,11 @@ struct PostgresEngineTests {
             Fixture.store("Demo", at: GeoPoint(latitude: 45.46, longitude: 9.19)), Fixture.weekdayHours, [])
         let added = Mutex<[Int]>([])
         DispatchQueue.concurrentPerform(iterations: 3) { _ in
-            let count = (try? AppDatabase.open(url: url, dataKey: .scratch).createStoresIfEmpty([registration, registration])) ?? -1
+            let count = (try? AppDatabase.open(url: url, dataKey: .scratch).stores.createStoresIfEmpty([registration, registration])) ?? -1
             added.withLock { $0.append(count) }
         }
         #expect(added.withLock { $0 }.sorted() == [0, 0, 2])
-        #expect(try AppDatabase.open(url: url, dataKey: .scratch).storeCount() == 2)
+        #expect(try AppDatabase.open(url: url, dataKey: .scratch).stores.storeCount() == 2)
     }
 }
 
@@ -138,100 +138,100 @@ struct PostgresAccountsTests {
     @Test("an account is made with its confirmation link and mail; the address is taken whatever its case")
     func createUser() throws {
         let token = Secrets.token()
-        let user = try database.createUser(email: "Ada@Example.org", displayName: "Ada", passwordHash: "h", now: now,
+        let user = try database.accounts.createUser(email: "Ada@Example.org", displayName: "Ada", passwordHash: "h", now: now,
                                            confirmation: (token, mail))
         #expect(user.email == "Ada@Example.org" && user.role == .customer && user.emailConfirmedAt == nil)
-        #expect(try database.user(email: "ada@example.ORG")?.id == user.id)
+        #expect(try database.accounts.user(email: "ada@example.ORG")?.id == user.id)
         #expect(throws: AccountError.emailTaken) {
-            try database.createUser(email: "ADA@example.org", displayName: "Other", passwordHash: "h", now: now,
+            try database.accounts.createUser(email: "ADA@example.org", displayName: "Other", passwordHash: "h", now: now,
                                     confirmation: nil)
         }
-        #expect(try database.isLinkValid(token, purpose: .confirm, now: now))
-        #expect(try database.isLinkValid(token, purpose: .reset, now: now) == false)
+        #expect(try database.accounts.isLinkValid(token, purpose: .confirm, now: now))
+        #expect(try database.accounts.isLinkValid(token, purpose: .reset, now: now) == false)
         // The link works once, before it expires.
-        #expect(try database.confirmEmail(token: token, now: now + 60).emailConfirmedAt == now + 60)
-        #expect(try database.user(email: "ada@example.org")?.emailConfirmedAt == now + 60)
-        #expect(throws: AccountError.invalidOrExpiredLink) { try database.confirmEmail(token: token, now: now + 120) }
+        #expect(try database.accounts.confirmEmail(token: token, now: now + 60).emailConfirmedAt == now + 60)
+        #expect(try database.accounts.user(email: "ada@example.org")?.emailConfirmedAt == now + 60)
+        #expect(throws: AccountError.invalidOrExpiredLink) { try database.accounts.confirmEmail(token: token, now: now + 120) }
     }
 
     @Test("sessions: made, read with their account, touched, ended one by one or all together")
     func sessions() throws {
-        let user = try database.createUser(email: "bo@example.org", displayName: "Bo", passwordHash: "h", now: now,
+        let user = try database.accounts.createUser(email: "bo@example.org", displayName: "Bo", passwordHash: "h", now: now,
                                            confirmation: nil)
-        _ = try database.createSession(idHash: "one", csrfToken: "c1", userId: user.id, now: now)
-        _ = try database.createSession(idHash: "two", csrfToken: "c2", userId: user.id, now: now)
-        let found = try #require(try database.session(idHash: "one"))
+        _ = try database.accounts.createSession(idHash: "one", csrfToken: "c1", userId: user.id, now: now)
+        _ = try database.accounts.createSession(idHash: "two", csrfToken: "c2", userId: user.id, now: now)
+        let found = try #require(try database.accounts.session(idHash: "one"))
         #expect(found.user.id == user.id && found.session.csrfToken == "c1")
-        try database.touchSession(idHash: "one", now: now + 300)
-        #expect(try database.session(idHash: "one")?.session.lastSeenAt == now + 300)
-        #expect(try database.sessionCount(userId: user.id) == 2)
+        try database.accounts.touchSession(idHash: "one", now: now + 300)
+        #expect(try database.accounts.session(idHash: "one")?.session.lastSeenAt == now + 300)
+        #expect(try database.accounts.sessionCount(userId: user.id) == 2)
         // A new password signs out every other session and tells the owner.
-        try database.changePassword(userId: user.id, passwordHash: "new", keepingSession: "one", now: now, notice: mail)
-        #expect(try database.session(idHash: "two") == nil && database.session(idHash: "one")?.user.passwordHash == "new")
-        try database.deleteSession(idHash: "one")
-        #expect(try database.sessionCount(userId: user.id) == 0)
-        try database.updateProfile(userId: user.id, displayName: "Bo B.", travelMode: .car, loyaltyOptIn: true,
+        try database.accounts.changePassword(userId: user.id, passwordHash: "new", keepingSession: "one", now: now, notice: mail)
+        #expect(try database.accounts.session(idHash: "two") == nil && database.accounts.session(idHash: "one")?.user.passwordHash == "new")
+        try database.accounts.deleteSession(idHash: "one")
+        #expect(try database.accounts.sessionCount(userId: user.id) == 0)
+        try database.accounts.updateProfile(userId: user.id, displayName: "Bo B.", travelMode: .car, loyaltyOptIn: true,
                                    language: "it")
-        let changed = try #require(try database.user(email: "bo@example.org"))
+        let changed = try #require(try database.accounts.user(email: "bo@example.org"))
         #expect(changed.displayName == "Bo B." && changed.travelMode == .car && changed.loyaltyOptIn && changed.language == "it")
-        try database.deleteUser(id: user.id, now: now)
-        #expect(try database.user(email: "bo@example.org") == nil)
-        #expect(throws: AccountError.noSuchUser) { try database.deleteUser(id: user.id, now: now) }
+        try database.accounts.deleteUser(id: user.id, now: now)
+        #expect(try database.accounts.user(email: "bo@example.org") == nil)
+        #expect(throws: AccountError.noSuchUser) { try database.accounts.deleteUser(id: user.id, now: now) }
     }
 
     @Test("a reset link sets the password, confirms the address and signs out everywhere; no account, no link")
     func reset() throws {
-        let user = try database.createUser(email: "cy@example.org", displayName: "Cy", passwordHash: "old", now: now,
+        let user = try database.accounts.createUser(email: "cy@example.org", displayName: "Cy", passwordHash: "old", now: now,
                                            confirmation: (Secrets.token(), mail))
-        _ = try database.createSession(idHash: "s", csrfToken: "c", userId: user.id, now: now)
+        _ = try database.accounts.createSession(idHash: "s", csrfToken: "c", userId: user.id, now: now)
         let token = Secrets.token()
-        #expect(try database.issueLink(purpose: .reset, email: "CY@example.org", token: token, now: now, mail: mail)
+        #expect(try database.accounts.issueLink(purpose: .reset, email: "CY@example.org", token: token, now: now, mail: mail)
             .exists)
-        #expect(try database.issueLink(purpose: .reset, email: "nobody@example.org", token: Secrets.token(), now: now,
+        #expect(try database.accounts.issueLink(purpose: .reset, email: "nobody@example.org", token: Secrets.token(), now: now,
                                        mail: mail).exists == false)
-        let reset = try database.resetPassword(token: token, passwordHash: "fresh", now: now + 60)
+        let reset = try database.accounts.resetPassword(token: token, passwordHash: "fresh", now: now + 60)
         #expect(reset.passwordHash == "fresh" && reset.emailConfirmedAt == now + 60)
-        #expect(try database.sessionCount(userId: user.id) == 0)
+        #expect(try database.accounts.sessionCount(userId: user.id) == 0)
     }
 
     @Test("one mailbox gets at most its hourly share, however the forms are sent")
     func mailLimit() throws {
         let sent = try (0..<8).map { _ in
-            try database.enqueueMail(NewOutboxMessage(recipient: "Dee@example.org", subject: "s", body: "b", now: now),
+            try database.notices.enqueueMail(NewOutboxMessage(recipient: "Dee@example.org", subject: "s", body: "b", now: now),
                                      now: now)
         }
         #expect(sent.filter(\.isQueued).count == AppDatabase.mailPerRecipientPerHour)
         // The rest are refused until the first is an hour old…
         #expect(sent.last == .refused(retryAt: now + 3600))
         // …when the mailbox has its share again.
-        #expect(try database.enqueueMail(NewOutboxMessage(recipient: "dee@example.org", subject: "s", body: "b",
+        #expect(try database.notices.enqueueMail(NewOutboxMessage(recipient: "dee@example.org", subject: "s", body: "b",
                                                           now: now + 3601), now: now + 3601) == .queued(sendAt: now + 3601))
     }
 
     @Test("failed sign-ins are remembered by address, by client and by both, and forgiven by a success")
     func signInFailures() throws {
-        try database.recordSignInFailure(account: "ed@example.org", clientAddress: "192.0.2.1", now: now)
-        try database.recordSignInFailure(account: "ed@example.org", clientAddress: "192.0.2.2", now: now + 1)
-        try database.recordSignInFailure(account: "fi@example.org", clientAddress: "192.0.2.1", now: now + 2)
-        let history = try database.signInFailures(account: "ed@example.org", clientAddress: "192.0.2.1", since: now - 60)
+        try database.accounts.recordSignInFailure(account: "ed@example.org", clientAddress: "192.0.2.1", now: now)
+        try database.accounts.recordSignInFailure(account: "ed@example.org", clientAddress: "192.0.2.2", now: now + 1)
+        try database.accounts.recordSignInFailure(account: "fi@example.org", clientAddress: "192.0.2.1", now: now + 2)
+        let history = try database.accounts.signInFailures(account: "ed@example.org", clientAddress: "192.0.2.1", since: now - 60)
         #expect(history == SignInHistory(pair: [now], account: [now, now + 1], client: [now, now + 2]))
-        try database.clearSignInFailures(account: "ed@example.org", clientAddress: "192.0.2.1")
-        #expect(try database.signInFailures(account: "ed@example.org", clientAddress: "192.0.2.1", since: now - 60).pair.isEmpty)
+        try database.accounts.clearSignInFailures(account: "ed@example.org", clientAddress: "192.0.2.1")
+        #expect(try database.accounts.signInFailures(account: "ed@example.org", clientAddress: "192.0.2.1", since: now - 60).pair.isEmpty)
     }
 
     @Test("a manager is assigned a store once, and sees only their stores")
     func managers() throws {
-        let store = try database.createStore(Fixture.store("Bottega", at: GeoPoint(latitude: 45.46, longitude: 9.19)),
+        let store = try database.stores.createStore(Fixture.store("Bottega", at: GeoPoint(latitude: 45.46, longitude: 9.19)),
                                              hours: Fixture.weekdayHours, departments: [])
-        let user = try database.createUser(email: "gus@example.org", displayName: "Gus", passwordHash: "h", now: now,
+        let user = try database.accounts.createUser(email: "gus@example.org", displayName: "Gus", passwordHash: "h", now: now,
                                            confirmation: nil)
-        try database.assignStore(storeId: store.id, toManager: "GUS@example.org")
-        try database.assignStore(storeId: store.id, toManager: "gus@example.org")
-        #expect(try database.user(email: "gus@example.org")?.role == .manager)
-        #expect(try database.managedStores(userId: user.id).map(\.id) == [store.id])
-        #expect(try database.isManager(userId: user.id, of: store.id))
-        #expect(throws: StoreError.noSuchStore) { try database.assignStore(storeId: 999, toManager: "gus@example.org") }
-        #expect(throws: AccountError.noSuchUser) { try database.assignStore(storeId: store.id, toManager: "no@example.org") }
+        try database.accounts.assignStore(storeId: store.id, toManager: "GUS@example.org")
+        try database.accounts.assignStore(storeId: store.id, toManager: "gus@example.org")
+        #expect(try database.accounts.user(email: "gus@example.org")?.role == .manager)
+        #expect(try database.accounts.managedStores(userId: user.id).map(\.id) == [store.id])
+        #expect(try database.accounts.isManager(userId: user.id, of: store.id))
+        #expect(throws: StoreError.noSuchStore) { try database.accounts.assignStore(storeId: 999, toManager: "gus@example.org") }
+        #expect(throws: AccountError.noSuchUser) { try database.accounts.assignStore(storeId: store.id, toManager: "no@example.org") }
     }
 
     @Test("a form sent twice at once is done once: the second is answered as a retry")
@@ -243,7 +243,7 @@ struct PostgresAccountsTests {
             let outcome: String
             do {
                 _ = try FormReply.$current.withValue(FormReply(key: key)) {
-                    try database.createUser(email: "twice\(index)@example.org", displayName: "Hal", passwordHash: "h",
+                    try database.accounts.createUser(email: "twice\(index)@example.org", displayName: "Hal", passwordHash: "h",
                                             now: now, confirmation: nil)
                 }
                 outcome = "done"

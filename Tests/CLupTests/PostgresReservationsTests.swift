@@ -25,7 +25,7 @@ struct PostgresReservationsTests {
     func store(capacity: Int = 50, slotCapacity: Int = 3) throws -> Store {
         var new = Fixture.store("Bottega", at: GeoPoint(latitude: 45.46, longitude: 9.19), capacity: capacity)
         new.slotCapacity = slotCapacity
-        return try workers[0].createStore(new, hours: Fixture.weekdayHours, departments: [])
+        return try workers[0].stores.createStore(new, hours: Fixture.weekdayHours, departments: [])
     }
 
     func request(_ storeId: StoreID, _ userId: UserID, kind: Reservation.Kind = .booking) -> ReservationRequest {
@@ -37,11 +37,11 @@ struct PostgresReservationsTests {
     @Test("twenty customers book a slot of three places through two workers at once: three bookings, never four")
     func slotRace() throws {
         let store = try store(slotCapacity: 3)
-        let customers = try workers[0].createCustomers(emails: (1...20).map { "c\($0)@example.org" }, now: now)
+        let customers = try workers[0].accounts.createCustomers(emails: (1...20).map { "c\($0)@example.org" }, now: now)
         let outcomes = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: customers.count) { index in
             let outcome: String
-            switch Result(catching: { try workers[index % 2].reserve(request(store.id, customers[index]), now: now) }) {
+            switch Result(catching: { try workers[index % 2].reservations.reserve(request(store.id, customers[index]), now: now) }) {
             case .success(.created): outcome = "created"
             case .success(.slotFull): outcome = "full"
             case .success(let other): outcome = "\(other)"
@@ -51,19 +51,19 @@ struct PostgresReservationsTests {
         }
         let counted = Dictionary(grouping: outcomes.withLock { $0 }, by: { $0 }).mapValues(\.count)
         #expect(counted == ["created": 3, "full": 17])
-        #expect(try workers[1].bookedPeople(storeId: store.id, in: [Slot(start: slot, end: slot + 900)]) == [slot: 3])
+        #expect(try workers[1].reservations.bookedPeople(storeId: store.id, in: [Slot(start: slot, end: slot + 900)]) == [slot: 3])
     }
 
     @Test("one customer lining up at two stores at once, through two workers, keeps one active reservation")
     func oneActive() throws {
         let first = try store()
         let second = try store()
-        let customer = try #require(try workers[0].createCustomers(emails: ["ada@example.org"], now: now).first)
+        let customer = try #require(try workers[0].accounts.createCustomers(emails: ["ada@example.org"], now: now).first)
         let outcomes = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 2) { index in
             let storeId = index == 0 ? first.id : second.id
             let outcome: String
-            switch Result(catching: { try workers[index].reserve(request(storeId, customer, kind: .lineUp), now: now) }) {
+            switch Result(catching: { try workers[index].reservations.reserve(request(storeId, customer, kind: .lineUp), now: now) }) {
             case .success(.created): outcome = "created"
             case .success(.hasActive): outcome = "hasActive"
             case .success(let other): outcome = "\(other)"
@@ -72,49 +72,49 @@ struct PostgresReservationsTests {
             outcomes.withLock { $0.append(outcome) }
         }
         #expect(outcomes.withLock { $0 }.sorted() == ["created", "hasActive"])
-        #expect(try workers[0].reservations(userId: customer).count == 1)
+        #expect(try workers[0].reservations.forCustomer(userId: customer).count == 1)
     }
 
     @Test("a line-up at a store with room is called at once; a cancellation calls the next, who enters; all counted")
     func queue() throws {
         let store = try store(capacity: 1)
-        let customers = try workers[0].createCustomers(emails: ["a@example.org", "b@example.org"], now: now)
-        guard case .created(let first) = try workers[0].reserve(request(store.id, customers[0], kind: .lineUp), now: now),
-              case .created(let second) = try workers[1].reserve(request(store.id, customers[1], kind: .lineUp), now: now)
+        let customers = try workers[0].accounts.createCustomers(emails: ["a@example.org", "b@example.org"], now: now)
+        guard case .created(let first) = try workers[0].reservations.reserve(request(store.id, customers[0], kind: .lineUp), now: now),
+              case .created(let second) = try workers[1].reservations.reserve(request(store.id, customers[1], kind: .lineUp), now: now)
         else { Issue.record("a line-up was refused"); return }
         #expect(first.status == .called && first.number == 1)
         #expect(second.status == .waiting && second.number == 2)
         // The same form sent again makes nothing new.
         var again = request(store.id, customers[1], kind: .lineUp)
         again.requestKey = try #require(second.requestKey)
-        guard case .alreadyMade(let same) = try workers[0].reserve(again, now: now) else {
+        guard case .alreadyMade(let same) = try workers[0].reservations.reserve(again, now: now) else {
             Issue.record("a repeated form made a second reservation"); return
         }
         #expect(same.id == second.id)
-        #expect(try workers[1].cancelReservation(id: first.id, userId: customers[0], now: now + 60))
-        #expect(try workers[0].reservation(id: second.id)?.reservation.status == .called)
-        #expect(try workers[0].reservation(id: first.id)?.reservation.status == .cancelled)
-        #expect(try workers[0].cancelReservation(id: first.id, userId: customers[0], now: now + 120) == false)
+        #expect(try workers[1].reservations.cancelReservation(id: first.id, userId: customers[0], now: now + 60))
+        #expect(try workers[0].reservations.reservation(id: second.id)?.reservation.status == .called)
+        #expect(try workers[0].reservations.reservation(id: first.id)?.reservation.status == .cancelled)
+        #expect(try workers[0].reservations.cancelReservation(id: first.id, userId: customers[0], now: now + 120) == false)
         // The writing worker's board has both changes.
         let entry = try #require(workers[1].board.entry(store.id))
         #expect(entry.live.live.map(\.id) == [second.id])
         // The second customer is scanned in at the other worker's door.
-        let scan = try workers[0].scan(reservationId: second.id, at: store.id, now: now + 120)
+        let scan = try workers[0].doors.scan(reservationId: second.id, at: store.id, now: now + 120)
         #expect(scan.verdict == .enter && scan.peopleInside == 1)
-        #expect(try workers[1].scan(reservationId: first.id, at: store.id, now: now + 130).verdict != .enter)
+        #expect(try workers[1].doors.scan(reservationId: first.id, at: store.id, now: now + 130).verdict != .enter)
         // Counted in the store's hour as on SQLite: two calls, one cancellation, one entry of a line-up.
         let hour = Int(now.timeIntervalSince1970 / 3600)
-        let totals = try #require(try workers[0].storeHours(storeId: store.id, from: hour, to: hour).first)
+        let totals = try #require(try workers[0].statistics.storeHours(storeId: store.id, from: hour, to: hour).first)
         #expect(totals.calls == 2 && totals.cancellations == 1 && totals.entries == 1 && totals.lineUps == 1)
-        #expect(try workers[1].refusedScans(storeId: store.id, from: now, to: now + 3600) == [now + 130])
+        #expect(try workers[1].doors.refusedScans(storeId: store.id, from: now, to: now + 3600) == [now + 130])
     }
 
     @Test("what one worker commits reaches the other's board within a second, and a lost feed is heard again")
     func boardAcrossWorkers() throws {
         let store = try store(capacity: 5)
-        let customer = try #require(try workers[0].createCustomers(emails: ["b@example.org"], now: now).first)
+        let customer = try #require(try workers[0].accounts.createCustomers(emails: ["b@example.org"], now: now).first)
         #expect(try waitFor { workers[1].board.entry(store.id) != nil })
-        guard case .created(let ticket) = try workers[0].reserve(request(store.id, customer, kind: .lineUp), now: now) else {
+        guard case .created(let ticket) = try workers[0].reservations.reserve(request(store.id, customer, kind: .lineUp), now: now) else {
             Issue.record("the line-up was refused"); return
         }
         #expect(try waitFor { workers[1].board.entry(store.id)?.live.live.map(\.id) == [ticket.id] })
@@ -122,7 +122,7 @@ struct PostgresReservationsTests {
         // refresh and reads what it missed.
         let feed = try #require(workers[1].postgres?.feed)
         feed.forget()
-        #expect(try workers[0].cancelReservation(id: ticket.id, userId: customer, now: now + 60))
+        #expect(try workers[0].reservations.cancelReservation(id: ticket.id, userId: customer, now: now + 60))
         try workers[1].refreshBoard()
         #expect(feed.isListening)
         #expect(workers[1].board.entry(store.id)?.live.live.isEmpty == true)
@@ -143,7 +143,7 @@ extension PostgresReservationsTests {
     @Test("a connection lost under a request (a failover, a server restart): 503 with Retry-After, nothing written")
     func connectionLost() throws {
         let store = try store()
-        let customer = try #require(try workers[0].createCustomers(emails: ["ada@example.org"], now: now).first)
+        let customer = try #require(try workers[0].accounts.createCustomers(emails: ["ada@example.org"], now: now).first)
         // The connection the first worker will lend next, ended from the server's side.
         let pid = try #require(try workers[0].value(Int.self, sql: "SELECT pg_backend_pid()"))
         #expect(try workers[1].value(Bool.self, sql: "SELECT pg_terminate_backend(CAST(? AS integer))", pid) == true)
@@ -153,17 +153,17 @@ extension PostgresReservationsTests {
         })
         let lineUp = request(store.id, customer, kind: .lineUp)
         #expect {
-            _ = try workers[0].reserve(lineUp, now: now)
+            _ = try workers[0].reservations.reserve(lineUp, now: now)
         } throws: { error in
             let answer = HTTPError.storage(error)
             return answer?.status == 503 && answer?.headers["Retry-After"] == "5"
         }
-        #expect(try workers[1].reservations(userId: customer).isEmpty)
+        #expect(try workers[1].reservations.forCustomer(userId: customer).isEmpty)
         // The broken connection is not lent again: the same form, sent again, goes through once.
-        guard case .created = try workers[0].reserve(lineUp, now: now) else {
+        guard case .created = try workers[0].reservations.reserve(lineUp, now: now) else {
             Issue.record("the line-up sent again was refused"); return
         }
-        #expect(try workers[1].reservations(userId: customer).count == 1)
+        #expect(try workers[1].reservations.forCustomer(userId: customer).count == 1)
     }
 }
 
@@ -177,42 +177,42 @@ struct PostgresCopyTests {
     func busySQLite() throws -> (AppDatabase, Store) {
         let source = try AppDatabase.inMemory()
         _ = try DemoData.seed(source, now: now, timeZone: Fixture.rome, weeks: 1)
-        let store = try #require(try source.storeListings().first?.store)
+        let store = try #require(try source.stores.storeListings().first?.store)
         let customers = try (1...4).map { index in
-            try source.createUser(email: "c\(index)@example.org", displayName: "C\(index)", passwordHash: "h", now: now,
+            try source.accounts.createUser(email: "c\(index)@example.org", displayName: "C\(index)", passwordHash: "h", now: now,
                                   confirmation: (Secrets.token(), { user in
                                       NewOutboxMessage(recipient: user.email, subject: "Confirm", body: "b", now: now)
                                   }))
         }
-        _ = try source.createSession(idHash: "session", csrfToken: "csrf", userId: customers[0].id, now: now)
+        _ = try source.accounts.createSession(idHash: "session", csrfToken: "csrf", userId: customers[0].id, now: now)
         for (index, customer) in customers.enumerated() {
             let kind: Reservation.Kind = index == 3 ? .booking : .lineUp
-            _ = try source.reserve(ReservationRequest(
+            _ = try source.reservations.reserve(ReservationRequest(
                 storeId: store.id, userId: customer.id, kind: kind, people: 1, residenceMinutes: 30,
                 travelMode: kind == .lineUp ? .walking : nil, slotStart: kind == .booking ? Fixture.date(2026, 11, 19, 10) : nil,
                 requestKey: Secrets.token()), now: now)
         }
-        let first = try #require(try source.activeReservation(userId: customers[0].id)?.reservation)
-        _ = try source.scan(reservationId: first.id, at: store.id, now: now + 60)
-        let kiosk = try source.enrolKiosk(storeId: store.id, label: "Door", key: Secrets.token(bytes: 32), role: .dispenser,
+        let first = try #require(try source.reservations.activeReservation(userId: customers[0].id)?.reservation)
+        _ = try source.doors.scan(reservationId: first.id, at: store.id, now: now + 60)
+        let kiosk = try source.accounts.enrolKiosk(storeId: store.id, label: "Door", key: Secrets.token(bytes: 32), role: .dispenser,
                                           now: now)
-        _ = try source.ticketBlock(for: kiosk, now: now)
-        try source.dispatchNotices(now: now, render: NoticeWriter(
+        _ = try source.doors.ticketBlock(for: kiosk, now: now)
+        try source.notices.dispatchNotices(now: now, render: NoticeWriter(
             settings: SiteSettings(baseURL: "https://clup.example.org"), tickets: Fixture.tickets).render)
         // A full slot with a customer on its list, offered a place; a maintenance window.
         var full = Fixture.store("Bottega Piena", at: store.position)
         full.slotCapacity = 1
-        let small = try source.createStore(full, hours: Fixture.weekdayHours, departments: [])
+        let small = try source.stores.createStore(full, hours: Fixture.weekdayHours, departments: [])
         let slot = Fixture.date(2026, 11, 19, 10)
-        _ = try source.reserve(ReservationRequest(
+        _ = try source.reservations.reserve(ReservationRequest(
             storeId: small.id, userId: customers[1].id, kind: .booking, people: 1, residenceMinutes: 30, slotStart: slot,
             requestKey: Secrets.token(), replacingActive: true), now: now)
-        let held = try #require(try source.activeReservation(userId: customers[1].id)?.reservation)
-        _ = try source.joinWaitlist(WaitlistRequest(storeId: small.id, userId: customers[2].id, slotStart: slot, people: 1,
+        let held = try #require(try source.reservations.activeReservation(userId: customers[1].id)?.reservation)
+        _ = try source.waitingLists.joinWaitlist(WaitlistRequest(storeId: small.id, userId: customers[2].id, slotStart: slot, people: 1,
                                                     residenceMinutes: 30, requestKey: Secrets.token()), now: now)
-        _ = try source.cancelReservation(id: held.id, userId: customers[1].id, now: now)
-        try source.passWaitingLists(now: now)
-        _ = try source.scheduleMaintenance(MaintenanceWindow(id: 0, startsAt: now + 86400, endsAt: now + 90000,
+        _ = try source.reservations.cancelReservation(id: held.id, userId: customers[1].id, now: now)
+        try source.waitingLists.passWaitingLists(now: now)
+        _ = try source.maintenance.scheduleMaintenance(MaintenanceWindow(id: 0, startsAt: now + 86400, endsAt: now + 90000,
                                                              announceFrom: now, timeZone: "Europe/Rome"), now: now)
         return (source, store)
     }
@@ -230,21 +230,21 @@ struct PostgresCopyTests {
         }
         #expect(counts["reservation", default: 0] > 1000 && counts["notice", default: 0] > 0 && counts["ticketBlock"] == 1)
         // What people see is the same on both.
-        #expect(try target.storeListings().map(\.store) == source.storeListings().map(\.store))
-        let customer = try #require(try target.user(email: "c1@example.org"))
-        #expect(try target.reservations(userId: customer.id).map(\.reservation) == source.reservations(userId: customer.id)
+        #expect(try target.stores.storeListings().map(\.store) == source.stores.storeListings().map(\.store))
+        let customer = try #require(try target.accounts.user(email: "c1@example.org"))
+        #expect(try target.reservations.forCustomer(userId: customer.id).map(\.reservation) == source.reservations.forCustomer(userId: customer.id)
             .map(\.reservation))
-        #expect(try target.session(idHash: "session")?.user.id == customer.id)
+        #expect(try target.accounts.session(idHash: "session")?.user.id == customer.id)
         let hour = Int(now.timeIntervalSince1970 / 3600)
-        #expect(try target.storeHours(storeId: store.id, from: hour - 24 * 8, to: hour)
-            == source.storeHours(storeId: store.id, from: hour - 24 * 8, to: hour))
+        #expect(try target.statistics.storeHours(storeId: store.id, from: hour - 24 * 8, to: hour)
+            == source.statistics.storeHours(storeId: store.id, from: hour - 24 * 8, to: hour))
         #expect(target.board.standing(of: store.id, now: now + 120, maxAge: 0)
             == source.board.standing(of: store.id, now: now + 120, maxAge: 0))
         #expect(try target.storeLoad(store.id)?.model == source.storeLoad(store.id)?.model)
         // New rows take ids past the copied ones, and past the kiosk's block.
-        let block = try #require(try target.ticketBlocks(storeId: store.id, days: 0...Int.max).first)
-        let newcomer = try #require(try target.createCustomers(emails: ["new@example.org"], now: now).first)
-        guard case .created(let made) = try target.reserve(ReservationRequest(
+        let block = try #require(try target.doors.ticketBlocks(storeId: store.id, days: 0...Int.max).first)
+        let newcomer = try #require(try target.accounts.createCustomers(emails: ["new@example.org"], now: now).first)
+        guard case .created(let made) = try target.reservations.reserve(ReservationRequest(
             storeId: store.id, userId: newcomer, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: .walking,
             requestKey: Secrets.token()), now: now + 120)
         else { Issue.record("a line-up after the copy was refused"); return }

@@ -19,7 +19,7 @@ struct PriorityTicketsTests {
     init() throws {
         (clock, database, app) = try Fixture.start()
         // One walk-in place (25 % of 4).
-        store = try database.createStore(
+        store = try database.stores.createStore(
             NewStore(name: "Bottega Lenta", address: "Via Lenta 1", phone: "+39 02 1", position: Place.milan[0].position,
                      capacity: 4, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 25)),
             hours: Fixture.weekdayHours, departments: [])
@@ -34,24 +34,24 @@ struct PriorityTicketsTests {
 
     /// The edit form's fields as they stand, with `changes`.
     func fields(_ changes: [String: String]) throws -> [(String, String)] {
-        Fixture.editForm(try require(try database.store(id: storeId)), changes)
+        Fixture.editForm(try require(try database.stores.store(id: storeId)), changes)
     }
 
     /// A walk-in ticket from the public dispenser.
     func walkIn() throws -> Reservation {
-        guard case .issued(let ticket) = try database.issueWalkInTicket(
+        guard case .issued(let ticket) = try database.doors.issueWalkInTicket(
             storeId: storeId, people: 1, residenceMinutes: 30, requestKey: nil, now: clock.now)
         else { throw RequireError(message: "no walk-in ticket") }
         return ticket
     }
 
     func reload(_ id: ReservationID) throws -> Reservation {
-        try require(try database.reservation(id: id)).reservation
+        try require(try database.reservations.reservation(id: id)).reservation
     }
 
     /// Every ticket of the store, as the door sees them.
     func tickets() throws -> [LiveReservation] {
-        try database.liveTraffic(storeId: storeId, now: clock.now).live
+        try database.reservations.liveTraffic(storeId: storeId, now: clock.now).live
     }
 
     func issuePriority(_ browser: Browser, people: String = "1", minutes: String = "30") throws -> Response {
@@ -69,7 +69,7 @@ struct PriorityTicketsTests {
         #expect(wrong.status == 422 && wrong.bodyText.contains("Choose a priority lane from the list."))
         let saved = try browser.post("/manage/stores/\(storeId)/edit", try fields(["priorityEvery": "3", "priorityOnline": "1"]))
         #expect(saved.status == 303)
-        let settings = try require(try database.store(id: storeId)).settings
+        let settings = try require(try database.stores.store(id: storeId)).settings
         #expect(settings.priority == PriorityLane(every: 3, online: true))
         let page = try browser.get("/manage/stores/\(storeId)").bodyText
         #expect(page.contains("Priority lane: No priority lane → One priority call in every 3"))
@@ -89,7 +89,7 @@ struct PriorityTicketsTests {
     func calledFirst() throws {
         var edit = StoreEdit(store)
         edit.priorityEvery = 1
-        _ = try database.editStore(storeId, to: edit, userId: nil, now: clock.now)
+        _ = try database.stores.editStore(storeId, to: edit, userId: nil, now: clock.now)
         let first = try walkIn()  // called at once: the walk-in place is free
         let second = try walkIn()
         let third = try walkIn()
@@ -116,12 +116,12 @@ struct PriorityTicketsTests {
         #expect(standing.standing(of: priorityId)?.partiesAhead == 0)
         #expect(standing.standing(of: second.id)?.partiesAhead == 1)
         #expect(standing.standing(of: third.id)?.partiesAhead == 2)
-        #expect(try database.entranceBoard(storeId: storeId, now: clock.now).waiting.map(\.number) == [4, 2, 3])
+        #expect(try database.doors.entranceBoard(storeId: storeId, now: clock.now).waiting.map(\.number) == [4, 2, 3])
 
         // The first leaves: the priority ticket is called, not ticket 2.
-        #expect(try database.scan(reservationId: first.id, at: storeId, now: clock.now).verdict == .enter)
+        #expect(try database.doors.scan(reservationId: first.id, at: storeId, now: clock.now).verdict == .enter)
         clock.advance(20 * 60)
-        #expect(try database.scan(reservationId: first.id, at: storeId, now: clock.now).verdict == .exit)
+        #expect(try database.doors.scan(reservationId: first.id, at: storeId, now: clock.now).verdict == .exit)
         #expect(try reload(priorityId).status == .called)
         #expect(try reload(second.id).status == .waiting)
 
@@ -129,17 +129,17 @@ struct PriorityTicketsTests {
         #expect(try browser.get("/manage/stores/\(storeId)/stats").bodyText
             .contains("<dt>Priority tickets</dt><dd>None let in during these days</dd>"))
         clock.advance(60)
-        #expect(try database.scan(reservationId: priorityId, at: storeId, now: clock.now).verdict == .enter)
+        #expect(try database.doors.scan(reservationId: priorityId, at: storeId, now: clock.now).verdict == .enter)
         let used = "<dt>Priority tickets</dt><dd>1 let in, waiting about 21 min on average (others under 1 min)</dd>"
         #expect(try browser.get("/manage/stores/\(storeId)/stats").bodyText.contains(used))
         // Rebuilt from the raw visits, the same.
-        #expect(try database.rebuildStatistics() > 0)
+        #expect(try database.statistics.rebuildStatistics() > 0)
         #expect(try browser.get("/manage/stores/\(storeId)/stats").bodyText.contains(used))
     }
 
     /// A customer signed in, with the store's online places (three) taken by `waiting` + 3 line-ups.
     func customer(_ email: String) throws -> (Browser, UserID) {
-        let user = try database.createUser(email: email, displayName: "Ada", passwordHash: Fixture.passwordHash,
+        let user = try database.accounts.createUser(email: email, displayName: "Ada", passwordHash: Fixture.passwordHash,
                                            now: clock.now, confirmation: nil)
         let browser = Browser(app)
         try browser.signIn(email: email)
@@ -148,9 +148,9 @@ struct PriorityTicketsTests {
 
     func lineUps(_ count: Int) throws -> [Reservation] {
         try (1...count).map { index in
-            let user = try database.createUser(email: "q\(index)@example.org", displayName: "Q\(index)",
+            let user = try database.accounts.createUser(email: "q\(index)@example.org", displayName: "Q\(index)",
                                                passwordHash: Fixture.passwordHash, now: clock.now, confirmation: nil)
-            guard case .created(let ticket) = try database.reserve(ReservationRequest(
+            guard case .created(let ticket) = try database.reservations.reserve(ReservationRequest(
                 storeId: storeId, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 30,
                 requestKey: Secrets.token()), now: clock.now)
             else { throw RequireError(message: "not created") }
@@ -162,7 +162,7 @@ struct PriorityTicketsTests {
     func askedOnline() throws {
         var edit = StoreEdit(store)
         (edit.priorityEvery, edit.priorityOnline) = (1, true)
-        _ = try database.editStore(storeId, to: edit, userId: nil, now: clock.now)
+        _ = try database.stores.editStore(storeId, to: edit, userId: nil, now: clock.now)
         let queue = try lineUps(5)  // three called into the online places, two waiting
         #expect(try reload(queue[3].id).status == .waiting)
         let (browser, userId) = try customer("ada@example.org")
@@ -175,7 +175,7 @@ struct PriorityTicketsTests {
             ("kind", "lineUp"), ("minutes", "30"), ("people", "1"), ("mode", "walking"), ("priority", "1"),
             ("requestKey", Secrets.token())])
         #expect(made.status == 303)
-        let ticket = try require(try database.activeReservation(userId: userId)).reservation
+        let ticket = try require(try database.reservations.activeReservation(userId: userId)).reservation
         #expect(ticket.priority && !ticket.walkIn && ticket.queuePosition == queue[3].id)
         let page = try browser.get("/reservations/\(ticket.id)").bodyText
         #expect(page.contains("<dt>Priority</dt>"))
@@ -188,7 +188,7 @@ struct PriorityTicketsTests {
     func notOnline() throws {
         var edit = StoreEdit(store)
         edit.priorityEvery = 1
-        _ = try database.editStore(storeId, to: edit, userId: nil, now: clock.now)
+        _ = try database.stores.editStore(storeId, to: edit, userId: nil, now: clock.now)
         _ = try lineUps(4)
         let (browser, userId) = try customer("ada@example.org")
         #expect(!(try browser.get("/stores/\(storeId)/reserve/how?minutes=30&people=1").bodyText.contains("name=\"priority\"")))
@@ -197,7 +197,7 @@ struct PriorityTicketsTests {
         #expect(try browser.post("/stores/\(storeId)/reservations", [
             ("kind", "lineUp"), ("minutes", "30"), ("people", "1"), ("priority", "1"), ("requestKey", Secrets.token())])
             .status == 303)
-        let ticket = try require(try database.activeReservation(userId: userId)).reservation
+        let ticket = try require(try database.reservations.activeReservation(userId: userId)).reservation
         #expect(!ticket.priority && ticket.queuePosition == nil)
     }
 
@@ -205,9 +205,9 @@ struct PriorityTicketsTests {
     func notAtTheDispenser() throws {
         var edit = StoreEdit(store)
         edit.priorityEvery = 1
-        _ = try database.editStore(storeId, to: edit, userId: nil, now: clock.now)
+        _ = try database.stores.editStore(storeId, to: edit, userId: nil, now: clock.now)
         let key = Secrets.token(bytes: 32)
-        _ = try database.enrolKiosk(storeId: storeId, label: "Tickets", key: key, role: .dispenser, now: clock.now)
+        _ = try database.accounts.enrolKiosk(storeId: storeId, label: "Tickets", key: key, role: .dispenser, now: clock.now)
         let screen = Browser(app, address: "192.0.2.50")
         try screen.get("/kiosk")
         #expect(try screen.post("/kiosk/enrol", [("key", key)]).status == 303)

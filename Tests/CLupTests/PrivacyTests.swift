@@ -17,7 +17,7 @@ struct PrivacyTests {
 
     init() throws {
         (clock, database, app) = try Fixture.start()
-        store = try database.createStore(
+        store = try database.stores.createStore(
             NewStore(name: "Bottega Dati", address: "Via Dati 1", phone: "", position: Place.milan[0].position, capacity: 10,
                      timeZone: "Europe/Rome"),
             hours: Fixture.weekdayHours, departments: [("Bakery", 10), ("Deli", 8)])
@@ -43,9 +43,9 @@ struct PrivacyTests {
     func download() throws {
         try Browser(app).signUpAndConfirm(email: "ada@example.org")
         try Browser(app).signUpAndConfirm(email: "bob@example.org")
-        let ada = try require(try database.user(email: "ada@example.org"))
-        let bakery = try require(try database.storeDetails(id: store.id)?.departments.first?.id)
-        guard case .created(let ticket) = try database.reserve(ReservationRequest(
+        let ada = try require(try database.accounts.user(email: "ada@example.org"))
+        let bakery = try require(try database.stores.storeDetails(id: store.id)?.departments.first?.id)
+        guard case .created(let ticket) = try database.reservations.reserve(ReservationRequest(
             storeId: store.id, userId: ada.id, kind: .lineUp, people: 2, residenceMinutes: 25, travelMode: .walking,
             requestKey: Secrets.token(), travelMetres: 640, departmentIds: [bakery]), now: clock.now)
         else { throw RequireError(message: "not created") }
@@ -84,19 +84,19 @@ struct PrivacyTests {
     @Test("what the privacy page says is no longer kept is deleted or made anonymous, in batches; the rest stays")
     func retention() throws {
         try Browser(app).signUpAndConfirm(email: "ada@example.org")
-        let ada = try require(try database.user(email: "ada@example.org"))
+        let ada = try require(try database.accounts.user(email: "ada@example.org"))
         func lineUp() throws -> Reservation {
-            guard case .created(let ticket) = try database.reserve(ReservationRequest(
+            guard case .created(let ticket) = try database.reservations.reserve(ReservationRequest(
                 storeId: store.id, userId: ada.id, kind: .lineUp, people: 1, residenceMinutes: 20, travelMode: .walking,
                 requestKey: Secrets.token()), now: clock.now)
             else { throw RequireError(message: "not created") }
             return ticket
         }
         let old = try lineUp()  // called at once: "your turn"
-        #expect(try database.cancelReservation(id: old.id, userId: ada.id, now: clock.now))  // "cancelled"
-        try database.dispatchNotices(now: clock.now, render: NoticeWriter(
+        #expect(try database.reservations.cancelReservation(id: old.id, userId: ada.id, now: clock.now))  // "cancelled"
+        try database.notices.dispatchNotices(now: clock.now, render: NoticeWriter(
             settings: SiteSettings(baseURL: "https://clup.example.org"), tickets: Fixture.tickets).render)
-        try database.recordSignInFailure(account: "ada@example.org", clientAddress: "192.0.2.1", now: clock.now)
+        try database.accounts.recordSignInFailure(account: "ada@example.org", clientAddress: "192.0.2.1", now: clock.now)
         try database.execute(sql: "UPDATE outboxMessage SET sentAt = ?", clock.now)
         let oldNotices = "SELECT count(*) FROM notice WHERE reservationId = \(old.id) AND dispatchedAt IS NOT NULL"
         #expect(try database.value(Int.self, sql: oldNotices) == 2)
@@ -104,20 +104,20 @@ struct PrivacyTests {
         // A year and a day later.
         clock.advance(Retention.reservations + 86400)
         let recent = try lineUp()
-        try database.recordSignInFailure(account: "ada@example.org", clientAddress: "192.0.2.1", now: clock.now)
-        let changed = try database.purgePersonalData(now: clock.now, sessionLifetime: Visitor.absoluteLifetime)
+        try database.accounts.recordSignInFailure(account: "ada@example.org", clientAddress: "192.0.2.1", now: clock.now)
+        let changed = try database.privacy.purgePersonalData(now: clock.now, sessionLifetime: Visitor.absoluteLifetime)
         #expect(changed >= 4)
-        #expect(try database.reservation(id: old.id)?.reservation.userId == nil)  // anonymous, still counted
-        #expect(try database.reservation(id: old.id)?.reservation.status == .cancelled)
-        #expect(try database.reservation(id: recent.id)?.reservation.userId == ada.id)
+        #expect(try database.reservations.reservation(id: old.id)?.reservation.userId == nil)  // anonymous, still counted
+        #expect(try database.reservations.reservation(id: old.id)?.reservation.status == .cancelled)
+        #expect(try database.reservations.reservation(id: recent.id)?.reservation.userId == ada.id)
         let counts = try ["outboxMessage", "signInFailure", "session", "notice"].map {
             try database.value(Int.self, sql: "SELECT count(*) FROM \($0)") ?? -1
         }
         #expect(counts[0...2] == [0, 1, 0])
         // The old reservation's messages are gone; the new one's stay.
         #expect(try database.value(Int.self, sql: oldNotices) == 0)
-        #expect(try database.user(email: "ada@example.org") != nil)
+        #expect(try database.accounts.user(email: "ada@example.org") != nil)
         // Nothing more to do: a second run changes nothing.
-        #expect(try database.purgePersonalData(now: clock.now, sessionLifetime: Visitor.absoluteLifetime) == 0)
+        #expect(try database.privacy.purgePersonalData(now: clock.now, sessionLifetime: Visitor.absoluteLifetime) == 0)
     }
 }

@@ -31,7 +31,7 @@ struct ReservationStatementsTests {
           .enabled(if: Fixture.onSQLite))
     func positionalRows() throws {
         let database = try Fixture.database()
-        let store = try database.createStore(
+        let store = try database.stores.createStore(
             NewStore(name: "Statements", address: "Via Roma 1", phone: "", position: GeoPoint(latitude: 45.46, longitude: 9.19),
                      capacity: 40, timeZone: "Europe/Rome"),
             hours: (1...7).map { OpeningInterval(weekday: $0, opens: 0, closes: 1440) }, departments: [])

@@ -22,21 +22,21 @@ struct ReservationsTests {
 
     init() throws {
         (clock, database, app) = try Fixture.start()
-        duomo = try database.createStore(
+        duomo = try database.stores.createStore(
             NewStore(name: "Bottega Duomo", address: "Piazza Duomo 1", phone: "+39 02 1", position: Place.milan[0].position,
                   capacity: 4, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 0, slotCapacity: 2)),
             hours: Fixture.weekdayHours, departments: [("Bakery", 10), ("Deli", 12), ("Fruit", 4)])
-        brera = try database.createStore(
+        brera = try database.stores.createStore(
             Fixture.store("Mercato Brera", at: GeoPoint(latitude: 45.4705, longitude: 9.1900), capacity: 30),
             hours: (1...7).map { OpeningInterval(weekday: $0, opens: 7 * 60, closes: 22 * 60) }, departments: [])
-        porta = try database.createStore(
+        porta = try database.stores.createStore(
             Fixture.store("Spesa Porta Venezia", at: GeoPoint(latitude: 45.4642, longitude: 9.2030), capacity: 30),
             hours: Fixture.weekdayHours, departments: [])
     }
 
     /// A confirmed customer, signed in.
     func customer(_ email: String) throws -> (browser: Browser, id: UserID) {
-        let user = try database.createUser(email: email, displayName: "Ada", passwordHash: Fixture.passwordHash,
+        let user = try database.accounts.createUser(email: email, displayName: "Ada", passwordHash: Fixture.passwordHash,
                                            now: clock.now, confirmation: nil)
         let browser = Browser(app, address: "192.0.2.\(abs(email.hashValue) % 200 + 1)")
         try browser.signIn(email: email)
@@ -49,7 +49,7 @@ struct ReservationsTests {
     func reserve(_ userId: UserID, at store: Store, kind: Reservation.Kind = .lineUp, people: Int = 1, minutes: Int = 30,
                  slot: Date? = nil, replacing: Bool = false) throws -> ReservationOutcome
     {
-        try database.reserve(ReservationRequest(
+        try database.reservations.reserve(ReservationRequest(
             storeId: try require(store.id), userId: userId, kind: kind, people: people, residenceMinutes: minutes,
             travelMode: .walking, slotStart: slot, requestKey: Secrets.token(), replacingActive: replacing), now: clock.now)
     }
@@ -97,8 +97,8 @@ struct ReservationsTests {
         let form = try fresh.post("/stores/1/reservations", [("kind", "lineUp"), ("minutes", "30"), ("people", "1"),
                                                              ("requestKey", Secrets.token())])
         #expect(form.status == 403 && form.bodyText.contains("Please confirm your email address before you line up or book"))
-        let newId = try require(try database.user(email: "new@example.org")?.id)
-        #expect(try database.reservations(userId: newId).isEmpty)
+        let newId = try require(try database.accounts.user(email: "new@example.org")?.id)
+        #expect(try database.reservations.forCustomer(userId: newId).isEmpty)
     }
 
     // MARK: Line up
@@ -131,7 +131,7 @@ struct ReservationsTests {
         let confirmed = try browser.post("/stores/1/reservations", confirmFields(recap))
         #expect(confirmed.status == 303)
         let location = try require(confirmed.header("Location"))
-        let reservation = try require(try database.activeReservation(userId: userId)).reservation
+        let reservation = try require(try database.reservations.activeReservation(userId: userId)).reservation
         #expect(location == "/reservations/\(try require(reservation.id))")
         #expect(reservation.kind == .lineUp && reservation.people == 2 && reservation.residenceMinutes == 15)
         // Nobody is in the store, but the customer is 5 minutes away by car: they are told to
@@ -143,10 +143,10 @@ struct ReservationsTests {
         #expect(leaving.bodyText.contains("<span data-field=\"leaveByLabel\">Leave</span> <strong data-field=\"leaveBy\">now</strong>"))
         #expect(leaving.bodyText.contains("<option value=\"car\" selected>Car · 5 min</option>"))
         clock.advance(2 * 60)
-        #expect(try database.advanceQueues(now: clock.now) == 0)
+        #expect(try database.doors.advanceQueues(now: clock.now) == 0)
         clock.advance(60)
-        #expect(try database.advanceQueues(now: clock.now) == 1)
-        #expect(try database.notices(reservationId: try require(reservation.id)).map(\.kind) == [.leaveNow, .yourTurn])
+        #expect(try database.doors.advanceQueues(now: clock.now) == 1)
+        #expect(try database.notices.list(reservationId: try require(reservation.id)).map(\.kind) == [.leaveNow, .yourTurn])
 
         let ticket = try browser.get(location)
         #expect(ticket.status == 200)
@@ -223,12 +223,12 @@ struct ReservationsTests {
         #expect(refused.status == 409)
         #expect(refused.bodyText.contains("You cannot line up at Bottega Duomo now"))
         #expect(refused.bodyText.contains("/stores/2/reserve/how?minutes=30&amp;people=1"))
-        #expect(try database.activeReservation(userId: userId) == nil)
+        #expect(try database.reservations.activeReservation(userId: userId) == nil)
     }
 
     @Test("a party larger than the places for the queue is told so, not that the queue is long")
     func partyTooLarge() throws {
-        let tiny = try database.createStore(
+        let tiny = try database.stores.createStore(
             Fixture.store("Bottega Minima", at: GeoPoint(latitude: 45.4660, longitude: 9.1900), capacity: 1),
             hours: Fixture.weekdayHours, departments: [])
         let (browser, _) = try customer("ada@example.org")
@@ -282,7 +282,7 @@ struct ReservationsTests {
             ("requestKey", Secrets.token())])
         #expect(tooFar.status == 422)
         #expect(tooFar.bodyText.contains("You can book up to 7 days ahead, until Wed 25 Nov at 10:00."))
-        #expect(try database.activeReservation(userId: userId) == nil)
+        #expect(try database.reservations.activeReservation(userId: userId) == nil)
 
         let recap = try browser.get("/stores/1/reserve/recap?kind=booking&minutes=30&people=1&slot=\(slotValue(at(13)))")
         #expect(recap.status == 200)
@@ -290,7 +290,7 @@ struct ReservationsTests {
         #expect(recap.bodyText.contains("<dt>Enter between</dt><dd>12:50 and 13:15</dd>"))
         let booked = try browser.post("/stores/1/reservations", confirmFields(recap))
         #expect(booked.status == 303)
-        let reservation = try require(try database.activeReservation(userId: userId)).reservation
+        let reservation = try require(try database.reservations.activeReservation(userId: userId)).reservation
         #expect(reservation.kind == .booking && reservation.slotStart == at(13) && reservation.status == .booked)
         let ticket = try browser.get(try require(booked.header("Location")))
         #expect(ticket.bodyText.contains("Your visit is booked"))
@@ -300,7 +300,7 @@ struct ReservationsTests {
 
     @Test("a day's tab lists the slots starting that day: past midnight they are the next day's")
     func slotsPastMidnight() throws {
-        let late = try database.createStore(
+        let late = try database.stores.createStore(
             Fixture.store("Notturno", at: GeoPoint(latitude: 45.466, longitude: 9.19), capacity: 30),
             hours: (1...7).map { OpeningInterval(weekday: $0, opens: 18 * 60, closes: 26 * 60) }, departments: [])
         let (browser, _) = try customer("ada@example.org")
@@ -333,7 +333,7 @@ struct ReservationsTests {
             ("kind", "booking"), ("minutes", "30"), ("people", "1"), ("slot", slotValue(at(20, 45))),
             ("requestKey", Secrets.token())])
         #expect(confirmed.status == 422)
-        #expect(try database.activeReservation(userId: userId) == nil)
+        #expect(try database.reservations.activeReservation(userId: userId) == nil)
         // A short visit still fits the last slot.
         let short = try browser.get("/stores/1/reserve/recap?kind=booking&minutes=15&people=1&slot=\(slotValue(at(20, 45)))")
         #expect(short.status == 200)
@@ -353,7 +353,7 @@ struct ReservationsTests {
             #expect(refused.bodyText.contains("today, \(time)</strong> <span class=\"fine\">2 places left"))
         }
         #expect(refused.bodyText.contains("<strong>Mercato Brera</strong> <span class=\"fine\">700 m away · today, 14:00–14:15"))
-        #expect(try database.activeReservation(userId: userId) == nil)
+        #expect(try database.reservations.activeReservation(userId: userId) == nil)
     }
 
     // MARK: One active reservation
@@ -368,12 +368,12 @@ struct ReservationsTests {
         #expect(asked.status == 409)
         #expect(asked.bodyText.contains("Line-up at <strong>Mercato Brera</strong>"))
         #expect(asked.bodyText.contains("href=\"/reservations/\(try require(old.id))\">Keep the one I have"))
-        #expect(try database.activeReservation(userId: userId)?.reservation.id == old.id)
+        #expect(try database.reservations.activeReservation(userId: userId)?.reservation.id == old.id)
         let replaced = try browser.post("/stores/1/reservations", confirmFields(asked))
         #expect(replaced.status == 303)
-        let active = try require(try database.activeReservation(userId: userId)).reservation
+        let active = try require(try database.reservations.activeReservation(userId: userId)).reservation
         #expect(active.storeId == duomo.id)
-        #expect(try database.reservation(id: try require(old.id))?.reservation.status == .cancelled)
+        #expect(try database.reservations.reservation(id: try require(old.id))?.reservation.status == .cancelled)
     }
 
     @Test("the same confirmation sent twice makes one reservation and shows it both times")
@@ -384,7 +384,7 @@ struct ReservationsTests {
         let second = try browser.post("/stores/1/reservations", confirmFields(recap))
         #expect(first.status == 303 && second.status == 303)
         #expect(first.header("Location") == second.header("Location"))
-        #expect(try database.reservations(userId: userId).count == 1)
+        #expect(try database.reservations.forCustomer(userId: userId).count == 1)
     }
 
     @Test("a refused replacement keeps the old reservation (the cancellation is rolled back)")
@@ -396,7 +396,7 @@ struct ReservationsTests {
             Issue.record("a full slot was booked")
             return
         }
-        #expect(try database.activeReservation(userId: userId)?.reservation.id == old.id)
+        #expect(try database.reservations.activeReservation(userId: userId)?.reservation.id == old.id)
     }
 
     // MARK: Tickets and my reservations
@@ -409,11 +409,11 @@ struct ReservationsTests {
         let path = "/reservations/\(try require(reservation.id))"
         for target in [path, path + "/qr.png", path + "/status"] { #expect(try other.get(target).status == 404) }
         #expect(try other.post(path + "/cancel").status == 404)
-        #expect(try database.activeReservation(userId: ownerId) != nil)
+        #expect(try database.reservations.activeReservation(userId: ownerId) != nil)
         let cancelled = try owner.post(path + "/cancel")
         let id = try require(reservation.id)
         #expect(cancelled.status == 303 && cancelled.header("Location") == "/reservations?cancelled=\(id)")
-        #expect(try database.activeReservation(userId: ownerId) == nil)
+        #expect(try database.reservations.activeReservation(userId: ownerId) == nil)
         #expect(try owner.post(path + "/cancel").status == 409)
         let ticket = try owner.get(path)
         #expect(ticket.bodyText.contains("Cancelled") && !ticket.bodyText.contains("<svg"))
@@ -431,7 +431,7 @@ struct ReservationsTests {
                                  entered, entered + minutes * 60, past.id)
         }
         // History written straight into the table is counted as an import is: rebuilt.
-        try database.rebuildStatistics()
+        try database.statistics.rebuildStatistics()
         try created(try reserve(userId, at: duomo, kind: .booking, slot: at(15)))
         let page = try browser.get("/reservations")
         #expect(page.bodyText.contains("Your visit is booked"))
@@ -457,7 +457,7 @@ struct ReservationsTests {
                                  entered, entered + 3600, past.id)
         }
         // (Their lengths come from stored times: to the millisecond.)
-        let visits = try database.pastVisits(userId: userId, storeId: storeId)
+        let visits = try database.reservations.pastVisits(userId: userId, storeId: storeId)
         #expect(visits.count == 4 && visits.allSatisfy { $0.declared == 1800 && abs($0.actual - 3600) < 0.01 })
         // Declaring 20 minutes now (not their usual hour), the estimate expects about 28.
         let next = try created(try reserve(userId, at: duomo, minutes: 20))
@@ -468,7 +468,7 @@ struct ReservationsTests {
         #expect(abs(live.residence - 20 * 60 * 2.0.squareRoot()) < 0.01)
         // Another customer's visits are theirs alone.
         let (_, bob) = try customer("bob@example.org")
-        #expect(try database.pastVisits(userId: bob, storeId: storeId).isEmpty)
+        #expect(try database.reservations.pastVisits(userId: bob, storeId: storeId).isEmpty)
     }
 
     // MARK: Invariants in the schema
@@ -542,8 +542,8 @@ struct ReservationsTests {
     func accountDeletion() throws {
         let (_, ada) = try customer("ada@example.org")
         let reservation = try created(try reserve(ada, at: duomo))
-        try database.deleteUser(id: ada, now: clock.now)
-        let kept = try require(try database.reservation(id: try require(reservation.id))).reservation
+        try database.accounts.deleteUser(id: ada, now: clock.now)
+        let kept = try require(try database.reservations.reservation(id: try require(reservation.id))).reservation
         #expect(kept.userId == nil)
     }
 }
@@ -566,7 +566,7 @@ extension ReservationsTests {
         #expect(!(try browser.get("/").bodyText.contains(banner)))  // nothing active yet
         // Five waiting at a store of four: Ada is fifth, waiting.
         for index in 1...4 {
-            let other = try database.createUser(email: "q\(index)@example.org", displayName: "Q", passwordHash: "x",
+            let other = try database.accounts.createUser(email: "q\(index)@example.org", displayName: "Q", passwordHash: "x",
                                                 now: clock.now, confirmation: nil)
             try created(reserve(other.id, at: duomo))
         }
@@ -583,12 +583,12 @@ extension ReservationsTests {
         #expect(!(try Browser(app).get("/").bodyText.contains(banner)))
         // Called: it asks to act now.
         try database.execute(sql: "UPDATE reservation SET status = 'cancelled' WHERE userId != ?", id)
-        try database.advanceQueues(now: clock.now)
+        try database.doors.advanceQueues(now: clock.now)
         let called = try browser.get("/").bodyText
         #expect(called.contains("<aside class=\"active-ticket urgent\""))
         #expect(called.contains("It is your turn: please go to the entrance"))
         // Cancelled: gone.
-        #expect(try database.cancelReservation(id: ticket.id, userId: id, now: clock.now))
+        #expect(try database.reservations.cancelReservation(id: ticket.id, userId: id, now: clock.now))
         #expect(!(try browser.get("/").bodyText.contains(banner)))
     }
 }

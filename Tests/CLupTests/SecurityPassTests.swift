@@ -43,7 +43,7 @@ struct SecurityPassTests {
         let bait = "URGENT: account locked, verify at http://evil.example"
         try browser.post("/signup", [("email", "victim@example.org"), ("displayName", bait),
                                      ("password", "correct horse battery"), ("passwordAgain", "correct horse battery"), ("terms", "accepted")])
-        let confirmation = try require(try database.mail(to: "victim@example.org").first)
+        let confirmation = try require(try database.notices.mail(to: "victim@example.org").first)
         #expect(confirmation.body.hasPrefix("Hello,\n\n"))
         #expect(!confirmation.body.contains("URGENT") && !confirmation.body.contains("evil"))
         // Once confirmed, the account's own name is used again.
@@ -51,7 +51,7 @@ struct SecurityPassTests {
         let link = try require(Browser.link(in: confirmation, path: "/confirm"))
         try Browser(app).post("/confirm", [("token", String(link.split(separator: "=").last ?? ""))])
         try Browser(app).post("/forgot", [("email", "victim@example.org")])
-        #expect(try database.mail(to: "victim@example.org").last?.body.hasPrefix("Hello URGENT") == true)
+        #expect(try database.notices.mail(to: "victim@example.org").last?.body.hasPrefix("Hello URGENT") == true)
     }
 
     @Test("security: confirming an address ends the sessions made before, but the confirming browser's")
@@ -66,13 +66,13 @@ struct SecurityPassTests {
         // The owner signs in on their phone and confirms there.
         let owner = Browser(app, address: "192.0.2.44")
         try owner.signIn(email: "owner@example.org")
-        let link = try require(Browser.link(in: try database.mail(to: "owner@example.org").first, path: "/confirm"))
+        let link = try require(Browser.link(in: try database.notices.mail(to: "owner@example.org").first, path: "/confirm"))
         try owner.open(link)
         #expect(try owner.post("/confirm", [("token", String(link.split(separator: "=").last ?? ""))]).status == 200)
         #expect(try squatter.get("/account").header("Location")?.hasPrefix("/signin") == true)
         #expect(try owner.get("/account").status == 200)
-        let userId = try require(try database.user(email: "owner@example.org")).id
-        #expect(try database.sessionCount(userId: userId) == 1)
+        let userId = try require(try database.accounts.user(email: "owner@example.org")).id
+        #expect(try database.accounts.sessionCount(userId: userId) == 1)
     }
 
     @Test("security: a path with a trailing or doubled slash is not routed, so limits keyed on paths hold")
@@ -85,7 +85,7 @@ struct SecurityPassTests {
 
     @Test("security: sign-in throttling counts an IPv6 client by its /64")
     func ipv6Throttle() throws {
-        _ = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: PasswordHasher().hash("correct horse battery"),
+        _ = try database.accounts.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: PasswordHasher().hash("correct horse battery"),
                                     now: clock.now, confirmation: nil)
         for index in 1...5 {
             let response = try Browser(app, address: "2001:db8:aa:bb::\(index)").signIn(email: "ada@example.org", password: "wrong wrong")
@@ -149,7 +149,7 @@ struct SecurityPassTests {
 
     @Test("a store that does not exist is a 404 for a write too, not a 500")
     func missingStoreWrite() throws {
-        _ = try database.createUser(email: "root@example.org", displayName: "Root",
+        _ = try database.accounts.createUser(email: "root@example.org", displayName: "Root",
                                     passwordHash: PasswordHasher().hash("correct horse battery"), role: .admin,
                                     now: clock.now, confirmation: nil)
         let admin = Browser(app)
@@ -158,7 +158,7 @@ struct SecurityPassTests {
         // Admins manage every store, so the guard lets id 999 through; the write finds none.
         #expect(try admin.post("/manage/stores/999/staff-pin", [("pin", "246810")]).status == 404)
         #expect(throws: StoreError.noSuchStore) {
-            try database.setStaffPin(storeId: 999, pinHash: "x", by: nil, now: clock.now)
+            try database.accounts.setStaffPin(storeId: 999, pinHash: "x", by: nil, now: clock.now)
         }
     }
 

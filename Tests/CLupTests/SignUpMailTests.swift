@@ -39,7 +39,7 @@ struct SignUpMailTests {
                 let email = "launch-\(round)-\(index)@example.org"
                 let page = try signUp(client, email)
                 #expect(page.status == 200, "\(email): \(page.status)")
-                let confirmation = try #require(try database.mail(to: email).first)
+                let confirmation = try #require(try database.notices.mail(to: email).first)
                 #expect(confirmation.subject == "Confirm your CLup account")
                 latest = max(latest, confirmation.nextAttemptAt.timeIntervalSince(clock.now))
                 // The page says the link leaves later exactly when it does.
@@ -51,7 +51,7 @@ struct SignUpMailTests {
         // Held back by a few minutes at most, never dropped: every one is due and goes out.
         #expect(latest <= 5 * 60)
         clock.advance(latest)
-        let due = try database.claimDueMail(now: clock.now, limit: 2000)
+        let due = try database.notices.claimDueMail(now: clock.now, limit: 2000)
         #expect(due.filter { $0.subject == "Confirm your CLup account" }.count == 1000)
     }
 
@@ -62,25 +62,25 @@ struct SignUpMailTests {
             let page = try attacker.post("/forgot", [("email", "stranger\(index)@example.org")])
             #expect(page.status == 200 && page.bodyText.contains("we have sent it a link"))
         }
-        #expect(try database.mail(to: "stranger0@example.org").first?.nextAttemptAt == clock.now)
+        #expect(try database.notices.mail(to: "stranger0@example.org").first?.nextAttemptAt == clock.now)
         // The next wait their turn, one every 15 s; once that is a minute or more, the page says
         // within how long the mail leaves rather than that it was sent.
         for index in 1...4 {
             let held = try attacker.post("/forgot", [("email", "held\(index)@example.org")])
             #expect(held.status == 200 && held.bodyText.contains("we have sent it a link") == (index < 4))
             #expect(held.bodyText.contains("leaves within 1 min") == (index == 4))
-            #expect(try database.mail(to: "held\(index)@example.org").first?.nextAttemptAt
+            #expect(try database.notices.mail(to: "held\(index)@example.org").first?.nextAttemptAt
                 == clock.now + Double(index) * MailPace.interval)
         }
         // An hour's worth more is queued; past that, nothing is sent and the page says when to try.
         let queueable = Int(MailPace.longestDelay / MailPace.interval) - 4
         for index in 0..<queueable { try attacker.post("/forgot", [("email", "more\(index)@example.org")]) }
-        #expect(try database.mail(to: "more\(queueable - 1)@example.org").first?.nextAttemptAt
+        #expect(try database.notices.mail(to: "more\(queueable - 1)@example.org").first?.nextAttemptAt
             == clock.now + MailPace.longestDelay)
         let refused = try attacker.post("/forgot", [("email", "refused@example.org")])
         #expect(refused.status == 429 && refused.header("Retry-After") == "60")
         #expect(refused.bodyText.contains("We cannot send more email to refused@example.org just now"))
-        #expect(try database.mail(to: "refused@example.org").isEmpty)
+        #expect(try database.notices.mail(to: "refused@example.org").isEmpty)
         // Another client is not held back by the first one's pace…
         let neighbour = try Browser(app, address: "198.51.100.8").post("/forgot", [("email", "someone@example.org")])
         #expect(neighbour.status == 200 && !neighbour.bodyText.contains("leaves within"))
@@ -103,16 +103,16 @@ struct SignUpMailTests {
         #expect(page.status == 429 && page.header("Retry-After") == "3000")
         #expect(page.bodyText.contains("Email not sent") && page.bodyText.contains("try again in 50 min"))
         #expect(!page.bodyText.contains("We have sent") && page.bodyText.contains(#"href="/signup""#))
-        #expect(try database.user(email: "full@example.org") == nil)
+        #expect(try database.accounts.user(email: "full@example.org") == nil)
         // When the hour has passed, the same sign-up goes through.
         clock.advance(3000)
         #expect(try signUp(Browser(app, address: "192.0.2.50"), "full@example.org").status == 200)
-        #expect(try database.user(email: "full@example.org") != nil)
+        #expect(try database.accounts.user(email: "full@example.org") != nil)
     }
 
     @Test("signing up with an address that has an account answers exactly as a new one, refusals included")
     func takenAddressAnswersAlike() throws {
-        _ = try database.createUser(email: "owner@example.org", displayName: "Owner", passwordHash: Fixture.passwordHash,
+        _ = try database.accounts.createUser(email: "owner@example.org", displayName: "Owner", passwordHash: Fixture.passwordHash,
                                     now: clock.now, confirmation: nil)
         for index in 0..<AppDatabase.mailPerRecipientPerHour {
             let page = try signUp(Browser(app, address: "192.0.2.\(index + 1)"), "owner@example.org")
@@ -127,7 +127,7 @@ struct SignUpMailTests {
         #expect(taken.header("Retry-After") == "3600" && fresh.header("Retry-After") == "3600")
         #expect(taken.bodyText.contains("We cannot send more email to owner@example.org just now. Please try again in 1 h."))
         #expect(fresh.bodyText.contains("We cannot send more email to nobody@example.org just now. Please try again in 1 h."))
-        #expect(try database.user(email: "nobody@example.org") == nil)
-        #expect(try database.mail(to: "owner@example.org").count == AppDatabase.mailPerRecipientPerHour)
+        #expect(try database.accounts.user(email: "nobody@example.org") == nil)
+        #expect(try database.notices.mail(to: "owner@example.org").count == AppDatabase.mailPerRecipientPerHour)
     }
 }

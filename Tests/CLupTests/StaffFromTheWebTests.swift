@@ -18,12 +18,12 @@ struct StaffFromTheWebTests {
 
     init() throws {
         (clock, database, app) = try Fixture.start()
-        store = try database.createStore(Fixture.store("Bottega Duomo", at: Place.milan[0].position),
+        store = try database.stores.createStore(Fixture.store("Bottega Duomo", at: Place.milan[0].position),
                                          hours: Fixture.weekdayHours, departments: [])
-        other = try database.createStore(Fixture.store("Mercato Brera", at: GeoPoint(latitude: 45.47, longitude: 9.19)),
+        other = try database.stores.createStore(Fixture.store("Mercato Brera", at: GeoPoint(latitude: 45.47, longitude: 9.19)),
                                          hours: Fixture.weekdayHours, departments: [])
         try Fixture.manager("boss@example.org", of: store.id, in: database, now: clock.now)
-        _ = try database.createUser(email: "admin@example.org", displayName: "Alba", passwordHash: Fixture.passwordHash,
+        _ = try database.accounts.createUser(email: "admin@example.org", displayName: "Alba", passwordHash: Fixture.passwordHash,
                                     role: .admin, now: clock.now, confirmation: nil)
     }
 
@@ -36,7 +36,7 @@ struct StaffFromTheWebTests {
     }
 
     func changes(_ storeId: StoreID) throws -> [String] {
-        try database.storeChanges(storeId: storeId).map { "\($0.by ?? "-"): \(ManageArea.changeText($0))" }
+        try database.stores.storeChanges(storeId: storeId).map { "\($0.by ?? "-"): \(ManageArea.changeText($0))" }
     }
 
     @Test("a manager enrols a kiosk: its key shown once, as text and a QR code, working at once, and logged")
@@ -52,7 +52,7 @@ struct StaffFromTheWebTests {
         #expect(html.contains("Kiosk “Entrance left” enrolled"))
         let key = try #require(html.firstMatch(of: /<code class="device-key">([A-Za-z0-9_-]{43})<\/code>/)?.1)
         #expect(html.contains(#"<svg viewBox="0 0 "#) && html.contains(#"aria-label="The device key as a QR code""#))
-        let kiosk = try #require(try database.kiosk(key: String(key)))
+        let kiosk = try #require(try database.accounts.kiosk(key: String(key)))
         #expect(kiosk.storeId == store.id && kiosk.label == "Entrance left" && kiosk.role == .door)
         #expect(try changes(store.id) == ["Boss: Kiosk: Entrance left (door) → enrolled"])
         // The key is not shown again: the store page lists the kiosk, without it.
@@ -60,7 +60,7 @@ struct StaffFromTheWebTests {
         #expect(again.contains("<td>Entrance left</td>") && !again.contains(String(key)))
         // Revoked from the same page: refused at once.
         try boss.post("/manage/stores/\(store.id)/kiosks/revoke", [("kiosk", String(kiosk.id))])
-        #expect(try database.kiosk(key: String(key)) == nil)
+        #expect(try database.accounts.kiosk(key: String(key)) == nil)
         #expect(try changes(store.id).first == "Boss: Kiosk: Entrance left (door) → revoked")
     }
 
@@ -75,23 +75,23 @@ struct StaffFromTheWebTests {
             let refused = try boss.post("/manage/stores/\(store.id)/kiosks", fields)
             #expect(refused.status == 422 && refused.bodyText.contains(message), "\(fields)")
         }
-        #expect(try database.kiosks(storeId: store.id).isEmpty && (try changes(store.id)).isEmpty)
+        #expect(try database.accounts.kiosks(storeId: store.id).isEmpty && (try changes(store.id)).isEmpty)
         // Another store's manager may not enrol one here.
         #expect(try boss.post("/manage/stores/\(other.id)/kiosks", [("label", "Door"), ("role", "door")]).status == 403)
-        #expect(try database.kiosks(storeId: other.id).isEmpty)
+        #expect(try database.accounts.kiosks(storeId: other.id).isEmpty)
     }
 
     @Test("an administrator adds and removes a store's managers by email; a customer becomes a manager; all logged")
     func managers() throws {
-        _ = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: Fixture.passwordHash,
+        _ = try database.accounts.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: Fixture.passwordHash,
                                     now: clock.now, confirmation: nil)
         let admin = try signedIn("admin@example.org")
         let page = try admin.get("/manage/stores/\(store.id)").bodyText
         #expect(page.contains("Boss · boss@example.org") && page.contains("Add a manager"))
         let added = try admin.post("/manage/stores/\(store.id)/managers", [("email", " ADA@example.org ")])
         #expect(added.status == 303 && added.header("Location") == "/manage/stores/\(store.id)?manager=added#managers")
-        let ada = try #require(try database.user(email: "ada@example.org"))
-        #expect(try ada.role == .manager && database.isManager(userId: ada.id, of: store.id))
+        let ada = try #require(try database.accounts.user(email: "ada@example.org"))
+        #expect(try ada.role == .manager && database.accounts.isManager(userId: ada.id, of: store.id))
         #expect(try admin.get("/manage/stores/\(store.id)?manager=added").bodyText.contains("The manager is added"))
         // Already one, or no such account: said, and nothing changes.
         let already = try admin.post("/manage/stores/\(store.id)/managers", [("email", "boss@example.org")])
@@ -100,22 +100,22 @@ struct StaffFromTheWebTests {
         #expect(unknown.status == 422 && unknown.bodyText.contains("No account has that email address"))
         #expect(unknown.bodyText.contains(#"value="nobody@example.org" aria-invalid="true""#))
         // Removed from one of two stores: still a manager, of the other.
-        try database.assignStore(storeId: other.id, toManager: "ada@example.org")
+        try database.accounts.assignStore(storeId: other.id, toManager: "ada@example.org")
         #expect(try admin.post("/manage/stores/\(other.id)/managers/remove", [("user", String(ada.id.rawValue))]).status == 303)
-        #expect(try database.user(email: "ada@example.org")?.role == .manager)
+        #expect(try database.accounts.user(email: "ada@example.org")?.role == .manager)
         // Removed from the last: the store is no longer theirs, and the account is a customer's again.
         let removed = try admin.post("/manage/stores/\(store.id)/managers/remove", [("user", String(ada.id.rawValue))])
         #expect(removed.status == 303)
-        #expect(try !database.isManager(userId: ada.id, of: store.id))
-        #expect(try database.user(email: "ada@example.org")?.role == .customer)
+        #expect(try !database.accounts.isManager(userId: ada.id, of: store.id))
+        #expect(try database.accounts.user(email: "ada@example.org")?.role == .customer)
         #expect(try signedIn("ada@example.org").get("/manage").status == 403)
         #expect(try admin.post("/manage/stores/\(store.id)/managers/remove", [("user", String(ada.id.rawValue))]).status == 404)
         #expect(try changes(store.id) == ["Alba: Manager: ada@example.org → removed", "Alba: Manager: ada@example.org → added"])
         // An administrator managing a store stays an administrator when removed from it.
-        let adminId = try #require(try database.user(email: "admin@example.org")).id
-        try database.assignStore(storeId: store.id, toManager: "admin@example.org")
-        #expect(try database.removeManager(storeId: store.id, userId: adminId, now: clock.now, loggedAs: .commandLine))
-        #expect(try database.user(email: "admin@example.org")?.role == .admin)
+        let adminId = try #require(try database.accounts.user(email: "admin@example.org")).id
+        try database.accounts.assignStore(storeId: store.id, toManager: "admin@example.org")
+        #expect(try database.accounts.removeManager(storeId: store.id, userId: adminId, now: clock.now, loggedAs: .commandLine))
+        #expect(try database.accounts.user(email: "admin@example.org")?.role == .admin)
         // A manager cannot change managers, even of their own store.
         let boss = try signedIn("boss@example.org")
         #expect(try boss.post("/manage/stores/\(store.id)/managers", [("email", "ada@example.org")]).status == 403)

@@ -35,17 +35,17 @@ struct StartupTests {
         var offTheMap = valid
         offTheMap.latitude = 123
         for store in [noCapacity, emptyName, offTheMap] {
-            #expect(throws: (any Error).self) { try database.createStore(store, hours: [], departments: []) }
+            #expect(throws: (any Error).self) { try database.stores.createStore(store, hours: [], departments: []) }
         }
         // Hours whose close is not after their opening, and a department twice, are refused
         // and the whole store with them.
         #expect(throws: (any Error).self) {
-            try database.createStore(valid, hours: [OpeningInterval(weekday: 1, opens: 600, closes: 500)], departments: [])
+            try database.stores.createStore(valid, hours: [OpeningInterval(weekday: 1, opens: 600, closes: 500)], departments: [])
         }
         #expect(throws: (any Error).self) {
-            try database.createStore(valid, hours: [], departments: [("Bakery", 5), ("Bakery", 6)])
+            try database.stores.createStore(valid, hours: [], departments: [("Bakery", 5), ("Bakery", 6)])
         }
-        #expect(try database.storeCount() == 0)
+        #expect(try database.stores.storeCount() == 0)
     }
 
     @Test("the demo has 30+ stores in Milan with varied capacity, hours and departments")
@@ -56,16 +56,16 @@ struct StartupTests {
         #expect(try DemoData.seed(database, now: now, timeZone: Fixture.rome) == 0)  // idempotent
         // A week of past visits, kept as statistics: every store has busy hours to show.
         for store in database.board.entries().map(\.store) {
-            #expect(try database.storeHours(storeId: store.id, from: 0, to: Int.max / 7200).count > 40, "\(store.name)")
+            #expect(try database.statistics.storeHours(storeId: store.id, from: 0, to: Int.max / 7200).count > 40, "\(store.name)")
         }
-        let listings = try database.storeListings()
+        let listings = try database.stores.storeListings()
         #expect(listings.count >= 30)
         #expect(Set(listings.map(\.store.name)).count == listings.count)
         for listing in listings {
             let store = listing.store
             #expect((45.39...45.54).contains(store.latitude) && (9.04...9.28).contains(store.longitude), "\(store.name)")
             #expect((20...200).contains(store.capacity))
-            let details = try #require(try database.storeDetails(id: store.id))
+            let details = try #require(try database.stores.storeDetails(id: store.id))
             #expect((4...10).contains(details.departments.count), "\(store.name)")
         }
         let capacities = listings.map(\.store.capacity)

@@ -27,7 +27,7 @@ struct StatisticsTests {
 
     init() throws {
         database = try Fixture.database()
-        store = try database.createStore(
+        store = try database.stores.createStore(
             NewStore(name: "Bottega Statistica", address: "Via Conti 1", phone: "+39 02 1", position: Place.milan[0].position,
                      capacity: 10, timeZone: "Europe/Rome",
                      settings: StoreSettings(capacity: 10, walkInPercent: 20, slotCapacity: 4)),
@@ -39,9 +39,9 @@ struct StatisticsTests {
     }
 
     func user(_ email: String, name: String, loyal: Bool) throws -> User {
-        let user = try database.createUser(email: email, displayName: name, passwordHash: Fixture.passwordHash,
+        let user = try database.accounts.createUser(email: email, displayName: name, passwordHash: Fixture.passwordHash,
                                            now: clock.now, confirmation: nil)
-        try database.updateProfile(userId: user.id, displayName: name, travelMode: .walking, loyaltyOptIn: loyal)
+        try database.accounts.updateProfile(userId: user.id, displayName: name, travelMode: .walking, loyaltyOptIn: loyal)
         return user
     }
 
@@ -53,7 +53,7 @@ struct StatisticsTests {
     }
 
     func lineUp(_ user: User, departments: [Int64] = []) throws -> Reservation {
-        let outcome = try database.reserve(ReservationRequest(
+        let outcome = try database.reservations.reserve(ReservationRequest(
             storeId: storeId, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: .walking,
             requestKey: Secrets.token(), departmentIds: departments), now: clock.now)
         guard case .created(let reservation) = outcome else { throw RequireError(message: "not created: \(outcome)") }
@@ -61,7 +61,7 @@ struct StatisticsTests {
     }
 
     func book(_ user: User, slot: Date) throws -> Reservation {
-        let outcome = try database.reserve(ReservationRequest(
+        let outcome = try database.reservations.reserve(ReservationRequest(
             storeId: storeId, userId: user.id, kind: .booking, people: 1, residenceMinutes: 30, slotStart: slot,
             requestKey: Secrets.token()), now: clock.now)
         guard case .created(let reservation) = outcome else { throw RequireError(message: "not booked: \(outcome)") }
@@ -69,11 +69,11 @@ struct StatisticsTests {
     }
 
     func scan(_ id: ReservationID, _ expected: ScanVerdict) throws {
-        #expect(try database.scan(reservationId: id, at: storeId, now: clock.now).verdict == expected)
+        #expect(try database.doors.scan(reservationId: id, at: storeId, now: clock.now).verdict == expected)
     }
 
     func makeHistory() throws {
-        let departments = try database.departmentEntries(storeId: storeId, from: 0, to: 0).sorted { $0.name < $1.name }
+        let departments = try database.statistics.departmentEntries(storeId: storeId, from: 0, to: 0).sorted { $0.name < $1.name }
         let (bakery, deli) = (departments[0].departmentId, departments[1].departmentId)
         let morning = try (0..<6).map { index in
             try user("c\(index)@example.org", name: ["Ada", "Bruno", "Carla", "Dario", "Elena", "Fabio"][index],
@@ -96,7 +96,7 @@ struct StatisticsTests {
             }
             if lastWeek {
                 move(to: at(monday, 11, 0))
-                guard case .issued(let walkIn) = try database.issueWalkInTicket(
+                guard case .issued(let walkIn) = try database.doors.issueWalkInTicket(
                     storeId: storeId, people: 1, residenceMinutes: 30, requestKey: nil, now: clock.now)
                 else { throw RequireError(message: "no walk-in ticket") }
                 move(to: at(monday, 11, 2))
@@ -105,19 +105,19 @@ struct StatisticsTests {
                 try scan(walkIn.id, .exit)
                 move(to: at(monday, 12, 0))
                 let cancelled = try lineUp(others[0])
-                #expect(try database.cancelReservation(id: cancelled.id, userId: others[0].id, now: clock.now))
+                #expect(try database.reservations.cancelReservation(id: cancelled.id, userId: others[0].id, now: clock.now))
                 let used = try book(others[1], slot: at(monday, 15, 0))
                 _ = try book(others[2], slot: at(monday, 16, 0))
                 move(to: at(monday, 13, 0))
                 _ = try lineUp(others[3])
                 move(to: at(monday, 13, 11))
-                try database.advanceQueues(now: clock.now)  // the 13:00 call lapses
+                try database.doors.advanceQueues(now: clock.now)  // the 13:00 call lapses
                 move(to: at(monday, 15, 0))
                 try scan(used.id, .enter)
                 move(to: at(monday, 15, 20))
                 try scan(used.id, .exit)
                 move(to: at(monday, 16, 16))
-                try database.advanceQueues(now: clock.now)  // the 16:00 booking's window has closed
+                try database.doors.advanceQueues(now: clock.now)  // the 16:00 booking's window has closed
             }
             move(to: at(monday, 18, 0))
             let late = try lineUp(evening)
@@ -132,9 +132,9 @@ struct StatisticsTests {
     }
 
     func manager() throws -> Browser {
-        _ = try database.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: Fixture.passwordHash,
+        _ = try database.accounts.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: Fixture.passwordHash,
                                     role: .manager, now: clock.now, confirmation: nil)
-        try database.assignStore(storeId: storeId, toManager: "boss@example.org")
+        try database.accounts.assignStore(storeId: storeId, toManager: "boss@example.org")
         let browser = Browser(app)
         try browser.signIn(email: "boss@example.org")
         return browser
@@ -238,9 +238,9 @@ struct StatisticsTests {
 
     @Test("the hours kept as visits happened equal the hours rebuilt from the raw visits")
     func rebuildAgrees() throws {
-        let kept = try database.storeHours(storeId: storeId, from: 0, to: Int.max / 7200)
+        let kept = try database.statistics.storeHours(storeId: storeId, from: 0, to: Int.max / 7200)
         #expect(kept.count == 11)  // Mondays 10:00 and 18:00 × 3, and 11, 12, 13, 15 and 16 on 9 November
-        let departmentsKept = try database.departmentEntries(storeId: storeId, from: 0, to: Int.max / 7200)
+        let departmentsKept = try database.statistics.departmentEntries(storeId: storeId, from: 0, to: Int.max / 7200)
         /// The store's learned sums, column by column.
         func load() throws -> [String: Double] {
             let record = try require(try database.storeLoad(storeId))
@@ -251,21 +251,21 @@ struct StatisticsTests {
         #expect(loadKept.count == 16)
         #expect(loadKept["measuredVisits", default: 0] > 0 && loadKept["calls", default: 0] > 0
             && loadKept["entries", default: 0] > 0)
-        try database.rebuildStatistics()
+        try database.statistics.rebuildStatistics()
         // The learned sums too, column by column.
         let loadRebuilt = try load()
         for (column, a) in loadKept {
             let b = loadRebuilt[column, default: .nan]
             #expect(abs(a - b) < 1e-6 * max(1, abs(a)), "storeLoad.\(column): kept \(a), rebuilt \(b)")
         }
-        let rebuilt = try database.storeHours(storeId: storeId, from: 0, to: Int.max / 7200)
+        let rebuilt = try database.statistics.storeHours(storeId: storeId, from: 0, to: Int.max / 7200)
         #expect(rebuilt.map(\.hour) == kept.map(\.hour))
         for (old, new) in zip(kept, rebuilt) {
             for (name, (a, b)) in zip(HourTotals.counterNames, zip(old.counters, new.counters)) {
                 #expect(abs(a - b) < 0.01, "hour \(old.hour) \(name): kept \(a), rebuilt \(b)")
             }
         }
-        #expect(try database.departmentEntries(storeId: storeId, from: 0, to: Int.max / 7200) == departmentsKept)
+        #expect(try database.statistics.departmentEntries(storeId: storeId, from: 0, to: Int.max / 7200) == departmentsKept)
     }
 
     @Test("security: CSV fields are all quoted, and never run as a formula, whatever the separator")

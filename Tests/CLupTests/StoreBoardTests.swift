@@ -31,19 +31,19 @@ struct StoreBoardTests {
             // A standing kept across changes (a ticket joining the back of the queue extends it
             // in place) must be what a recomputation at its own instant gives.
             if let kept = database.board.keptStanding(of: store.id) {
-                let details = try #require(try database.storeDetails(id: store.id))
-                let recomputed = StoreStanding(live: try database.liveTraffic(storeId: store.id, now: kept.at),
+                let details = try #require(try database.stores.storeDetails(id: store.id))
+                let recomputed = StoreStanding(live: try database.reservations.liveTraffic(storeId: store.id, now: kept.at),
                                                settings: details.store.settings, hours: details.openingHours,
                                                now: kept.at)
                 #expect(kept == recomputed, "\(step), store \(store.id), kept standing")
             }
             let kept = try #require(database.board.standing(of: store.id, now: now, maxAge: 0))
-            let details = try #require(try database.storeDetails(id: store.id))
-            let recomputed = StoreStanding(live: try database.liveTraffic(storeId: store.id, now: now),
+            let details = try #require(try database.stores.storeDetails(id: store.id))
+            let recomputed = StoreStanding(live: try database.reservations.liveTraffic(storeId: store.id, now: now),
                                            settings: details.store.settings, hours: details.openingHours, now: now)
             #expect(kept == recomputed, "\(step), store \(store.id)")
             let entry = try #require(database.board.entry(store.id))
-            let model = try database.liveTraffic(storeId: store.id, now: now).model
+            let model = try database.reservations.liveTraffic(storeId: store.id, now: now).model
             #expect(entry.store == details.store && entry.model == model, "\(step), store \(store.id)")
         }
     }
@@ -52,8 +52,8 @@ struct StoreBoardTests {
     func expectedDecision(_ database: AppDatabase, store: Store, people: Int, minutes: Int, now: Date, pool: Pool) throws
         -> LineUpPolicy.Decision
     {
-        let details = try #require(try database.storeDetails(id: store.id))
-        return try database.liveTraffic(storeId: store.id, now: now).lineUpDecision(
+        let details = try #require(try database.stores.storeDetails(id: store.id))
+        return try database.reservations.liveTraffic(storeId: store.id, now: now).lineUpDecision(
             people: people, residence: Double(minutes) * 60, settings: details.store.settings,
             hours: details.openingHours, now: now, pool: pool)
     }
@@ -63,12 +63,12 @@ struct StoreBoardTests {
         var random = SeededGenerator(state: seed)
         let database = try Fixture.database()
         var now = Fixture.date(2026, 11, 18, 9)
-        let small = try database.createStore(
+        let small = try database.stores.createStore(
             NewStore(name: "Small", address: "Via 1", phone: "1", position: Place.milan[0].position, capacity: 6,
                      timeZone: "Europe/Rome", settings: StoreSettings(capacity: 6, walkInPercent: 34, slotMinutes: 15,
                                                                       slotCapacity: 2)),
             hours: (1...7).map { OpeningInterval(weekday: $0, opens: 8 * 60, closes: 22 * 60) }, departments: [])
-        let other = try database.createStore(
+        let other = try database.stores.createStore(
             Fixture.store("Other", at: GeoPoint(latitude: 45.47, longitude: 9.19), capacity: 3),
             hours: Fixture.weekdayHours, departments: [])
         let stores = [small, other]
@@ -79,7 +79,7 @@ struct StoreBoardTests {
             """, small.id)
         var customers: [UserID] = []
         for index in 0..<14 {
-            customers.append(try database.createUser(email: "c\(index)@example.org", displayName: "C\(index)",
+            customers.append(try database.accounts.createUser(email: "c\(index)@example.org", displayName: "C\(index)",
                                                      passwordHash: Fixture.passwordHash, now: now, confirmation: nil).id)
         }
         try expectAgreement(database, stores: stores, now: now, step: "start")
@@ -95,7 +95,7 @@ struct StoreBoardTests {
                 // The transaction decides from the board and its own changes; the database says.
                 let expected = try expectedDecision(database, store: store, people: people, minutes: minutes,
                                                     now: now, pool: .online)
-                let outcome = try database.reserve(ReservationRequest(
+                let outcome = try database.reservations.reserve(ReservationRequest(
                     storeId: store.id, userId: customer, kind: .lineUp, people: people, residenceMinutes: minutes,
                     requestKey: Secrets.token(), replacingActive: Bool.random(using: &random)), now: now)
                 switch outcome {
@@ -107,7 +107,7 @@ struct StoreBoardTests {
                 action = "book"
                 let calendar = try #require(database.board.entry(store.id)).calendar
                 let slot = calendar.firstBookable(now: now)
-                _ = try database.reserve(ReservationRequest(
+                _ = try database.reservations.reserve(ReservationRequest(
                     storeId: store.id, userId: customer, kind: .booking, people: 1, residenceMinutes: 30,
                     slotStart: slot?.start, requestKey: Secrets.token(), replacingActive: true), now: now)
             case 3:
@@ -115,7 +115,7 @@ struct StoreBoardTests {
                 let people = Int.random(in: 1...2, using: &random)
                 let expected = try expectedDecision(database, store: store, people: people, minutes: 30, now: now,
                                                     pool: .walkIn)
-                let outcome = try database.issueWalkInTicket(storeId: store.id, people: people, residenceMinutes: 30,
+                let outcome = try database.doors.issueWalkInTicket(storeId: store.id, people: people, residenceMinutes: 30,
                                                              requestKey: nil, now: now)
                 switch outcome {
                 case .refused(let decision): #expect(decision == expected, "seed \(seed) step \(step)")
@@ -124,8 +124,8 @@ struct StoreBoardTests {
                 }
             case 4:
                 action = "cancel"
-                if let active = try database.activeReservation(userId: customer) {
-                    _ = try database.cancelReservation(id: active.reservation.id, userId: customer, now: now)
+                if let active = try database.reservations.activeReservation(userId: customer) {
+                    _ = try database.reservations.cancelReservation(id: active.reservation.id, userId: customer, now: now)
                 }
             case 5, 6:
                 action = "scan"
@@ -133,7 +133,7 @@ struct StoreBoardTests {
                     ReservationID.self, sql: "SELECT id FROM reservation WHERE status IN ('called', 'inside', 'booked') ORDER BY id"
                 ).compactMap { $0 }
                 if let id = candidates.randomElement(using: &random) {
-                    _ = try database.scan(reservationId: id, at: store.id, now: now)
+                    _ = try database.doors.scan(reservationId: id, at: store.id, now: now)
                 }
             case 7:
                 action = "clock"
@@ -141,7 +141,7 @@ struct StoreBoardTests {
             default:
                 action = "timer"
                 now += Double(Int.random(in: 0...20, using: &random))
-                try database.advanceQueues(now: now)
+                try database.doors.advanceQueues(now: now)
             }
             try expectAgreement(database, stores: stores, now: now, step: "seed \(seed) step \(step) (\(action))")
         }
@@ -151,14 +151,14 @@ struct StoreBoardTests {
     func reuse() throws {
         let database = try Fixture.database()
         let now = Fixture.wednesdayMorning
-        let store = try database.createStore(Fixture.store("Kept", at: .milanCentre, capacity: 1),
+        let store = try database.stores.createStore(Fixture.store("Kept", at: .milanCentre, capacity: 1),
                                              hours: Fixture.weekdayHours, departments: [])
-        let user = try database.createUser(email: "k@example.org", displayName: "K", passwordHash: Fixture.passwordHash,
+        let user = try database.accounts.createUser(email: "k@example.org", displayName: "K", passwordHash: Fixture.passwordHash,
                                            now: now, confirmation: nil)
         let first = try #require(database.board.standing(of: store.id, now: now))
         #expect(database.board.standing(of: store.id, now: now + 0.5)?.at == first.at)  // reused
         #expect(database.board.standing(of: store.id, now: now + 2)?.at == now + 2)  // too old
-        _ = try database.reserve(ReservationRequest(storeId: store.id, userId: user.id, kind: .lineUp, people: 1,
+        _ = try database.reservations.reserve(ReservationRequest(storeId: store.id, userId: user.id, kind: .lineUp, people: 1,
                                                     residenceMinutes: 30, requestKey: Secrets.token()), now: now + 2.1)
         let changed = try #require(database.board.standing(of: store.id, now: now + 2.2))
         #expect(changed.at == now + 2.2 && changed.status.peopleInside == 0 && changed.online.parties + 1 >= 1)
@@ -168,7 +168,7 @@ struct StoreBoardTests {
     func sharedModel() throws {
         let database = try Fixture.database()
         let stores = try (0..<3).map { index in
-            try database.createStore(Fixture.store("New \(index)", at: .milanCentre), hours: Fixture.weekdayHours,
+            try database.stores.createStore(Fixture.store("New \(index)", at: .milanCentre), hours: Fixture.weekdayHours,
                                      departments: [])
         }
         for store in stores {
@@ -190,7 +190,7 @@ struct StoreBoardTests {
                                      priority: PriorityLane(every: 3, online: true))
         // Zones in an order the board has not seen them, one an alias of another.
         let stores = try ["America/Argentina/Ushuaia", "Asia/Kathmandu", "Europe/Rome", "Asia/Katmandu"].map { zone in
-            try database.createStore(
+            try database.stores.createStore(
                 NewStore(name: "Emporio à \(zone)", address: "Via \(zone), un indirizzo lungo più di quindici byte",
                          phone: "+39 02 1234 5678", position: GeoPoint(latitude: -54.807_222_1, longitude: -68.304_444_9),
                          capacity: 9_999, timeZone: zone, settings: settings),
@@ -212,7 +212,7 @@ struct StoreBoardTests {
         let database = try Fixture.database()
         let now = Fixture.wednesdayMorning
         let stores = try (0..<2).map { index in
-            try database.createStore(Fixture.store("Own \(index)", at: .milanCentre, capacity: 5),
+            try database.stores.createStore(Fixture.store("Own \(index)", at: .milanCentre, capacity: 5),
                                      hours: Fixture.weekdayHours, departments: [])
         }
         var number = 0
@@ -268,9 +268,9 @@ struct StoreBoardTests {
     func bookingsInOrder() throws {
         let database = try Fixture.database()
         let now = Fixture.wednesdayMorning
-        let store = try database.createStore(Fixture.store("Booked", at: .milanCentre), hours: Fixture.weekdayHours,
+        let store = try database.stores.createStore(Fixture.store("Booked", at: .milanCentre), hours: Fixture.weekdayHours,
                                              departments: [])
-        var entry = StoreBoard.Entry(details: try #require(try database.storeDetails(id: store.id)))
+        var entry = StoreBoard.Entry(details: try #require(try database.stores.storeDetails(id: store.id)))
         func booking(_ id: Int64, _ hours: Double, people: Int = 1) -> LiveReservation {
             LiveReservation(id: ReservationID(id), state: .booked(slotStart: now + hours * 3600), people: people,
                             residence: 1800)
@@ -294,10 +294,10 @@ struct StoreBoardTests {
     func removeMany(seed: UInt64) throws {
         let database = try Fixture.database()
         let now = Fixture.wednesdayMorning
-        let store = try database.createStore(Fixture.store("Cut", at: .milanCentre), hours: Fixture.weekdayHours,
+        let store = try database.stores.createStore(Fixture.store("Cut", at: .milanCentre), hours: Fixture.weekdayHours,
                                              departments: [])
         var random = SeededGenerator(state: seed)
-        var entry = StoreBoard.Entry(details: try #require(try database.storeDetails(id: store.id)))
+        var entry = StoreBoard.Entry(details: try #require(try database.stores.storeDetails(id: store.id)))
         // Ordinary tickets in every state, priority ones placed before others, and bookings.
         for id in 1...60 {
             let state: LiveReservation.State = switch Int.random(in: 0..<4, using: &random) {
@@ -350,7 +350,7 @@ struct StoreBoardTests {
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let worker = try AppDatabase.open(path: path, dataKey: .scratch)
         let elsewhere = try AppDatabase.open(path: path, dataKey: .scratch)
-        _ = try elsewhere.createStore(Fixture.store("Added elsewhere", at: .milanCentre), hours: [], departments: [])
+        _ = try elsewhere.stores.createStore(Fixture.store("Added elsewhere", at: .milanCentre), hours: [], departments: [])
         #expect(worker.board.storeCount == 0)
         try worker.refreshBoard()
         #expect(worker.board.storeCount == 1)

@@ -19,7 +19,7 @@ struct StoreEditingTests {
 
     init() throws {
         (clock, database, app) = try Fixture.start()
-        store = try database.createStore(
+        store = try database.stores.createStore(
             NewStore(name: "Bottega Uno", address: "Via Uno 1, Milano", phone: "+39 02 1", position: Place.milan[0].position,
                      capacity: 4, timeZone: "Europe/Rome", settings: StoreSettings(capacity: 4, walkInPercent: 0, slotCapacity: 2)),
             hours: Fixture.weekdayHours, departments: [])
@@ -40,14 +40,14 @@ struct StoreEditingTests {
     /// Four customers: three let in, one waiting behind a store made full.
     func crowd() throws -> [Reservation] {
         try (1...4).map { index in
-            let user = try database.createUser(email: "c\(index)@example.org", displayName: "C\(index)",
+            let user = try database.accounts.createUser(email: "c\(index)@example.org", displayName: "C\(index)",
                                                passwordHash: Fixture.passwordHash, now: clock.now,
                                                confirmation: nil)
-            guard case .created(let ticket) = try database.reserve(ReservationRequest(
+            guard case .created(let ticket) = try database.reservations.reserve(ReservationRequest(
                 storeId: storeId, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: .walking,
                 requestKey: Secrets.token()), now: clock.now)
             else { throw RequireError(message: "not created") }
-            if index <= 3 { #expect(try database.scan(reservationId: ticket.id, at: storeId, now: clock.now).verdict == .enter) }
+            if index <= 3 { #expect(try database.doors.scan(reservationId: ticket.id, at: storeId, now: clock.now).verdict == .enter) }
             return ticket
         }
     }
@@ -75,34 +75,34 @@ struct StoreEditingTests {
     func higherCapacityAndSlots() throws {
         let tickets = try crowd()
         // Three inside and one called: the fourth place is taken. A fifth waits.
-        let user = try database.createUser(email: "c5@example.org", displayName: "C5", passwordHash: Fixture.passwordHash,
+        let user = try database.accounts.createUser(email: "c5@example.org", displayName: "C5", passwordHash: Fixture.passwordHash,
                                            now: clock.now, confirmation: nil)
-        guard case .created(let fifth) = try database.reserve(ReservationRequest(
+        guard case .created(let fifth) = try database.reservations.reserve(ReservationRequest(
             storeId: storeId, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: .walking,
             requestKey: Secrets.token()), now: clock.now)
         else { throw RequireError(message: "not created") }
-        #expect(try database.reservation(id: tickets[3].id)?.reservation.status == .called)
-        #expect(try database.reservation(id: fifth.id)?.reservation.status == .waiting)
+        #expect(try database.reservations.reservation(id: tickets[3].id)?.reservation.status == .called)
+        #expect(try database.reservations.reservation(id: fifth.id)?.reservation.status == .waiting)
         // Two bookings in the 13:00 slot, then the slot limit lowered to 1.
         for index in 6...7 {
-            let booker = try database.createUser(email: "b\(index)@example.org", displayName: "B", passwordHash: "x",
+            let booker = try database.accounts.createUser(email: "b\(index)@example.org", displayName: "B", passwordHash: "x",
                                                  now: clock.now, confirmation: nil)
-            _ = try database.reserve(ReservationRequest(
+            _ = try database.reservations.reserve(ReservationRequest(
                 storeId: storeId, userId: booker.id, kind: .booking, people: 1, residenceMinutes: 30,
                 slotStart: Fixture.date(2026, 11, 18, 13), requestKey: Secrets.token()), now: clock.now)
         }
         let browser = try boss()
         let saved = try browser.post("/manage/stores/\(storeId)/edit", fields(["capacity": "5", "slotCapacity": "1"]))
-        #expect(try database.reservation(id: fifth.id)?.reservation.status == .called)
+        #expect(try database.reservations.reservation(id: fifth.id)?.reservation.status == .called)
         let page = try browser.get(try require(saved.header("Location"))).bodyText
         #expect(page.contains("1 coming slot holds more bookings than the new limit: those bookings stand; new ones are "
             + "refused until there is room."))
     }
 
     func book(_ email: String, at start: Date, people: Int = 1) throws -> ReservationOutcome {
-        let booker = try database.createUser(email: email, displayName: "B", passwordHash: "x", now: clock.now,
+        let booker = try database.accounts.createUser(email: email, displayName: "B", passwordHash: "x", now: clock.now,
                                              confirmation: nil)
-        return try database.reserve(ReservationRequest(
+        return try database.reservations.reserve(ReservationRequest(
             storeId: storeId, userId: booker.id, kind: .booking, people: people, residenceMinutes: 20, slotStart: start,
             requestKey: Secrets.token()), now: clock.now)
     }
@@ -123,12 +123,12 @@ struct StoreEditingTests {
         let calendar = try require(database.board.entry(storeId)?.calendar)
         let slot = try require(calendar.slot(containing: quarter, now: clock.now))
         #expect(slot.start == Fixture.date(2026, 11, 19, 10) && slot.end == Fixture.date(2026, 11, 19, 10, 30))
-        #expect(try database.bookedPeople(storeId: storeId, in: slot) == 2)
+        #expect(try database.reservations.bookedPeople(storeId: storeId, in: slot) == 2)
         guard case .slotFull = try book("b3@example.org", at: slot.start) else {
             Issue.record("a full slot took a booking")
             return
         }
-        #expect(try database.bookings(storeId: storeId, from: clock.now, to: clock.now + 7 * 86400).count == 2)
+        #expect(try database.reservations.bookings(storeId: storeId, from: clock.now, to: clock.now + 7 * 86400).count == 2)
         // The schema holds the same line, whatever writes.
         #expect {
             try database.execute(sql: """
@@ -153,9 +153,9 @@ struct StoreEditingTests {
         let before = try require(database.board.entry(storeId)?.definition.departments)
         #expect(before.map(\.name) == ["Bakery", "Butcher"])
         let butcher = try require(before.last?.id)
-        let user = try database.createUser(email: "d@example.org", displayName: "D", passwordHash: "x", now: clock.now,
+        let user = try database.accounts.createUser(email: "d@example.org", displayName: "D", passwordHash: "x", now: clock.now,
                                            confirmation: nil)
-        guard case .created(let ticket) = try database.reserve(ReservationRequest(
+        guard case .created(let ticket) = try database.reservations.reserve(ReservationRequest(
             storeId: storeId, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 15, travelMode: .walking,
             requestKey: Secrets.token(), departmentIds: [butcher]), now: clock.now)
         else { throw RequireError(message: "not created") }
@@ -186,7 +186,7 @@ struct StoreEditingTests {
 
     @Test("a department whose name holds a comma is written back by the form and saved unchanged")
     func departmentWithComma() throws {
-        _ = try database.replaceDepartments(storeId: storeId, with: [("Fruit, vegetables", 10), ("Bakery", 5)], userId: nil,
+        _ = try database.stores.replaceDepartments(storeId: storeId, with: [("Fruit, vegetables", 10), ("Bakery", 5)], userId: nil,
                                             now: clock.now)
         let browser = try boss()
         let form = try browser.get("/manage/stores/\(storeId)/edit").bodyText
@@ -233,15 +233,15 @@ struct StoreEditingTests {
         #expect(html.contains("<p class=\"field-error\" id=\"callGraceMinutes-error\">Enter a whole number.</p>"))
         #expect(html.contains("<p class=\"field-error\" id=\"address-error\">Use at most 200 characters.</p>"))
         #expect(html.contains("aria-invalid=\"true\" aria-describedby=\"capacity-error\""))
-        #expect(try database.storeChanges(storeId: storeId).isEmpty)
+        #expect(try database.stores.storeChanges(storeId: storeId).isEmpty)
         #expect(try database.board.entry(storeId)?.store.capacity == 4)
         // The phone may be left empty; the same values again change nothing.
         #expect(try browser.post("/manage/stores/\(storeId)/edit", fields(["phone": ""])).status == 303)
         let same = try browser.post("/manage/stores/\(storeId)/edit", fields(["phone": ""]))
         #expect(try browser.get(try require(same.header("Location"))).bodyText.contains("Nothing was changed."))
-        #expect(try database.storeChanges(storeId: storeId).count == 1)
+        #expect(try database.stores.storeChanges(storeId: storeId).count == 1)
         // Only the store's managers.
-        _ = try database.createUser(email: "c@example.org", displayName: "C", passwordHash: Fixture.passwordHash,
+        _ = try database.accounts.createUser(email: "c@example.org", displayName: "C", passwordHash: Fixture.passwordHash,
                                     now: clock.now, confirmation: nil)
         let customer = Browser(app)
         try customer.signIn(email: "c@example.org")

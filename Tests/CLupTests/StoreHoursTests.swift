@@ -19,7 +19,7 @@ struct StoreHoursTests {
 
     init() throws {
         (clock, database, app) = try Fixture.start()
-        store = try database.createStore(
+        store = try database.stores.createStore(
             NewStore(name: "Bottega Ore", address: "Via Ore 1", phone: "", position: Place.milan[0].position, capacity: 10,
                      timeZone: "Europe/Rome"),
             hours: Fixture.weekdayHours, departments: [])
@@ -48,9 +48,9 @@ struct StoreHoursTests {
     }
 
     func book(_ email: String, at slot: Date) throws -> Reservation {
-        let user = try database.createUser(email: email, displayName: "Ada", passwordHash: "x", now: clock.now,
+        let user = try database.accounts.createUser(email: email, displayName: "Ada", passwordHash: "x", now: clock.now,
                                            confirmation: nil)
-        guard case .created(let booking) = try database.reserve(ReservationRequest(
+        guard case .created(let booking) = try database.reservations.reserve(ReservationRequest(
             storeId: storeId, userId: user.id, kind: .booking, people: 1, residenceMinutes: 30, slotStart: slot,
             requestKey: Secrets.token()), now: clock.now)
         else { throw RequireError(message: "not booked") }
@@ -73,10 +73,10 @@ struct StoreHoursTests {
         #expect(page.contains("The opening hours are saved. 1 booking was in a slot the new hours do not have: it is "
             + "cancelled, and its customer told why."))
         #expect(page.contains("Thu 08:00–21:00"))  // the change, with before and after
-        #expect(try database.reservation(id: late.id)?.reservation.status == .cancelled)
-        #expect(try database.reservation(id: early.id)?.reservation.status == .booked)
-        try database.dispatchNotices(now: clock.now, render: writer.render)
-        let mail = try require(try database.mail(to: "late@example.org").first)
+        #expect(try database.reservations.reservation(id: late.id)?.reservation.status == .cancelled)
+        #expect(try database.reservations.reservation(id: early.id)?.reservation.status == .booked)
+        try database.notices.dispatchNotices(now: clock.now, render: writer.render)
+        let mail = try require(try database.notices.mail(to: "late@example.org").first)
         #expect(mail.body.contains("The store changed its opening hours, and your slot (tomorrow 15:00) is no longer open."))
         // The store's pages follow.
         let hours = try require(database.board.entry(storeId)?.hours.intervals)
@@ -116,11 +116,11 @@ struct StoreHoursTests {
         #expect(html.contains("id=\"day-2-error\">The two openings overlap.</p>"))
         #expect(html.contains("id=\"day-3-error\">Give the closing time too.</p>"))
         #expect(html.contains("id=\"day-7-error\">It runs past midnight beyond Monday&#39;s opening at 08:00.</p>"))
-        #expect(try database.storeChanges(storeId: storeId).isEmpty)
+        #expect(try database.stores.storeChanges(storeId: storeId).isEmpty)
         #expect(try database.board.entry(storeId)?.hours.intervals.count == 6)
         // The same hours again change nothing.
         #expect(try browser.post("/manage/stores/\(storeId)/hours", hours([:])).status == 303)
-        #expect(try database.storeChanges(storeId: storeId).isEmpty)
+        #expect(try database.stores.storeChanges(storeId: storeId).isEmpty)
     }
 
     @Test("closing a day cancels its bookings and tells their customers; shoppers see it closed; it can open again")
@@ -135,12 +135,12 @@ struct StoreHoursTests {
         let page = try browser.get(try require(closed.header("Location"))).bodyText
         #expect(page.contains("The store is closed on Thu 19 Nov 2026. Its 1 booking is cancelled, and its customer told why."))
         #expect(page.contains("<td>Thu 19 Nov 2026</td><td>Stocktake</td>"))
-        #expect(try database.reservation(id: thursday.id)?.reservation.status == .cancelled)
-        #expect(try database.reservation(id: friday.id)?.reservation.status == .booked)
-        try database.dispatchNotices(now: clock.now, render: writer.render)
-        let mail = try require(try database.mail(to: "thu@example.org").first)
+        #expect(try database.reservations.reservation(id: thursday.id)?.reservation.status == .cancelled)
+        #expect(try database.reservations.reservation(id: friday.id)?.reservation.status == .booked)
+        try database.notices.dispatchNotices(now: clock.now, render: writer.render)
+        let mail = try require(try database.notices.mail(to: "thu@example.org").first)
         #expect(mail.body.contains("The store is closed on the day of your slot (tomorrow 15:00). We are sorry: please choose another day."))
-        #expect(try database.mail(to: "fri@example.org").isEmpty)
+        #expect(try database.notices.mail(to: "fri@example.org").isEmpty)
         // Shoppers: the store's week says so, and the day has no slots to book.
         let storePage = try Browser(app).get("/stores/\(storeId)").bodyText
         #expect(storePage.contains("<th scope=\"row\">Thursday</th><td>Closed: Stocktake</td>"))
@@ -149,7 +149,7 @@ struct StoreHoursTests {
         #expect(calendar.slots(startingOn: day, now: clock.now).isEmpty)
         #expect(calendar.verdict(start: Fixture.date(2026, 11, 19, 15), residence: 1800, now: clock.now) == .notASlot)
         // Recorded, with who did it.
-        let change = try require(try database.storeChanges(storeId: storeId).first)
+        let change = try require(try database.stores.storeChanges(storeId: storeId).first)
         #expect(change.field == "closed" && change.after == "2026-11-19: Stocktake" && change.by == "Boss")
         // Open again: the day's hours are back; the cancelled booking stays cancelled.
         let reopened = try browser.post("/manage/stores/\(storeId)/closures", [("action", "reopen"), ("day", String(day))])
@@ -157,7 +157,7 @@ struct StoreHoursTests {
         #expect(after.contains("The store opens on Thu 19 Nov 2026 as its weekly hours say."))
         #expect(after.contains("No closed days coming."))
         #expect(try require(database.board.entry(storeId)?.calendar).slots(startingOn: day, now: clock.now).count == 52)
-        #expect(try database.reservation(id: thursday.id)?.reservation.status == .cancelled)
+        #expect(try database.reservations.reservation(id: thursday.id)?.reservation.status == .cancelled)
     }
 
     @Test("a closed day is checked: a real date, from today to a year ahead, not closed already; a short reason")
@@ -177,34 +177,34 @@ struct StoreHoursTests {
         let long = try close("2026-12-25", String(repeating: "x", count: 101))
         #expect(long.contains("id=\"closure-reason-error\">Use at most 100 characters.</p>"))
         #expect(long.contains("value=\"2026-12-25\""))  // what was typed is kept
-        #expect(try database.storeChanges(storeId: storeId).isEmpty)
+        #expect(try database.stores.storeChanges(storeId: storeId).isEmpty)
         #expect(try browser.post("/manage/stores/\(storeId)/closures", [("action", "close"), ("date", "2026-12-25")])
             .status == 303)
         #expect(try close("2026-12-25").contains("The store is already closed on that day."))
-        #expect(try database.storeChanges(storeId: storeId).count == 1)
+        #expect(try database.stores.storeChanges(storeId: storeId).count == 1)
     }
 
     @Test("closing today cancels the line-ups waiting for it, each customer told; people inside stay")
     func closedToday() throws {
         let users = try (1...2).map { index in
-            try database.createUser(email: "q\(index)@example.org", displayName: "Q", passwordHash: "x", now: clock.now,
+            try database.accounts.createUser(email: "q\(index)@example.org", displayName: "Q", passwordHash: "x", now: clock.now,
                                     confirmation: nil)
         }
         let tickets = try users.map { user -> Reservation in
-            guard case .created(let ticket) = try database.reserve(ReservationRequest(
+            guard case .created(let ticket) = try database.reservations.reserve(ReservationRequest(
                 storeId: storeId, userId: user.id, kind: .lineUp, people: 1, residenceMinutes: 30, travelMode: .walking,
                 requestKey: Secrets.token()), now: clock.now)
             else { throw RequireError(message: "not created") }
             return ticket
         }
-        #expect(try database.scan(reservationId: tickets[0].id, at: storeId, now: clock.now).verdict == .enter)
+        #expect(try database.doors.scan(reservationId: tickets[0].id, at: storeId, now: clock.now).verdict == .enter)
         let today = try require(LocalDate(text: "2026-11-18")).day
-        #expect(try database.closeDay(storeId: storeId, day: today, reason: "Power cut", userId: nil, now: clock.now) == 0)
-        #expect(try database.reservation(id: tickets[0].id)?.reservation.status == .inside)
-        #expect(try database.reservation(id: tickets[1].id)?.reservation.status == .cancelled)
+        #expect(try database.stores.closeDay(storeId: storeId, day: today, reason: "Power cut", userId: nil, now: clock.now) == 0)
+        #expect(try database.reservations.reservation(id: tickets[0].id)?.reservation.status == .inside)
+        #expect(try database.reservations.reservation(id: tickets[1].id)?.reservation.status == .cancelled)
         #expect(database.board.live(storeId, now: clock.now)?.standing.status.openState.isOpen == false)
-        try database.dispatchNotices(now: clock.now, render: writer.render)
-        let mail = try require(try database.mail(to: "q2@example.org").first)
+        try database.notices.dispatchNotices(now: clock.now, render: writer.render)
+        let mail = try require(try database.notices.mail(to: "q2@example.org").first)
         #expect(mail.body.contains("The store has closed for today. We are sorry: please come another day."))
     }
 }

@@ -17,7 +17,7 @@ struct StoreRegistrationTests {
         database = try Fixture.database()
         app = try Fixture.app(database: database)
         for (email, role) in [("admin@example.org", Role.admin), ("boss@example.org", .manager)] {
-            _ = try database.createUser(email: email, displayName: "Alba", passwordHash: Fixture.passwordHash,
+            _ = try database.accounts.createUser(email: email, displayName: "Alba", passwordHash: Fixture.passwordHash,
                                         role: role, now: Fixture.wednesdayMorning, confirmation: nil)
         }
     }
@@ -56,7 +56,7 @@ struct StoreRegistrationTests {
         #expect(store.hours.intervals.isEmpty)
         let page = try Browser(app).get("/stores/\(store.store.id)")
         #expect(page.status == 200 && page.bodyText.contains("Bottega Nuova") && page.bodyText.contains("Closed"))
-        #expect(try database.storeChanges(storeId: store.store.id).map(\.after) == ["registered"])
+        #expect(try database.stores.storeChanges(storeId: store.store.id).map(\.after) == ["registered"])
     }
 
     @Test("the rules as given: people per slot, the entry window and the time to reach the door")

@@ -18,13 +18,13 @@ struct StoresPageTests {
     init() throws {
         database = try Fixture.database()
         // Given three stores: one by the Duomo, one near Centrale, one with a hostile name.
-        near = try database.createStore(
+        near = try database.stores.createStore(
             Fixture.store("Bottega Duomo", at: GeoPoint(latitude: 45.4650, longitude: 9.1890), capacity: 40),
             hours: Fixture.weekdayHours, departments: [("Bakery", 5), ("Fruit & vegetables", 8)])
-        far = try database.createStore(
+        far = try database.stores.createStore(
             Fixture.store("Mercato Centrale", at: GeoPoint(latitude: 45.4850, longitude: 9.2040), capacity: 120),
             hours: (1...7).map { OpeningInterval(weekday: $0, opens: 7 * 60, closes: 26 * 60) }, departments: [])
-        try database.createStore(
+        try database.stores.createStore(
             Fixture.store("<script>alert(\"x\")</script> & 'Co'", at: GeoPoint(latitude: 45.50, longitude: 9.10)),
             hours: Fixture.weekdayHours, departments: [("<b>Deli</b>", 10)])
         app = try Fixture.app(database: database)

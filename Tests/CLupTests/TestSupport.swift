@@ -128,9 +128,9 @@ enum Fixture {
 
     /// `email` as a manager of store `storeId` (created with the test password).
     static func manager(_ email: String, of storeId: StoreID, in database: AppDatabase, now: Date) throws {
-        _ = try database.createUser(email: email, displayName: "Boss", passwordHash: passwordHash, role: .manager, now: now,
+        _ = try database.accounts.createUser(email: email, displayName: "Boss", passwordHash: passwordHash, role: .manager, now: now,
                                     confirmation: nil)
-        try database.assignStore(storeId: storeId, toManager: email)
+        try database.accounts.assignStore(storeId: storeId, toManager: email)
     }
 }
 

@@ -18,12 +18,12 @@ struct WaitingListPagesTests {
         let (clock, database, app) = try Fixture.start()
         var new = Fixture.store("Bottega Piena", at: Place.milan[0].position)
         new.slotCapacity = 1
-        let store = try database.createStore(new, hours: Fixture.weekdayHours, departments: [])
+        let store = try database.stores.createStore(new, hours: Fixture.weekdayHours, departments: [])
         return (clock, database, app, store)
     }
 
     func customer(_ email: String, _ app: App, _ database: AppDatabase, now: Date) throws -> Browser {
-        _ = try database.createUser(email: email, displayName: "Cliente", passwordHash: Fixture.passwordHash, now: now,
+        _ = try database.accounts.createUser(email: email, displayName: "Cliente", passwordHash: Fixture.passwordHash, now: now,
                                     confirmation: nil)
         let browser = Browser(app)
         try browser.signIn(email: email)
@@ -74,10 +74,10 @@ struct WaitingListPagesTests {
         // The first customer cancels: the timer offers the place, and the email says until when.
         let ticket = try #require(booked.header("Location"))
         #expect(try first.post(ticket + "/cancel").status == 303)
-        #expect(try database.passWaitingLists(now: clock.now).offered == 1)
+        #expect(try database.waitingLists.passWaitingLists(now: clock.now).offered == 1)
         let writer = NoticeWriter(settings: SiteSettings(baseURL: "https://clup.example.org"), tickets: Fixture.tickets)
-        try database.dispatchWaitlistNotices(now: clock.now, render: writer.renderWaitlist)
-        let mail = try #require(try database.mail(to: "seconda@example.org").last)
+        try database.waitingLists.dispatchWaitlistNotices(now: clock.now, render: writer.renderWaitlist)
+        let mail = try #require(try database.notices.mail(to: "seconda@example.org").last)
         #expect(mail.subject == "A place at Bottega Piena is yours until 10:30: tomorrow, 10:00–10:15")
         #expect(mail.body.contains(page))
         let offered = try second.get(page)
@@ -92,8 +92,8 @@ struct WaitingListPagesTests {
     @Test("declined, the place goes to the next; nobody may join a list of a slot with room")
     func decline() throws {
         let (clock, database, app, store) = try setUp()
-        let ids = try database.createCustomers(emails: ["a@example.org"], now: clock.now)
-        guard case .created(let held) = try database.reserve(ReservationRequest(
+        let ids = try database.accounts.createCustomers(emails: ["a@example.org"], now: clock.now)
+        guard case .created(let held) = try database.reservations.reserve(ReservationRequest(
             storeId: store.id, userId: ids[0], kind: .booking, people: 1, residenceMinutes: 30, slotStart: slot,
             requestKey: Secrets.token()), now: clock.now)
         else { Issue.record("not booked"); return }
@@ -106,8 +106,8 @@ struct WaitingListPagesTests {
             pages.append(try #require(joined.header("Location")))
         }
         #expect(try browsers[1].get(pages[1]).bodyText.contains("Parties ahead of you: 1."))
-        #expect(try database.cancelReservation(id: held.id, userId: ids[0], now: clock.now))
-        try database.passWaitingLists(now: clock.now)
+        #expect(try database.reservations.cancelReservation(id: held.id, userId: ids[0], now: clock.now))
+        try database.waitingLists.passWaitingLists(now: clock.now)
         #expect(try browsers[0].post(pages[0] + "/leave").status == 303)
         #expect(try browsers[0].get(pages[0]).bodyText.contains("You left the waiting list."))
         #expect(try browsers[1].get(pages[1]).bodyText.contains("A place is held for you until 10:30."))

@@ -92,25 +92,25 @@ struct WebPushTests {
     func fairDelivery() throws {
         let database = try Fixture.database()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let attacker = try database.createUser(email: "mallory@example.org", displayName: "M", passwordHash: "x", now: now,
+        let attacker = try database.accounts.createUser(email: "mallory@example.org", displayName: "M", passwordHash: "x", now: now,
                                                confirmation: nil)
-        let victim = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: "x", now: now,
+        let victim = try database.accounts.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: "x", now: now,
                                              confirmation: nil)
         let key = Secrets.base64url(Array(P256.KeyAgreement.PrivateKey().publicKey.x963Representation))
         let auth = Secrets.base64url([UInt8](repeating: 3, count: 16))
         // Forty subscriptions asked for; five kept, the newest.
         for index in 1...40 {
-            #expect(try database.savePushSubscription(userId: attacker.id, endpoint: "https://hole.example/\(index)",
+            #expect(try database.notices.savePushSubscription(userId: attacker.id, endpoint: "https://hole.example/\(index)",
                                                       p256dh: key, auth: auth, now: now) == .saved)
         }
-        let holes = try database.pushSubscriptions(userId: attacker.id)
+        let holes = try database.notices.pushSubscriptions(userId: attacker.id)
         #expect(holes.map(\.endpoint) == (36...40).map { "https://hole.example/\($0)" })
         // Nor can the attacker take over the victim's browser.
-        #expect(try database.savePushSubscription(userId: victim.id, endpoint: "https://ok.example/ada", p256dh: key,
+        #expect(try database.notices.savePushSubscription(userId: victim.id, endpoint: "https://ok.example/ada", p256dh: key,
                                                   auth: auth, now: now) == .saved)
-        #expect(try database.savePushSubscription(userId: attacker.id, endpoint: "https://ok.example/ada", p256dh: key,
+        #expect(try database.notices.savePushSubscription(userId: attacker.id, endpoint: "https://ok.example/ada", p256dh: key,
                                                   auth: auth, now: now) == .anotherAccounts)
-        let victimSubscription = try require(try database.pushSubscriptions(userId: victim.id).first)
+        let victimSubscription = try require(try database.notices.pushSubscriptions(userId: victim.id).first)
         // Twenty notices for the attacker (100 messages, all urgent), then the victim's "leave now".
         for _ in 1...20 {
             for hole in holes { try Self.queue("{}", to: hole.id, urgency: "high", at: now, for: 3600, database) }
@@ -123,10 +123,10 @@ struct WebPushTests {
         // The first round already sends the victim's, beside two of the attacker's (which hang).
         #expect(try delivery.deliverDue(now: now) == 3)
         let deadline = Date() + 10
-        while try database.pushMessages(subscriptionId: victimSubscription.id).first?.sentAt == nil, Date() < deadline {
+        while try database.notices.pushMessages(subscriptionId: victimSubscription.id).first?.sentAt == nil, Date() < deadline {
             usleep(10_000)
         }
-        #expect(try database.pushMessages(subscriptionId: victimSubscription.id).first?.sentAt == now)
+        #expect(try database.notices.pushMessages(subscriptionId: victimSubscription.id).first?.sentAt == now)
         // Later rounds add nothing of the attacker's while two of theirs are on their way.
         #expect(try delivery.deliverDue(now: now + 1) == 0)
         service.hang.signal()
@@ -138,20 +138,20 @@ struct WebPushTests {
     func failingSubscriptionDropped() throws {
         let database = try Fixture.database()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let user = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: "x", now: now,
+        let user = try database.accounts.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: "x", now: now,
                                            confirmation: nil)
         let key = Secrets.base64url(Array(P256.KeyAgreement.PrivateKey().publicKey.x963Representation))
-        _ = try database.savePushSubscription(userId: user.id, endpoint: "https://down.example/1", p256dh: key,
+        _ = try database.notices.savePushSubscription(userId: user.id, endpoint: "https://down.example/1", p256dh: key,
                                               auth: Secrets.base64url([UInt8](repeating: 3, count: 16)), now: now)
-        let subscription = try require(try database.pushSubscriptions(userId: user.id).first)
+        let subscription = try require(try database.notices.pushSubscriptions(userId: user.id).first)
         try Self.queue("{}", to: subscription.id, urgency: "normal", at: now, for: 86400, database)
-        let message = try require(try database.pushMessages(subscriptionId: subscription.id).first)
+        let message = try require(try database.notices.pushMessages(subscriptionId: subscription.id).first)
         for attempt in 1...4 {
-            #expect(try database.markPushFailed(id: message.id, error: "HTTP 500", retryAt: now, now: now) == false, "\(attempt)")
+            #expect(try database.notices.markPushFailed(id: message.id, error: "HTTP 500", retryAt: now, now: now) == false, "\(attempt)")
         }
-        #expect(try database.markPushFailed(id: message.id, error: "HTTP 500", retryAt: now, now: now) == true)
-        #expect(try database.pushSubscriptions(userId: user.id).isEmpty)
-        #expect(try database.pushMessages(subscriptionId: subscription.id).isEmpty)
+        #expect(try database.notices.markPushFailed(id: message.id, error: "HTTP 500", retryAt: now, now: now) == true)
+        #expect(try database.notices.pushSubscriptions(userId: user.id).isEmpty)
+        #expect(try database.notices.pushMessages(subscriptionId: subscription.id).isEmpty)
     }
 
     @Test("security: push endpoints are checked as the sender reads them, and kept in that form", arguments: [
@@ -180,15 +180,15 @@ struct WebPushTests {
     func delivery() throws {
         let database = try Fixture.database()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let user = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: "x", now: now,
+        let user = try database.accounts.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: "x", now: now,
                                            confirmation: nil)
         let browser = P256.KeyAgreement.PrivateKey()
         let p256dh = Secrets.base64url(Array(browser.publicKey.x963Representation))
         let auth = Secrets.base64url([UInt8](repeating: 3, count: 16))
         for endpoint in ["https://ok.example/1", "https://gone.example/2", "https://slow.example/3"] {
-            try database.savePushSubscription(userId: user.id, endpoint: endpoint, p256dh: p256dh, auth: auth, now: now)
+            try database.notices.savePushSubscription(userId: user.id, endpoint: endpoint, p256dh: p256dh, auth: auth, now: now)
         }
-        let subscriptions = try database.pushSubscriptions(userId: user.id)
+        let subscriptions = try database.notices.pushSubscriptions(userId: user.id)
         for subscription in subscriptions {
             try Self.queue(#"{"title":"It is your turn"}"#, to: subscription.id, urgency: "high", at: now, for: 600, database)
         }
@@ -199,20 +199,20 @@ struct WebPushTests {
         #expect(try delivery.deliverDue(now: now) == 3)
         // The two that answer are settled while the third still hangs.
         let deadline = Date() + 10
-        while try database.pushMessages(subscriptionId: subscriptions[0].id).first?.sentAt == nil
-            || database.pushSubscriptions(userId: user.id).count != 2
+        while try database.notices.pushMessages(subscriptionId: subscriptions[0].id).first?.sentAt == nil
+            || database.notices.pushSubscriptions(userId: user.id).count != 2
         {
             #expect(Date() < deadline)
             if Date() >= deadline { break }
             usleep(10_000)
         }
         #expect(delivery.isBusy)
-        #expect(try database.pushSubscriptions(userId: user.id).map(\.endpoint) == ["https://ok.example/1", "https://slow.example/3"])
+        #expect(try database.notices.pushSubscriptions(userId: user.id).map(\.endpoint) == ["https://ok.example/1", "https://slow.example/3"])
         // The one in flight is not taken twice.
         #expect(try delivery.deliverDue(now: now + 1) == 0)
         service.hang.signal()
         while delivery.isBusy { usleep(10_000) }
-        let retried = try require(try database.pushMessages(subscriptionId: subscriptions[2].id).first)
+        let retried = try require(try database.notices.pushMessages(subscriptionId: subscriptions[2].id).first)
         #expect(retried.sentAt == nil && retried.nextAttemptAt == now + 15 && retried.lastError?.contains("timed out") == true)
 
         // What went out is what RFC 8291 says: decrypted with the browser's key, the payload.
@@ -222,8 +222,8 @@ struct WebPushTests {
         #expect(try Self.decrypt(sent.body, with: browser, auth: [UInt8](repeating: 3, count: 16))
             == Array(#"{"title":"It is your turn"}"#.utf8))
         // Settled messages are forgotten after a while; the one still to retry is kept.
-        #expect(try database.purgeSettledPush(before: now + 1) == 1)
-        #expect(try database.pushMessages(subscriptionId: subscriptions[2].id).count == 1)
+        #expect(try database.notices.purgeSettledPush(before: now + 1) == 1)
+        #expect(try database.notices.pushMessages(subscriptionId: subscriptions[2].id).count == 1)
     }
 
     /// What the browser does with a message (RFC 8291 from the receiving side).

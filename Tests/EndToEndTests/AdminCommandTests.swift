@@ -129,9 +129,9 @@ struct AdminCommandTests {
         #expect(weak.status != 0 && !weak.output.contains("created"))
         // The piped password is the account's: it signs in with it.
         let database = try AppDatabase.open(path: folder.appendingPathComponent("clup.sqlite").path, dataKey: .scratch)
-        let hash = try #require(try database.user(email: "piped@example.org")?.passwordHash)
+        let hash = try #require(try database.accounts.user(email: "piped@example.org")?.passwordHash)
         #expect(PasswordHasher().verify("a long chosen password", against: hash))
-        #expect(try database.user(email: "weak@example.org") == nil)
+        #expect(try database.accounts.user(email: "weak@example.org") == nil)
         // The help says which commands create the database.
         let help = try clup(["admin", "create-user", "--help"], in: folder).output
             .split(whereSeparator: \.isWhitespace).joined(separator: " ")
@@ -192,13 +192,13 @@ struct AdminCommandTests {
         #expect(last.status == 0
             && last.output == "boss@example.org no longer manages store 2; the account is a customer's again\n")
         let database = try AppDatabase.open(path: folder.appendingPathComponent("clup.sqlite").path, dataKey: .scratch)
-        #expect(try database.user(email: "boss@example.org")?.role == .customer)
-        #expect(try database.storeChanges(storeId: 2).first.map { "\($0.field) \($0.after)" } == "manager removed")
+        #expect(try database.accounts.user(email: "boss@example.org")?.role == .customer)
+        #expect(try database.stores.storeChanges(storeId: 2).first.map { "\($0.field) \($0.after)" } == "manager removed")
 
         // An account that breaks the terms is closed: deleted as its owner would delete it.
         let closed = try admin(["close-account", "--email", "BOSS@example.org"])
         #expect(closed.status == 0 && closed.output == "closed the account of BOSS@example.org\n")
-        #expect(try database.user(email: "boss@example.org") == nil)
+        #expect(try database.accounts.user(email: "boss@example.org") == nil)
         let gone = try admin(["close-account", "--email", "boss@example.org"])
         #expect(gone.status == 1 && gone.output.contains("Error: no account with that email address"))
     }
@@ -250,16 +250,16 @@ struct AdminCommandTests {
             .contains("--slot-minutes: Choose a slot length from the list."))
 
         let database = try AppDatabase.open(path: folder.appendingPathComponent("clup.sqlite").path, dataKey: .scratch)
-        let details = try #require(try database.storeDetails(id: 1))
+        let details = try #require(try database.stores.storeDetails(id: 1))
         #expect(details.store.slotMinutes == 30)
         #expect(details.departments.map { "\($0.name) \($0.estimatedMinutes)" } == ["bakery 12", "Fish 20"])
         #expect(details.openingIntervals.map(\.interval) == [OpeningInterval(weekday: 1, opens: 480, closes: 780),
                                                               OpeningInterval(weekday: 1, opens: 900, closes: 1200),
                                                               OpeningInterval(weekday: 6, opens: 1080, closes: 1560)])
         #expect(details.closures.map(\.reason) == ["Stocktake"])
-        let changes = try database.storeChanges(storeId: 1).map(\.field)
+        let changes = try database.stores.storeChanges(storeId: 1).map(\.field)
         #expect(changes == ["departments", "slotMinutes", "closed", "hours", "store"])
-        #expect(try database.storeChanges(storeId: 1).allSatisfy { $0.by == nil })
+        #expect(try database.stores.storeChanges(storeId: 1).allSatisfy { $0.by == nil })
 
         #expect(try admin(["reopen-day", "--store", "1", "--date", soon]).output.contains("opens on \(soon) as its weekly hours say"))
         #expect(try admin(["reopen-day", "--store", "1", "--date", soon]).output.contains("is not closed on \(soon)"))

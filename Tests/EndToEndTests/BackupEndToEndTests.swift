@@ -118,7 +118,7 @@ struct BackupEndToEndTests {
             #expect(!contents.contains { $0.range(of: Data(word.utf8)) != nil }, "\(word) is in clear in the backup")
         }
         let opened = try AppDatabase.open(path: empty + "/clup.sqlite", dataKey: .scratch)
-        #expect(try opened.user(email: "ada.lovelace@example.org")?.displayName == "Ada Lovelace")
+        #expect(try opened.accounts.user(email: "ada.lovelace@example.org")?.displayName == "Ada Lovelace")
     }
 }
 

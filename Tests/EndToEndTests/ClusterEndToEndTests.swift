@@ -91,7 +91,7 @@ struct ClusterEndToEndTests {
 
     /// A store open round the clock, with a dispenser and a door kiosk; their device keys.
     func store(_ stack: Stack, _ database: AppDatabase, capacity: Int) throws -> (StoreID, dispenser: String, door: String) {
-        let store = try database.createStore(
+        let store = try database.stores.createStore(
             NewStore(name: "Bottega Replicata", address: "Via Doppia 2, Milano", phone: "+39 02 0",
                      position: GeoPoint(latitude: 45.466, longitude: 9.19), capacity: capacity, timeZone: "UTC",
                      settings: StoreSettings(capacity: capacity, walkInPercent: 90)),
@@ -186,10 +186,10 @@ struct ClusterEndToEndTests {
         let fresh = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
         for write in writes.withLock({ $0 }) where write.status == 201 {
             let id = try #require(write.id)
-            #expect(try fresh.walkInTicket(id: ReservationID(id), storeId: storeId) != nil, "ticket \(id) was lost")
+            #expect(try fresh.doors.walkInTicket(id: ReservationID(id), storeId: storeId) != nil, "ticket \(id) was lost")
         }
         for id in entered.withLock({ $0 }) {
-            #expect(try fresh.walkInTicket(id: ReservationID(id), storeId: storeId)?.enteredAt != nil, "entry \(id) was lost")
+            #expect(try fresh.doors.walkInTicket(id: ReservationID(id), storeId: storeId)?.enteredAt != nil, "entry \(id) was lost")
             _ = door
         }
         #expect(acknowledged.count > 50 && acknowledged.last.map { $0 > kill.at } == true)
@@ -220,7 +220,7 @@ struct ClusterEndToEndTests {
         }
         let enters = results.withLock { $0 }.filter { $0 == "enter" }.count
         #expect(enters == 9, "\(Dictionary(grouping: results.withLock { $0 }, by: { $0 }).mapValues(\.count))")
-        #expect(try database.liveTraffic(storeId: storeId, now: Date()).peopleInside == 9)
+        #expect(try database.reservations.liveTraffic(storeId: storeId, now: Date()).peopleInside == 9)
 
         // The second worker dies: every request after goes to the first.
         stack.killWorker(1)
@@ -327,7 +327,7 @@ struct ClusterEndToEndTests {
         let fresh = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
         for write in writes.withLock({ $0 }) where write.status == 201 {
             let id = try #require(write.id)
-            #expect(try fresh.walkInTicket(id: ReservationID(id), storeId: storeId) != nil, "ticket \(id) was lost")
+            #expect(try fresh.doors.walkInTicket(id: ReservationID(id), storeId: storeId) != nil, "ticket \(id) was lost")
         }
     }
 }

@@ -16,7 +16,7 @@ struct EntranceEndToEndTests {
         -> StoreID
     {
         let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
-        let store = try database.createStore(
+        let store = try database.stores.createStore(
             NewStore(name: name, address: "Via Veloce 1, Milano", phone: "+39 02 0",
                   position: GeoPoint(latitude: 45.466, longitude: 9.19), capacity: capacity, timeZone: "UTC",
                   settings: StoreSettings(capacity: capacity, walkInPercent: walkInPercent, slotCapacity: slotCapacity)),

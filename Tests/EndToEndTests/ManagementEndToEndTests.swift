@@ -14,9 +14,9 @@ struct ManagementEndToEndTests {
         let storeId = try ReservationEndToEndTests.roundTheClockStore(stack)
         let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
         let hash = PasswordHasher().hash("correct horse battery")
-        _ = try database.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: hash, role: .manager,
+        _ = try database.accounts.createUser(email: "boss@example.org", displayName: "Boss", passwordHash: hash, role: .manager,
                                     now: Date(), confirmation: nil)
-        try database.assignStore(storeId: storeId, toManager: "boss@example.org")
+        try database.accounts.assignStore(storeId: storeId, toManager: "boss@example.org")
         let boss = Client(stack)
         try boss.get("/signin")
         #expect(try boss.post("/signin", [("email", "boss@example.org"), ("password", "correct horse battery")]).status == 303)
@@ -68,14 +68,14 @@ struct ManagementEndToEndTests {
         #expect(try stack.get("/stores/\(storeId)").body.contains("of 25</dd>"))
         let badDay = try boss.post("/manage/stores/\(storeId)/closures", [("action", "close"), ("date", "31/12")])
         #expect(badDay.status == 422 && badDay.body.contains("Enter a date, like 2026-12-25."))
-        #expect(try database.storeChanges(storeId: storeId).map(\.field).sorted() == ["capacity", "closed", "hours"])
+        #expect(try database.stores.storeChanges(storeId: storeId).map(\.field).sorted() == ["capacity", "closed", "hours"])
     }
 
     @Test("an admin registers a store in the browser; it is on the shoppers' pages at once; bad input registers nothing")
     func registerThroughNginx() throws {
         let stack = try Stack()
         let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
-        _ = try database.createUser(email: "admin@example.org", displayName: "Alba",
+        _ = try database.accounts.createUser(email: "admin@example.org", displayName: "Alba",
                                     passwordHash: PasswordHasher().hash("correct horse battery"), role: .admin, now: Date(),
                                     confirmation: nil)
         let admin = Client(stack)
@@ -89,7 +89,7 @@ struct ManagementEndToEndTests {
         let bad = try admin.post("/manage/new-store", fields.map { $0.0 == "timeZone" ? ("timeZone", "Mars/Olympus") : $0 })
         #expect(bad.status == 422 && bad.body.contains("Choose a time zone from the list."))
         fields = fields.map { $0.0 == "capacity" ? ("capacity", "30") : $0 }
-        let storesBefore = try database.storeCount()
+        let storesBefore = try database.stores.storeCount()
         let zero = try admin.post("/manage/new-store", fields.map { $0.0 == "capacity" ? ("capacity", "0") : $0 })
         #expect(zero.status == 422 && zero.body.contains("Enter a number from 1 to 10000."))
         func departments(_ count: Int) -> [(String, String)] {
@@ -101,7 +101,7 @@ struct ManagementEndToEndTests {
         // 10,000 of them is more than a form may send: nginx answers with the site's page.
         let tooMany = try admin.post("/manage/new-store", departments(10_000))
         #expect(tooMany.status == 413 && tooMany.body.contains("What you sent is larger than CLup accepts."))
-        #expect(try database.storeCount() == storesBefore)
+        #expect(try database.stores.storeCount() == storesBefore)
         let made = try admin.post("/manage/new-store", fields)
         #expect(made.status == 303)
         let id = try #require(made.header("Location")?.split(separator: "/").dropFirst(2).first.flatMap { Int64($0) }.map { StoreID($0) })
@@ -111,6 +111,6 @@ struct ManagementEndToEndTests {
         // The home page, measured from the store's door, lists it first; the wizard offers its departments.
         #expect(try stack.get("/?lat=45.47000&lon=9.19000").body.contains("Bottega del Test"))
         #expect(try admin.get("/stores/\(id)/reserve").body.contains("Bakery"))
-        #expect(try database.storeChanges(storeId: id).map(\.after) == ["registered"])
+        #expect(try database.stores.storeChanges(storeId: id).map(\.after) == ["registered"])
     }
 }

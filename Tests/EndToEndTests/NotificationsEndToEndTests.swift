@@ -35,12 +35,12 @@ struct NotificationsEndToEndTests {
         let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
         let hash = PasswordHasher().hash("correct horse battery")
         for name in ["ada", "bob", "carol", "dave"] {
-            _ = try database.createUser(email: "\(name)@example.org", displayName: name.capitalized, passwordHash: hash,
+            _ = try database.accounts.createUser(email: "\(name)@example.org", displayName: name.capitalized, passwordHash: hash,
                                         now: Date(), confirmation: nil)
         }
         func signIn(_ name: String) throws -> Client { try Self.signIn(name, on: stack) }
 
-        let adaId = try #require(try database.user(email: "ada@example.org")).id
+        let adaId = try #require(try database.accounts.user(email: "ada@example.org")).id
         // Ada turns on notifications in three browsers: one works, one has unsubscribed (410),
         // one's push service hangs.
         let ada = try signIn("ada")
@@ -64,7 +64,7 @@ struct NotificationsEndToEndTests {
         let ticket = try ada.get(ticketPath)
         #expect(ticket.body.contains("Time to leave for the store"))
         #expect(ticket.body.contains("<span data-field=\"leaveByLabel\">Leave</span> <strong data-field=\"leaveBy\">now</strong>"))
-        let travel = try #require(try database.reservation(id: id)).reservation.travel
+        let travel = try #require(try database.reservations.reservation(id: id)).reservation.travel
         #expect(abs(travel - 1800) < 30)
 
         // "Leave now" by email and by push, at once; the gone browser is forgotten, and the hung
@@ -75,7 +75,7 @@ struct NotificationsEndToEndTests {
         #expect(leavePush.vapidProblem == nil && leavePush.urgency == "high" && leavePush.encoding == "aes128gcm")
         #expect(leavePush.url == stack.baseURL + ticketPath)
         try stack.waitUntil("the gone subscription is removed") {
-            (try? database.pushSubscriptions(userId: adaId).map(\.endpoint)) == [push.url + "/push/ok", push.url + "/push/slow"]
+            (try? database.notices.pushSubscriptions(userId: adaId).map(\.endpoint)) == [push.url + "/push/ok", push.url + "/push/slow"]
         }
 
         // 28 minutes on, two before she arrives: her turn.
@@ -195,7 +195,7 @@ struct NotificationsEndToEndTests {
         let stack = try Stack(serveArguments: ["--queue-interval", "0.5"])
         let storeId = try ReservationEndToEndTests.roundTheClockStore(stack)
         let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
-        _ = try database.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: PasswordHasher().hash("correct horse battery"),
+        _ = try database.accounts.createUser(email: "ada@example.org", displayName: "Ada", passwordHash: PasswordHasher().hash("correct horse battery"),
                                     now: Date(), confirmation: nil)
         // A backlog of cancellations and the like, as a busy day leaves it.
         try database.writer.write { db in
@@ -260,7 +260,7 @@ struct NotificationsEndToEndTests {
         let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
         let hash = PasswordHasher().hash("correct horse battery")
         for name in ["mallory", "ada"] {
-            _ = try database.createUser(email: "\(name)@example.org", displayName: name.capitalized, passwordHash: hash,
+            _ = try database.accounts.createUser(email: "\(name)@example.org", displayName: name.capitalized, passwordHash: hash,
                                         now: Date(), confirmation: nil)
         }
         func signIn(_ name: String) throws -> Client { try Self.signIn(name, on: stack) }
@@ -279,8 +279,8 @@ struct NotificationsEndToEndTests {
             try mallory.post("/account/push", [("endpoint", push.url + "/push/slow\(index)"), ("p256dh", push.p256dh),
                                                ("auth", push.auth)])
         }
-        let malloryId = try #require(try database.user(email: "mallory@example.org")).id
-        #expect(try database.pushSubscriptions(userId: malloryId).count == 5)
+        let malloryId = try #require(try database.accounts.user(email: "mallory@example.org")).id
+        #expect(try database.notices.pushSubscriptions(userId: malloryId).count == 5)
         // Eight line-ups, each called at once and cancelled: forty urgent messages to black holes.
         for _ in 1...8 {
             let ticket = try lineUp(mallory)
@@ -288,8 +288,8 @@ struct NotificationsEndToEndTests {
             try mallory.post(ticket + "/cancel", [])
         }
         try stack.waitUntil("Mallory's messages are on their way", seconds: 10) {
-            ((try? database.pushSubscriptions(userId: malloryId)) ?? []).contains { subscription in
-                ((try? database.pushMessages(subscriptionId: subscription.id)) ?? []).contains { $0.attempts > 0 }
+            ((try? database.notices.pushSubscriptions(userId: malloryId)) ?? []).contains { subscription in
+                ((try? database.notices.pushMessages(subscriptionId: subscription.id)) ?? []).contains { $0.attempts > 0 }
             }
         }
         // Ada turns on notifications and lines up: her first notice ("leave now") is urgent too.

@@ -13,7 +13,7 @@ struct ReservationEndToEndTests {
     static func roundTheClockStore(_ stack: Stack, hoursEast: Int = 0) throws -> StoreID {
         let zone = hoursEast == 0 ? "UTC" : "Etc/GMT" + (hoursEast > 0 ? "-" : "+") + String(abs(hoursEast))
         let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
-        let store = try database.createStore(
+        let store = try database.stores.createStore(
             NewStore(name: "Sempre Aperto", address: "Via Veloce 1, Milano", phone: "+39 02 0",
                   position: GeoPoint(latitude: 45.466, longitude: 9.19), capacity: 60, timeZone: zone,
                   settings: StoreSettings(capacity: 60, walkInPercent: 20, slotMinutes: 15, slotCapacity: 10)),
@@ -33,7 +33,7 @@ struct ReservationEndToEndTests {
         let stack = try Stack()
         let storeId = try Self.roundTheClockStore(stack)
         let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
-        _ = try database.createUser(email: "ada@example.org", displayName: "Ada",
+        _ = try database.accounts.createUser(email: "ada@example.org", displayName: "Ada",
                                     passwordHash: PasswordHasher().hash("correct horse battery"), now: Date(),
                                     confirmation: nil)
         let client = Client(stack)
@@ -99,11 +99,11 @@ struct ReservationEndToEndTests {
         let hash = PasswordHasher().hash("correct horse battery")
         var customers: [(session: String, csrf: String)] = []
         for index in 0..<200 {
-            let user = try database.createUser(email: "c\(index)@example.org", displayName: "C\(index)", passwordHash: hash,
+            let user = try database.accounts.createUser(email: "c\(index)@example.org", displayName: "C\(index)", passwordHash: hash,
                                                now: Date(), confirmation: nil)
             let session = Secrets.token()
             let csrf = Secrets.token()
-            _ = try database.createSession(idHash: Secrets.hash(session), csrfToken: csrf, userId: try #require(user.id),
+            _ = try database.accounts.createSession(idHash: Secrets.hash(session), csrfToken: csrf, userId: try #require(user.id),
                                            now: Date())
             customers.append((session, csrf))
         }
@@ -120,7 +120,7 @@ struct ReservationEndToEndTests {
 
         // The database agrees: 10 booked, no one twice, and SQLite finds nothing wrong.
         let slotStart = Date(timeIntervalSince1970: Double(slot))
-        #expect(try database.bookedPeople(storeId: storeId, in: [Slot(start: slotStart, end: slotStart + 900)])[slotStart] == 10)
+        #expect(try database.reservations.bookedPeople(storeId: storeId, in: [Slot(start: slotStart, end: slotStart + 900)])[slotStart] == 10)
         let (rows, customersBooked, integrity, orphans) = try database.reader.read { db in
             (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM reservation"),
              try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT userId) FROM reservation"),
@@ -136,12 +136,12 @@ struct ReservationEndToEndTests {
         let stack = try Stack()
         let storeId = try Self.roundTheClockStore(stack)
         let database = try AppDatabase.open(path: stack.database, dataKey: .scratch)
-        let user = try database.createUser(email: "ada@example.org", displayName: "Ada",
+        let user = try database.accounts.createUser(email: "ada@example.org", displayName: "Ada",
                                            passwordHash: PasswordHasher().hash("correct horse battery"), now: Date(),
                                            confirmation: nil)
         let session = Secrets.token()
         let csrf = Secrets.token()
-        _ = try database.createSession(idHash: Secrets.hash(session), csrfToken: csrf, userId: try #require(user.id),
+        _ = try database.accounts.createSession(idHash: Secrets.hash(session), csrfToken: csrf, userId: try #require(user.id),
                                        now: Date())
         for round in 0..<5 {
             let answers = try stack.parallelPosts("/stores/\(storeId)/reservations", (0..<2).map { tab in

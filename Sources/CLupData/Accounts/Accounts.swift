@@ -34,6 +34,43 @@ public enum AccountError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension AppDatabase {
+
+    /// The columns of `User`, in its order.
+    static let userColumns = """
+        id, email, displayName, passwordHash, role, emailConfirmedAt, travelMode, loyaltyOptIn, createdAt, notifyEmail,
+        notifyPush, language, termsVersion, termsAcceptedAt
+        """
+
+    fileprivate static func insertUser(
+        email: String, displayName: String, passwordHash: String, role: Role, confirmedAt: Date?, language: String,
+        acceptedTerms: Int?, now: Date, _ transaction: some SQLTransaction
+    ) throws -> User {
+        guard let user = try transaction.record("""
+            INSERT INTO "user" (email, displayName, emailKey, passwordHash, role, emailConfirmedAt, createdAt, language,
+                                termsVersion, termsAcceptedAt)
+            VALUES (\(Sealed.seal(email)), \(Sealed.seal(displayName)),
+                    \(LookupKey.email(email)), \(passwordHash), \(role.rawValue), \(confirmedAt), \(now), \(language),
+                    \(acceptedTerms), \(acceptedTerms == nil ? nil : now))
+            RETURNING \(unescaped: userColumns)
+            """, as: User.self)
+        else { preconditionFailure("INSERT … RETURNING returned no row") }
+        transaction.changedCredentials()
+        return user
+    }
+
+    static func user(email: String, _ transaction: some SQLTransaction) throws -> User? {
+        try transaction.record("""
+            SELECT \(unescaped: userColumns) FROM "user" WHERE emailKey = \(LookupKey.email(email))
+            """)
+    }
+
+    static func user(id: UserID, _ transaction: some SQLTransaction) throws -> User? {
+        try transaction.record("SELECT \(unescaped: userColumns) FROM \"user\" WHERE id = \(id)")
+    }
+
+}
+
+extension Accounts {
     /// Creates an account and, in the same transaction, the confirmation link and its email,
     /// so an account never exists without a way to confirm it.
     ///
@@ -61,18 +98,18 @@ extension AppDatabase {
     ) throws -> (user: User, confirmation: MailQueueing?) {
         try AccountError.check(email: email, displayName: displayName)
         do {
-            return try transaction { transaction in
-                let user = try Self.insertUser(
+            return try database.transaction { transaction in
+                let user = try AppDatabase.insertUser(
                     email: email, displayName: displayName, passwordHash: passwordHash, role: role,
                     confirmedAt: confirmation == nil ? now : nil, language: language, acceptedTerms: acceptedTerms,
                     now: now, transaction)
                 guard let confirmation else { return (user, nil) }
-                let queued = try Self.enqueue(confirmation.mail(user), now: now, transaction)
+                let queued = try AppDatabase.enqueue(confirmation.mail(user), now: now, transaction)
                 if case .refused(let retryAt) = queued { throw AccountError.mailRefused(retryAt: retryAt) }
-                try Self.issueToken(confirmation.token, purpose: .confirm, userId: user.id, now: now, transaction)
+                try AppDatabase.issueToken(confirmation.token, purpose: .confirm, userId: user.id, now: now, transaction)
                 return (user, queued)
             }
-        } catch let error where Self.isDuplicate(error, table: "user", column: "emailKey") {
+        } catch let error where AppDatabase.isDuplicate(error, table: "user", column: "emailKey") {
             throw AccountError.emailTaken
         }
     }
@@ -81,56 +118,23 @@ extension AppDatabase {
     /// same order. For tools that need many at once (`clup simulate`): their password is a
     /// string no password hashes to, so nobody can sign in to them.
     public func createCustomers(emails: [String], now: Date) throws -> [UserID] {
-        try transaction { transaction in
+        try database.transaction { transaction in
             try emails.map { email in
-                try Self.insertUser(email: email, displayName: "Customer", passwordHash: "none", role: .customer,
+                try AppDatabase.insertUser(email: email, displayName: "Customer", passwordHash: "none", role: .customer,
                                     confirmedAt: now, language: "en", acceptedTerms: nil, now: now, transaction).id
             }
         }
     }
 
-    /// The columns of `User`, in its order.
-    static let userColumns = """
-        id, email, displayName, passwordHash, role, emailConfirmedAt, travelMode, loyaltyOptIn, createdAt, notifyEmail,
-        notifyPush, language, termsVersion, termsAcceptedAt
-        """
-
-    private static func insertUser(
-        email: String, displayName: String, passwordHash: String, role: Role, confirmedAt: Date?, language: String,
-        acceptedTerms: Int?, now: Date, _ transaction: some SQLTransaction
-    ) throws -> User {
-        guard let user = try transaction.record("""
-            INSERT INTO "user" (email, displayName, emailKey, passwordHash, role, emailConfirmedAt, createdAt, language,
-                                termsVersion, termsAcceptedAt)
-            VALUES (\(Sealed.seal(email)), \(Sealed.seal(displayName)),
-                    \(LookupKey.email(email)), \(passwordHash), \(role.rawValue), \(confirmedAt), \(now), \(language),
-                    \(acceptedTerms), \(acceptedTerms == nil ? nil : now))
-            RETURNING \(unescaped: userColumns)
-            """, as: User.self)
-        else { preconditionFailure("INSERT … RETURNING returned no row") }
-        transaction.changedCredentials()
-        return user
-    }
-
     /// The account for an address, compared without case (by its keyed hash).
     public func user(email: String) throws -> User? {
-        try reading { transaction in try Self.user(email: email, transaction) }
-    }
-
-    static func user(email: String, _ transaction: some SQLTransaction) throws -> User? {
-        try transaction.record("""
-            SELECT \(unescaped: userColumns) FROM "user" WHERE emailKey = \(LookupKey.email(email))
-            """)
-    }
-
-    static func user(id: UserID, _ transaction: some SQLTransaction) throws -> User? {
-        try transaction.record("SELECT \(unescaped: userColumns) FROM \"user\" WHERE id = \(id)")
+        try database.reading { transaction in try AppDatabase.user(email: email, transaction) }
     }
 
     public func updateProfile(userId: UserID, displayName: String, travelMode: TravelMode, loyaltyOptIn: Bool,
                               language: String? = nil) throws {
         try AccountError.check(displayName: displayName)
-        try transaction { transaction in
+        try database.transaction { transaction in
             let changed = try transaction.execute("""
                 UPDATE "user" SET displayName = \(Sealed.seal(displayName)), travelMode = \(travelMode.rawValue),
                     loyaltyOptIn = \(loyaltyOptIn), language = COALESCE(\(language), language)
@@ -143,7 +147,7 @@ extension AppDatabase {
 
     /// Records that the account accepted version `version` of the terms of service at `now`.
     public func acceptTerms(userId: UserID, version: Int, now: Date) throws {
-        try transaction { transaction in
+        try database.transaction { transaction in
             let changed = try transaction.execute("""
                 UPDATE "user" SET termsVersion = \(version), termsAcceptedAt = \(now) WHERE id = \(userId)
                 """)
@@ -154,7 +158,7 @@ extension AppDatabase {
 
     /// The channels the customer wants reservation messages on.
     public func updateNotificationChannels(userId: UserID, email: Bool, push: Bool) throws {
-        try transaction { transaction in
+        try database.transaction { transaction in
             try transaction.execute("UPDATE \"user\" SET notifyEmail = \(email), notifyPush = \(push) WHERE id = \(userId)")
             transaction.changedCredentials()
         }
@@ -164,12 +168,12 @@ extension AppDatabase {
     public func changePassword(
         userId: UserID, passwordHash: String, keepingSession idHash: String?, now: Date, notice: (User) -> NewOutboxMessage
     ) throws {
-        try transaction { transaction in
+        try database.transaction { transaction in
             guard let user = try transaction.record("""
-                UPDATE "user" SET passwordHash = \(passwordHash) WHERE id = \(userId) RETURNING \(unescaped: Self.userColumns)
+                UPDATE "user" SET passwordHash = \(passwordHash) WHERE id = \(userId) RETURNING \(unescaped: AppDatabase.userColumns)
                 """, as: User.self)
             else { throw AccountError.noSuchUser }
-            _ = try Self.enqueue(notice(user), now: now, transaction)
+            _ = try AppDatabase.enqueue(notice(user), now: now, transaction)
             try transaction.execute("DELETE FROM session WHERE userId = \(userId) AND idHash <> \(idHash ?? "")")
             transaction.changedCredentials()
         }
@@ -184,10 +188,10 @@ extension AppDatabase {
     /// next pass. Nobody is told (there is nobody left to tell); nothing is left holding
     /// places for an account that is gone.
     public func deleteUser(id: UserID, now: Date) throws {
-        try transaction { transaction in
+        try database.transaction { transaction in
             // The customer first, then their stores: the order every transaction locks them in.
             try transaction.lockCustomer(id)
-            guard let user = try Self.user(id: id, transaction) else { throw AccountError.noSuchUser }
+            guard let user = try AppDatabase.user(id: id, transaction) else { throw AccountError.noSuchUser }
             for row in try transaction.rows("""
                 SELECT id, storeId FROM reservation
                 WHERE userId = \(id) AND status \(in: Reservation.Status.cancellable.map(\.rawValue)) ORDER BY id
@@ -195,18 +199,29 @@ extension AppDatabase {
             {
                 let (reservationId, storeId): (ReservationID, StoreID) = (try row.decode(0), try row.decode(1))
                 guard try transaction.lockStore(storeId) != nil else { continue }
-                try Self.setStatus(.cancelled, .endedAt, to: now, id: reservationId, from: .active, transaction)
-                try Self.advanceQueue(storeId: storeId, now: now, transaction)
+                try AppDatabase.setStatus(.cancelled, .endedAt, to: now, id: reservationId, from: .active, transaction)
+                try AppDatabase.advanceQueue(storeId: storeId, now: now, transaction)
             }
             let unsent = try transaction.records("""
-                SELECT \(unescaped: Self.mailColumns) FROM outboxMessage
+                SELECT \(unescaped: AppDatabase.mailColumns) FROM outboxMessage
                 WHERE recipientKey = \(LookupKey.recipient(user.email)) AND sentAt IS NULL
-                """, as: OutboxMessage.self).filter { Self.sameAddress($0.recipient, user.email) }
+                """, as: OutboxMessage.self).filter { AppDatabase.sameAddress($0.recipient, user.email) }
             try transaction.execute("DELETE FROM outboxMessage WHERE id \(in: unsent.map(\.id))")
             try transaction.execute("DELETE FROM signInFailure WHERE account = \(LookupKey.account(user.email))")
             try transaction.execute("DELETE FROM \"user\" WHERE id = \(id)")
             transaction.changedCredentials()
         }
     }
+}
 
+/// An account's life — signing up and in, sessions, emailed links, failed sign-ins — and a store's
+/// staff: its managers, kiosks and staff PIN.
+/// Reached from the database as `accounts`; each write is one transaction.
+public struct Accounts: Sendable {
+    let database: AppDatabase
+}
+
+extension AppDatabase {
+    /// Accounts, sessions, links and a store's staff.
+    public var accounts: Accounts { Accounts(database: self) }
 }

@@ -25,32 +25,11 @@ extension AppDatabase {
             """)
     }
 
-    /// Issues a link for the account at `email` with its email, in one transaction; with no
-    /// such account, enqueues `ifNoAccount` instead, so both cases do the same work. Says
-    /// whether an account exists (the caller must not reveal it) and what became of the mail
-    /// (without `ifNoAccount`, `.refused` at `now` when there is no account).
-    @discardableResult
-    public func issueLink(
-        purpose: EmailToken.Purpose, email: String, token: String, now: Date, mail: (User) -> NewOutboxMessage,
-        ifNoAccount: NewOutboxMessage? = nil
-    ) throws -> (exists: Bool, mail: MailQueueing) {
-        try transaction { transaction in
-            guard let user = try Self.user(email: email, transaction) else {
-                return (false, try ifNoAccount.map { try Self.enqueue($0, now: now, transaction) } ?? .refused(retryAt: now))
-            }
-            let queued = try Self.enqueue(mail(user), now: now, transaction)
-            if queued.isQueued {
-                try Self.issueToken(token, purpose: purpose, userId: user.id, now: now, transaction)
-            }
-            return (true, queued)
-        }
-    }
-
     static let emailTokenColumns = "tokenHash, userId, purpose, expiresAt, usedAt"
 
     /// Marks a link used and returns its account; a link works once, before it expires. The
     /// row is locked, so two clicks at once use it once.
-    private static func consume(_ token: String, purpose: EmailToken.Purpose, now: Date,
+    fileprivate static func consume(_ token: String, purpose: EmailToken.Purpose, now: Date,
                                 _ transaction: some SQLTransaction) throws -> User
     {
         guard Secrets.isWellFormed(token),
@@ -63,13 +42,37 @@ extension AppDatabase {
         try transaction.execute("UPDATE emailToken SET usedAt = \(now) WHERE tokenHash = \(link.tokenHash)")
         return user
     }
+}
+
+extension Accounts {
+
+    /// Issues a link for the account at `email` with its email, in one transaction; with no
+    /// such account, enqueues `ifNoAccount` instead, so both cases do the same work. Says
+    /// whether an account exists (the caller must not reveal it) and what became of the mail
+    /// (without `ifNoAccount`, `.refused` at `now` when there is no account).
+    @discardableResult
+    public func issueLink(
+        purpose: EmailToken.Purpose, email: String, token: String, now: Date, mail: (User) -> NewOutboxMessage,
+        ifNoAccount: NewOutboxMessage? = nil
+    ) throws -> (exists: Bool, mail: MailQueueing) {
+        try database.transaction { transaction in
+            guard let user = try AppDatabase.user(email: email, transaction) else {
+                return (false, try ifNoAccount.map { try AppDatabase.enqueue($0, now: now, transaction) } ?? .refused(retryAt: now))
+            }
+            let queued = try AppDatabase.enqueue(mail(user), now: now, transaction)
+            if queued.isQueued {
+                try AppDatabase.issueToken(token, purpose: purpose, userId: user.id, now: now, transaction)
+            }
+            return (true, queued)
+        }
+    }
 
     /// Whether a link would work now, without using it: for the page that asks to confirm.
     public func isLinkValid(_ token: String, purpose: EmailToken.Purpose, now: Date) throws -> Bool {
         guard Secrets.isWellFormed(token) else { return false }
-        return try reading { transaction in
+        return try database.reading { transaction in
             guard let link = try transaction.record("""
-                SELECT \(unescaped: Self.emailTokenColumns) FROM emailToken WHERE tokenHash = \(Secrets.hash(token))
+                SELECT \(unescaped: AppDatabase.emailTokenColumns) FROM emailToken WHERE tokenHash = \(Secrets.hash(token))
                 """, as: EmailToken.self)
             else { return false }
             return link.purpose == purpose && link.usedAt == nil && link.expiresAt > now
@@ -81,8 +84,8 @@ extension AppDatabase {
     /// reads the mailbox: whoever signed up with someone else's address must not be left
     /// holding the confirmed account.
     public func confirmEmail(token: String, keeping sessionHash: String? = nil, now: Date) throws -> User {
-        try transaction { transaction in
-            var user = try Self.consume(token, purpose: .confirm, now: now, transaction)
+        try database.transaction { transaction in
+            var user = try AppDatabase.consume(token, purpose: .confirm, now: now, transaction)
             if user.emailConfirmedAt == nil {
                 user.emailConfirmedAt = now
                 try transaction.execute("UPDATE \"user\" SET emailConfirmedAt = \(now) WHERE id = \(user.id)")
@@ -97,8 +100,8 @@ extension AppDatabase {
     /// sign-ins that may have throttled the account. Following the link also proves the
     /// address, so an unconfirmed account becomes confirmed.
     public func resetPassword(token: String, passwordHash: String, now: Date) throws -> User {
-        try transaction { transaction in
-            var user = try Self.consume(token, purpose: .reset, now: now, transaction)
+        try database.transaction { transaction in
+            var user = try AppDatabase.consume(token, purpose: .reset, now: now, transaction)
             user.passwordHash = passwordHash
             if user.emailConfirmedAt == nil { user.emailConfirmedAt = now }
             try transaction.execute("""

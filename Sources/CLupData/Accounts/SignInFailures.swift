@@ -3,7 +3,7 @@ import CLupSupport
 import Foundation
 
 /// Failed sign-ins, remembered for an hour to throttle guessing.
-extension AppDatabase {
+extension Accounts {
     /// Seconds `clientAddress` must wait before trying `account` again (`SignInThrottle`, over
     /// the failures it remembers), or nil if it may try now. Accounts' sign-ins and staff PINs
     /// at a kiosk are throttled alike.
@@ -16,7 +16,7 @@ extension AppDatabase {
     /// from anywhere, and from this client for any address.
     public func signInFailures(account typed: String, clientAddress: String, since: Date) throws -> SignInHistory {
         let account = LookupKey.account(typed)
-        return try reading { transaction in
+        return try database.reading { transaction in
             var history = SignInHistory(pair: [], account: [], client: [])
             for row in try transaction.rows("""
                 SELECT account = \(account), clientAddress = \(clientAddress), at FROM signInFailure
@@ -37,7 +37,7 @@ extension AppDatabase {
     /// its keyed hash: what a stranger typed is nobody's business, and never shown.
     public func recordSignInFailure(account typed: String, clientAddress: String, now: Date) throws {
         let account = LookupKey.account(typed)
-        try transaction { transaction in
+        try database.transaction { transaction in
             // A client's address (IPv6 with a zone) is well under 64 characters, whatever the caller passes.
             try transaction.execute("""
                 INSERT INTO signInFailure (account, clientAddress, at)
@@ -50,7 +50,7 @@ extension AppDatabase {
     /// A successful sign-in forgives the failures of that address from that client.
     public func clearSignInFailures(account typed: String, clientAddress: String) throws {
         let account = LookupKey.account(typed)
-        try transaction { transaction in
+        try database.transaction { transaction in
             try transaction.execute("""
                 DELETE FROM signInFailure WHERE account = \(account) AND clientAddress = \(clientAddress)
                 """)

@@ -133,7 +133,7 @@ public enum DemoData {
     /// Adds the demo stores to an empty database, with `weeks` of past visits; returns how
     /// many stores were added.
     public static func seed(_ database: AppDatabase, now: Date, timeZone: TimeZone, weeks: Int = 4) throws -> Int {
-        let added = try database.createStoresIfEmpty(stores(now: now, timeZone: timeZone))
+        let added = try database.stores.createStoresIfEmpty(stores(now: now, timeZone: timeZone))
         if added > 0, weeks > 0 { try pastVisits(database, now: now, weeks: weeks) }
         return added
     }
@@ -145,7 +145,7 @@ public enum DemoData {
     static func pastVisits(_ database: AppDatabase, now: Date, weeks: Int) throws {
         var random = SplitMix(state: 20_261_122)
         var visits: [FinishedVisit] = []
-        for listing in try database.storeListings() {
+        for listing in try database.stores.storeListings() {
             let store = listing.store
             let zone = TimeZone(identifier: store.timeZone) ?? .current
             let opening = OpeningHours(intervals: listing.openingIntervals.map(\.interval), timeZone: zone)
@@ -175,8 +175,8 @@ public enum DemoData {
                 }
             }
         }
-        try database.insertFinishedVisits(visits)
-        try database.rebuildStatistics()
+        try database.statistics.insertFinishedVisits(visits)
+        try database.statistics.rebuildStatistics()
     }
 
     /// A visit of the demo's history: finished, anonymous, a line-up.

@@ -5,8 +5,9 @@ import GRDB
 import Synchronization
 
 /// The application's database: migrations run on open; every read and write CLup makes is a
-/// named method on it, filed by area (`Accounts/`, `Reservations/`, `Entrance/`…), and each
-/// write is one transaction.
+/// named method of one of its areas (`accounts`, `stores`, `reservations`, `doors`,
+/// `waitingLists`, `notices`, `statistics`, `privacy`, `maintenance`), each in its folder, and
+/// each write is one transaction. What is left on `AppDatabase` itself is the engines' own.
 ///
 /// Two engines keep the rows: SQLite, embedded, the default (one machine, one file), and
 /// PostgreSQL, for a deployment on several machines (`open(url:)`). Each named method is
@@ -23,7 +24,7 @@ public struct AppDatabase: Sendable {
     /// Stores' signing keys as last read.
     let signingKeyCache = SigningKeyCache()
     /// The maintenance windows as last read.
-    let maintenance = MaintenanceCache()
+    let maintenanceCache = MaintenanceCache()
 
     enum Engine: Sendable {
         case sqlite(SQLiteEngine)

@@ -70,3 +70,10 @@ extension AppDatabase {
         return Int64(stats.f_bavail) * Int64(stats.f_frsize)
     }
 }
+
+extension AppDatabase {
+    /// Answers whether the database can be read and has its schema: for `/healthz`.
+    public func isHealthy() -> Bool {
+        (try? stores.storeCount()) != nil
+    }
+}

@@ -83,63 +83,6 @@ extension ScanResult: Equatable {
 }
 
 extension AppDatabase {
-    /// Does `kind` to ticket `number` at the store, for `staff` who gave `reason`, and records
-    /// it — all in one transaction. Admitting and letting out follow the scan's rules exactly
-    /// (a ticket not called is not let in; the capacity holds).
-    ///
-    /// The number is of the store's business day: just after midnight, a store open late
-    /// still numbers by the evening's day (`OpeningHours.businessDay`).
-    public func door(_ kind: DoorAction.Kind, storeId: StoreID, number: Int, reason: String, by staff: DoorStaff,
-                     now: Date) throws -> DoorOutcome
-    {
-        precondition(![.scanRefused, .offlineConflict, .priority].contains(kind),
-                     "a scan's refusal or conflict is recorded by the scan, a priority ticket as it is issued")
-        return try transaction { transaction in
-            guard let details = try transaction.lockStore(storeId) else { throw StoreError.noSuchStore }
-            let today = details.openingHours.businessDay(at: now)
-            guard var reservation = try Reservation.all("""
-                SELECT \(unescaped: Reservation.columnList) FROM reservation
-                WHERE storeId = \(storeId) AND day = \(today) AND number = \(number)
-                """, transaction).first
-            else { return .noSuchTicket }
-            let status = reservation.status
-            switch kind {
-            case .recall:
-                guard status == .called else { return .notApplicable(status) }
-                try transaction.execute("""
-                    UPDATE reservation SET calledAt = \(now) WHERE id = \(reservation.id) AND status = 'called'
-                    """)
-                transaction.changed(reservation: reservation.id, of: storeId)
-                reservation.calledAt = now
-            case .noShow:
-                let from: Reservation.StatusSet = status == .booked ? .booked : .waitingOrCalled
-                guard [.waiting, .called, .booked].contains(status),
-                    try Self.setStatus(.expired, .endedAt, to: now, id: reservation.id, from: from, transaction)
-                else { return .notApplicable(status) }
-                try Self.notice(.expired, reservationId: reservation.id, reason: .markedNoShow, now: now, transaction)
-                try Self.advanceQueue(storeId: storeId, now: now, transaction)
-                reservation.status = .expired
-            case .admit, .letOut:
-                guard (kind == .admit) == (status != .inside) else { return .notApplicable(status) }
-                let scan = try Self.scan(reservation, at: storeId, now: now, transaction)
-                switch (kind, scan.outcome) {
-                case (.admit, .entered(let scanned)), (.letOut, .left(let scanned)): reservation = scanned
-                default: return .refusedByRules(scan)
-                }
-            case .leftUnscanned:
-                guard status == .inside,
-                    try Self.setStatus(.done, .endedAt, to: now, id: reservation.id, from: .inside, transaction)
-                else { return .notApplicable(status) }
-                try Self.advanceQueue(storeId: storeId, now: now, transaction)
-                reservation.status = .done
-            case .scanRefused, .offlineConflict, .priority:
-                return .notApplicable(status)
-            }
-            try Self.recordDoorAction(kind, storeId: storeId, reservation: reservation, reason: reason,
-                                      outcome: reservation.status.rawValue, staff: staff, now: now, transaction)
-            return .done(reservation)
-        }
-    }
 
     /// `staff` nil: the scanner refused a code.
     static func recordDoorAction(_ kind: DoorAction.Kind, storeId: StoreID, reservation: Reservation?, reason: String,
@@ -164,11 +107,71 @@ extension AppDatabase {
                     \(userId), \(kioskId), \(staffName), \(now))
             """)
     }
+}
+
+extension Doors {
+    /// Does `kind` to ticket `number` at the store, for `staff` who gave `reason`, and records
+    /// it — all in one transaction. Admitting and letting out follow the scan's rules exactly
+    /// (a ticket not called is not let in; the capacity holds).
+    ///
+    /// The number is of the store's business day: just after midnight, a store open late
+    /// still numbers by the evening's day (`OpeningHours.businessDay`).
+    public func door(_ kind: DoorAction.Kind, storeId: StoreID, number: Int, reason: String, by staff: DoorStaff,
+                     now: Date) throws -> DoorOutcome
+    {
+        precondition(![.scanRefused, .offlineConflict, .priority].contains(kind),
+                     "a scan's refusal or conflict is recorded by the scan, a priority ticket as it is issued")
+        return try database.transaction { transaction in
+            guard let details = try transaction.lockStore(storeId) else { throw StoreError.noSuchStore }
+            let today = details.openingHours.businessDay(at: now)
+            guard var reservation = try Reservation.all("""
+                SELECT \(unescaped: Reservation.columnList) FROM reservation
+                WHERE storeId = \(storeId) AND day = \(today) AND number = \(number)
+                """, transaction).first
+            else { return .noSuchTicket }
+            let status = reservation.status
+            switch kind {
+            case .recall:
+                guard status == .called else { return .notApplicable(status) }
+                try transaction.execute("""
+                    UPDATE reservation SET calledAt = \(now) WHERE id = \(reservation.id) AND status = 'called'
+                    """)
+                transaction.changed(reservation: reservation.id, of: storeId)
+                reservation.calledAt = now
+            case .noShow:
+                let from: Reservation.StatusSet = status == .booked ? .booked : .waitingOrCalled
+                guard [.waiting, .called, .booked].contains(status),
+                    try AppDatabase.setStatus(.expired, .endedAt, to: now, id: reservation.id, from: from, transaction)
+                else { return .notApplicable(status) }
+                try AppDatabase.notice(.expired, reservationId: reservation.id, reason: .markedNoShow, now: now, transaction)
+                try AppDatabase.advanceQueue(storeId: storeId, now: now, transaction)
+                reservation.status = .expired
+            case .admit, .letOut:
+                guard (kind == .admit) == (status != .inside) else { return .notApplicable(status) }
+                let scan = try AppDatabase.scan(reservation, at: storeId, now: now, transaction)
+                switch (kind, scan.outcome) {
+                case (.admit, .entered(let scanned)), (.letOut, .left(let scanned)): reservation = scanned
+                default: return .refusedByRules(scan)
+                }
+            case .leftUnscanned:
+                guard status == .inside,
+                    try AppDatabase.setStatus(.done, .endedAt, to: now, id: reservation.id, from: .inside, transaction)
+                else { return .notApplicable(status) }
+                try AppDatabase.advanceQueue(storeId: storeId, now: now, transaction)
+                reservation.status = .done
+            case .scanRefused, .offlineConflict, .priority:
+                return .notApplicable(status)
+            }
+            try AppDatabase.recordDoorAction(kind, storeId: storeId, reservation: reservation, reason: reason,
+                                      outcome: reservation.status.rawValue, staff: staff, now: now, transaction)
+            return .done(reservation)
+        }
+    }
 
     /// The store's latest door actions and refused scans, newest first; with `kiosksSince`, only
     /// the actions staff took on a kiosk's screen since then (for the manager's store page).
     public func doorLog(storeId: StoreID, limit: Int = 30, kiosksSince: Date? = nil) throws -> [DoorLogEntry] {
-        try reading { transaction in
+        try database.reading { transaction in
             try transaction.rows("""
                 SELECT d.at, d.action, d.number, d.reason, d.outcome, u.displayName, d.staffName, k.label FROM doorAction d
                 LEFT JOIN "user" u ON u.id = d.userId LEFT JOIN kiosk k ON k.id = d.kioskId
@@ -194,14 +197,14 @@ extension AppDatabase {
 
     /// How many door actions staff took on this kiosk's screen since `since` (its rate limit).
     public func doorActionCount(kioskId: Int64, since: Date) throws -> Int {
-        try reading { transaction in
+        try database.reading { transaction in
             try transaction.value("SELECT COUNT(*) FROM doorAction WHERE kioskId = \(kioskId) AND at >= \(since)") ?? 0
         }
     }
 
     /// When the store refused scans between two instants, for the statistics (the caller counts them by day).
     public func refusedScans(storeId: StoreID, from: Date, to: Date) throws -> [Date] {
-        try reading { transaction in
+        try database.reading { transaction in
             try transaction.column("""
                 SELECT at FROM doorAction
                 WHERE storeId = \(storeId) AND action = 'scanRefused' AND at >= \(from) AND at < \(to)

@@ -110,52 +110,9 @@ public enum WalkInOutcome: Sendable {
 }
 
 extension AppDatabase {
-    // MARK: Scanning
-
-    /// Scans the ticket `reservationId` (nil: the code was not a valid token) at store
-    /// `storeId`'s entrance, in one transaction under the store's lock, so that concurrent
-    /// scans see each other's entries and the store never holds more than its capacity. An
-    /// exit frees places, so the queue is advanced in the same transaction. A refusal changes
-    /// nothing but is recorded for the store's staff (`doorActions`), as pretix does.
-    public func scan(reservationId: ReservationID?, walkIn: WalkInCode? = nil, at storeId: StoreID, now: Date) throws
-        -> ScanResult
-    {
-        try transaction { transaction in
-            try Self.recordedScan(reservationId, walkIn: walkIn, at: storeId, now: now, transaction)
-        }
-    }
-
-    /// Scans as `scan(reservationId:at:now:)` does, once for each of a kiosk's scan ids: in the
-    /// same transaction, the answer `answer` gives is kept with the id, and the same scan sent
-    /// again (a retry, or a kiosk catching up) gets that answer back and changes nothing. The
-    /// rules are applied at the time the scan happened, `scan.scannedAt` (never later than
-    /// `now`), and an entry or exit is recorded at that time.
-    public func scan(reservationId: ReservationID?, walkIn: WalkInCode? = nil, at storeId: StoreID, by scan: KioskScan,
-                     now: Date, answer: (ScanResult) throws -> String) throws -> ScanAnswer
-    {
-        try transaction { transaction in
-            // The store's lock orders two deliveries of one scan: the second finds the first's receipt.
-            guard try transaction.lockStore(storeId) != nil else { throw StoreError.noSuchStore }
-            if let kept = try transaction.value("""
-                SELECT answer FROM scanReceipt WHERE kioskId = \(scan.kioskId) AND scanId = \(scan.scanId)
-                """, as: String.self)
-            {
-                return .replayed(kept)
-            }
-            let at = min(scan.scannedAt, now)
-            let result = try Self.recordedScan(reservationId, walkIn: walkIn, at: storeId, now: at, doorDid: scan.doorDid,
-                                               kioskId: scan.kioskId, transaction)
-            let text = try answer(result)
-            try transaction.execute("""
-                INSERT INTO scanReceipt (kioskId, scanId, scannedAt, receivedAt, answer)
-                VALUES (\(scan.kioskId), \(scan.scanId), \(at), \(now), \(text))
-                """)
-            return .fresh(result, answer: text)
-        }
-    }
 
     /// A scan inside the caller's transaction, a refusal or a conflict recorded for the store's staff.
-    private static func recordedScan(_ reservationId: ReservationID?, walkIn: WalkInCode?, at storeId: StoreID,
+    fileprivate static func recordedScan(_ reservationId: ReservationID?, walkIn: WalkInCode?, at storeId: StoreID,
                                      now: Date, doorDid: KioskScan.DoorDid? = nil, kioskId: Int64? = nil,
                                      _ transaction: some SQLTransaction) throws -> ScanResult
     {
@@ -236,6 +193,52 @@ extension AppDatabase {
         return ScanResult(outcome: outcome, otherStoreName: otherStoreName,
                           peopleInside: inside, capacity: store.capacity, zone: store.zone)
     }
+}
+
+extension Doors {
+    // MARK: Scanning
+
+    /// Scans the ticket `reservationId` (nil: the code was not a valid token) at store
+    /// `storeId`'s entrance, in one transaction under the store's lock, so that concurrent
+    /// scans see each other's entries and the store never holds more than its capacity. An
+    /// exit frees places, so the queue is advanced in the same transaction. A refusal changes
+    /// nothing but is recorded for the store's staff (`doorActions`), as pretix does.
+    public func scan(reservationId: ReservationID?, walkIn: WalkInCode? = nil, at storeId: StoreID, now: Date) throws
+        -> ScanResult
+    {
+        try database.transaction { transaction in
+            try AppDatabase.recordedScan(reservationId, walkIn: walkIn, at: storeId, now: now, transaction)
+        }
+    }
+
+    /// Scans as `scan(reservationId:at:now:)` does, once for each of a kiosk's scan ids: in the
+    /// same transaction, the answer `answer` gives is kept with the id, and the same scan sent
+    /// again (a retry, or a kiosk catching up) gets that answer back and changes nothing. The
+    /// rules are applied at the time the scan happened, `scan.scannedAt` (never later than
+    /// `now`), and an entry or exit is recorded at that time.
+    public func scan(reservationId: ReservationID?, walkIn: WalkInCode? = nil, at storeId: StoreID, by scan: KioskScan,
+                     now: Date, answer: (ScanResult) throws -> String) throws -> ScanAnswer
+    {
+        try database.transaction { transaction in
+            // The store's lock orders two deliveries of one scan: the second finds the first's receipt.
+            guard try transaction.lockStore(storeId) != nil else { throw StoreError.noSuchStore }
+            if let kept = try transaction.value("""
+                SELECT answer FROM scanReceipt WHERE kioskId = \(scan.kioskId) AND scanId = \(scan.scanId)
+                """, as: String.self)
+            {
+                return .replayed(kept)
+            }
+            let at = min(scan.scannedAt, now)
+            let result = try AppDatabase.recordedScan(reservationId, walkIn: walkIn, at: storeId, now: at, doorDid: scan.doorDid,
+                                               kioskId: scan.kioskId, transaction)
+            let text = try answer(result)
+            try transaction.execute("""
+                INSERT INTO scanReceipt (kioskId, scanId, scannedAt, receivedAt, answer)
+                VALUES (\(scan.kioskId), \(scan.scanId), \(at), \(now), \(text))
+                """)
+            return .fresh(result, answer: text)
+        }
+    }
 
     // MARK: Calling
 
@@ -250,11 +253,11 @@ extension AppDatabase {
     @discardableResult
     public func advanceQueues(now: Date) throws -> Int {
         var called = 0
-        for work in board.queueWork(now: now) {
-            called += try transaction { transaction in
+        for work in database.board.queueWork(now: now) {
+            called += try database.transaction { transaction in
                 guard try transaction.lockStore(work.storeId) != nil else { return 0 }
-                for id in work.sendOff { try Self.sendOff(id, now: now, transaction) }
-                return try Self.advanceQueue(storeId: work.storeId, now: now, transaction).call.count
+                for id in work.sendOff { try AppDatabase.sendOff(id, now: now, transaction) }
+                return try AppDatabase.advanceQueue(storeId: work.storeId, now: now, transaction).call.count
             }
         }
         return called
@@ -270,7 +273,7 @@ extension AppDatabase {
                                   priority staff: DoorStaff? = nil, now: Date) throws -> WalkInOutcome
     {
         let priority = staff != nil
-        return try transaction { transaction in
+        return try database.transaction { transaction in
             guard let details = try transaction.lockStore(storeId) else { return .noSuchStore }
             if let requestKey, let earlier = try Reservation.walkIn(storeId: storeId, requestKey: requestKey, transaction) {
                 return .alreadyIssued(earlier)
@@ -284,23 +287,23 @@ extension AppDatabase {
                 hours: details.openingHours, now: now, pool: .walkIn)
             guard case .accepted(_, let expectedEntry) = decision else { return .refused(decision) }
             let day = details.openingHours.businessDay(at: now)
-            let ticket = try Self.insert(NewReservation(
+            let ticket = try AppDatabase.insert(NewReservation(
                 storeId: storeId, userId: nil, kind: .lineUp, walkIn: true, day: day,
-                number: try Self.nextNumber(storeId: storeId, day: day, transaction), people: people,
+                number: try AppDatabase.nextNumber(storeId: storeId, day: day, transaction), people: people,
                 residenceMinutes: residenceMinutes, status: .waiting, createdAt: now, requestKey: requestKey,
                 expectedEntry: expectedEntry, priority: priority, queuePosition: before), transaction)
             if let staff {
-                try Self.recordDoorAction(.priority, storeId: storeId, reservation: ticket, reason: "",
+                try AppDatabase.recordDoorAction(.priority, storeId: storeId, reservation: ticket, reason: "",
                                           outcome: ticket.status.rawValue, staff: staff, now: now, transaction)
             }
-            try Self.advanceQueue(storeId: storeId, now: now, transaction)
+            try AppDatabase.advanceQueue(storeId: storeId, now: now, transaction)
             return .issued(try Reservation.find(ticket.id, transaction) ?? ticket)
         }
     }
 
     /// A walk-in ticket of store `storeId`, for the kiosk that printed it.
     public func walkInTicket(id: ReservationID, storeId: StoreID) throws -> Reservation? {
-        try reading { transaction in
+        try database.reading { transaction in
             try Reservation.all("""
                 SELECT \(unescaped: Reservation.columnList) FROM reservation
                 WHERE id = \(id) AND storeId = \(storeId) AND walkIn
@@ -312,6 +315,18 @@ extension AppDatabase {
 
     /// Called tickets (latest call first), the next waiting ones, and the count inside.
     public func entranceBoard(storeId: StoreID, now: Date, next: Int = 6) throws -> EntranceBoard {
-        EntranceBoard(try liveTraffic(storeId: storeId, now: now), next: next)
+        EntranceBoard(try database.reservations.liveTraffic(storeId: storeId, now: now), next: next)
     }
+}
+
+/// The entrance: scans, walk-in tickets and the blocks kiosks print while offline, and what staff
+/// do at the door.
+/// Reached from the database as `doors`; each write is one transaction.
+public struct Doors: Sendable {
+    let database: AppDatabase
+}
+
+extension AppDatabase {
+    /// Scans, walk-in tickets and the door console.
+    public var doors: Doors { Doors(database: self) }
 }

@@ -56,34 +56,16 @@ extension AppDatabase {
     /// Tickets in a block: enough for an outage of a busy quarter of an hour at one dispenser.
     public static let ticketBlockSize = 10
 
-    /// The block `kiosk` keeps for its store's business day at `now`, reserved now if it has
-    /// none yet, and which of its tickets are still spare; nil if the store is gone.
-    public func ticketBlock(for kiosk: Kiosk, now: Date) throws -> (block: TicketBlock, spare: [SpareTicket])? {
-        guard let day = board.entry(kiosk.storeId)?.hours.businessDay(at: now) else { return nil }
-        // Read, as every dispenser page load asks: written only on the day's first asking.
-        let kept = try reading { transaction in
-            try Self.ticketBlock(kioskId: kiosk.id, day: day, transaction).map { ($0, try Self.spare(in: $0, transaction)) }
-        }
-        if let kept { return kept }
-        return try transaction { transaction in
-            guard let details = try transaction.lockStore(kiosk.storeId) else { return nil }
-            let day = details.openingHours.businessDay(at: now)
-            let block = try Self.ticketBlock(kioskId: kiosk.id, day: day, transaction)
-                ?? Self.reserveTicketBlock(kiosk: kiosk, day: day, now: now, transaction)
-            return (block, try Self.spare(in: block, transaction))
-        }
-    }
-
     static let blockColumns = "id, storeId, kioskId, day, firstNumber, firstReservationId, size, createdAt"
 
-    private static func ticketBlock(kioskId: Int64, day: Int, _ transaction: some SQLTransaction) throws -> TicketBlock? {
+    fileprivate static func ticketBlock(kioskId: Int64, day: Int, _ transaction: some SQLTransaction) throws -> TicketBlock? {
         try transaction.record("""
             SELECT \(unescaped: blockColumns) FROM ticketBlock WHERE kioskId = \(kioskId) AND day = \(day)
             """, as: TicketBlock.self)
     }
 
     /// The tickets of `block` that CLup has not heard of yet.
-    private static func spare(in block: TicketBlock, _ transaction: some SQLTransaction) throws -> [SpareTicket] {
+    fileprivate static func spare(in block: TicketBlock, _ transaction: some SQLTransaction) throws -> [SpareTicket] {
         let used = Set(try transaction.column("""
             SELECT id FROM reservation WHERE id BETWEEN \(block.firstReservationId) AND \(block.lastReservationId)
             """, as: ReservationID.self).compactMap { $0 })
@@ -93,7 +75,7 @@ extension AppDatabase {
     /// A new block for `kiosk` and `day`: the day's next numbers (the store is locked), and
     /// ids the reservation table will never hand out by itself (`SQLTransaction.setAsideReservationIds`).
     /// This happens once per kiosk and day.
-    private static func reserveTicketBlock(kiosk: Kiosk, day: Int, now: Date, _ transaction: some SQLTransaction) throws
+    fileprivate static func reserveTicketBlock(kiosk: Kiosk, day: Int, now: Date, _ transaction: some SQLTransaction) throws
         -> TicketBlock
     {
         let firstNumber = try nextNumber(storeId: kiosk.storeId, day: day, transaction)
@@ -106,39 +88,6 @@ extension AppDatabase {
             """, as: TicketBlock.self)
         else { preconditionFailure("INSERT … RETURNING returned no row") }
         return block
-    }
-
-    /// The store's blocks for its business days `days` (what its doors must know to admit a
-    /// ticket printed offline).
-    public func ticketBlocks(storeId: StoreID, days: ClosedRange<Int>) throws -> [TicketBlock] {
-        try reading { transaction in
-            try transaction.records("""
-                SELECT \(unescaped: Self.blockColumns) FROM ticketBlock
-                WHERE storeId = \(storeId) AND day BETWEEN \(days.lowerBound) AND \(days.upperBound)
-                ORDER BY firstReservationId
-                """, as: TicketBlock.self)
-        }
-    }
-
-    /// A ticket `kiosk` printed while CLup could not be reached, as it reports it once CLup
-    /// answers: made now (if the door has not already made it) as a walk-in waiting since
-    /// `issuedAt`, so the queue calls it in its turn and the board shows it.
-    public func reportOfflineTicket(_ id: ReservationID, kiosk: Kiosk, people: Int, residenceMinutes: Int,
-                                    issuedAt: Date, now: Date) throws -> OfflineTicketOutcome
-    {
-        try transaction { transaction in
-            guard try transaction.lockStore(kiosk.storeId) != nil,
-                let block = try transaction.record("""
-                    SELECT \(unescaped: Self.blockColumns) FROM ticketBlock
-                    WHERE kioskId = \(kiosk.id) AND firstReservationId <= \(id) AND \(id) < firstReservationId + size
-                    """, as: TicketBlock.self)
-            else { return .notInBlock }
-            if let known = try Reservation.find(id, transaction) { return .alreadyKnown(known) }
-            let made = try Self.printedOfflineTicket(id, of: block, people: people, residenceMinutes: residenceMinutes,
-                                                     issuedAt: min(issuedAt, now), transaction)
-            try Self.advanceQueue(storeId: kiosk.storeId, now: now, transaction)
-            return .recorded(try Reservation.find(made.id, transaction) ?? made)
-        }
     }
 
     /// The block of store `storeId` that ticket `id` is from, if it is from one.
@@ -160,5 +109,59 @@ extension AppDatabase {
             storeId: block.storeId, userId: nil, kind: .lineUp, walkIn: true, day: block.day, number: block.number(of: id),
             people: people, residenceMinutes: residenceMinutes, status: .waiting, createdAt: issuedAt, requestKey: nil),
                    id: id, transaction)
+    }
+}
+
+extension Doors {
+
+    /// The block `kiosk` keeps for its store's business day at `now`, reserved now if it has
+    /// none yet, and which of its tickets are still spare; nil if the store is gone.
+    public func ticketBlock(for kiosk: Kiosk, now: Date) throws -> (block: TicketBlock, spare: [SpareTicket])? {
+        guard let day = database.board.entry(kiosk.storeId)?.hours.businessDay(at: now) else { return nil }
+        // Read, as every dispenser page load asks: written only on the day's first asking.
+        let kept = try database.reading { transaction in
+            try AppDatabase.ticketBlock(kioskId: kiosk.id, day: day, transaction).map { ($0, try AppDatabase.spare(in: $0, transaction)) }
+        }
+        if let kept { return kept }
+        return try database.transaction { transaction in
+            guard let details = try transaction.lockStore(kiosk.storeId) else { return nil }
+            let day = details.openingHours.businessDay(at: now)
+            let block = try AppDatabase.ticketBlock(kioskId: kiosk.id, day: day, transaction)
+                ?? AppDatabase.reserveTicketBlock(kiosk: kiosk, day: day, now: now, transaction)
+            return (block, try AppDatabase.spare(in: block, transaction))
+        }
+    }
+
+    /// The store's blocks for its business days `days` (what its doors must know to admit a
+    /// ticket printed offline).
+    public func ticketBlocks(storeId: StoreID, days: ClosedRange<Int>) throws -> [TicketBlock] {
+        try database.reading { transaction in
+            try transaction.records("""
+                SELECT \(unescaped: AppDatabase.blockColumns) FROM ticketBlock
+                WHERE storeId = \(storeId) AND day BETWEEN \(days.lowerBound) AND \(days.upperBound)
+                ORDER BY firstReservationId
+                """, as: TicketBlock.self)
+        }
+    }
+
+    /// A ticket `kiosk` printed while CLup could not be reached, as it reports it once CLup
+    /// answers: made now (if the door has not already made it) as a walk-in waiting since
+    /// `issuedAt`, so the queue calls it in its turn and the board shows it.
+    public func reportOfflineTicket(_ id: ReservationID, kiosk: Kiosk, people: Int, residenceMinutes: Int,
+                                    issuedAt: Date, now: Date) throws -> OfflineTicketOutcome
+    {
+        try database.transaction { transaction in
+            guard try transaction.lockStore(kiosk.storeId) != nil,
+                let block = try transaction.record("""
+                    SELECT \(unescaped: AppDatabase.blockColumns) FROM ticketBlock
+                    WHERE kioskId = \(kiosk.id) AND firstReservationId <= \(id) AND \(id) < firstReservationId + size
+                    """, as: TicketBlock.self)
+            else { return .notInBlock }
+            if let known = try Reservation.find(id, transaction) { return .alreadyKnown(known) }
+            let made = try AppDatabase.printedOfflineTicket(id, of: block, people: people, residenceMinutes: residenceMinutes,
+                                                     issuedAt: min(issuedAt, now), transaction)
+            try AppDatabase.advanceQueue(storeId: kiosk.storeId, now: now, transaction)
+            return .recorded(try Reservation.find(made.id, transaction) ?? made)
+        }
     }
 }

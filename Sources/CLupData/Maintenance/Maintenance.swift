@@ -23,11 +23,11 @@ final class MaintenanceCache: Sendable {
     func clear() { state.withLock { $0 = nil } }
 }
 
-extension AppDatabase {
+extension MaintenanceSchedule {
     /// Schedules `window` (its id is the database's); `MaintenanceWindow.window` has checked it.
     public func scheduleMaintenance(_ window: MaintenanceWindow, now: Date) throws -> MaintenanceWindow {
-        defer { maintenance.clear() }
-        return try transaction { transaction in
+        defer { database.maintenanceCache.clear() }
+        return try database.transaction { transaction in
             var scheduled = window
             scheduled.id = try transaction.value("""
                 INSERT INTO maintenanceWindow (startsAt, endsAt, announceFrom, timeZone, createdAt)
@@ -40,8 +40,8 @@ extension AppDatabase {
 
     /// Cancels window `id`; false if there is none not over and not cancelled already.
     public func cancelMaintenance(id: Int64, now: Date) throws -> Bool {
-        defer { maintenance.clear() }
-        return try transaction { transaction in
+        defer { database.maintenanceCache.clear() }
+        return try database.transaction { transaction in
             try transaction.execute("""
                 UPDATE maintenanceWindow SET cancelledAt = \(now) WHERE id = \(id) AND cancelledAt IS NULL AND endsAt > \(now)
                 """) > 0
@@ -50,7 +50,7 @@ extension AppDatabase {
 
     /// The windows not cancelled that are not over at `now`, soonest first.
     public func maintenanceWindows(now: Date) throws -> [MaintenanceWindow] {
-        try reading { transaction in
+        try database.reading { transaction in
             try transaction.records("""
                 SELECT id, startsAt, endsAt, announceFrom, timeZone FROM maintenanceWindow
                 WHERE cancelledAt IS NULL AND endsAt > \(now) ORDER BY startsAt, id
@@ -62,7 +62,18 @@ extension AppDatabase {
     /// windows as read at most `MaintenanceCache.lifetime` ago.
     public func shownMaintenance(now: Date) throws -> (window: MaintenanceWindow, phase: MaintenanceWindow.Phase)? {
         // Those over for a day are left out; the cache serves the `now` of the next seconds' requests.
-        let windows = try maintenance.windows { try maintenanceWindows(now: now - 86400) }
+        let windows = try database.maintenanceCache.windows { try maintenanceWindows(now: now - 86400) }
         return MaintenanceWindow.shown(windows, at: now)
     }
+}
+
+/// Scheduled maintenance windows, as every page announces them.
+/// Reached from the database as `maintenance`; each write is one transaction.
+public struct MaintenanceSchedule: Sendable {
+    let database: AppDatabase
+}
+
+extension AppDatabase {
+    /// Scheduled maintenance windows.
+    public var maintenance: MaintenanceSchedule { MaintenanceSchedule(database: self) }
 }

@@ -60,10 +60,20 @@ extension AppDatabase {
     static let mailboxLocks: Int64 = 7_311_002
     static let paceLocks: Int64 = 7_311_003
 
+    static let mailColumns = "id, recipient, subject, body, createdAt, attempts, nextAttemptAt, sentAt, lastError"
+
+    /// What `lastError` says of a message settled without being sent: a newer one about the
+    /// same reservation replaced it, or its reservation has moved past it.
+    static let supersededMail = "not sent: a newer message about the same reservation replaced it"
+    static let mootMail = "not sent: the reservation has moved past it"
+}
+
+extension Notices {
+
     /// Enqueues an email on its own (e.g. "you already have an account").
     @discardableResult
     public func enqueueMail(_ message: NewOutboxMessage, now: Date) throws -> MailQueueing {
-        try transaction { transaction in try Self.enqueue(message, now: now, transaction) }
+        try database.transaction { transaction in try AppDatabase.enqueue(message, now: now, transaction) }
     }
 
 
@@ -75,13 +85,13 @@ extension AppDatabase {
     /// used, a reminder for a booking cancelled) is settled unsent as it comes up, and the next
     /// due message is taken in its place.
     public func claimDueMail(now: Date, lease: TimeInterval = 300, limit: Int = 20) throws -> [OutboxMessage] {
-        try transaction { transaction in
+        try database.transaction { transaction in
             var leased: [OutboxMessage] = []
             while leased.count < limit {
                 // Rows another worker's sender is leasing at this moment are skipped, not waited
                 // for: two senders never take the same message.
                 let due = try transaction.records("""
-                    SELECT \(unescaped: Self.mailColumns) FROM outboxMessage
+                    SELECT \(unescaped: AppDatabase.mailColumns) FROM outboxMessage
                     WHERE sentAt IS NULL AND nextAttemptAt <= \(now)
                     ORDER BY priority, id LIMIT \(limit - leased.count) \(SQL.forUpdateSkipLocked)
                     """, as: OutboxMessage.self)
@@ -92,7 +102,7 @@ extension AppDatabase {
                       AND \(unescaped: Notice.Kind.noLongerAppliesSQL(message: "m", reservation: "r"))
                     """, as: Int64.self).compactMap { $0 })
                 try transaction.execute("""
-                    UPDATE outboxMessage SET sentAt = \(now), lastError = \(Self.mootMail) WHERE id \(in: Array(moot))
+                    UPDATE outboxMessage SET sentAt = \(now), lastError = \(AppDatabase.mootMail) WHERE id \(in: Array(moot))
                     """)
                 let taken = due.filter { !moot.contains($0.id) }
                 try transaction.execute("""
@@ -110,17 +120,10 @@ extension AppDatabase {
         }
     }
 
-    static let mailColumns = "id, recipient, subject, body, createdAt, attempts, nextAttemptAt, sentAt, lastError"
-
-    /// What `lastError` says of a message settled without being sent: a newer one about the
-    /// same reservation replaced it, or its reservation has moved past it.
-    static let supersededMail = "not sent: a newer message about the same reservation replaced it"
-    static let mootMail = "not sent: the reservation has moved past it"
-
     /// How long the oldest mail due has waited at `now`: of the urgent ones, and of all (nil
     /// where none waits). What `/healthz` reads to say the outbox is falling behind.
     public func mailBacklog(now: Date) throws -> (urgent: TimeInterval?, any: TimeInterval?) {
-        try reading { transaction in
+        try database.reading { transaction in
             let row = try transaction.row("""
                 SELECT MIN(CASE WHEN priority = 0 THEN nextAttemptAt END), MIN(nextAttemptAt) FROM outboxMessage
                 WHERE sentAt IS NULL AND nextAttemptAt <= \(now)
@@ -132,13 +135,13 @@ extension AppDatabase {
     }
 
     public func markMailSent(id: Int64, now: Date) throws {
-        try transaction { transaction in
+        try database.transaction { transaction in
             try transaction.execute("UPDATE outboxMessage SET sentAt = \(now), lastError = NULL WHERE id = \(id)")
         }
     }
 
     public func markMailFailed(id: Int64, error: String, retryAt: Date) throws {
-        try transaction { transaction in
+        try database.transaction { transaction in
             try transaction.execute("""
                 UPDATE outboxMessage SET nextAttemptAt = \(retryAt), lastError = \(String(error.prefix(500))) WHERE id = \(id)
                 """)
@@ -147,9 +150,9 @@ extension AppDatabase {
 
     /// Messages to `recipient`, newest last: for tests and the admin.
     public func mail(to recipient: String) throws -> [OutboxMessage] {
-        try reading { transaction in
+        try database.reading { transaction in
             try transaction.records("""
-                SELECT \(unescaped: Self.mailColumns) FROM outboxMessage
+                SELECT \(unescaped: AppDatabase.mailColumns) FROM outboxMessage
                 WHERE recipientKey = \(LookupKey.recipient(recipient)) ORDER BY id
                 """, as: OutboxMessage.self).filter { $0.recipient == recipient }
         }

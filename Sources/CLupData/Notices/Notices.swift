@@ -4,58 +4,6 @@ import Foundation
 /// What happens to a reservation is told to its customer: each event records a notice in its
 /// own transaction, and dispatching turns notices into mail and push messages.
 extension AppDatabase {
-    // MARK: Dispatching
-
-    /// Turns up to `limit` pending notices into messages, in one transaction: an email in the
-    /// outbox and a push message for each of the customer's browsers, as their account
-    /// chooses (email when nothing else would reach them). A notice that no longer applies —
-    /// the reservation moved on meanwhile — is dispatched to nobody. Returns how many were
-    /// dispatched. Notices another worker is dispatching are skipped, not waited for.
-    @discardableResult
-    public func dispatchNotices(now: Date, limit: Int = 50, render: @Sendable (NoticeSubject) -> RenderedNotice) throws
-        -> Int
-    {
-        let pending = try reading { transaction in
-            try transaction.value("SELECT COUNT(*) FROM notice WHERE dispatchedAt IS NULL", as: Int.self) ?? 0
-        }
-        guard pending > 0 else { return 0 }
-        return try transaction { transaction in
-            let notices = try transaction.records("""
-                SELECT id, reservationId, kind, reason, createdAt, dispatchedAt, emailOnly FROM notice WHERE dispatchedAt IS NULL
-                ORDER BY id LIMIT \(limit) \(SQL.forUpdateSkipLocked)
-                """, as: Notice.self)
-            for notice in notices {
-                try transaction.execute("UPDATE notice SET dispatchedAt = \(now) WHERE id = \(notice.id)")
-                guard let reservation = try Reservation.find(notice.reservationId, transaction),
-                    notice.appliesTo.contains(reservation.status), let userId = reservation.userId,
-                    let user = try Self.user(id: userId, transaction),
-                    let store = try transaction.record("""
-                        SELECT \(unescaped: Self.storeColumns) FROM store WHERE id = \(reservation.storeId)
-                        """, as: Store.self)
-                else { continue }
-                let message = render(NoticeSubject(notice: notice, reservation: reservation, store: store, user: user))
-                // A notice whose push was lost goes by email alone, unless it went by email already.
-                let pushed = notice.emailOnly ? 0 : try Self.push(message, to: user, now: now, notice: notice.id, transaction)
-                if notice.emailOnly && user.notifyEmail { continue }
-                if user.notifyEmail || pushed == 0 {
-                    // What this reservation's customer has not yet been sent about it is old news.
-                    try transaction.execute("""
-                        UPDATE outboxMessage SET sentAt = \(now), lastError = \(Self.supersededMail)
-                        WHERE reservationId = \(notice.reservationId) AND sentAt IS NULL
-                        """)
-                    let mail = NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body,
-                                                now: now, priority: notice.kind.mailPriority, about: notice)
-                    // What the customer did themselves keeps their mailbox's pace; what happened to them does not.
-                    if notice.reportsOwnAction {
-                        _ = try Self.enqueue(mail, now: now, transaction)
-                    } else {
-                        try Self.insert(mail, transaction)
-                    }
-                }
-            }
-            return notices.count
-        }
-    }
 
     /// Queues `message`'s push payload for each of `user`'s browsers, if they take push
     /// messages; returns how many were queued (none: the message goes by email).
@@ -69,14 +17,81 @@ extension AppDatabase {
             FROM pushSubscription WHERE userId = \(user.id) ORDER BY id
             """)
     }
+}
+
+extension Notices {
+    // MARK: Dispatching
+
+    /// Turns up to `limit` pending notices into messages, in one transaction: an email in the
+    /// outbox and a push message for each of the customer's browsers, as their account
+    /// chooses (email when nothing else would reach them). A notice that no longer applies —
+    /// the reservation moved on meanwhile — is dispatched to nobody. Returns how many were
+    /// dispatched. Notices another worker is dispatching are skipped, not waited for.
+    @discardableResult
+    public func dispatchNotices(now: Date, limit: Int = 50, render: @Sendable (NoticeSubject) -> RenderedNotice) throws
+        -> Int
+    {
+        let pending = try database.reading { transaction in
+            try transaction.value("SELECT COUNT(*) FROM notice WHERE dispatchedAt IS NULL", as: Int.self) ?? 0
+        }
+        guard pending > 0 else { return 0 }
+        return try database.transaction { transaction in
+            let notices = try transaction.records("""
+                SELECT id, reservationId, kind, reason, createdAt, dispatchedAt, emailOnly FROM notice WHERE dispatchedAt IS NULL
+                ORDER BY id LIMIT \(limit) \(SQL.forUpdateSkipLocked)
+                """, as: Notice.self)
+            for notice in notices {
+                try transaction.execute("UPDATE notice SET dispatchedAt = \(now) WHERE id = \(notice.id)")
+                guard let reservation = try Reservation.find(notice.reservationId, transaction),
+                    notice.appliesTo.contains(reservation.status), let userId = reservation.userId,
+                    let user = try AppDatabase.user(id: userId, transaction),
+                    let store = try transaction.record("""
+                        SELECT \(unescaped: AppDatabase.storeColumns) FROM store WHERE id = \(reservation.storeId)
+                        """, as: Store.self)
+                else { continue }
+                let message = render(NoticeSubject(notice: notice, reservation: reservation, store: store, user: user))
+                // A notice whose push was lost goes by email alone, unless it went by email already.
+                let pushed = notice.emailOnly ? 0 : try AppDatabase.push(message, to: user, now: now, notice: notice.id, transaction)
+                if notice.emailOnly && user.notifyEmail { continue }
+                if user.notifyEmail || pushed == 0 {
+                    // What this reservation's customer has not yet been sent about it is old news.
+                    try transaction.execute("""
+                        UPDATE outboxMessage SET sentAt = \(now), lastError = \(AppDatabase.supersededMail)
+                        WHERE reservationId = \(notice.reservationId) AND sentAt IS NULL
+                        """)
+                    let mail = NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body,
+                                                now: now, priority: notice.kind.mailPriority, about: notice)
+                    // What the customer did themselves keeps their mailbox's pace; what happened to them does not.
+                    if notice.reportsOwnAction {
+                        _ = try AppDatabase.enqueue(mail, now: now, transaction)
+                    } else {
+                        try AppDatabase.insert(mail, transaction)
+                    }
+                }
+            }
+            return notices.count
+        }
+    }
 
     /// The notices of reservation `id`, oldest first (for tests and the ticket's history).
-    public func notices(reservationId: ReservationID) throws -> [Notice] {
-        try reading { transaction in
+    public func list(reservationId: ReservationID) throws -> [Notice] {
+        try database.reading { transaction in
             try transaction.records("""
                 SELECT id, reservationId, kind, reason, createdAt, dispatchedAt, emailOnly FROM notice
                 WHERE reservationId = \(reservationId) ORDER BY id
                 """, as: Notice.self)
         }
     }
+}
+
+/// What customers are told: notices turned into mail and push, the mail outbox, browsers' push
+/// subscriptions.
+/// Reached from the database as `notices`; each write is one transaction.
+public struct Notices: Sendable {
+    let database: AppDatabase
+}
+
+extension AppDatabase {
+    /// Notices, mail and push.
+    public var notices: Notices { Notices(database: self) }
 }

@@ -17,12 +17,43 @@ extension AppDatabase {
         case anotherAccounts
     }
 
+    static let subscriptionColumns = "id, userId, endpoint, p256dh, auth, createdAt, failures"
+    static let pushColumns = """
+        id, pushSubscriptionId, payload, urgency, createdAt, expiresAt, attempts, nextAttemptAt, sentAt, lastError
+        """
+
+    /// Run as subscription `id` is dropped (its browser unsubscribed, or it kept failing), when
+    /// it is its account's last: the notices it had not delivered are dispatched again, by
+    /// email alone (`Notice.emailOnly`; a notice so marked is never marked again, so each goes
+    /// once), and the account remembers when its push was lost, for its ticket page. Written
+    /// once for both engines.
+    static func mailLostPush(subscription id: Int64, now: Date, _ transaction: some SQLTransaction) throws {
+        let last: SQL = """
+            NOT EXISTS (SELECT 1 FROM pushSubscription s JOIN pushSubscription o ON o.userId = s.userId AND o.id <> s.id
+                        WHERE s.id = \(id))
+            """
+        try transaction.execute("""
+            UPDATE notice SET dispatchedAt = NULL, emailOnly = TRUE
+            WHERE NOT emailOnly AND id IN (SELECT noticeId FROM pushMessage WHERE pushSubscriptionId = \(id) AND sentAt IS NULL)
+              AND \(last)
+            """)
+        if try transaction.execute("""
+            UPDATE "user" SET pushLostAt = \(now) WHERE id = (SELECT userId FROM pushSubscription WHERE id = \(id)) AND \(last)
+            """) > 0
+        {
+            transaction.changedCredentials()
+        }
+    }
+}
+
+extension Notices {
+
     /// Keeps the browser subscription `endpoint` (already `PushEndpoint.canonical`) for the
     /// customer: the same endpoint again renews its keys; one another account holds is refused.
     public func savePushSubscription(userId: UserID, endpoint: String, p256dh: String, auth: String, now: Date) throws
-        -> PushSubscriptionSaved
+        -> AppDatabase.PushSubscriptionSaved
     {
-        try transaction { transaction in
+        try database.transaction { transaction in
             // One account's subscriptions are changed one transaction at a time.
             try transaction.lockCustomer(userId)
             if let holder = try transaction.value("""
@@ -48,7 +79,7 @@ extension AppDatabase {
             try transaction.execute("""
                 DELETE FROM pushSubscription WHERE userId = \(userId) AND id NOT IN
                     (SELECT id FROM pushSubscription WHERE userId = \(userId) ORDER BY id DESC
-                     LIMIT \(Self.pushSubscriptionsPerAccount))
+                     LIMIT \(AppDatabase.pushSubscriptionsPerAccount))
                 """)
             return .saved
         }
@@ -57,20 +88,15 @@ extension AppDatabase {
     /// Forgets the customer's subscription `endpoint`; false if they had none such.
     @discardableResult
     public func deletePushSubscription(userId: UserID, endpoint: String) throws -> Bool {
-        try transaction { transaction in
+        try database.transaction { transaction in
             try transaction.execute("DELETE FROM pushSubscription WHERE userId = \(userId) AND endpoint = \(endpoint)") > 0
         }
     }
 
-    static let subscriptionColumns = "id, userId, endpoint, p256dh, auth, createdAt, failures"
-    static let pushColumns = """
-        id, pushSubscriptionId, payload, urgency, createdAt, expiresAt, attempts, nextAttemptAt, sentAt, lastError
-        """
-
     public func pushSubscriptions(userId: UserID) throws -> [PushSubscription] {
-        try reading { transaction in
+        try database.reading { transaction in
             try transaction.records("""
-                SELECT \(unescaped: Self.subscriptionColumns) FROM pushSubscription WHERE userId = \(userId) ORDER BY id
+                SELECT \(unescaped: AppDatabase.subscriptionColumns) FROM pushSubscription WHERE userId = \(userId) ORDER BY id
                 """, as: PushSubscription.self)
         }
     }
@@ -86,13 +112,13 @@ extension AppDatabase {
                              busy: [UserID: Int] = [:]) throws
         -> [(message: PushMessage, subscription: PushSubscription)]
     {
-        let due = try reading { transaction in
+        let due = try database.reading { transaction in
             try transaction.value("""
                 SELECT COUNT(*) FROM pushMessage WHERE sentAt IS NULL AND nextAttemptAt <= \(now)
                 """, as: Int.self) ?? 0
         }
         guard due > 0 else { return [] }
-        return try transaction { transaction in
+        return try database.transaction { transaction in
             try transaction.execute("""
                 UPDATE pushMessage SET sentAt = \(now), lastError = 'expired before delivery'
                 WHERE sentAt IS NULL AND expiresAt <= \(now)
@@ -113,10 +139,10 @@ extension AppDatabase {
                 guard taken[owner, default: 0] < perAccount,
                     let message = try transaction.record("""
                         UPDATE pushMessage SET attempts = attempts + 1, nextAttemptAt = \(now + lease) WHERE id = \(id)
-                        RETURNING \(unescaped: Self.pushColumns)
+                        RETURNING \(unescaped: AppDatabase.pushColumns)
                         """, as: PushMessage.self),
                     let subscription = try transaction.record("""
-                        SELECT \(unescaped: Self.subscriptionColumns) FROM pushSubscription
+                        SELECT \(unescaped: AppDatabase.subscriptionColumns) FROM pushSubscription
                         WHERE id = \(message.pushSubscriptionId)
                         """, as: PushSubscription.self)
                 else { continue }
@@ -128,7 +154,7 @@ extension AppDatabase {
     }
 
     public func markPushSent(id: Int64, now: Date) throws {
-        try transaction { transaction in
+        try database.transaction { transaction in
             try transaction.execute("UPDATE pushMessage SET sentAt = \(now), lastError = NULL WHERE id = \(id)")
             try transaction.execute("""
                 UPDATE pushSubscription SET failures = 0 WHERE id = (SELECT pushSubscriptionId FROM pushMessage WHERE id = \(id))
@@ -140,17 +166,17 @@ extension AppDatabase {
     /// `pushFailuresAllowed` times in a row (with what it had pending).
     @discardableResult
     public func markPushFailed(id: Int64, error: String, retryAt: Date, now: Date) throws -> Bool {
-        try transaction { transaction in
+        try database.transaction { transaction in
             try transaction.execute("""
                 UPDATE pushMessage SET nextAttemptAt = \(retryAt), lastError = \(String(error.prefix(500))) WHERE id = \(id)
                 """)
             guard let failing = try transaction.value("""
                 UPDATE pushSubscription SET failures = failures + 1
                 WHERE id = (SELECT pushSubscriptionId FROM pushMessage WHERE id = \(id))
-                RETURNING CASE WHEN failures >= \(Self.pushFailuresAllowed) THEN id END
+                RETURNING CASE WHEN failures >= \(AppDatabase.pushFailuresAllowed) THEN id END
                 """, as: Int64.self)
             else { return false }
-            try Self.mailLostPush(subscription: failing, now: now, transaction)
+            try AppDatabase.mailLostPush(subscription: failing, now: now, transaction)
             try transaction.execute("DELETE FROM pushSubscription WHERE id = \(failing)")
             return true
         }
@@ -159,8 +185,8 @@ extension AppDatabase {
     /// Forgets a subscription the push service says is gone (404 or 410), with its messages;
     /// what it had not delivered goes by email if it was the account's last (`mailLostPush`).
     public func removePushSubscription(id: Int64, now: Date) throws {
-        try transaction { transaction in
-            try Self.mailLostPush(subscription: id, now: now, transaction)
+        try database.transaction { transaction in
+            try AppDatabase.mailLostPush(subscription: id, now: now, transaction)
             try transaction.execute("DELETE FROM pushSubscription WHERE id = \(id)")
         }
     }
@@ -169,44 +195,21 @@ extension AppDatabase {
     /// name stores and times, and nothing reads them once settled.
     @discardableResult
     public func purgeSettledPush(before date: Date) throws -> Int {
-        try transaction { transaction in try transaction.execute("DELETE FROM pushMessage WHERE sentAt < \(date)") }
+        try database.transaction { transaction in try transaction.execute("DELETE FROM pushMessage WHERE sentAt < \(date)") }
     }
 
     /// Push messages to subscription `id` (for tests).
     public func pushMessages(subscriptionId id: Int64) throws -> [PushMessage] {
-        try reading { transaction in
+        try database.reading { transaction in
             try transaction.records("""
-                SELECT \(unescaped: Self.pushColumns) FROM pushMessage WHERE pushSubscriptionId = \(id) ORDER BY id
+                SELECT \(unescaped: AppDatabase.pushColumns) FROM pushMessage WHERE pushSubscriptionId = \(id) ORDER BY id
                 """, as: PushMessage.self)
-        }
-    }
-
-    /// Run as subscription `id` is dropped (its browser unsubscribed, or it kept failing), when
-    /// it is its account's last: the notices it had not delivered are dispatched again, by
-    /// email alone (`Notice.emailOnly`; a notice so marked is never marked again, so each goes
-    /// once), and the account remembers when its push was lost, for its ticket page. Written
-    /// once for both engines.
-    static func mailLostPush(subscription id: Int64, now: Date, _ transaction: some SQLTransaction) throws {
-        let last: SQL = """
-            NOT EXISTS (SELECT 1 FROM pushSubscription s JOIN pushSubscription o ON o.userId = s.userId AND o.id <> s.id
-                        WHERE s.id = \(id))
-            """
-        try transaction.execute("""
-            UPDATE notice SET dispatchedAt = NULL, emailOnly = TRUE
-            WHERE NOT emailOnly AND id IN (SELECT noticeId FROM pushMessage WHERE pushSubscriptionId = \(id) AND sentAt IS NULL)
-              AND \(last)
-            """)
-        if try transaction.execute("""
-            UPDATE "user" SET pushLostAt = \(now) WHERE id = (SELECT userId FROM pushSubscription WHERE id = \(id)) AND \(last)
-            """) > 0
-        {
-            transaction.changedCredentials()
         }
     }
 
     /// When the account's browsers last stopped taking its push messages, while none has
     /// subscribed since; nil otherwise.
     public func pushLost(userId: UserID) throws -> Date? {
-        try value(Date.self, sql: #"SELECT pushLostAt FROM "user" WHERE id = ?"#, userId)
+        try database.value(Date.self, sql: #"SELECT pushLostAt FROM "user" WHERE id = ?"#, userId)
     }
 }

@@ -137,11 +137,11 @@ public struct PersonalData: Encodable, Sendable {
     }
 }
 
-extension AppDatabase {
+extension Privacy {
     /// What CLup holds about account `userId`, read in one snapshot; nil if there is none.
     public func personalData(userId: UserID, now: Date) throws -> PersonalData? {
-        try reading { transaction in
-            guard let user = try Self.user(id: userId, transaction) else { return nil }
+        try database.reading { transaction in
+            guard let user = try AppDatabase.user(id: userId, transaction) else { return nil }
             let account = PersonalData.Account(user)
             let sessions = try transaction.rows("""
                 SELECT createdAt, lastSeenAt FROM session WHERE userId = \(userId) ORDER BY createdAt
@@ -196,9 +196,9 @@ extension AppDatabase {
                 PersonalData.WaitingListPlace(try row.record(WaitlistEntry.self), store: try row.decode(13))
             }
             let emails = try transaction.records("""
-                SELECT \(unescaped: Self.mailColumns) FROM outboxMessage WHERE recipientKey = \(LookupKey.recipient(user.email))
+                SELECT \(unescaped: AppDatabase.mailColumns) FROM outboxMessage WHERE recipientKey = \(LookupKey.recipient(user.email))
                 ORDER BY createdAt, id
-                """, as: OutboxMessage.self).filter { Self.sameAddress($0.recipient, user.email) }
+                """, as: OutboxMessage.self).filter { AppDatabase.sameAddress($0.recipient, user.email) }
                 .map { PersonalData.Email(subject: $0.subject, createdAt: $0.createdAt, sentAt: $0.sentAt) }
             let failures = try transaction.rows("""
                 SELECT at, clientAddress FROM signInFailure WHERE account = \(LookupKey.account(user.email)) ORDER BY at
@@ -208,4 +208,15 @@ extension AppDatabase {
                                 failedSignIns: failures)
         }
     }
+}
+
+/// A customer's data, exported, and what is kept no longer than `Retention` says.
+/// Reached from the database as `privacy`; each write is one transaction.
+public struct Privacy: Sendable {
+    let database: AppDatabase
+}
+
+extension AppDatabase {
+    /// A customer's data, and retention.
+    public var privacy: Privacy { Privacy(database: self) }
 }

@@ -32,7 +32,7 @@ public enum Retention {
     static let batch = 1000
 }
 
-extension AppDatabase {
+extension Privacy {
     /// Deletes or anonymises what `Retention` says is no longer kept, a batch per transaction;
     /// returns how many rows changed. Sessions past their lifetime are deleted too
     /// (`sessionLifetime`: the longest a session can last).
@@ -79,7 +79,7 @@ extension AppDatabase {
         var changed = 0
         for step in steps {
             while true {
-                let count = try transaction { transaction in
+                let count = try database.transaction { transaction in
                     let count = try transaction.execute(step)
                     // Sessions are among what the credential cache keeps.
                     if count > 0 { transaction.changedCredentials() }

@@ -10,7 +10,7 @@ public enum BookingReply: Sendable, Equatable {
     case notFound
 }
 
-extension AppDatabase {
+extension Reservations {
     // MARK: Bookings: reminder, confirmation, no answer
 
     /// Reminds the customers of bookings starting within `BookingReminder.lead`, and cancels
@@ -24,11 +24,11 @@ extension AppDatabase {
             status = 'booked' AND confirmedAt IS NULL AND slotStart <= \(now + BookingReminder.lead)
             AND (remindedAt IS NULL OR remindedAt <= \(now - BookingReminder.replyWindow))
             """
-        let due = try reading { transaction in
+        let due = try database.reading { transaction in
             try transaction.value("SELECT COUNT(*) FROM reservation WHERE \(condition)", as: Int.self) ?? 0
         }
         guard due > 0 else { return (0, 0) }
-        return try transaction { transaction in
+        return try database.transaction { transaction in
             let rows = try transaction.rows("""
                 SELECT id, storeId, remindedAt FROM reservation WHERE \(condition) ORDER BY id \(SQL.forUpdateSkipLocked)
                 """)
@@ -39,23 +39,23 @@ extension AppDatabase {
                     (try row.decode(0), try row.decode(1), try row.value(2))
                 if remindedAt == nil {
                     try transaction.execute("UPDATE reservation SET remindedAt = \(now) WHERE id = \(id)")
-                    try Self.notice(.reminder, reservationId: id, now: now, transaction)
+                    try AppDatabase.notice(.reminder, reservationId: id, now: now, transaction)
                     reminded += 1
                 } else if try transaction.lockStore(storeId) != nil,
-                    try Self.setStatus(.cancelled, .endedAt, to: now, id: id, from: .booked, transaction)
+                    try AppDatabase.setStatus(.cancelled, .endedAt, to: now, id: id, from: .booked, transaction)
                 {
-                    try Self.notice(.autoCancelled, reservationId: id, reason: .unconfirmed, now: now, transaction)
+                    try AppDatabase.notice(.autoCancelled, reservationId: id, reason: .unconfirmed, now: now, transaction)
                     cancelled.insert(storeId)
                 }
             }
-            for storeId in cancelled.sorted() { try Self.advanceQueue(storeId: storeId, now: now, transaction) }
+            for storeId in cancelled.sorted() { try AppDatabase.advanceQueue(storeId: storeId, now: now, transaction) }
             return (reminded, cancelled.count)
         }
     }
 
     /// Confirms the customer's booking `id` (from its reminder or its ticket).
     public func confirmBooking(id: ReservationID, userId: UserID, now: Date) throws -> BookingReply {
-        try transaction { transaction in
+        try database.transaction { transaction in
             guard let reservation = try Reservation.all("""
                 SELECT \(unescaped: Reservation.columnList) FROM reservation WHERE id = \(id) \(SQL.forUpdate)
                 """, transaction).first, reservation.userId == userId
@@ -69,7 +69,7 @@ extension AppDatabase {
 
     /// A store's bookings whose slot starts in `from...to`, soonest first.
     public func bookings(storeId: StoreID, from: Date, to: Date) throws -> [Reservation] {
-        try reading { transaction in
+        try database.reading { transaction in
             try Reservation.all("""
                 SELECT \(unescaped: Reservation.columnList) FROM reservation
                 WHERE storeId = \(storeId) AND status = 'booked' AND slotStart BETWEEN \(from) AND \(to)
@@ -99,7 +99,7 @@ extension AppDatabase {
     private func changeTravel(id: ReservationID, userId: UserID, mode: TravelMode?, metres: Int?) throws
         -> TravelChangeOutcome
     {
-        try transaction { transaction in
+        try database.transaction { transaction in
             guard let storeId = try transaction.value("SELECT storeId FROM reservation WHERE id = \(id)", as: StoreID.self),
                 try transaction.lockStore(storeId) != nil,
                 let reservation = try Reservation.find(id, transaction)

@@ -87,15 +87,6 @@ extension AppDatabase {
 }
 
 extension AppDatabase {
-    // MARK: Reading traffic
-
-    /// One store's live traffic at `now`, read from the committed rows through partial
-    /// indexes — queued, called and inside tickets, and bookings whose slot is near — so its
-    /// cost does not grow with the history. Transactions decide from `SQLTransaction.traffic`;
-    /// pages read the board.
-    public func liveTraffic(storeId: StoreID, now: Date) throws -> LiveTraffic {
-        try reading { transaction in try Self.committedTraffic(storeId: storeId, now: now, transaction) }
-    }
 
     /// Bookings further than this from now neither hold places now nor will within the
     /// estimate's horizon (entry windows are at most an hour either side of the slot, plus the
@@ -213,9 +204,47 @@ extension AppDatabase {
         return result
     }
 
+    /// Inserts a reservation and returns it with its id: the one given (a ticket printed
+    /// offline, whose id was kept for it), else the one the database gives it.
+    static func insert(_ new: NewReservation, id: ReservationID? = nil, _ transaction: some SQLTransaction) throws
+        -> Reservation
+    {
+        let values: SQL = """
+            \(new.storeId), \(new.userId), \(new.kind.rawValue), \(new.walkIn), \(new.day), \(new.number), \(new.people),
+            \(new.residenceMinutes), \(new.travelMode?.rawValue), \(new.slotStart), \(new.status.rawValue), \(new.createdAt),
+            \(new.requestKey), \(new.travelMetres), \(new.expectedEntry), \(new.pace), \(new.priority), \(new.queuePosition)
+            """
+        let columns = """
+            storeId, userId, kind, walkIn, day, number, people, residenceMinutes, travelMode, slotStart, status, createdAt,
+            requestKey, travelMetres, expectedEntry, pace, priority, queuePosition
+            """
+        let statement: SQL = if let id {
+            "INSERT INTO reservation (id, \(unescaped: columns)) VALUES (\(id), \(values))"
+        } else {
+            "INSERT INTO reservation (\(unescaped: columns)) VALUES (\(values))"
+        }
+        guard let reservation = try Reservation.all(statement + " RETURNING \(unescaped: Reservation.columnList)",
+                                                    transaction).first
+        else { preconditionFailure("INSERT … RETURNING returned no row") }
+        transaction.changed(reservation: reservation.id, of: new.storeId)
+        return reservation
+    }
+}
+
+extension Reservations {
+    // MARK: Reading traffic
+
+    /// One store's live traffic at `now`, read from the committed rows through partial
+    /// indexes — queued, called and inside tickets, and bookings whose slot is near — so its
+    /// cost does not grow with the history. Transactions decide from `SQLTransaction.traffic`;
+    /// pages read the board.
+    public func liveTraffic(storeId: StoreID, now: Date) throws -> LiveTraffic {
+        try database.reading { transaction in try AppDatabase.committedTraffic(storeId: storeId, now: now, transaction) }
+    }
+
     /// People booked in each of `slots` (in order) at a store, by slot start.
     public func bookedPeople(storeId: StoreID, in slots: [Slot]) throws -> [Date: Int] {
-        try reading { transaction in try Self.bookedPeople(storeId: storeId, in: slots, transaction) }
+        try database.reading { transaction in try AppDatabase.bookedPeople(storeId: storeId, in: slots, transaction) }
     }
 
     /// People booked in `slot`.
@@ -232,7 +261,7 @@ extension AppDatabase {
     /// rules and free places. Nothing changes unless the outcome is `.created`.
     public func reserve(_ request: ReservationRequest, now: Date) throws -> ReservationOutcome {
         do {
-            return try transaction { transaction in
+            return try database.transaction { transaction in
                 // The customer first, then the store: two of their requests at once, on two
                 // PostgreSQL workers, are taken one after the other, and the second sees the
                 // first's reservation.
@@ -241,7 +270,7 @@ extension AppDatabase {
                 let store = details.store
                 let active = try Reservation.active(userId: request.userId, transaction)
                 if let active, active.requestKey == request.requestKey { return .alreadyMade(active) }
-                if let retryAt = try Self.reservationRetry(userId: request.userId, now: now, transaction) {
+                if let retryAt = try AppDatabase.reservationRetry(userId: request.userId, now: now, transaction) {
                     return .tooMany(retryAt: retryAt)
                 }
                 // The rules of time come first: there is no point asking whether to replace the
@@ -271,24 +300,24 @@ extension AppDatabase {
                 }
                 if let active {
                     guard request.replacingActive, active.status != .inside else {
-                        guard let activeStore = try Self.storeDetails(active.storeId, transaction).first?.store else {
+                        guard let activeStore = try AppDatabase.storeDetails(active.storeId, transaction).first?.store else {
                             return .noSuchStore
                         }
                         return .hasActive(ReservationWithStore(reservation: active, store: activeStore))
                     }
                     if active.storeId != request.storeId { _ = try transaction.lockStore(active.storeId) }
-                    try Self.cancel(active, reason: .replaced, now: now, transaction)
+                    try AppDatabase.cancel(active, reason: .replaced, now: now, transaction)
                 }
                 if let slot {
                     // Places the slot's waiting list could take are the list's (`WaitingList`).
-                    let booked = try Self.bookedPeople(storeId: request.storeId, in: [slot], transaction)
-                    let listed = try Self.waitlist(storeId: request.storeId, slotStart: slot.start, transaction)
+                    let booked = try AppDatabase.bookedPeople(storeId: request.storeId, in: [slot], transaction)
+                    let listed = try AppDatabase.waitlist(storeId: request.storeId, slotStart: slot.start, transaction)
                     guard WaitingList.canBook(people: request.people, capacity: store.slotCapacity,
                                               booked: booked[slot.start] ?? 0, entries: listed.map(\.rule))
                     else { throw Refusal.slotFull }
                 }
-                let number = try Self.nextNumber(storeId: request.storeId, day: day, transaction)
-                let reservation = try Self.insert(NewReservation(
+                let number = try AppDatabase.nextNumber(storeId: request.storeId, day: day, transaction)
+                let reservation = try AppDatabase.insert(NewReservation(
                     storeId: request.storeId, userId: request.userId, kind: request.kind, walkIn: false, day: day,
                     number: number, people: request.people, residenceMinutes: request.residenceMinutes,
                     travelMode: request.kind == .lineUp ? request.travelMode : nil,
@@ -296,7 +325,7 @@ extension AppDatabase {
                     status: request.kind == .lineUp ? .waiting : .booked, createdAt: now,
                     requestKey: request.requestKey, travelMetres: request.kind == .lineUp ? request.travelMetres : nil,
                     expectedEntry: expectedEntry,
-                    pace: try Self.pace(userId: request.userId, storeId: request.storeId,
+                    pace: try AppDatabase.pace(userId: request.userId, storeId: request.storeId,
                                         declared: Double(request.residenceMinutes) * 60, transaction),
                     priority: priority, queuePosition: position), transaction)
                 for departmentId in request.departmentIds {
@@ -317,7 +346,7 @@ extension AppDatabase {
                 var queuesToAdvance: Set<StoreID> = []
                 if request.kind == .lineUp { queuesToAdvance.insert(request.storeId) }
                 if let active { queuesToAdvance.insert(active.storeId) }
-                for storeId in queuesToAdvance.sorted() { try Self.advanceQueue(storeId: storeId, now: now, transaction) }
+                for storeId in queuesToAdvance.sorted() { try AppDatabase.advanceQueue(storeId: storeId, now: now, transaction) }
                 return .created(try Reservation.find(reservation.id, transaction) ?? reservation)
             }
         } catch let refusal as Refusal {
@@ -328,7 +357,7 @@ extension AppDatabase {
             case .slot(let verdict): return .slotRefused(verdict)
             case .slotFull: return .slotFull
             }
-        } catch let error where Self.isRefusal(error, "slot full") {
+        } catch let error where AppDatabase.isRefusal(error, "slot full") {
             return .slotFull
         }
     }
@@ -339,43 +368,17 @@ extension AppDatabase {
         case slotFull
     }
 
-    /// Inserts a reservation and returns it with its id: the one given (a ticket printed
-    /// offline, whose id was kept for it), else the one the database gives it.
-    static func insert(_ new: NewReservation, id: ReservationID? = nil, _ transaction: some SQLTransaction) throws
-        -> Reservation
-    {
-        let values: SQL = """
-            \(new.storeId), \(new.userId), \(new.kind.rawValue), \(new.walkIn), \(new.day), \(new.number), \(new.people),
-            \(new.residenceMinutes), \(new.travelMode?.rawValue), \(new.slotStart), \(new.status.rawValue), \(new.createdAt),
-            \(new.requestKey), \(new.travelMetres), \(new.expectedEntry), \(new.pace), \(new.priority), \(new.queuePosition)
-            """
-        let columns = """
-            storeId, userId, kind, walkIn, day, number, people, residenceMinutes, travelMode, slotStart, status, createdAt,
-            requestKey, travelMetres, expectedEntry, pace, priority, queuePosition
-            """
-        let statement: SQL = if let id {
-            "INSERT INTO reservation (id, \(unescaped: columns)) VALUES (\(id), \(values))"
-        } else {
-            "INSERT INTO reservation (\(unescaped: columns)) VALUES (\(values))"
-        }
-        guard let reservation = try Reservation.all(statement + " RETURNING \(unescaped: Reservation.columnList)",
-                                                    transaction).first
-        else { preconditionFailure("INSERT … RETURNING returned no row") }
-        transaction.changed(reservation: reservation.id, of: new.storeId)
-        return reservation
-    }
-
     /// Cancels the customer's reservation if it is theirs and not yet used; false otherwise.
     /// Its place goes to the next in the queue.
     public func cancelReservation(id: ReservationID, userId: UserID, now: Date) throws -> Bool {
-        try transaction { transaction in
+        try database.transaction { transaction in
             guard let storeId = try transaction.value("SELECT storeId FROM reservation WHERE id = \(id)", as: StoreID.self),
                 try transaction.lockStore(storeId) != nil,
                 let reservation = try Reservation.find(id, transaction), reservation.userId == userId,
                 reservation.status.isCancellable
             else { return false }
-            try Self.cancel(reservation, reason: .byCustomer, now: now, transaction)
-            try Self.advanceQueue(storeId: reservation.storeId, now: now, transaction)
+            try AppDatabase.cancel(reservation, reason: .byCustomer, now: now, transaction)
+            try AppDatabase.advanceQueue(storeId: reservation.storeId, now: now, transaction)
             return true
         }
     }
@@ -384,12 +387,12 @@ extension AppDatabase {
 
     /// The reservations `sql` selects (its columns `Reservation.columnList`), each with its store.
     private func reservationsWithStores(_ sql: SQL) throws -> [ReservationWithStore] {
-        try reading { transaction in
+        try database.reading { transaction in
             var stores: [StoreID: Store] = [:]
             return try Reservation.all(sql, transaction).compactMap { reservation in
                 if stores[reservation.storeId] == nil {
                     stores[reservation.storeId] = try transaction.record("""
-                        SELECT \(unescaped: Self.storeColumns) FROM store WHERE id = \(reservation.storeId)
+                        SELECT \(unescaped: AppDatabase.storeColumns) FROM store WHERE id = \(reservation.storeId)
                         """, as: Store.self)
                 }
                 return stores[reservation.storeId].map { ReservationWithStore(reservation: reservation, store: $0) }
@@ -413,14 +416,14 @@ extension AppDatabase {
     /// statement, for the top of every page a signed-in shopper browses, remembered where the
     /// engine can tell when it changes (`CredentialCache`).
     public func activeReservationFromBoard(userId: UserID) throws -> ReservationWithStore? {
-        let read = { try self.reading(oneStatement: true) { transaction in try Reservation.active(userId: userId, transaction) } }
-        let active = remembersCredentials ? try credentials.activeReservation(userId, orRead: read) : try read()
-        guard let reservation = active, let store = board.entry(reservation.storeId)?.store else { return nil }
+        let read = { try self.database.reading(oneStatement: true) { transaction in try Reservation.active(userId: userId, transaction) } }
+        let active = database.remembersCredentials ? try database.credentials.activeReservation(userId, orRead: read) : try read()
+        guard let reservation = active, let store = database.board.entry(reservation.storeId)?.store else { return nil }
         return ReservationWithStore(reservation: reservation, store: store)
     }
 
     /// The customer's reservations, newest first.
-    public func reservations(userId: UserID, limit: Int = 50) throws -> [ReservationWithStore] {
+    public func forCustomer(userId: UserID, limit: Int = 50) throws -> [ReservationWithStore] {
         try reservationsWithStores("""
             SELECT \(unescaped: Reservation.columnList) FROM reservation WHERE userId = \(userId) ORDER BY id DESC LIMIT \(limit)
             """)
@@ -429,6 +432,18 @@ extension AppDatabase {
     /// The customer's last visits to a store (R1.3), most recent first: what they declared and
     /// how long they really stayed.
     public func pastVisits(userId: UserID, storeId: StoreID) throws -> [CustomerPace.Visit] {
-        try reading { transaction in try Self.pastVisits(userId: userId, storeId: storeId, transaction) }
+        try database.reading { transaction in try AppDatabase.pastVisits(userId: userId, storeId: storeId, transaction) }
     }
+}
+
+/// Line-ups and bookings: made, cancelled and read; bookings reminded and confirmed; a line-up's
+/// travel.
+/// Reached from the database as `reservations`; each write is one transaction.
+public struct Reservations: Sendable {
+    let database: AppDatabase
+}
+
+extension AppDatabase {
+    /// Line-ups and bookings.
+    public var reservations: Reservations { Reservations(database: self) }
 }

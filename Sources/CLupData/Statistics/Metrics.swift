@@ -39,11 +39,11 @@ extension MailPriority {
     }
 }
 
-extension AppDatabase {
+extension Statistics {
     /// Each outbox by channel and priority; every mail priority and both push urgencies are
     /// listed, empty or not, so a graph's series do not come and go.
     public func outboxGauges(now: Date) throws -> [OutboxGauge] {
-        let rows = try reading { transaction in
+        let rows = try database.reading { transaction in
             try transaction.rows("""
                 SELECT 'mail', CAST(priority AS TEXT), COUNT(*), MIN(CASE WHEN nextAttemptAt <= \(now) THEN nextAttemptAt END)
                 FROM outboxMessage WHERE sentAt IS NULL GROUP BY priority
@@ -72,7 +72,7 @@ extension AppDatabase {
 
     /// People inside and waiting over every store, from the board (no database read).
     public func trafficTotals() -> TrafficTotals {
-        board.totals()
+        database.board.totals()
     }
 }
 

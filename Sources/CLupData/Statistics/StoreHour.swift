@@ -26,10 +26,10 @@ public struct LoyalCustomer: Sendable, Equatable {
     }
 }
 
-extension AppDatabase {
+extension Statistics {
     /// The store's kept hours from `from` to `to` (hours since 1970, both included).
     public func storeHours(storeId: StoreID, from: Int, to: Int) throws -> [HourTotals] {
-        try reading { transaction in
+        try database.reading { transaction in
             var hours: [HourTotals] = []
             var counters = [Double](repeating: 0, count: HourTotals.counterNames.count)
             try transaction.each("""
@@ -46,7 +46,7 @@ extension AppDatabase {
 
     /// Entries per department of the store between two hours, most visited first.
     public func departmentEntries(storeId: StoreID, from: Int, to: Int) throws -> [DepartmentEntries] {
-        try reading { transaction in
+        try database.reading { transaction in
             try transaction.rows("""
                 SELECT d.id, d.name, CAST(COALESCE(SUM(h.entries), 0) AS BIGINT) AS entries
                 FROM department d LEFT JOIN storeDepartmentHour h
@@ -62,7 +62,7 @@ extension AppDatabase {
     /// `from..<to`; nobody who did not opt in. Most visits first, then by name (sorted here:
     /// the rows hold names sealed).
     public func loyalCustomers(storeId: StoreID, from: Date, to: Date) throws -> [LoyalCustomer] {
-        try reading { transaction in
+        try database.reading { transaction in
             // From the customers who opted in (a partial index holds only them), each one's
             // visits to the store through `reservation_user`: the cost follows how many opted
             // in, not how many visits the range or the history holds. SQLite is told so.
@@ -83,7 +83,7 @@ extension AppDatabase {
     /// the number of hours written.
     @discardableResult
     public func rebuildStatistics() throws -> Int {
-        try transaction { transaction in
+        try database.transaction { transaction in
             // Nothing else counts while the history is read and the totals replaced.
             try transaction.lockTables(["reservation", "storeHour", "storeLoad"])
             var rebuild = StatisticsRebuild()
@@ -97,7 +97,7 @@ extension AppDatabase {
             let result = rebuild.fold(withDepartments: withDepartments)
             try transaction.execute("DELETE FROM storeHour")
             try transaction.execute("DELETE FROM storeDepartmentHour")
-            for (store, totals) in result.hours { try Self.add(totals, storeId: store, transaction) }
+            for (store, totals) in result.hours { try AppDatabase.add(totals, storeId: store, transaction) }
             // Each department a customer named counts at their entry's hour.
             var departmentEntries: [[Int64]: Int] = [:]
             try transaction.each("""
@@ -117,11 +117,11 @@ extension AppDatabase {
             }
             // Every store's sums, those with no visits too (the unscanned counts are the queue
             // timer's, kept as they are).
-            try transaction.execute("UPDATE storeLoad SET \(unescaped: Self.sumNames.map { "\($0) = 0" }.joined(separator: ", "))")
+            try transaction.execute("UPDATE storeLoad SET \(unescaped: AppDatabase.sumNames.map { "\($0) = 0" }.joined(separator: ", "))")
             for (store, sums) in result.sums {
                 var change = LearnedSums.Change()
                 change.added = sums
-                try Self.apply(change, storeId: store, transaction)
+                try AppDatabase.apply(change, storeId: store, transaction)
             }
             for storeId in try transaction.column("SELECT storeId FROM storeLoad", as: StoreID.self).compactMap({ $0 }) {
                 transaction.changed(loadOf: storeId)
@@ -197,11 +197,11 @@ struct StatisticsRebuild {
     }
 }
 
-extension AppDatabase {
+extension Statistics {
     /// Finished anonymous visits, written in one transaction (the demo's history), a few
     /// hundred rows to a statement.
     func insertFinishedVisits(_ visits: [DemoData.FinishedVisit]) throws {
-        try transaction { transaction in
+        try database.transaction { transaction in
             for batch in stride(from: 0, to: visits.count, by: 200).map({ visits[$0..<min($0 + 200, visits.count)] }) {
                 let rows = batch.map { visit -> SQL in
                     """
@@ -217,4 +217,15 @@ extension AppDatabase {
             }
         }
     }
+}
+
+/// A store's kept statistics and their rebuild, and the gauges the metrics read.
+/// Reached from the database as `statistics`; each write is one transaction.
+public struct Statistics: Sendable {
+    let database: AppDatabase
+}
+
+extension AppDatabase {
+    /// Statistics and gauges.
+    public var statistics: Statistics { Statistics(database: self) }
 }

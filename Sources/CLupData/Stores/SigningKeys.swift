@@ -19,20 +19,6 @@ extension AppDatabase {
     /// is shown afresh with the new key; this covers printed tickets and saved screenshots).
     public static let keyOverlap: TimeInterval = 7 * 86400
 
-    /// The store's signing keys at `now`, read at most every `SigningKeyCache.lifetime` (a
-    /// rotation made by `clup admin` reaches a running worker within that).
-    public func signingKeys(storeId: StoreID, now: Date) throws -> SigningKeys? {
-        if let kept = signingKeyCache.keys(storeId, now: now) { return kept }
-        let keys = try reading { transaction in try Self.signingKeys(storeId: storeId, now: now, transaction) }
-        if let keys { signingKeyCache.keep(keys, for: storeId, now: now) }
-        return keys
-    }
-
-    /// The highest reservation id so far: a ticket with a higher one was made after this was read.
-    public func lastReservationId() throws -> ReservationID? {
-        try reading { transaction in try transaction.value("SELECT MAX(id) FROM reservation", as: ReservationID.self) }
-    }
-
     static func signingKeys(storeId: StoreID, now: Date, _ transaction: some SQLTransaction) throws -> SigningKeys? {
         let rows = try transaction.rows("""
             SELECT keyId, retiresAt FROM storeSigningKey
@@ -48,18 +34,35 @@ extension AppDatabase {
         guard let current else { return nil }
         return SigningKeys(current: current, accepted: accepted)
     }
+}
+
+extension Stores {
+
+    /// The store's signing keys at `now`, read at most every `SigningKeyCache.lifetime` (a
+    /// rotation made by `clup admin` reaches a running worker within that).
+    public func signingKeys(storeId: StoreID, now: Date) throws -> SigningKeys? {
+        if let kept = database.signingKeyCache.keys(storeId, now: now) { return kept }
+        let keys = try database.reading { transaction in try AppDatabase.signingKeys(storeId: storeId, now: now, transaction) }
+        if let keys { database.signingKeyCache.keep(keys, for: storeId, now: now) }
+        return keys
+    }
+
+    /// The highest reservation id so far: a ticket with a higher one was made after this was read.
+    public func lastReservationId() throws -> ReservationID? {
+        try database.reading { transaction in try transaction.value("SELECT MAX(id) FROM reservation", as: ReservationID.self) }
+    }
 
     /// Moves the store to a new signing key: new codes are signed with it, and codes signed
     /// with the keys before stay good for `keyOverlap` (or not at all, `retireAtOnce`, when a
     /// key may have leaked). Returns the new key's number.
     @discardableResult
     public func rotateSigningKey(storeId: StoreID, retireAtOnce: Bool, now: Date) throws -> Int {
-        let keyId = try transaction { transaction in
+        let keyId = try database.transaction { transaction in
             guard try transaction.lockStore(storeId) != nil,
-                try Self.signingKeys(storeId: storeId, now: now, transaction) != nil
+                try AppDatabase.signingKeys(storeId: storeId, now: now, transaction) != nil
             else { throw StoreError.noSuchStore }
             // Every key still good is good until then at the most.
-            let retires = retireAtOnce ? now : now + Self.keyOverlap
+            let retires = retireAtOnce ? now : now + AppDatabase.keyOverlap
             try transaction.execute("""
                 UPDATE storeSigningKey SET retiresAt = \(retires)
                 WHERE storeId = \(storeId) AND (retiresAt IS NULL OR retiresAt > \(retires))
@@ -72,7 +75,7 @@ extension AppDatabase {
                 """)
             return keyId
         }
-        signingKeyCache.forget(storeId)
+        database.signingKeyCache.forget(storeId)
         return keyId
     }
 }

@@ -92,20 +92,20 @@ public struct StoreEditOutcome: Sendable, Equatable {
     public var slotsOverBooked: Int
 }
 
-extension AppDatabase {
+extension Stores {
     /// Changes the store's facts and rules for staff member `userId`, records each changed
     /// field and brings the queue up to date under the new rules (more places call the next
     /// customers at once), in one transaction. Reservations already made stand: the outcome
     /// says where the new rules are already exceeded.
     /// `userId` nil: an administrator at the command line.
     public func editStore(_ id: StoreID, to edit: StoreEdit, userId: UserID?, now: Date) throws -> StoreEditOutcome {
-        try transaction { transaction in
+        try database.transaction { transaction in
             guard let details = try transaction.lockStore(id) else { throw StoreError.noSuchStore }
             let before = StoreEdit(details.store).fields
             var changed: [String] = []
             for ((field, old), (_, new)) in zip(before, edit.fields) where old != new {
                 changed.append(field)
-                try Self.recordChange(storeId: id, userId: userId, now: now, field: field, before: old, after: new,
+                try AppDatabase.recordChange(storeId: id, userId: userId, now: now, field: field, before: old, after: new,
                                       transaction)
             }
             guard !changed.isEmpty else { return StoreEditOutcome(changed: [], overCapacity: 0, slotsOverBooked: 0) }
@@ -126,10 +126,10 @@ extension AppDatabase {
                 let days = calendar.bookingDays(now: now)
                 let slots = ((days.first ?? 0) - 1...(days.last ?? 0)).flatMap { calendar.slots(localDay: $0, now: now) }
                     .filter { $0.end > now }
-                overBooked = try Self.bookedPeople(storeId: id, in: slots, transaction).values.count { $0 > edit.slotCapacity }
+                overBooked = try AppDatabase.bookedPeople(storeId: id, in: slots, transaction).values.count { $0 > edit.slotCapacity }
             }
             // The queue under the new rules (more places call the next customers at once).
-            try Self.advanceQueue(storeId: id, now: now, transaction)
+            try AppDatabase.advanceQueue(storeId: id, now: now, transaction)
             return StoreEditOutcome(changed: changed, overCapacity: max(0, inside - edit.capacity),
                                     slotsOverBooked: overBooked)
         }
@@ -137,7 +137,7 @@ extension AppDatabase {
 
     /// The store's latest changes, newest first, with who made them.
     public func storeChanges(storeId: StoreID, limit: Int = 30) throws -> [StoreChange] {
-        try reading { transaction in
+        try database.reading { transaction in
             try transaction.rows("""
                 SELECT c.at, c.field, c.before, c.after, u.displayName FROM storeChange c
                 LEFT JOIN "user" u ON u.id = c.userId WHERE c.storeId = \(storeId) ORDER BY c.at DESC, c.id DESC LIMIT \(limit)
@@ -151,35 +151,6 @@ extension AppDatabase {
 }
 
 extension AppDatabase {
-    /// Replaces the store's weekly hours for staff member `userId` (nil: an administrator at
-    /// the command line), records the change, cancels — telling each customer why — the
-    /// coming bookings whose slot the new hours no longer have, and brings the queue up to
-    /// date under the new hours, all in one transaction. Returns how many bookings were
-    /// cancelled.
-    public func replaceHours(storeId: StoreID, with intervals: [OpeningInterval], userId: UserID?, now: Date) throws -> Int {
-        try transaction { transaction in
-            guard let details = try transaction.lockStore(storeId) else { throw StoreError.noSuchStore }
-            let old = details.openingHours.intervals
-            let new = intervals.sorted { ($0.weekday, $0.opens) < ($1.weekday, $1.opens) }
-            guard old.map(Self.text) != new.map(Self.text) else { return 0 }
-            try transaction.execute("DELETE FROM openingInterval WHERE storeId = \(storeId)")
-            for interval in new {
-                try transaction.execute("""
-                    INSERT INTO openingInterval (storeId, weekday, opens, closes)
-                    VALUES (\(storeId), \(interval.weekday), \(interval.opens), \(interval.closes))
-                    """)
-            }
-            transaction.changed(store: storeId)
-            try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "hours",
-                                  before: old.map(Self.text).joined(separator: ", "),
-                                  after: new.map(Self.text).joined(separator: ", "), transaction)
-            let hours = OpeningHours(intervals: new, timeZone: details.store.zone, closedDays: details.closures.map(\.day))
-            let cancelled = try Self.cancelBookings(outside: hours, store: details.store, reason: .storeHoursChanged,
-                                                    now: now, transaction)
-            try Self.advanceQueue(storeId: storeId, now: now, transaction)
-            return cancelled
-        }
-    }
 
     /// Cancels the store's coming bookings whose slot `hours` no longer keeps open from its
     /// start to its end, telling each customer `reason`; returns how many.
@@ -211,30 +182,70 @@ extension AppDatabase {
     }
 }
 
-extension AppDatabase {
+extension Stores {
+    /// Replaces the store's weekly hours for staff member `userId` (nil: an administrator at
+    /// the command line), records the change, cancels — telling each customer why — the
+    /// coming bookings whose slot the new hours no longer have, and brings the queue up to
+    /// date under the new hours, all in one transaction. Returns how many bookings were
+    /// cancelled.
+    public func replaceHours(storeId: StoreID, with intervals: [OpeningInterval], userId: UserID?, now: Date) throws -> Int {
+        try database.transaction { transaction in
+            guard let details = try transaction.lockStore(storeId) else { throw StoreError.noSuchStore }
+            let old = details.openingHours.intervals
+            let new = intervals.sorted { ($0.weekday, $0.opens) < ($1.weekday, $1.opens) }
+            guard old.map(AppDatabase.text) != new.map(AppDatabase.text) else { return 0 }
+            try transaction.execute("DELETE FROM openingInterval WHERE storeId = \(storeId)")
+            for interval in new {
+                try transaction.execute("""
+                    INSERT INTO openingInterval (storeId, weekday, opens, closes)
+                    VALUES (\(storeId), \(interval.weekday), \(interval.opens), \(interval.closes))
+                    """)
+            }
+            transaction.changed(store: storeId)
+            try AppDatabase.recordChange(storeId: storeId, userId: userId, now: now, field: "hours",
+                                  before: old.map(AppDatabase.text).joined(separator: ", "),
+                                  after: new.map(AppDatabase.text).joined(separator: ", "), transaction)
+            let hours = OpeningHours(intervals: new, timeZone: details.store.zone, closedDays: details.closures.map(\.day))
+            let cancelled = try AppDatabase.cancelBookings(outside: hours, store: details.store, reason: .storeHoursChanged,
+                                                    now: now, transaction)
+            try AppDatabase.advanceQueue(storeId: storeId, now: now, transaction)
+            return cancelled
+        }
+    }
+}
+
+extension Stores {
     /// Records that staff member `userId` registered the store.
     public func recordRegistration(storeId: StoreID, userId: UserID?, now: Date) throws {
-        try transaction { transaction in
-            try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "store", before: "",
+        try database.transaction { transaction in
+            try AppDatabase.recordChange(storeId: storeId, userId: userId, now: now, field: "store", before: "",
                                   after: "registered", transaction)
         }
     }
 }
 
 extension AppDatabase {
+
+    /// "2026-12-25: Christmas".
+    static func closureText(day: Int, reason: String) -> String {
+        LocalDate(day: day).text + (reason.isEmpty ? "" : ": " + reason)
+    }
+}
+
+extension Stores {
     /// Closes the store on local day `day` for staff member `userId` (nil: an administrator at
     /// the command line): records the closure and the change, and cancels the day's bookings
     /// and, if the day is today, the line-ups waiting for it, telling each customer why, in one
     /// transaction; people inside stay. Returns how many bookings were cancelled, or nil if the
     /// day was closed already.
     public func closeDay(storeId: StoreID, day: Int, reason: String, userId: UserID?, now: Date) throws -> Int? {
-        try transaction { transaction in
+        try database.transaction { transaction in
             guard let details = try transaction.lockStore(storeId) else { throw StoreError.noSuchStore }
             guard !details.closures.contains(where: { $0.day == day }) else { return nil }
             try transaction.execute("INSERT INTO storeClosure (storeId, day, reason) VALUES (\(storeId), \(day), \(reason))")
             transaction.changed(store: storeId)
-            try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "closed", before: "",
-                                  after: Self.closureText(day: day, reason: reason), transaction)
+            try AppDatabase.recordChange(storeId: storeId, userId: userId, now: now, field: "closed", before: "",
+                                  after: AppDatabase.closureText(day: day, reason: reason), transaction)
             var hours = details.openingHours
             hours.closedDays.append(day)
             // Closed the same day (a power cut): those queuing for it are told at once, rather
@@ -242,10 +253,10 @@ extension AppDatabase {
             let queued = try transaction.column("""
                 SELECT id FROM reservation WHERE storeId = \(storeId) AND day = \(day) AND status IN ('waiting', 'called')
                 """, as: ReservationID.self).compactMap { $0 }
-            for id in queued where try Self.setStatus(.cancelled, .endedAt, to: now, id: id, from: .waitingOrCalled, transaction) {
-                try Self.notice(.cancelled, reservationId: id, reason: .storeClosedThatDay, now: now, transaction)
+            for id in queued where try AppDatabase.setStatus(.cancelled, .endedAt, to: now, id: id, from: .waitingOrCalled, transaction) {
+                try AppDatabase.notice(.cancelled, reservationId: id, reason: .storeClosedThatDay, now: now, transaction)
             }
-            return try Self.cancelBookings(outside: hours, store: details.store, reason: .storeClosedThatDay, now: now,
+            return try AppDatabase.cancelBookings(outside: hours, store: details.store, reason: .storeClosedThatDay, now: now,
                                            transaction)
         }
     }
@@ -254,22 +265,17 @@ extension AppDatabase {
     /// closed that day. Bookings cancelled by the closure stay cancelled: their customers were
     /// told, and may have booked elsewhere.
     public func reopenDay(storeId: StoreID, day: Int, userId: UserID?, now: Date) throws -> Bool {
-        try transaction { transaction in
+        try database.transaction { transaction in
             guard try transaction.lockStore(storeId) != nil,
                 let reason = try transaction.value("""
                     DELETE FROM storeClosure WHERE storeId = \(storeId) AND day = \(day) RETURNING reason
                     """, as: String.self)
             else { return false }
             transaction.changed(store: storeId)
-            try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "closed",
-                                  before: Self.closureText(day: day, reason: reason), after: "", transaction)
+            try AppDatabase.recordChange(storeId: storeId, userId: userId, now: now, field: "closed",
+                                  before: AppDatabase.closureText(day: day, reason: reason), after: "", transaction)
             return true
         }
-    }
-
-    /// "2026-12-25: Christmas".
-    static func closureText(day: Int, reason: String) -> String {
-        LocalDate(day: day).text + (reason.isEmpty ? "" : ": " + reason)
     }
 
     /// Replaces the store's departments with `departments`, in that order, for staff member
@@ -280,7 +286,7 @@ extension AppDatabase {
     public func replaceDepartments(storeId: StoreID, with departments: [(name: String, minutes: Int)], userId: UserID?,
                                    now: Date) throws -> Bool
     {
-        try transaction { transaction in
+        try database.transaction { transaction in
             guard let details = try transaction.lockStore(storeId) else { throw StoreError.noSuchStore }
             func text(_ list: [(name: String, minutes: Int)]) -> String {
                 list.map { "\($0.name) \($0.minutes) min" }.joined(separator: ", ")
@@ -307,7 +313,7 @@ extension AppDatabase {
                 }
             }
             transaction.changed(store: storeId)
-            try Self.recordChange(storeId: storeId, userId: userId, now: now, field: "departments", before: text(old),
+            try AppDatabase.recordChange(storeId: storeId, userId: userId, now: now, field: "departments", before: text(old),
                                   after: text(departments), transaction)
             return true
         }

@@ -12,31 +12,12 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// Stores with their hours, closed days and departments: read, and registered.
 extension AppDatabase {
-    /// Every store with its opening hours, in id order.
-    public func storeListings() throws -> [StoreListing] {
-        try reading { transaction in
-            try Self.storeDetails(nil, transaction).map {
-                StoreListing(store: $0.store, openingIntervals: $0.openingIntervals, closures: $0.closures)
-            }
-        }
-    }
 
     /// The columns of `Store`, in its order.
     static let storeColumns = """
         id, name, address, phone, latitude, longitude, capacity, timeZone, walkInPercent, slotMinutes, slotCapacity,
         entryBeforeMinutes, entryAfterMinutes, callGraceMinutes, priorityEvery, priorityOnline
         """
-
-    public func store(id: StoreID) throws -> Store? {
-        try reading { transaction in
-            try transaction.record("SELECT \(unescaped: Self.storeColumns) FROM store WHERE id = \(id)", as: Store.self)
-        }
-    }
-
-    /// One store with hours and departments, or nil if there is no such store.
-    public func storeDetails(id: StoreID) throws -> StoreDetails? {
-        try reading { transaction in try Self.storeDetails(id, transaction).first }
-    }
 
     /// One store with its hours, closures and departments (those not retired), or every
     /// store in id order when `id` is nil: four statements, whatever the number of stores.
@@ -125,39 +106,15 @@ extension AppDatabase {
         }
     }
 
-    public func storeCount() throws -> Int {
-        try reading { transaction in try transaction.value("SELECT COUNT(*) FROM store") ?? 0 }
-    }
-
     /// A store as registered: the store, its weekly hours and its departments in display order.
     public typealias StoreRegistration = (
         store: NewStore, hours: [OpeningInterval], departments: [(name: String, minutes: Int)]
     )
 
-    /// Registers a store with its hours and departments in one transaction.
-    @discardableResult
-    public func createStore(_ store: NewStore, hours: [OpeningInterval], departments: [(name: String, minutes: Int)])
-        throws -> Store
-    {
-        try transaction { transaction in try Self.insert((store, hours, departments), transaction) }
-    }
-
-    /// Registers `stores` in one transaction if there are none yet; returns how many were added.
-    public func createStoresIfEmpty(_ stores: [StoreRegistration]) throws -> Int {
-        try transaction { transaction in
-            // Two workers starting on an empty database at once: the second waits here, then
-            // finds the stores the first added.
-            try transaction.serialize("stores", in: Self.registrationLocks)
-            guard try transaction.value("SELECT COUNT(*) FROM store", as: Int.self) == 0 else { return 0 }
-            for store in stores { _ = try Self.insert(store, transaction) }
-            return stores.count
-        }
-    }
-
     /// The space of `SQLTransaction.serialize`'s key for registering the first stores.
     static let registrationLocks: Int64 = 7_311_004
 
-    private static func insert(_ new: StoreRegistration, _ transaction: some SQLTransaction) throws -> Store {
+    fileprivate static func insert(_ new: StoreRegistration, _ transaction: some SQLTransaction) throws -> Store {
         let store = new.store
         guard let inserted = try transaction.record("""
             INSERT INTO store (name, address, phone, latitude, longitude, capacity, timeZone, walkInPercent, slotMinutes,
@@ -188,9 +145,62 @@ extension AppDatabase {
         }
         return inserted
     }
+}
 
-    /// Answers whether the database can be read and has its schema: for `/healthz`.
-    public func isHealthy() -> Bool {
-        (try? storeCount()) != nil
+extension Stores {
+    /// Every store with its opening hours, in id order.
+    public func storeListings() throws -> [StoreListing] {
+        try database.reading { transaction in
+            try AppDatabase.storeDetails(nil, transaction).map {
+                StoreListing(store: $0.store, openingIntervals: $0.openingIntervals, closures: $0.closures)
+            }
+        }
     }
+
+    public func store(id: StoreID) throws -> Store? {
+        try database.reading { transaction in
+            try transaction.record("SELECT \(unescaped: AppDatabase.storeColumns) FROM store WHERE id = \(id)", as: Store.self)
+        }
+    }
+
+    /// One store with hours and departments, or nil if there is no such store.
+    public func storeDetails(id: StoreID) throws -> StoreDetails? {
+        try database.reading { transaction in try AppDatabase.storeDetails(id, transaction).first }
+    }
+
+    public func storeCount() throws -> Int {
+        try database.reading { transaction in try transaction.value("SELECT COUNT(*) FROM store") ?? 0 }
+    }
+
+    /// Registers a store with its hours and departments in one transaction.
+    @discardableResult
+    public func createStore(_ store: NewStore, hours: [OpeningInterval], departments: [(name: String, minutes: Int)])
+        throws -> Store
+    {
+        try database.transaction { transaction in try AppDatabase.insert((store, hours, departments), transaction) }
+    }
+
+    /// Registers `stores` in one transaction if there are none yet; returns how many were added.
+    public func createStoresIfEmpty(_ stores: [AppDatabase.StoreRegistration]) throws -> Int {
+        try database.transaction { transaction in
+            // Two workers starting on an empty database at once: the second waits here, then
+            // finds the stores the first added.
+            try transaction.serialize("stores", in: AppDatabase.registrationLocks)
+            guard try transaction.value("SELECT COUNT(*) FROM store", as: Int.self) == 0 else { return 0 }
+            for store in stores { _ = try AppDatabase.insert(store, transaction) }
+            return stores.count
+        }
+    }
+}
+
+/// Stores as registered and changed: their hours, closed days, departments, change log and signing
+/// keys.
+/// Reached from the database as `stores`; each write is one transaction.
+public struct Stores: Sendable {
+    let database: AppDatabase
+}
+
+extension AppDatabase {
+    /// Stores, their changes and their signing keys.
+    public var stores: Stores { Stores(database: self) }
 }

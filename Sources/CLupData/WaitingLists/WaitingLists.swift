@@ -8,156 +8,6 @@ import GRDB
 /// places freed at once go to two different customers, and an offer holds its place until
 /// it is answered or lapses.
 extension AppDatabase {
-    // MARK: Joining and leaving
-
-    /// Puts the customer on the list of the full slot `request.slotStart`: only a slot that
-    /// could be booked if it had room, only when it has none for them, and one list at a time.
-    public func joinWaitlist(_ request: WaitlistRequest, now: Date) throws -> WaitlistJoinOutcome {
-        try transaction { transaction in
-            // The customer, then the store: the order every transaction locking both keeps.
-            try transaction.lockCustomer(request.userId)
-            guard let details = try transaction.lockStore(request.storeId) else { return .noSuchStore }
-            if let open = try Self.openWaitlistEntry(userId: request.userId, transaction) {
-                return open.requestKey == request.requestKey ? .alreadyJoined(open) : .onAnotherList(open)
-            }
-            let verdict = details.slotCalendar.verdict(start: request.slotStart,
-                                                       residence: Double(request.residenceMinutes) * 60, now: now)
-            guard case .bookable(let slot) = verdict else { return .slotRefused(verdict) }
-            let booked = try Self.bookedPeople(storeId: request.storeId, in: [slot], transaction)[slot.start] ?? 0
-            let entries = try Self.waitlist(storeId: request.storeId, slotStart: slot.start, transaction)
-            if let refusal = WaitingList.joining(people: request.people, capacity: details.store.slotCapacity,
-                                                 booked: booked, entries: entries.map(\.rule))
-            {
-                return .refused(refusal)
-            }
-            guard let entry = try transaction.record("""
-                INSERT INTO waitlist (storeId, userId, slotStart, people, residenceMinutes, status, createdAt, requestKey)
-                VALUES (\(request.storeId), \(request.userId), \(slot.start), \(request.people), \(request.residenceMinutes),
-                        'waiting', \(now), \(request.requestKey))
-                RETURNING \(unescaped: WaitlistEntry.columns)
-                """, as: WaitlistEntry.self)
-            else { return .noSuchStore }
-            return .joined(entry)
-        }
-    }
-
-    /// Takes the customer's entry `id` off its list (declining an offer, too: the place goes
-    /// to the next at once). False if it is not theirs or no longer on the list.
-    public func leaveWaitlist(id: Int64, userId: UserID, now: Date) throws -> Bool {
-        try transaction { transaction in
-            guard let storeId = try transaction.value("SELECT storeId FROM waitlist WHERE id = \(id)", as: StoreID.self),
-                try transaction.lockStore(storeId) != nil,
-                let entry = try Self.waitlistEntry(id, transaction), entry.userId == userId, entry.status.isOpen
-            else { return false }
-            try Self.endEntry(id, as: .left, now: now, transaction)
-            if entry.status == .offered {
-                try Self.offerPlaces(storeId: entry.storeId, slotStart: entry.slotStart, now: now, transaction)
-            }
-            return true
-        }
-    }
-
-    /// Books the place offered to the customer on entry `id`, while the offer is open. Their
-    /// other active reservation, if any, is cancelled only if they said so (one at a time).
-    public func acceptOffer(id: Int64, userId: UserID, replacingActive: Bool, now: Date) throws -> OfferReply {
-        try transaction { transaction in
-            try transaction.lockCustomer(userId)
-            guard let storeId = try transaction.value("SELECT storeId FROM waitlist WHERE id = \(id)", as: StoreID.self),
-                let details = try transaction.lockStore(storeId),
-                let entry = try Self.waitlistEntry(id, transaction), entry.userId == userId
-            else { return .notFound }
-            guard entry.status == .offered, let expires = entry.offerExpiresAt, expires > now else {
-                return .notOffered(entry.status == .offered ? .passed : entry.status)
-            }
-            // The store may have changed its hours since the offer: a slot it no longer offers
-            // closes the list instead of being booked.
-            guard details.slotCalendar.slot(containing: entry.slotStart, now: now)?.start == entry.slotStart else {
-                try Self.endEntry(id, as: .closed, now: now, transaction)
-                return .notOffered(.closed)
-            }
-            if let active = try Reservation.active(userId: userId, transaction) {
-                guard replacingActive, active.status != .inside else {
-                    guard let store = try Self.storeDetails(active.storeId, transaction).first?.store else { return .notFound }
-                    return .hasActive(ReservationWithStore(reservation: active, store: store))
-                }
-                if active.storeId != storeId { _ = try transaction.lockStore(active.storeId) }
-                try Self.cancel(active, reason: .replaced, now: now, transaction)
-                try Self.advanceQueue(storeId: active.storeId, now: now, transaction)
-            }
-            let day = details.openingHours.businessDay(at: entry.slotStart)
-            let reservation = try Self.insert(NewReservation(
-                storeId: storeId, userId: userId, kind: .booking, walkIn: false, day: day,
-                number: try Self.nextNumber(storeId: storeId, day: day, transaction), people: entry.people,
-                residenceMinutes: entry.residenceMinutes, travelMode: nil, slotStart: entry.slotStart, status: .booked,
-                createdAt: now, requestKey: entry.requestKey, travelMetres: nil, expectedEntry: nil,
-                pace: try Self.pace(userId: userId, storeId: storeId, declared: entry.residence, transaction)),
-                transaction)
-            // Chosen minutes ago: no reminder is needed to know they are coming.
-            try transaction.execute("""
-                UPDATE reservation SET confirmedAt = \(now), remindedAt = \(now) WHERE id = \(reservation.id)
-                """)
-            try transaction.execute("""
-                UPDATE waitlist SET status = 'accepted', endedAt = \(now), reservationId = \(reservation.id)
-                WHERE id = \(id) AND status = 'offered'
-                """)
-            return .booked(try Reservation.find(reservation.id, transaction) ?? reservation)
-        }
-    }
-
-    // MARK: Offers
-
-    /// Brings every open list up to date: offers that lapsed pass to the next, lists whose
-    /// slot is too near for an offer (or no longer offered) close, and places free on a list
-    /// are offered. Run by the queue timer, so a place freed in any way — a cancellation, an
-    /// unconfirmed booking, a no-show marked at the door, an offer declined — is offered
-    /// within seconds. One store per transaction, under its lock: a pass never holds two
-    /// stores at once. Returns the offers made, passed on and the entries closed.
-    @discardableResult
-    public func passWaitingLists(now: Date) throws -> (offered: Int, passed: Int, closed: Int) {
-        let stores = try reading { transaction in
-            try transaction.column("""
-                SELECT DISTINCT storeId FROM waitlist WHERE status IN ('waiting', 'offered') ORDER BY storeId
-                """, as: StoreID.self).compactMap { $0 }
-        }
-        var result = (offered: 0, passed: 0, closed: 0)
-        for storeId in stores {
-            let counts = try transaction { transaction in
-                var result = (offered: 0, passed: 0, closed: 0)
-                guard let details = try transaction.lockStore(storeId) else { return result }
-                for id in try transaction.column("""
-                    SELECT id FROM waitlist
-                    WHERE storeId = \(storeId) AND status = 'offered' AND offerExpiresAt <= \(now) ORDER BY id
-                    """, as: Int64.self).compactMap({ $0 })
-                {
-                    try Self.endEntry(id, as: .passed, now: now, transaction)
-                    result.passed += 1
-                }
-                for slotStart in try transaction.column("""
-                    SELECT DISTINCT slotStart FROM waitlist WHERE storeId = \(storeId) AND status = 'waiting'
-                    ORDER BY slotStart
-                    """, as: Date.self).compactMap({ $0 })
-                {
-                    let offered = details.slotCalendar.slot(containing: slotStart, now: now)
-                    if offered?.start != slotStart || WaitingList.isOver(slotStart: slotStart, now: now) {
-                        for id in try transaction.column("""
-                            SELECT id FROM waitlist WHERE storeId = \(storeId) AND slotStart = \(slotStart)
-                            AND status = 'waiting' ORDER BY id
-                            """, as: Int64.self).compactMap({ $0 })
-                        {
-                            try Self.endEntry(id, as: .closed, now: now, transaction)
-                            result.closed += 1
-                        }
-                    } else {
-                        result.offered += try Self.offerPlaces(storeId: storeId, slotStart: slotStart, now: now,
-                                                               transaction)
-                    }
-                }
-                return result
-            }
-            result = (result.offered + counts.offered, result.passed + counts.passed, result.closed + counts.closed)
-        }
-        return result
-    }
 
     /// Offers the places free in one slot to those waiting for them, in list order; returns
     /// how many offers it made.
@@ -230,19 +80,7 @@ extension AppDatabase {
             """, as: WaitlistEntry.self)
     }
 
-    /// Entry `id` with its store and the parties waiting before it.
-    public func waitlistPlace(id: Int64) throws -> WaitlistPlace? {
-        try reading { transaction in try Self.waitlistEntry(id, transaction).flatMap { try Self.place($0, transaction) } }
-    }
-
-    /// The customer's entry still on a list, if any.
-    public func openWaitlistPlace(userId: UserID) throws -> WaitlistPlace? {
-        try reading { transaction in
-            try Self.openWaitlistEntry(userId: userId, transaction).flatMap { try Self.place($0, transaction) }
-        }
-    }
-
-    private static func place(_ entry: WaitlistEntry, _ transaction: some SQLTransaction) throws -> WaitlistPlace? {
+    fileprivate static func place(_ entry: WaitlistEntry, _ transaction: some SQLTransaction) throws -> WaitlistPlace? {
         guard let store = try transaction.record("""
             SELECT \(unescaped: storeColumns) FROM store WHERE id = \(entry.storeId)
             """, as: Store.self)
@@ -255,12 +93,177 @@ extension AppDatabase {
             : 0
         return WaitlistPlace(entry: entry, store: store, ahead: ahead)
     }
+}
+
+extension WaitingLists {
+    // MARK: Joining and leaving
+
+    /// Puts the customer on the list of the full slot `request.slotStart`: only a slot that
+    /// could be booked if it had room, only when it has none for them, and one list at a time.
+    public func joinWaitlist(_ request: WaitlistRequest, now: Date) throws -> WaitlistJoinOutcome {
+        try database.transaction { transaction in
+            // The customer, then the store: the order every transaction locking both keeps.
+            try transaction.lockCustomer(request.userId)
+            guard let details = try transaction.lockStore(request.storeId) else { return .noSuchStore }
+            if let open = try AppDatabase.openWaitlistEntry(userId: request.userId, transaction) {
+                return open.requestKey == request.requestKey ? .alreadyJoined(open) : .onAnotherList(open)
+            }
+            let verdict = details.slotCalendar.verdict(start: request.slotStart,
+                                                       residence: Double(request.residenceMinutes) * 60, now: now)
+            guard case .bookable(let slot) = verdict else { return .slotRefused(verdict) }
+            let booked = try AppDatabase.bookedPeople(storeId: request.storeId, in: [slot], transaction)[slot.start] ?? 0
+            let entries = try AppDatabase.waitlist(storeId: request.storeId, slotStart: slot.start, transaction)
+            if let refusal = WaitingList.joining(people: request.people, capacity: details.store.slotCapacity,
+                                                 booked: booked, entries: entries.map(\.rule))
+            {
+                return .refused(refusal)
+            }
+            guard let entry = try transaction.record("""
+                INSERT INTO waitlist (storeId, userId, slotStart, people, residenceMinutes, status, createdAt, requestKey)
+                VALUES (\(request.storeId), \(request.userId), \(slot.start), \(request.people), \(request.residenceMinutes),
+                        'waiting', \(now), \(request.requestKey))
+                RETURNING \(unescaped: WaitlistEntry.columns)
+                """, as: WaitlistEntry.self)
+            else { return .noSuchStore }
+            return .joined(entry)
+        }
+    }
+
+    /// Takes the customer's entry `id` off its list (declining an offer, too: the place goes
+    /// to the next at once). False if it is not theirs or no longer on the list.
+    public func leaveWaitlist(id: Int64, userId: UserID, now: Date) throws -> Bool {
+        try database.transaction { transaction in
+            guard let storeId = try transaction.value("SELECT storeId FROM waitlist WHERE id = \(id)", as: StoreID.self),
+                try transaction.lockStore(storeId) != nil,
+                let entry = try AppDatabase.waitlistEntry(id, transaction), entry.userId == userId, entry.status.isOpen
+            else { return false }
+            try AppDatabase.endEntry(id, as: .left, now: now, transaction)
+            if entry.status == .offered {
+                try AppDatabase.offerPlaces(storeId: entry.storeId, slotStart: entry.slotStart, now: now, transaction)
+            }
+            return true
+        }
+    }
+
+    /// Books the place offered to the customer on entry `id`, while the offer is open. Their
+    /// other active reservation, if any, is cancelled only if they said so (one at a time).
+    public func acceptOffer(id: Int64, userId: UserID, replacingActive: Bool, now: Date) throws -> OfferReply {
+        try database.transaction { transaction in
+            try transaction.lockCustomer(userId)
+            guard let storeId = try transaction.value("SELECT storeId FROM waitlist WHERE id = \(id)", as: StoreID.self),
+                let details = try transaction.lockStore(storeId),
+                let entry = try AppDatabase.waitlistEntry(id, transaction), entry.userId == userId
+            else { return .notFound }
+            guard entry.status == .offered, let expires = entry.offerExpiresAt, expires > now else {
+                return .notOffered(entry.status == .offered ? .passed : entry.status)
+            }
+            // The store may have changed its hours since the offer: a slot it no longer offers
+            // closes the list instead of being booked.
+            guard details.slotCalendar.slot(containing: entry.slotStart, now: now)?.start == entry.slotStart else {
+                try AppDatabase.endEntry(id, as: .closed, now: now, transaction)
+                return .notOffered(.closed)
+            }
+            if let active = try Reservation.active(userId: userId, transaction) {
+                guard replacingActive, active.status != .inside else {
+                    guard let store = try AppDatabase.storeDetails(active.storeId, transaction).first?.store else { return .notFound }
+                    return .hasActive(ReservationWithStore(reservation: active, store: store))
+                }
+                if active.storeId != storeId { _ = try transaction.lockStore(active.storeId) }
+                try AppDatabase.cancel(active, reason: .replaced, now: now, transaction)
+                try AppDatabase.advanceQueue(storeId: active.storeId, now: now, transaction)
+            }
+            let day = details.openingHours.businessDay(at: entry.slotStart)
+            let reservation = try AppDatabase.insert(NewReservation(
+                storeId: storeId, userId: userId, kind: .booking, walkIn: false, day: day,
+                number: try AppDatabase.nextNumber(storeId: storeId, day: day, transaction), people: entry.people,
+                residenceMinutes: entry.residenceMinutes, travelMode: nil, slotStart: entry.slotStart, status: .booked,
+                createdAt: now, requestKey: entry.requestKey, travelMetres: nil, expectedEntry: nil,
+                pace: try AppDatabase.pace(userId: userId, storeId: storeId, declared: entry.residence, transaction)),
+                transaction)
+            // Chosen minutes ago: no reminder is needed to know they are coming.
+            try transaction.execute("""
+                UPDATE reservation SET confirmedAt = \(now), remindedAt = \(now) WHERE id = \(reservation.id)
+                """)
+            try transaction.execute("""
+                UPDATE waitlist SET status = 'accepted', endedAt = \(now), reservationId = \(reservation.id)
+                WHERE id = \(id) AND status = 'offered'
+                """)
+            return .booked(try Reservation.find(reservation.id, transaction) ?? reservation)
+        }
+    }
+
+    // MARK: Offers
+
+    /// Brings every open list up to date: offers that lapsed pass to the next, lists whose
+    /// slot is too near for an offer (or no longer offered) close, and places free on a list
+    /// are offered. Run by the queue timer, so a place freed in any way — a cancellation, an
+    /// unconfirmed booking, a no-show marked at the door, an offer declined — is offered
+    /// within seconds. One store per transaction, under its lock: a pass never holds two
+    /// stores at once. Returns the offers made, passed on and the entries closed.
+    @discardableResult
+    public func passWaitingLists(now: Date) throws -> (offered: Int, passed: Int, closed: Int) {
+        let stores = try database.reading { transaction in
+            try transaction.column("""
+                SELECT DISTINCT storeId FROM waitlist WHERE status IN ('waiting', 'offered') ORDER BY storeId
+                """, as: StoreID.self).compactMap { $0 }
+        }
+        var result = (offered: 0, passed: 0, closed: 0)
+        for storeId in stores {
+            let counts = try database.transaction { transaction in
+                var result = (offered: 0, passed: 0, closed: 0)
+                guard let details = try transaction.lockStore(storeId) else { return result }
+                for id in try transaction.column("""
+                    SELECT id FROM waitlist
+                    WHERE storeId = \(storeId) AND status = 'offered' AND offerExpiresAt <= \(now) ORDER BY id
+                    """, as: Int64.self).compactMap({ $0 })
+                {
+                    try AppDatabase.endEntry(id, as: .passed, now: now, transaction)
+                    result.passed += 1
+                }
+                for slotStart in try transaction.column("""
+                    SELECT DISTINCT slotStart FROM waitlist WHERE storeId = \(storeId) AND status = 'waiting'
+                    ORDER BY slotStart
+                    """, as: Date.self).compactMap({ $0 })
+                {
+                    let offered = details.slotCalendar.slot(containing: slotStart, now: now)
+                    if offered?.start != slotStart || WaitingList.isOver(slotStart: slotStart, now: now) {
+                        for id in try transaction.column("""
+                            SELECT id FROM waitlist WHERE storeId = \(storeId) AND slotStart = \(slotStart)
+                            AND status = 'waiting' ORDER BY id
+                            """, as: Int64.self).compactMap({ $0 })
+                        {
+                            try AppDatabase.endEntry(id, as: .closed, now: now, transaction)
+                            result.closed += 1
+                        }
+                    } else {
+                        result.offered += try AppDatabase.offerPlaces(storeId: storeId, slotStart: slotStart, now: now,
+                                                               transaction)
+                    }
+                }
+                return result
+            }
+            result = (result.offered + counts.offered, result.passed + counts.passed, result.closed + counts.closed)
+        }
+        return result
+    }
+
+    /// Entry `id` with its store and the parties waiting before it.
+    public func waitlistPlace(id: Int64) throws -> WaitlistPlace? {
+        try database.reading { transaction in try AppDatabase.waitlistEntry(id, transaction).flatMap { try AppDatabase.place($0, transaction) } }
+    }
+
+    /// The customer's entry still on a list, if any.
+    public func openWaitlistPlace(userId: UserID) throws -> WaitlistPlace? {
+        try database.reading { transaction in
+            try AppDatabase.openWaitlistEntry(userId: userId, transaction).flatMap { try AppDatabase.place($0, transaction) }
+        }
+    }
 
     /// The open lists of a store's slots starting in `slots`, by slot start (for the slot
     /// picker: a slot whose list could take its free places is full to newcomers).
     public func waitlists(storeId: StoreID, in slots: [Slot]) throws -> [Date: [WaitingList.Entry]] {
         guard let first = slots.first, let last = slots.last else { return [:] }
-        return try reading { transaction in
+        return try database.reading { transaction in
             var result: [Date: [WaitingList.Entry]] = [:]
             for entry in try transaction.records("""
                 SELECT \(unescaped: WaitlistEntry.columns) FROM waitlist
@@ -283,27 +286,27 @@ extension AppDatabase {
     public func dispatchWaitlistNotices(now: Date, limit: Int = 50,
                                         render: @Sendable (WaitlistNoticeSubject) -> RenderedNotice) throws -> Int
     {
-        let pending = try reading { transaction in
+        let pending = try database.reading { transaction in
             try transaction.value("SELECT COUNT(*) FROM waitlistNotice WHERE dispatchedAt IS NULL", as: Int.self) ?? 0
         }
         guard pending > 0 else { return 0 }
-        return try transaction { transaction in
+        return try database.transaction { transaction in
             let notices = try transaction.records("""
                 SELECT id, waitlistId, kind, createdAt, dispatchedAt FROM waitlistNotice WHERE dispatchedAt IS NULL
                 ORDER BY id LIMIT \(limit) \(SQL.forUpdateSkipLocked)
                 """, as: WaitlistNotice.self)
             for notice in notices {
                 try transaction.execute("UPDATE waitlistNotice SET dispatchedAt = \(now) WHERE id = \(notice.id)")
-                guard let entry = try Self.waitlistEntry(notice.waitlistId, transaction),
-                    entry.status == notice.kind.appliesTo, let user = try Self.user(id: entry.userId, transaction),
+                guard let entry = try AppDatabase.waitlistEntry(notice.waitlistId, transaction),
+                    entry.status == notice.kind.appliesTo, let user = try AppDatabase.user(id: entry.userId, transaction),
                     let store = try transaction.record("""
-                        SELECT \(unescaped: Self.storeColumns) FROM store WHERE id = \(entry.storeId)
+                        SELECT \(unescaped: AppDatabase.storeColumns) FROM store WHERE id = \(entry.storeId)
                         """, as: Store.self)
                 else { continue }
                 let message = render(WaitlistNoticeSubject(notice: notice, entry: entry, store: store, user: user))
-                let pushed = try Self.push(message, to: user, now: now, transaction)
+                let pushed = try AppDatabase.push(message, to: user, now: now, transaction)
                 if user.notifyEmail || pushed == 0 {
-                    try Self.insert(NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body,
+                    try AppDatabase.insert(NewOutboxMessage(recipient: user.email, subject: message.subject, body: message.body,
                                                      now: now, priority: notice.kind.mailPriority), transaction)
                 }
             }
@@ -313,10 +316,21 @@ extension AppDatabase {
 
     /// The notices of waiting-list entry `id`, oldest first.
     public func waitlistNotices(entryId id: Int64) throws -> [WaitlistNotice] {
-        try reading { transaction in
+        try database.reading { transaction in
             try transaction.records("""
                 SELECT id, waitlistId, kind, createdAt, dispatchedAt FROM waitlistNotice WHERE waitlistId = \(id) ORDER BY id
                 """, as: WaitlistNotice.self)
         }
     }
+}
+
+/// Waiting lists for full slots: joining, leaving, offers and their answers.
+/// Reached from the database as `waitingLists`; each write is one transaction.
+public struct WaitingLists: Sendable {
+    let database: AppDatabase
+}
+
+extension AppDatabase {
+    /// Waiting lists for full slots.
+    public var waitingLists: WaitingLists { WaitingLists(database: self) }
 }

@@ -114,14 +114,14 @@ struct AccountsArea {
 
     func acceptTerms(_ context: CustomerContext) throws -> Response {
         if TermsOfService.mustAccept(context.user.termsVersion) {
-            try database.acceptTerms(userId: context.user.id, version: TermsOfService.version, now: context.now)
+            try database.accounts.acceptTerms(userId: context.user.id, version: TermsOfService.version, now: context.now)
         }
         return .redirect(to: safeNextPath(context.form["next"]))
     }
 
     /// Everything CLup holds about the signed-in account, as a JSON file to keep.
     func downloadData(_ context: CustomerContext) throws -> Response {
-        guard let data = try database.personalData(userId: context.user.id, now: context.now) else {
+        guard let data = try database.privacy.personalData(userId: context.user.id, now: context.now) else {
             throw HTTPError.notFound
         }
         return Response(status: 200, headers: [
@@ -163,7 +163,7 @@ struct AccountsArea {
         let mail = self.mail(context)
         let queued: MailQueueing
         do {
-            queued = try database.createAccount(
+            queued = try database.accounts.createAccount(
                 email: page.email, displayName: page.displayName, passwordHash: hash,
                 language: Language.current.rawValue, acceptedTerms: TermsOfService.version, now: context.now,
                 confirmation: (token, { mail.confirmation(to: $0, token: token) })
@@ -172,8 +172,8 @@ struct AccountsArea {
             queued = .refused(retryAt: retryAt)
         } catch AccountError.emailTaken {
             // Tell the owner, and answer exactly as for a new account (the same pace and caps).
-            if let existing = try database.user(email: page.email) {
-                queued = try database.enqueueMail(mail.alreadyRegistered(to: existing), now: context.now)
+            if let existing = try database.accounts.user(email: page.email) {
+                queued = try database.notices.enqueueMail(mail.alreadyRegistered(to: existing), now: context.now)
             } else {
                 queued = .queued(sendAt: context.now)
             }
@@ -227,7 +227,7 @@ struct AccountsArea {
     {
         if let stashed = EmailedLink.stash(context, parameter: "token") { return stashed }
         let token = EmailedLink.token(context)
-        var response = try database.isLinkValid(token, purpose: purpose, now: context.now)
+        var response = try database.accounts.isLinkValid(token, purpose: purpose, now: context.now)
             ? page(token)
             : views.page(title: tr("link.expired"), context, MessagePage(
                 title: tr("link.expiredTitle"), lines: [expired.line], link: expired.link), status: 410)
@@ -237,7 +237,7 @@ struct AccountsArea {
 
     func confirm(_ context: BrowserContext) throws -> Response {
         do {
-            _ = try database.confirmEmail(token: context.form["token"] ?? "", keeping: context.visitor.session?.idHash,
+            _ = try database.accounts.confirmEmail(token: context.form["token"] ?? "", keeping: context.visitor.session?.idHash,
                                           now: context.now)
         } catch AccountError.invalidOrExpiredLink {
             throw HTTPError(410, tr("confirm.expired"))
@@ -253,7 +253,7 @@ struct AccountsArea {
         if !user.isConfirmed {
             let token = Secrets.token(bytes: 32)
             let mail = self.mail(context)
-            queued = try database.issueLink(purpose: .confirm, email: user.email, token: token, now: context.now,
+            queued = try database.accounts.issueLink(purpose: .confirm, email: user.email, token: token, now: context.now,
                                             mail: { mail.confirmation(to: $0, token: token) }).mail
         }
         return mailPage(context, queued, email: user.email, link: (tr("link.backToAccount"), Paths.account()),
@@ -278,24 +278,24 @@ struct AccountsArea {
         let account = email.lowercased()
         let client = context.request.client
         var page = SignInPage(email: email, next: safeNextPath(context.form["next"]))
-        if let wait = try database.signInWait(account: account, clientAddress: client, now: context.now) {
+        if let wait = try database.accounts.signInWait(account: account, clientAddress: client, now: context.now) {
             page.error = tr("signin.throttled", ["wait": Formatting.duration(wait)])
             var response = views.page(title: tr("signin.title"), context, page, status: 429)
             response.headers.append(("Retry-After", String(Int(wait))))
             return response
         }
-        let user = account.isEmpty ? nil : try database.user(email: account)
+        let user = account.isEmpty ? nil : try database.accounts.user(email: account)
         let verified = hasher.verify(context.form["password"] ?? "", against: user?.passwordHash ?? PasswordHasher.decoy)
         guard verified, let user else {
-            try database.recordSignInFailure(account: account, clientAddress: client, now: context.now)
+            try database.accounts.recordSignInFailure(account: account, clientAddress: client, now: context.now)
             page.error = tr("signin.wrong")
             return views.page(title: tr("signin.title"), context, page, status: 401)
         }
-        try database.clearSignInFailures(account: account, clientAddress: client)
+        try database.accounts.clearSignInFailures(account: account, clientAddress: client)
         // Always a new session id at sign-in, so an id planted before cannot be ridden.
-        if let old = context.visitor.session { try database.deleteSession(idHash: old.idHash) }
+        if let old = context.visitor.session { try database.accounts.deleteSession(idHash: old.idHash) }
         let token = Secrets.token()
-        _ = try database.createSession(idHash: Secrets.hash(token), csrfToken: Secrets.token(), userId: user.id,
+        _ = try database.accounts.createSession(idHash: Secrets.hash(token), csrfToken: Secrets.token(), userId: user.id,
                                        now: context.now)
         // Terms accepted in an earlier version, or never (an account an administrator made):
         // asked now, before going on.
@@ -307,7 +307,7 @@ struct AccountsArea {
     }
 
     func signOut(_ context: BrowserContext) throws -> Response {
-        if let session = context.visitor.session { try database.deleteSession(idHash: session.idHash) }
+        if let session = context.visitor.session { try database.accounts.deleteSession(idHash: session.idHash) }
         var response = Response.redirect(to: Paths.home())
         response.setCookie(Visitor.endedSession(secure: context.secure))
         return response
@@ -315,7 +315,7 @@ struct AccountsArea {
 
     func signOutEverywhere(_ context: CustomerContext) throws -> Response {
         let user = context.user
-        try database.deleteSessions(userId: user.id)
+        try database.accounts.deleteSessions(userId: user.id)
         var response = Response.redirect(to: Paths.signIn())
         response.setCookie(Visitor.endedSession(secure: context.secure))
         return response
@@ -338,7 +338,7 @@ struct AccountsArea {
         let token = Secrets.token(bytes: 32)
         let mail = self.mail(context)
         // Both mails keep the same pace and caps, so the answer says nothing of the account.
-        let queued = try database.issueLink(purpose: .reset, email: email, token: token, now: context.now,
+        let queued = try database.accounts.issueLink(purpose: .reset, email: email, token: token, now: context.now,
                                             mail: { mail.passwordReset(to: $0, token: token) },
                                             ifNoAccount: mail.noAccount(email: email)).mail
         return mailPage(context, queued, email: email, link: (tr("forgot.back"), Paths.signIn()),
@@ -362,7 +362,7 @@ struct AccountsArea {
             return views.page(title: tr("reset.title"), context, page, status: 422)
         }
         do {
-            _ = try database.resetPassword(token: token, passwordHash: hasher.hash(password), now: context.now)
+            _ = try database.accounts.resetPassword(token: token, passwordHash: hasher.hash(password), now: context.now)
         } catch AccountError.invalidOrExpiredLink {
             throw HTTPError(410, tr("reset.expired"))
         }
@@ -378,7 +378,7 @@ struct AccountsArea {
     func account(_ context: CustomerContext) throws -> Response {
         let user = context.user
         var page = AccountPage(user: user)
-        page.pushDevices = try database.pushSubscriptions(userId: user.id).count
+        page.pushDevices = try database.notices.pushSubscriptions(userId: user.id).count
         switch context.request.query["saved"] {
         case "profile": page.notice = tr("account.savedProfile")
         case "notifications": page.notice = tr("account.savedNotifications")
@@ -403,13 +403,13 @@ struct AccountsArea {
         if page.displayNameError != nil {
             return views.page(title: tr("account.title"), section: .account, context, page, status: 422)
         }
-        try database.updateProfile(userId: user.id, displayName: name, travelMode: mode,
+        try database.accounts.updateProfile(userId: user.id, displayName: name, travelMode: mode,
                                    loyaltyOptIn: context.form["loyaltyOptIn"] == "on", language: language.rawValue)
         return .redirect(to: Paths.account(query: "saved=profile"))
     }
 
     func updateNotifications(_ context: CustomerContext) throws -> Response {
-        try database.updateNotificationChannels(userId: context.user.id, email: context.form["email"] == "on",
+        try database.accounts.updateNotificationChannels(userId: context.user.id, email: context.form["email"] == "on",
                                                 push: context.form["push"] == "on")
         return .redirect(to: Paths.account(query: "saved=notifications"))
     }
@@ -423,7 +423,7 @@ struct AccountsArea {
         }
         guard let p256dh = form["p256dh"], PushKeys.isPublicKey(p256dh), let auth = form["auth"], PushKeys.isAuth(auth)
         else { throw HTTPError.badRequest(tr("push.badKeys")) }
-        switch try database.savePushSubscription(userId: context.user.id, endpoint: endpoint, p256dh: p256dh, auth: auth,
+        switch try database.notices.savePushSubscription(userId: context.user.id, endpoint: endpoint, p256dh: p256dh, auth: auth,
                                                  now: context.now)
         {
         case .saved: return Response(status: 204, headers: [("Cache-Control", "no-store")], body: [])
@@ -433,7 +433,7 @@ struct AccountsArea {
 
     func removePush(_ context: CustomerContext) throws -> Response {
         let endpoint = context.form["endpoint"] ?? ""
-        try database.deletePushSubscription(userId: context.user.id, endpoint: settings.pushEndpoint(endpoint) ?? endpoint)
+        try database.notices.deletePushSubscription(userId: context.user.id, endpoint: settings.pushEndpoint(endpoint) ?? endpoint)
         return Response(status: 204, headers: [("Cache-Control", "no-store")], body: [])
     }
 
@@ -452,7 +452,7 @@ struct AccountsArea {
             return views.page(title: tr("account.title"), section: .account, context, page, status: 422)
         }
         let mail = self.mail(context)
-        try database.changePassword(userId: user.id, passwordHash: hasher.hash(new),
+        try database.accounts.changePassword(userId: user.id, passwordHash: hasher.hash(new),
                                     keepingSession: context.visitor.session?.idHash, now: context.now,
                                     notice: { mail.passwordChanged(to: $0) })
         return .redirect(to: Paths.account(query: "saved=password"))
@@ -466,7 +466,7 @@ struct AccountsArea {
             page.deleteError = tr("account.deleteWrong")
             return views.page(title: tr("account.title"), section: .account, context, page, status: 422)
         }
-        try database.deleteUser(id: user.id, now: context.now)
+        try database.accounts.deleteUser(id: user.id, now: context.now)
         var response = views.page(title: tr("account.deletedTitle"), context, MessagePage(
             title: tr("account.deleted"),
             lines: [tr("account.deletedLine")],

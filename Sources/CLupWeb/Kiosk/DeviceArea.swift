@@ -224,7 +224,7 @@ struct DeviceArea {
             walkInQueue: queue(standing.walkIn), calling: board.called.map(\.number),
             waitMinutes: online?.minutes, walkInWaitMinutes: walkIn?.minutes, waitRangeMinutes: online?.range,
             walkInWaitRangeMinutes: walkIn?.range,
-            maintenance: (try database.shownMaintenance(now: now)).map { window, phase in
+            maintenance: (try database.maintenance.shownMaintenance(now: now)).map { window, phase in
                 StatusJSON.Maintenance(startsAt: window.startsAt.formatted(.iso8601), endsAt: window.endsAt.formatted(.iso8601),
                                        underway: phase == .underway, message: Views.banner(window, phase, now: now).text)
             })

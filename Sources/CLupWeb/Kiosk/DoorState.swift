@@ -60,12 +60,12 @@ struct DoorState: Encodable {
 extension EntranceDesk {
     func doorState(kiosk: Kiosk, now: Date) throws -> DoorState {
         guard let entry = database.board.entry(kiosk.storeId),
-              let keys = try database.signingKeys(storeId: kiosk.storeId, now: now)
+              let keys = try database.stores.signingKeys(storeId: kiosk.storeId, now: now)
         else { throw HTTPError.notFound }
         let store = entry.store
         func time(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) }
         let today = entry.hours.businessDay(at: now)
-        let blocks = try database.ticketBlocks(storeId: store.id, days: (today - 1)...today)
+        let blocks = try database.doors.ticketBlocks(storeId: store.id, days: (today - 1)...today)
         let tickets = entry.live.live.map { ticket -> DoorState.Ticket in
             var state = DoorState.Ticket(id: ticket.id, number: ticket.number, people: ticket.people, state: "waiting")
             switch ticket.state {
@@ -77,7 +77,7 @@ extension EntranceDesk {
             }
             return state
         }
-        let doors = try database.kiosks(storeId: kiosk.storeId).filter { $0.revokedAt == nil && $0.role == .door }
+        let doors = try database.accounts.kiosks(storeId: kiosk.storeId).filter { $0.revokedAt == nil && $0.role == .door }
         return DoorState(
             storeId: store.id, generatedAt: time(now),
             keys: keys.accepted.keys.sorted().map { keyId in
@@ -88,7 +88,7 @@ extension EntranceDesk {
             entryBeforeMinutes: store.entryBeforeMinutes, entryAfterMinutes: store.entryAfterMinutes,
             peopleInside: entry.live.peopleInside, tickets: tickets,
             offlineBlocks: blocks.map { DoorState.Block(first: $0.firstReservationId, last: $0.lastReservationId) },
-            lastReservationId: try database.lastReservationId()?.rawValue ?? 0,
+            lastReservationId: try database.stores.lastReservationId()?.rawValue ?? 0,
             authority: doors.first?.id == kiosk.id, authorityLabel: doors.first?.label ?? "")
     }
 }

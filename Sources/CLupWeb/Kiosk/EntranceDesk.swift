@@ -15,7 +15,7 @@ struct EntranceDesk: Sendable {
     /// Scans `code` (the text a QR scanner typed, or the camera read) at `kiosk`'s store.
     func scan(code: String, kiosk: Kiosk, now: Date) throws -> ScanReport {
         let named = try reservation(code, now: now)
-        let report = ScanReport(try database.scan(reservationId: named?.id, walkIn: named?.walkIn, at: kiosk.storeId,
+        let report = ScanReport(try database.doors.scan(reservationId: named?.id, walkIn: named?.walkIn, at: kiosk.storeId,
                                                   now: now), now: now)
         WebMetrics.scanned(report)
         return report
@@ -69,7 +69,7 @@ struct EntranceDesk: Sendable {
         let named = try reservation(code, now: now)
         // The report of the run that committed (a shared commit may run the scan again).
         var report: ScanReport?
-        let answer = try database.scan(reservationId: named?.id, walkIn: named?.walkIn, at: kiosk.storeId,
+        let answer = try database.doors.scan(reservationId: named?.id, walkIn: named?.walkIn, at: kiosk.storeId,
                                        by: KioskScan(kioskId: kiosk.id, scanId: scanId, scannedAt: at, doorDid: doorDid),
                                        now: now) { result in
             report = ScanReport(result, now: at)
@@ -146,7 +146,7 @@ struct EntranceDesk: Sendable {
         case .success(let checked): party = checked
         case .failure(let problem): return .failure(problem)
         }
-        switch try database.issueWalkInTicket(storeId: kiosk.storeId, people: party.people, residenceMinutes: party.minutes,
+        switch try database.doors.issueWalkInTicket(storeId: kiosk.storeId, people: party.people, residenceMinutes: party.minutes,
                                                requestKey: Self.requestKey(requestKey), now: now)
         {
         case .issued(let ticket), .alreadyIssued(let ticket):
@@ -191,7 +191,7 @@ struct EntranceDesk: Sendable {
                       receipt: ((_ number: Int, _ people: Int, _ code: String) throws -> String)? = nil) throws
         -> SpareTicketsJSON?
     {
-        guard let (block, spare) = try database.ticketBlock(for: kiosk, now: now) else { return nil }
+        guard let (block, spare) = try database.doors.ticketBlock(for: kiosk, now: now) else { return nil }
         return SpareTicketsJSON(
             day: LocalDate(day: block.day).text, firstNumber: block.firstNumber, size: block.size,
             tickets: try codes.spareCodes(spare, storeId: kiosk.storeId, now: now).map { ticket, codes in
@@ -215,7 +215,7 @@ struct EntranceDesk: Sendable {
         guard let issuedAt = issuedAt.flatMap(Self.instant) else { throw EntranceError(400, "invalidIssuedAt", tr("api.issuedAt")) }
         guard issuedAt <= now + Self.clockSkew else { throw Self.clockAhead }
         guard issuedAt >= now - Self.oldestScan else { throw EntranceError(409, "ticketTooOld", tr("api.ticketTooOld")) }
-        switch try database.reportOfflineTicket(id, kiosk: kiosk, people: party.people, residenceMinutes: party.minutes,
+        switch try database.doors.reportOfflineTicket(id, kiosk: kiosk, people: party.people, residenceMinutes: party.minutes,
                                                 issuedAt: issuedAt, now: now)
         {
         case .recorded(let ticket): return (ticket, true)

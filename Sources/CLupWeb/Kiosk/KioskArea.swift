@@ -90,7 +90,7 @@ struct KioskArea {
 
     func enrol(_ context: BrowserContext) throws -> Response {
         let key = (context.form["key"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let kiosk = try database.kiosk(key: key) else {
+        guard let kiosk = try database.accounts.kiosk(key: key) else {
             return enrolPage(context, error: tr("kiosk.badKey"),
                              status: 403)
         }
@@ -104,7 +104,7 @@ struct KioskArea {
 
     /// Name and staff PIN; or, while this store has no PIN, who can set one.
     func staffSignInPage(_ context: KioskContext) throws -> Response {
-        try staffPage(context, hasPin: try database.staffPinHash(storeId: context.kiosk.storeId) != nil, name: "", error: nil)
+        try staffPage(context, hasPin: try database.accounts.staffPinHash(storeId: context.kiosk.storeId) != nil, name: "", error: nil)
     }
 
     /// Wrong PINs are throttled per kiosk and per store (`StaffPin.throttleAccount`), never by
@@ -113,7 +113,7 @@ struct KioskArea {
         let kiosk = context.kiosk
         let name = (context.form["staff"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let pin = context.form["pin"] ?? ""
-        guard let pinHash = try database.staffPinHash(storeId: kiosk.storeId) else {
+        guard let pinHash = try database.accounts.staffPinHash(storeId: kiosk.storeId) else {
             return try staffPage(context, hasPin: false, name: name, error: nil, status: 409)
         }
         guard !name.isEmpty, ManageArea.textProblem(name, maxLength: 60) == nil else {
@@ -121,18 +121,18 @@ struct KioskArea {
         }
         let account = StaffPin.throttleAccount(storeId: kiosk.storeId.rawValue)
         let client = StaffPin.throttleClient(kioskId: kiosk.id)
-        if let wait = try database.signInWait(account: account, clientAddress: client, now: context.now) {
+        if let wait = try database.accounts.signInWait(account: account, clientAddress: client, now: context.now) {
             var response = try staffPage(context, hasPin: true, name: name, error: tr("staff.tooManyPins", [
                 "time": Formatting.duration(max(60, wait))]), status: 429)
             response.headers.append(("Retry-After", String(Int(wait.rounded(.up)))))
             return response
         }
         guard StaffPin.isAcceptable(pin), PasswordHasher().verify(pin, against: pinHash) else {
-            try database.recordSignInFailure(account: account, clientAddress: client, now: context.now)
+            try database.accounts.recordSignInFailure(account: account, clientAddress: client, now: context.now)
             logger.notice("kiosk \(kiosk.id): a wrong staff PIN from \(context.request.client)")
             return try staffPage(context, hasPin: true, name: name, error: tr("staff.wrongPin"), status: 403)
         }
-        try database.clearSignInFailures(account: account, clientAddress: client)
+        try database.accounts.clearSignInFailures(account: account, clientAddress: client)
         logger.info("kiosk \(kiosk.id): staff signed in to the door console")
         var response = Response.redirect(to: Paths.kioskDoor())
         response.setCookie(StaffPass.cookie(kioskId: kiosk.id, staffName: name, pinHash: pinHash, signer: staffPasses,
@@ -203,7 +203,7 @@ struct KioskArea {
         let kiosk = context.kiosk
         let id: ReservationID = try context.id()
         guard let ref = context.request.query["ref"], printedTickets.isSignature(ref, of: "\(kiosk.id):\(id.rawValue)"),
-            let ticket = try database.walkInTicket(id: id, storeId: kiosk.storeId), !ticket.priority,
+            let ticket = try database.doors.walkInTicket(id: id, storeId: kiosk.storeId), !ticket.priority,
             context.now.timeIntervalSince(ticket.createdAt) < Self.ticketShownFor
         else { throw HTTPError.notFound }
         let store = try store(of: kiosk)

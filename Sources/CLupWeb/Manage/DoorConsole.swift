@@ -112,7 +112,7 @@ struct DoorConsole {
         guard let staff = try staff(at: place, now: now) else {
             return try again(tr("door.kioskLimit", ["n": String(Self.kioskLimit)]), status: 429)
         }
-        switch try database.door(kind, storeId: place.storeId, number: number, reason: form.reason, by: staff, now: now) {
+        switch try database.doors.door(kind, storeId: place.storeId, number: number, reason: form.reason, by: staff, now: now) {
         case .done(let ticket):
             let store = database.board.entry(place.storeId)?.store
             switch kind {
@@ -143,7 +143,7 @@ struct DoorConsole {
         switch place {
         case .manager(let userId, _): return .user(userId)
         case .kiosk(let kiosk, let name):
-            guard try database.doorActionCount(kioskId: kiosk.id, since: now - Self.kioskWindow) < Self.kioskLimit else {
+            guard try database.doors.doorActionCount(kioskId: kiosk.id, since: now - Self.kioskWindow) < Self.kioskLimit else {
                 return nil
             }
             return .kiosk(id: kiosk.id, name: name)
@@ -169,7 +169,7 @@ struct DoorConsole {
         guard let staff = try staff(at: place, now: now) else {
             return try again(tr("door.kioskLimit", ["n": String(Self.kioskLimit)]), status: 429)
         }
-        switch try database.issueWalkInTicket(storeId: place.storeId, people: party.people, residenceMinutes: party.minutes,
+        switch try database.doors.issueWalkInTicket(storeId: place.storeId, people: party.people, residenceMinutes: party.minutes,
                                                requestKey: EntranceDesk.requestKey(values["requestKey"]), priority: staff,
                                                now: now)
         {
@@ -214,7 +214,7 @@ struct DoorConsole {
             guard case .inside(let since) = ticket.state else { return nil }
             return DoorConsolePage.Row(number: ticket.number, detail: "· \(Formatting.people(ticket.people)) · " + tr("door.since", ["time": time(since)]))
         }
-        let log = try database.doorLog(storeId: store.id).map { Self.logRow($0, time: time($0.at)) }
+        let log = try database.doors.doorLog(storeId: store.id).map { Self.logRow($0, time: time($0.at)) }
         var page = DoorConsolePage(
             storeId: store.id.rawValue, storeName: store.name,
             inside: tr("door.insideOf", ["people": Formatting.people(board.peopleInside), "capacity": String(store.capacity)]),
@@ -236,7 +236,7 @@ struct DoorConsole {
                 requestKey: Secrets.token(), error: form.priorityError)
         }
         if let issued = context.request.query["issued"].flatMap({ Int64($0) }).map(ReservationID.init(rawValue:)),
-            let ticket = try database.walkInTicket(id: issued, storeId: store.id), ticket.priority,
+            let ticket = try database.doors.walkInTicket(id: issued, storeId: store.id), ticket.priority,
             now.timeIntervalSince(ticket.createdAt) < KioskArea.ticketShownFor
         {
             let code = try QRCode(encoding: codes.text(for: ticket, now: now))

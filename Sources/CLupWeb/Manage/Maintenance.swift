@@ -38,7 +38,7 @@ extension ManageArea {
             let page = try maintenancePage(context, values: values, errors: [problem.field: MaintenanceText.message(problem)])
             return views.page(title: tr("maintenance.title"), section: .manage, context, page, status: 422)
         case .success(let window):
-            _ = try database.scheduleMaintenance(window, now: context.now)
+            _ = try database.maintenance.scheduleMaintenance(window, now: context.now)
             try staticPages?.refresh(from: database, now: context.now)
             return .redirect(to: Paths.manageMaintenance(query: "done=scheduled"))
         }
@@ -46,7 +46,7 @@ extension ManageArea {
 
     func cancelMaintenance(_ context: ManagerContext) throws -> Response {
         guard let id = context.form["window"].flatMap({ Int64($0) }) else { throw HTTPError.notFound }
-        let cancelled = try database.cancelMaintenance(id: id, now: context.now)
+        let cancelled = try database.maintenance.cancelMaintenance(id: id, now: context.now)
         try staticPages?.refresh(from: database, now: context.now)
         return .redirect(to: Paths.manageMaintenance(query: cancelled ? "done=cancelled" : "done=gone"))
     }
@@ -54,7 +54,7 @@ extension ManageArea {
     private func maintenancePage(_ context: ManagerContext, values: [String: String], errors: [String: String]) throws
         -> MaintenancePage
     {
-        let rows = try database.maintenanceWindows(now: context.now).map { window in
+        let rows = try database.maintenance.maintenanceWindows(now: context.now).map { window in
             MaintenancePage.Row(id: window.id, text: MaintenanceText.describe(window, now: context.now),
                                 underway: window.phase(at: context.now) == .underway)
         }

@@ -49,7 +49,7 @@ struct ManageArea {
     func list(_ context: ManagerContext) throws -> Response {
         let user = context.user
         let stores = user.role == .admin
-            ? database.board.entries().map(\.store) : try database.managedStores(userId: user.id)
+            ? database.board.entries().map(\.store) : try database.accounts.managedStores(userId: user.id)
         var page = ManagePage(stores: stores.map { ManagePage.Row(id: $0.id.rawValue, name: $0.name, address: $0.address) })
         page.canRegister = user.role == .admin
         return views.page(title: tr("manage.yourStores"), section: .manage, context, page)
@@ -65,7 +65,7 @@ struct ManageArea {
         guard StaffPin.isAcceptable(pin) else {
             return try storePage(context, httpStatus: 422) { $0.staffPinError = tr("manage.staffPinBad") }
         }
-        try database.setStaffPin(storeId: context.storeId, pinHash: PasswordHasher().hash(pin), by: context.user.id,
+        try database.accounts.setStaffPin(storeId: context.storeId, pinHash: PasswordHasher().hash(pin), by: context.user.id,
                                  now: context.now)
         return .redirect(to: Paths.manageStore(context.storeId, query: "pin=set"))
     }
@@ -74,7 +74,7 @@ struct ManageArea {
     /// the browser is. Another store's kiosk id is a 404.
     func revokeKiosk(_ context: ManagedStoreContext) throws -> Response {
         guard let id = context.form["kiosk"].flatMap({ Int64($0) }),
-            try database.revokeKiosk(id: id, storeId: context.storeId, by: context.user.id, now: context.now)
+            try database.accounts.revokeKiosk(id: id, storeId: context.storeId, by: context.user.id, now: context.now)
         else { throw HTTPError.notFound }
         return .redirect(to: Paths.manageStore(context.storeId, query: "kiosk=revoked"))
     }
@@ -94,7 +94,7 @@ struct ManageArea {
             }
         }
         let key = Secrets.token(bytes: 32)
-        let kiosk = try database.enrolKiosk(storeId: context.storeId, label: label, key: key, role: role, now: context.now,
+        let kiosk = try database.accounts.enrolKiosk(storeId: context.storeId, label: label, key: key, role: role, now: context.now,
                                             loggedAs: .user(context.user.id))
         let qr = try QRCode(encoding: key)
         var response = views.page(title: tr("manage.enrolledTitle", ["label": kiosk.label]), section: .manage, context,
@@ -114,7 +114,7 @@ struct ManageArea {
             }
         }
         do {
-            guard try database.assignStore(storeId: context.storeId, toManager: email, now: context.now,
+            guard try database.accounts.assignStore(storeId: context.storeId, toManager: email, now: context.now,
                                            loggedAs: .user(context.user.id))
             else { return try refused(tr("manage.managerAlready", ["email": email])) }
         } catch AccountError.noSuchUser {
@@ -127,7 +127,7 @@ struct ManageArea {
     /// An administrator stops an account managing the store.
     func removeManager(_ context: ManagedStoreContext) throws -> Response {
         guard let id = context.form["user"].flatMap({ Int64($0) }),
-            try database.removeManager(storeId: context.storeId, userId: UserID(rawValue: id), now: context.now,
+            try database.accounts.removeManager(storeId: context.storeId, userId: UserID(rawValue: id), now: context.now,
                                        loggedAs: .user(context.user.id))
         else { throw HTTPError.notFound }
         return .redirect(to: Paths.manageStore(context.storeId, query: "manager=removed") + "#managers")
@@ -141,7 +141,7 @@ struct ManageArea {
         }
         let store = entry.store
         let status = standing.status
-        let kiosks = try database.kiosks(storeId: store.id).map { kiosk in
+        let kiosks = try database.accounts.kiosks(storeId: store.id).map { kiosk in
             ManageStorePage.KioskRow(
                 id: kiosk.id, label: kiosk.label, role: tr("kiosk.role.\(kiosk.role.rawValue)"),
                 enrolled: Formatting.clock(kiosk.createdAt, now: context.now, timeZone: store.zone),
@@ -153,16 +153,16 @@ struct ManageArea {
             reason: status.reason.text, kiosks: kiosks)
         let now = context.now
         page.notice = Self.storeNotice(context.request.query)
-        page.staffPin = try database.staffPin(storeId: store.id).map {
+        page.staffPin = try database.accounts.staffPin(storeId: store.id).map {
             tr("manage.staffPinSetAt", ["time": Formatting.moment($0.setAt, now: now, timeZone: store.zone)])
         } ?? tr("manage.staffPinNone")
-        page.kioskActions = try database.doorLog(storeId: store.id, limit: 50, kiosksSince: now - 7 * 86400)
+        page.kioskActions = try database.doors.doorLog(storeId: store.id, limit: 50, kiosksSince: now - 7 * 86400)
             .map { DoorConsole.logRow($0, time: Formatting.moment($0.at, now: now, timeZone: store.zone)) }
-        page.changes = try database.storeChanges(storeId: store.id, limit: 20).map { change in
+        page.changes = try database.stores.storeChanges(storeId: store.id, limit: 20).map { change in
             (Formatting.moment(change.at, now: now, timeZone: store.zone), change.by ?? tr("change.admin"),
              Self.changeText(change))
         }
-        page.bookings = try database.bookings(storeId: store.id, from: now, to: now + 86400).map { booking in
+        page.bookings = try database.reservations.bookings(storeId: store.id, from: now, to: now + 86400).map { booking in
             let answer: String
             if booking.confirmedAt != nil {
                 answer = tr("reply.confirmed")
@@ -178,7 +178,7 @@ struct ManageArea {
                 people: booking.people, answer: answer)
         }
         if context.user.role == .admin {
-            page.managers = try database.managers(storeId: store.id).map {
+            page.managers = try database.accounts.managers(storeId: store.id).map {
                 ManageStorePage.ManagerRow(userId: $0.id.rawValue, email: $0.email, name: $0.displayName)
             }
         }

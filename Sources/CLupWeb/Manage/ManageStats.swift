@@ -135,14 +135,14 @@ extension ManageArea {
     func tables(store: Store, range: DayRange) throws -> (StoreReport, [FigureTable]) {
         let zone = store.zone
         // Hours a day either side cover every local day of the range, whatever the offset.
-        let hours = try database.storeHours(storeId: store.id, from: (range.first - 1) * 24, to: (range.last + 2) * 24)
+        let hours = try database.statistics.storeHours(storeId: store.id, from: (range.first - 1) * 24, to: (range.last + 2) * 24)
         let report = StoreReport(hours: hours, zone: zone, firstDay: range.first, lastDay: range.last)
         let start = ZoneOffsets(zone: zone, around: Date(timeIntervalSince1970: Double(range.first) * 86_400))
             .instant(localSeconds: range.first * 86_400)
         let end = ZoneOffsets(zone: zone, around: Date(timeIntervalSince1970: Double(range.last + 1) * 86_400))
             .instant(localSeconds: (range.last + 1) * 86_400)
         // Refused scans, from the door's log (a store refuses few: read as they are).
-        let refusedDates = try database.refusedScans(storeId: store.id, from: start, to: end)
+        let refusedDates = try database.doors.refusedScans(storeId: store.id, from: start, to: end)
         let clock = LocalHours(zone: zone, from: HourTotals.hour(of: start), to: HourTotals.hour(of: end))
         var refused: [Int: Int] = [:]
         for date in refusedDates { refused[clock.local(HourTotals.hour(of: date)).day, default: 0] += 1 }
@@ -172,12 +172,12 @@ extension ManageArea {
         let departments = FigureTable(
             caption: tr("mstats.byDepartment"),
             header: [tr("mstats.column.department"), tr("mstats.column.visits")],
-            rows: try database.departmentEntries(storeId: store.id, from: (range.first - 1) * 24,
+            rows: try database.statistics.departmentEntries(storeId: store.id, from: (range.first - 1) * 24,
                                                  to: (range.last + 2) * 24).map { [$0.name, "\($0.entries)"] })
         let loyal = FigureTable(
             caption: tr("mstats.loyal"),
             header: [tr("mstats.column.customer"), tr("mstats.column.visits"), tr("mstats.column.lastVisit")],
-            rows: try database.loyalCustomers(storeId: store.id, from: start, to: end).map { customer in
+            rows: try database.statistics.loyalCustomers(storeId: store.id, from: start, to: end).map { customer in
                 let (day, second) = ZoneOffsets(zone: zone, around: customer.lastVisit).localDay(customer.lastVisit)
                 return [customer.name, "\(customer.visits)",
                         DayRange.text(of: day) + " " + NumberText.clock(hours: second / 3600, minutes: second % 3600 / 60)]

@@ -126,9 +126,9 @@ extension ManageArea {
             slotCapacity: number("slotCapacity"), entryBeforeMinutes: number("entryBeforeMinutes"),
             entryAfterMinutes: number("entryAfterMinutes"), callGraceMinutes: number("callGraceMinutes"),
             priorityEvery: number("priorityEvery"), priorityOnline: number("priorityOnline") == 1)
-        let outcome = try database.editStore(store.id, to: edit, userId: context.user.id, now: context.now)
+        let outcome = try database.stores.editStore(store.id, to: edit, userId: context.user.id, now: context.now)
         let departmentsChanged = try departmentsSent
-            && database.replaceDepartments(storeId: store.id, with: departments, userId: context.user.id, now: context.now)
+            && database.stores.replaceDepartments(storeId: store.id, with: departments, userId: context.user.id, now: context.now)
         let saved = outcome.changed.count + (departmentsChanged ? 1 : 0)
         let query = "saved=\(saved)&over=\(outcome.overCapacity)&overbooked=\(outcome.slotsOverBooked)"
         return .redirect(to: Paths.manageStore(store.id, query: query))

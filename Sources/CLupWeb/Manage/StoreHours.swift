@@ -58,7 +58,7 @@ extension ManageArea {
         let form = context.form
         if form["action"] == "reopen" {
             guard let day = form["day"].flatMap(Int.init) else { throw HTTPError.badRequest(tr("hours.whichDay")) }
-            let reopened = try database.reopenDay(storeId: store.id, day: day, userId: context.user.id, now: context.now)
+            let reopened = try database.stores.reopenDay(storeId: store.id, day: day, userId: context.user.id, now: context.now)
             return .redirect(to: Paths.manageStoreHours(store.id, query: "reopened=\(reopened ? day : -1)"))
         }
         let date = (form["date"] ?? "").trimmingCharacters(in: .whitespaces)
@@ -66,7 +66,7 @@ extension ManageArea {
         let today = entry.calendar.localDay(of: context.now)
         switch Self.closureProblem(date: date, reason: reason, today: today) {
         case .success(let day):
-            guard let cancelled = try database.closeDay(storeId: store.id, day: day, reason: reason,
+            guard let cancelled = try database.stores.closeDay(storeId: store.id, day: day, reason: reason,
                                                         userId: context.user.id, now: context.now)
             else {
                 return closureRefused(context, entry, date: date, reason: reason,
@@ -137,7 +137,7 @@ extension ManageArea {
                                openings: openings[weekday - 1], error: errors[weekday - 1])
         }
         guard days.allSatisfy({ $0.error == nil }) else { return hoursPage(context, entry, days: days, status: 422) }
-        let cancelled = try database.replaceHours(storeId: entry.store.id, with: intervals, userId: context.user.id,
+        let cancelled = try database.stores.replaceHours(storeId: entry.store.id, with: intervals, userId: context.user.id,
                                                   now: context.now)
         return .redirect(to: Paths.manageStore(entry.store.id, query: "hours=saved&cancelled=\(cancelled)"))
     }

@@ -26,8 +26,8 @@ extension ManageArea {
         case .failure(let problems):
             return registrationPage(context, values: values, errors: problems.errors, status: 422)
         case .success(let (new, departments)):
-            let store = try database.createStore(new, hours: [], departments: departments)
-            try database.recordRegistration(storeId: store.id, userId: context.user.id, now: context.now)
+            let store = try database.stores.createStore(new, hours: [], departments: departments)
+            try database.stores.recordRegistration(storeId: store.id, userId: context.user.id, now: context.now)
             return .redirect(to: Paths.manageStoreHours(store.id, query: "registered=1"))
         }
     }

@@ -37,12 +37,12 @@ extension ReservationsArea {
         guard let userId = reservation.userId else { throw HTTPError.notFound }
         switch context.form["answer"] {
         case "confirm":
-            let reply = try database.confirmBooking(id: reservation.id, userId: userId, now: context.now)
-            return replyOutcome(context, try database.reservation(id: reservation.id) ?? owned,
+            let reply = try database.reservations.confirmBooking(id: reservation.id, userId: userId, now: context.now)
+            return replyOutcome(context, try database.reservations.reservation(id: reservation.id) ?? owned,
                                 answered: reply == .confirmed || reply == .alreadyConfirmed ? "confirm" : nil)
         case "cancel":
-            let cancelled = try database.cancelReservation(id: reservation.id, userId: userId, now: context.now)
-            return replyOutcome(context, try database.reservation(id: reservation.id) ?? owned,
+            let cancelled = try database.reservations.cancelReservation(id: reservation.id, userId: userId, now: context.now)
+            return replyOutcome(context, try database.reservations.reservation(id: reservation.id) ?? owned,
                                 answered: cancelled ? "cancel" : nil)
         default:
             throw HTTPError.badRequest(tr("reply.choose"))
@@ -52,7 +52,7 @@ extension ReservationsArea {
     /// The booking a reply token names; 404 for a token that is not one, and 410 once its slot
     /// has ended: a link in an old email answers nothing.
     private func repliedBooking(_ token: String?, now: Date) throws -> (ReservationWithStore, String) {
-        guard let token, let id = replies.reservationId(from: token).map({ ReservationID($0) }), let owned = try database.reservation(id: id),
+        guard let token, let id = replies.reservationId(from: token).map({ ReservationID($0) }), let owned = try database.reservations.reservation(id: id),
             owned.reservation.kind == .booking
         else {
             throw HTTPError(404, tr("reply.badLink"))

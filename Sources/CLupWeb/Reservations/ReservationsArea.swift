@@ -69,7 +69,7 @@ struct ReservationsArea {
 
     /// The customer's usual visit length at the store, once they have enough visits (R1.3).
     func usualMinutes(userId: UserID, storeId: StoreID) throws -> Int? {
-        ResidenceTime.fromVisits(try database.pastVisits(userId: userId, storeId: storeId).map(\.actual))
+        ResidenceTime.fromVisits(try database.reservations.pastVisits(userId: userId, storeId: storeId).map(\.actual))
     }
 
     func alternatives(_ context: some HandlerContext, plan: VisitPlan, shopper: ShopperContext) -> Alternatives {

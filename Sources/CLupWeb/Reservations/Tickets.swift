@@ -15,7 +15,7 @@ extension ReservationsArea {
         let progress = try self.progress(owned, now: context.now)
         let code = owned.reservation.status.isActive ? try QRCode(encoding: codes.text(for: owned.reservation, now: context.now)) : nil
         var page = TicketPage(owned, progress: progress, code: code, now: context.now)
-        if context.user.notifyPush, owned.reservation.status.isActive, try database.pushLost(userId: context.user.id) != nil {
+        if context.user.notifyPush, owned.reservation.status.isActive, try database.notices.pushLost(userId: context.user.id) != nil {
             page.pushLost = tr("ticket.pushLost", ["email": context.user.email])
         }
         return views.page(title: tr("ticket.title"), section: .reservations, context, page)
@@ -27,7 +27,7 @@ extension ReservationsArea {
         guard let mode = context.form["mode"].flatMap(TravelMode.init(rawValue:)) else {
             throw HTTPError.badRequest(tr("ticket.chooseMode"))
         }
-        switch try database.changeTravelMode(id: reservation.id, userId: context.user.id, to: mode) {
+        switch try database.reservations.changeTravelMode(id: reservation.id, userId: context.user.id, to: mode) {
         case .changed:
             return .redirect(to: Paths.ticket(reservation.id))
         case .notChangeable:
@@ -58,7 +58,7 @@ extension ReservationsArea {
               let here = GeoPoint(validLatitude: latitude, longitude: longitude)
         else { throw HTTPError.badRequest(tr("ticket.badPosition")) }
         let metres = min(TravelMode.longestMetres, Int(here.distance(to: owned.store.position).rounded()))
-        switch try database.changeTravelDistance(id: owned.reservation.id, userId: context.user.id, to: metres) {
+        switch try database.reservations.changeTravelDistance(id: owned.reservation.id, userId: context.user.id, to: metres) {
         case .changed:
             break
         case .notChangeable:
@@ -67,7 +67,7 @@ extension ReservationsArea {
             // The ticket's script shows the message in place of "your position set when to leave".
             return .json(["message": Self.travelRefusal(refusal, store: owned.store, now: context.now)], status: 422)
         }
-        guard let updated = try database.reservation(id: owned.reservation.id) else {
+        guard let updated = try database.reservations.reservation(id: owned.reservation.id) else {
             throw HTTPError(409, tr("ticket.notWaiting"))
         }
         let asOf = Formatting.time(context.now, timeZone: updated.store.zone, now: context.now)
@@ -77,7 +77,7 @@ extension ReservationsArea {
     /// Confirms the booking from its ticket (R17).
     func confirmBooking(_ context: OwnedTicketContext) throws -> Response {
         let reservation = context.owned.reservation
-        switch try database.confirmBooking(id: reservation.id, userId: context.user.id, now: context.now) {
+        switch try database.reservations.confirmBooking(id: reservation.id, userId: context.user.id, now: context.now) {
         case .confirmed, .alreadyConfirmed:
             return .redirect(to: Paths.ticket(reservation.id))
         case .notBooked, .notFound:
@@ -109,7 +109,7 @@ extension ReservationsArea {
 
     func cancel(_ context: OwnedTicketContext) throws -> Response {
         let reservation = context.owned.reservation
-        guard try database.cancelReservation(id: reservation.id, userId: context.user.id, now: context.now) else {
+        guard try database.reservations.cancelReservation(id: reservation.id, userId: context.user.id, now: context.now) else {
             throw HTTPError(409, reservation.status == .inside
                 ? tr("ticket.cancelInside") : tr("ticket.cancelOver"))
         }
@@ -118,7 +118,7 @@ extension ReservationsArea {
 
     func list(_ context: CustomerContext) throws -> Response {
         let now = context.now
-        let all = try database.reservations(userId: context.user.id)
+        let all = try database.reservations.forCustomer(userId: context.user.id)
         let active = try all.first { $0.reservation.status.isActive }.map { owned in
             ReservationsPage.Active(
                 summary: TicketSummary(owned, now: now), progress: try progress(owned, now: now),

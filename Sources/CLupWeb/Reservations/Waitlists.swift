@@ -16,7 +16,7 @@ extension ReservationsArea {
         let store = details.store
         guard case .bookable(let slot) = details.slotCalendar.verdict(start: start, residence: plan.residence, now: now)
         else { return nil }
-        let listed = try database.waitlists(storeId: store.id, in: [slot])[slot.start] ?? []
+        let listed = try database.waitingLists.waitlists(storeId: store.id, in: [slot])[slot.start] ?? []
         guard listed.count < WaitingList.longestList else { return nil }
         return WaitlistJoinForm(
             action: Paths.storeWaitlist(store.id),
@@ -37,7 +37,7 @@ extension ReservationsArea {
         let start = try Self.slotStart(form)
         let request = WaitlistRequest(storeId: store.id, userId: context.user.id, slotStart: start, people: plan.people,
                                       residenceMinutes: plan.minutes, requestKey: requestKey)
-        switch try database.joinWaitlist(request, now: context.now) {
+        switch try database.waitingLists.joinWaitlist(request, now: context.now) {
         case .joined(let entry), .alreadyJoined(let entry):
             return .redirect(to: Paths.waitlist(entry.id))
         case .onAnotherList(let entry):
@@ -71,7 +71,7 @@ extension ReservationsArea {
         case .waiting:
             state = .waiting(ahead: context.place.ahead, leaveAction: Paths.waitlistLeave(entry.id))
         case .offered where (entry.offerExpiresAt ?? now) > now:
-            let active = try database.activeReservation(userId: context.user.id)
+            let active = try database.reservations.activeReservation(userId: context.user.id)
             let summary = active.map { TicketSummary($0, now: now) }
             state = .offered(
                 deadline: Formatting.clock(entry.offerExpiresAt ?? now, now: now, timeZone: store.zone),
@@ -95,7 +95,7 @@ extension ReservationsArea {
 
     func acceptOffer(_ context: OwnedWaitlistContext) throws -> Response {
         let id = context.place.entry.id
-        switch try database.acceptOffer(id: id, userId: context.user.id, replacingActive: context.form["replace"] == "1",
+        switch try database.waitingLists.acceptOffer(id: id, userId: context.user.id, replacingActive: context.form["replace"] == "1",
                                         now: context.now)
         {
         case .booked(let reservation):
@@ -112,13 +112,13 @@ extension ReservationsArea {
 
     func leaveWaitlist(_ context: OwnedWaitlistContext) throws -> Response {
         let id = context.place.entry.id
-        _ = try database.leaveWaitlist(id: id, userId: context.user.id, now: context.now)
+        _ = try database.waitingLists.leaveWaitlist(id: id, userId: context.user.id, now: context.now)
         return .redirect(to: Paths.waitlist(id))
     }
 
     /// The customer's place on a list, for "My reservations".
     func waitlistSummary(userId: UserID, now: Date) throws -> WaitlistSummary? {
-        guard let place = try database.openWaitlistPlace(userId: userId) else { return nil }
+        guard let place = try database.waitingLists.openWaitlistPlace(userId: userId) else { return nil }
         let entry = place.entry
         let store = place.store
         let slot = Slot(start: entry.slotStart, end: entry.slotStart + Double(store.slotMinutes) * 60)
@@ -140,8 +140,8 @@ struct SlotRoom {
 extension AppDatabase {
     /// The room for a party of `people` in each of `store`'s `slots`, by slot start.
     func room(at store: Store, for people: Int, in slots: [Slot]) throws -> [Date: SlotRoom] {
-        let booked = try bookedPeople(storeId: store.id, in: slots)
-        let lists = try waitlists(storeId: store.id, in: slots)
+        let booked = try reservations.bookedPeople(storeId: store.id, in: slots)
+        let lists = try waitingLists.waitlists(storeId: store.id, in: slots)
         var result: [Date: SlotRoom] = [:]
         for slot in slots {
             let taken = booked[slot.start] ?? 0

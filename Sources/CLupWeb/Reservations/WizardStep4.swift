@@ -68,7 +68,7 @@ extension ReservationsArea {
         }
         facts += [Fact(tr("fact.visitLength"), tr("fact.aboutMinutes", ["n": String(plan.minutes)])),
                   Fact(tr("fact.people"), Formatting.people(plan.people))]
-        let active = try database.activeReservation(userId: context.user.id)
+        let active = try database.reservations.activeReservation(userId: context.user.id)
         let page = RecapPage(
             facts: facts,
             notice: active.map { tr("recap.alreadyHave", ["store": $0.store.name]) },
@@ -103,7 +103,7 @@ extension ReservationsArea {
             requestKey: requestKey, replacingActive: form["replace"] == "1",
             travelMetres: min(TravelMode.longestMetres, Int(shopper.position.distance(to: store.position).rounded())),
             departmentIds: plan.departments, priority: form["priority"] == "1")
-        switch try database.reserve(request, now: context.now) {
+        switch try database.reservations.reserve(request, now: context.now) {
         case .created(let reservation), .alreadyMade(let reservation):
             return .redirect(to: Paths.ticket(reservation.id))
         case .hasActive(let active):

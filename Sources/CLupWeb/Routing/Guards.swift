@@ -121,7 +121,7 @@ extension Middleware where Input == KioskContext, Output == StaffContext {
     static func staff(database: AppDatabase, signer: TicketToken) -> Middleware {
         Middleware("staff") { context, next in
             let name = StaffPass.cookieName(secure: context.secure)
-            guard let pinHash = try database.staffPinHash(storeId: context.kiosk.storeId),
+            guard let pinHash = try database.accounts.staffPinHash(storeId: context.kiosk.storeId),
                 let value = context.request.cookies[name],
                 let pass = StaffPass.read(value, kiosk: context.kiosk, pinHash: pinHash, signer: signer, now: context.now)
             else {
@@ -184,7 +184,7 @@ extension Middleware where Input == CustomerContext, Output == OwnedTicketContex
     /// gets, so ids reveal nothing.
     static func reservationOwner(database: AppDatabase) -> Middleware {
         .check("reservationOwner") { context in
-            guard let owned = try database.reservation(id: try context.id()), owned.reservation.userId == context.user.id
+            guard let owned = try database.reservations.reservation(id: try context.id()), owned.reservation.userId == context.user.id
             else { throw HTTPError.notFound }
             return OwnedTicketContext(browser: context.browser, user: context.user, owned: owned)
         }
@@ -196,7 +196,7 @@ extension Middleware where Input == CustomerContext, Output == OwnedWaitlistCont
     static func waitlistOwner(database: AppDatabase) -> Middleware {
         .check("waitlistOwner") { context in
             guard let id = context.base.parameters["id"].flatMap({ Int64($0) }), id > 0,
-                let place = try database.waitlistPlace(id: id), place.entry.userId == context.user.id
+                let place = try database.waitingLists.waitlistPlace(id: id), place.entry.userId == context.user.id
             else { throw HTTPError.notFound }
             return OwnedWaitlistContext(browser: context.browser, user: context.user, place: place)
         }
@@ -225,7 +225,7 @@ extension Middleware where Input == ManagerContext, Output == ManagedStoreContex
     static func managerOfStore(database: AppDatabase) -> Middleware {
         .check("managerOfStore") { context in
             let storeId: StoreID = try context.id()
-            let allowed = try context.user.role == .admin || database.isManager(userId: context.user.id, of: storeId)
+            let allowed = try context.user.role == .admin || database.accounts.isManager(userId: context.user.id, of: storeId)
             guard allowed else {
                 throw HTTPError.forbidden
             }
@@ -266,7 +266,7 @@ extension Middleware where Input == RequestContext, Output == DeviceContext {
                 throw EntranceError(401, "unauthorized", tr("api.unauthorized"))
             }
             let key = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
-            guard let kiosk = try database.kiosk(key: key) else {
+            guard let kiosk = try database.accounts.kiosk(key: key) else {
                 throw EntranceError(401, "invalidKey", tr("api.invalidKey"))
             }
             return DeviceContext(base: context, kiosk: kiosk)

@@ -20,7 +20,7 @@ extension StoresArea {
         let today = ZoneOffsets.isoWeekday(day: businessDay)
         let weekday = context.request.query["day"].flatMap(Int.init).flatMap { (1...7).contains($0) ? $0 : nil } ?? today
         let lastHour = HourTotals.hour(of: now)
-        let hours = try database.storeHours(storeId: store.id, from: lastHour - PopularTimes.weeks * 7 * 24, to: lastHour)
+        let hours = try database.statistics.storeHours(storeId: store.id, from: lastHour - PopularTimes.weeks * 7 * 24, to: lastHour)
         let usual = PopularTimes(hours: hours, zone: zone, weekly: entry.hours.intervals)
         let openHours = Self.openHours(of: weekday, in: entry.hours)
         let local = localHour(lastHour, in: zone)
