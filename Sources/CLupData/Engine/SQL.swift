@@ -18,6 +18,8 @@ struct SQL: ExpressibleByStringInterpolation, Sendable {
         case values([any SQLArgument])
         /// A word each engine spells its own way.
         case word(sqlite: String, postgres: String)
+        /// A whole statement written once with `?` placeholders, and its values.
+        case template(SQLTemplate, [any SQLArgument])
     }
 
     fileprivate var pieces: [Piece]
@@ -115,6 +117,13 @@ struct SQL: ExpressibleByStringInterpolation, Sendable {
     /// The smaller of two values: SQLite's two-argument `MIN`, PostgreSQL's `LEAST`.
     static let least = SQL(pieces: [.word(sqlite: "MIN", postgres: "LEAST")])
 
+    /// `template` with its placeholders bound to `arguments` in order: for a statement run so
+    /// often that building its text each time shows (a visit's hour, counted at every change of
+    /// status and thousands of times over by a rebuild).
+    init(_ template: SQLTemplate, _ arguments: [any SQLArgument]) {
+        pieces = [.template(template, arguments)]
+    }
+
     /// Whether the statement's text is the same whatever its values (no `IN` list): only such
     /// statements are worth keeping prepared.
     var hasFixedText: Bool {
@@ -138,6 +147,9 @@ struct SQL: ExpressibleByStringInterpolation, Sendable {
                 text += Array(repeating: "?", count: list.count).joined(separator: ", ")
                 values += list.map(\.sqliteValue)
             case .word(let sqlite, _): text += sqlite
+            case .template(let template, let arguments):
+                text += template.sqlite
+                values += arguments.map(\.sqliteValue)
             }
         }
         return (text, StatementArguments(values))
@@ -161,9 +173,35 @@ struct SQL: ExpressibleByStringInterpolation, Sendable {
                 text += list.isEmpty ? "IN (NULL)" : "IN (" + list.map(bind).joined(separator: ",") + ")"
             case .values(let list): text += list.map(bind).joined(separator: ", ")
             case .word(_, let postgres): text += postgres
+            case .template(let template, let arguments):
+                precondition(count == 0 && pieces.count == 1, "a template is a whole statement")
+                text += template.postgres
+                for argument in arguments { _ = bind(argument) }
             }
         }
         return PostgresQuery(unsafeSQL: text, binds: bindings)
+    }
+}
+
+/// A statement written once with `?` placeholders (and no values), rendered for each engine
+/// once: SQLite's text as it is, PostgreSQL's with its words and the placeholders numbered.
+struct SQLTemplate: Sendable {
+    let sqlite: String
+    let postgres: String
+
+    init(_ statement: SQL) {
+        sqlite = statement.sqlite.text
+        var numbered = ""
+        var count = 0
+        for character in statement.postgres.sql {
+            if character == "?" {
+                count += 1
+                numbered += "$\(count)"
+            } else {
+                numbered.append(character)
+            }
+        }
+        postgres = numbered
     }
 }
 

@@ -10,9 +10,6 @@ import PostgresNIO
 /// `AppDatabase.transaction` runs a write and `AppDatabase.reading` a read, on whichever
 /// engine the database is (docs/architecture.md, "A new transaction").
 protocol SQLTransaction {
-    /// Which engine runs the statements: for the few that must be spelt apart (job claims).
-    var dialect: SQLDialect { get }
-
     /// Runs `sql`; returns how many rows it changed.
     @discardableResult
     func execute(_ sql: SQL) throws -> Int
@@ -39,9 +36,10 @@ protocol SQLTransaction {
 
     /// Store `id` as a transaction deciding on its places reads it, or nil if there is no such
     /// store. SQLite's one writer keeps every other transaction out, and the board holds every
-    /// commit: it is read from there. PostgreSQL locks the store's row (`FOR UPDATE`) until the
-    /// transaction ends — the writes of one store queue behind each other, those of different
-    /// stores run side by side — and reads it under the lock, once per transaction.
+    /// commit: it is read from there, or from the rows once the transaction has changed a store
+    /// (the board takes a change as it commits). PostgreSQL locks the store's row (`FOR UPDATE`)
+    /// until the transaction ends — the writes of one store queue behind each other, those of
+    /// different stores run side by side — and reads it under the lock, once per transaction.
     func lockStore(_ id: StoreID) throws -> StoreBoard.Definition?
 
     /// Takes the customer's row before any store's, where a transaction will lock stores for
@@ -70,11 +68,6 @@ protocol SQLTransaction {
     /// Keeps every other transaction from writing `tables` until this one ends (a rebuild of
     /// what they hold): PostgreSQL locks them; SQLite's one writer does already.
     func lockTables(_ tables: [String]) throws
-}
-
-/// The engine a statement is spelt for.
-enum SQLDialect: Sendable {
-    case sqlite, postgres
 }
 
 extension SQLTransaction {
@@ -115,8 +108,6 @@ extension SQLTransaction {
 struct SQLiteTransaction: SQLTransaction {
     let db: Database
     var database: AppDatabase? = nil
-
-    var dialect: SQLDialect { .sqlite }
 
     func execute(_ sql: SQL) throws -> Int {
         let (text, arguments) = sql.sqlite
@@ -180,8 +171,6 @@ struct SQLiteTransaction: SQLTransaction {
 /// A PostgreSQL transaction as the transactions written once see it.
 struct PostgresStatements: SQLTransaction {
     let transaction: PostgresTransaction
-
-    var dialect: SQLDialect { .postgres }
 
     func execute(_ sql: SQL) throws -> Int {
         try transaction.execute(sql.postgres)

@@ -178,19 +178,18 @@ extension AppDatabase {
 
     /// Adds `totals` to the store's hour (the peak is the larger of the two).
     static func add(_ totals: HourTotals, storeId: StoreID, _ transaction: some SQLTransaction) throws {
-        try transaction.execute("""
-            INSERT INTO storeHour (storeId, hour, \(unescaped: HourTotals.counterNames.joined(separator: ", ")))
-            VALUES (\(storeId), \(totals.hour), \(values: totals.counters)) \(addHourConflict)
-            """)
+        try transaction.execute(SQL(addHour, [storeId, totals.hour] + totals.counters.map { $0 as any SQLArgument }))
     }
 
-    /// What `add` does to an hour already counted: its counters summed, its peak the larger.
-    private static let addHourConflict: SQL = """
+    /// `add`'s statement: the hour's counters summed with those kept, its peak the larger.
+    private static let addHour = SQLTemplate("""
+        INSERT INTO storeHour (storeId, hour, \(unescaped: HourTotals.counterNames.joined(separator: ", ")))
+        VALUES (?, ?, \(unescaped: HourTotals.counterNames.map { _ in "?" }.joined(separator: ", ")))
         ON CONFLICT (storeId, hour) DO UPDATE SET \(HourTotals.counterNames.map { name -> SQL in
             name == "peakInside" ? "peakInside = \(SQL.greatest)(storeHour.peakInside, excluded.peakInside)"
                 : "\(unescaped: name) = storeHour.\(unescaped: name) + excluded.\(unescaped: name)"
         }.joined(separator: ", "))
-        """
+        """)
 
     /// The learned sums' columns, in `sumValues` order.
     static let sumNames = [
