@@ -13,11 +13,11 @@ extension PostgresEngine {
     /// order: the board's live rows.
     static func liveReservations(_ transaction: PostgresTransaction) throws -> [(StoreID, LiveReservation)] {
         try transaction.rows("""
-            SELECT storeId, \(unescaped: AppDatabase.liveColumns) FROM reservation
+            SELECT \(unescaped: AppDatabase.liveColumns) FROM reservation
             WHERE status IN ('waiting', 'called', 'inside', 'booked') ORDER BY id
             """).compactMap { row in
-            let columns = try row.record(AppDatabase.LiveColumns.self)
-            return try AppDatabase.live(columns).map { (try row[column: "storeId"].decode(StoreID.self), $0) }
+            let row = SQLRow(row)
+            return try AppDatabase.live(row).map { (try row.decode(1, as: StoreID.self), $0) }
         }
     }
 }

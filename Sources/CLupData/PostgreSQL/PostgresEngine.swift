@@ -156,8 +156,8 @@ final class PostgresEngine: Sendable {
                     SELECT \(unescaped: AppDatabase.liveColumns) FROM reservation WHERE id = ANY(\(ids))
                     """)
                 {
-                    let columns = try row.record(AppDatabase.LiveColumns.self)
-                    found[columns.id] = .some(AppDatabase.live(columns))
+                    let row = SQLRow(row)
+                    found[try row.decode(0)] = .some(try AppDatabase.live(row))
                 }
                 for (id, storeId) in changes.reservations.sorted(by: { $0.key < $1.key }) {
                     boardChanges.reservations.append((found[id] == nil ? nil : storeId, id, found[id] ?? nil))

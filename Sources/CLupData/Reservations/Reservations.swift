@@ -133,7 +133,7 @@ extension AppDatabase {
     }
 
     /// The columns of a reservation the wait estimate reads (`liveColumns`), from either engine.
-    struct LiveColumns: Decodable {
+    struct LiveColumns {
         var id: ReservationID
         var status: String
         var people: Int

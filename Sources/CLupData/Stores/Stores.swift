@@ -22,21 +22,23 @@ extension AppDatabase {
     /// One store with its hours, closures and departments (those not retired), or every
     /// store in id order when `id` is nil: four statements, whatever the number of stores.
     static func storeDetails(_ id: StoreID?, _ transaction: some SQLTransaction) throws -> [StoreDetails] {
-        // NULL matches every store.
-        let all: SQL = "CAST(\(id) AS BIGINT) IS NULL"
+        // A store's rows by their index, or every store's: a condition that matched both
+        // (`? IS NULL OR id = ?`) made SQLite scan every table for one store.
+        let store: SQL = id.map { "WHERE id = \($0)" } ?? ""
+        let ofStore: SQL = id.map { "AND storeId = \($0)" } ?? ""
         let stores = try transaction.records("""
-            SELECT \(unescaped: storeColumns) FROM store WHERE \(all) OR id = \(id) ORDER BY id
+            SELECT \(unescaped: storeColumns) FROM store \(store) ORDER BY id
             """, as: Store.self)
         var intervals = try Dictionary(grouping: transaction.records("""
-            SELECT storeId, weekday, opens, closes FROM openingInterval WHERE \(all) OR storeId = \(id)
+            SELECT storeId, weekday, opens, closes FROM openingInterval WHERE TRUE \(ofStore)
             ORDER BY storeId, weekday, opens
             """, as: OpeningIntervalRecord.self), by: \.storeId)
         var closures = try Dictionary(grouping: transaction.records("""
-            SELECT storeId, day, reason FROM storeClosure WHERE \(all) OR storeId = \(id) ORDER BY storeId, day
+            SELECT storeId, day, reason FROM storeClosure WHERE TRUE \(ofStore) ORDER BY storeId, day
             """, as: StoreClosure.self), by: \.storeId)
         var departments = try Dictionary(grouping: transaction.records("""
             SELECT id, storeId, name, estimatedMinutes, position FROM department
-            WHERE NOT retired AND (\(all) OR storeId = \(id))
+            WHERE NOT retired \(ofStore)
             ORDER BY storeId, position
             """, as: Department.self), by: \.storeId)
         return stores.map { store in
