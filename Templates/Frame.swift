@@ -202,7 +202,9 @@ public struct Frame: Sendable {
                     "js.notificationsOn", "js.notificationsBlocked", "js.asking", "js.notificationsFailed",
                     "js.ready", "js.scanPrompt", "js.noAnswer", "js.scanFailed", "js.useCamera", "js.stopCamera",
                     "js.noCamera", "js.offline", "js.sending", "js.offlineConflicts", "js.offlineRefused",
-                    "js.offlineStopped", "js.offlineEnter", "js.offlineExit", "js.offlineWelcome", "js.offlineGoodbye",
+                    "js.offlineStopped", "js.clockFast", "js.clockSlow", "js.offlineEnter", "js.offlineExit",
+                    "js.offlineWelcome", "js.offlineGoodbye", "js.boardLive", "js.boardSoundOn", "js.boardSoundOff",
+                    "js.boardNobody", "js.boardNext", "js.boardCalling", "js.boardCallingMany", "js.moreTimeGiven",
                     "js.offlineRefused.headline", "js.offlineCopy", "js.printedWaiting", "js.noSpares",
                     "js.printedRefused", "js.printedStopped", "js.followStart", "js.followStop", "js.followUsed",
                     "js.followFailed", "js.followStopped", "js.followNoPosition"]

@@ -23,15 +23,94 @@
     });
   }
 
+  // CLup's clock, which the entrance goes by. Every answer to a kiosk gives CLup's time
+  // (CLup-Time); the kiosk keeps its offset from its own clock (in localStorage, so a page
+  // reopened offline still knows it), dates its scans and printed tickets in CLup's time, and
+  // applies the entrance rules offline by it, however far a cheap tablet's clock has drifted.
+  var Clock = (function () {
+    var KEY = "clup-clock-offset";
+    var offset = 0;
+    try { offset = Number(window.localStorage.getItem(KEY)) || 0; } catch (error) { offset = 0; }
+    function learn(response, sentAt) {
+      var told = Date.parse(response.headers.get("CLup-Time") || "");
+      var receivedAt = Date.now();
+      // CLup stamped its answer somewhere between sending and receiving: a slow answer says
+      // too little of when.
+      if (isNaN(told) || receivedAt - sentAt > 4000) return;
+      offset = Math.round(told - (sentAt + receivedAt) / 2);
+      try { window.localStorage.setItem(KEY, String(offset)); } catch (error) { /* kept for this page only */ }
+    }
+    return {
+      now: function () { return Date.now() + offset; },
+      offset: function () { return offset; },
+      learn: learn
+    };
+  })();
+
+  // A staff note when this device's clock is more than a minute off CLup's, or null.
+  function clockNote() {
+    var minutes = Math.round(Math.abs(Clock.offset()) / 60000);
+    if (Math.abs(Clock.offset()) < 60000) return null;
+    return fill(Clock.offset() < 0 ? "js.clockFast" : "js.clockSlow", { minutes: minutes });
+  }
+
+  // What a kiosk's page says of itself with each request, for its manager to watch: the
+  // script it runs (its fingerprint), what it made offline and still holds, and its clock.
+  var heldOffline = 0;
+  var scriptVersion = (function () {
+    var script = document.querySelector("script[src*='/assets/app.']");
+    var found = script && /\/assets\/app\.([0-9a-f]+)\.js/.exec(script.getAttribute("src"));
+    return found ? found[1] : "";
+  })();
+  function kioskHeaders(headers) {
+    if (window.location.pathname.indexOf("/kiosk") !== 0) return headers;
+    headers["CLup-Kiosk-Version"] = scriptVersion;
+    headers["CLup-Kiosk-Queued"] = String(heldOffline);
+    headers["CLup-Kiosk-Clock"] = String(Clock.offset());
+    return headers;
+  }
+
+  // A short tone, or tones one after another (Hz), where the browser allows sound.
+  function chime(tones) {
+    var Context = window.AudioContext || window.webkitAudioContext;
+    if (!Context) return;
+    try {
+      var audio = new Context();
+      (tones || [880]).forEach(function (frequency, index) {
+        var start = audio.currentTime + index * 0.45;
+        var tone = audio.createOscillator();
+        var gain = audio.createGain();
+        tone.frequency.value = frequency;
+        gain.gain.setValueAtTime(0.2, start);
+        gain.gain.exponentialRampToValueAtTime(0.001, start + 0.6);
+        tone.connect(gain).connect(audio.destination);
+        tone.start(start);
+        tone.stop(start + 0.6);
+      });
+    } catch (error) { /* a browser that allows no sound before a tap */ }
+  }
+
+  // `words` said aloud in the page's language, where the browser can speak.
+  function say(words) {
+    if (!window.speechSynthesis || !window.SpeechSynthesisUtterance) return;
+    var utterance = new window.SpeechSynthesisUtterance(words);
+    utterance.lang = document.documentElement.lang || "en";
+    utterance.rate = 0.9;
+    window.speechSynthesis.cancel();
+    window.speechSynthesis.speak(utterance);
+  }
+
   // A fetch from the same site that wants JSON back, given up after `seconds`.
   function fetchWithin(url, options, seconds) {
     var controller = window.AbortController ? new AbortController() : null;
     var timer = controller ? window.setTimeout(function () { controller.abort(); }, seconds * 1000) : null;
     options.credentials = "same-origin";
-    options.headers = { Accept: "application/json" };
+    options.headers = kioskHeaders({ Accept: "application/json" });
     if (controller) options.signal = controller.signal;
+    var sentAt = Date.now();
     return fetch(url, options).then(function (response) {
       window.clearTimeout(timer);
+      Clock.learn(response, sentAt);
       return response;
     }, function (error) {
       window.clearTimeout(timer);
@@ -203,22 +282,6 @@
       ticket.querySelectorAll(".qr, .travel-form, .cancel-form, .confirm-form").forEach(function (element) {
         if (over || element.classList.contains("confirm-form")) element.hidden = true;
       });
-    }
-
-    function chime() {
-      var Context = window.AudioContext || window.webkitAudioContext;
-      if (!Context) return;
-      try {
-        var audio = new Context();
-        var tone = audio.createOscillator();
-        var gain = audio.createGain();
-        tone.frequency.value = 880;
-        gain.gain.setValueAtTime(0.2, audio.currentTime);
-        gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.6);
-        tone.connect(gain).connect(audio.destination);
-        tone.start();
-        tone.stop(audio.currentTime + 0.6);
-      } catch (error) { /* a browser that allows no sound before a tap */ }
     }
 
     function schedule() {
@@ -427,7 +490,8 @@
     var seconds = parseInt(element.dataset.refreshSeconds, 10);
     if (!(seconds > 0)) return;
     window.setTimeout(function () {
-      if (element.dataset.refreshTo) window.location.assign(element.dataset.refreshTo);
+      if (heldOnScreen) return;
+      if (element.dataset.refreshTo) nextCustomer(element.dataset.refreshTo);
       else window.location.reload();
     }, seconds * 1000);
   }
@@ -444,9 +508,119 @@
   function setUpAutoPrint() {
     if (!document.querySelector("[data-autoprint]")) return;
     window.addEventListener("afterprint", function () {
-      window.setTimeout(function () { window.location.assign("/kiosk/dispenser"); }, 4000);
+      window.setTimeout(function () { if (!heldOnScreen) nextCustomer("/kiosk/dispenser"); }, 4000);
     });
     window.setTimeout(function () { window.print(); }, 300);
+  }
+
+  // A customer at the dispenser may ask for larger text and for the screen to be read aloud
+  // (the buttons, or + and 0 on a keypad); both last until the next customer. The choices on
+  // the screen are radio buttons and a button, so Tab, the arrows and Enter work everywhere;
+  // the digits choose how many people. The printed ticket says its number aloud, and "I need
+  // more time" keeps it on screen (EN 301 549's time extension).
+  var LARGE_TEXT = "clup-large-text";
+  var READ_ALOUD = "clup-read-aloud";
+  var heldOnScreen = false;
+
+  function kioskChoice(name) {
+    try { return window.sessionStorage.getItem(name) === "on"; } catch (error) { return false; }
+  }
+
+  function setKioskChoice(name, on) {
+    try { window.sessionStorage.setItem(name, on ? "on" : "off"); } catch (error) { /* this page only */ }
+  }
+
+  // Back to the dispenser for the next customer, who starts with the screen as it was.
+  function nextCustomer(address) {
+    try {
+      window.sessionStorage.removeItem(LARGE_TEXT);
+      window.sessionStorage.removeItem(READ_ALOUD);
+    } catch (error) { /* nothing kept */ }
+    window.location.assign(address);
+  }
+
+  function setUpKioskAccess() {
+    if (!document.body.classList.contains("kiosk")) return;
+    document.documentElement.classList.toggle("large-text", kioskChoice(LARGE_TEXT));
+    // The printed ticket: its number and what to do, aloud; more time on request; the way
+    // back starts the next customer afresh.
+    var receipt = document.querySelector(".receipt[data-autoprint]");
+    if (receipt) {
+      if (kioskChoice(READ_ALOUD)) {
+        say(Array.prototype.map.call(receipt.querySelectorAll("[data-say]"), function (e) { return e.dataset.say; }).join(" "));
+      }
+      var more = document.querySelector("[data-more-time]");
+      if (more) {
+        more.hidden = false;
+        more.querySelector("button").addEventListener("click", function () {
+          heldOnScreen = true;
+          more.hidden = true;
+          var note = document.querySelector("[data-reset-note]");
+          if (note) note.textContent = text("js.moreTimeGiven");
+          if (kioskChoice(READ_ALOUD)) say(text("js.moreTimeGiven"));
+        });
+      }
+      document.querySelectorAll(".kiosk-next a").forEach(function (link) {
+        link.addEventListener("click", function (event) {
+          event.preventDefault();
+          nextCustomer(link.getAttribute("href"));
+        });
+      });
+    }
+    var access = document.querySelector("[data-kiosk-access]");
+    var form = document.querySelector("form[data-dispenser]");
+    if (!access || !form) return;
+    access.hidden = false;
+    var keys = form.querySelector("[data-kiosk-keys]");
+    if (keys) keys.hidden = false;
+    var large = access.querySelector("[data-large-text]");
+    var aloud = access.querySelector("[data-read-aloud]");
+
+    function show() {
+      large.setAttribute("aria-pressed", kioskChoice(LARGE_TEXT) ? "true" : "false");
+      aloud.setAttribute("aria-pressed", kioskChoice(READ_ALOUD) ? "true" : "false");
+      document.documentElement.classList.toggle("large-text", kioskChoice(LARGE_TEXT));
+    }
+    // What the screen says, aloud: its title, the wait, then how to use it.
+    function readScreen() {
+      var parts = ["h1", "[data-field=wait]", "[data-kiosk-keys]"].map(function (selector) {
+        var element = document.querySelector(selector);
+        return element ? element.textContent.trim() : "";
+      });
+      say(parts.filter(Boolean).map(function (part) { return part.replace(/[.:]$/, ""); }).join(". ") + ".");
+    }
+    function toggleLarge() { setKioskChoice(LARGE_TEXT, !kioskChoice(LARGE_TEXT)); show(); }
+    function toggleAloud() {
+      setKioskChoice(READ_ALOUD, !kioskChoice(READ_ALOUD));
+      show();
+      if (kioskChoice(READ_ALOUD)) readScreen();
+      else if (window.speechSynthesis) window.speechSynthesis.cancel();
+    }
+    large.addEventListener("click", toggleLarge);
+    aloud.addEventListener("click", toggleAloud);
+    show();
+    // Each control says what it is as it takes the focus, while reading aloud is on.
+    form.addEventListener("focusin", function (event) {
+      if (!kioskChoice(READ_ALOUD)) return;
+      var target = event.target;
+      var label = target.closest("label");
+      var legend = target.closest("fieldset") && target.closest("fieldset").querySelector("legend");
+      var words = label ? label.textContent.trim() : target.textContent.trim();
+      if (legend && target.type === "radio") words = legend.textContent.trim() + ": " + words;
+      say(words);
+    });
+    document.addEventListener("keydown", function (event) {
+      if (event.altKey || event.ctrlKey || event.metaKey) return;
+      if (event.key === "+") { event.preventDefault(); toggleLarge(); return; }
+      if (event.key === "0") { event.preventDefault(); toggleAloud(); return; }
+      if (/^[1-9]$/.test(event.key)) {
+        var radio = form.querySelector("input[name=people][value='" + event.key + "']");
+        if (!radio) return;
+        event.preventDefault();
+        radio.checked = true;
+        radio.focus();
+      }
+    });
   }
 
   // The door offline. The scanner keeps what the server last said of the store (its public
@@ -652,12 +826,14 @@
 
     function showBanner() {
       if (!door || !banner) return;
+      heldOffline = door.queued;
       banner.hidden = !(door.offline || door.queued > 0);
       banner.textContent = fill(door.offline ? "js.offline" : "js.sending", { count: door.queued });
       var lines = [];
       if (door.conflicts) lines.push(fill("js.offlineConflicts", { count: door.conflicts }));
       if (door.refused) lines.push(fill("js.offlineRefused", { count: door.refused }));
       if (door.stopped) lines.push(fill("js.offlineStopped", { count: door.queued }));
+      if (clockNote()) lines.push(clockNote());
       notes.hidden = lines.length === 0;
       notes.textContent = lines.join(" ");
     }
@@ -694,7 +870,7 @@
       busy = true;
       last = { code: code, at: now };
       var scanId = newScanId();
-      var at = new Date(now);
+      var at = new Date(Clock.now());
       // While scans made offline wait to be sent, new ones queue behind them, in order.
       var done = door && door.state && door.queued > 0
         ? offlineScan(code, scanId, at)
@@ -765,6 +941,7 @@
           return response.json();
         })
         .then(function (state) {
+          showBanner();  // with what this answer said of the kiosk's clock
           if (door.queued > 0) return;
           door.state = state;
           return DoorOffline.transaction(door.db, "state", "readwrite", function (kept) { kept.put(state, "current"); });
@@ -857,6 +1034,7 @@
       return fetchWithin(url, { method: "POST", body: body, redirect: "manual" }, seconds);
     }
     function showBanner() {
+      heldOffline = state.queued;
       if (!banner) return;
       var lines = [];
       if (state.queued > 0) lines.push(fill("js.printedWaiting", { count: state.queued }));
@@ -886,7 +1064,7 @@
 
     // Printed here: the next spare ticket, for the party chosen.
     function printOffline(people, minutes) {
-      var printedAt = new Date();
+      var printedAt = new Date(Clock.now());
       return transaction(["spares", "printed"], "readwrite", function (tx) {
         var found = {};
         tx.objectStore("spares").openCursor().onsuccess = function (event) {
@@ -1015,6 +1193,122 @@
     }
   }
 
+  // The calling board at the entrance: it asks for the numbers every few seconds and changes
+  // only what changed, so its live region ("Now calling 14") is announced by screen readers;
+  // with sound turned on (a button, since browsers allow sound only after a press, remembered
+  // on this screen) a new call chimes and is said aloud in the page's language, and can be
+  // said again. The last five calls are listed. Without this script the page reloads itself.
+  function setUpBoard() {
+    var board = document.querySelector("[data-board]");
+    if (!board || !window.fetch) return;
+    var SOUND = "clup-board-sound";
+    var announce = board.querySelector("[data-board-announce]");
+    var calledBox = board.querySelector("[data-board-called]");
+    var nextBox = board.querySelector("[data-board-next]");
+    var inside = board.querySelector("[data-board-inside]");
+    var controls = board.querySelector("[data-board-controls]");
+    var soundButton = board.querySelector("[data-board-sound]");
+    var repeatButton = board.querySelector("[data-board-repeat]");
+    var fullButton = board.querySelector("[data-board-fullscreen]");
+    var history = board.querySelector("[data-board-history]");
+    var historyList = board.querySelector("[data-board-history-list]");
+    var updated = board.querySelector("[data-board-updated]");
+    var seconds = parseInt(board.dataset.pollSeconds, 10) || 3;
+    // The numbers already on the board when it opened are not news.
+    var known = Array.prototype.map.call(board.querySelectorAll(".board-called li"), function (item) {
+      return parseInt(item.textContent, 10);
+    });
+    var sound = false;
+    try { sound = window.localStorage.getItem(SOUND) === "on"; } catch (error) { sound = false; }
+    var lastCall = null;
+    var calls = [];
+
+    controls.hidden = false;
+    updated.textContent = text("js.boardLive");
+    if (!document.fullscreenEnabled) fullButton.hidden = true;
+
+    function showSound() {
+      soundButton.setAttribute("aria-pressed", sound ? "true" : "false");
+      soundButton.textContent = text(sound ? "js.boardSoundOff" : "js.boardSoundOn");
+    }
+    showSound();
+    soundButton.addEventListener("click", function () {
+      sound = !sound;
+      try { window.localStorage.setItem(SOUND, sound ? "on" : "off"); } catch (error) { /* this page only */ }
+      showSound();
+      if (sound) chime([660]);
+    });
+    repeatButton.addEventListener("click", function () { if (lastCall) call(lastCall, true); });
+    fullButton.addEventListener("click", function () {
+      if (document.fullscreenElement) document.exitFullscreen();
+      else board.requestFullscreen().catch(function () {});
+    });
+
+    function list(numbers, className) {
+      var items = document.createElement("ul");
+      items.className = className;
+      numbers.forEach(function (number) {
+        var item = document.createElement("li");
+        item.textContent = String(number);
+        items.appendChild(item);
+      });
+      return items;
+    }
+
+    function render(state) {
+      calledBox.replaceChildren(state.called.length ? list(state.called, "board-called")
+        : Object.assign(document.createElement("p"), { className: "board-empty", textContent: text("js.boardNobody") }));
+      var nextParts = [];
+      if (state.next.length) {
+        nextParts.push(Object.assign(document.createElement("h2"), { textContent: text("js.boardNext") }));
+        nextParts.push(list(state.next, "board-next"));
+      }
+      nextBox.replaceChildren.apply(nextBox, nextParts);
+      inside.textContent = String(state.peopleInside);
+    }
+
+    // Says `numbers` are called: the live region (cleared first, so the same words are
+    // announced again), and with sound on a chime and the words aloud.
+    function call(numbers, again) {
+      var words = fill(numbers.length > 1 ? "js.boardCallingMany" : "js.boardCalling", { numbers: numbers.join(", ") });
+      announce.textContent = "";
+      window.setTimeout(function () { announce.textContent = words; }, 50);
+      lastCall = numbers;
+      repeatButton.disabled = false;
+      if (!again) {
+        var at = new Date(Clock.now()).toLocaleTimeString(document.documentElement.lang || undefined,
+                                                           { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+        calls = numbers.map(function (number) { return { number: number, at: at }; }).reverse().concat(calls).slice(0, 5);
+        historyList.replaceChildren.apply(historyList, calls.map(function (made) {
+          return Object.assign(document.createElement("li"), { textContent: made.number + " · " + made.at });
+        }));
+        history.hidden = false;
+      }
+      if (sound) {
+        chime([880, 660]);
+        window.setTimeout(function () { say(words); }, 900);
+      }
+    }
+
+    function poll() {
+      fetchWithin(window.location.pathname, {}, 5)
+        .then(function (response) {
+          if (!response.ok) throw new Error("HTTP " + response.status);
+          return response.json();
+        })
+        .then(function (state) {
+          var fresh = state.called.filter(function (number) { return known.indexOf(number) < 0; });
+          known = state.called.slice();
+          render(state);
+          // Oldest call first, as they would be said.
+          if (fresh.length) call(fresh.reverse(), false);
+        })
+        .catch(function () { /* tried again at the next turn */ })
+        .then(function () { window.setTimeout(poll, seconds * 1000); });
+    }
+    window.setTimeout(poll, seconds * 1000);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     setUpKeptPages();
     setUpLocate();
@@ -1028,5 +1322,7 @@
     setUpRefresh();
     setUpScanner();
     setUpDispenser();
+    setUpBoard();
+    setUpKioskAccess();
   });
 })();

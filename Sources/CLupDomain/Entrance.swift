@@ -22,6 +22,12 @@ public enum ScanRefusal: Sendable, Equatable {
     /// Dated when it cannot have happened: before the ticket was issued or called, or an exit
     /// before its entry (a kiosk's clock far off, or a scan replayed with a false time).
     case impossibleTime
+    /// Done at the door while CLup could not be reached, and sent more than a day later: too
+    /// old to apply. Never a verdict of the rules: CLup's answer to a kiosk catching up.
+    case sentTooLate
+    /// Done at the door while CLup could not be reached, and dated more than a minute ahead
+    /// of CLup's clock. Never a verdict of the rules, as `sentTooLate`.
+    case datedAhead
 
     public var code: String {
         switch self {
@@ -35,6 +41,8 @@ public enum ScanRefusal: Sendable, Equatable {
         case .alreadyUsed: "alreadyUsed"
         case .full: "full"
         case .impossibleTime: "impossibleTime"
+        case .sentTooLate: "scanTooOld"
+        case .datedAhead: "clockAhead"
         }
     }
 }

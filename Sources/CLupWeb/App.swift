@@ -54,11 +54,13 @@ public struct App: Sendable {
         ManageArea(database: database, views: views, settings: environment.settings, codes: codes,
                    staticPages: environment.staticPages).addRoutes(to: forms)
         let desk = EntranceDesk(database: database, tickets: environment.tickets, codes: codes)
-        KioskArea(database: database, views: views, desk: desk, logger: environment.logger).addRoutes(to: forms)
+        let watch = KioskWatch(database: database, logger: environment.logger)
+        KioskArea(database: database, views: views, desk: desk, watch: watch, logger: environment.logger)
+            .addRoutes(to: forms)
 
         let api = routes.root.adding(.jsonErrors(logger: environment.logger))
         routes.fallback(prefix: Paths.apiPrefix, through: api)
-        DeviceArea(database: database, desk: desk).addRoutes(to: api)
+        DeviceArea(database: database, desk: desk, watch: watch).addRoutes(to: api)
 
         var router = Router<RouteEntry>()
         for entry in routes.entries { router.add(entry.method, entry.pattern, entry) }
@@ -83,7 +85,24 @@ public struct App: Sendable {
     }
 
     private func answer(_ request: Request) -> Response {
-        var context = RequestContext(request: request, parameters: [:], now: environment.now())
+        let now = environment.now()
+        var response = answer(request, now: now)
+        if request.path.hasPrefix(Paths.apiPrefix) || request.path.hasPrefix(Paths.kiosk.pattern) {
+            // CLup's clock is the entrance's: kiosks and devices learn their offset from it.
+            response.headers.append((Self.timeHeader, Self.time(now)))
+        }
+        return response
+    }
+
+    /// The header giving CLup's time, to the millisecond, on every answer to a kiosk or device.
+    static let timeHeader = "CLup-Time"
+
+    static func time(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    private func answer(_ request: Request, now: Date) -> Response {
+        var context = RequestContext(request: request, parameters: [:], now: now)
         do {
             let (entry, parameters) = try router.match(method: request.method, path: request.path)
             context.parameters = parameters

@@ -1,4 +1,5 @@
 import CLupData
+import CLupDomain
 import CLupSupport
 import Foundation
 import Metrics
@@ -44,10 +45,44 @@ public struct MetricsEndpoint: Sendable {
         Gauge(label: "clup_people_inside").record(traffic.inside)
         Gauge(label: "clup_people_waiting").record(traffic.waiting)
         Gauge(label: "clup_stores_full").record(traffic.full)
+        var body = exposition()
+        if let kiosks = try? database.doors.kioskHealth(now: now) {
+            body += Self.kioskLines(kiosks, hours: { database.board.entry($0)?.hours }, now: now).utf8
+        }
         return Response(status: 200, headers: [
             ("Content-Type", "text/plain; version=0.0.4; charset=utf-8"),
             ("Cache-Control", "no-store"),
-        ], body: exposition())
+        ], body: body)
+    }
+
+    /// Every kiosk in service, in Prometheus' text format: written here rather than kept in the
+    /// registry, so a kiosk revoked or a store removed leaves no series behind.
+    static func kioskLines(_ kiosks: [KioskHealth], hours: @escaping (StoreID) -> OpeningHours?, now: Date) -> String {
+        guard !kiosks.isEmpty else { return "" }
+        func labels(_ kiosk: KioskHealth) -> String {
+            "{store=\"\(kiosk.storeId.rawValue)\",kiosk=\"\(kiosk.id)\",role=\"\(kiosk.role.rawValue)\"}"
+        }
+        let series: [(name: String, help: String, value: (KioskHealth) -> Double?)] = [
+            ("clup_kiosk_seconds_since_contact", "Seconds since the kiosk last reached CLup (none: never since enrolled).",
+             { $0.seenAt.map { max(0, now.timeIntervalSince($0)) } }),
+            ("clup_kiosk_silent", "1 when the kiosk has been silent for 2 minutes or more while its store is open.",
+             { kiosk in hours(kiosk.storeId).map { kiosk.silence(now: now, hours: $0) == nil ? 0 : 1 } }),
+            ("clup_kiosk_offline_queued", "Scans or tickets the kiosk made offline and had not sent when it last asked.",
+             { Double($0.queued) }),
+            ("clup_kiosk_refused_scans", "The kiosk's scans refused in the last 24 hours, at the door or on catching up.",
+             { Double($0.refusedScans) }),
+            ("clup_kiosk_clock_offset_seconds", "CLup's time minus the kiosk's clock, as the kiosk measured it.",
+             { $0.clockOffsetMs.map { Double($0) / 1000 } }),
+        ]
+        var text = ""
+        for metric in series {
+            text += "# HELP \(metric.name) \(metric.help)\n# TYPE \(metric.name) gauge\n"
+            for kiosk in kiosks {
+                guard let value = metric.value(kiosk) else { continue }
+                text += "\(metric.name)\(labels(kiosk)) \(value == value.rounded() ? String(Int64(value)) : String(value))\n"
+            }
+        }
+        return text
     }
 }
 

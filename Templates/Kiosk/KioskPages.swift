@@ -121,6 +121,10 @@ public struct DispenserPage: Page {
             <section class="dispenser">
               <h1>\(tr("kiosk.takeTicket"))</h1>
               <p class="dispenser-wait" data-field="wait">\(waitText)</p>
+              <div class="kiosk-access no-print" data-kiosk-access hidden>
+                <button type="button" class="secondary" data-large-text aria-pressed="false">\(tr("kiosk.largeText"))</button>
+                <button type="button" class="secondary" data-read-aloud aria-pressed="false">\(tr("kiosk.readAloud"))</button>
+              </div>
               <p class="offline-banner" data-offline role="status" hidden></p>
               \(Fragments.formError(error))
               <form method="post" action="\(Paths.kioskTickets())" class="stack" data-dispenser data-spares-url="\(Paths.kioskSpares())" data-printed-url="\(Paths.kioskSparesPrinted())">
@@ -139,6 +143,7 @@ public struct DispenserPage: Page {
                   </div>
                 </fieldset>
                 <button type="submit" class="huge">\(tr("kiosk.print"))</button>
+                <p class="fine no-print" data-kiosk-keys hidden>\(tr("kiosk.keys"))</p>
               </form>
             </section>
             """)
@@ -186,7 +191,8 @@ public struct KioskTicketPage: Page {
             \(Self.receipt(storeName: storeName, storeAddress: storeAddress, number: number, facts: Fragments.facts(facts),
                            called: called, headline: headline, code: code, note: tr("kiosk.receiptNote")))
             <p class="no-print kiosk-next"><a class="button huge" href="\(Paths.kioskDispenser())">\(tr("kiosk.next"))</a></p>
-            <p class="no-print fine">\(tr("kiosk.resets", ["seconds": String(Self.resetAfter)]))</p>
+            <p class="no-print fine" data-reset-note>\(tr("kiosk.resets", ["seconds": String(Self.resetAfter)]))</p>
+            <p class="no-print" data-more-time hidden><button type="button" class="secondary">\(tr("kiosk.moreTime"))</button></p>
             """)
     }
 }
@@ -202,8 +208,8 @@ extension KioskTicketPage {
         <article class="receipt"\(printing)>
           <p class="receipt-store">\(storeName)</p>
           <p class="receipt-address">\(storeAddress)</p>
-          <h1 class="receipt-number"><span>\(tr("kiosk.ticket"))</span> \(number)</h1>
-          <p class="receipt-headline\(if: called, " called")">\(headline)</p>
+          <h1 class="receipt-number" data-say="\(tr("kiosk.sayNumber", ["number": String(number)]))"><span>\(tr("kiosk.ticket"))</span> \(number)</h1>
+          <p class="receipt-headline\(if: called, " called")" data-say="\(headline)">\(headline)</p>
           <figure class="receipt-qr">
             \(Fragments.qr(code, label: tr("ticket.qrLabel", ["number": String(number)])))
           </figure>
@@ -287,9 +293,13 @@ public struct ScannerPage: Page {
 
 /// The "now calling" screen at the entrance.
 public struct BoardPage: Page {
+    /// Without JavaScript the page reloads itself this often; with it, it asks for the numbers
+    /// every `pollSeconds` and changes only what changed.
     public static let refreshSeconds = 10
+    public static let pollSeconds = 3
 
     public var storeName: String
+    /// Called tickets, the latest call first.
     public var called: [Int]
     public var next: [Int]
     public var peopleInside: Int
@@ -303,17 +313,38 @@ public struct BoardPage: Page {
         self.capacity = capacity
     }
 
+    /// The board updates in place, so its live region is announced by screen readers as a
+    /// number is called ("Now calling 14"); with sound turned on it chimes and says it in the
+    /// page's language. The controls are buttons any keyboard reaches.
     public func render(in frame: Frame) -> HTML {
         frame.kiosk(storeName: storeName, head: "<noscript><meta http-equiv=\"refresh\" content=\"\(Self.refreshSeconds)\"></noscript>", """
-            <section class="board" aria-live="polite" data-refresh-seconds="\(Self.refreshSeconds)">
+            <section class="board" data-board data-poll-seconds="\(Self.pollSeconds)">
               <h1>\(tr("kiosk.board"))</h1>
-              \(called.isEmpty ? Self.nobodyCalled : "<ul class=\"board-called\">\(Self.items(called))</ul>")
+              <p class="board-announce" role="status" aria-live="assertive" aria-atomic="true" data-board-announce></p>
+              <div data-board-called>\(Self.calledList(called))</div>
               <p class="board-hint">\(tr("kiosk.boardHint"))</p>
-              \(if: !next.isEmpty, "<h2>\(tr("kiosk.nextNumbers"))</h2><ul class=\"board-next\">\(Self.items(next))</ul>")
-              <p class="board-count">\(tr("kiosk.inside")) <strong>\(peopleInside)</strong> / \(capacity)</p>
-              <p class="fine">\(tr("kiosk.updatedEvery", ["seconds": String(Self.refreshSeconds)]))</p>
+              <div data-board-next>\(Self.nextList(next))</div>
+              <p class="board-count">\(tr("kiosk.inside")) <strong data-board-inside>\(peopleInside)</strong> / \(capacity)</p>
+              <div class="board-controls no-print" data-board-controls hidden>
+                <button type="button" class="secondary" data-board-sound aria-pressed="false">\(tr("js.boardSoundOn"))</button>
+                <button type="button" class="secondary" data-board-repeat disabled>\(tr("board.repeat"))</button>
+                <button type="button" class="secondary" data-board-fullscreen>\(tr("board.fullScreen"))</button>
+              </div>
+              <div class="board-history" data-board-history hidden>
+                <h2>\(tr("board.lastCalls"))</h2>
+                <ol data-board-history-list></ol>
+              </div>
+              <p class="fine" data-board-updated>\(tr("kiosk.updatedEvery", ["seconds": String(Self.refreshSeconds)]))</p>
             </section>
             """)
+    }
+
+    static func calledList(_ numbers: [Int]) -> HTML {
+        numbers.isEmpty ? nobodyCalled : "<ul class=\"board-called\">\(items(numbers))</ul>"
+    }
+
+    static func nextList(_ numbers: [Int]) -> HTML {
+        numbers.isEmpty ? .empty : "<h2>\(tr("kiosk.nextNumbers"))</h2><ul class=\"board-next\">\(items(numbers))</ul>"
     }
 
     static var nobodyCalled: HTML { "<p class=\"board-empty\">\(tr("kiosk.nobodyCalled"))</p>" }

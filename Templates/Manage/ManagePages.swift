@@ -43,6 +43,12 @@ public struct ManageStorePage: Page {
         public var role: String
         public var enrolled: String
         public var revoked: Bool
+        /// When it last reached CLup, in words ("never" until it has).
+        public var contact = ""
+        /// Silent for 2 minutes or more while the store is open: flagged.
+        public var silent = false
+        /// What it last said of itself and its refused scans, in words.
+        public var reports: [String] = []
 
         public init(id: Int64, label: String, role: String, enrolled: String, revoked: Bool) {
             self.id = id
@@ -161,6 +167,8 @@ public struct ManageStorePage: Page {
         let revoked = kiosks.filter(\.revoked).count
         let active = kiosks.count - revoked
         if kiosks.isEmpty { return tr("manage.kiosksNone") }
+        let silent = kiosks.filter(\.silent).count
+        if silent > 0 { return tr("manage.kiosksSilent", count: silent, ["active": String(active)]) }
         return revoked == 0 ? tr("manage.kiosksActive", ["active": String(active)])
             : tr("manage.kiosksActiveRevoked", ["active": String(active), "revoked": String(revoked)])
     }
@@ -183,10 +191,10 @@ public struct ManageStorePage: Page {
               <p class="fine">\(tr("manage.kiosksHelp1")) (<code>clup admin enrol-kiosk</code> \(tr("manage.kiosksHelpToo"))). \(tr("manage.kiosksHelp2")) <a href="\(Paths.kiosk())">\(Paths.kiosk.pattern)</a> \(tr("manage.kiosksHelp3")) <a href="\(Paths.apiDescription)">\(tr("manage.deviceAPI"))</a> \(tr("manage.kiosksHelp4"))</p>
               <div class="table-wrap" tabindex="0" role="region" aria-label="\(tr("manage.entranceKiosks"))">
                 <table class="hours">
-                  <thead><tr><th>#</th><th>\(tr("manage.label"))</th><th>\(tr("manage.kioskRole"))</th><th>\(tr("manage.enrolled"))</th><th>\(tr("manage.state"))</th></tr></thead>
+                  <thead><tr><th>#</th><th>\(tr("manage.label"))</th><th>\(tr("manage.kioskRole"))</th><th>\(tr("manage.enrolled"))</th><th>\(tr("manage.lastContact"))</th><th>\(tr("manage.kioskReports"))</th><th>\(tr("manage.state"))</th></tr></thead>
                   <tbody>
                   \(kiosks.map { kiosk in
-                      "<tr><td>\(kiosk.id)</td><td>\(kiosk.label)</td><td>\(kiosk.role)</td><td>\(kiosk.enrolled)</td><td>\(kiosk.revoked ? "\(tr("manage.revoked"))" as HTML : revokeForm(kiosk, frame))</td></tr>" as HTML
+                      "<tr\(if: kiosk.silent, " class=\"silent\"")><td>\(kiosk.id)</td><td>\(kiosk.label)</td><td>\(kiosk.role)</td><td>\(kiosk.enrolled)</td><td>\(kiosk.silent ? "<strong>\(kiosk.contact)</strong>" as HTML : "\(kiosk.contact)")</td><td>\(kiosk.reports.map { "<span class=\"kiosk-report\">\($0)</span>" as HTML })</td><td>\(kiosk.revoked ? "\(tr("manage.revoked"))" as HTML : revokeForm(kiosk, frame))</td></tr>" as HTML
                   })
                   </tbody>
                 </table>

@@ -30,6 +30,8 @@ final class Browser {
     var cookies: [String: String] = [:]
     var address: String
     var https: Bool
+    /// Headers sent with every request (as a kiosk's script sends its own).
+    var headers: [String: String] = [:]
     private(set) var csrf: String?
     private(set) var last: Response?
 
@@ -80,6 +82,7 @@ final class Browser {
 
     private func send(_ request: Request) -> Response {
         var request = request
+        for (name, value) in headers { request.headers[name] = value }
         request.cookies = cookies
         request.remoteAddress = address
         request.isHTTPS = https

@@ -75,6 +75,8 @@ struct DeviceAPITests {
         let missing = try call(.get, "/api/v1/stores/\(store.id)/status", key: nil)
         #expect(missing.status == 401 && missing.body["code"] as? String == "unauthorized")
         #expect(missing.response.header("WWW-Authenticate") == "Bearer")
+        // Every answer gives CLup's time, to the millisecond: the entrance's clock.
+        #expect(missing.response.header("CLup-Time") == "2026-11-18T09:00:00.000Z")
         let wrong = try call(.post, "/api/v1/scan", key: Secrets.token(bytes: 32), json: #"{"code":"x"}"#)
         #expect(wrong.status == 401 && wrong.body["code"] as? String == "invalidKey")
         let kioskId = try require(try database.accounts.kiosks(storeId: store.id).first?.id)
@@ -322,13 +324,31 @@ struct DeviceAPITests {
             let answer = try scan(scanId, at: at)
             #expect(answer.status == status && answer.body["code"] as? String == reason, "\(scanId) \(at ?? "")")
         }
+        // What a scanner did offline is never refused for its time: sent more than a day late,
+        // or dated ahead of CLup's clock, it is answered as a conflict with the reason, logged
+        // for staff once however often it is sent, and not applied.
+        let lateScanId = Secrets.token()
+        for (scanId, at, reason) in [(lateScanId, "2026-11-17T09:00:00Z", "scanTooOld"),
+                                     (Secrets.token(), "2026-11-18T09:34:00Z", "clockAhead"),
+                                     (lateScanId, "2026-11-17T09:00:00Z", "scanTooOld")] {
+            let answer = try call(.post, "/api/v1/scan", key: key, json: """
+                {"code": "\(code)", "scanId": "\(scanId)", "scannedAt": "\(at)", "offlineResult": "exit"}
+                """)
+            #expect(answer.status == 200 && answer.body["result"] as? String == "conflict"
+                    && answer.body["reason"] as? String == reason, "\(answer.body)")
+        }
+        let logged = try database.doors.doorLog(storeId: store.id).filter { ["scanTooOld", "clockAhead"].contains($0.reason) }
+        #expect(logged.map(\.reason) == ["clockAhead", "scanTooOld"] && logged.allSatisfy { $0.kind == .offlineConflict })
+        #expect(logged.allSatisfy { $0.at == clock.now && $0.outcome == "exit" })
+        #expect(try database.reservations.reservation(id: id)?.reservation.status == .done)
+        let afterCatchUp = try receipts()
         let untimed = try call(.post, "/api/v1/scan", key: key, json: #"{"code": "\#(code)", "scannedAt": "2026-11-18T09:30:00Z"}"#)
         #expect(untimed.status == 400 && untimed.body["code"] as? String == "invalidScanId")
-        #expect(try receipts() == kept)
+        #expect(try afterCatchUp == kept + 2 && receipts() == afterCatchUp)
         // Kept a week, longer than a kiosk keeps what it could not send.
         clock.advance(Retention.scanReceipts - 3600)
         try database.privacy.purgePersonalData(now: clock.now, sessionLifetime: Visitor.absoluteLifetime)
-        #expect(try receipts() == kept)
+        #expect(try receipts() == afterCatchUp)
         clock.advance(2 * 3600)
         try database.privacy.purgePersonalData(now: clock.now, sessionLifetime: Visitor.absoluteLifetime)
         #expect(try receipts() == 0)

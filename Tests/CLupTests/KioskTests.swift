@@ -194,7 +194,9 @@ struct KioskTests {
         // Back for the next person: by the script where it runs, by a valid meta refresh where it does not.
         #expect(page.bodyText.contains("data-refresh-seconds=\"20\" data-refresh-to=\"/kiosk/dispenser\""))
         #expect(page.bodyText.contains("<noscript><meta http-equiv=\"refresh\" content=\"20; url=/kiosk/dispenser\"></noscript>"))
-        #expect(page.bodyText.contains("<h1 class=\"receipt-number\"><span>Ticket</span> 1</h1>"))
+        // Its number and what to do, for the kiosk to say aloud to a customer who asked.
+        #expect(page.bodyText.contains("<h1 class=\"receipt-number\" data-say=\"Your number is 1.\"><span>Ticket</span> 1</h1>"))
+        #expect(page.bodyText.contains("data-say=\"Go in now: scan this code at the entrance by 10:10.\""))
 
         // The walk-in share (2 places) is taken: the next walk-in waits, with an estimate.
         let second = try walkIn(browser)
@@ -542,9 +544,16 @@ struct KioskTests {
         // The board shows the number called, and the home page counts the people inside.
         let board = try browser.get("/kiosk/board")
         #expect(board.bodyText.contains("<ul class=\"board-called\"><li>\(waiting.number)</li></ul>"))
-        #expect(board.bodyText.contains("Inside: <strong>7</strong> / 10"))
+        #expect(board.bodyText.contains("Inside: <strong data-board-inside>7</strong> / 10"))
         #expect(board.bodyText.contains("<noscript><meta http-equiv=\"refresh\" content=\"10\"></noscript>"))
-        #expect(board.bodyText.contains("data-refresh-seconds=\"10\""))
+        // Its script reads the same as JSON, and updates the board in place, its live region
+        // announcing each new call.
+        #expect(board.bodyText.contains("aria-live=\"assertive\"") && !board.bodyText.contains("data-refresh-seconds"))
+        browser.headers["accept"] = "application/json"
+        let json = try browser.get("/kiosk/board")
+        browser.headers = [:]
+        #expect(json.header("Content-Type") == "application/json")
+        #expect(json.bodyText == #"{"called":[\#(waiting.number)],"capacity":10,"next":[],"peopleInside":7}"#)
         #expect(try customer.get("/stores/\(store.id)").bodyText.contains("<dt>People inside</dt><dd>7 of 10</dd>"))
     }
 

@@ -95,26 +95,26 @@ struct RoutesTests {
         POST /manage/stores/{id}/managers/remove session csrf replies signedIn manager admin managerOfStore
         GET /kiosk session
         POST /kiosk/enrol session csrf replies
-        GET /kiosk/dispenser session kiosk
-        POST /kiosk/tickets session csrf replies kiosk
-        GET /kiosk/tickets/{id} session kiosk
-        POST /kiosk/spares session csrf replies kiosk
-        POST /kiosk/spares/printed session csrf replies kiosk
-        GET /kiosk/board session kiosk
-        GET /kiosk/scanner session kiosk doorKiosk
-        POST /kiosk/scan session csrf replies kiosk doorKiosk
-        GET /kiosk/scanner/state session kiosk doorKiosk
-        GET /kiosk/staff session kiosk doorKiosk
-        POST /kiosk/staff session csrf replies kiosk doorKiosk
-        POST /kiosk/staff/sign-out session csrf replies kiosk doorKiosk
-        GET /kiosk/door session kiosk doorKiosk staff
-        POST /kiosk/door session csrf replies kiosk doorKiosk staff
-        POST /kiosk/door/priority session csrf replies kiosk doorKiosk staff
-        POST /api/v1/scan jsonErrors deviceKey
-        POST /api/v1/tickets jsonErrors deviceKey
-        POST /api/v1/ticket-block jsonErrors deviceKey
-        POST /api/v1/tickets/offline jsonErrors deviceKey
-        GET /api/v1/stores/{id}/status jsonErrors deviceKey deviceOfStore
+        GET /kiosk/dispenser session kiosk watched
+        POST /kiosk/tickets session csrf replies kiosk watched
+        GET /kiosk/tickets/{id} session kiosk watched
+        POST /kiosk/spares session csrf replies kiosk watched
+        POST /kiosk/spares/printed session csrf replies kiosk watched
+        GET /kiosk/board session kiosk watched
+        GET /kiosk/scanner session kiosk watched doorKiosk
+        POST /kiosk/scan session csrf replies kiosk watched doorKiosk
+        GET /kiosk/scanner/state session kiosk watched doorKiosk
+        GET /kiosk/staff session kiosk watched doorKiosk
+        POST /kiosk/staff session csrf replies kiosk watched doorKiosk
+        POST /kiosk/staff/sign-out session csrf replies kiosk watched doorKiosk
+        GET /kiosk/door session kiosk watched doorKiosk staff
+        POST /kiosk/door session csrf replies kiosk watched doorKiosk staff
+        POST /kiosk/door/priority session csrf replies kiosk watched doorKiosk staff
+        POST /api/v1/scan jsonErrors deviceKey watched
+        POST /api/v1/tickets jsonErrors deviceKey watched
+        POST /api/v1/ticket-block jsonErrors deviceKey watched
+        POST /api/v1/tickets/offline jsonErrors deviceKey watched
+        GET /api/v1/stores/{id}/status jsonErrors deviceKey watched deviceOfStore
         """
 
     @Test("every route is listed with the guards it needs, and each is registered once")

@@ -943,6 +943,21 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v39: kiosks watched") { db in
+            try db.execute(sql: """
+                -- When each kiosk last reached CLup, the page or firmware it runs, how many scans
+                -- or tickets it holds that it made offline, and how far its clock is off CLup's
+                -- (CLup's time minus the kiosk's, as the kiosk measured it): a kiosk that goes
+                -- silent in opening hours is flagged on the manager's page and in /metrics.
+                CREATE TABLE kioskContact (
+                    kioskId INTEGER PRIMARY KEY REFERENCES kiosk(id) ON DELETE CASCADE,
+                    seenAt DATETIME NOT NULL,
+                    version TEXT NOT NULL CHECK (length(version) <= 40),
+                    queued INTEGER NOT NULL CHECK (queued >= 0),
+                    clockOffsetMs INTEGER);
+                """)
+        }
+
         return migrator
     }
 }

@@ -169,14 +169,16 @@ extension Doors {
     }
 
     /// The store's latest door actions and refused scans, newest first; with `kiosksSince`, only
-    /// the actions staff took on a kiosk's screen since then (for the manager's store page).
+    /// the actions staff took on a kiosk's screen and the conflicts kiosks reported since then
+    /// (for the manager's store page).
     public func doorLog(storeId: StoreID, limit: Int = 30, kiosksSince: Date? = nil) throws -> [DoorLogEntry] {
         try database.reading { transaction in
             try transaction.rows("""
                 SELECT d.at, d.action, d.number, d.reason, d.outcome, u.displayName, d.staffName, k.label FROM doorAction d
                 LEFT JOIN "user" u ON u.id = d.userId LEFT JOIN kiosk k ON k.id = d.kioskId
                 WHERE d.storeId = \(storeId)
-                  AND (\(kiosksSince == nil) OR (d.kioskId IS NOT NULL AND d.at >= \(kiosksSince ?? .distantPast)))
+                  AND (\(kiosksSince == nil) OR (d.kioskId IS NOT NULL AND d.action <> 'scanRefused'
+                                                  AND d.at >= \(kiosksSince ?? .distantPast)))
                 ORDER BY d.at DESC, d.id DESC LIMIT \(limit)
                 """).compactMap { row in
                 let staff: DoorLogEntry.Staff? = if let name = try row.value(5, as: String.self) {

@@ -70,6 +70,20 @@ public struct KioskScan: Sendable {
     public init(kioskId: Int64, scanId: String, scannedAt: Date, doorDid: DoorDid? = nil) {
         (self.kioskId, self.scanId, self.scannedAt, self.doorDid) = (kioskId, scanId, scannedAt, doorDid)
     }
+
+    /// How far ahead of CLup's clock a kiosk's may be.
+    public static let clockSkew: TimeInterval = 60
+    /// The oldest scan applied: a kiosk that could not send for longer says so to staff.
+    public static let oldest: TimeInterval = 86400
+
+    /// Why CLup cannot apply what the door did offline at the time the kiosk gives: sent more
+    /// than a day later, or dated ahead of CLup's clock. Nil for a live scan.
+    func unapplicable(now: Date) -> ScanRefusal? {
+        guard doorDid != nil else { return nil }
+        if scannedAt > now + Self.clockSkew { return .datedAhead }
+        if scannedAt < now - Self.oldest { return .sentTooLate }
+        return nil
+    }
 }
 
 /// A kiosk's scan: done now, or done before (its first answer).
@@ -112,12 +126,14 @@ public enum WalkInOutcome: Sendable {
 extension AppDatabase {
 
     /// A scan inside the caller's transaction, a refusal or a conflict recorded for the store's staff.
+    /// With `unapplicable`, what the door did offline is not applied but logged as a conflict
+    /// with that reason.
     fileprivate static func recordedScan(_ reservationId: ReservationID?, walkIn: WalkInCode?, at storeId: StoreID,
-                                     now: Date, doorDid: KioskScan.DoorDid? = nil, kioskId: Int64? = nil,
-                                     _ transaction: some SQLTransaction) throws -> ScanResult
+                                     now: Date, doorDid: KioskScan.DoorDid? = nil, unapplicable: ScanRefusal? = nil,
+                                     kioskId: Int64? = nil, _ transaction: some SQLTransaction) throws -> ScanResult
     {
         var reservation = try reservationId.flatMap { try Reservation.find($0, transaction) }
-        if reservation == nil, let reservationId, let walkIn,
+        if reservation == nil, unapplicable == nil, let reservationId, let walkIn,
            let block = try ticketBlock(containing: reservationId, storeId: walkIn.storeId, transaction)
         {
             // A ticket printed offline that CLup has not heard of yet: made now, from its code,
@@ -126,11 +142,11 @@ extension AppDatabase {
                                                    residenceMinutes: ResidenceTime.defaultMinutes, issuedAt: now,
                                                    transaction)
         }
-        let result = try scan(reservation, at: storeId, now: now, doorDid: doorDid, transaction)
+        let result = try scan(reservation, at: storeId, now: now, doorDid: doorDid, unapplicable: unapplicable, transaction)
         switch result.outcome {
         case .refused(let refusal, let ticket):
             try recordDoorAction(.scanRefused, storeId: storeId, reservation: ticket, reason: refusal.code,
-                                 outcome: "refused", staff: nil, now: now, transaction)
+                                 outcome: "refused", staff: nil, kioskId: kioskId, now: now, transaction)
         case .disagreed(let door, let verdict, let ticket):
             let reason = switch verdict {
             case .refused(let refusal): refusal.code
@@ -146,9 +162,10 @@ extension AppDatabase {
     }
 
     /// A scan of `reservation` (nil: not a valid code), inside the caller's transaction. With
-    /// `doorDid`, the scan is applied only if the verdict is what the door did.
+    /// `doorDid`, the scan is applied only if the verdict is what the door did; `unapplicable`
+    /// is CLup's verdict instead of the rules'.
     static func scan(_ reservation: Reservation?, at storeId: StoreID, now: Date, doorDid: KioskScan.DoorDid? = nil,
-                     _ transaction: some SQLTransaction) throws -> ScanResult
+                     unapplicable: ScanRefusal? = nil, _ transaction: some SQLTransaction) throws -> ScanResult
     {
         guard let store = try transaction.lockStore(storeId)?.store else { throw StoreError.noSuchStore }
         var inside = try transaction.peopleInside(storeId: storeId)
@@ -156,7 +173,8 @@ extension AppDatabase {
         if let reservation, reservation.walkIn, reservation.status == .waiting {
             door?.printedOffline = try ticketBlock(containing: reservation.id, storeId: reservation.storeId, transaction) != nil
         }
-        let verdict = Entrance.verdict(for: door, at: storeId, settings: store.settings, peopleInside: inside, now: now)
+        let verdict = unapplicable.map(ScanVerdict.refused)
+            ?? Entrance.verdict(for: door, at: storeId, settings: store.settings, peopleInside: inside, now: now)
         var otherStoreName: String?
         let outcome: ScanResult.Outcome
         switch (verdict, reservation) {
@@ -202,12 +220,13 @@ extension Doors {
     /// `storeId`'s entrance, in one transaction under the store's lock, so that concurrent
     /// scans see each other's entries and the store never holds more than its capacity. An
     /// exit frees places, so the queue is advanced in the same transaction. A refusal changes
-    /// nothing but is recorded for the store's staff (`doorActions`), as pretix does.
-    public func scan(reservationId: ReservationID?, walkIn: WalkInCode? = nil, at storeId: StoreID, now: Date) throws
-        -> ScanResult
+    /// nothing but is recorded for the store's staff (`doorActions`), as pretix does, with the
+    /// kiosk that scanned it.
+    public func scan(reservationId: ReservationID?, walkIn: WalkInCode? = nil, at storeId: StoreID, kioskId: Int64? = nil,
+                     now: Date) throws -> ScanResult
     {
         try database.transaction { transaction in
-            try AppDatabase.recordedScan(reservationId, walkIn: walkIn, at: storeId, now: now, transaction)
+            try AppDatabase.recordedScan(reservationId, walkIn: walkIn, at: storeId, now: now, kioskId: kioskId, transaction)
         }
     }
 
@@ -215,7 +234,8 @@ extension Doors {
     /// same transaction, the answer `answer` gives is kept with the id, and the same scan sent
     /// again (a retry, or a kiosk catching up) gets that answer back and changes nothing. The
     /// rules are applied at the time the scan happened, `scan.scannedAt` (never later than
-    /// `now`), and an entry or exit is recorded at that time.
+    /// `now`), and an entry or exit is recorded at that time. What the door did offline that
+    /// CLup cannot apply at that time (`KioskScan.unapplicable`) is logged as a conflict, now.
     public func scan(reservationId: ReservationID?, walkIn: WalkInCode? = nil, at storeId: StoreID, by scan: KioskScan,
                      now: Date, answer: (ScanResult) throws -> String) throws -> ScanAnswer
     {
@@ -228,9 +248,10 @@ extension Doors {
             {
                 return .replayed(kept)
             }
-            let at = min(scan.scannedAt, now)
+            let unapplicable = scan.unapplicable(now: now)
+            let at = unapplicable == nil ? min(scan.scannedAt, now) : now
             let result = try AppDatabase.recordedScan(reservationId, walkIn: walkIn, at: storeId, now: at, doorDid: scan.doorDid,
-                                               kioskId: scan.kioskId, transaction)
+                                                      unapplicable: unapplicable, kioskId: scan.kioskId, transaction)
             let text = try answer(result)
             try transaction.execute("""
                 INSERT INTO scanReceipt (kioskId, scanId, scannedAt, receivedAt, answer)

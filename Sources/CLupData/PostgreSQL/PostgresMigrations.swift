@@ -121,6 +121,15 @@ enum PostgresMigrations {
             CREATE INDEX doorAction_on_userId ON doorAction(userId);
             CREATE INDEX storeChange_on_userId ON storeChange(userId);
             """),
+        ("kiosks watched (SQLite's 39)", """
+            CREATE TABLE kioskContact (
+                kioskId bigint PRIMARY KEY REFERENCES kiosk(id) ON DELETE CASCADE,
+                seenAt timestamptz NOT NULL,
+                version text NOT NULL CHECK (length(version) <= 40),
+                queued bigint NOT NULL CHECK (queued >= 0),
+                clockOffsetMs bigint
+            );
+            """),
     ]
 
     /// Brings the schema up to date; several workers starting at once take turns on an

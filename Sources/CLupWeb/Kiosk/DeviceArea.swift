@@ -15,9 +15,10 @@ import Foundation
 struct DeviceArea {
     let database: AppDatabase
     let desk: EntranceDesk
+    let watch: KioskWatch
 
     func addRoutes(to api: RouteGroup<RequestContext>) {
-        let devices = api.adding(.deviceKey(database: database))
+        let devices = api.adding(.deviceKey(database: database)).adding(.watched(by: watch))
         devices.post(Paths.apiScan, scan)
         devices.post(Paths.apiTickets, issueTicket)
         devices.post(Paths.apiTicketBlock, ticketBlock)

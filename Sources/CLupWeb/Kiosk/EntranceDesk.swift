@@ -16,7 +16,7 @@ struct EntranceDesk: Sendable {
     func scan(code: String, kiosk: Kiosk, now: Date) throws -> ScanReport {
         let named = try reservation(code, now: now)
         let report = ScanReport(try database.doors.scan(reservationId: named?.id, walkIn: named?.walkIn, at: kiosk.storeId,
-                                                  now: now), now: now)
+                                                        kioskId: kiosk.id, now: now), now: now)
         WebMetrics.scanned(report)
         return report
     }
@@ -59,11 +59,15 @@ struct EntranceDesk: Sendable {
             // A live scan (its kiosk waits `answerWithin` for the answer) happens now, whatever the
             // kiosk's clock says: a kiosk's slow clock must not date it before the ticket was
             // called, nor a fast one refuse it. A scan sent after the fact keeps its own time,
-            // bounded by CLup's clock here and by the ticket's history in the rules.
+            // bounded by CLup's clock and by the ticket's history in the rules. What the door
+            // did offline is answered and logged for staff even when it cannot be applied
+            // (`KioskScan.unapplicable`); a scan that did nothing at the door is refused here.
             if answerWithin == nil {
-                guard date <= now + Self.clockSkew else { throw Self.clockAhead }
-                guard date >= now - Self.oldestScan else { throw EntranceError(409, "scanTooOld", tr("desk.scanTooOld")) }
-                at = min(date, now)
+                if doorDid == nil {
+                    guard date <= now + Self.clockSkew else { throw Self.clockAhead }
+                    guard date >= now - KioskScan.oldest else { throw EntranceError(409, "scanTooOld", tr("desk.scanTooOld")) }
+                }
+                at = date
             }
         }
         let named = try reservation(code, now: now)
@@ -95,11 +99,9 @@ struct EntranceDesk: Sendable {
     }
 
     /// How far ahead of the server's clock a kiosk's may be.
-    static let clockSkew: TimeInterval = 60
+    static let clockSkew = KioskScan.clockSkew
     /// A well-formed time further ahead than that: the device's clock is fast.
     static var clockAhead: EntranceError { EntranceError(409, "clockAhead", tr("desk.clockAhead")) }
-    /// The oldest scan applied: a kiosk that could not send for longer says so to staff.
-    static let oldestScan: TimeInterval = 86400
 
     /// An RFC 3339 instant (`date-time` in the API's description): with or without fractions
     /// of a second, `T` and `Z` in either case, and any offset to ±23:59 (Foundation's parser
@@ -214,7 +216,7 @@ struct EntranceDesk: Sendable {
         let party = try Self.party(people: people, minutes: minutes).get()
         guard let issuedAt = issuedAt.flatMap(Self.instant) else { throw EntranceError(400, "invalidIssuedAt", tr("api.issuedAt")) }
         guard issuedAt <= now + Self.clockSkew else { throw Self.clockAhead }
-        guard issuedAt >= now - Self.oldestScan else { throw EntranceError(409, "ticketTooOld", tr("api.ticketTooOld")) }
+        guard issuedAt >= now - KioskScan.oldest else { throw EntranceError(409, "ticketTooOld", tr("api.ticketTooOld")) }
         switch try database.doors.reportOfflineTicket(id, kiosk: kiosk, people: party.people, residenceMinutes: party.minutes,
                                                 issuedAt: issuedAt, now: now)
         {
@@ -341,6 +343,8 @@ struct ScanReport: Encodable {
         case .alreadyUsed: tr("scan.used")
         case .full(let inside, let capacity): tr("scan.full", ["inside": String(inside), "capacity": String(capacity)])
         case .impossibleTime: tr("scan.impossibleTime", ["number": String(ticket?.number ?? 0)])
+        case .sentTooLate: tr("scan.sentTooLate")
+        case .datedAhead: tr("scan.datedAhead")
         }
     }
 }

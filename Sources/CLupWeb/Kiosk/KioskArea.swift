@@ -17,6 +17,7 @@ struct KioskArea {
     let database: AppDatabase
     let views: Views
     let desk: EntranceDesk
+    let watch: KioskWatch
     let logger: Logger
 
     /// A browser stays enrolled for as long as browsers keep a cookie (about 400 days).
@@ -30,7 +31,7 @@ struct KioskArea {
         pages.post(Paths.kioskEnrol, enrol)
 
         // Customer-facing screens, on every kiosk: nothing on them leads to a staff screen.
-        let kiosk = pages.adding(.kiosk)
+        let kiosk = pages.adding(.kiosk).adding(.watched(by: watch))
         kiosk.get(Paths.kioskDispenser, dispenser)
         kiosk.post(Paths.kioskTickets, issue)
         kiosk.get(Paths.kioskTicket, ticket)
@@ -286,12 +287,26 @@ struct KioskArea {
 
     // MARK: Now calling
 
+    /// The numbers called (latest first), the next ones and the count inside: a page, or as
+    /// JSON (`BoardJSON`) for the page's script, which updates the board in place.
     func board(_ context: KioskContext) throws -> Response {
         let store = try store(of: context.kiosk)
         let board = EntranceBoard(database.board.entry(store.id)?.live ?? .none)
+        if context.request.headers["accept"]?.contains("application/json") == true {
+            return .json(BoardJSON(called: board.called.map(\.number), next: board.waiting.map(\.number),
+                                   peopleInside: board.peopleInside, capacity: store.capacity))
+        }
         return views.page(title: tr("kiosk.board"), context, BoardPage(
             storeName: store.name, called: board.called.map(\.number), next: board.waiting.map(\.number),
             peopleInside: board.peopleInside, capacity: store.capacity))
+    }
+
+    /// The board as its script reads it: ticket numbers and counts, nothing of anyone.
+    struct BoardJSON: Encodable {
+        var called: [Int]
+        var next: [Int]
+        var peopleInside: Int
+        var capacity: Int
     }
 
     private func store(of kiosk: Kiosk) throws -> Store {

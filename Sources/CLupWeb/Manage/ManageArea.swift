@@ -141,11 +141,17 @@ struct ManageArea {
         }
         let store = entry.store
         let status = standing.status
+        let health = Dictionary(uniqueKeysWithValues: try database.doors.kioskHealth(storeId: store.id, now: context.now)
+            .map { ($0.id, $0) })
         let kiosks = try database.accounts.kiosks(storeId: store.id).map { kiosk in
-            ManageStorePage.KioskRow(
+            var row = ManageStorePage.KioskRow(
                 id: kiosk.id, label: kiosk.label, role: tr("kiosk.role.\(kiosk.role.rawValue)"),
                 enrolled: Formatting.clock(kiosk.createdAt, now: context.now, timeZone: store.zone),
                 revoked: kiosk.revokedAt != nil)
+            if let health = health[kiosk.id] {
+                Self.describe(health, in: &row, hours: entry.hours, script: views.assets.script, now: context.now)
+            }
+            return row
         }
         var page = ManageStorePage(
             id: store.id.rawValue, name: store.name, address: store.address, capacity: store.capacity,
@@ -222,5 +228,38 @@ struct ManageArea {
         }
         let field = Catalogue.text("change.\(change.field)") ?? change.field
         return "\(field): \(value(change.before)) → \(value(change.after))"
+    }
+}
+
+extension ManageArea {
+    /// A kiosk's last contact and what it said of itself, in words, flagged when it has been
+    /// silent too long while the store is open.
+    static func describe(_ kiosk: KioskHealth, in row: inout ManageStorePage.KioskRow, hours: OpeningHours,
+                         script: String, now: Date)
+    {
+        guard let seenAt = kiosk.seenAt else {
+            row.contact = tr("manage.neverSeen")
+            return
+        }
+        let ago = max(0, now.timeIntervalSince(seenAt))
+        if let silence = kiosk.silence(now: now, hours: hours) {
+            row.silent = true
+            row.contact = tr("manage.silentFor", ["time": Formatting.duration(silence)])
+        } else {
+            row.contact = ago < 60 ? tr("manage.seenJustNow") : tr("manage.seenAgo", ["time": Formatting.duration(ago)])
+        }
+        if kiosk.queued > 0 { row.reports.append(tr("manage.heldOffline", count: kiosk.queued)) }
+        row.reports.append(tr("manage.refusedToday", count: kiosk.refusedScans))
+        if let offset = kiosk.clockOffsetMs, abs(offset) >= 60_000 {
+            let minutes = String(Int((Double(abs(offset)) / 60_000).rounded()))
+            row.reports.append(tr(offset < 0 ? "manage.clockFast" : "manage.clockSlow", ["minutes": minutes]))
+        }
+        if kiosk.version.wholeMatch(of: /[0-9a-f]{10}/) != nil {
+            // A kiosk page's script fingerprint: the one pages link to now, or one before it.
+            let current = script.contains(".\(kiosk.version).")
+            row.reports.append(tr(current ? "manage.versionCurrent" : "manage.versionOlder", ["version": kiosk.version]))
+        } else if !kiosk.version.isEmpty {
+            row.reports.append(tr("manage.deviceVersion", ["version": kiosk.version]))
+        }
     }
 }

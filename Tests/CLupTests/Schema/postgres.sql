@@ -32,6 +32,11 @@ table kiosk: keyhash text NOT NULL
 table kiosk: createdat timestamp with time zone NOT NULL
 table kiosk: revokedat timestamp with time zone
 table kiosk: role text NOT NULL DEFAULT 'door'::text
+table kioskcontact: kioskid bigint NOT NULL
+table kioskcontact: seenat timestamp with time zone NOT NULL
+table kioskcontact: version text NOT NULL
+table kioskcontact: queued bigint NOT NULL
+table kioskcontact: clockoffsetms bigint
 table mailpace: client text NOT NULL
 table mailpace: mark timestamp with time zone NOT NULL
 table maintenancewindow: id bigint NOT NULL DEFAULT nextval('maintenancewindow_id_seq'::regclass)
@@ -275,6 +280,10 @@ constraint emailtoken emailtoken_userid_fkey: FOREIGN KEY (userid) REFERENCES "u
 constraint formreply formreply_key_check: CHECK ((length(key) <= 64))
 constraint formreply formreply_location_check: CHECK ((length(location) <= 2000))
 constraint formreply formreply_pkey: PRIMARY KEY (key)
+constraint kioskcontact kioskcontact_kioskid_fkey: FOREIGN KEY (kioskid) REFERENCES kiosk(id) ON DELETE CASCADE
+constraint kioskcontact kioskcontact_pkey: PRIMARY KEY (kioskid)
+constraint kioskcontact kioskcontact_queued_check: CHECK ((queued >= 0))
+constraint kioskcontact kioskcontact_version_check: CHECK ((length(version) <= 40))
 constraint kiosk kiosk_keyhash_key: UNIQUE (keyhash)
 constraint kiosk kiosk_label_check: CHECK (((length(label) >= 1) AND (length(label) <= 60)))
 constraint kiosk kiosk_pkey: PRIMARY KEY (id)
@@ -400,6 +409,7 @@ index emailtoken_on_userid: CREATE INDEX emailtoken_on_userid ON emailtoken USIN
 index emailtoken_pkey: CREATE UNIQUE INDEX emailtoken_pkey ON emailtoken USING btree (tokenhash)
 index formreply_on_at: CREATE INDEX formreply_on_at ON formreply USING btree (at)
 index formreply_pkey: CREATE UNIQUE INDEX formreply_pkey ON formreply USING btree (key)
+index kioskcontact_pkey: CREATE UNIQUE INDEX kioskcontact_pkey ON kioskcontact USING btree (kioskid)
 index kiosk_keyhash_key: CREATE UNIQUE INDEX kiosk_keyhash_key ON kiosk USING btree (keyhash)
 index kiosk_on_storeid: CREATE INDEX kiosk_on_storeid ON kiosk USING btree (storeid)
 index kiosk_pkey: CREATE UNIQUE INDEX kiosk_pkey ON kiosk USING btree (id)

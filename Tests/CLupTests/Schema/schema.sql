@@ -177,6 +177,14 @@ CREATE TABLE "formReply" ("key" TEXT PRIMARY KEY NOT NULL CHECK (LENGTH("key") <
 -- table kiosk
 CREATE TABLE "kiosk" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "label" TEXT NOT NULL CHECK ((LENGTH("label") >= 1) AND (LENGTH("label") <= 60)), "keyHash" TEXT NOT NULL UNIQUE, "createdAt" DATETIME NOT NULL, "revokedAt" DATETIME, role TEXT NOT NULL DEFAULT 'door' CHECK (role IN ('dispenser', 'door')));
 
+-- table kioskContact
+CREATE TABLE kioskContact (
+    kioskId INTEGER PRIMARY KEY REFERENCES kiosk(id) ON DELETE CASCADE,
+    seenAt DATETIME NOT NULL,
+    version TEXT NOT NULL CHECK (length(version) <= 40),
+    queued INTEGER NOT NULL CHECK (queued >= 0),
+    clockOffsetMs INTEGER);
+
 -- table mailPace
 CREATE TABLE mailPace (
     client TEXT PRIMARY KEY CHECK (length(client) <= 64),
