@@ -21,15 +21,21 @@ public struct StoreSettings: Sendable, Hashable {
     public var callGraceMinutes: Int
     /// Whether, and how, people who cannot wait long standing are called sooner.
     public var priority: PriorityLane
+    /// The most people one ticket or booking may be for: 2 by default, as the requirements
+    /// say (a customer and one companion); a store may allow families up to `partyLimit`.
+    public var largestParty: Int
 
     public static let defaultWalkInPercent = 20
     public static let defaultSlotMinutes = 15
     public static let slotLengths = [10, 15, 20, 30, 60]
+    public static let defaultLargestParty = 2
+    /// The largest party any store may allow.
+    public static let partyLimit = 8
 
     public init(
         capacity: Int, walkInPercent: Int = defaultWalkInPercent, slotMinutes: Int = defaultSlotMinutes,
         slotCapacity: Int? = nil, entryBeforeMinutes: Int = 10, entryAfterMinutes: Int = 15, callGraceMinutes: Int = 10,
-        priority: PriorityLane = .off
+        priority: PriorityLane = .off, largestParty: Int = defaultLargestParty
     ) {
         self.capacity = capacity
         self.walkInPercent = walkInPercent
@@ -40,7 +46,11 @@ public struct StoreSettings: Sendable, Hashable {
         self.entryAfterMinutes = entryAfterMinutes
         self.callGraceMinutes = callGraceMinutes
         self.priority = priority
+        self.largestParty = largestParty
     }
+
+    /// The party sizes the store takes, 1 to `largestParty`.
+    public var partySizes: ClosedRange<Int> { 1...max(1, largestParty) }
 
     /// Places kept for walk-ins (rounded down, so a small store keeps at least one place online).
     public var walkInPlaces: Int { capacity * walkInPercent / 100 }

@@ -45,12 +45,13 @@ struct TicketCodes: Sendable {
         return (ReservationID(code.reservationId), walkIn)
     }
 
-    /// The codes of a block's spare tickets, for a party of one and of two, signed with the
-    /// store's current key: what a kiosk prints while CLup cannot be reached.
+    /// The codes of a block's spare tickets, for each party size the store takes, signed with
+    /// the store's current key: what a kiosk prints while CLup cannot be reached.
     func spareCodes(_ spare: [SpareTicket], storeId: StoreID, now: Date) throws -> [(ticket: SpareTicket, codes: [Int: String])] {
         guard let signing = try database.stores.signingKeys(storeId: storeId, now: now) else { return [] }
+        let parties = database.board.entry(storeId)?.store.settings.partySizes ?? 1...StoreSettings.defaultLargestParty
         return spare.map { ticket in
-            (ticket, Dictionary(uniqueKeysWithValues: (1...2).map { people in
+            (ticket, Dictionary(uniqueKeysWithValues: parties.map { people in
                 (people, keys.text(of: DoorCode(keyId: signing.current, storeId: storeId.rawValue,
                                                 reservationId: ticket.id.rawValue, kind: .walkIn, people: people,
                                                 number: ticket.number)))

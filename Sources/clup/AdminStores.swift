@@ -27,6 +27,7 @@ extension Admin {
         @Option(help: "Entry opens this many minutes before a slot, 0–60 (default 10).") var entryBeforeMinutes: String?
         @Option(help: "Entry closes this many minutes after a slot starts, 0–60 (default 15).") var entryAfterMinutes: String?
         @Option(help: "Minutes to reach the door when called, 1–60 (default 10).") var callGraceMinutes: String?
+        @Option(help: "The most people one ticket or booking may be for, 1–8 (default 2).") var largestParty: String?
         @Option(help: "Departments, \"Bakery, 10\" each, separated by semicolons.") var departments = ""
 
         func run() throws {
@@ -35,7 +36,7 @@ extension Admin {
                 "timeZone": timeZone, "capacity": capacity, "walkInPercent": walkInPercent, "slotMinutes": slotMinutes,
                 "slotCapacity": slotCapacity, "entryBeforeMinutes": entryBeforeMinutes,
                 "entryAfterMinutes": entryAfterMinutes, "callGraceMinutes": callGraceMinutes,
-                "departments": departmentLines(departments),
+                "largestParty": largestParty, "departments": departmentLines(departments),
             ]
             let values = given.compactMapValues { $0?.trimmingCharacters(in: .whitespacesAndNewlines) }
             switch StoreFields.registration(values) {
@@ -70,6 +71,7 @@ extension Admin {
         @Option(help: "Entry opens this many minutes before a slot, 0–60.") var entryBeforeMinutes: Int?
         @Option(help: "Entry closes this many minutes after a slot starts, 0–60.") var entryAfterMinutes: Int?
         @Option(help: "Minutes to reach the door when called, 1–60.") var callGraceMinutes: Int?
+        @Option(help: "The most people one ticket or booking may be for, 1–8.") var largestParty: Int?
         @Option(help: "Priority lane: one priority call in every N, 1–10 (1: the next free place), 0 for none.")
         var priorityEvery: Int?
         @Option(help: "Whether customers may ask for a priority place when lining up online: yes or no.")
@@ -93,6 +95,7 @@ extension Admin {
             edit.entryBeforeMinutes = entryBeforeMinutes ?? edit.entryBeforeMinutes
             edit.entryAfterMinutes = entryAfterMinutes ?? edit.entryAfterMinutes
             edit.callGraceMinutes = callGraceMinutes ?? edit.callGraceMinutes
+            edit.largestParty = largestParty ?? edit.largestParty
             edit.priorityEvery = priorityEvery ?? edit.priorityEvery
             var problems: [String] = []
             switch priorityOnline {

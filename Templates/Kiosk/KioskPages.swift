@@ -138,7 +138,7 @@ public struct DispenserPage: Page {
                 </fieldset>
                 <fieldset class="choices">
                   <legend>\(tr("wizard.howMany"))</legend>
-                  <div class="tiles two">
+                  <div class="tiles\(if: people.count <= 2, " two")">
                     \(Self.tiles(people, name: "people"))
                   </div>
                 </fieldset>

@@ -204,7 +204,8 @@ struct DeviceAPITests {
         #expect(elsewhere.body["result"] as? String == "refused" && elsewhere.body["reason"] as? String == "otherStore")
         // Bad input is refused with its reason.
         for (json, expected) in [
-            (#"{"id": \#(ids[3]), "people": 3, "residenceMinutes": 30, "issuedAt": "2026-11-18T08:59:00Z"}"#, "invalidPeople"),
+            (#"{"id": \#(ids[3]), "people": 9, "residenceMinutes": 30, "issuedAt": "2026-11-18T08:59:00Z"}"#, "invalidPeople"),
+            (#"{"id": \#(ids[3]), "people": 3, "residenceMinutes": 30, "issuedAt": "2026-11-18T08:59:00Z"}"#, "partyOverLimit"),
             (#"{"id": \#(ids[3]), "people": 1, "residenceMinutes": 30, "issuedAt": "yesterday"}"#, "invalidIssuedAt"),
             (#"{"id": \#(ids[3]), "people": 1, "residenceMinutes": 30, "issuedAt": "4698-12-01T12:48:04.089098-20:43"}"#,
              "clockAhead"),
@@ -440,7 +441,9 @@ struct DeviceAPITests {
         let missing = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 1}"#)
         #expect(missing.status == 400 && (missing.body["message"] as? String)?.contains("`residenceMinutes` is missing") == true)
         let three = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 3, "residenceMinutes": 30}"#)
-        #expect(three.status == 400 && three.body["code"] as? String == "invalidPeople")
+        #expect(three.status == 409 && three.body["code"] as? String == "partyOverLimit")
+        let nine = try call(.post, "/api/v1/tickets", key: key, json: #"{"people": 9, "residenceMinutes": 30}"#)
+        #expect(nine.status == 400 && nine.body["code"] as? String == "invalidPeople")
         // A store keeping one place for walk-ins cannot take a pair with a ticket, and says so.
         let small = try database.stores.createStore(
             Fixture.store("Piccolo", at: GeoPoint(latitude: 45.47, longitude: 9.19), capacity: 5),
@@ -527,8 +530,13 @@ struct OpenAPIDocument {
             for name in schema["required"] as? [String] ?? [] where object[name] == nil {
                 problems.append("\(location).\(name): required but missing")
             }
+            let additional = schema["additionalProperties"] as? [String: Any]
+            let namePattern = ((schema["propertyNames"] as? [String: Any])?["pattern"] as? String).flatMap { try? Regex($0) }
             for (name, member) in object {
-                guard let property = properties[name] else {
+                if let namePattern, name.firstMatch(of: namePattern) == nil {
+                    problems.append("\(location).\(name): not a name the description allows")
+                }
+                guard let property = properties[name] ?? additional else {
                     problems.append("\(location).\(name): not documented")
                     continue
                 }
@@ -545,6 +553,9 @@ struct OpenAPIDocument {
         case "integer":
             if !(value is Int) || (value as? NSNumber).map(Self.isBoolean) == true {
                 problems.append("\(location): not an integer")
+            } else if let number = value as? Int {
+                if let minimum = schema["minimum"] as? Int, number < minimum { problems.append("\(location): below \(minimum)") }
+                if let maximum = schema["maximum"] as? Int, number > maximum { problems.append("\(location): above \(maximum)") }
             }
         case "boolean":
             if !((value as? NSNumber).map(Self.isBoolean) ?? false) { problems.append("\(location): not a boolean") }

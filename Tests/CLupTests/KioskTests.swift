@@ -272,7 +272,10 @@ struct KioskTests {
         let bad = try browser.post("/kiosk/tickets", [("minutes", "500"), ("people", "1")])
         #expect(bad.status == 400)
         #expect(bad.bodyText.contains("Choose how long you will stay"))
-        #expect(try browser.post("/kiosk/tickets", [("minutes", "30"), ("people", "3")]).status == 400)
+        // Three at a store that takes parties of two: told the store's limit.
+        let three = try browser.post("/kiosk/tickets", [("minutes", "30"), ("people", "3")])
+        #expect(three.status == 409 && three.bodyText.contains("This store takes parties of up to 2 people on one ticket."))
+        #expect(try browser.post("/kiosk/tickets", [("minutes", "30"), ("people", "9")]).status == 400)
         clock.advance(12 * 3600)  // 22:00, closed
         let closed = try browser.post("/kiosk/tickets", [("minutes", "30"), ("people", "1")])
         #expect(closed.status == 409)

@@ -383,6 +383,7 @@ struct PackedStore: Sendable {
     let callGraceMinutes: Int32
     let priorityEvery: Int32
     let zone: UInt16
+    let largestParty: UInt8
     let priorityOnline: Bool
 
     init(_ store: Store) {
@@ -401,6 +402,7 @@ struct PackedStore: Sendable {
         callGraceMinutes = Int32(clamping: store.callGraceMinutes)
         priorityEvery = Int32(clamping: store.priorityEvery)
         zone = Store.zones.number(of: store.timeZone)
+        largestParty = UInt8(clamping: store.largestParty)
         priorityOnline = store.priorityOnline
     }
 
@@ -408,7 +410,8 @@ struct PackedStore: Sendable {
         StoreSettings(capacity: Int(capacity), walkInPercent: Int(walkInPercent), slotMinutes: Int(slotMinutes),
                       slotCapacity: Int(slotCapacity), entryBeforeMinutes: Int(entryBeforeMinutes),
                       entryAfterMinutes: Int(entryAfterMinutes), callGraceMinutes: Int(callGraceMinutes),
-                      priority: PriorityLane(every: Int(priorityEvery), online: priorityOnline))
+                      priority: PriorityLane(every: Int(priorityEvery), online: priorityOnline),
+                      largestParty: Int(largestParty))
     }
 
     var store: Store {
@@ -416,7 +419,7 @@ struct PackedStore: Sendable {
               capacity: Int(capacity), timeZone: Store.zones.name(numbered: zone), walkInPercent: Int(walkInPercent),
               slotMinutes: Int(slotMinutes), slotCapacity: Int(slotCapacity), entryBeforeMinutes: Int(entryBeforeMinutes),
               entryAfterMinutes: Int(entryAfterMinutes), callGraceMinutes: Int(callGraceMinutes),
-              priorityEvery: Int(priorityEvery), priorityOnline: priorityOnline)
+              priorityEvery: Int(priorityEvery), priorityOnline: priorityOnline, largestParty: Int(largestParty))
     }
 }
 

@@ -958,6 +958,30 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v40: parties as stores allow them") { db in
+            // A party was one or two people; a store now sets its largest (2 unless it says
+            // otherwise, up to 8). The two CHECKs on a party's size only widen, so every row
+            // already meets them: they are rewritten in the schema as SQLite's documentation
+            // allows for such a change, without copying the reservations.
+            try db.execute(sql: """
+                ALTER TABLE store ADD COLUMN largestParty INTEGER NOT NULL DEFAULT 2 CHECK (largestParty BETWEEN 1 AND 8);
+                """)
+            let version = try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
+            try db.execute(sql: "PRAGMA writable_schema = ON")
+            for (table, old, new) in [
+                ("reservation", #"CHECK (("people" = 1) OR ("people" = 2))"#, #"CHECK ("people" BETWEEN 1 AND 8)"#),
+                ("waitlist", "CHECK (people IN (1, 2))", "CHECK (people BETWEEN 1 AND 8)"),
+            ] {
+                try db.execute(sql: "UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE type = 'table' AND name = ?",
+                               arguments: [old, new, table])
+                guard try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                          arguments: [table])?.contains(new) == true
+                else { throw DatabaseError(message: "v40: the \(table) table's party check was not found") }
+            }
+            try db.execute(sql: "PRAGMA schema_version = \(version + 1)")
+            try db.execute(sql: "PRAGMA writable_schema = OFF")
+        }
+
         return migrator
     }
 }

@@ -130,6 +130,13 @@ enum PostgresMigrations {
                 clockOffsetMs bigint
             );
             """),
+        ("parties as stores allow them (SQLite's 40)", """
+            ALTER TABLE store ADD COLUMN largestParty bigint NOT NULL DEFAULT 2 CHECK (largestParty BETWEEN 1 AND 8);
+            ALTER TABLE reservation DROP CONSTRAINT reservation_people_check;
+            ALTER TABLE reservation ADD CONSTRAINT reservation_people_check CHECK (people BETWEEN 1 AND 8);
+            ALTER TABLE waitlist DROP CONSTRAINT waitlist_people_check;
+            ALTER TABLE waitlist ADD CONSTRAINT waitlist_people_check CHECK (people BETWEEN 1 AND 8);
+            """),
     ]
 
     /// Brings the schema up to date; several workers starting at once take turns on an

@@ -18,10 +18,12 @@ public struct StoreEdit: Sendable, Equatable {
     /// The priority lane (`PriorityLane`): one priority call in every `priorityEvery` (0: none).
     public var priorityEvery: Int
     public var priorityOnline: Bool
+    public var largestParty: Int
 
     public init(name: String, address: String, position: GeoPoint, phone: String, capacity: Int, walkInPercent: Int,
                 slotMinutes: Int, slotCapacity: Int, entryBeforeMinutes: Int, entryAfterMinutes: Int, callGraceMinutes: Int,
-                priorityEvery: Int = 0, priorityOnline: Bool = false)
+                priorityEvery: Int = 0, priorityOnline: Bool = false,
+                largestParty: Int = StoreSettings.defaultLargestParty)
     {
         self.name = name
         self.address = address
@@ -36,6 +38,7 @@ public struct StoreEdit: Sendable, Equatable {
         self.callGraceMinutes = callGraceMinutes
         self.priorityEvery = priorityEvery
         self.priorityOnline = priorityOnline
+        self.largestParty = largestParty
     }
 
     public init(_ store: Store) {
@@ -44,7 +47,7 @@ public struct StoreEdit: Sendable, Equatable {
                   walkInPercent: store.walkInPercent, slotMinutes: store.slotMinutes, slotCapacity: store.slotCapacity,
                   entryBeforeMinutes: store.entryBeforeMinutes, entryAfterMinutes: store.entryAfterMinutes,
                   callGraceMinutes: store.callGraceMinutes, priorityEvery: store.priorityEvery,
-                  priorityOnline: store.priorityOnline)
+                  priorityOnline: store.priorityOnline, largestParty: store.largestParty)
     }
 
     /// Each field by its column name, with its value as text (the record of changes, forms).
@@ -55,7 +58,7 @@ public struct StoreEdit: Sendable, Equatable {
          ("slotCapacity", String(slotCapacity)),
          ("entryBeforeMinutes", String(entryBeforeMinutes)), ("entryAfterMinutes", String(entryAfterMinutes)),
          ("callGraceMinutes", String(callGraceMinutes)), ("priorityEvery", String(priorityEvery)),
-         ("priorityOnline", priorityOnline ? "1" : "0")]
+         ("priorityOnline", priorityOnline ? "1" : "0"), ("largestParty", String(largestParty))]
     }
 }
 
@@ -115,7 +118,8 @@ extension Stores {
                     walkInPercent = \(edit.walkInPercent), slotMinutes = \(edit.slotMinutes),
                     slotCapacity = \(edit.slotCapacity), entryBeforeMinutes = \(edit.entryBeforeMinutes),
                     entryAfterMinutes = \(edit.entryAfterMinutes), callGraceMinutes = \(edit.callGraceMinutes),
-                    priorityEvery = \(edit.priorityEvery), priorityOnline = \(edit.priorityOnline)
+                    priorityEvery = \(edit.priorityEvery), priorityOnline = \(edit.priorityOnline),
+                    largestParty = \(edit.largestParty)
                 WHERE id = \(id)
                 """)
             transaction.changed(store: id)

@@ -28,6 +28,8 @@ public struct Store: Codable, Sendable, Hashable, Identifiable, FetchableRecord,
     /// The priority lane (`PriorityLane`): one priority call in every `priorityEvery` (0: none).
     public var priorityEvery: Int
     public var priorityOnline: Bool
+    /// The most people one ticket or booking may be for (`StoreSettings.largestParty`).
+    public var largestParty: Int
 
     public enum Columns {
         static let id = Column(CodingKeys.id)
@@ -43,7 +45,7 @@ public struct Store: Codable, Sendable, Hashable, Identifiable, FetchableRecord,
         StoreSettings(capacity: capacity, walkInPercent: walkInPercent, slotMinutes: slotMinutes,
                       slotCapacity: slotCapacity, entryBeforeMinutes: entryBeforeMinutes,
                       entryAfterMinutes: entryAfterMinutes, callGraceMinutes: callGraceMinutes,
-                      priority: PriorityLane(every: priorityEvery, online: priorityOnline))
+                      priority: PriorityLane(every: priorityEvery, online: priorityOnline), largestParty: largestParty)
     }
 
     public var position: GeoPoint { GeoPoint(latitude: latitude, longitude: longitude) }
@@ -108,6 +110,7 @@ public struct NewStore: Codable, Sendable, Hashable, PersistableRecord {
     public var callGraceMinutes: Int
     public var priorityEvery: Int
     public var priorityOnline: Bool
+    public var largestParty: Int
 
     public static let databaseTableName = Store.databaseTableName
 
@@ -130,6 +133,7 @@ public struct NewStore: Codable, Sendable, Hashable, PersistableRecord {
         callGraceMinutes = settings.callGraceMinutes
         priorityEvery = settings.priority.every
         priorityOnline = settings.priority.online
+        largestParty = settings.largestParty
     }
 }
 

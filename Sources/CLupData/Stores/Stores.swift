@@ -16,7 +16,7 @@ extension AppDatabase {
     /// The columns of `Store`, in its order.
     static let storeColumns = """
         id, name, address, phone, latitude, longitude, capacity, timeZone, walkInPercent, slotMinutes, slotCapacity,
-        entryBeforeMinutes, entryAfterMinutes, callGraceMinutes, priorityEvery, priorityOnline
+        entryBeforeMinutes, entryAfterMinutes, callGraceMinutes, priorityEvery, priorityOnline, largestParty
         """
 
     /// One store with its hours, closures and departments (those not retired), or every
@@ -75,7 +75,8 @@ extension AppDatabase {
         }
         let storeRows = try Row.fetchCursor(db, sql: """
             SELECT id, name, address, phone, latitude, longitude, capacity, timeZone, walkInPercent, slotMinutes,
-                   slotCapacity, entryBeforeMinutes, entryAfterMinutes, callGraceMinutes, priorityEvery, priorityOnline
+                   slotCapacity, entryBeforeMinutes, entryAfterMinutes, callGraceMinutes, priorityEvery, priorityOnline,
+                   largestParty
             FROM store ORDER BY id
             """)
         while let row = try storeRows.next() {
@@ -83,7 +84,7 @@ extension AppDatabase {
                 id: row[0], name: row[1], address: row[2], phone: row[3], latitude: row[4], longitude: row[5],
                 capacity: row[6], timeZone: row[7], walkInPercent: row[8], slotMinutes: row[9], slotCapacity: row[10],
                 entryBeforeMinutes: row[11], entryAfterMinutes: row[12], callGraceMinutes: row[13],
-                priorityEvery: row[14], priorityOnline: row[15])
+                priorityEvery: row[14], priorityOnline: row[15], largestParty: row[16])
             var intervals: [OpeningIntervalRecord] = []
             while let interval = nextInterval, interval.storeId <= store.id {
                 if interval.storeId == store.id { intervals.append(interval) }
@@ -121,11 +122,11 @@ extension AppDatabase {
         guard let inserted = try transaction.record("""
             INSERT INTO store (name, address, phone, latitude, longitude, capacity, timeZone, walkInPercent, slotMinutes,
                                slotCapacity, entryBeforeMinutes, entryAfterMinutes, callGraceMinutes, priorityEvery,
-                               priorityOnline)
+                               priorityOnline, largestParty)
             VALUES (\(store.name), \(store.address), \(store.phone), \(store.latitude), \(store.longitude), \(store.capacity),
                     \(store.timeZone), \(store.walkInPercent), \(store.slotMinutes), \(store.slotCapacity),
                     \(store.entryBeforeMinutes), \(store.entryAfterMinutes), \(store.callGraceMinutes),
-                    \(store.priorityEvery), \(store.priorityOnline))
+                    \(store.priorityEvery), \(store.priorityOnline), \(store.largestParty))
             RETURNING \(unescaped: storeColumns)
             """, as: Store.self)
         else { preconditionFailure("INSERT … RETURNING returned no row") }

@@ -58,7 +58,7 @@ struct DeviceArea {
     }
 
     /// The kiosk's block of tickets for today, reserved on first asking: the spare ones, each
-    /// with its code for a party of one and of two, to print while CLup cannot be reached.
+    /// with its code for each party size the store takes, to print while CLup cannot be reached.
     func ticketBlock(_ context: DeviceContext) throws -> Response {
         guard let block = try desk.spareTickets(kiosk: context.kiosk, now: context.now) else {
             throw EntranceError(404, "notFound", tr("api.noStore"))

@@ -121,11 +121,15 @@ struct EntranceDesk: Sendable {
         return sign == "+" ? local - offset : local + offset
     }
 
-    /// A walk-in party as a form or the API sent it, checked: one or two people, a visit length
-    /// CLup offers.
-    static func party(people: Int?, minutes: Int?) -> Result<(people: Int, minutes: Int), EntranceError> {
-        guard let people, people == 1 || people == 2 else {
+    /// A walk-in party as a form or the API sent it, checked: 1 to 8 people, and no more than
+    /// the store takes (`largestParty`: 409 `partyOverLimit`, saying the store's limit); a visit
+    /// length CLup offers.
+    static func party(people: Int?, minutes: Int?, largestParty: Int) -> Result<(people: Int, minutes: Int), EntranceError> {
+        guard let people, (1...StoreSettings.partyLimit).contains(people) else {
             return .failure(EntranceError(400, "invalidPeople", tr("desk.people")))
+        }
+        guard people <= largestParty else {
+            return .failure(EntranceError(409, "partyOverLimit", tr("desk.partyOverLimit", ["largest": String(largestParty)])))
         }
         guard let minutes, ResidenceTime.isValid(minutes) else {
             return .failure(EntranceError(400, "invalidResidence", tr("desk.residence")))
@@ -144,7 +148,7 @@ struct EntranceDesk: Sendable {
         -> Result<Reservation, EntranceError>
     {
         let party: (people: Int, minutes: Int)
-        switch Self.party(people: people, minutes: minutes) {
+        switch Self.party(people: people, minutes: minutes, largestParty: largestParty(of: kiosk)) {
         case .success(let checked): party = checked
         case .failure(let problem): return .failure(problem)
         }
@@ -187,7 +191,7 @@ struct EntranceDesk: Sendable {
     }
 
     /// `kiosk`'s block of tickets for today (reserved on first asking) and its spare ones, each
-    /// with its code for a party of one and of two — and, given `receipt`, the receipt to print
+    /// with its code for each party size the store takes — and, given `receipt`, the receipt to print
     /// for each; nil if the store is gone.
     func spareTickets(kiosk: Kiosk, now: Date,
                       receipt: ((_ number: Int, _ people: Int, _ code: String) throws -> String)? = nil) throws
@@ -213,7 +217,7 @@ struct EntranceDesk: Sendable {
                              now: Date) throws -> (Reservation, made: Bool)
     {
         guard let id else { throw EntranceError(409, "notInBlock", tr("api.notInBlock")) }
-        let party = try Self.party(people: people, minutes: minutes).get()
+        let party = try Self.party(people: people, minutes: minutes, largestParty: largestParty(of: kiosk)).get()
         guard let issuedAt = issuedAt.flatMap(Self.instant) else { throw EntranceError(400, "invalidIssuedAt", tr("api.issuedAt")) }
         guard issuedAt <= now + Self.clockSkew else { throw Self.clockAhead }
         guard issuedAt >= now - KioskScan.oldest else { throw EntranceError(409, "ticketTooOld", tr("api.ticketTooOld")) }
@@ -226,6 +230,11 @@ struct EntranceDesk: Sendable {
         }
     }
 
+    /// The most people the kiosk's store takes on one ticket.
+    private func largestParty(of kiosk: Kiosk) -> Int {
+        database.board.entry(kiosk.storeId)?.store.largestParty ?? StoreSettings.defaultLargestParty
+    }
+
     /// Where a walk-in ticket stands now: its expected wait (0 when called).
     func standing(of ticket: Reservation, now: Date) throws -> QueueStanding? {
         guard ticket.status == .waiting else { return nil }
@@ -235,7 +244,8 @@ struct EntranceDesk: Sendable {
 }
 
 /// A kiosk's block of tickets for printing offline, as JSON: its spare tickets, each with its
-/// code for a party of one ("1") and of two ("2"), and for the dispenser's page their receipts.
+/// code for each party size the store takes ("1", "2"… up to its largest party), and for the
+/// dispenser's page their receipts.
 struct SpareTicketsJSON: Encodable {
     struct Spare: Encodable {
         var id: ReservationID

@@ -215,7 +215,7 @@ struct KioskArea {
     }
 
     /// The kiosk's spare tickets for today (its block, reserved on first asking), each as the
-    /// receipt to print for a party of one and of two: what the dispenser's script keeps, to
+    /// receipt to print for each party size the store takes: what the dispenser's script keeps, to
     /// print while CLup cannot be reached.
     func spares(_ context: KioskContext) throws -> Response {
         let store = try store(of: context.kiosk)
@@ -333,8 +333,7 @@ extension DispenserPage {
         self.init(
             storeName: store.name,
             presets: ResidenceTime.presets.map { Choice(value: String($0), label: tr("unit.minutes", ["n": String($0)]), checked: $0 == 30) },
-            people: [Choice(value: "1", label: tr("plan.justMe"), checked: true),
-                     Choice(value: "2", label: tr("plan.twoOfUs"), checked: false)],
+            people: Choice.parties(upTo: store.largestParty, chosen: 1),
             requestKey: Secrets.token(), waitText: waitText, error: error)
     }
 }

@@ -161,7 +161,9 @@ struct DoorConsole {
             return try page(context, at: place, form, status: status)
         }
         let party: (people: Int, minutes: Int)
-        switch EntranceDesk.party(people: values["people"].flatMap { Int($0) }, minutes: values["minutes"].flatMap { Int($0) }) {
+        let largest = database.board.entry(place.storeId)?.store.largestParty ?? StoreSettings.defaultLargestParty
+        switch EntranceDesk.party(people: values["people"].flatMap { Int($0) }, minutes: values["minutes"].flatMap { Int($0) },
+                                  largestParty: largest) {
         case .success(let checked): party = checked
         case .failure(let problem): return try again(problem.message)
         }
@@ -228,8 +230,7 @@ struct DoorConsole {
         if lane.isOn {
             page.priority = DoorConsolePage.Priority(
                 policy: PriorityText.policy(lane), action: place.priorityAction,
-                people: [Choice(value: "1", label: Formatting.people(1), checked: true),
-                         Choice(value: "2", label: Formatting.people(2), checked: false)],
+                people: (1...store.largestParty).map { Choice(value: String($0), label: Formatting.people($0), checked: $0 == 1) },
                 minutes: ResidenceTime.presets.map {
                     Choice(value: String($0), label: tr("unit.minutes", ["n": String($0)]), checked: $0 == 30)
                 },

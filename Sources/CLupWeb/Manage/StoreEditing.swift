@@ -90,6 +90,7 @@ extension ManageArea {
         EditField(name: "entryBeforeMinutes", numeric: true, range: 0...60, maxLength: 2),
         EditField(name: "entryAfterMinutes", numeric: true, range: 0...60, maxLength: 2),
         EditField(name: "callGraceMinutes", numeric: true, range: 1...60, maxLength: 2),
+        EditField(name: "largestParty", numeric: true, range: 1...StoreSettings.partyLimit, maxLength: 1),
         EditField(name: "priorityEvery", numeric: true, range: nil, maxLength: 2,
                   choices: [0] + Array(PriorityLane.cycles), choiceWords: .priority),
         EditField(name: "priorityOnline", numeric: true, range: nil, maxLength: 1, choices: [0, 1], choiceWords: .yesNo),
@@ -125,7 +126,8 @@ extension ManageArea {
             capacity: number("capacity"), walkInPercent: number("walkInPercent"), slotMinutes: number("slotMinutes"),
             slotCapacity: number("slotCapacity"), entryBeforeMinutes: number("entryBeforeMinutes"),
             entryAfterMinutes: number("entryAfterMinutes"), callGraceMinutes: number("callGraceMinutes"),
-            priorityEvery: number("priorityEvery"), priorityOnline: number("priorityOnline") == 1)
+            priorityEvery: number("priorityEvery"), priorityOnline: number("priorityOnline") == 1,
+            largestParty: number("largestParty"))
         let outcome = try database.stores.editStore(store.id, to: edit, userId: context.user.id, now: context.now)
         let departmentsChanged = try departmentsSent
             && database.stores.replaceDepartments(storeId: store.id, with: departments, userId: context.user.id, now: context.now)

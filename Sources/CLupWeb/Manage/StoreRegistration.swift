@@ -87,6 +87,7 @@ extension ManageArea {
             field("entryBeforeMinutes", numeric: true),
             field("entryAfterMinutes", numeric: true),
             field("callGraceMinutes", numeric: true),
+            field("largestParty", numeric: true),
             field("departments", hint: Self.departmentsHint, required: false, multiline: true),
         ]
         return views.page(title: tr("manage.register"), section: .manage, context,
@@ -100,7 +101,7 @@ extension StoreFields {
     /// (`walkInPercent` → `--walk-in-percent`) have them.
     public static let registrationFields = ["name", "address", "latitude", "longitude", "phone", "timeZone", "capacity",
                                             "walkInPercent", "slotMinutes", "slotCapacity", "entryBeforeMinutes",
-                                            "entryAfterMinutes", "callGraceMinutes", "departments"]
+                                            "entryAfterMinutes", "callGraceMinutes", "largestParty", "departments"]
 
     /// What a new store's form starts with (and the command's defaults): the rules' usual values.
     public static let registrationDefaults: [String: String] = {
@@ -108,7 +109,7 @@ extension StoreFields {
         return ["timeZone": "Europe/Rome", "capacity": "50", "walkInPercent": String(usual.walkInPercent),
                 "slotMinutes": String(usual.slotMinutes), "slotCapacity": "",
                 "entryBeforeMinutes": String(usual.entryBeforeMinutes), "entryAfterMinutes": String(usual.entryAfterMinutes),
-                "callGraceMinutes": String(usual.callGraceMinutes)]
+                "callGraceMinutes": String(usual.callGraceMinutes), "largestParty": String(usual.largestParty)]
     }()
 
     static let zoneChoices = TimeZone.knownTimeZoneIdentifiers.sorted()
@@ -144,7 +145,8 @@ extension StoreFields {
             slotMinutes: number("slotMinutes") ?? usual.slotMinutes, slotCapacity: number("slotCapacity"),
             entryBeforeMinutes: number("entryBeforeMinutes") ?? usual.entryBeforeMinutes,
             entryAfterMinutes: number("entryAfterMinutes") ?? usual.entryAfterMinutes,
-            callGraceMinutes: number("callGraceMinutes") ?? usual.callGraceMinutes)
+            callGraceMinutes: number("callGraceMinutes") ?? usual.callGraceMinutes,
+            largestParty: number("largestParty") ?? usual.largestParty)
         return .success((NewStore(name: values["name"] ?? "", address: values["address"] ?? "",
                                   phone: values["phone"] ?? "", position: position, capacity: capacity,
                                   timeZone: values["timeZone"] ?? "", settings: settings), departments))

@@ -1,5 +1,6 @@
 import CLupData
 import CLupDomain
+import CLupTemplates
 import CLupText
 import Foundation
 
@@ -27,14 +28,15 @@ struct VisitPlan {
         Array(Set(form.all("department").compactMap { Int64($0) }).sorted().prefix(departmentLimit))
     }
 
-    /// From `minutes` and `people` fields, as every step after the first sends them.
-    static func parse(_ form: FormData) throws(HTTPError) -> VisitPlan {
+    /// From `minutes` and `people` fields, as every step after the first sends them, for a
+    /// store that takes parties of up to `largestParty`.
+    static func parse(_ form: FormData, largestParty: Int) throws(HTTPError) -> VisitPlan {
         guard let minutes = form["minutes"].flatMap({ Int($0) }), ResidenceTime.isValid(minutes) else {
             throw .badRequest(tr("plan.badLength", ["shortest": String(ResidenceTime.shortest),
                                                     "longest": String(ResidenceTime.longest)]))
         }
-        guard let people = form["people"].flatMap({ Int($0) }), people == 1 || people == 2 else {
-            throw .badRequest(tr("plan.badPeople"))
+        guard let people = form["people"].flatMap({ Int($0) }), (1...largestParty).contains(people) else {
+            throw .badRequest(tr("plan.badPeople", ["largest": String(largestParty)]))
         }
         return VisitPlan(minutes: minutes, people: people, departments: departmentIds(form))
     }
@@ -50,10 +52,13 @@ struct VisitPlan {
         var plan: VisitPlan?
     }
 
-    static func choose(_ form: FormData, departments: [Department], usual: Int?) -> Choice {
+    static func choose(_ form: FormData, departments: [Department], usual: Int?, largestParty: Int) -> Choice {
         var choice = Choice(time: form["time"], departmentIds: Set(form.all("department").compactMap { Int64($0) }))
-        choice.people = form["people"].flatMap { Int($0) }.flatMap { $0 == 1 || $0 == 2 ? $0 : nil }
-        if choice.people == nil { choice.peopleError = tr("plan.peopleError") }
+        choice.people = form["people"].flatMap { Int($0) }.flatMap { (1...largestParty).contains($0) ? $0 : nil }
+        if choice.people == nil {
+            choice.peopleError = largestParty > 2 ? tr("plan.peopleErrorMany", ["largest": String(largestParty)])
+                : tr("plan.peopleError")
+        }
         var minutes: Int?
         switch choice.time {
         case "usual":
@@ -81,4 +86,19 @@ struct VisitPlan {
 extension ShopperContext {
     /// The position as form fields, so a GET form keeps it like a link does.
     var fields: [(name: String, value: String)] { positionFields }
+}
+
+extension Choice {
+    /// How many people, for a store that takes parties of up to `largest`: "Just me", "Two of
+    /// us", then "3 people"… with `chosen` (or one person) checked.
+    static func parties(upTo largest: Int, chosen: Int?) -> [Choice] {
+        (1...max(1, largest)).map { people in
+            let label = switch people {
+            case 1: tr("plan.justMe")
+            case 2: tr("plan.twoOfUs")
+            default: tr("people", count: people)
+            }
+            return Choice(value: String(people), label: label, checked: people == (chosen ?? 1))
+        }
+    }
 }

@@ -29,7 +29,7 @@ extension ReservationsArea {
         let details = try store(context)
         let store = details.store
         let form = context.form
-        let plan = try VisitPlan.parse(form)
+        let plan = try VisitPlan.parse(form, largestParty: store.largestParty)
         let shopper = formShopper(context)
         guard let requestKey = form["requestKey"], Secrets.isWellFormed(requestKey) else {
             throw HTTPError.badRequest(tr("recap.incomplete"))

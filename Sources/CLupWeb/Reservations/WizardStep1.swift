@@ -11,7 +11,7 @@ extension ReservationsArea {
         let details = try store(context)
         let usual = try usualMinutes(userId: context.user.id, storeId: details.store.id)
         var choice = VisitPlan.Choice(time: nil, departmentIds: [], people: nil)
-        if let plan = try? VisitPlan.parse(context.request.query) {
+        if let plan = try? VisitPlan.parse(context.request.query, largestParty: details.store.largestParty) {
             choice.time = ResidenceTime.presets.contains(plan.minutes) ? String(plan.minutes) : nil
             choice.people = plan.people
         }
@@ -34,8 +34,7 @@ extension ReservePage {
                        checked: choice.departmentIds.contains(department.id))
             },
             departmentsChosen: time == "departments",
-            people: [Choice(value: "1", label: tr("plan.justMe"), checked: choice.people != 2),
-                     Choice(value: "2", label: tr("plan.twoOfUs"), checked: choice.people == 2)],
+            people: Choice.parties(upTo: details.store.largestParty, chosen: choice.people),
             timeError: choice.timeError, peopleError: choice.peopleError,
             hidden: ReservationsArea.hidden(shopper.fields))
     }

@@ -14,10 +14,11 @@ extension ReservationsArea {
         let query = context.request.query
         let plan: VisitPlan
         if query["minutes"] != nil {
-            plan = try VisitPlan.parse(query)
+            plan = try VisitPlan.parse(query, largestParty: store.largestParty)
         } else {
             let usual = try usualMinutes(userId: context.user.id, storeId: store.id)
-            let choice = VisitPlan.choose(query, departments: details.departments, usual: usual)
+            let choice = VisitPlan.choose(query, departments: details.departments, usual: usual,
+                                          largestParty: store.largestParty)
             guard let chosen = choice.plan else {
                 let page = ReservePage(details: details, choice: choice, usual: usual, shopper: shopper)
                 return views.page(title: tr("wizard.reserveAt", ["store": store.name]), section: .stores, context, page, status: 422)

@@ -10,7 +10,7 @@ extension ReservationsArea {
     func slots(_ context: CustomerContext) throws -> Response {
         let details = try store(context)
         let store = details.store
-        let plan = try VisitPlan.parse(context.request.query)
+        let plan = try VisitPlan.parse(context.request.query, largestParty: store.largestParty)
         let shopper = self.shopper(context)
         let now = context.now
         let calendar = details.slotCalendar

@@ -12,7 +12,7 @@ extension ReservationsArea {
         let details = try store(context)
         let store = details.store
         let query = context.request.query
-        let plan = try VisitPlan.parse(query)
+        let plan = try VisitPlan.parse(query, largestParty: store.largestParty)
         let shopper = self.shopper(context)
         let now = context.now
         var facts = [Fact(tr("fact.store"), store.name), Fact(tr("fact.address"), store.address)]
@@ -88,7 +88,7 @@ extension ReservationsArea {
         let details = try store(context)
         let store = details.store
         let form = context.form
-        let plan = try VisitPlan.parse(form)
+        let plan = try VisitPlan.parse(form, largestParty: store.largestParty)
         let shopper = formShopper(context)
         guard let kind = form["kind"].flatMap(Reservation.Kind.init(rawValue:)) else {
             throw HTTPError.badRequest(tr("recap.chooseKind"))

@@ -156,6 +156,7 @@ table store: entryafterminutes bigint NOT NULL DEFAULT 15
 table store: callgraceminutes bigint NOT NULL DEFAULT 10
 table store: priorityevery bigint NOT NULL DEFAULT 0
 table store: priorityonline boolean NOT NULL DEFAULT false
+table store: largestparty bigint NOT NULL DEFAULT 2
 table storechange: id bigint NOT NULL DEFAULT nextval('storechange_id_seq'::regclass)
 table storechange: storeid bigint NOT NULL
 table storechange: userid bigint
@@ -328,7 +329,7 @@ constraint reservation reservation_check1: CHECK ((NOT (walkin AND ((kind = 'boo
 constraint reservation reservation_check2: CHECK (((exitedat IS NULL) OR (enteredat IS NOT NULL)))
 constraint reservation reservation_kind_check: CHECK ((kind = ANY (ARRAY['lineUp'::text, 'booking'::text])))
 constraint reservation reservation_number_check: CHECK ((number >= 1))
-constraint reservation reservation_people_check: CHECK ((people = ANY (ARRAY[(1)::bigint, (2)::bigint])))
+constraint reservation reservation_people_check: CHECK (((people >= 1) AND (people <= 8)))
 constraint reservation reservation_pkey: PRIMARY KEY (id)
 constraint reservation reservation_residenceminutes_check: CHECK (((residenceminutes >= 5) AND (residenceminutes <= 240)))
 constraint reservation reservation_status_check: CHECK ((status = ANY (ARRAY['waiting'::text, 'called'::text, 'booked'::text, 'inside'::text, 'done'::text, 'cancelled'::text, 'expired'::text])))
@@ -368,6 +369,7 @@ constraint store store_callgraceminutes_check: CHECK (((callgraceminutes >= 1) A
 constraint store store_capacity_check: CHECK (((capacity >= 1) AND (capacity <= 10000)))
 constraint store store_entryafterminutes_check: CHECK (((entryafterminutes >= 0) AND (entryafterminutes <= 60)))
 constraint store store_entrybeforeminutes_check: CHECK (((entrybeforeminutes >= 0) AND (entrybeforeminutes <= 60)))
+constraint store store_largestparty_check: CHECK (((largestparty >= 1) AND (largestparty <= 8)))
 constraint store store_latitude_check: CHECK (((latitude >= ('-90'::integer)::double precision) AND (latitude <= (90)::double precision)))
 constraint store store_longitude_check: CHECK (((longitude >= ('-180'::integer)::double precision) AND (longitude <= (180)::double precision)))
 constraint store store_name_check: CHECK (((length(name) >= 1) AND (length(name) <= 100)))
@@ -388,7 +390,7 @@ constraint waitlistnotice waitlistnotice_pkey: PRIMARY KEY (id)
 constraint waitlistnotice waitlistnotice_waitlistid_fkey: FOREIGN KEY (waitlistid) REFERENCES waitlist(id) ON DELETE CASCADE
 constraint waitlistnotice waitlistnotice_waitlistid_kind_key: UNIQUE (waitlistid, kind)
 constraint waitlist waitlist_check: CHECK ((((status = 'offered'::text) = ((offerexpiresat IS NOT NULL) AND (endedat IS NULL))) OR (status <> ALL (ARRAY['waiting'::text, 'offered'::text]))))
-constraint waitlist waitlist_people_check: CHECK ((people = ANY (ARRAY[(1)::bigint, (2)::bigint])))
+constraint waitlist waitlist_people_check: CHECK (((people >= 1) AND (people <= 8)))
 constraint waitlist waitlist_pkey: PRIMARY KEY (id)
 constraint waitlist waitlist_requestkey_check: CHECK (((length(requestkey) >= 16) AND (length(requestkey) <= 64)))
 constraint waitlist waitlist_reservationid_fkey: FOREIGN KEY (reservationid) REFERENCES reservation(id) ON DELETE SET NULL
