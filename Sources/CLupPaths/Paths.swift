@@ -115,6 +115,8 @@ public enum Paths {
     /// Staff sign in at a door kiosk with their name and the store's staff PIN (GET: the form).
     public static let kioskStaff = FixedPath("/kiosk/staff")
     public static let kioskStaffSignOut = FixedPath("/kiosk/staff/sign-out")
+    /// A printed ticket followed from any phone, by the code on it (`?code=`): public.
+    public static let follow = FixedPath("/t")
 
     // The device API
     public static let apiPrefix = "/api/"
@@ -137,7 +139,7 @@ public enum Paths {
         bookingReply, manage, manageStore, manageNewStore, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreDoorPriority, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreEdit, manageStoreHours,
         manageStoreClosures, kiosk,
         kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskSpares, kioskSparesPrinted, kioskScanner, kioskScan, kioskDoorState, kioskBoard, kioskDoor, kioskDoorPriority,
-        kioskStaff, kioskStaffSignOut,
+        kioskStaff, kioskStaffSignOut, follow,
         apiScan, apiTickets, apiStoreStatus, apiTicketBlock, apiOfflineTickets,
     ]
 }

@@ -55,8 +55,11 @@ public struct App: Sendable {
                    staticPages: environment.staticPages).addRoutes(to: forms)
         let desk = EntranceDesk(database: database, tickets: environment.tickets, codes: codes)
         let watch = KioskWatch(database: database, logger: environment.logger)
-        KioskArea(database: database, views: views, desk: desk, watch: watch, logger: environment.logger)
+        let follow = FollowCodes(signer: environment.tickets.derived(for: "follow"))
+        KioskArea(database: database, views: views, desk: desk, watch: watch, follow: follow,
+                  baseURL: environment.settings.baseURL, logger: environment.logger)
             .addRoutes(to: forms)
+        FollowArea(database: database, views: views, codes: follow).addRoutes(to: forms)
 
         let api = routes.root.adding(.jsonErrors(logger: environment.logger))
         routes.fallback(prefix: Paths.apiPrefix, through: api)

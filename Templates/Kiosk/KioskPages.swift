@@ -169,10 +169,24 @@ public struct KioskTicketPage: Page {
     public var called: Bool
     public var headline: String
     public var code: QRDrawing
+    /// How to follow the ticket from any phone: its short code, the page's address, and that
+    /// address as a QR code.
+    public var follow: Follow?
+
+    public struct Follow: Sendable, Equatable {
+        public var code: String
+        public var address: String
+        public var qr: QRDrawing
+
+        public init(code: String, address: String, qr: QRDrawing) {
+            (self.code, self.address, self.qr) = (code, address, qr)
+        }
+    }
 
     public init(storeName: String, storeAddress: String, number: Int, facts: [Fact], called: Bool, headline: String,
-                code: QRDrawing)
+                code: QRDrawing, follow: Follow? = nil)
     {
+        self.follow = follow
         self.storeName = storeName
         self.storeAddress = storeAddress
         self.number = number
@@ -189,7 +203,7 @@ public struct KioskTicketPage: Page {
             <noscript><meta http-equiv="refresh" content="\(Self.resetAfter); url=\(Paths.kioskDispenser())"></noscript>
             """, """
             \(Self.receipt(storeName: storeName, storeAddress: storeAddress, number: number, facts: Fragments.facts(facts),
-                           called: called, headline: headline, code: code, note: tr("kiosk.receiptNote")))
+                           called: called, headline: headline, code: code, note: tr("kiosk.receiptNote"), follow: follow))
             <p class="no-print kiosk-next"><a class="button huge" href="\(Paths.kioskDispenser())">\(tr("kiosk.next"))</a></p>
             <p class="no-print fine" data-reset-note>\(tr("kiosk.resets", ["seconds": String(Self.resetAfter)]))</p>
             <p class="no-print" data-more-time hidden><button type="button" class="secondary">\(tr("kiosk.moreTime"))</button></p>
@@ -200,7 +214,7 @@ public struct KioskTicketPage: Page {
 extension KioskTicketPage {
     /// The printed ticket: the store, the number, what to do, the QR code and the facts.
     static func receipt(storeName: String, storeAddress: String, number: Int, facts: HTML, called: Bool,
-                        headline: String, code: QRDrawing, note: String, autoprint: Bool = true) -> HTML
+                        headline: String, code: QRDrawing, note: String, autoprint: Bool = true, follow: Follow? = nil) -> HTML
     {
         let printing: HTML = autoprint
             ? " data-autoprint data-refresh-seconds=\"\(resetAfter)\" data-refresh-to=\"\(Paths.kioskDispenser())\"" : ""
@@ -217,21 +231,34 @@ extension KioskTicketPage {
             \(facts)
           </dl>
           <p class="receipt-note">\(note)</p>
+          \(follow.map(Self.followBlock))
         </article>
+        """
+    }
+
+    /// How to follow the ticket from any phone: the address and short code in words, and the
+    /// address as a small QR code, said not to be for the door.
+    static func followBlock(_ follow: Follow) -> HTML {
+        """
+        <div class="receipt-follow">
+          <figure class="receipt-follow-qr">\(Fragments.qr(follow.qr, label: tr("receipt.followQR")))</figure>
+          <p>\(tr("receipt.follow")) <strong>\(follow.address)</strong><br>\(tr("receipt.followCode")) <strong class="follow-code">\(follow.code)</strong></p>
+        </div>
         """
     }
 
     /// The receipt of a spare ticket of the kiosk's block, printed by the dispenser's script
     /// while CLup cannot be reached: the time it is printed is filled in then.
     public static func offlineReceipt(storeName: String, storeAddress: String, number: Int, people: Int,
-                                      code: QRDrawing) -> String
+                                      code: QRDrawing, follow: Follow? = nil) -> String
     {
         receipt(storeName: storeName, storeAddress: storeAddress, number: number,
                 facts: """
                 <div><dt>\(tr("fact.issued"))</dt><dd data-printed-at></dd></div>
                 <div><dt>\(tr("fact.people"))</dt><dd>\(tr("people", count: people))</dd></div>
                 """,
-                called: false, headline: tr("receipt.printedOffline"), code: code, note: tr("kiosk.receiptNoteOffline")).text
+                called: false, headline: tr("receipt.printedOffline"), code: code, note: tr("kiosk.receiptNoteOffline"),
+                follow: follow).text
     }
 }
 
@@ -351,5 +378,59 @@ public struct BoardPage: Page {
 
     static func items(_ numbers: [Int]) -> HTML {
         HTML.joined(numbers.map { "<li>\($0)</li>" })
+    }
+}
+
+/// A printed ticket followed from any phone or computer (`/t?code=…`): the store, the number,
+/// where it stands and when it should be called — nothing of anyone else — and the form to
+/// type a code from the ticket.
+public struct FollowPage: Page {
+    public struct Ticket: Sendable {
+        public var storeName: String
+        public var number: Int
+        public var people: String
+        public var status: String
+        public var detail: String?
+        public var called: Bool
+        public var updated: String
+        /// While the ticket is live, the page asks again this often.
+        public var refreshSeconds: Int?
+
+        public init(storeName: String, number: Int, people: String, status: String, detail: String?, called: Bool,
+                    updated: String, refreshSeconds: Int?)
+        {
+            (self.storeName, self.number, self.people, self.status, self.detail, self.called, self.updated,
+             self.refreshSeconds) = (storeName, number, people, status, detail, called, updated, refreshSeconds)
+        }
+    }
+
+    public var code: String
+    public var ticket: Ticket?
+    public var error: String?
+
+    public init(code: String, ticket: Ticket?, error: String?) {
+        (self.code, self.ticket, self.error) = (code, ticket, error)
+    }
+
+    public func render(in frame: Frame) -> HTML {
+        let head: HTML = ticket?.refreshSeconds.map { "<noscript><meta http-equiv=\"refresh\" content=\"\($0)\"></noscript>" } ?? .empty
+        return frame.site(head: head, """
+            <section class="narrow panel follow"\(if: ticket?.refreshSeconds != nil, " data-refresh-seconds=\"\(ticket?.refreshSeconds ?? 0)\"")>
+              \(ticket.map { ticket in """
+                  <p class="follow-store">\(ticket.storeName)</p>
+                  <h1>\(tr("follow.ticket", ["number": String(ticket.number)]))</h1>
+                  <p class="follow-status\(if: ticket.called, " called")" role="status">\(ticket.status)</p>
+                  \(ticket.detail.map { "<p class=\"follow-detail\">\($0)</p>" as HTML })
+                  <p class="fine">\(ticket.people) · \(tr("follow.updated", ["time": ticket.updated]))\(if: ticket.refreshSeconds != nil, " · \(tr("follow.refreshes", ["seconds": String(ticket.refreshSeconds ?? 0)]))")</p>
+                  """ as HTML } ?? "<h1>\(tr("follow.title"))</h1><p>\(tr("follow.intro"))</p>")
+              \(Fragments.formError(error))
+              <form method="get" action="\(Paths.follow())" class="stack follow-form">
+                <label for="follow-code">\(tr("follow.codeLabel"))</label>
+                <input id="follow-code" name="code" value="\(ticket == nil ? code : "")" autocomplete="off" autocapitalize="characters" spellcheck="false" maxlength="40" required aria-describedby="follow-code-hint"\(if: error != nil, " aria-invalid=\"true\"")>
+                <p class="fine" id="follow-code-hint">\(tr("follow.codeHint"))</p>
+                <button type="submit">\(tr("follow.look"))</button>
+              </form>
+            </section>
+            """)
     }
 }

@@ -679,7 +679,7 @@ def tour(driver, checker, base, key, language):
     for name, path in [("home", "/"), ("store", "/stores/1"), ("busy times", "/stores/1/stats"),
                        ("sign up", "/signup"), ("sign in", "/signin"), ("forgotten password", "/forgot"),
                        ("privacy", "/privacy"), ("terms of service", "/terms"), ("not found", "/no-such-page"),
-                       ("kiosk enrolment", "/kiosk")]:
+                       ("kiosk enrolment", "/kiosk"), ("follow a ticket", "/t")]:
         visit(name, path)
     sign_up(driver, base, checker, language)
 
@@ -732,6 +732,9 @@ def tour(driver, checker, base, key, language):
     driver.get(base + "/kiosk/dispenser")
     keyboard_dispense(driver)
     visit("kiosk ticket", driver.current_url.removeprefix(base))
+    # The ticket followed from a phone, by the code printed on it.
+    code = driver.find_element(By.CSS_SELECTOR, ".follow-code").text
+    visit("followed ticket", "/t?code=" + code)
     return steps
 
 

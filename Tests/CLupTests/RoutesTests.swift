@@ -110,6 +110,7 @@ struct RoutesTests {
         GET /kiosk/door session kiosk watched doorKiosk staff
         POST /kiosk/door session csrf replies kiosk watched doorKiosk staff
         POST /kiosk/door/priority session csrf replies kiosk watched doorKiosk staff
+        GET /t session
         POST /api/v1/scan jsonErrors deviceKey watched
         POST /api/v1/tickets jsonErrors deviceKey watched
         POST /api/v1/ticket-block jsonErrors deviceKey watched

@@ -194,8 +194,8 @@ struct EntranceDesk: Sendable {
     /// with its code for each party size the store takes — and, given `receipt`, the receipt to print
     /// for each; nil if the store is gone.
     func spareTickets(kiosk: Kiosk, now: Date,
-                      receipt: ((_ number: Int, _ people: Int, _ code: String) throws -> String)? = nil) throws
-        -> SpareTicketsJSON?
+                      receipt: ((_ id: ReservationID, _ number: Int, _ people: Int, _ code: String) throws -> String)? = nil)
+        throws -> SpareTicketsJSON?
     {
         guard let (block, spare) = try database.doors.ticketBlock(for: kiosk, now: now) else { return nil }
         return SpareTicketsJSON(
@@ -205,7 +205,7 @@ struct EntranceDesk: Sendable {
                     id: ticket.id, number: ticket.number,
                     codes: Dictionary(uniqueKeysWithValues: codes.map { (String($0), $1) }),
                     receipts: try receipt.map { render in
-                        Dictionary(uniqueKeysWithValues: try codes.map { (String($0), try render(ticket.number, $0, $1)) })
+                        Dictionary(uniqueKeysWithValues: try codes.map { (String($0), try render(ticket.id, ticket.number, $0, $1)) })
                     })
             })
     }

@@ -18,6 +18,9 @@ struct KioskArea {
     let views: Views
     let desk: EntranceDesk
     let watch: KioskWatch
+    /// The codes printed on tickets, to follow them from any phone (`FollowArea`).
+    let follow: FollowCodes
+    let baseURL: String
     let logger: Logger
 
     /// A browser stays enrolled for as long as browsers keep a cookie (about 400 days).
@@ -209,9 +212,20 @@ struct KioskArea {
         else { throw HTTPError.notFound }
         let store = try store(of: kiosk)
         let code = try QRCode(encoding: desk.codes.text(for: ticket, now: context.now))
-        let page = KioskTicketPage(ticket: ticket, store: store, code: code,
+        var page = KioskTicketPage(ticket: ticket, store: store, code: code,
                                    standing: try desk.standing(of: ticket, now: context.now), now: context.now)
+        page.follow = try followBlock(ticket.id)
         return views.page(title: tr("ticket.title"), context, page)
+    }
+
+    /// How a printed ticket is followed from any phone: its code, the page's address without
+    /// its scheme (short to type), and the whole address with the code as a QR code.
+    func followBlock(_ id: ReservationID) throws -> KioskTicketPage.Follow {
+        let code = follow.code(for: id)
+        let address = baseURL + Paths.follow()
+        let qr = try QRCode(encoding: address + "?code=" + code)
+        let shown = address.replacing(/^https?:\/\//, with: "")
+        return KioskTicketPage.Follow(code: code, address: shown, qr: QRDrawing(side: qr.svgSide, path: qr.svgPath))
     }
 
     /// The kiosk's spare tickets for today (its block, reserved on first asking), each as the
@@ -219,10 +233,11 @@ struct KioskArea {
     /// print while CLup cannot be reached.
     func spares(_ context: KioskContext) throws -> Response {
         let store = try store(of: context.kiosk)
-        let block = try desk.spareTickets(kiosk: context.kiosk, now: context.now) { number, people, code in
+        let block = try desk.spareTickets(kiosk: context.kiosk, now: context.now) { id, number, people, code in
             let qr = try QRCode(encoding: code)
             return KioskTicketPage.offlineReceipt(storeName: store.name, storeAddress: store.address, number: number,
-                                                  people: people, code: QRDrawing(side: qr.svgSide, path: qr.svgPath))
+                                                  people: people, code: QRDrawing(side: qr.svgSide, path: qr.svgPath),
+                                                  follow: try followBlock(id))
         }
         guard let block else { throw HTTPError.notFound }
         return .json(block)
