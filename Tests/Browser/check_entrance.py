@@ -83,17 +83,24 @@ def live_regions(driver):
     return found
 
 
-def check_dispenser(stack, expect, store, drivers):
-    """The dispenser by keyboard alone, with larger text and reading aloud, as a customer with
-    low vision would use it; the printed ticket says its number and stays on request."""
+def speaking_dispenser(stack, store, label, drivers):
+    """A browser enrolled as a new dispenser kiosk of `store`, its speech recorded, on the
+    dispenser's screen."""
     key = re.search(r"device key[^:]*: (\S+)", stack.clup(
-        "admin", "enrol-kiosk", "--store", store, "--label", "Accessible dispenser", "--role", "dispenser")).group(1)
+        "admin", "enrol-kiosk", "--store", store, "--label", label, "--role", "dispenser")).group(1)
     kiosk = browser()
     drivers.append(kiosk)
     kiosk.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORDED_SPEECH})
     kiosk.get(stack.base + "/kiosk")
     kiosk.find_element(By.NAME, "key").send_keys(key + "\n")
     wait_for(kiosk, lambda: kiosk.find_elements(By.CSS_SELECTOR, "form[data-dispenser]"), seconds=15)
+    return kiosk
+
+
+def check_dispenser(stack, expect, store, drivers):
+    """The dispenser by keyboard alone, with larger text and reading aloud, as a customer with
+    low vision would use it; the printed ticket says its number and stays on request."""
+    kiosk = speaking_dispenser(stack, store, "Accessible dispenser", drivers)
     keys = ActionChains(kiosk)
 
     def spoken():
@@ -141,14 +148,7 @@ def check_dispenser(stack, expect, store, drivers):
 def check_board(stack, expect, store, key, drivers):
     """The calling board on a screen of its own (a kiosk enrolled for it): a number called at
     the door's store is announced in place."""
-    board_key = re.search(r"device key[^:]*: (\S+)", stack.clup(
-        "admin", "enrol-kiosk", "--store", store, "--label", "Board", "--role", "dispenser")).group(1)
-    board = browser()
-    drivers.append(board)
-    board.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORDED_SPEECH})
-    board.get(stack.base + "/kiosk")
-    board.find_element(By.NAME, "key").send_keys(board_key + "\n")
-    wait_for(board, lambda: board.find_elements(By.CSS_SELECTOR, "form[data-dispenser]"), seconds=15)
+    board = speaking_dispenser(stack, store, "Board", drivers)
     board.get(stack.base + "/kiosk/board")
     board.execute_script("window.clupSamePage = true")
     sound = board.find_element(By.CSS_SELECTOR, "[data-board-sound]")
