@@ -64,7 +64,7 @@ struct EntranceDesk: Sendable {
             // (`KioskScan.unapplicable`); a scan that did nothing at the door is refused here.
             if answerWithin == nil {
                 if doorDid == nil {
-                    guard date <= now + Self.clockSkew else { throw Self.clockAhead }
+                    guard date <= now + KioskScan.clockSkew else { throw Self.clockAhead }
                     guard date >= now - KioskScan.oldest else { throw EntranceError(409, "scanTooOld", tr("desk.scanTooOld")) }
                 }
                 at = date
@@ -98,8 +98,6 @@ struct EntranceDesk: Sendable {
         }
     }
 
-    /// How far ahead of the server's clock a kiosk's may be.
-    static let clockSkew = KioskScan.clockSkew
     /// A well-formed time further ahead than that: the device's clock is fast.
     static var clockAhead: EntranceError { EntranceError(409, "clockAhead", tr("desk.clockAhead")) }
 
@@ -219,7 +217,7 @@ struct EntranceDesk: Sendable {
         guard let id else { throw EntranceError(409, "notInBlock", tr("api.notInBlock")) }
         let party = try Self.party(people: people, minutes: minutes, largestParty: largestParty(of: kiosk)).get()
         guard let issuedAt = issuedAt.flatMap(Self.instant) else { throw EntranceError(400, "invalidIssuedAt", tr("api.issuedAt")) }
-        guard issuedAt <= now + Self.clockSkew else { throw Self.clockAhead }
+        guard issuedAt <= now + KioskScan.clockSkew else { throw Self.clockAhead }
         guard issuedAt >= now - KioskScan.oldest else { throw EntranceError(409, "ticketTooOld", tr("api.ticketTooOld")) }
         switch try database.doors.reportOfflineTicket(id, kiosk: kiosk, people: party.people, residenceMinutes: party.minutes,
                                                 issuedAt: issuedAt, now: now)

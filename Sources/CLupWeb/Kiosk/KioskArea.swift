@@ -233,11 +233,15 @@ struct KioskArea {
     /// print while CLup cannot be reached.
     func spares(_ context: KioskContext) throws -> Response {
         let store = try store(of: context.kiosk)
+        // A ticket's receipts (one per party size) share its address to follow it: drawn once.
+        var follows: [ReservationID: KioskTicketPage.Follow] = [:]
         let block = try desk.spareTickets(kiosk: context.kiosk, now: context.now) { id, number, people, code in
             let qr = try QRCode(encoding: code)
+            let follow = try follows[id] ?? followBlock(id)
+            follows[id] = follow
             return KioskTicketPage.offlineReceipt(storeName: store.name, storeAddress: store.address, number: number,
                                                   people: people, code: QRDrawing(side: qr.svgSide, path: qr.svgPath),
-                                                  follow: try followBlock(id))
+                                                  follow: follow)
         }
         guard let block else { throw HTTPError.notFound }
         return .json(block)
