@@ -207,9 +207,9 @@ public struct Frame: Sendable {
                     "js.boardNobody", "js.boardNext", "js.boardCalling", "js.boardCallingMany", "js.moreTimeGiven",
                     "js.offlineRefused.headline", "js.offlineCopy", "js.printedWaiting", "js.noSpares",
                     "js.printedRefused", "js.printedStopped", "js.followStart", "js.followStop", "js.followUsed",
-                    "js.followFailed", "js.followStopped", "js.followNoPosition"]
+                    "js.followFailed", "js.followStopped", "js.followNoPosition", "js.leaseLeft"]
             + ["unknownCode", "otherStore", "notYetCalled", "expired", "tooEarly", "tooLate", "full", "ended",
-               "notAuthority"].map { "js.offlineRefusal." + $0 }
+               "notAuthority", "noDoorAdmits", "leaseUsed", "leaseEnded"].map { "js.offlineRefusal." + $0 }
         let json = Language.$current.withValue(language) {
             "{" + keys.map { "\"" + $0 + "\":" + jsonString(tr($0)) }.joined(separator: ",") + "}"
         }

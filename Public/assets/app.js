@@ -628,7 +628,9 @@
   // that gets no answer within a short deadline is decided here, under the entrance's own
   // rules (Entrance.verdict in the server), and queued with its id and time; the queue is sent
   // in order once the server answers again, and the server applies each scan once, or reports
-  // a conflict to staff. Only the store's offline authority admits; every door lets people out.
+  // a conflict to staff. Every door lets people out; the doors staff chose let people in, each
+  // up to its lease: a share of the free places CLup holds for it, renewed every few seconds
+  // while online (DoorLease in the server), so doors offline together never overfill the store.
   var DoorOffline = (function () {
     var DB_NAME = "clup-door";
     var ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
@@ -729,7 +731,7 @@
     function rules(status, ticket, state, now) {
       function refused(reason) { return { result: "refused", reason: reason }; }
       if (status === "inside") return { result: "exit" };
-      if (!state.authority) return refused("notAuthority");
+      if (!state.admitsOffline) return refused(state.admittingDoors ? "notAuthority" : "noDoorAdmits");
       if (status === "waiting") {
         // A walk-in ticket printed while CLup could not be reached: nobody could call it, so
         // it goes in when there is room.
@@ -744,6 +746,9 @@
         return refused("ended");
       }
       if (state.peopleInside + ticket.people > state.capacity) return refused("full");
+      var lease = state.lease;
+      if (!lease || now > Date.parse(lease.expiresAt)) return refused("leaseEnded");
+      if (ticket.people > lease.places) return refused("leaseUsed");
       return { result: "enter" };
     }
 
@@ -756,6 +761,10 @@
       }
       ticket.state = answer.result === "enter" ? "inside" : "done";
       state.peopleInside = Math.max(0, state.peopleInside + (answer.result === "enter" ? answer.people : -answer.people));
+      // The lease is spent by an entry, and given back by an exit, as CLup does when it hears.
+      if (state.lease && state.admitsOffline) {
+        state.lease.places = Math.max(0, state.lease.places + (answer.result === "enter" ? -answer.people : answer.people));
+      }
     }
 
     // What an answer from the server says of a ticket, until the state is read again.
@@ -764,6 +773,8 @@
       var ticket = state.tickets.filter(function (t) { return t.number === report.number; })[0];
       if (ticket) ticket.state = report.result === "enter" ? "inside" : "done";
       if (typeof report.peopleInside === "number") state.peopleInside = report.peopleInside;
+      // An entry CLup made here spent the lease there too.
+      if (report.result === "enter" && state.lease) state.lease.places = Math.max(0, state.lease.places - (report.people || 0));
     }
 
     return { openStore: openStore, transaction: transaction, decide: decide, rules: rules, apply: apply, learn: learn,
@@ -815,13 +826,13 @@
       return btoa(String.fromCharCode.apply(null, bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
     }
 
-    // A POST of the scan form's fields and `fields`, given up after `seconds`.
-    function post(fields, seconds) {
+    // A POST of the scan form's fields and `fields` (to `url`, or the form's), given up after `seconds`.
+    function post(fields, seconds, url) {
       var body = new URLSearchParams(new FormData(form));
       // Each scan is a new event at the door, not the page's form sent again.
       body.delete("formKey");
       Object.keys(fields).forEach(function (name) { body.set(name, fields[name]); });
-      return fetchWithin(form.action, { method: "POST", body: body, redirect: "manual" }, seconds);
+      return fetchWithin(url || form.action, { method: "POST", body: body, redirect: "manual" }, seconds);
     }
 
     function showBanner() {
@@ -833,6 +844,8 @@
       if (door.conflicts) lines.push(fill("js.offlineConflicts", { count: door.conflicts }));
       if (door.refused) lines.push(fill("js.offlineRefused", { count: door.refused }));
       if (door.stopped) lines.push(fill("js.offlineStopped", { count: door.queued }));
+      var lease = door.state && door.state.admitsOffline && door.state.lease;
+      if (door.offline && lease) lines.push(fill("js.leaseLeft", { count: lease.places }));
       if (clockNote()) lines.push(clockNote());
       notes.hidden = lines.length === 0;
       notes.textContent = lines.join(" ");
@@ -845,6 +858,7 @@
         var report = { result: answer.result, peopleInside: door.state.peopleInside };
         if (answer.result === "enter" || answer.result === "exit") {
           DoorOffline.apply(door.state, answer);
+          door.spent += 1;
           report.peopleInside = door.state.peopleInside;
           door.queued += 1;
           return DoorOffline.transaction(door.db, "queue", "readwrite", function (queue) {
@@ -858,7 +872,7 @@
           });
         }
         report.headline = text("js.offlineRefused.headline");
-        report.message = fill("js.offlineRefusal." + answer.reason, { number: answer.number, door: door.state.authorityLabel });
+        report.message = fill("js.offlineRefusal." + answer.reason, { number: answer.number, door: door.state.admittingDoors });
         return report;
       }).then(function (report) { show(report); showBanner(); });
     }
@@ -884,6 +898,7 @@
               door.offline = false;
               showBanner();
               if (door.state) DoorOffline.learn(door.state, report);
+              if (report.result === "enter") door.spent += 1;
             }
             if (!report.result) report = { result: "refused", headline: text("js.noAnswer"), message: report.message || "" };
             show(report);
@@ -927,7 +942,7 @@
               return sendNext(items.slice(1));
             });
         })
-        .then(function () { if (door.queued === 0) refresh(); })
+        .then(function () { if (door.queued === 0) { refresh(); renew(); } })
         .catch(function () { door.offline = !door.stopped; })
         .then(function () { flushing = false; showBanner(); });
     }
@@ -943,15 +958,42 @@
         .then(function (state) {
           showBanner();  // with what this answer said of the kiosk's clock
           if (door.queued > 0) return;
+          state.lease = door.state ? door.state.lease : null;  // renewed apart
           door.state = state;
           return DoorOffline.transaction(door.db, "state", "readwrite", function (kept) { kept.put(state, "current"); });
         })
         .catch(function () {});
     }
 
+    // The lease, renewed while nothing waits to be sent. The answer to a renewal that crossed an
+    // entry or exit here is not taken: it may not count it. A smaller grant is acknowledged at
+    // once, so CLup stops holding for this door what it no longer may use.
+    var renewing = false;
+    function renew() {
+      if (!door || !door.state || renewing || door.queued > 0 || door.stopped) return;
+      renewing = true;
+      var spent = door.spent;
+      var held = door.state.lease;
+      var again = false;
+      post({ heldVersion: held ? String(held.version) : "" }, 5, root.dataset.leaseUrl)
+        .then(function (response) {
+          if (!response.ok) throw new Error("HTTP " + response.status);
+          return response.json();
+        })
+        .then(function (lease) {
+          if (door.queued > 0 || door.spent !== spent || !door.state) return;
+          door.state.admitsOffline = lease.admitsOffline;
+          door.state.lease = lease.admitsOffline ? { version: lease.version, places: lease.places, expiresAt: lease.expiresAt } : null;
+          again = !!held && lease.admitsOffline && lease.version !== held.version && lease.places < held.places;
+          return DoorOffline.transaction(door.db, "state", "readwrite", function (kept) { kept.put(door.state, "current"); });
+        })
+        .catch(function () {})
+        .then(function () { renewing = false; showBanner(); if (again) renew(); });
+    }
+
     if (window.indexedDB && window.crypto && window.crypto.subtle && root.dataset.stateUrl) {
       DoorOffline.openStore().then(function (db) {
-        door = { db: db, state: null, queued: 0, offline: false, conflicts: 0, refused: 0, stopped: false };
+        door = { db: db, state: null, queued: 0, offline: false, conflicts: 0, refused: 0, stopped: false, spent: 0 };
         return Promise.all([
           DoorOffline.transaction(db, "state", "readonly", function (kept) { return kept.get("current"); }),
           DoorOffline.transaction(db, "queue", "readonly", function (queue) { return queue.count(); })
@@ -962,7 +1004,9 @@
           door.offline = door.queued > 0 || document.body.hasAttribute("data-offline-copy");
           showBanner();
           refresh();
+          renew();
           window.setInterval(refresh, 30000);
+          window.setInterval(renew, 5000);
           window.setInterval(flush, 3000);
           flush();
         });

@@ -19,6 +19,9 @@ public enum ScanRefusal: Sendable, Equatable {
     case alreadyUsed
     /// Admitting the party would put more people inside than the capacity.
     case full(inside: Int, capacity: Int)
+    /// There is room inside, but the store's other doors hold it for while they may be offline
+    /// (`held` places: their leases); they give it back within seconds if they are online.
+    case placesHeld(held: Int)
     /// Dated when it cannot have happened: before the ticket was issued or called, or an exit
     /// before its entry (a kiosk's clock far off, or a scan replayed with a false time).
     case impossibleTime
@@ -40,6 +43,7 @@ public enum ScanRefusal: Sendable, Equatable {
         case .tooLate: "tooLate"
         case .alreadyUsed: "alreadyUsed"
         case .full: "full"
+        case .placesHeld: "placesHeld"
         case .impossibleTime: "impossibleTime"
         case .sentTooLate: "scanTooOld"
         case .datedAhead: "clockAhead"
@@ -60,9 +64,10 @@ public enum ScanVerdict: Sendable, Equatable {
 /// its entry window — and there is room inside; anything else is refused with the reason.
 public enum Entrance {
     /// The verdict for `reservation` (nil: the code named none) scanned at store `storeId`,
-    /// whose rules are `settings`, with `peopleInside` people inside.
+    /// whose rules are `settings`, with `peopleInside` people inside and `heldElsewhere`
+    /// places held by the store's other doors for letting people in while offline.
     public static func verdict(for reservation: DoorTicket?, at storeId: StoreID, settings: StoreSettings,
-                               peopleInside: Int, now: Date) -> ScanVerdict
+                               peopleInside: Int, heldElsewhere: Int = 0, now: Date) -> ScanVerdict
     {
         guard let reservation else { return .refused(.unknownCode) }
         guard reservation.storeId == storeId else { return .refused(.otherStore(storeId: reservation.storeId)) }
@@ -90,6 +95,9 @@ public enum Entrance {
         }
         guard peopleInside + reservation.people <= settings.capacity else {
             return .refused(.full(inside: peopleInside, capacity: settings.capacity))
+        }
+        guard peopleInside + reservation.people + heldElsewhere <= settings.capacity else {
+            return .refused(.placesHeld(held: heldElsewhere))
         }
         return .enter
     }

@@ -86,6 +86,8 @@ public enum Paths {
     public static let manageStoreDoor = IdPath("/manage/stores/{id}/door")
     /// POST: a priority ticket issued from the door console (`PriorityLane`).
     public static let manageStoreDoorPriority = IdPath("/manage/stores/{id}/door/priority")
+    /// Which doors let people in while offline (POST: one door, on or off).
+    public static let manageStoreDoorOffline = IdPath("/manage/stores/{id}/door/offline")
     /// POST: set the PIN staff give to open the door console on the store's door kiosks.
     public static let manageStoreStaffPin = IdPath("/manage/stores/{id}/staff-pin")
     /// POST (`kiosk`: its id): revoke one of the store's kiosks; its key stops working at once.
@@ -108,10 +110,13 @@ public enum Paths {
     public static let kioskScan = FixedPath("/kiosk/scan")
     /// JSON: what a door kiosk keeps to go on admitting while CLup cannot be reached.
     public static let kioskDoorState = FixedPath("/kiosk/scanner/state")
+    /// POST: the door's lease on places for letting people in offline, renewed (`DoorLease`).
+    public static let kioskDoorLease = FixedPath("/kiosk/scanner/lease")
     public static let kioskBoard = FixedPath("/kiosk/board")
     /// The door console on a kiosk's screen (POST: an action by ticket number).
     public static let kioskDoor = FixedPath("/kiosk/door")
     public static let kioskDoorPriority = FixedPath("/kiosk/door/priority")
+    public static let kioskDoorOffline = FixedPath("/kiosk/door/offline")
     /// Staff sign in at a door kiosk with their name and the store's staff PIN (GET: the form).
     public static let kioskStaff = FixedPath("/kiosk/staff")
     public static let kioskStaffSignOut = FixedPath("/kiosk/staff/sign-out")
@@ -125,6 +130,9 @@ public enum Paths {
     public static let apiStoreStatus = IdPath("/api/v1/stores/{id}/status")
     public static let apiTicketBlock = FixedPath("/api/v1/ticket-block")
     public static let apiOfflineTickets = FixedPath("/api/v1/tickets/offline")
+    /// A door's state and lease, to go on admitting while CLup cannot be reached.
+    public static let apiDoorState = FixedPath("/api/v1/door/state")
+    public static let apiDoorLease = FixedPath("/api/v1/door/lease")
     /// Served by nginx from `Public/api/openapi.json`, not by a route.
     public static let apiDescription = "/api/openapi.json"
 
@@ -136,11 +144,12 @@ public enum Paths {
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketPosition, ticketConfirm,
         storeWaitlist, waitlist, waitlistAccept, waitlistLeave,
-        bookingReply, manage, manageStore, manageNewStore, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreDoorPriority, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreEdit, manageStoreHours,
+        bookingReply, manage, manageStore, manageNewStore, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreDoorPriority, manageStoreDoorOffline, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreEdit, manageStoreHours,
         manageStoreClosures, kiosk,
-        kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskSpares, kioskSparesPrinted, kioskScanner, kioskScan, kioskDoorState, kioskBoard, kioskDoor, kioskDoorPriority,
+        kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskSpares, kioskSparesPrinted, kioskScanner, kioskScan, kioskDoorState, kioskDoorLease, kioskBoard, kioskDoor,
+        kioskDoorPriority, kioskDoorOffline,
         kioskStaff, kioskStaffSignOut, follow,
-        apiScan, apiTickets, apiStoreStatus, apiTicketBlock, apiOfflineTickets,
+        apiScan, apiTickets, apiStoreStatus, apiTicketBlock, apiOfflineTickets, apiDoorState, apiDoorLease,
     ]
 }
 

@@ -295,7 +295,7 @@ public struct ScannerPage: Page {
         let shown = report ?? ScanDisplay(result: "", headline: tr("js.ready"), message: tr("js.scanPrompt"))
         return frame.kiosk(storeName: storeName, """
             <h1 class="visually-hidden">\(tr("kiosk.scanner"))</h1>
-            <section class="scanner" data-scanner data-state-url="\(Paths.kioskDoorState())">
+            <section class="scanner" data-scanner data-state-url="\(Paths.kioskDoorState())" data-lease-url="\(Paths.kioskDoorLease())">
               <p class="offline-banner" data-offline role="status" hidden></p>
               <div class="scan-result\(report.map { " result-\($0.result)" })" data-scan-result aria-live="assertive">
                 <p class="scan-headline" data-field="headline">\(shown.headline)</p>

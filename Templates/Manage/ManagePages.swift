@@ -311,6 +311,21 @@ public struct DoorConsolePage: Page {
     public var priority: Priority?
     /// The priority ticket just issued, to print or to show.
     public var issued: KioskTicketPage?
+    /// The store's door kiosks, and which let people in while offline; where that is chosen.
+    public var doors: [Door] = []
+    public var doorsAction = ""
+
+    public struct Door: Sendable {
+        public var kioskId: Int64
+        public var label: String
+        public var admitsOffline: Bool
+        /// What it holds, in words ("holds 3 places"), or "" for a door that does not admit.
+        public var holds: String
+
+        public init(kioskId: Int64, label: String, admitsOffline: Bool, holds: String) {
+            (self.kioskId, self.label, self.admitsOffline, self.holds) = (kioskId, label, admitsOffline, holds)
+        }
+    }
 
     public struct Priority: Sendable {
         public var policy: String
@@ -386,6 +401,33 @@ public struct DoorConsolePage: Page {
             """
     }
 
+    /// Which doors let people in while offline: each door with a button that turns it over.
+    private func doorsPanel(_ frame: Frame) -> HTML {
+        guard !doors.isEmpty else { return "" }
+        return """
+            <section class="panel" id="doors">
+              <h2>\(tr("door.doors.title"))</h2>
+              <p class="fine">\(tr("door.doors.intro"))</p>
+              <ul class="door-doors">
+              \(doors.map { door in
+                  """
+                  <li>
+                    <form method="post" action="\(doorsAction)" class="inline-form">
+                      \(frame.csrfField)
+                      <input type="hidden" name="kiosk" value="\(door.kioskId)">
+                      <input type="hidden" name="admits" value="\(door.admitsOffline ? "off" : "on")">
+                      <strong>\(door.label)</strong>
+                      <span>\(tr(door.admitsOffline ? "door.doors.admits" : "door.doors.letsOut"))\(door.holds.isEmpty ? "" : " · " + door.holds)</span>
+                      <button type="submit" class="secondary">\(tr(door.admitsOffline ? "door.doors.turnOff" : "door.doors.turnOn"))</button>
+                    </form>
+                  </li>
+                  """ as HTML
+              })
+              </ul>
+            </section>
+            """
+    }
+
     private func list(_ title: String, _ rows: [Row], empty: String) -> HTML {
         """
         <section class="panel door-list">
@@ -422,6 +464,7 @@ public struct DoorConsolePage: Page {
               </form>
             </section>
             \(priorityPanel(frame))
+            \(doorsPanel(frame))
             <div class="door-lists">
               \(list(tr("door.called"), called, empty: tr("door.nobodyCalled")))
               \(list(tr("door.waiting"), waiting, empty: tr("door.nobodyWaiting")))

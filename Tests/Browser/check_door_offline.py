@@ -7,7 +7,10 @@ a ticket cancelled meanwhile is reported as a conflict, not applied. A dispenser
 walk-in ticket offline from its spares, the door lets it in, and CLup records both once. Then
 bad input: a queued scan edited in IndexedDB and another store's scan slipped into the queue
 are refused on catch-up with their reasons; a kiosk revoked while offline keeps its scans and
-sends nothing.
+sends nothing. Last, three doors of another store — two kiosks and a scripted hardware scanner on
+the device API — all let people in offline, chosen by staff on the door console: with 6 free
+places they let in 6 between them and no more, and a code let in at two of them is counted once
+inside and reported once to staff.
 
 Run by `scripts/test` after check_pages.py, with the same tools. Starts CLup as `scripts/run`
 does (check_pages.Stack) and stops it at the end.
@@ -86,6 +89,12 @@ def enrol(driver, base, key):
     # page itself from its next load.
     wait_for(driver, lambda: kept_state(driver) is not None, seconds=15)
     wait_for(driver, lambda: kept_copy(driver, "/kiosk/scanner"), seconds=15)
+    # A door that lets people in offline holds its share of the free places once it has renewed.
+    wait_for(driver, lambda: has_lease(kept_state(driver)), seconds=15)
+
+
+def has_lease(state):
+    return bool(state) and "lease" in state and (not state.get("admitsOffline") or bool(state["lease"]))
 
 
 def kept_copy(driver, path):
@@ -210,6 +219,120 @@ def issue(base, key):
             time.sleep(0.2)
 
 
+class HardwareScanner:
+    """A QR scanner on the device API, scripted as its description tells a vendor to build one:
+    it keeps the door's state and lease, renews the lease while CLup answers, decides entries
+    itself within its lease while it does not, and sends what it did once CLup answers again."""
+
+    def __init__(self, base, key):
+        self.base, self.key = base, key
+        self.state, self.lease, self.queue = None, None, []
+
+    def call(self, method, path, body=None, timeout=10):
+        request = urllib.request.Request(self.base + path, method=method,
+                                         data=None if body is None else json.dumps(body).encode(),
+                                         headers={"Authorization": "Bearer " + self.key, "Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=timeout) as answer:
+            return json.loads(answer.read())
+
+    def keep_up(self):
+        self.state = self.call("GET", "/api/v1/door/state")
+        held = self.lease["version"] if self.lease else None
+        self.lease = self.call("POST", "/api/v1/door/lease", {"heldVersion": held})
+
+    def scan_offline(self, code, people=1):
+        """ENTER or REFUSED, decided here: CLup is not answering."""
+        expires = datetime.datetime.fromisoformat(self.lease["expiresAt"].replace("Z", "+00:00"))
+        if not self.state["admitsOffline"] or people > self.lease["places"] or datetime.datetime.now(datetime.UTC) > expires:
+            return "REFUSED"
+        self.lease["places"] -= people
+        self.queue.append({"code": code, "scanId": "hw" + os.urandom(12).hex(),
+                           "scannedAt": datetime.datetime.now(datetime.UTC).isoformat().replace("+00:00", "Z"),
+                           "offlineResult": "enter"})
+        return "ENTER"
+
+    def catch_up(self):
+        results = [self.call("POST", "/api/v1/scan", scan)["result"] for scan in self.queue]
+        self.queue = []
+        return results
+
+
+def several_doors(stack, expect, drivers, outage):
+    """Three doors of one store let people in offline: two kiosks and a hardware scanner."""
+    print("three doors offline:")
+    store = round_the_clock_store(stack, "Tre Porte", 6, 50)
+    doors = {}
+    for label in ("North", "South", "Loading bay"):
+        enrolled = stack.clup("admin", "enrol-kiosk", "--store", store, "--label", label, "--role", "door")
+        doors[label] = re.search(r"device key[^:]*: (\S+)", enrolled).group(1)
+    stack.clup("admin", "set-staff-pin", "--store", store, stdin="482913\n")
+    north, south = browser(), browser()
+    drivers += [north, south]
+    enrol(north, stack.base, doors["North"])
+    enrol(south, stack.base, doors["South"])
+    # Staff at the south door let it and the loading bay's scanner admit offline too.
+    south.get(stack.base + "/kiosk/staff")
+    south.find_element(By.NAME, "staff").send_keys("Gianni")
+    south.find_element(By.NAME, "pin").send_keys("482913")
+    south.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
+    wait_for(south, lambda: "/kiosk/door" in south.current_url, seconds=15)
+    for label in ("South", "Loading bay"):
+        row = [item for item in south.find_elements(By.CSS_SELECTOR, "#doors li") if label in item.text][0]
+        row.find_element(By.CSS_SELECTOR, "button").click()
+        wait_for(south, lambda: f"{label} lets people in while offline." in south.find_element(By.TAG_NAME, "main").text)
+    panel = south.find_element(By.ID, "doors").text
+    expect(panel.count("lets people in while offline") == 3, f"the console shows the three doors admitting ({panel})")
+    south.save_screenshot(os.path.join(stack.folder, "door-console-doors.png"))
+    south.set_window_size(390, 844)
+    south.execute_script("document.getElementById('doors').scrollIntoView()")
+    south.save_screenshot(os.path.join(stack.folder, "door-console-doors-phone.png"))
+    south.set_window_size(1280, 900)
+
+    # A dispenser's spare tickets, printed while CLup could not be reached: let in when there is
+    # room. Each door reads the block, and holds its lease: 2 of the 6 free places each.
+    scanner = HardwareScanner(stack.base, doors["Loading bay"])
+    spares = [t["codes"]["1"] for t in scanner.call("POST", "/api/v1/ticket-block")["tickets"]]
+    for door in (north, south):
+        door.get(stack.base + "/kiosk/scanner")
+        wait_for(door, lambda: (kept_state(door) or {}).get("offlineBlocks") and (kept_state(door).get("lease") or {}).get("places") == 2,
+                 seconds=40)
+    scanner.keep_up()
+    expect(scanner.state["admitsOffline"] and scanner.lease["places"] == 2,
+           f"the scanner reads the state and holds 2 places too ({scanner.lease})")
+
+    resume = outage("worker")
+    try:
+        at_north = [scan(north, spares[i])[0] for i in (0, 1, 2)]
+        at_south = [scan(south, spares[i])[0] for i in (0, 3, 4)]
+        at_scanner = [scanner.scan_offline(spares[i]) for i in (5, 6, 7)]
+        message = scan(north, spares[8])[1]
+    finally:
+        resume()
+    expect(at_north == ["ENTER", "ENTER", "REFUSED"], f"the north door lets in 2, then refuses: {at_north}")
+    expect(at_south == ["ENTER", "ENTER", "REFUSED"], f"the south door lets in 2 (one a code north let in): {at_south}")
+    expect(at_scanner == ["ENTER", "ENTER", "REFUSED"], f"the scanner lets in 2: {at_scanner}")
+    expect("share of the free places" in message, f"the door says why ({message})")
+    let_in = (at_north + at_south + at_scanner).count("ENTER")
+    expect(let_in == 6, f"6 free places, {let_in} let in")
+    north.save_screenshot(os.path.join(stack.folder, "door-lease-used.png"))
+
+    for door in (north, south):
+        wait_for(door, lambda: not door.find_element(By.CSS_SELECTOR, "[data-offline]").is_displayed(), seconds=60)
+    expect(scanner.catch_up() == ["enter", "enter"], "the scanner's entries are applied")
+    notes = south.find_element(By.CSS_SELECTOR, "[data-offline-notes]").text
+    expect("1 scans made offline were not accepted" in notes, f"the south door says its entry of north's code was not ({notes})")
+    with sqlite3.connect(os.path.join(stack.folder, "clup.sqlite"), timeout=10) as db:
+        inside = db.execute("SELECT COALESCE(SUM(people), 0) FROM reservation WHERE storeId = ? AND status = 'inside'",
+                            (store,)).fetchone()[0]
+        conflicts = db.execute("SELECT reason, outcome FROM doorAction WHERE storeId = ? AND action = 'offlineConflict'",
+                               (store,)).fetchall()
+    expect(inside == 5, f"the code let in twice counts once inside: {inside}")
+    expect(conflicts == [("alreadyInside", "enter")], f"and is reported to staff once: {conflicts}")
+    south.get(stack.base + "/kiosk/door")
+    log = south.find_element(By.TAG_NAME, "main").text
+    expect("let in while offline; CLup: already inside" in log, "the door console shows it")
+
+
 def main():
     keep = "--keep" in sys.argv
     stack = Stack()
@@ -219,13 +342,14 @@ def main():
 
     try:
         # A store of 6 open round the clock, half its places for walk-ins; a main door kiosk
-        # (the offline authority, enrolled first) and a side door.
+        # (letting people in offline, as the first door enrolled) and a side door.
         store = round_the_clock_store(stack, "Porta Offline", 6, 50)
         enrolled = stack.clup("admin", "enrol-kiosk", "--store", store, "--label", "Main door", "--role", "door")
         main_key = re.search(r"device key[^:]*: (\S+)", enrolled).group(1)
         main_kiosk = re.search(r"kiosk (\d+) enrolled", enrolled).group(1)
-        side_key = re.search(r"device key[^:]*: (\S+)", stack.clup(
-            "admin", "enrol-kiosk", "--store", store, "--label", "Side door", "--role", "door")).group(1)
+        side_enrolled = stack.clup("admin", "enrol-kiosk", "--store", store, "--label", "Side door", "--role", "door")
+        side_key = re.search(r"device key[^:]*: (\S+)", side_enrolled).group(1)
+        side_kiosk = re.search(r"kiosk (\d+) enrolled", side_enrolled).group(1)
         # Walk-ins A, B and D are called at once (three walk-in places); C waits.
         a, b, d, c = (issue(stack.base, main_key) for _ in range(4))
         print(f"tickets: A {a['number']} {a['status']}, B {b['number']} {b['status']}, "
@@ -252,7 +376,7 @@ def main():
         drivers += [main_door, side_door]
         enrol(main_door, stack.base, main_key)
         enrol(side_door, stack.base, side_key)
-        expect(kept_state(main_door)["authority"] is True and kept_state(side_door)["authority"] is False,
+        expect(kept_state(main_door)["admitsOffline"] is True and kept_state(side_door)["admitsOffline"] is False,
                "the main door admits offline, the side door does not")
         # The page's copy of the entrance rules gives every verdict of the shared table, as the
         # server's does (EntranceCasesTests).
@@ -263,7 +387,8 @@ def main():
               const ticket = {people: c.people, printedOffline: !!c.printedOffline,
                               calledAt: c.calledMinutesAgo === undefined ? null : new Date(now - c.calledMinutesAgo * 60000).toISOString(),
                               slotStart: c.slotInMinutes === undefined ? null : new Date(now + c.slotInMinutes * 60000).toISOString()};
-              const state = {authority: true, peopleInside: c.inside, capacity: c.capacity,
+              const state = {admitsOffline: true, lease: {places: 99, expiresAt: "2999-01-01T00:00:00Z"},
+                             peopleInside: c.inside, capacity: c.capacity,
                              callGraceMinutes: c.graceMinutes ?? 10, entryBeforeMinutes: c.beforeMinutes ?? 10,
                              entryAfterMinutes: c.afterMinutes ?? 15};
               const verdict = window.clupDoorRules(c.status, ticket, state, now);
@@ -404,9 +529,12 @@ def main():
                                          headers={"Authorization": "Bearer " + dispenser_key})
         block = json.loads(urllib.request.urlopen(request, timeout=10).read())
         first_spare = block["tickets"][0]
-        # The door learns of the block with its next state.
+        # The door learns of the block with its next state. The side door is taken out of
+        # service: the main door, the store's only one, holds every free place for offline.
+        stack.clup("admin", "revoke-kiosk", "--id", side_kiosk)
         main_door.get(stack.base + "/kiosk/scanner")
         wait_for(main_door, lambda: (kept_state(main_door) or {}).get("offlineBlocks"), seconds=40)
+        wait_for(main_door, lambda: ((kept_state(main_door) or {}).get("lease") or {}).get("places") == 5, seconds=40)
         resume = outage("worker")
         for index in range(3):
             if index:
@@ -529,6 +657,8 @@ def main():
         with sqlite3.connect(os.path.join(stack.folder, "clup.sqlite"), timeout=10) as db:
             expect(db.execute("SELECT status FROM reservation WHERE id = ?", (f["id"],)).fetchone()[0] == "inside",
                    "a revoked kiosk's scan is not applied")
+
+        several_doors(stack, expect, drivers, outage)
     finally:
         freeze(list(FROZEN), False)
         for driver in drivers:

@@ -49,7 +49,7 @@ struct DeviceAPITests {
         let routed = Set(app.routeTable.filter { $0.pattern.hasPrefix("/api/") }
             .map { "\($0.method.rawValue) \($0.pattern)" })
         #expect(routed == document.operations)
-        #expect(routed.count == 5)
+        #expect(routed.count == 7)
     }
 
     @Test("every error code the device API answers with is in the description's list of codes")

@@ -222,6 +222,58 @@ struct DoorConsoleTests {
         #expect(try Browser(app).get("/kiosk/door").header("Location") == "/kiosk")
     }
 
+    @Test("staff and managers choose which doors let people in offline; each door's places are shown; the log keeps it")
+    func doorsOffline() throws {
+        try setStaffPin("246810")
+        let (left, _) = try doorKiosk(label: "Left")
+        let (right, _) = try doorKiosk(label: "Right")
+        let otherStore = try database.stores.createStore(
+            Fixture.store("Altrove", at: GeoPoint(latitude: 45.47, longitude: 9.19), capacity: 30),
+            hours: Fixture.weekdayHours, departments: [])
+        let stranger = try database.accounts.enrolKiosk(storeId: otherStore.id, label: "Elsewhere", key: Secrets.token(bytes: 32),
+                                                        now: clock.now)
+        // The first door enrolled lets people in offline; its page renews its lease: half the
+        // 4 free places, as the store has two doors.
+        func lease(_ kiosk: Browser, held: String = "") throws -> [String: Any] {
+            try kiosk.get("/kiosk/scanner")
+            let response = try kiosk.post("/kiosk/scanner/lease", [("heldVersion", held)], accept: "application/json")
+            #expect(response.status == 200 && response.header("Content-Type") == "application/json")
+            return try require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        }
+        let first = try lease(left)
+        #expect(first["admitsOffline"] as? Bool == true && first["places"] as? Int == 2 && first["version"] as? Int64 == 1)
+        #expect(try lease(right)["admitsOffline"] as? Bool == false)
+
+        #expect(try staffSignIn(right, pin: "246810").status == 303)
+        let page = try right.get("/kiosk/door").bodyText
+        #expect(page.contains("<strong>Left</strong>"))
+        #expect(page.contains("lets people in while offline · holds 2 places"))
+        #expect(page.contains("<strong>Right</strong>") && page.contains("lets people out only while offline"))
+        func turn(_ browser: Browser, kiosk: String, _ admits: String, path: String = "/kiosk/door/offline") throws -> Response {
+            try browser.post(path, [("kiosk", kiosk), ("admits", admits)])
+        }
+        let ids = try database.doors.offlineDoors(storeId: storeId, now: clock.now).map(\.kioskId)
+        let on = try turn(right, kiosk: String(ids[1]), "on")
+        #expect(on.status == 200 && on.bodyText.contains("Right lets people in while offline."))
+        #expect(try lease(right)["places"] as? Int == 2)
+        // The manager turns the left door off from the store's console: its places are freed.
+        let boss = try signedIn("boss@example.org")
+        try boss.get("/manage/stores/\(storeId)/door")
+        let off = try turn(boss, kiosk: String(ids[0]), "off", path: "/manage/stores/\(storeId)/door/offline")
+        #expect(off.status == 200 && off.bodyText.contains("Left lets people out only while offline."))
+        #expect(try database.doors.offlineDoors(storeId: storeId, now: clock.now).map(\.heldPlaces) == [0, 2])
+        #expect(try boss.get("/manage/stores/\(storeId)").bodyText.contains("lets people in while offline (holds 2 places)"))
+        // The log names who did each, and which door.
+        let log = try boss.get("/manage/stores/\(storeId)/door").bodyText
+        #expect(log.contains("<td>door set for offline</td><td>—</td><td>Gianni at Right</td><td>Right lets people in while offline.</td>"))
+        #expect(log.contains("<td>door set for offline</td><td>—</td><td>Boss</td><td>Left lets people out only while offline.</td>"))
+        // Another store's kiosk, a dispenser or nonsense: nothing changes.
+        #expect(try turn(right, kiosk: String(stranger.id), "on").status == 404)
+        #expect(try turn(right, kiosk: String(ids[0]), "maybe").status == 404)
+        #expect(try turn(right, kiosk: "x", "on").status == 404)
+        #expect(try database.doors.offlineDoors(storeId: storeId, now: clock.now).map(\.admitsOffline) == [false, true])
+    }
+
     @Test("security: a pass from one kiosk does not open another's console, and a forged one opens none")
     func kioskStaffPassIsBound() throws {
         try setStaffPin("246810")

@@ -357,12 +357,12 @@ struct KioskTests {
         let mine = try require(tickets.first { $0["id"] as? Int64 == ticket.id.rawValue })
         #expect(mine["state"] as? String == "called" && mine["number"] as? Int == 1 && mine["calledAt"] as? String == "2026-11-18T09:00:00.000Z")
         #expect(state["lastReservationId"] as? Int64 == ticket.id.rawValue)
-        #expect(state["authority"] as? Bool == true && state["authorityLabel"] as? String == "Front door")
+        #expect(state["admitsOffline"] as? Bool == true && state["admittingDoors"] as? String == "Front door")
         // Another door kiosk of the store lets out but does not admit while offline.
         let second = Secrets.token(bytes: 32)
         _ = try database.accounts.enrolKiosk(storeId: store.id, label: "Side door", key: second, now: clock.now)
         let side = try require(try JSONSerialization.jsonObject(with: Data(try kiosk(second).get("/kiosk/scanner/state").body)) as? [String: Any])
-        #expect(side["authority"] as? Bool == false && side["authorityLabel"] as? String == "Front door")
+        #expect(side["admitsOffline"] as? Bool == false && side["admittingDoors"] as? String == "Front door")
         // A dispenser reads none of it.
         let dispenserKey = Secrets.token(bytes: 32)
         _ = try database.accounts.enrolKiosk(storeId: store.id, label: "Tickets", key: dispenserKey, role: .dispenser, now: clock.now)

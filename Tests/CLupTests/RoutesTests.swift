@@ -83,6 +83,7 @@ struct RoutesTests {
         GET /manage/stores/{id}/door session signedIn manager managerOfStore
         POST /manage/stores/{id}/door session csrf replies signedIn manager managerOfStore
         POST /manage/stores/{id}/door/priority session csrf replies signedIn manager managerOfStore
+        POST /manage/stores/{id}/door/offline session csrf replies signedIn manager managerOfStore
         POST /manage/stores/{id}/staff-pin session csrf replies signedIn manager managerOfStore
         POST /manage/stores/{id}/kiosks/revoke session csrf replies signedIn manager managerOfStore
         POST /manage/stores/{id}/kiosks session csrf replies signedIn manager managerOfStore
@@ -104,17 +105,21 @@ struct RoutesTests {
         GET /kiosk/scanner session kiosk watched doorKiosk
         POST /kiosk/scan session csrf replies kiosk watched doorKiosk
         GET /kiosk/scanner/state session kiosk watched doorKiosk
+        POST /kiosk/scanner/lease session csrf replies kiosk watched doorKiosk
         GET /kiosk/staff session kiosk watched doorKiosk
         POST /kiosk/staff session csrf replies kiosk watched doorKiosk
         POST /kiosk/staff/sign-out session csrf replies kiosk watched doorKiosk
         GET /kiosk/door session kiosk watched doorKiosk staff
         POST /kiosk/door session csrf replies kiosk watched doorKiosk staff
         POST /kiosk/door/priority session csrf replies kiosk watched doorKiosk staff
+        POST /kiosk/door/offline session csrf replies kiosk watched doorKiosk staff
         GET /t session
         POST /api/v1/scan jsonErrors deviceKey watched
         POST /api/v1/tickets jsonErrors deviceKey watched
         POST /api/v1/ticket-block jsonErrors deviceKey watched
         POST /api/v1/tickets/offline jsonErrors deviceKey watched
+        GET /api/v1/door/state jsonErrors deviceKey watched
+        POST /api/v1/door/lease jsonErrors deviceKey watched
         GET /api/v1/stores/{id}/status jsonErrors deviceKey watched deviceOfStore
         """
 

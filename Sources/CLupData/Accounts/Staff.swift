@@ -112,6 +112,13 @@ extension Accounts {
                 RETURNING \(unescaped: AppDatabase.kioskColumns)
                 """, as: Kiosk.self)
             else { preconditionFailure("INSERT … RETURNING returned no row") }
+            if role == .door {
+                // The store's first door lets people in while offline until staff choose others.
+                try transaction.execute("""
+                    INSERT INTO doorLease (kioskId, storeId)
+                    SELECT \(kiosk.id), \(storeId) WHERE NOT EXISTS (SELECT 1 FROM doorLease WHERE storeId = \(storeId))
+                    """)
+            }
             if let author {
                 try AppDatabase.recordChange(storeId: storeId, userId: author.userId, now: now, field: "kiosk",
                                       before: StoreChange.kiosk(label: label, role: role), after: "enrolled", transaction)
@@ -125,6 +132,8 @@ extension Accounts {
     public func revokeKiosk(id: Int64, now: Date) throws -> Bool {
         try database.transaction { transaction in
             transaction.changedCredentials()
+            // A kiosk out of service holds no places.
+            try transaction.execute("DELETE FROM doorLease WHERE kioskId = \(id)")
             return try transaction.execute("UPDATE kiosk SET revokedAt = \(now) WHERE id = \(id) AND revokedAt IS NULL") > 0
         }
     }
@@ -187,6 +196,7 @@ extension Accounts {
                 RETURNING \(unescaped: AppDatabase.kioskColumns)
                 """, as: Kiosk.self)
             else { return false }
+            try transaction.execute("DELETE FROM doorLease WHERE kioskId = \(id)")
             try AppDatabase.recordChange(storeId: storeId, userId: userId, now: now, field: "kiosk",
                                   before: StoreChange.kiosk(label: kiosk.label, role: kiosk.role), after: "revoked",
                                   transaction)

@@ -966,22 +966,53 @@ extension AppDatabase {
             try db.execute(sql: """
                 ALTER TABLE store ADD COLUMN largestParty INTEGER NOT NULL DEFAULT 2 CHECK (largestParty BETWEEN 1 AND 8);
                 """)
-            let version = try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
-            try db.execute(sql: "PRAGMA writable_schema = ON")
-            for (table, old, new) in [
+            try widenChecks(db, migration: "v40", [
                 ("reservation", #"CHECK (("people" = 1) OR ("people" = 2))"#, #"CHECK ("people" BETWEEN 1 AND 8)"#),
                 ("waitlist", "CHECK (people IN (1, 2))", "CHECK (people BETWEEN 1 AND 8)"),
-            ] {
-                try db.execute(sql: "UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE type = 'table' AND name = ?",
-                               arguments: [old, new, table])
-                guard try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
-                                          arguments: [table])?.contains(new) == true
-                else { throw DatabaseError(message: "v40: the \(table) table's party check was not found") }
-            }
-            try db.execute(sql: "PRAGMA schema_version = \(version + 1)")
-            try db.execute(sql: "PRAGMA writable_schema = OFF")
+            ])
+        }
+
+        migrator.registerMigration("v41: several doors admit offline, each within its lease") { db in
+            try db.execute(sql: """
+                -- The door kiosks that let people in while CLup cannot be reached, each with its
+                -- share of the store's free places (`DoorLease`): the newest grant (`places`), the
+                -- most the door may hold until it acknowledges that grant (`held`), and when it
+                -- last renewed. Until now the store's first door admitted offline: it still does.
+                CREATE TABLE doorLease (
+                    kioskId INTEGER PRIMARY KEY REFERENCES kiosk(id) ON DELETE CASCADE,
+                    storeId INTEGER NOT NULL REFERENCES store(id) ON DELETE CASCADE,
+                    version INTEGER NOT NULL DEFAULT 0,
+                    places INTEGER NOT NULL DEFAULT 0 CHECK (places >= 0),
+                    held INTEGER NOT NULL DEFAULT 0 CHECK (held >= places),
+                    renewedAt DATETIME);
+                CREATE INDEX doorLease_store ON doorLease(storeId);
+                INSERT INTO doorLease (kioskId, storeId)
+                SELECT MIN(id), storeId FROM kiosk WHERE role = 'door' AND revokedAt IS NULL GROUP BY storeId;
+                """)
+            // Two new door actions: a door set to admit offline or not, a ticket for a phone call.
+            try widenChecks(db, migration: "v41", [
+                ("doorAction", "'offlineConflict', 'priority')", "'offlineConflict', 'priority', 'offlineDoor', 'phoneIn')"),
+            ])
         }
 
         return migrator
+    }
+
+    /// Rewrites CHECK constraints that only widen (`old` to `new` in `table`'s schema), as
+    /// SQLite's documentation allows for a change every row already meets: no table copy.
+    private static func widenChecks(_ db: Database, migration: String, _ changes: [(table: String, old: String, new: String)])
+        throws
+    {
+        let version = try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
+        try db.execute(sql: "PRAGMA writable_schema = ON")
+        for (table, old, new) in changes {
+            try db.execute(sql: "UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE type = 'table' AND name = ?",
+                           arguments: [old, new, table])
+            guard try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                      arguments: [table])?.contains(new) == true
+            else { throw DatabaseError(message: "\(migration): the \(table) table's check was not found") }
+        }
+        try db.execute(sql: "PRAGMA schema_version = \(version + 1)")
+        try db.execute(sql: "PRAGMA writable_schema = OFF")
     }
 }

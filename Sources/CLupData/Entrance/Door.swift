@@ -22,6 +22,8 @@ public struct DoorAction: Codable, Sendable, Identifiable, FetchableRecord, Tabl
         /// What a door kiosk did while CLup could not be reached (`outcome`: enter or exit) and
         /// CLup did not accept (`reason`): staff check the ticket.
         case offlineConflict
+        /// Staff let a door admit while offline (`outcome` on) or not (off); `reason` is its label.
+        case offlineDoor
     }
 
     public var id: Int64
@@ -119,7 +121,7 @@ extension Doors {
     public func door(_ kind: DoorAction.Kind, storeId: StoreID, number: Int, reason: String, by staff: DoorStaff,
                      now: Date) throws -> DoorOutcome
     {
-        precondition(![.scanRefused, .offlineConflict, .priority].contains(kind),
+        precondition(![.scanRefused, .offlineConflict, .priority, .offlineDoor].contains(kind),
                      "a scan's refusal or conflict is recorded by the scan, a priority ticket as it is issued")
         return try database.transaction { transaction in
             guard let details = try transaction.lockStore(storeId) else { throw StoreError.noSuchStore }
@@ -148,7 +150,10 @@ extension Doors {
                 reservation.status = .expired
             case .admit, .letOut:
                 guard (kind == .admit) == (status != .inside) else { return .notApplicable(status) }
-                let scan = try AppDatabase.scan(reservation, at: storeId, now: now, transaction)
+                // Staff's own entry leaves every door's lease alone: the door's page does not
+                // see it to spend its copy.
+                let held = try AppDatabase.heldElsewhere(storeId: storeId, except: nil, now: now, transaction)
+                let scan = try AppDatabase.scan(reservation, at: storeId, now: now, heldElsewhere: held, transaction)
                 switch (kind, scan.outcome) {
                 case (.admit, .entered(let scanned)), (.letOut, .left(let scanned)): reservation = scanned
                 default: return .refusedByRules(scan)
@@ -159,7 +164,7 @@ extension Doors {
                 else { return .notApplicable(status) }
                 try AppDatabase.advanceQueue(storeId: storeId, now: now, transaction)
                 reservation.status = .done
-            case .scanRefused, .offlineConflict, .priority:
+            case .scanRefused, .offlineConflict, .priority, .offlineDoor:
                 return .notApplicable(status)
             }
             try AppDatabase.recordDoorAction(kind, storeId: storeId, reservation: reservation, reason: reason,

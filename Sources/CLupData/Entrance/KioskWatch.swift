@@ -37,6 +37,9 @@ public struct KioskHealth: Sendable {
     public var clockOffsetMs: Int64?
     /// Its scans refused in the last 24 hours, at the door or when it caught up.
     public var refusedScans: Int
+    /// Whether it lets people in while offline (a door), and the places it holds to do so.
+    public var admitsOffline = false
+    public var heldPlaces = 0
 
     /// A kiosk that has not reached CLup for this long while its store is open is silent.
     public static let silentAfter: TimeInterval = 120
@@ -74,8 +77,9 @@ extension Doors {
             try transaction.rows("""
                 SELECT k.id, k.storeId, k.label, k.role, c.seenAt, c.version, c.queued, c.clockOffsetMs,
                        (SELECT COUNT(*) FROM doorAction d WHERE d.kioskId = k.id AND d.at >= \(now - 86400)
-                          AND d.action IN ('scanRefused', 'offlineConflict'))
-                FROM kiosk k LEFT JOIN kioskContact c ON c.kioskId = k.id
+                          AND d.action IN ('scanRefused', 'offlineConflict')),
+                       l.kioskId IS NOT NULL, CASE WHEN l.renewedAt >= \(now - DoorLease.lapse) THEN l.held ELSE 0 END
+                FROM kiosk k LEFT JOIN kioskContact c ON c.kioskId = k.id LEFT JOIN doorLease l ON l.kioskId = k.id
                 WHERE k.revokedAt IS NULL \(store)
                 ORDER BY k.storeId, k.id
                 """).map { row in
@@ -83,7 +87,8 @@ extension Doors {
                     id: try row.decode(0), storeId: StoreID(try row.decode(1, as: Int64.self)), label: try row.decode(2),
                     role: try row.decodeRaw(3), seenAt: try row.value(4), version: try row.value(5) ?? "",
                     queued: Int(try row.value(6, as: Int64.self) ?? 0), clockOffsetMs: try row.value(7),
-                    refusedScans: Int(try row.decode(8, as: Int64.self)))
+                    refusedScans: Int(try row.decode(8, as: Int64.self)), admitsOffline: try row.decode(9),
+                    heldPlaces: Int(try row.value(10, as: Int64.self) ?? 0))
             }
         }
     }

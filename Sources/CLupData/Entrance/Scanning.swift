@@ -141,8 +141,25 @@ extension AppDatabase {
             reservation = try printedOfflineTicket(reservationId, of: block, people: walkIn.people,
                                                    residenceMinutes: ResidenceTime.defaultMinutes, issuedAt: now,
                                                    transaction)
+            // As stored, its time has lost what is finer than a millisecond: it was made now.
+            reservation?.createdAt = now
         }
-        let result = try scan(reservation, at: storeId, now: now, doorDid: doorDid, unapplicable: unapplicable, transaction)
+        // A live scan leaves the places other doors hold for offline; one made offline was
+        // decided within the door's own lease.
+        let heldElsewhere = doorDid == nil
+            ? try heldElsewhere(storeId: storeId, except: kioskId, now: now, transaction) : 0
+        let result = try scan(reservation, at: storeId, now: now, doorDid: doorDid, unapplicable: unapplicable,
+                              heldElsewhere: heldElsewhere, transaction)
+        if let kioskId {
+            // The door's lease changes as the door changed its copy: by what it did offline,
+            // and by an entry it sees answered online.
+            let people = result.reservation?.people ?? walkIn?.people ?? 0
+            switch (doorDid, result.outcome) {
+            case (.enter?, _), (nil, .entered): try changeLease(kioskId: kioskId, by: -people, transaction)
+            case (.exit?, _): try changeLease(kioskId: kioskId, by: people, transaction)
+            default: break
+            }
+        }
         switch result.outcome {
         case .refused(let refusal, let ticket):
             try recordDoorAction(.scanRefused, storeId: storeId, reservation: ticket, reason: refusal.code,
@@ -163,9 +180,11 @@ extension AppDatabase {
 
     /// A scan of `reservation` (nil: not a valid code), inside the caller's transaction. With
     /// `doorDid`, the scan is applied only if the verdict is what the door did; `unapplicable`
-    /// is CLup's verdict instead of the rules'.
+    /// is CLup's verdict instead of the rules'. An entry leaves `heldElsewhere` places free,
+    /// the leases of doors other than the one scanning (`DoorLease`).
     static func scan(_ reservation: Reservation?, at storeId: StoreID, now: Date, doorDid: KioskScan.DoorDid? = nil,
-                     unapplicable: ScanRefusal? = nil, _ transaction: some SQLTransaction) throws -> ScanResult
+                     unapplicable: ScanRefusal? = nil, heldElsewhere: Int = 0, _ transaction: some SQLTransaction)
+        throws -> ScanResult
     {
         guard let store = try transaction.lockStore(storeId)?.store else { throw StoreError.noSuchStore }
         var inside = try transaction.peopleInside(storeId: storeId)
@@ -174,7 +193,8 @@ extension AppDatabase {
             door?.printedOffline = try ticketBlock(containing: reservation.id, storeId: reservation.storeId, transaction) != nil
         }
         let verdict = unapplicable.map(ScanVerdict.refused)
-            ?? Entrance.verdict(for: door, at: storeId, settings: store.settings, peopleInside: inside, now: now)
+            ?? Entrance.verdict(for: door, at: storeId, settings: store.settings, peopleInside: inside,
+                                heldElsewhere: heldElsewhere, now: now)
         var otherStoreName: String?
         let outcome: ScanResult.Outcome
         switch (verdict, reservation) {

@@ -137,6 +137,23 @@ enum PostgresMigrations {
             ALTER TABLE waitlist DROP CONSTRAINT waitlist_people_check;
             ALTER TABLE waitlist ADD CONSTRAINT waitlist_people_check CHECK (people BETWEEN 1 AND 8);
             """),
+        ("several doors admit offline, each within its lease (SQLite's 41)", """
+            CREATE TABLE doorLease (
+                kioskId bigint PRIMARY KEY REFERENCES kiosk(id) ON DELETE CASCADE,
+                storeId bigint NOT NULL REFERENCES store(id) ON DELETE CASCADE,
+                version bigint NOT NULL DEFAULT 0,
+                places bigint NOT NULL DEFAULT 0 CHECK (places >= 0),
+                held bigint NOT NULL DEFAULT 0 CHECK (held >= places),
+                renewedAt timestamptz
+            );
+            CREATE INDEX doorLease_store ON doorLease(storeId);
+            INSERT INTO doorLease (kioskId, storeId)
+            SELECT MIN(id), storeId FROM kiosk WHERE role = 'door' AND revokedAt IS NULL GROUP BY storeId;
+            ALTER TABLE doorAction DROP CONSTRAINT dooraction_action_check;
+            ALTER TABLE doorAction ADD CONSTRAINT dooraction_action_check CHECK (action IN
+                ('recall', 'noShow', 'admit', 'letOut', 'leftUnscanned', 'scanRefused', 'offlineConflict', 'priority',
+                 'offlineDoor', 'phoneIn'));
+            """),
     ]
 
     /// Brings the schema up to date; several workers starting at once take turns on an

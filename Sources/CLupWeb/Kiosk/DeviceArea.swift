@@ -23,6 +23,8 @@ struct DeviceArea {
         devices.post(Paths.apiTickets, issueTicket)
         devices.post(Paths.apiTicketBlock, ticketBlock)
         devices.post(Paths.apiOfflineTickets, reportOfflineTicket)
+        devices.get(Paths.apiDoorState, doorState)
+        devices.post(Paths.apiDoorLease, doorLease)
         devices.adding(.deviceOfStore).get(Paths.apiStoreStatus, storeStatus)
     }
 
@@ -40,6 +42,21 @@ struct DeviceArea {
                                    offlineResult: body.offlineResult, answerWithin: body.answerWithin.map { String($0) },
                                    receivedAt: context.request.receivedAt, now: context.now)
         return .json(text: answer.answer)
+    }
+
+    /// What a door keeps to decide by itself while CLup cannot be reached, as the door kiosk's
+    /// page keeps it: the store's keys, rules, live tickets and count inside.
+    func doorState(_ context: DeviceContext) throws -> Response {
+        guard context.kiosk.role.isAtTheDoor else { throw EntranceError(403, "wrongRole", tr("api.notAtTheDoor")) }
+        return .json(try desk.doorState(kiosk: context.kiosk, now: context.now))
+    }
+
+    /// Renews the door's lease on places for letting people in offline; the body says which
+    /// grant the door holds (`heldVersion`, null before its first).
+    func doorLease(_ context: DeviceContext) throws -> Response {
+        guard context.kiosk.role.isAtTheDoor else { throw EntranceError(403, "wrongRole", tr("api.notAtTheDoor")) }
+        let body = try decode(LeaseRequest.self, from: context.request)
+        return .json(try desk.lease(kiosk: context.kiosk, heldVersion: body.heldVersion, now: context.now))
     }
 
     func issueTicket(_ context: DeviceContext) throws -> Response {
@@ -92,6 +109,11 @@ struct DeviceArea {
         var offlineResult: String?
         /// Seconds the scanner waits for the answer before deciding by itself.
         var answerWithin: Double?
+    }
+
+    struct LeaseRequest: Decodable {
+        /// The lease's version the door holds; null or absent before it has one.
+        var heldVersion: Int64?
     }
 
     struct TicketRequest: Decodable {

@@ -8,9 +8,10 @@ import Foundation
 /// now (called, inside, booked) and the count inside. With it the page applies the entrance
 /// rules itself, queues what it did, and sends it when CLup answers again.
 ///
-/// One door kiosk per store admits while offline, the `authority` (the store's first door
-/// kiosk still enrolled): kiosks cannot reach each other when CLup is down, and two of them
-/// could otherwise both let in the same code. The others still let people out.
+/// Staff choose which of the store's doors let people in while offline (`admitsOffline`; the
+/// first door enrolled, unless they chose); the others still let people out. Each that does
+/// lets in at most its lease (`LeaseJSON`, renewed apart, every few seconds), so doors offline
+/// together never let in more people than there is room for.
 struct DoorState: Encodable {
     struct Key: Encodable {
         var keyId: Int
@@ -52,9 +53,27 @@ struct DoorState: Encodable {
     /// Codes naming a higher reservation were made after this state: the kiosk cannot know
     /// whether they were called, only a booking's slot.
     var lastReservationId: Int64
-    /// Whether this kiosk admits while offline; `authorityLabel` names the one that does.
-    var authority: Bool
-    var authorityLabel: String
+    /// Whether this kiosk lets people in while offline; `admittingDoors` names the doors that
+    /// do ("" if none), for the people at one that does not.
+    var admitsOffline: Bool
+    var admittingDoors: String
+}
+
+/// A door's lease as the kiosk keeps it: it may let `places` people in while offline (plus those
+/// it lets out meanwhile) until `expiresAt`, in CLup's time. `version` goes back with the next
+/// renewal, saying which grant the door holds.
+struct LeaseJSON: Encodable {
+    var admitsOffline: Bool
+    var version: Int64
+    var places: Int
+    var expiresAt: String
+
+    init(_ lease: DoorLease?, now: Date) {
+        admitsOffline = lease != nil
+        version = lease?.version ?? 0
+        places = lease?.places ?? 0
+        expiresAt = DoorState.time(lease?.expiresAt ?? now)
+    }
 }
 
 extension EntranceDesk {
@@ -63,7 +82,7 @@ extension EntranceDesk {
               let keys = try database.stores.signingKeys(storeId: kiosk.storeId, now: now)
         else { throw HTTPError.notFound }
         let store = entry.store
-        func time(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) }
+        let time = DoorState.time
         let today = entry.hours.businessDay(at: now)
         let blocks = try database.doors.ticketBlocks(storeId: store.id, days: (today - 1)...today)
         let tickets = entry.live.live.map { ticket -> DoorState.Ticket in
@@ -77,7 +96,7 @@ extension EntranceDesk {
             }
             return state
         }
-        let doors = try database.accounts.kiosks(storeId: kiosk.storeId).filter { $0.revokedAt == nil && $0.role == .door }
+        let admitting = try database.doors.offlineDoors(storeId: kiosk.storeId, now: now).filter(\.admitsOffline)
         return DoorState(
             storeId: store.id, generatedAt: time(now),
             keys: keys.accepted.keys.sorted().map { keyId in
@@ -89,6 +108,17 @@ extension EntranceDesk {
             peopleInside: entry.live.peopleInside, tickets: tickets,
             offlineBlocks: blocks.map { DoorState.Block(first: $0.firstReservationId, last: $0.lastReservationId) },
             lastReservationId: try database.stores.lastReservationId()?.rawValue ?? 0,
-            authority: doors.first?.id == kiosk.id, authorityLabel: doors.first?.label ?? "")
+            admitsOffline: admitting.contains { $0.kioskId == kiosk.id },
+            admittingDoors: admitting.map(\.label).joined(separator: ", "))
     }
+
+    /// Renews the door's lease; `heldVersion` is the one the kiosk says it holds.
+    func lease(kiosk: Kiosk, heldVersion: Int64?, now: Date) throws -> LeaseJSON {
+        LeaseJSON(try database.doors.renewLease(kiosk: kiosk, heldVersion: heldVersion, now: now), now: now)
+    }
+}
+
+extension DoorState {
+    /// An instant as the door's JSON gives it: RFC 3339 with milliseconds.
+    static func time(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) }
 }

@@ -103,8 +103,13 @@ struct EntranceDesk: Sendable {
 
     /// An RFC 3339 instant (`date-time` in the API's description): with or without fractions
     /// of a second, `T` and `Z` in either case, and any offset to ±23:59 (Foundation's parser
-    /// reads offsets only to ±18:00, so the offset is applied here).
+    /// reads offsets only to ±18:00, so the offset is applied here). To the millisecond, as
+    /// CLup keeps times: a finer one, stored, could round past a later one.
     static func instant(_ text: String) -> Date? {
+        parsedInstant(text).map { Date(timeIntervalSince1970: ($0.timeIntervalSince1970 * 1000).rounded(.down) / 1000) }
+    }
+
+    private static func parsedInstant(_ text: String) -> Date? {
         guard text.utf8.count <= 40,
               let match = text.uppercased().wholeMatch(of: /(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?)(Z|([+-])(\d{2}):(\d{2}))/)
         else { return nil }
@@ -350,6 +355,7 @@ struct ScanReport: Encodable {
         case .tooLate(let closed): tr("scan.tooLate", ["time": time(closed)])
         case .alreadyUsed: tr("scan.used")
         case .full(let inside, let capacity): tr("scan.full", ["inside": String(inside), "capacity": String(capacity)])
+        case .placesHeld: tr("scan.placesHeld")
         case .impossibleTime: tr("scan.impossibleTime", ["number": String(ticket?.number ?? 0)])
         case .sentTooLate: tr("scan.sentTooLate")
         case .datedAhead: tr("scan.datedAhead")

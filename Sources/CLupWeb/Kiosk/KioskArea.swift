@@ -47,6 +47,10 @@ struct KioskArea {
         door.get(Paths.kioskScanner, scanner)
         door.post(Paths.kioskScan, scan)
         door.get(Paths.kioskDoorState) { context in .json(try desk.doorState(kiosk: context.kiosk, now: context.now)) }
+        door.post(Paths.kioskDoorLease) { context in
+            .json(try desk.lease(kiosk: context.kiosk, heldVersion: context.form["heldVersion"].flatMap { Int64($0) },
+                                 now: context.now))
+        }
         door.get(Paths.kioskStaff, staffSignInPage)
         door.post(Paths.kioskStaff, staffSignIn)
         door.post(Paths.kioskStaffSignOut, staffSignOut)
@@ -60,6 +64,9 @@ struct KioskArea {
         }
         staff.post(Paths.kioskDoorPriority) { context in
             try console.issuePriority(context, at: .kiosk(context.kiosk, staffName: context.staffName))
+        }
+        staff.post(Paths.kioskDoorOffline) { context in
+            try console.setAdmitsOffline(context, at: .kiosk(context.kiosk, staffName: context.staffName))
         }
     }
 

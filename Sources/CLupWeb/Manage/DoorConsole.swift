@@ -56,6 +56,13 @@ struct DoorConsole {
             }
         }
 
+        var doorsAction: String {
+            switch self {
+            case .manager(_, let storeId): Paths.manageStoreDoorOffline(storeId)
+            case .kiosk: Paths.kioskDoorOffline()
+            }
+        }
+
         var priorityAction: String {
             switch self {
             case .manager(_, let storeId): Paths.manageStoreDoorPriority(storeId)
@@ -124,7 +131,7 @@ struct DoorConsole {
                 form.message = tr("door.done.recall", ["number": String(number),
                                                        "time": Formatting.clock(deadline, now: now, timeZone: store?.zone ?? .current)])
             case .noShow: form.message = tr("door.done.noShow", ["number": String(number)])
-            case .scanRefused, .offlineConflict, .priority: break
+            case .scanRefused, .offlineConflict, .priority, .offlineDoor: break
             }
             form.number = ""
             form.reason = ""
@@ -190,6 +197,25 @@ struct DoorConsole {
         }
     }
 
+    /// Lets one of the store's doors admit while offline, or only let people out, as staff
+    /// chose; said on the console and kept in the log. A door that is not the store's is a 404.
+    func setAdmitsOffline(_ context: some BrowserRequest, at place: Place) throws -> Response {
+        let values = context.form
+        guard let kioskId = values["kiosk"].flatMap({ Int64($0) }), let admits = ["on": true, "off": false][values["admits"] ?? ""]
+        else { throw HTTPError.notFound }
+        var form = Form()
+        let now = context.now
+        guard let staff = try staff(at: place, now: now) else {
+            form.error = tr("door.kioskLimit", ["n": String(Self.kioskLimit)])
+            return try page(context, at: place, form, status: 429)
+        }
+        guard try database.doors.setAdmitsOffline(kioskId: kioskId, storeId: place.storeId, admits, by: staff, now: now),
+              let door = try database.doors.offlineDoors(storeId: place.storeId, now: now).first(where: { $0.kioskId == kioskId })
+        else { throw HTTPError.notFound }
+        form.message = tr(admits ? "door.doors.nowAdmits" : "door.doors.nowLetsOut", ["door": door.label])
+        return try page(context, at: place, form, status: 200)
+    }
+
     static func statusWords(_ status: ReservationStatus) -> String {
         tr("door.status.\(status.rawValue)")
     }
@@ -224,6 +250,11 @@ struct DoorConsole {
             actions: Self.actions.map { Choice(value: $0.rawValue, label: tr("door.action.\($0.rawValue)"), checked: $0 == form.chosen) },
             number: form.number, reason: form.reason, message: form.message, error: form.error, log: log)
         page.formAction = place.formAction
+        page.doorsAction = place.doorsAction
+        page.doors = try database.doors.offlineDoors(storeId: store.id, now: now).map { door in
+            DoorConsolePage.Door(kioskId: door.kioskId, label: door.label, admitsOffline: door.admitsOffline,
+                                 holds: door.admitsOffline ? Self.holds(door.heldPlaces) : "")
+        }
         page.onKiosk = place.isKiosk
         page.staffName = place.staffName
         let lane = store.settings.priority
@@ -254,6 +285,8 @@ struct DoorConsole {
         case .scanRefused: Self.refusalWords(entry.reason)
         case .offlineConflict:
             tr(entry.outcome == "exit" ? "door.conflict.exit" : "door.conflict.enter", ["why": Self.refusalWords(entry.reason)])
+        case .offlineDoor:
+            tr(entry.outcome == "on" ? "door.doors.nowAdmits" : "door.doors.nowLetsOut", ["door": entry.reason])
         default: entry.reason
         }
         return DoorConsolePage.LogRow(
@@ -261,6 +294,11 @@ struct DoorConsole {
             number: entry.number.map(String.init) ?? "—",
             who: Self.who(entry.staff) ?? ([.scanRefused, .offlineConflict].contains(entry.kind) ? tr("door.scanner") : "—"),
             why: why)
+    }
+
+    /// "holds 3 places for offline".
+    static func holds(_ places: Int) -> String {
+        tr("door.doors.holds", count: places)
     }
 
     static func logWords(_ kind: DoorAction.Kind) -> String {
@@ -296,5 +334,10 @@ extension ManageArea {
     func doorPriority(_ context: ManagedStoreContext) throws -> Response {
         try DoorConsole(database: database, views: views, codes: codes)
             .issuePriority(context, at: .manager(userId: context.user.id, storeId: context.storeId))
+    }
+
+    func doorOffline(_ context: ManagedStoreContext) throws -> Response {
+        try DoorConsole(database: database, views: views, codes: codes)
+            .setAdmitsOffline(context, at: .manager(userId: context.user.id, storeId: context.storeId))
     }
 }

@@ -33,6 +33,7 @@ struct ManageArea {
         store.get(Paths.manageStoreDoor, door)
         store.post(Paths.manageStoreDoor, doorAction)
         store.post(Paths.manageStoreDoorPriority, doorPriority)
+        store.post(Paths.manageStoreDoorOffline, doorOffline)
         store.post(Paths.manageStoreStaffPin, setStaffPin)
         store.post(Paths.manageStoreKioskRevoke, revokeKiosk)
         store.post(Paths.manageStoreKiosks, enrolKiosk)
@@ -248,6 +249,7 @@ extension ManageArea {
         } else {
             row.contact = ago < 60 ? tr("manage.seenJustNow") : tr("manage.seenAgo", ["time": Formatting.duration(ago)])
         }
+        if kiosk.admitsOffline { row.reports.append(tr("manage.admitsOffline", ["holds": DoorConsole.holds(kiosk.heldPlaces)])) }
         if kiosk.queued > 0 { row.reports.append(tr("manage.heldOffline", count: kiosk.queued)) }
         row.reports.append(tr("manage.refusedToday", count: kiosk.refusedScans))
         if let offset = kiosk.clockOffsetMs, abs(offset) >= 60_000 {

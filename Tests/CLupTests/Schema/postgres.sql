@@ -17,6 +17,12 @@ table dooraction: userid bigint
 table dooraction: at timestamp with time zone NOT NULL
 table dooraction: kioskid bigint
 table dooraction: staffname text
+table doorlease: kioskid bigint NOT NULL
+table doorlease: storeid bigint NOT NULL
+table doorlease: version bigint NOT NULL DEFAULT 0
+table doorlease: places bigint NOT NULL DEFAULT 0
+table doorlease: held bigint NOT NULL DEFAULT 0
+table doorlease: renewedat timestamp with time zone
 table emailtoken: tokenhash text NOT NULL
 table emailtoken: userid bigint NOT NULL
 table emailtoken: purpose text NOT NULL
@@ -268,13 +274,18 @@ constraint department department_name_check: CHECK (((length(name) >= 1) AND (le
 constraint department department_pkey: PRIMARY KEY (id)
 constraint department department_storeid_fkey: FOREIGN KEY (storeid) REFERENCES store(id) ON DELETE CASCADE
 constraint department department_storeid_name_key: UNIQUE (storeid, name)
-constraint dooraction dooraction_action_check: CHECK ((action = ANY (ARRAY['recall'::text, 'noShow'::text, 'admit'::text, 'letOut'::text, 'leftUnscanned'::text, 'scanRefused'::text, 'offlineConflict'::text, 'priority'::text])))
+constraint dooraction dooraction_action_check: CHECK ((action = ANY (ARRAY['recall'::text, 'noShow'::text, 'admit'::text, 'letOut'::text, 'leftUnscanned'::text, 'scanRefused'::text, 'offlineConflict'::text, 'priority'::text, 'offlineDoor'::text, 'phoneIn'::text])))
 constraint dooraction dooraction_kioskid_fkey: FOREIGN KEY (kioskid) REFERENCES kiosk(id) ON DELETE SET NULL
 constraint dooraction dooraction_pkey: PRIMARY KEY (id)
 constraint dooraction dooraction_reason_check: CHECK ((length(reason) <= 1200))
 constraint dooraction dooraction_reservationid_fkey: FOREIGN KEY (reservationid) REFERENCES reservation(id) ON DELETE SET NULL
 constraint dooraction dooraction_storeid_fkey: FOREIGN KEY (storeid) REFERENCES store(id) ON DELETE CASCADE
 constraint dooraction dooraction_userid_fkey: FOREIGN KEY (userid) REFERENCES "user"(id) ON DELETE SET NULL
+constraint doorlease doorlease_check: CHECK ((held >= places))
+constraint doorlease doorlease_kioskid_fkey: FOREIGN KEY (kioskid) REFERENCES kiosk(id) ON DELETE CASCADE
+constraint doorlease doorlease_pkey: PRIMARY KEY (kioskid)
+constraint doorlease doorlease_places_check: CHECK ((places >= 0))
+constraint doorlease doorlease_storeid_fkey: FOREIGN KEY (storeid) REFERENCES store(id) ON DELETE CASCADE
 constraint emailtoken emailtoken_pkey: PRIMARY KEY (tokenhash)
 constraint emailtoken emailtoken_purpose_check: CHECK ((purpose = ANY (ARRAY['confirm'::text, 'reset'::text])))
 constraint emailtoken emailtoken_userid_fkey: FOREIGN KEY (userid) REFERENCES "user"(id) ON DELETE CASCADE
@@ -407,6 +418,8 @@ index dooraction_on_reservationid: CREATE INDEX dooraction_on_reservationid ON d
 index dooraction_on_userid: CREATE INDEX dooraction_on_userid ON dooraction USING btree (userid)
 index dooraction_pkey: CREATE UNIQUE INDEX dooraction_pkey ON dooraction USING btree (id)
 index dooraction_store: CREATE INDEX dooraction_store ON dooraction USING btree (storeid, at)
+index doorlease_pkey: CREATE UNIQUE INDEX doorlease_pkey ON doorlease USING btree (kioskid)
+index doorlease_store: CREATE INDEX doorlease_store ON doorlease USING btree (storeid)
 index emailtoken_on_userid: CREATE INDEX emailtoken_on_userid ON emailtoken USING btree (userid)
 index emailtoken_pkey: CREATE UNIQUE INDEX emailtoken_pkey ON emailtoken USING btree (tokenhash)
 index formreply_on_at: CREATE INDEX formreply_on_at ON formreply USING btree (at)

@@ -16,6 +16,9 @@ CREATE INDEX "doorAction_on_userId" ON "doorAction"("userId");
 -- index doorAction_store
 CREATE INDEX "doorAction_store" ON "doorAction"("storeId", "at");
 
+-- index doorLease_store
+CREATE INDEX doorLease_store ON doorLease(storeId);
+
 -- index emailToken_on_userId
 CREATE INDEX "emailToken_on_userId" ON "emailToken"("userId");
 
@@ -166,7 +169,16 @@ CREATE TABLE dataKeyCheck (id INTEGER PRIMARY KEY CHECK (id = 1), sealed TEXT NO
 CREATE TABLE "department" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "name" TEXT NOT NULL CHECK ((LENGTH("name") >= 1) AND (LENGTH("name") <= 60)), "estimatedMinutes" INTEGER NOT NULL CHECK (("estimatedMinutes" >= 1) AND ("estimatedMinutes" <= 240)), "position" INTEGER NOT NULL, "retired" BOOLEAN NOT NULL DEFAULT 0, UNIQUE ("storeId", "name"));
 
 -- table doorAction
-CREATE TABLE "doorAction" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "reservationId" INTEGER REFERENCES "reservation"("id") ON DELETE SET NULL, "number" INTEGER, "action" TEXT NOT NULL CHECK ("action" IN ('recall', 'noShow', 'admit', 'letOut', 'leftUnscanned', 'scanRefused', 'offlineConflict', 'priority')), "reason" TEXT NOT NULL CHECK (LENGTH("reason") <= 1200), "outcome" TEXT NOT NULL, "userId" INTEGER REFERENCES "user"("id") ON DELETE SET NULL, "at" DATETIME NOT NULL, "kioskId" INTEGER REFERENCES "kiosk"("id") ON DELETE SET NULL, "staffName" TEXT);
+CREATE TABLE "doorAction" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "reservationId" INTEGER REFERENCES "reservation"("id") ON DELETE SET NULL, "number" INTEGER, "action" TEXT NOT NULL CHECK ("action" IN ('recall', 'noShow', 'admit', 'letOut', 'leftUnscanned', 'scanRefused', 'offlineConflict', 'priority', 'offlineDoor', 'phoneIn')), "reason" TEXT NOT NULL CHECK (LENGTH("reason") <= 1200), "outcome" TEXT NOT NULL, "userId" INTEGER REFERENCES "user"("id") ON DELETE SET NULL, "at" DATETIME NOT NULL, "kioskId" INTEGER REFERENCES "kiosk"("id") ON DELETE SET NULL, "staffName" TEXT);
+
+-- table doorLease
+CREATE TABLE doorLease (
+    kioskId INTEGER PRIMARY KEY REFERENCES kiosk(id) ON DELETE CASCADE,
+    storeId INTEGER NOT NULL REFERENCES store(id) ON DELETE CASCADE,
+    version INTEGER NOT NULL DEFAULT 0,
+    places INTEGER NOT NULL DEFAULT 0 CHECK (places >= 0),
+    held INTEGER NOT NULL DEFAULT 0 CHECK (held >= places),
+    renewedAt DATETIME);
 
 -- table emailToken
 CREATE TABLE "emailToken" ("tokenHash" TEXT PRIMARY KEY NOT NULL, "userId" INTEGER NOT NULL REFERENCES "user"("id") ON DELETE CASCADE, "purpose" TEXT NOT NULL CHECK ("purpose" IN ('confirm', 'reset')), "expiresAt" DATETIME NOT NULL, "usedAt" DATETIME);
