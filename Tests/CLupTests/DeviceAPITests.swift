@@ -318,6 +318,8 @@ struct DeviceAPITests {
             (String(repeating: "a", count: 65), nil, 400, "invalidScanId"),
             ("not/url safe but long enough", nil, 400, "invalidScanId"),
             (Secrets.token(), "yesterday", 400, "invalidScannedAt"),
+            (Secrets.token(), "2026-11-18T08:99:00Z", 400, "invalidScannedAt"),  // no such minute
+            (Secrets.token(), "2026-02-30T08:00:00Z", 400, "invalidScannedAt"),  // no such day
             (Secrets.token(), "2026-11-18T09:34:00Z", 409, "clockAhead"),  // 3 minutes ahead: the kiosk's clock is fast
             (Secrets.token(), "2026-11-17T09:00:00Z", 409, "scanTooOld"),
         ]

@@ -117,6 +117,8 @@ struct EntranceDesk: Sendable {
         guard let local = (try? Date(utc, strategy: .iso8601))
                 ?? (try? Date(utc, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
         else { return nil }
+        // Foundation carries a field out of range over ("12:99" is 13:39): such a time is not one.
+        guard local.formatted(.iso8601).prefix(19) == match.1.prefix(19) else { return nil }
         guard let sign = match.3, let hours = match.4.flatMap({ Int($0) }), let minutes = match.5.flatMap({ Int($0) })
         else { return local }
         guard hours < 24, minutes < 60 else { return nil }
