@@ -147,6 +147,12 @@ extension DeviceAPITests {
         // It says it holds version 2: 5.
         try renew(front)
         #expect(try held() == [5, 0])
+        // Renewed again with nothing changed, the lease is read, not written: its renewal time
+        // (and so its expiry) moves only once a minute.
+        clock.advance(30)
+        #expect(try renew(front)["expiresAt"] as? String == "2026-11-18T13:00:00.000Z")
+        clock.advance(31)
+        #expect(try renew(front)["expiresAt"] as? String == "2026-11-18T13:01:01.000Z")
         // The side door's lease: none, and it says so.
         let sideLease = try renew(side)
         #expect(sideLease["admitsOffline"] as? Bool == false && sideLease["places"] as? Int == 0)

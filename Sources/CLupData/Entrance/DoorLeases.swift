@@ -93,41 +93,68 @@ extension Doors {
     }
 
     /// Renews door `kiosk`'s lease, which it says it holds at `heldVersion` (nil: none yet), at
-    /// `now`; nil if the door does not admit offline. Under the store's lock, so leases granted
-    /// at once never overlap.
+    /// `now`; nil if the door does not admit offline. Most renewals change nothing and are
+    /// answered from a read; one that changes the lease, or is a minute past the last recorded,
+    /// is written under the store's lock, so leases granted at once never overlap.
     public func renewLease(kiosk: Kiosk, heldVersion: Int64?, now: Date) throws -> DoorLease? {
-        try database.transaction { transaction in
-            guard let store = try transaction.lockStore(kiosk.storeId)?.store else { throw StoreError.noSuchStore }
-            guard let row = try transaction.row("SELECT version, places, held FROM doorLease WHERE kioskId = \(kiosk.id)")
+        let unchanged = try database.reading { transaction -> DoorLease?? in
+            guard let lease = try AppDatabase.lease(of: kiosk.id, transaction) else { return .some(nil) }
+            guard heldVersion == lease.version, lease.held == lease.places, let renewedAt = lease.renewedAt,
+                  now.timeIntervalSince(renewedAt) < 60, now >= renewedAt,
+                  let capacity = try transaction.value("SELECT capacity FROM store WHERE id = \(kiosk.storeId)", as: Int.self),
+                  try AppDatabase.leaseShare(kiosk, capacity: capacity, now: now, transaction) == lease.places
             else { return nil }
-            var version: Int64 = try row.decode(0)
-            var places = Int(try row.decode(1, as: Int64.self))
-            var held = Int(try row.decode(2, as: Int64.self))
+            return .some(DoorLease(version: lease.version, places: lease.places, expiresAt: renewedAt + DoorLease.lapse))
+        }
+        if let unchanged { return unchanged }
+        return try database.transaction { transaction in
+            guard let store = try transaction.lockStore(kiosk.storeId)?.store else { throw StoreError.noSuchStore }
+            guard var lease = try AppDatabase.lease(of: kiosk.id, transaction) else { return nil }
             // The door holds exactly the newest grant, as spent since: nothing older.
-            if heldVersion == version { held = places }
-            let inside = try transaction.peopleInside(storeId: kiosk.storeId)
-            let elsewhere = try AppDatabase.heldElsewhere(storeId: kiosk.storeId, except: kiosk.id, now: now, transaction)
-            let doors = try transaction.value("""
-                SELECT COUNT(*) FROM kiosk WHERE storeId = \(kiosk.storeId) AND role = 'door' AND revokedAt IS NULL
-                """, as: Int.self) ?? 1
-            let share = DoorLease.share(free: store.capacity - inside, doors: doors,
-                                        unheld: store.capacity - inside - elsewhere)
-            if share != places {
-                version += 1
-                places = share
+            if heldVersion == lease.version { lease.held = lease.places }
+            let share = try AppDatabase.leaseShare(kiosk, capacity: store.capacity, now: now, transaction)
+            if share != lease.places {
+                lease.version += 1
+                lease.places = share
                 // Until the door says it has this grant, it may still hold the one before.
-                held = max(held, share)
+                lease.held = max(lease.held, share)
             }
             try transaction.execute("""
-                UPDATE doorLease SET version = \(version), places = \(places), held = \(held), renewedAt = \(now)
+                UPDATE doorLease SET version = \(lease.version), places = \(lease.places), held = \(lease.held),
+                                     renewedAt = \(now)
                 WHERE kioskId = \(kiosk.id)
                 """)
-            return DoorLease(version: version, places: places, expiresAt: now + DoorLease.lapse)
+            return DoorLease(version: lease.version, places: lease.places, expiresAt: now + DoorLease.lapse)
         }
     }
 }
 
 extension AppDatabase {
+    /// A door's lease row as stored.
+    struct LeaseRow {
+        var version: Int64
+        var places: Int
+        var held: Int
+        var renewedAt: Date?
+    }
+
+    static func lease(of kioskId: Int64, _ transaction: some SQLTransaction) throws -> LeaseRow? {
+        try transaction.row("SELECT version, places, held, renewedAt FROM doorLease WHERE kioskId = \(kioskId)").map { row in
+            LeaseRow(version: try row.decode(0), places: Int(try row.decode(1, as: Int64.self)),
+                     held: Int(try row.decode(2, as: Int64.self)), renewedAt: try row.value(3))
+        }
+    }
+
+    /// The share of the free places door `kiosk` may hold now (`DoorLease.share`).
+    static func leaseShare(_ kiosk: Kiosk, capacity: Int, now: Date, _ transaction: some SQLTransaction) throws -> Int {
+        let inside = try transaction.peopleInside(storeId: kiosk.storeId)
+        let elsewhere = try heldElsewhere(storeId: kiosk.storeId, except: kiosk.id, now: now, transaction)
+        let doors = try transaction.value("""
+            SELECT COUNT(*) FROM kiosk WHERE storeId = \(kiosk.storeId) AND role = 'door' AND revokedAt IS NULL
+            """, as: Int.self) ?? 1
+        return DoorLease.share(free: capacity - inside, doors: doors, unheld: capacity - inside - elsewhere)
+    }
+
     /// The places the store's doors other than `kioskId` hold for letting people in offline,
     /// leases lapsed excepted.
     static func heldElsewhere(storeId: StoreID, except kioskId: Int64?, now: Date, _ transaction: some SQLTransaction)
