@@ -88,6 +88,8 @@ public enum Paths {
     public static let manageStoreDoorPriority = IdPath("/manage/stores/{id}/door/priority")
     /// Which doors let people in while offline (POST: one door, on or off).
     public static let manageStoreDoorOffline = IdPath("/manage/stores/{id}/door/offline")
+    /// POST: an ordinary walk-in ticket for someone who phoned the store.
+    public static let manageStoreDoorPhone = IdPath("/manage/stores/{id}/door/phone")
     /// POST: set the PIN staff give to open the door console on the store's door kiosks.
     public static let manageStoreStaffPin = IdPath("/manage/stores/{id}/staff-pin")
     /// POST (`kiosk`: its id): revoke one of the store's kiosks; its key stops working at once.
@@ -117,6 +119,7 @@ public enum Paths {
     public static let kioskDoor = FixedPath("/kiosk/door")
     public static let kioskDoorPriority = FixedPath("/kiosk/door/priority")
     public static let kioskDoorOffline = FixedPath("/kiosk/door/offline")
+    public static let kioskDoorPhone = FixedPath("/kiosk/door/phone")
     /// Staff sign in at a door kiosk with their name and the store's staff PIN (GET: the form).
     public static let kioskStaff = FixedPath("/kiosk/staff")
     public static let kioskStaffSignOut = FixedPath("/kiosk/staff/sign-out")
@@ -144,10 +147,10 @@ public enum Paths {
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketPosition, ticketConfirm,
         storeWaitlist, waitlist, waitlistAccept, waitlistLeave,
-        bookingReply, manage, manageStore, manageNewStore, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreDoorPriority, manageStoreDoorOffline, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreEdit, manageStoreHours,
+        bookingReply, manage, manageStore, manageNewStore, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreDoorPriority, manageStoreDoorOffline, manageStoreDoorPhone, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreEdit, manageStoreHours,
         manageStoreClosures, kiosk,
         kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskSpares, kioskSparesPrinted, kioskScanner, kioskScan, kioskDoorState, kioskDoorLease, kioskBoard, kioskDoor,
-        kioskDoorPriority, kioskDoorOffline,
+        kioskDoorPriority, kioskDoorOffline, kioskDoorPhone,
         kioskStaff, kioskStaffSignOut, follow,
         apiScan, apiTickets, apiStoreStatus, apiTicketBlock, apiOfflineTickets, apiDoorState, apiDoorLease,
     ]

@@ -51,11 +51,11 @@ public struct App: Sendable {
         let codes = TicketCodes(database: database, tickets: environment.tickets)
         ReservationsArea(database: database, views: views, settings: environment.settings,
                          tickets: environment.tickets, codes: codes).addRoutes(to: forms)
-        ManageArea(database: database, views: views, settings: environment.settings, codes: codes,
+        let follow = FollowCodes(signer: environment.tickets.derived(for: "follow"))
+        ManageArea(database: database, views: views, settings: environment.settings, codes: codes, follow: follow,
                    staticPages: environment.staticPages).addRoutes(to: forms)
         let desk = EntranceDesk(database: database, tickets: environment.tickets, codes: codes)
         let watch = KioskWatch(database: database, logger: environment.logger)
-        let follow = FollowCodes(signer: environment.tickets.derived(for: "follow"))
         KioskArea(database: database, views: views, desk: desk, watch: watch, follow: follow,
                   baseURL: environment.settings.baseURL, logger: environment.logger)
             .addRoutes(to: forms)

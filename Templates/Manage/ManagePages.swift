@@ -308,9 +308,12 @@ public struct DoorConsolePage: Page {
     public var onKiosk = false
     public var staffName = ""
     /// The store's priority lane, where it has one: staff issue priority tickets here.
-    public var priority: Priority?
-    /// The priority ticket just issued, to print or to show.
+    public var priority: TicketForm?
+    /// An ordinary ticket for someone who phones, where the store keeps places for walk-ins.
+    public var phone: TicketForm?
+    /// The ticket staff just issued, to print, show or read out; whether it was for a phone call.
     public var issued: KioskTicketPage?
+    public var issuedByPhone = false
     /// The store's door kiosks, and which let people in while offline; where that is chosen.
     public var doors: [Door] = []
     public var doorsAction = ""
@@ -327,21 +330,24 @@ public struct DoorConsolePage: Page {
         }
     }
 
-    public struct Priority: Sendable {
-        public var policy: String
+    /// A form issuing a ticket: the party and the visit, no reason asked.
+    public struct TicketForm: Sendable {
+        /// The panel's id, and its fields' prefix.
+        public var id: String
+        public var title: String
+        public var intro: String
         public var action: String
         public var people: [Choice]
         public var minutes: [Choice]
         public var requestKey: String
+        public var button: String
         public var error: String?
 
-        public init(policy: String, action: String, people: [Choice], minutes: [Choice], requestKey: String, error: String?) {
-            self.policy = policy
-            self.action = action
-            self.people = people
-            self.minutes = minutes
-            self.requestKey = requestKey
-            self.error = error
+        public init(id: String, title: String, intro: String, action: String, people: [Choice], minutes: [Choice],
+                    requestKey: String, button: String, error: String?)
+        {
+            (self.id, self.title, self.intro, self.action) = (id, title, intro, action)
+            (self.people, self.minutes, self.requestKey, self.button, self.error) = (people, minutes, requestKey, button, error)
         }
     }
 
@@ -362,40 +368,43 @@ public struct DoorConsolePage: Page {
         self.log = log
     }
 
-    /// Issuing a priority ticket: the store's policy, the party and the visit, no reason asked.
-    private func priorityPanel(_ frame: Frame) -> HTML {
-        guard let priority else { return "" }
+    /// Issuing a ticket: what it is for, the party and the visit.
+    private func ticketPanel(_ form: TicketForm?, _ frame: Frame) -> HTML {
+        guard let form else { return "" }
         return """
-            <section class="panel" id="priority">
-              <h2>\(tr("door.priority.title"))</h2>
-              <p class="fine">\(tr("door.priority.intro", ["policy": priority.policy]))</p>
-              \(Fragments.formError(priority.error))
-              <form method="post" action="\(priority.action)" class="stack">
+            <section class="panel" id="\(form.id)">
+              <h2>\(form.title)</h2>
+              <p class="fine">\(form.intro)</p>
+              \(Fragments.formError(form.error))
+              <form method="post" action="\(form.action)" class="stack">
                 \(frame.csrfField)
-                <input type="hidden" name="requestKey" value="\(priority.requestKey)">
+                <input type="hidden" name="requestKey" value="\(form.requestKey)">
                 <div class="field">
-                  <label for="priority-people">\(tr("fact.people"))</label>
-                  <select id="priority-people" name="people">\(Fragments.selectOptions(priority.people))</select>
+                  <label for="\(form.id)-people">\(tr("fact.people"))</label>
+                  <select id="\(form.id)-people" name="people">\(Fragments.selectOptions(form.people))</select>
                 </div>
                 <div class="field">
-                  <label for="priority-minutes">\(tr("fact.visitLength"))</label>
-                  <select id="priority-minutes" name="minutes">\(Fragments.selectOptions(priority.minutes))</select>
+                  <label for="\(form.id)-minutes">\(tr("fact.visitLength"))</label>
+                  <select id="\(form.id)-minutes" name="minutes">\(Fragments.selectOptions(form.minutes))</select>
                 </div>
-                <button type="submit">\(tr("door.priority.issue"))</button>
+                <button type="submit">\(form.button)</button>
               </form>
             </section>
             """
     }
 
-    /// The priority ticket just issued, as the dispenser prints one.
+    /// The ticket just issued, as the dispenser prints one; for a phone call, what to read out.
     private var issuedPanel: HTML {
         guard let ticket = issued else { return "" }
+        let number = String(ticket.number)
         return """
             <section class="panel door-issued" aria-labelledby="issued-heading">
-              <h2 id="issued-heading">\(tr("door.priority.issued", ["number": String(ticket.number)]))</h2>
+              <h2 id="issued-heading">\(issuedByPhone ? tr("door.phone.issued", ["number": number]) : tr("door.priority.issued", ["number": number]))</h2>
+              \(if: issuedByPhone, "<p class=\"no-print\">\(tr("door.phone.readOut", ["number": String(ticket.number), "address": ticket.follow?.address ?? "", "code": ticket.follow?.code ?? ""]))</p>")
               \(KioskTicketPage.receipt(storeName: ticket.storeName, storeAddress: ticket.storeAddress, number: ticket.number,
                                       facts: Fragments.facts(ticket.facts), called: ticket.called, headline: ticket.headline,
-                                      code: ticket.code, note: tr("door.priority.note"), autoprint: false))
+                                      code: ticket.code, note: issuedByPhone ? tr("door.phone.note") : tr("door.priority.note"),
+                                      autoprint: false, follow: ticket.follow))
               <p class="no-print"><button type="button" class="secondary" data-print hidden>\(tr("door.priority.print"))</button></p>
             </section>
             """
@@ -463,7 +472,8 @@ public struct DoorConsolePage: Page {
                 <button type="submit">\(tr("door.submit"))</button>
               </form>
             </section>
-            \(priorityPanel(frame))
+            \(ticketPanel(phone, frame))
+            \(ticketPanel(priority, frame))
             \(doorsPanel(frame))
             <div class="door-lists">
               \(list(tr("door.called"), called, empty: tr("door.nobodyCalled")))

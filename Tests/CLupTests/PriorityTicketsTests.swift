@@ -7,7 +7,8 @@ import Testing
 @testable import CLupWeb
 
 /// Priority tickets: a manager turns the lane on; staff issue a ticket from the door console,
-/// which the store then calls in the place its policy gives it, on either engine.
+/// which the store then calls in the place its policy gives it, on either engine. Staff issue an
+/// ordinary ticket there too, for someone who phones.
 @Suite("Priority tickets")
 struct PriorityTicketsTests {
     let clock: TestClock
@@ -135,6 +136,50 @@ struct PriorityTicketsTests {
         // Rebuilt from the raw visits, the same.
         #expect(try database.statistics.rebuildStatistics() > 0)
         #expect(try browser.get("/manage/stores/\(storeId)/stats").bodyText.contains(used))
+    }
+
+    @Test("for someone who phones: an ordinary ticket from the console, read out with its follow code, let in by number")
+    func phoneIn() throws {
+        let first = try walkIn()  // called at once: the one walk-in place is free
+        let browser = try boss()
+        let console = try browser.get("/manage/stores/\(storeId)/door").bodyText
+        #expect(console.contains("Ticket for a phone call") && !console.contains("Issue a priority ticket"))
+        try browser.get("/manage/stores/\(storeId)/door")
+        let issued = try browser.post("/manage/stores/\(storeId)/door/phone",
+                                      [("people", "1"), ("minutes", "45"), ("requestKey", Secrets.token())])
+        #expect(issued.status == 303)
+        let location = try require(issued.header("Location"))
+        let id = try require(location.split(separator: "=").last.flatMap { Int64($0) }.map(ReservationID.init(rawValue:)))
+        let ticket = try reload(id)
+        #expect(ticket.walkIn && !ticket.priority && ticket.people == 1 && ticket.residenceMinutes == 45)
+        #expect(ticket.status == .waiting && ticket.number == 2 && ticket.userId == nil)
+        // The console shows it with what to read out: the number, and the code to follow it.
+        let shown = try browser.get(location).bodyText
+        let code = try require(shown.firstMatch(of: /with the code ([0-9A-Z]+-[0-9A-Z]{8})/)).1
+        #expect(shown.contains("Ticket 2 issued for a phone call"))
+        #expect(shown.contains("Read out: ticket 2. Follow it from any phone or computer at clup.example.org/t"))
+        #expect(shown.contains("<td>ticket for a phone call</td><td>2</td><td>Boss</td>"))
+        // Whoever phoned follows it from their phone: one party ahead.
+        let follow = try Browser(app).get("/t?code=\(code)")
+        #expect(follow.status == 200 && follow.bodyText.contains("Ticket 2"))
+        // When the first leaves, it is called; they give the number at the door and are let in.
+        #expect(try database.doors.scan(reservationId: first.id, at: storeId, now: clock.now).verdict == .enter)
+        clock.advance(20 * 60)
+        #expect(try database.doors.scan(reservationId: first.id, at: storeId, now: clock.now).verdict == .exit)
+        #expect(try reload(id).status == .called)
+        try browser.get("/manage/stores/\(storeId)/door")
+        let admitted = try browser.post("/manage/stores/\(storeId)/door",
+                                        [("action", "admit"), ("number", "2"), ("reason", "phoned in")])
+        #expect(admitted.status == 200 && admitted.bodyText.contains("Ticket 2 is in (1 person)."))
+        // Bad choices are refused where the form is; a store keeping no places for walk-ins
+        // offers none.
+        try browser.get("/manage/stores/\(storeId)/door")
+        let wrong = try browser.post("/manage/stores/\(storeId)/door/phone", [("people", "9"), ("minutes", "30")])
+        #expect(wrong.status == 422 && wrong.bodyText.contains("id=\"phone\""))
+        var edit = StoreEdit(store)
+        edit.walkInPercent = 0
+        _ = try database.stores.editStore(storeId, to: edit, userId: nil, now: clock.now)
+        #expect(!(try browser.get("/manage/stores/\(storeId)/door").bodyText.contains("Ticket for a phone call")))
     }
 
     /// A customer signed in, with the store's online places (three) taken by `waiting` + 3 line-ups.

@@ -83,6 +83,7 @@ struct RoutesTests {
         GET /manage/stores/{id}/door session signedIn manager managerOfStore
         POST /manage/stores/{id}/door session csrf replies signedIn manager managerOfStore
         POST /manage/stores/{id}/door/priority session csrf replies signedIn manager managerOfStore
+        POST /manage/stores/{id}/door/phone session csrf replies signedIn manager managerOfStore
         POST /manage/stores/{id}/door/offline session csrf replies signedIn manager managerOfStore
         POST /manage/stores/{id}/staff-pin session csrf replies signedIn manager managerOfStore
         POST /manage/stores/{id}/kiosks/revoke session csrf replies signedIn manager managerOfStore
@@ -112,6 +113,7 @@ struct RoutesTests {
         GET /kiosk/door session kiosk watched doorKiosk staff
         POST /kiosk/door session csrf replies kiosk watched doorKiosk staff
         POST /kiosk/door/priority session csrf replies kiosk watched doorKiosk staff
+        POST /kiosk/door/phone session csrf replies kiosk watched doorKiosk staff
         POST /kiosk/door/offline session csrf replies kiosk watched doorKiosk staff
         GET /t session
         POST /api/v1/scan jsonErrors deviceKey watched

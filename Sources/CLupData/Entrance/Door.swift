@@ -24,6 +24,8 @@ public struct DoorAction: Codable, Sendable, Identifiable, FetchableRecord, Tabl
         case offlineConflict
         /// Staff let a door admit while offline (`outcome` on) or not (off); `reason` is its label.
         case offlineDoor
+        /// An ordinary walk-in ticket staff issued for someone who phoned the store.
+        case phoneIn
     }
 
     public var id: Int64
@@ -121,7 +123,7 @@ extension Doors {
     public func door(_ kind: DoorAction.Kind, storeId: StoreID, number: Int, reason: String, by staff: DoorStaff,
                      now: Date) throws -> DoorOutcome
     {
-        precondition(![.scanRefused, .offlineConflict, .priority, .offlineDoor].contains(kind),
+        precondition(![.scanRefused, .offlineConflict, .priority, .offlineDoor, .phoneIn].contains(kind),
                      "a scan's refusal or conflict is recorded by the scan, a priority ticket as it is issued")
         return try database.transaction { transaction in
             guard let details = try transaction.lockStore(storeId) else { throw StoreError.noSuchStore }
@@ -164,7 +166,7 @@ extension Doors {
                 else { return .notApplicable(status) }
                 try AppDatabase.advanceQueue(storeId: storeId, now: now, transaction)
                 reservation.status = .done
-            case .scanRefused, .offlineConflict, .priority, .offlineDoor:
+            case .scanRefused, .offlineConflict, .priority, .offlineDoor, .phoneIn:
                 return .notApplicable(status)
             }
             try AppDatabase.recordDoorAction(kind, storeId: storeId, reservation: reservation, reason: reason,

@@ -310,10 +310,13 @@ extension Doors {
     /// walk-in share of the capacity and is called at once if a place is free. Like an online
     /// line-up it is refused while the store is closed, when the wait exceeds two hours or the
     /// visit would end after closing. `requestKey` makes a repeated form print one ticket.
+    /// Issued by `staff` at the door console — a `priority` ticket, or an ordinary one for
+    /// someone who phoned — it is logged with who issued it.
     public func issueWalkInTicket(storeId: StoreID, people: Int, residenceMinutes: Int, requestKey: String?,
-                                  priority staff: DoorStaff? = nil, now: Date) throws -> WalkInOutcome
+                                  issuedBy staff: DoorStaff? = nil, priority: Bool = false, now: Date) throws
+        -> WalkInOutcome
     {
-        let priority = staff != nil
+        precondition(staff != nil || !priority, "priority tickets are issued by staff")
         return try database.transaction { transaction in
             guard let details = try transaction.lockStore(storeId) else { return .noSuchStore }
             if let requestKey, let earlier = try Reservation.walkIn(storeId: storeId, requestKey: requestKey, transaction) {
@@ -334,11 +337,22 @@ extension Doors {
                 residenceMinutes: residenceMinutes, status: .waiting, createdAt: now, requestKey: requestKey,
                 expectedEntry: expectedEntry, priority: priority, queuePosition: before), transaction)
             if let staff {
-                try AppDatabase.recordDoorAction(.priority, storeId: storeId, reservation: ticket, reason: "",
-                                          outcome: ticket.status.rawValue, staff: staff, now: now, transaction)
+                try AppDatabase.recordDoorAction(priority ? .priority : .phoneIn, storeId: storeId, reservation: ticket,
+                                                 reason: "", outcome: ticket.status.rawValue, staff: staff, now: now,
+                                                 transaction)
             }
             try AppDatabase.advanceQueue(storeId: storeId, now: now, transaction)
             return .issued(try Reservation.find(ticket.id, transaction) ?? ticket)
+        }
+    }
+
+    /// How staff issued walk-in ticket `id` at the door console (`.priority` or `.phoneIn`),
+    /// if they did.
+    public func issuedByStaff(_ id: ReservationID) throws -> DoorAction.Kind? {
+        try database.reading { transaction in
+            try transaction.value("""
+                SELECT action FROM doorAction WHERE reservationId = \(id) AND action IN ('priority', 'phoneIn') LIMIT 1
+                """, as: String.self).flatMap(DoorAction.Kind.init(rawValue:))
         }
     }
 

@@ -54,7 +54,7 @@ struct KioskArea {
         door.get(Paths.kioskStaff, staffSignInPage)
         door.post(Paths.kioskStaff, staffSignIn)
         door.post(Paths.kioskStaffSignOut, staffSignOut)
-        let console = DoorConsole(database: database, views: views, codes: desk.codes)
+        let console = DoorConsole(database: database, views: views, codes: desk.codes, follow: follow, baseURL: baseURL)
         let staff = door.adding(.staff(database: database, signer: staffPasses))
         staff.get(Paths.kioskDoor) { context in
             try console.show(context, at: .kiosk(context.kiosk, staffName: context.staffName))
@@ -63,7 +63,10 @@ struct KioskArea {
             try console.act(context, at: .kiosk(context.kiosk, staffName: context.staffName))
         }
         staff.post(Paths.kioskDoorPriority) { context in
-            try console.issuePriority(context, at: .kiosk(context.kiosk, staffName: context.staffName))
+            try console.issueTicket(context, at: .kiosk(context.kiosk, staffName: context.staffName), priority: true)
+        }
+        staff.post(Paths.kioskDoorPhone) { context in
+            try console.issueTicket(context, at: .kiosk(context.kiosk, staffName: context.staffName), priority: false)
         }
         staff.post(Paths.kioskDoorOffline) { context in
             try console.setAdmitsOffline(context, at: .kiosk(context.kiosk, staffName: context.staffName))
@@ -225,14 +228,9 @@ struct KioskArea {
         return views.page(title: tr("ticket.title"), context, page)
     }
 
-    /// How a printed ticket is followed from any phone: its code, the page's address without
-    /// its scheme (short to type), and the whole address with the code as a QR code.
+    /// How a printed ticket is followed from any phone (`FollowCodes.block`).
     func followBlock(_ id: ReservationID) throws -> KioskTicketPage.Follow {
-        let code = follow.code(for: id)
-        let address = baseURL + Paths.follow()
-        let qr = try QRCode(encoding: address + "?code=" + code)
-        let shown = address.replacing(/^https?:\/\//, with: "")
-        return KioskTicketPage.Follow(code: code, address: shown, qr: QRDrawing(side: qr.svgSide, path: qr.svgPath))
+        try follow.block(for: id, baseURL: baseURL)
     }
 
     /// The kiosk's spare tickets for today (its block, reserved on first asking), each as the

@@ -16,6 +16,17 @@ struct FollowCodes: Sendable {
     static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
     static let checkLength = 8
 
+    /// How ticket `id` is followed from any phone: its code, the page's address under
+    /// `baseURL` without its scheme (short to type), and the whole address with the code as a
+    /// QR code.
+    func block(for id: ReservationID, baseURL: String) throws -> KioskTicketPage.Follow {
+        let code = code(for: id)
+        let address = baseURL + Paths.follow()
+        let qr = try QRCode(encoding: address + "?code=" + code)
+        let shown = address.replacing(/^https?:\/\//, with: "")
+        return KioskTicketPage.Follow(code: code, address: shown, qr: QRDrawing(side: qr.svgSide, path: qr.svgPath))
+    }
+
     /// "7K2-Q9XM4TRB": the id, a dash, the check.
     func code(for id: ReservationID) -> String {
         Self.base32(UInt64(id.rawValue)) + "-" + check(id)

@@ -9,8 +9,9 @@ import Foundation
 /// The door console for a store's staff: the tickets called, waiting and inside, and what a
 /// scanner cannot do — call again, mark a no-show, let in or out by ticket number, close a
 /// visit whose customer left without scanning — each with a reason, recorded with who did it.
-/// Refused scans appear in the same log. Where the store has a priority lane, staff issue
-/// priority tickets here too (`issuePriority`).
+/// Refused scans appear in the same log. Staff issue tickets here too (`issueTicket`): an
+/// ordinary one for someone who phones the store, and a priority one where the store has a
+/// priority lane.
 ///
 /// A manager uses it from the store's management pages, signed in; staff at the entrance use
 /// it on a door kiosk's screen, signed in there with their name and the store's staff PIN
@@ -20,6 +21,9 @@ struct DoorConsole {
     let database: AppDatabase
     let views: Views
     let codes: TicketCodes
+    /// To follow a ticket from any phone: read to someone who phoned for one.
+    let follow: FollowCodes
+    let baseURL: String
 
     /// Enough for a busy entrance's exceptions; a console left open cannot empty a queue.
     static let kioskLimit = 30
@@ -70,7 +74,14 @@ struct DoorConsole {
             }
         }
 
-        /// The console showing priority ticket `id`, just issued.
+        var phoneAction: String {
+            switch self {
+            case .manager(_, let storeId): Paths.manageStoreDoorPhone(storeId)
+            case .kiosk: Paths.kioskDoorPhone()
+            }
+        }
+
+        /// The console showing ticket `id`, just issued by staff.
         func issued(_ id: ReservationID) -> String {
             switch self {
             case .manager(_, let storeId): Paths.manageStoreDoor(storeId, query: "issued=\(id)")
@@ -87,6 +98,7 @@ struct DoorConsole {
         var message: String?
         var error: String?
         var priorityError: String?
+        var phoneError: String?
     }
 
     /// The actions staff can take, in the order offered; each is worded `door.action.<kind>`.
@@ -131,7 +143,7 @@ struct DoorConsole {
                 form.message = tr("door.done.recall", ["number": String(number),
                                                        "time": Formatting.clock(deadline, now: now, timeZone: store?.zone ?? .current)])
             case .noShow: form.message = tr("door.done.noShow", ["number": String(number)])
-            case .scanRefused, .offlineConflict, .priority, .offlineDoor: break
+            case .scanRefused, .offlineConflict, .priority, .offlineDoor, .phoneIn: break
             }
             form.number = ""
             form.reason = ""
@@ -157,14 +169,16 @@ struct DoorConsole {
         }
     }
 
-    /// A priority ticket for someone at the door who cannot wait long standing, issued by staff
-    /// (never at the public dispenser), in the place the store's lane gives it. The log keeps who
-    /// issued it, not why. The console then shows the ticket, to print or to show its number.
-    func issuePriority(_ context: some BrowserRequest, at place: Place) throws -> Response {
+    /// A ticket staff issue (never the public dispenser): with `priority`, for someone at the door
+    /// who cannot wait long standing, in the place the store's lane gives it; otherwise an
+    /// ordinary walk-in ticket for someone who phoned the store, who follows it with the code
+    /// staff read them and gives its number at the door. The log keeps who issued it, not why.
+    /// The console then shows the ticket, to print, show or read out.
+    func issueTicket(_ context: some BrowserRequest, at place: Place, priority: Bool) throws -> Response {
         let values = context.form
         var form = Form()
         func again(_ error: String, status: Int = 422) throws -> Response {
-            form.priorityError = error
+            if priority { form.priorityError = error } else { form.phoneError = error }
             return try page(context, at: place, form, status: status)
         }
         let party: (people: Int, minutes: Int)
@@ -179,8 +193,8 @@ struct DoorConsole {
             return try again(tr("door.kioskLimit", ["n": String(Self.kioskLimit)]), status: 429)
         }
         switch try database.doors.issueWalkInTicket(storeId: place.storeId, people: party.people, residenceMinutes: party.minutes,
-                                               requestKey: EntranceDesk.requestKey(values["requestKey"]), priority: staff,
-                                               now: now)
+                                               requestKey: EntranceDesk.requestKey(values["requestKey"]), issuedBy: staff,
+                                               priority: priority, now: now)
         {
         case .issued(let ticket), .alreadyIssued(let ticket):
             return .redirect(to: place.issued(ticket.id))
@@ -257,23 +271,37 @@ struct DoorConsole {
         }
         page.onKiosk = place.isKiosk
         page.staffName = place.staffName
-        let lane = store.settings.priority
-        if lane.isOn {
-            page.priority = DoorConsolePage.Priority(
-                policy: PriorityText.policy(lane), action: place.priorityAction,
+        func ticketForm(_ id: String, title: String, intro: String, button: String, action: String, error: String?)
+            -> DoorConsolePage.TicketForm
+        {
+            DoorConsolePage.TicketForm(
+                id: id, title: title, intro: intro, action: action,
                 people: (1...store.largestParty).map { Choice(value: String($0), label: Formatting.people($0), checked: $0 == 1) },
                 minutes: ResidenceTime.presets.map {
                     Choice(value: String($0), label: tr("unit.minutes", ["n": String($0)]), checked: $0 == 30)
                 },
-                requestKey: Secrets.token(), error: form.priorityError)
+                requestKey: Secrets.token(), button: button, error: error)
+        }
+        let lane = store.settings.priority
+        if lane.isOn {
+            page.priority = ticketForm("priority", title: tr("door.priority.title"),
+                                       intro: tr("door.priority.intro", ["policy": PriorityText.policy(lane)]),
+                                       button: tr("door.priority.issue"), action: place.priorityAction, error: form.priorityError)
+        }
+        if store.settings.walkInPlaces > 0 {
+            page.phone = ticketForm("phone", title: tr("door.phone.title"), intro: tr("door.phone.intro"),
+                                    button: tr("door.phone.issue"), action: place.phoneAction, error: form.phoneError)
         }
         if let issued = context.request.query["issued"].flatMap({ Int64($0) }).map(ReservationID.init(rawValue:)),
-            let ticket = try database.doors.walkInTicket(id: issued, storeId: store.id), ticket.priority,
-            now.timeIntervalSince(ticket.createdAt) < KioskArea.ticketShownFor
+            let ticket = try database.doors.walkInTicket(id: issued, storeId: store.id),
+            now.timeIntervalSince(ticket.createdAt) < KioskArea.ticketShownFor,
+            let kind = try database.doors.issuedByStaff(ticket.id)
         {
             let code = try QRCode(encoding: codes.text(for: ticket, now: now))
             let standing = database.board.standing(of: store.id, now: now)?.standing(of: ticket.id)
             page.issued = KioskTicketPage(ticket: ticket, store: store, code: code, standing: standing, now: now)
+            page.issued?.follow = try follow.block(for: ticket.id, baseURL: baseURL)
+            page.issuedByPhone = kind == .phoneIn
         }
         return views.page(title: tr("door.title", ["store": store.name]), section: place.isKiosk ? .none : .manage, context, page,
                           status: status)
@@ -322,22 +350,27 @@ struct DoorConsole {
 
 extension ManageArea {
     func door(_ context: ManagedStoreContext) throws -> Response {
-        try DoorConsole(database: database, views: views, codes: codes)
-            .show(context, at: .manager(userId: context.user.id, storeId: context.storeId))
+        try console.show(context, at: .manager(userId: context.user.id, storeId: context.storeId))
     }
 
     func doorAction(_ context: ManagedStoreContext) throws -> Response {
-        try DoorConsole(database: database, views: views, codes: codes)
-            .act(context, at: .manager(userId: context.user.id, storeId: context.storeId))
+        try console.act(context, at: .manager(userId: context.user.id, storeId: context.storeId))
     }
 
     func doorPriority(_ context: ManagedStoreContext) throws -> Response {
-        try DoorConsole(database: database, views: views, codes: codes)
-            .issuePriority(context, at: .manager(userId: context.user.id, storeId: context.storeId))
+        try console.issueTicket(context, at: .manager(userId: context.user.id, storeId: context.storeId), priority: true)
+    }
+
+    func doorPhone(_ context: ManagedStoreContext) throws -> Response {
+        try console.issueTicket(context, at: .manager(userId: context.user.id, storeId: context.storeId), priority: false)
     }
 
     func doorOffline(_ context: ManagedStoreContext) throws -> Response {
-        try DoorConsole(database: database, views: views, codes: codes)
-            .setAdmitsOffline(context, at: .manager(userId: context.user.id, storeId: context.storeId))
+        try console.setAdmitsOffline(context, at: .manager(userId: context.user.id, storeId: context.storeId))
+    }
+
+    /// The door console, for the store's managers.
+    private var console: DoorConsole {
+        DoorConsole(database: database, views: views, codes: codes, follow: follow, baseURL: settings.baseURL)
     }
 }

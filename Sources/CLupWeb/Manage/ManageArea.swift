@@ -14,6 +14,8 @@ struct ManageArea {
     let views: Views
     let settings: SiteSettings
     let codes: TicketCodes
+    /// The codes to follow a walk-in's ticket, read to someone who phoned for one.
+    let follow: FollowCodes
     /// Written again when maintenance changes, if the worker writes nginx's pages.
     var staticPages: StaticPages? = nil
 
@@ -33,6 +35,7 @@ struct ManageArea {
         store.get(Paths.manageStoreDoor, door)
         store.post(Paths.manageStoreDoor, doorAction)
         store.post(Paths.manageStoreDoorPriority, doorPriority)
+        store.post(Paths.manageStoreDoorPhone, doorPhone)
         store.post(Paths.manageStoreDoorOffline, doorOffline)
         store.post(Paths.manageStoreStaffPin, setStaffPin)
         store.post(Paths.manageStoreKioskRevoke, revokeKiosk)
