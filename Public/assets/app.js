@@ -611,6 +611,8 @@
     });
     document.addEventListener("keydown", function (event) {
       if (event.altKey || event.ctrlKey || event.metaKey) return;
+      // Typing an address is typing, not choosing.
+      if (event.target && event.target.matches && event.target.matches("input[type=email], input[type=text]")) return;
       if (event.key === "+") { event.preventDefault(); toggleLarge(); return; }
       if (event.key === "0") { event.preventDefault(); toggleAloud(); return; }
       if (/^[1-9]$/.test(event.key)) {
@@ -1154,7 +1156,8 @@
       // While tickets printed offline wait to be sent, new ones are printed here too.
       // A request that waits longer than the page does for the answer issues nothing (503 late).
       var asked = state.queued > 0 ? Promise.reject(new Error("offline")) : post(form.action, {
-        people: people, minutes: minutes, requestKey: chosen.get("requestKey"), answerWithin: "2.5" }, 2.5);
+        people: people, minutes: minutes, requestKey: chosen.get("requestKey"), email: chosen.get("email") || "",
+        answerWithin: "2.5" }, 2.5);
       asked.then(function (response) {
         if (response.type === "opaqueredirect") {
           // Issued: the ticket's page prints it. Asked again, the same ticket (its request key).

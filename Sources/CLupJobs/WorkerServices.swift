@@ -52,8 +52,9 @@ public enum WorkerServices {
     /// Turns reservation notices into messages every second (`render` writes them: the web
     /// layer's `NoticeWriter`), and starts sending the push messages that are due (each on a
     /// thread of its own). It also keeps house: hourly, what the retention rules say is no
-    /// longer kept (sessions older than `sessionLifetime` included); every minute, a WAL grown
-    /// past its limit is checkpointed and truncated.
+    /// longer kept (sessions older than `sessionLifetime` included); every minute, the addresses
+    /// walk-ins left for visits that have ended are forgotten, and a WAL grown past its limit is
+    /// checkpointed and truncated.
     public static func notices(_ database: AppDatabase, render: @escaping @Sendable (NoticeSubject) -> RenderedNotice,
                                renderWaitlist: @escaping @Sendable (WaitlistNoticeSubject) -> RenderedNotice,
                                push: PushDelivery, sessionLifetime: TimeInterval, now: @escaping @Sendable () -> Date,
@@ -76,6 +77,7 @@ public enum WorkerServices {
                 // What the privacy page says is no longer kept.
                 try database.privacy.purgePersonalData(now: now(), sessionLifetime: sessionLifetime)
             }
+            if checkpoint { try database.privacy.forgetEndedWalkIns() }
             if checkpoint, let size = try database.checkpointIfLarge() {
                 logger.info("the WAL had grown to \(size >> 20) MB: checkpointed and truncated")
             }

@@ -51,7 +51,7 @@ public struct App: Sendable {
         let codes = TicketCodes(database: database, tickets: environment.tickets)
         ReservationsArea(database: database, views: views, settings: environment.settings,
                          tickets: environment.tickets, codes: codes).addRoutes(to: forms)
-        let follow = FollowCodes(signer: environment.tickets.derived(for: "follow"))
+        let follow = FollowCodes(signer: environment.tickets.derived(for: FollowCodes.purpose))
         ManageArea(database: database, views: views, settings: environment.settings, codes: codes, follow: follow,
                    staticPages: environment.staticPages).addRoutes(to: forms)
         let desk = EntranceDesk(database: database, tickets: environment.tickets, codes: codes)

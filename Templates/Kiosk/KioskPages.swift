@@ -104,6 +104,10 @@ public struct DispenserPage: Page {
     public var requestKey: String
     public var waitText: String
     public var error: String?
+    /// The address a walk-in may leave to be told it is their turn, as typed, and why it was
+    /// refused.
+    public var email = ""
+    public var emailError: String?
 
     public init(storeName: String, presets: [Choice], people: [Choice], requestKey: String, waitText: String,
                 error: String?)
@@ -142,6 +146,15 @@ public struct DispenserPage: Page {
                     \(Self.tiles(people, name: "people"))
                   </div>
                 </fieldset>
+                <details class="dispenser-email"\(if: !email.isEmpty || emailError != nil, " open")>
+                  <summary>\(tr("kiosk.email.summary"))</summary>
+                  <div class="field">
+                    <label for="email">\(tr("kiosk.email.label"))</label>
+                    \(Fragments.fieldError(emailError, id: "email-error"))
+                    <input id="email" name="email" type="email" inputmode="email" autocomplete="off" autocapitalize="none" spellcheck="false" maxlength="254" value="\(email)" aria-describedby="email-hint\(if: emailError != nil, " email-error")"\(if: emailError != nil, " aria-invalid=\"true\"")>
+                    <p class="fine" id="email-hint">\(tr("kiosk.email.hint"))</p>
+                  </div>
+                </details>
                 <button type="submit" class="huge">\(tr("kiosk.print"))</button>
                 <p class="fine no-print" data-kiosk-keys hidden>\(tr("kiosk.keys"))</p>
               </form>
@@ -172,6 +185,8 @@ public struct KioskTicketPage: Page {
     /// How to follow the ticket from any phone: its short code, the page's address, and that
     /// address as a QR code.
     public var follow: Follow?
+    /// The holder left an address to be told by email when it is their turn.
+    public var willEmail = false
 
     public struct Follow: Sendable, Equatable {
         public var code: String
@@ -204,6 +219,7 @@ public struct KioskTicketPage: Page {
             """, """
             \(Self.receipt(storeName: storeName, storeAddress: storeAddress, number: number, facts: Fragments.facts(facts),
                            called: called, headline: headline, code: code, note: tr("kiosk.receiptNote"), follow: follow))
+            \(if: willEmail, "<p class=\"no-print notice\">\(tr("kiosk.email.willWrite"))</p>")
             <p class="no-print kiosk-next"><a class="button huge" href="\(Paths.kioskDispenser())">\(tr("kiosk.next"))</a></p>
             <p class="no-print fine" data-reset-note>\(tr("kiosk.resets", ["seconds": String(Self.resetAfter)]))</p>
             <p class="no-print" data-more-time hidden><button type="button" class="secondary">\(tr("kiosk.moreTime"))</button></p>

@@ -28,6 +28,65 @@ struct FollowTests {
         return (try require(try database.doors.walkInTicket(id: id, storeId: fixture.store.id)), try kiosk.get(location).bodyText)
     }
 
+    /// A walk-in ticket asked for at the dispenser with `email`; the response.
+    func ask(_ kiosk: Browser, email: String) throws -> Response {
+        let form = try kiosk.get("/kiosk/dispenser")
+        let requestKey = String(try require(form.bodyText.firstMatch(of: /name="requestKey" value="([^"]+)"/)).1)
+        return try kiosk.post("/kiosk/tickets", [("minutes", "30"), ("people", "1"), ("requestKey", requestKey),
+                                                 ("email", email)])
+    }
+
+    @Test("a walk-in may leave an address: told once by email when it is their turn, forgotten when the visit ends")
+    func emailWhenCalled() throws {
+        let kiosk = Browser(app, address: "192.0.2.80")
+        try kiosk.get("/kiosk")
+        #expect(try kiosk.post("/kiosk/enrol", [("key", fixture.key)]).status == 303)
+        let form = try kiosk.get("/kiosk/dispenser").bodyText
+        #expect(form.contains("Email me when it is my turn (optional)") && form.contains("type=\"email\""))
+        // Two walk-in places: a ticket called at once keeps no address, as its holder is there.
+        let now = try require(try ask(kiosk, email: "quick@example.org").header("Location"))
+        let first = try require(try database.doors.walkInTicket(id: try KioskTests.ticketId(in: now), storeId: fixture.store.id))
+        #expect(try first.status == .called && !database.doors.hasContact(first.id))
+        #expect(!(try kiosk.get(now).bodyText.contains("We will email you")))
+        let (second, _) = try printed(kiosk)
+        // A mistyped address is said, and nothing is issued.
+        let wrong = try ask(kiosk, email: "nonna@")
+        #expect(wrong.status == 422 && wrong.bodyText.contains("That does not look like an email address"))
+        #expect(wrong.bodyText.contains("value=\"nonna@\"") && wrong.bodyText.contains("<details class=\"dispenser-email\" open>"))
+        #expect(try database.reservations.liveTraffic(storeId: fixture.store.id, now: fixture.clock.now).live.count == 2)
+        // The third waits: its address is kept, sealed, and the ticket says so.
+        let location = try require(try ask(kiosk, email: " Nonna@Example.org ").header("Location"))
+        let third = try require(try database.doors.walkInTicket(id: try KioskTests.ticketId(in: location), storeId: fixture.store.id))
+        #expect(try third.status == .waiting && database.doors.hasContact(third.id))
+        #expect(try kiosk.get(location).bodyText.contains("We will email you when it is your turn."))
+        let stored = try database.reading { try $0.value("SELECT email FROM walkInContact", as: String.self) }
+        #expect(stored?.hasPrefix("s1:") == true && stored?.contains("Nonna") == false)
+
+        // The first two go in; the first leaves: the third is called, and told once by email,
+        // with the address to follow the ticket (no account to open).
+        let writer = NoticeWriter(settings: SiteSettings(baseURL: "https://clup.example.org"), tickets: Fixture.tickets)
+        for ticket in [first, second] {
+            #expect(try database.doors.scan(reservationId: ticket.id, at: fixture.store.id, now: fixture.clock.now).verdict == .enter)
+        }
+        fixture.clock.advance(600)
+        #expect(try database.doors.scan(reservationId: first.id, at: fixture.store.id, now: fixture.clock.now).verdict == .exit)
+        try database.notices.dispatchNotices(now: fixture.clock.now, render: writer.render)
+        try database.notices.dispatchNotices(now: fixture.clock.now, render: writer.render)
+        let mail = try database.notices.mail(to: "Nonna@Example.org")
+        #expect(mail.count == 1 && mail.first?.subject == "It is your turn at Bottega Duomo")
+        let body = mail.first?.body ?? ""
+        #expect(body.hasPrefix("Hello,\n\n") && body.contains("https://clup.example.org/t?code=\(codes.code(for: third.id))"))
+        #expect(body.contains("You left this address at the ticket machine of Bottega Duomo"))
+        // The visit ends: the address and the mail are forgotten; nothing else is.
+        #expect(try database.privacy.forgetEndedWalkIns() == 0)
+        #expect(try database.doors.scan(reservationId: third.id, at: fixture.store.id, now: fixture.clock.now).verdict == .enter)
+        fixture.clock.advance(600)
+        #expect(try database.doors.scan(reservationId: third.id, at: fixture.store.id, now: fixture.clock.now).verdict == .exit)
+        #expect(try database.privacy.forgetEndedWalkIns() == 1)
+        #expect(try database.notices.mail(to: "Nonna@Example.org").isEmpty && !database.doors.hasContact(third.id))
+        #expect(try database.reservations.reservation(id: third.id)?.reservation.status == .done)
+    }
+
     @Test("a code is short, reads back whatever its case, spaces and dashes, and a changed letter names nothing")
     func shortCodes() throws {
         for id in [1, 31, 32, 125_813, 9_007_199_254_740_993] as [Int64] {

@@ -20,7 +20,7 @@ extension AppDatabase {
         "managedStore", "kiosk", "staffPin", "reservation", "reservationDepartment", "notice", "outboxMessage",
         "pushSubscription", "pushMessage", "storeChange", "doorAction", "formReply", "scanReceipt", "storeSigningKey",
         "ticketBlock", "storeHour", "storeDepartmentHour", "storeLoad", "maintenanceWindow", "waitlist", "waitlistNotice",
-        "mailPace", "kioskContact", "doorLease",
+        "mailPace", "kioskContact", "doorLease", "walkInContact",
     ]
 
     /// Copies this SQLite database into `target`, a PostgreSQL database with no stores yet;

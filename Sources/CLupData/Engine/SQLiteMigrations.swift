@@ -995,6 +995,19 @@ extension AppDatabase {
             ])
         }
 
+        migrator.registerMigration("v42: a walk-in's address for 'it is your turn', until the visit ends") { db in
+            try db.execute(sql: """
+                -- The one thing a walk-in may leave at the dispenser: an address to be told it is
+                -- their turn (sealed), in the language of the screen they used. Deleted once the
+                -- visit ends, with the mail sent to it.
+                CREATE TABLE walkInContact (
+                    reservationId INTEGER PRIMARY KEY REFERENCES reservation(id) ON DELETE CASCADE,
+                    email TEXT NOT NULL,
+                    language TEXT NOT NULL CHECK (length(language) <= 8),
+                    createdAt DATETIME NOT NULL);
+                """)
+        }
+
         return migrator
     }
 

@@ -312,9 +312,10 @@ extension Doors {
     /// visit would end after closing. `requestKey` makes a repeated form print one ticket.
     /// Issued by `staff` at the door console — a `priority` ticket, or an ordinary one for
     /// someone who phoned — it is logged with who issued it.
+    /// A walk-in may leave an address (`contact`) to be told by email when it is their turn.
     public func issueWalkInTicket(storeId: StoreID, people: Int, residenceMinutes: Int, requestKey: String?,
-                                  issuedBy staff: DoorStaff? = nil, priority: Bool = false, now: Date) throws
-        -> WalkInOutcome
+                                  issuedBy staff: DoorStaff? = nil, priority: Bool = false, contact: WalkInContact? = nil,
+                                  now: Date) throws -> WalkInOutcome
     {
         precondition(staff != nil || !priority, "priority tickets are issued by staff")
         return try database.transaction { transaction in
@@ -342,7 +343,22 @@ extension Doors {
                                                  transaction)
             }
             try AppDatabase.advanceQueue(storeId: storeId, now: now, transaction)
-            return .issued(try Reservation.find(ticket.id, transaction) ?? ticket)
+            let issued = try Reservation.find(ticket.id, transaction) ?? ticket
+            // Kept only for a ticket that waits: one called at once is in the holder's hand.
+            if let contact, issued.status == .waiting {
+                try transaction.execute("""
+                    INSERT INTO walkInContact (reservationId, email, language, createdAt)
+                    VALUES (\(ticket.id), \(Sealed.seal(contact.email)), \(contact.language), \(now))
+                    """)
+            }
+            return .issued(issued)
+        }
+    }
+
+    /// Whether walk-in ticket `id`'s holder left an address to be told it is their turn.
+    public func hasContact(_ id: ReservationID) throws -> Bool {
+        try database.reading { transaction in
+            try transaction.exists("SELECT 1 FROM walkInContact WHERE reservationId = \(id)")
         }
     }
 

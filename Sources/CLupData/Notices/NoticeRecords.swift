@@ -154,10 +154,26 @@ public struct RenderedNotice: Sendable {
     }
 }
 
-/// Everything a notice's message is written from.
+/// Everything a notice's message is written from: for the account that holds the
+/// reservation, or for the address a walk-in left at the dispenser.
 public struct NoticeSubject: Sendable {
     public var notice: Notice
     public var reservation: Reservation
     public var store: Store
-    public var user: User
+    public var user: User?
+    public var walkIn: WalkInContact?
+
+    /// The language it is written in.
+    public var language: String { user?.language ?? walkIn?.language ?? "en" }
+}
+
+/// What a walk-in may leave at the dispenser: an address to be told it is their turn, in the
+/// language of the screen they used. Kept until the visit ends.
+public struct WalkInContact: Sendable, Equatable {
+    public var email: String
+    public var language: String
+
+    public init(email: String, language: String) {
+        (self.email, self.language) = (email, String(language.prefix(8)))
+    }
 }

@@ -43,12 +43,24 @@ extension Notices {
             for notice in notices {
                 try transaction.execute("UPDATE notice SET dispatchedAt = \(now) WHERE id = \(notice.id)")
                 guard let reservation = try Reservation.find(notice.reservationId, transaction),
-                    notice.appliesTo.contains(reservation.status), let userId = reservation.userId,
-                    let user = try AppDatabase.user(id: userId, transaction),
+                    notice.appliesTo.contains(reservation.status),
                     let store = try transaction.record("""
                         SELECT \(unescaped: AppDatabase.storeColumns) FROM store WHERE id = \(reservation.storeId)
                         """, as: Store.self)
                 else { continue }
+                guard let userId = reservation.userId else {
+                    // A walk-in who left an address at the dispenser: by email, the one way.
+                    if let contact = try AppDatabase.walkInContact(reservation.id, transaction) {
+                        let message = render(NoticeSubject(notice: notice, reservation: reservation, store: store,
+                                                           walkIn: contact))
+                        try AppDatabase.insert(NewOutboxMessage(recipient: contact.email, subject: message.subject,
+                                                                body: message.body, now: now,
+                                                                priority: notice.kind.mailPriority, about: notice),
+                                               transaction)
+                    }
+                    continue
+                }
+                guard let user = try AppDatabase.user(id: userId, transaction) else { continue }
                 let message = render(NoticeSubject(notice: notice, reservation: reservation, store: store, user: user))
                 // A notice whose push was lost goes by email alone, unless it went by email already.
                 let pushed = notice.emailOnly ? 0 : try AppDatabase.push(message, to: user, now: now, notice: notice.id, transaction)

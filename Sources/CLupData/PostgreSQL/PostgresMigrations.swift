@@ -154,6 +154,14 @@ enum PostgresMigrations {
                 ('recall', 'noShow', 'admit', 'letOut', 'leftUnscanned', 'scanRefused', 'offlineConflict', 'priority',
                  'offlineDoor', 'phoneIn'));
             """),
+        ("a walk-in's address for 'it is your turn', until the visit ends (SQLite's 42)", """
+            CREATE TABLE walkInContact (
+                reservationId bigint PRIMARY KEY REFERENCES reservation(id) ON DELETE CASCADE,
+                email text NOT NULL,
+                language text NOT NULL CHECK (length(language) <= 8),
+                createdAt timestamptz NOT NULL
+            );
+            """),
     ]
 
     /// Brings the schema up to date; several workers starting at once take turns on an

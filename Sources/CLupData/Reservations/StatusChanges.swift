@@ -238,10 +238,13 @@ extension AppDatabase {
     static func notice(_ kind: Notice.Kind, reservationId: ReservationID, reason: Notice.Reason? = nil, now: Date,
                        _ transaction: some SQLTransaction) throws
     {
+        // A walk-in is told only that it is their turn, and only if they left an address.
+        let walkIn: SQL = kind == .yourTurn
+            ? "OR EXISTS (SELECT 1 FROM walkInContact c WHERE c.reservationId = reservation.id)" : ""
         try transaction.execute("""
             INSERT INTO notice (reservationId, kind, reason, createdAt)
             SELECT id, \(kind.rawValue), \(reason?.rawValue), \(now) FROM reservation
-            WHERE id = \(reservationId) AND userId IS NOT NULL
+            WHERE id = \(reservationId) AND (userId IS NOT NULL \(walkIn))
             ON CONFLICT (reservationId, kind) DO NOTHING
             """)
     }

@@ -148,9 +148,10 @@ struct EntranceDesk: Sendable {
         sent.flatMap { Secrets.isWellFormed($0, minimumLength: 16) ? $0 : nil }
     }
 
-    /// Issues a walk-in ticket, validating the choices as the kiosk's form or the API sent them.
-    func issueTicket(people: Int?, minutes: Int?, requestKey: String?, kiosk: Kiosk, now: Date) throws
-        -> Result<Reservation, EntranceError>
+    /// Issues a walk-in ticket, validating the choices as the kiosk's form or the API sent them;
+    /// `contact`, an address the walk-in left to be told when it is their turn.
+    func issueTicket(people: Int?, minutes: Int?, requestKey: String?, kiosk: Kiosk, contact: WalkInContact? = nil,
+                     now: Date) throws -> Result<Reservation, EntranceError>
     {
         let party: (people: Int, minutes: Int)
         switch Self.party(people: people, minutes: minutes, largestParty: largestParty(of: kiosk)) {
@@ -158,7 +159,7 @@ struct EntranceDesk: Sendable {
         case .failure(let problem): return .failure(problem)
         }
         switch try database.doors.issueWalkInTicket(storeId: kiosk.storeId, people: party.people, residenceMinutes: party.minutes,
-                                               requestKey: Self.requestKey(requestKey), now: now)
+                                               requestKey: Self.requestKey(requestKey), contact: contact, now: now)
         {
         case .issued(let ticket), .alreadyIssued(let ticket):
             return .success(ticket)

@@ -191,23 +191,33 @@ struct KioskArea {
         } catch let error as EntranceError {
             return DeviceArea.error(error)
         }
+        // An address to be told it is their turn, if they left one: checked before anything is issued.
+        let email = String((context.form["email"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines).prefix(300))
+        if !email.isEmpty, AccountFields.emailProblem(email) != nil {
+            return try dispenserPage(context, error: nil, email: email, emailError: tr("kiosk.email.invalid"))
+        }
         let outcome = try desk.issueTicket(
             people: context.form["people"].flatMap { Int($0) }, minutes: context.form["minutes"].flatMap { Int($0) },
-            requestKey: context.form["requestKey"], kiosk: context.kiosk, now: context.now)
+            requestKey: context.form["requestKey"], kiosk: context.kiosk,
+            contact: email.isEmpty ? nil : WalkInContact(email: email, language: Language.current.rawValue), now: context.now)
         switch outcome {
         case .success(let ticket):
             return .redirect(to: printedTicketLink(ticket.id, kioskId: context.kiosk.id))
         case .failure(let error):
-            return try dispenserPage(context, error: error)
+            return try dispenserPage(context, error: error, email: email)
         }
     }
 
-    private func dispenserPage(_ context: KioskContext, error: EntranceError?) throws -> Response {
+    private func dispenserPage(_ context: KioskContext, error: EntranceError?, email: String = "", emailError: String? = nil)
+        throws -> Response
+    {
         guard let (entry, standing) = database.board.live(context.kiosk.storeId, now: context.now) else {
             throw HTTPError.notFound
         }
-        let page = DispenserPage(entry: entry, standing: standing, now: context.now, error: error?.message)
-        return views.page(title: tr("kiosk.takeTicket"), context, page, status: error?.status ?? 200)
+        var page = DispenserPage(entry: entry, standing: standing, now: context.now, error: error?.message)
+        page.email = email
+        page.emailError = emailError
+        return views.page(title: tr("kiosk.takeTicket"), context, page, status: error?.status ?? (emailError == nil ? 200 : 422))
     }
 
     /// The ticket to print: only one this kiosk printed (`printedTicketLink`), never a priority
@@ -225,6 +235,7 @@ struct KioskArea {
         var page = KioskTicketPage(ticket: ticket, store: store, code: code,
                                    standing: try desk.standing(of: ticket, now: context.now), now: context.now)
         page.follow = try followBlock(ticket.id)
+        page.willEmail = try database.doors.hasContact(ticket.id)
         return views.page(title: tr("ticket.title"), context, page)
     }
 

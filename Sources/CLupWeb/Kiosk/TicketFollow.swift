@@ -13,6 +13,9 @@ import Foundation
 struct FollowCodes: Sendable {
     let signer: TicketToken
 
+    /// What the server's secret is derived for, to sign the codes.
+    static let purpose = "follow"
+
     static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
     static let checkLength = 8
 

@@ -11,10 +11,13 @@ public struct NoticeWriter: Sendable {
     let baseURL: String
     /// Signs a booking reminder's Confirm and Cancel links.
     let replies: TicketToken
+    /// A walk-in's ticket is followed by its code, not from an account.
+    let follow: FollowCodes
 
     public init(settings: SiteSettings, tickets: TicketToken) {
         baseURL = settings.baseURL
         replies = tickets.derived(for: ReservationsArea.replyPurpose)
+        follow = FollowCodes(signer: tickets.derived(for: FollowCodes.purpose))
     }
 
     /// The push payload the service worker shows: a title, a body, the page a tap opens, and a
@@ -27,9 +30,9 @@ public struct NoticeWriter: Sendable {
         var renotify: Bool
     }
 
-    /// The notice in the language of the account it is for.
+    /// The notice in the language of the account it is for, or of the screen a walk-in used.
     public func render(_ subject: NoticeSubject) -> RenderedNotice {
-        Language.$current.withValue(Language(rawValue: subject.user.language) ?? .en) { write(subject) }
+        Language.$current.withValue(Language(rawValue: subject.language) ?? .en) { write(subject) }
     }
 
     /// A waiting-list notice in the language of the account it is for.
@@ -79,13 +82,15 @@ public struct NoticeWriter: Sendable {
 
     /// The email and push payload of a notice's texts.
     private func rendered(_ text: (subject: String, body: String, title: String, push: String), url: String, tag: String,
-                          urgency: String, lifetime: TimeInterval, user: User) -> RenderedNotice
+                          urgency: String, lifetime: TimeInterval, user: User?, store: String = "") -> RenderedNotice
     {
-        let greeting = tr("mail.hello", ["name": user.displayName]) + "\n\n"
-        let footer = "\n\n— CLup\n\n" + tr("notice.footer", ["link": "\(baseURL)\(Paths.account())#notifications"]) + "\n"
+        let greeting = user.map { tr("mail.hello", ["name": $0.displayName]) } ?? tr("mail.helloWalkIn")
+        let why = user == nil ? tr("notice.footerWalkIn", ["store": store])
+            : tr("notice.footer", ["link": "\(baseURL)\(Paths.account())#notifications"])
+        let footer = "\n\n— CLup\n\n" + why + "\n"
         let payload = PushPayload(title: text.title, body: text.push, url: url, tag: tag, renotify: true)
         let push = (try? JSONEncoder().encode(payload)).map { String(decoding: $0, as: UTF8.self) }
-        return RenderedNotice(subject: text.subject, body: greeting + text.body + footer, push: push, urgency: urgency,
+        return RenderedNotice(subject: text.subject, body: greeting + "\n\n" + text.body + footer, push: push, urgency: urgency,
                               pushLifetime: lifetime)
     }
 
@@ -94,7 +99,9 @@ public struct NoticeWriter: Sendable {
         let store = subject.store
         let now = subject.notice.createdAt
         func time(_ date: Date) -> String { Formatting.clock(date, now: now, timeZone: store.zone) }
-        let ticketURL = baseURL + Paths.ticket(reservation.id)
+        // A walk-in follows their ticket by its code; a customer opens it in their account.
+        let ticketURL = subject.user == nil
+            ? baseURL + Paths.follow(query: "code=" + follow.code(for: reservation.id)) : baseURL + Paths.ticket(reservation.id)
         var text: (subject: String, body: String, title: String, push: String)
         var url = ticketURL
         var urgency = "normal"
@@ -183,6 +190,6 @@ public struct NoticeWriter: Sendable {
                 tr("notice.unconfirmed.push", ["store": store.name, "time": time(reservation.slotStart ?? now)]))
         }
         return rendered(text, url: url, tag: "reservation-\(reservation.id)", urgency: urgency, lifetime: lifetime,
-                        user: subject.user)
+                        user: subject.user, store: store.name)
     }
 }

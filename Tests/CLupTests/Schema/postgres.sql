@@ -262,6 +262,10 @@ table waitlistnotice: waitlistid bigint NOT NULL
 table waitlistnotice: kind text NOT NULL
 table waitlistnotice: createdat timestamp with time zone NOT NULL
 table waitlistnotice: dispatchedat timestamp with time zone
+table walkincontact: reservationid bigint NOT NULL
+table walkincontact: email text NOT NULL
+table walkincontact: language text NOT NULL
+table walkincontact: createdat timestamp with time zone NOT NULL
 constraint "user" user_language_check: CHECK ((language = ANY (ARRAY['en'::text, 'it'::text])))
 constraint "user" user_pkey: PRIMARY KEY (id)
 constraint "user" user_role_check: CHECK ((role = ANY (ARRAY['customer'::text, 'manager'::text, 'admin'::text])))
@@ -409,6 +413,9 @@ constraint waitlist waitlist_residenceminutes_check: CHECK (((residenceminutes >
 constraint waitlist waitlist_status_check: CHECK ((status = ANY (ARRAY['waiting'::text, 'offered'::text, 'accepted'::text, 'passed'::text, 'left'::text, 'closed'::text])))
 constraint waitlist waitlist_storeid_fkey: FOREIGN KEY (storeid) REFERENCES store(id) ON DELETE CASCADE
 constraint waitlist waitlist_userid_fkey: FOREIGN KEY (userid) REFERENCES "user"(id) ON DELETE CASCADE
+constraint walkincontact walkincontact_language_check: CHECK ((length(language) <= 8))
+constraint walkincontact walkincontact_pkey: PRIMARY KEY (reservationid)
+constraint walkincontact walkincontact_reservationid_fkey: FOREIGN KEY (reservationid) REFERENCES reservation(id) ON DELETE CASCADE
 index datakeycheck_pkey: CREATE UNIQUE INDEX datakeycheck_pkey ON datakeycheck USING btree (id)
 index department_on_storeid: CREATE INDEX department_on_storeid ON department USING btree (storeid)
 index department_pkey: CREATE UNIQUE INDEX department_pkey ON department USING btree (id)
@@ -495,6 +502,7 @@ index waitlist_oneopen: CREATE UNIQUE INDEX waitlist_oneopen ON waitlist USING b
 index waitlist_open: CREATE INDEX waitlist_open ON waitlist USING btree (storeid, slotstart, id) WHERE (status = ANY (ARRAY['waiting'::text, 'offered'::text]))
 index waitlist_pkey: CREATE UNIQUE INDEX waitlist_pkey ON waitlist USING btree (id)
 index waitlist_user: CREATE INDEX waitlist_user ON waitlist USING btree (userid, id)
+index walkincontact_pkey: CREATE UNIQUE INDEX walkincontact_pkey ON walkincontact USING btree (reservationid)
 trigger reservation_capacity: CREATE TRIGGER reservation_capacity BEFORE INSERT OR UPDATE OF status ON reservation FOR EACH ROW EXECUTE FUNCTION reservation_capacity()
 trigger store_created: CREATE TRIGGER store_created AFTER INSERT ON store FOR EACH ROW EXECUTE FUNCTION store_created()
 function reservation_capacity: CREATE OR REPLACE FUNCTION reservation_capacity()

@@ -340,6 +340,13 @@ CREATE TABLE waitlistNotice (
     UNIQUE (waitlistId, kind)
 );
 
+-- table walkInContact
+CREATE TABLE walkInContact (
+    reservationId INTEGER PRIMARY KEY REFERENCES reservation(id) ON DELETE CASCADE,
+    email TEXT NOT NULL,
+    language TEXT NOT NULL CHECK (length(language) <= 8),
+    createdAt DATETIME NOT NULL);
+
 -- trigger reservation_capacity
 CREATE TRIGGER reservation_capacity BEFORE UPDATE OF status ON reservation
 WHEN NEW.status = 'inside' AND OLD.status <> 'inside'
