@@ -324,7 +324,7 @@ struct DoorConsole {
             why: why)
     }
 
-    /// "holds 3 places for offline".
+    /// What a door holds for letting people in offline, in words: "holds 3 places".
     static func holds(_ places: Int) -> String {
         tr("door.doors.holds", count: places)
     }
