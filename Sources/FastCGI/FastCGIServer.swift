@@ -19,7 +19,7 @@ import Glibc
 /// leaves as STDOUT records and END_REQUEST in one buffer.
 /// SIGTERM or SIGINT stops accepting; requests in flight finish; `run` then returns.
 public final class FastCGIServer: @unchecked Sendable {
-    // @unchecked: the mutable state is `stopping`, guarded by `lock`; the listening descriptors
+    // @unchecked: the mutable state is `stopping` and `lastRefusalLogged`, guarded by `lock`; the listening descriptors
     // are written once in `init` and only read afterwards.
 
     /// Where the server listens.
@@ -29,12 +29,22 @@ public final class FastCGIServer: @unchecked Sendable {
         case unix(path: String, mode: mode_t, group: gid_t? = nil)
         /// TCP on 127.0.0.1 (for tests and benchmarks; production uses the unix socket).
         case tcp(port: Int)
+        /// TCP on `address` (an IPv4 or IPv6 address of this host, for web servers on other
+        /// hosts), answering only peers in `allowed`: anyone else's connection is closed unread.
+        case network(address: String, port: Int, allowed: [PeerNetwork])
 
         public var description: String {
             switch self {
             case .unix(let path, _, _): "unix:\(path)"
             case .tcp(let port): "127.0.0.1:\(port)"
+            case .network(let address, let port, _): address.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)"
             }
+        }
+
+        /// The peers it answers; nil for any (a unix socket's permissions, or loopback, decide).
+        var allowed: [PeerNetwork]? {
+            if case .network(_, _, let allowed) = self { return allowed }
+            return nil
         }
     }
 
@@ -94,6 +104,8 @@ public final class FastCGIServer: @unchecked Sendable {
     private let listenFDs: [Int32]
     private let lock = NSLock()
     private var stopping = false
+    /// When a refused peer was last logged (`refused`), guarded by `lock`.
+    private var lastRefusalLogged: ContinuousClock.Instant?
 
     /// Opens the listening sockets. Nothing is accepted until `run`.
     public init(configuration: Configuration, logger: Logger) throws {
@@ -110,7 +122,7 @@ public final class FastCGIServer: @unchecked Sendable {
                     throw Error.cannotListen(listener.endpoint.description, errno: errno)
                 }
                 chmod(path, mode)
-            case .tcp:
+            case .tcp, .network:
                 fd = try Self.listen(endpoint: listener.endpoint, backlog: configuration.backlog)
             }
             descriptors.append(fd)
@@ -137,6 +149,24 @@ public final class FastCGIServer: @unchecked Sendable {
             address.sin_port = in_port_t(UInt16(port).bigEndian)
             address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
             return try listen(family: AF_INET, address: address, endpoint: endpoint, backlog: backlog)
+        case .network(let host, let port, _):
+            guard (1...65535).contains(port) else { throw Error.cannotListen(endpoint.description, errno: EINVAL) }
+            if host.contains(":") {
+                var address = sockaddr_in6()
+                address.sin6_family = sa_family_t(AF_INET6)
+                address.sin6_port = in_port_t(UInt16(port).bigEndian)
+                guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else {
+                    throw Error.cannotListen(endpoint.description, errno: EINVAL)
+                }
+                return try listen(family: AF_INET6, address: address, endpoint: endpoint, backlog: backlog)
+            }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+                throw Error.cannotListen(endpoint.description, errno: EINVAL)
+            }
+            return try listen(family: AF_INET, address: address, endpoint: endpoint, backlog: backlog)
         }
     }
 
@@ -145,7 +175,7 @@ public final class FastCGIServer: @unchecked Sendable {
         let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Error.cannotListen(endpoint.description, errno: errno) }
         var on: Int32 = 1
-        if family == AF_INET { setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size)) }
+        if family != AF_UNIX { setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size)) }
         var address = address
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
@@ -206,7 +236,7 @@ public final class FastCGIServer: @unchecked Sendable {
                         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(clup_thread_id()), niceness)
                     }
                     #endif
-                    serveLoop(listenFD: fd, handler: handler)
+                    serveLoop(listenFD: fd, allowed: listener.endpoint.allowed, handler: handler)
                     group.leave()
                 }
                 thread.name = "fastcgi-" + name
@@ -221,12 +251,16 @@ public final class FastCGIServer: @unchecked Sendable {
         logger.info("stopped")
     }
 
-    private func serveLoop(listenFD: Int32, handler: Handler) {
+    private func serveLoop(listenFD: Int32, allowed: [PeerNetwork]?, handler: Handler) {
         var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
         while !isStopping {
             // A connection accepted while stopping is still served: only a failed accept (the
             // listening socket shut down) ends the loop.
-            let connection = accept(listenFD, nil, nil)
+            var peer = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let connection = withUnsafeMutablePointer(to: &peer) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listenFD, $0, &length) }
+            }
             guard connection >= 0 else {
                 if isStopping { break }
                 if errno == EINTR || errno == ECONNABORTED { continue }
@@ -235,9 +269,49 @@ public final class FastCGIServer: @unchecked Sendable {
                 continue
             }
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+            if let allowed {
+                let address = Self.address(of: &peer)
+                guard let address, allowed.contains(where: { $0.contains(address) }) else {
+                    refused(address)
+                    close(connection)
+                    continue
+                }
+            }
             serve(connection: connection, handler: handler, readBuffer: &readBuffer)
             close(connection)
         }
+    }
+
+    /// The peer's address bytes (4 or 16), from what `accept` filled in.
+    private static func address(of peer: inout sockaddr_storage) -> [UInt8]? {
+        switch Int32(peer.ss_family) {
+        case AF_INET:
+            return withUnsafeBytes(of: &peer) { raw in
+                let address = raw.load(as: sockaddr_in.self).sin_addr
+                return withUnsafeBytes(of: address) { Array($0) }
+            }
+        case AF_INET6:
+            return withUnsafeBytes(of: &peer) { raw in
+                let address = raw.load(as: sockaddr_in6.self).sin6_addr
+                return withUnsafeBytes(of: address) { Array($0) }
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// Says that a peer outside the allowed networks was refused: at most once a second, so a
+    /// stranger knocking cannot fill the log.
+    private func refused(_ address: [UInt8]?) {
+        let now = ContinuousClock.now
+        let say = lock.withLock {
+            guard lastRefusalLogged.map({ now - $0 >= .seconds(1) }) ?? true else { return false }
+            lastRefusalLogged = now
+            return true
+        }
+        guard say else { return }
+        let who = address.flatMap { bytes in PeerNetwork.address(bytes: bytes) } ?? "an unknown address"
+        logger.warning("refused a FastCGI connection from \(who): not among the allowed networks")
     }
 
     /// Reads requests off one connection and answers them, until the web server closes it, does

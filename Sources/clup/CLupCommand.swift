@@ -254,6 +254,12 @@ struct Serve: ParsableCommand {
     @Option(help: "Listen on TCP 127.0.0.1:PORT instead of the unix socket.")
     var port: Int?
 
+    @Option(help: "Listen on TCP ADDRESS:PORT (an address of this host, [v6]:PORT for IPv6) for web servers on other hosts, instead of the unix socket; the entrance on the next port. Needs --allow-from.")
+    var listen: String?
+
+    @Option(help: "With --listen: a web server's address or network (10.0.0.5, 10.0.0.0/24) allowed to connect; give it once per network. Others are refused.")
+    var allowFrom: [String] = []
+
     @Option(help: "Permission bits of the socket, octal (0660 lets the web server's group connect).")
     var socketMode: String = "0660"
 
@@ -289,6 +295,51 @@ struct Serve: ParsableCommand {
     @OptionGroup var push: PushOptions
     @OptionGroup var clock: ClockOptions
 
+    /// Where the pages and the entrance are served: unix sockets, TCP on loopback (`--port`), or
+    /// TCP on an address of this host for the web servers `--allow-from` names (`--listen`).
+    func endpoints(mode: mode_t, group: gid_t?) throws -> (pages: FastCGIServer.Endpoint, entrance: FastCGIServer.Endpoint) {
+        if let listen {
+            guard port == nil else { throw ValidationError("give --listen or --port, not both") }
+            guard let (address, port) = Self.hostAndPort(listen), port < 65535 else {
+                throw ValidationError("--listen: ADDRESS:PORT, with an IPv4 address or [an IPv6 one], and a port below 65535")
+            }
+            guard !allowFrom.isEmpty else {
+                throw ValidationError("--listen answers only the web servers --allow-from names: give at least one")
+            }
+            let allowed = try allowFrom.map { text in
+                guard let network = PeerNetwork(text) else {
+                    throw ValidationError("--allow-from \(text): an address or a network such as 10.0.0.0/24")
+                }
+                return network
+            }
+            return (.network(address: address, port: port, allowed: allowed),
+                    .network(address: address, port: entrancePort ?? port + 1, allowed: allowed))
+        }
+        guard allowFrom.isEmpty else { throw ValidationError("--allow-from goes with --listen") }
+        if let port { return (.tcp(port: port), .tcp(port: entrancePort ?? port + 1)) }
+        return (.unix(path: socket, mode: mode, group: group),
+                .unix(path: entranceSocket ?? Self.entranceSocket(for: socket), mode: mode, group: group))
+    }
+
+    /// "10.0.0.5:9000" or "[fd00::5]:9000", as an address and a port; nil if it is neither.
+    static func hostAndPort(_ text: String) -> (address: String, port: Int)? {
+        let address: Substring
+        let port: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            address = text[text.index(after: text.startIndex)..<close]
+            port = text[text.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            address = text[..<colon]
+            port = text[text.index(after: colon)...]
+        }
+        guard let number = Int(port), (1...65535).contains(number), !port.hasPrefix("+"),
+              PeerNetwork.address(String(address)) != nil
+        else { return nil }
+        return (String(address), number)
+    }
+
     func run() throws {
         let logger = Logger(label: "clup")
         guard Sodium.ensureInitialized() else { throw ValidationError("libsodium could not be initialised") }
@@ -319,9 +370,7 @@ struct Serve: ParsableCommand {
             try keeper?.keep(from: environment.database, now: now())
         }
         let app = App(environment: environment, views: views)
-        let endpoint: FastCGIServer.Endpoint = port.map { .tcp(port: $0) } ?? .unix(path: socket, mode: mode, group: group)
-        let entrance: FastCGIServer.Endpoint = port.map { .tcp(port: entrancePort ?? $0 + 1) }
-            ?? .unix(path: entranceSocket ?? Self.entranceSocket(for: socket), mode: mode, group: group)
+        let (endpoint, entrance) = try endpoints(mode: mode, group: group)
         let server = try FastCGIServer(
             // Page threads yield the CPU to the entrance's when both have work (nice 5: a
             // third of the weight), so a scan at the door does not wait behind page renders.
