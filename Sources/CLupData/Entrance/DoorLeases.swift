@@ -54,8 +54,7 @@ extension Doors {
     public func offlineDoors(storeId: StoreID, now: Date) throws -> [OfflineDoor] {
         try database.reading { transaction in
             try transaction.rows("""
-                SELECT k.id, k.label, l.kioskId IS NOT NULL,
-                       CASE WHEN l.renewedAt >= \(now - DoorLease.lapse) THEN l.held ELSE 0 END
+                SELECT k.id, k.label, l.kioskId IS NOT NULL, \(AppDatabase.heldPlaces(now: now))
                 FROM kiosk k LEFT JOIN doorLease l ON l.kioskId = k.id
                 WHERE k.storeId = \(storeId) AND k.role = 'door' AND k.revokedAt IS NULL
                 ORDER BY k.id
@@ -161,9 +160,15 @@ extension AppDatabase {
         throws -> Int
     {
         try transaction.value("""
-            SELECT CAST(COALESCE(SUM(held), 0) AS BIGINT) FROM doorLease
-            WHERE storeId = \(storeId) AND kioskId <> \(kioskId ?? 0) AND renewedAt >= \(now - DoorLease.lapse)
+            SELECT CAST(COALESCE(SUM(\(heldPlaces(now: now))), 0) AS BIGINT) FROM doorLease l
+            WHERE l.storeId = \(storeId) AND l.kioskId <> \(kioskId ?? 0)
             """, as: Int.self) ?? 0
+    }
+
+    /// The places CLup counts a door's lease (the `doorLease` row `l`) as holding at `now`:
+    /// its `held`, or none once it has gone unrenewed past `DoorLease.lapse`.
+    static func heldPlaces(now: Date) -> SQL {
+        "CASE WHEN l.renewedAt >= \(now - DoorLease.lapse) THEN l.held ELSE 0 END"
     }
 
     /// Door `kioskId` let `people` in (`spend`) or out while offline: its lease changes as the

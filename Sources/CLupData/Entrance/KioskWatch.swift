@@ -78,7 +78,7 @@ extension Doors {
                 SELECT k.id, k.storeId, k.label, k.role, c.seenAt, c.version, c.queued, c.clockOffsetMs,
                        (SELECT COUNT(*) FROM doorAction d WHERE d.kioskId = k.id AND d.at >= \(now - 86400)
                           AND d.action IN ('scanRefused', 'offlineConflict')),
-                       l.kioskId IS NOT NULL, CASE WHEN l.renewedAt >= \(now - DoorLease.lapse) THEN l.held ELSE 0 END
+                       l.kioskId IS NOT NULL, \(AppDatabase.heldPlaces(now: now))
                 FROM kiosk k LEFT JOIN kioskContact c ON c.kioskId = k.id LEFT JOIN doorLease l ON l.kioskId = k.id
                 WHERE k.revokedAt IS NULL \(store)
                 ORDER BY k.storeId, k.id

@@ -30,7 +30,7 @@ struct DeviceArea {
 
     /// Only a door kiosk's key scans: a dispenser's opens no door.
     func scan(_ context: DeviceContext) throws -> Response {
-        guard context.kiosk.role.isAtTheDoor else { throw EntranceError(403, "wrongRole", tr("api.notAtTheDoor")) }
+        try requireDoor(context)
         let body = try decode(ScanRequest.self, from: context.request)
         guard let scanId = body.scanId else {
             if body.scannedAt != nil || body.offlineResult != nil || body.answerWithin != nil {
@@ -44,17 +44,22 @@ struct DeviceArea {
         return .json(text: answer.answer)
     }
 
+    /// Only a door kiosk's key scans or keeps the door's state: a dispenser's opens no door.
+    private func requireDoor(_ context: DeviceContext) throws {
+        guard context.kiosk.role.isAtTheDoor else { throw EntranceError(403, "wrongRole", tr("api.notAtTheDoor")) }
+    }
+
     /// What a door keeps to decide by itself while CLup cannot be reached, as the door kiosk's
     /// page keeps it: the store's keys, rules, live tickets and count inside.
     func doorState(_ context: DeviceContext) throws -> Response {
-        guard context.kiosk.role.isAtTheDoor else { throw EntranceError(403, "wrongRole", tr("api.notAtTheDoor")) }
+        try requireDoor(context)
         return .json(try desk.doorState(kiosk: context.kiosk, now: context.now))
     }
 
     /// Renews the door's lease on places for letting people in offline; the body says which
     /// grant the door holds (`heldVersion`, null before its first).
     func doorLease(_ context: DeviceContext) throws -> Response {
-        guard context.kiosk.role.isAtTheDoor else { throw EntranceError(403, "wrongRole", tr("api.notAtTheDoor")) }
+        try requireDoor(context)
         let body = try decode(LeaseRequest.self, from: context.request)
         return .json(try desk.lease(kiosk: context.kiosk, heldVersion: body.heldVersion, now: context.now))
     }
