@@ -72,6 +72,10 @@ public final class FastCGIServer: @unchecked Sendable {
         /// Bodies larger than this are answered without being read.
         public var maxBodySize: Int
         public var backlog: Int32
+        /// Whether `run` sets the process's signals: SIGPIPE ignored, SIGTERM and SIGINT
+        /// stopping the server. Off for a server that is a guest in another process (a test),
+        /// whose children would otherwise inherit SIGTERM and SIGINT ignored.
+        public var ownsSignals = true
 
         public init(listeners: [Listener], maxBodySize: Int, backlog: Int32 = 1024) {
             self.listeners = listeners
@@ -207,10 +211,12 @@ public final class FastCGIServer: @unchecked Sendable {
 
     /// Serves requests on `configuration.threads` threads until SIGTERM, SIGINT or `stop()`.
     public func run(handler: @escaping Handler) {
-        signal(SIGPIPE, SIG_IGN)  // a client gone mid-response must not kill the worker
+        if configuration.ownsSignals {
+            signal(SIGPIPE, SIG_IGN)  // a client gone mid-response must not kill the worker
+        }
         let signalQueue = DispatchQueue(label: "clup.fastcgi.signals")
         var sources: [DispatchSourceSignal] = []
-        for number in [SIGTERM, SIGINT] {
+        for number in configuration.ownsSignals ? [SIGTERM, SIGINT] : [] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
             source.setEventHandler { [weak self] in

@@ -40,10 +40,10 @@ struct PeerNetworkTests {
     func server(allowed: [PeerNetwork]) throws -> (port: Int, stop: () -> Void) {
         for port in (41_000...41_100).shuffled() {
             let endpoint = FastCGIServer.Endpoint.network(address: "127.0.0.1", port: port, allowed: allowed)
-            guard let server = try? FastCGIServer(configuration: .init(listeners: [.init(endpoint: endpoint, threads: 1)],
-                                                                       maxBodySize: 1024),
-                                                  logger: Logger(label: "test"))
-            else { continue }
+            var configuration = FastCGIServer.Configuration(listeners: [.init(endpoint: endpoint, threads: 1)], maxBodySize: 1024)
+            // The test process's other tests start children, which must not inherit SIGTERM ignored.
+            configuration.ownsSignals = false
+            guard let server = try? FastCGIServer(configuration: configuration, logger: Logger(label: "test")) else { continue }
             let done = DispatchSemaphore(value: 0)
             Thread {
                 server.run { _ in FastCGIResponse(status: 200, body: Array("hello".utf8)) }
@@ -90,5 +90,11 @@ struct PeerNetworkTests {
         let closed = try server(allowed: [try #require(PeerNetwork("10.0.0.0/8")), try #require(PeerNetwork("fd00::/8"))])
         defer { closed.stop() }
         #expect(try ask(port: closed.port).isEmpty, "a peer outside the allowed networks gets nothing")
+        // A guest server leaves the process's signals alone: SIGTERM is not ignored, so the
+        // children other tests start can still be stopped.
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let ignored = try #require(status.split(separator: "\n").first { $0.hasPrefix("SigIgn:") }
+            .flatMap { UInt64($0.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16) })
+        #expect(ignored & (1 << (UInt64(SIGTERM) - 1)) == 0)
     }
 }
