@@ -36,7 +36,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from check_pages import PASSWORD, Stack, keyboard_reservation, open_around_now, sign_in, wait_for  # noqa: E402
+from check_pages import PASSWORD, Stack, keyboard_reservation, open_around_now, sign_in, submit_and_wait, wait_for  # noqa: E402
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
@@ -278,8 +278,9 @@ def several_doors(stack, expect, drivers, outage):
     wait_for(south, lambda: "/kiosk/door" in south.current_url, seconds=15)
     for label in ("South", "Loading bay"):
         row = [item for item in south.find_elements(By.CSS_SELECTOR, "#doors li") if label in item.text][0]
-        row.find_element(By.CSS_SELECTOR, "button").click()
-        wait_for(south, lambda: f"{label} lets people in while offline." in south.find_element(By.TAG_NAME, "main").text)
+        submit_and_wait(south, row.find_element(By.CSS_SELECTOR, "button"))
+        said = south.find_element(By.TAG_NAME, "main").text
+        expect(f"{label} lets people in while offline." in said, f"the console says {label} now admits offline")
     panel = south.find_element(By.ID, "doors").text
     expect(panel.count("lets people in while offline") == 3, f"the console shows the three doors admitting ({panel})")
     south.save_screenshot(os.path.join(stack.folder, "door-console-doors.png"))
