@@ -6,7 +6,7 @@ import PackageDescription
 //   CLupDomain     pure rules: nothing of ours (Foundation only)
 //   CLupSupport    libsodium, libqrencode, zlib, thread wrappers: nothing of ours
 //   CLupData       AppDatabase, migrations, records, on SQLite or PostgreSQL: CLupDomain,
-//                  CLupSupport, GRDB, PostgresNIO, swift-metrics
+//                  CLupSupport, GRDB, libpq, swift-log, swift-metrics
 //   CLupJobs       mail and push delivery from the outboxes, the geocoder: CLupDomain, CLupData,
 //                  CLupSupport, swift-crypto, swift-metrics
 //   CLupPaths      the table of every address: nothing
@@ -32,8 +32,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // P-256, HKDF and AES-GCM for Web Push (RFC 8291, RFC 8292): libsodium has none of them.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
-        // The second engine's PostgreSQL client, for deployments on several machines.
-        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // Counters, gauges and histograms (swift-metrics' API in the layers), and the
         // Prometheus registry the executable bootstraps it with and `/metrics` reads.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -44,6 +42,8 @@ let package = Package(
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // libpq, the second engine's PostgreSQL client, called synchronously on the page thread.
+        .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // glibc's malloc.h, for mallopt and malloc_trim (FreedMemory).
         .systemLibrary(name: "CMalloc"),
         // The calling thread's kernel id (gettid), to lower the page threads' priority.
@@ -60,9 +60,8 @@ let package = Package(
         .target(
             name: "CLupData",
             dependencies: [
-                "CLupDomain", "CLupSupport", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                "CLupDomain", "CLupSupport", "CLibpq", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         .target(

@@ -11,24 +11,34 @@ import Testing
 struct CredentialCacheTests {
     let now = Fixture.date(2026, 11, 18, 10)
 
-    @Test("a value read while something was forgotten is answered but read again next time")
+    @Test("a value read while it was forgotten is answered but read again next time; others' changes do not matter")
     func readDuringAForgetIsNotKept() throws {
         let cache = CredentialCache()
         var reads = 0
-        func read(forgetting: Bool) -> Reservation? {
+        func read(forgetting others: [UserID]) -> Reservation? {
             cache.activeReservation(7) {
                 reads += 1
-                // A commit forgets someone while this read is under way: what it read may be
-                // from before that commit.
-                if forgetting { cache.forgetActiveReservations(of: [UserID(8)]) }
+                // A commit forgets these customers while this read is under way: what it read
+                // may be from before that commit.
+                if !others.isEmpty { cache.forgetActiveReservations(of: others) }
                 return nil
             }
         }
-        #expect(read(forgetting: true) == nil && reads == 1)
-        #expect(read(forgetting: false) == nil && reads == 2)
-        #expect(read(forgetting: false) == nil && reads == 2, "kept once read undisturbed")
+        #expect(read(forgetting: [7]) == nil && reads == 1)
+        #expect(read(forgetting: [8]) == nil && reads == 2, "another customer's change does not stop it being kept")
+        #expect(read(forgetting: []) == nil && reads == 2, "kept")
         cache.forgetActiveReservations(of: [UserID(7)])
-        #expect(read(forgetting: false) == nil && reads == 3)
+        #expect(read(forgetting: []) == nil && reads == 3)
+        cache.clear()
+        #expect(read(forgetting: []) == nil && reads == 4, "everything forgotten")
+        cache.forgetActiveReservations(of: [UserID(7)])
+        _ = cache.activeReservation(7) {
+            reads += 1
+            cache.clear()
+            return nil
+        }
+        #expect(read(forgetting: []) == nil && reads == 6, "read while everything was forgotten: not kept")
+        #expect(read(forgetting: []) == nil && reads == 6)
 
         var sessionReads = 0
         for _ in 0..<2 {
@@ -39,6 +49,26 @@ struct CredentialCacheTests {
             }
         }
         #expect(sessionReads == 2, "a session read while sessions were cleared is not kept")
+        _ = cache.session("h") {
+            sessionReads += 1
+            cache.forgetActiveReservations(of: [UserID(7)])
+            return nil
+        }
+        _ = cache.session("h") { sessionReads += 1; return nil }
+        #expect(sessionReads == 3, "a reservation's change does not stop a session being kept")
+    }
+
+    @Test("past its capacity the list of customers forgotten starts again, and reads under way are not kept")
+    func forgottenCustomersAreBounded() throws {
+        let cache = CredentialCache()
+        var reads = 0
+        _ = cache.activeReservation(1) {
+            reads += 1
+            cache.forgetActiveReservations(of: (2...Int64(CredentialCache.capacity + 2)).map(UserID.init(rawValue:)))
+            return nil
+        }
+        _ = cache.activeReservation(1) { reads += 1; return nil }
+        #expect(reads == 2)
     }
 
     @Test("a session and its account, read by position, are what the records read by name are",

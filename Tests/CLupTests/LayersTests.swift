@@ -14,7 +14,7 @@ struct LayersTests {
     static let allowed: [String: Set<String>] = [
         "CLupDomain": [],
         "CLupSupport": ["CSodium", "CQRencode", "CZlib", "CSpawn", "CMalloc", "CThread"],
-        "CLupData": ["CLupDomain", "CLupSupport", "GRDB", "PostgresNIO", "Metrics"],
+        "CLupData": ["CLupDomain", "CLupSupport", "GRDB", "CLibpq", "Logging", "Metrics"],
         "CLupJobs": ["CLupDomain", "CLupData", "CLupSupport", "Crypto", "Logging", "Metrics"],
         "CLupSimulation": ["CLupDomain", "CLupData"],
         "CLupPaths": [],
@@ -38,7 +38,7 @@ struct LayersTests {
         return found
     }
 
-    @Test("each target imports only what its layer allows; GRDB and PostgresNIO only in CLupData")
+    @Test("each target imports only what its layer allows; GRDB and libpq only in CLupData")
     func imports() throws {
         for (target, allowed) in Self.allowed {
             let folder = Fixture.root + (target == "CLupTemplates" ? "/Templates" : "/Sources/" + target)

@@ -128,6 +128,42 @@ struct PostgresReservationsTests {
         #expect(workers[1].board.entry(store.id)?.live.live.isEmpty == true)
     }
 
+    @Test("a session, a kiosk and an active reservation are remembered, and forgotten on every worker as they change")
+    func credentialsAcrossWorkers() throws {
+        let store = try store(capacity: 5)
+        let customer = try #require(try workers[0].accounts.createCustomers(emails: ["c@example.org"], now: now).first)
+        _ = try workers[0].accounts.createSession(idHash: "s", csrfToken: "t", userId: customer, now: now)
+        #expect(try waitFor { workers[1].board.entry(store.id) != nil })
+        #expect(workers[0].remembersCredentials && workers[1].remembersCredentials)
+        #expect(try workers[1].accounts.session(idHash: "s")?.user.id == customer)
+        #expect(try workers[1].reservations.activeReservationFromBoard(userId: customer) == nil)
+
+        // Lined up through one worker: the other answers with the ticket once it hears of it.
+        guard case .created(let ticket) = try workers[0].reservations.reserve(request(store.id, customer, kind: .lineUp), now: now) else {
+            Issue.record("the line-up was refused"); return
+        }
+        #expect(try waitFor { try workers[1].reservations.activeReservationFromBoard(userId: customer)?.reservation.id == ticket.id })
+        #expect(try workers[0].reservations.cancelReservation(id: ticket.id, userId: customer, now: now + 60))
+        #expect(try waitFor { try workers[1].reservations.activeReservationFromBoard(userId: customer) == nil })
+
+        // Remembered: read once more (every notice sent so far has been heard: the cancellation's
+        // was last), a row deleted behind CLup's back (no worker told) is still answered...
+        #expect(try workers[1].accounts.session(idHash: "s") != nil)
+        let engine = try #require(workers[0].postgres)
+        _ = try engine.read(snapshot: false) { transaction in try transaction.execute("DELETE FROM session WHERE idHash = 's'") }
+        #expect(try workers[1].accounts.session(idHash: "s") != nil)
+        // ...until a worker signs it out: then no worker answers for it.
+        try workers[0].accounts.deleteSession(idHash: "s")
+        #expect(try waitFor { try workers[1].accounts.session(idHash: "s") == nil })
+
+        // A worker whose feed is lost keeps nothing until it listens again.
+        let feed = try #require(workers[1].postgres?.feed)
+        feed.forget()
+        #expect(!workers[1].remembersCredentials)
+        try workers[1].refreshBoard()
+        #expect(workers[1].remembersCredentials)
+    }
+
     /// Polls `condition` for up to two seconds.
     func waitFor(_ condition: () throws -> Bool) throws -> Bool {
         let deadline = Date() + 2

@@ -90,6 +90,11 @@ struct ClusterEndToEndTests {
     }
 
     /// A store open round the clock, with a dispenser and a door kiosk; their device keys.
+    /// Room for every ticket the loads below can ask for: a ticket refused is then the
+    /// cluster's doing (503), never the store's rules (409 when the wait grows too long, which
+    /// 200 places reached within the 35 s once the workers wrote fast enough).
+    static let roomy = 10_000
+
     func store(_ stack: Stack, _ database: AppDatabase, capacity: Int) throws -> (StoreID, dispenser: String, door: String) {
         let store = try database.stores.createStore(
             NewStore(name: "Bottega Replicata", address: "Via Doppia 2, Milano", phone: "+39 02 0",
@@ -131,7 +136,7 @@ struct ClusterEndToEndTests {
         let cluster = try Cluster()
         let stack = try Stack(databaseURL: cluster.url, workers: 2)
         let database = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
-        let (storeId, dispenser, door) = try store(stack, database, capacity: 200)
+        let (storeId, dispenser, door) = try store(stack, database, capacity: Self.roomy)
 
         struct Write { var at: Date; var status: Int; var id: Int64? }
         let writes = Mutex<[Write]>([])
@@ -235,7 +240,7 @@ struct ClusterEndToEndTests {
         let cluster = try Cluster()
         let stack = try Stack(databaseURL: cluster.url, workers: 2)
         let database = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
-        let (_, dispenser, _) = try store(stack, database, capacity: 200)
+        let (_, dispenser, _) = try store(stack, database, capacity: Self.roomy)
         let primary = try cluster.primary()
         try Cluster.run(Stack.root + "/scripts/cluster", ["kill-etcd", cluster.directory])
         // Past Patroni's lease (9 s): a primary that could not renew it would have stepped down.
@@ -263,7 +268,7 @@ struct ClusterEndToEndTests {
         #expect(!cluster.accepts(configuration: broken))
         let stack = try Stack(databaseURL: cluster.url, workers: 2)
         let database = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
-        let (storeId, dispenser, _) = try store(stack, database, capacity: 200)
+        let (storeId, dispenser, _) = try store(stack, database, capacity: Self.roomy)
         let old = try cluster.primary()
 
         struct Write { var at: Date; var status: Int; var id: Int64? }

@@ -6,7 +6,7 @@ cd "$ROOT"
 
 # Debian packages CLup builds and runs with. nginx is checked by command, so an nginx
 # already installed in another flavour is kept.
-CLUP_PACKAGES=(libqrencode-dev libsodium-dev libsqlite3-dev zlib1g-dev pkg-config libjs-leaflet curl)
+CLUP_PACKAGES=(libqrencode-dev libsodium-dev libsqlite3-dev libpq-dev zlib1g-dev pkg-config libjs-leaflet curl)
 # Only the tests need these: a real SMTP server for the account journey, Python's
 # cryptography for the test's push service (it decrypts what CLup sends), zbarimg to read
 # the QR codes CLup draws, and openssl for a certificate to check the production nginx

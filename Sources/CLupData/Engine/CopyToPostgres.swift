@@ -1,7 +1,6 @@
 import CLupDomain
 import Foundation
 import GRDB
-import PostgresNIO
 
 /// Moving a deployment from SQLite to PostgreSQL (`clup copy-to-postgres`): every row of
 /// every table, ids kept, in one PostgreSQL transaction, so a copy that fails leaves the
@@ -45,7 +44,7 @@ extension AppDatabase {
                     // What copying the stores made (their learned sums, their first key) gives
                     // way to the rows copied.
                     if table == "storeLoad" || table == "storeSigningKey" {
-                        try transaction.execute(PostgresQuery(unsafeSQL: "DELETE FROM \(table)"))
+                        try transaction.execute("DELETE FROM \(unescaped: table)")
                     }
                     counts.append((table, try Self.copy(table: table, from: db, to: transaction)))
                 }
@@ -55,7 +54,7 @@ extension AppDatabase {
                 {
                     let quoted = table == "user" ? "\"user\"" : table
                     let last = table == "reservation" ? reservationSequence : 0
-                    try transaction.execute(PostgresQuery(unsafeSQL: """
+                    try transaction.execute(SQL(stringLiteral: """
                         SELECT setval(pg_get_serial_sequence('\(quoted)', 'id'),
                                       GREATEST((SELECT COALESCE(MAX(id), 0) FROM \(quoted)), \(last), 1))
                         """))
@@ -86,17 +85,17 @@ extension AppDatabase {
         // Rows go in a few hundred to a statement: one round trip each (PostgreSQL takes
         // at most 65,535 values in one).
         let perStatement = 500
-        func insert(_ rows: Int, _ bindings: PostgresBindings) throws {
+        func insert(_ rows: Int, _ bindings: [PostgresParameter]) throws {
             let tuples = (0..<rows).map { row in
                 "(" + columns.indices.map { "$\(row * columns.count + $0 + 1)" }.joined(separator: ", ") + ")"
             }
-            try transaction.execute(PostgresQuery(unsafeSQL: """
+            _ = try transaction.connection.run(PostgresStatement(text: """
                 INSERT INTO \(quoted) (\(columns.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", "))
-                """, binds: bindings))
+                """, parameters: bindings, prepare: false), deadline: .now + .seconds(60))
         }
         var count = 0
         var pending = 0
-        var bindings = PostgresBindings()
+        var bindings: [PostgresParameter] = []
         let rows = try Row.fetchCursor(db, sql: "SELECT \(columns.joined(separator: ", ")) FROM \(quoted)")
         while let row = try rows.next() {
             for (index, column) in columns.enumerated() {
@@ -107,37 +106,31 @@ extension AppDatabase {
             count += 1
             if pending == perStatement {
                 try insert(pending, bindings)
-                (pending, bindings) = (0, PostgresBindings())
+                (pending, bindings) = (0, [])
             }
         }
         if pending > 0 { try insert(pending, bindings) }
         return count
     }
 
-    private static func bind(_ value: DatabaseValue, as type: String, column: String, to bindings: inout PostgresBindings)
-        throws
+    private static func bind(_ value: DatabaseValue, as type: String, column: String,
+                             to bindings: inout [PostgresParameter]) throws
     {
-        if value.isNull { return bindings.appendNull() }
+        func parameter(_ read: (some SQLArgument)?) throws -> PostgresParameter {
+            guard let read else { throw unreadable(column, value: value) }
+            return read.postgresParameter
+        }
+        if value.isNull { return bindings.append(.null(0)) }
         switch type {
-        case "bigint", "integer":
-            guard let integer = Int64.fromDatabaseValue(value) else { throw unreadable(column, value) }
-            bindings.append(integer)
-        case "double precision":
-            guard let real = Double.fromDatabaseValue(value) else { throw unreadable(column, value) }
-            bindings.append(real)
-        case "boolean":
-            guard let flag = Bool.fromDatabaseValue(value) else { throw unreadable(column, value) }
-            bindings.append(flag)
-        case "timestamp with time zone":
-            guard let date = Date.fromDatabaseValue(value) else { throw unreadable(column, value) }
-            bindings.append(date)
-        default:
-            guard let text = String.fromDatabaseValue(value) else { throw unreadable(column, value) }
-            bindings.append(text)
+        case "bigint", "integer": bindings.append(try parameter(Int64.fromDatabaseValue(value)))
+        case "double precision": bindings.append(try parameter(Double.fromDatabaseValue(value)))
+        case "boolean": bindings.append(try parameter(Bool.fromDatabaseValue(value)))
+        case "timestamp with time zone": bindings.append(try parameter(Date.fromDatabaseValue(value)))
+        default: bindings.append(try parameter(String.fromDatabaseValue(value)))
         }
     }
 
-    private static func unreadable(_ column: String, _ value: DatabaseValue) -> CopyRefused {
+    private static func unreadable(_ column: String, value: DatabaseValue) -> CopyRefused {
         let kind = switch value.storage {
         case .int64: "an integer"
         case .double: "a real number"

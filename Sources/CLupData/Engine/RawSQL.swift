@@ -1,7 +1,6 @@
 import CLupDomain
 import Foundation
 import GRDB
-import PostgresNIO
 
 /// A value bound to a raw statement, on either engine.
 protocol SQLArgument: Sendable {
@@ -9,34 +8,51 @@ protocol SQLArgument: Sendable {
     /// The value as SQLite is given it: `databaseValue`, but for dates, written by
     /// `databaseText` (the same text, without Foundation's formatter).
     var sqliteValue: DatabaseValue { get }
-    func bind(to bindings: inout PostgresBindings)
+    /// The value as PostgreSQL is sent it: typed, in binary.
+    var postgresParameter: PostgresParameter { get }
+    /// Its PostgreSQL type, which a NULL of it is sent as.
+    static var postgresType: UInt32 { get }
 }
 
 extension SQLArgument {
     var sqliteValue: DatabaseValue { databaseValue }
 }
 
-extension SQLArgument where Self: PostgresNonThrowingEncodable {
-    func bind(to bindings: inout PostgresBindings) { bindings.append(self) }
+extension Int: SQLArgument {
+    var postgresParameter: PostgresParameter { PostgresParameter(Int64(self)) }
+    static var postgresType: UInt32 { PostgresParameter.int8 }
 }
-
-extension Int: SQLArgument {}
-extension Int64: SQLArgument {}
-extension Double: SQLArgument {}
-extension String: SQLArgument {}
-extension Bool: SQLArgument {}
+extension Int64: SQLArgument {
+    var postgresParameter: PostgresParameter { PostgresParameter(self) }
+    static var postgresType: UInt32 { PostgresParameter.int8 }
+}
+extension Double: SQLArgument {
+    var postgresParameter: PostgresParameter { PostgresParameter(self) }
+    static var postgresType: UInt32 { PostgresParameter.float8 }
+}
+extension String: SQLArgument {
+    var postgresParameter: PostgresParameter { PostgresParameter(self) }
+    static var postgresType: UInt32 { PostgresParameter.text }
+}
+extension Bool: SQLArgument {
+    var postgresParameter: PostgresParameter { PostgresParameter(self) }
+    static var postgresType: UInt32 { PostgresParameter.bool }
+}
 extension Date: SQLArgument {
     var sqliteValue: DatabaseValue { databaseText.databaseValue }
+    var postgresParameter: PostgresParameter { PostgresParameter(self) }
+    static var postgresType: UInt32 { PostgresParameter.timestamptz }
 }
-extension Identifier: SQLArgument {}
+extension Identifier: SQLArgument {
+    var postgresParameter: PostgresParameter { PostgresParameter(rawValue) }
+    static var postgresType: UInt32 { PostgresParameter.int8 }
+}
 
 extension Optional: SQLArgument where Wrapped: SQLArgument {
     var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
     var sqliteValue: DatabaseValue { self?.sqliteValue ?? .null }
-
-    func bind(to bindings: inout PostgresBindings) {
-        if let self { self.bind(to: &bindings) } else { bindings.appendNull() }
-    }
+    var postgresParameter: PostgresParameter { self?.postgresParameter ?? .null(Wrapped.postgresType) }
+    static var postgresType: UInt32 { Wrapped.postgresType }
 }
 
 /// A value read back from a raw statement, on either engine.

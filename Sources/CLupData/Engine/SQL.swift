@@ -1,7 +1,6 @@
 import CLupDomain
 import Foundation
 import GRDB
-import PostgresNIO
 
 /// A statement with its values bound where they are written, rendered for either engine:
 /// `"SELECT … WHERE id = \(id)"` binds `id` as a parameter (`?` on SQLite, `$1` on
@@ -155,15 +154,14 @@ struct SQL: ExpressibleByStringInterpolation, Sendable {
         return (text, StatementArguments(values))
     }
 
-    /// The text with `$1, $2…` placeholders and the values bound: PostgreSQL's form.
-    var postgres: PostgresQuery {
+    /// The text with `$1, $2…` placeholders and the values bound: PostgreSQL's form, prepared
+    /// on the connection if its text is the same whatever the values (`hasFixedText`).
+    var postgres: PostgresStatement {
         var text = ""
-        var bindings = PostgresBindings()
-        var count = 0
+        var parameters: [PostgresParameter] = []
         func bind(_ value: any SQLArgument) -> String {
-            value.bind(to: &bindings)
-            count += 1
-            return "$\(count)"
+            parameters.append(value.postgresParameter)
+            return "$\(parameters.count)"
         }
         for piece in pieces {
             switch piece {
@@ -174,12 +172,12 @@ struct SQL: ExpressibleByStringInterpolation, Sendable {
             case .values(let list): text += list.map(bind).joined(separator: ", ")
             case .word(_, let postgres): text += postgres
             case .template(let template, let arguments):
-                precondition(count == 0 && pieces.count == 1, "a template is a whole statement")
+                precondition(parameters.isEmpty && pieces.count == 1, "a template is a whole statement")
                 text += template.postgres
-                for argument in arguments { _ = bind(argument) }
+                parameters = arguments.map(\.postgresParameter)
             }
         }
-        return PostgresQuery(unsafeSQL: text, binds: bindings)
+        return PostgresStatement(text: text, parameters: parameters, prepare: hasFixedText)
     }
 }
 
@@ -193,7 +191,7 @@ struct SQLTemplate: Sendable {
         sqlite = statement.sqlite.text
         var numbered = ""
         var count = 0
-        for character in statement.postgres.sql {
+        for character in statement.postgres.text {
             if character == "?" {
                 count += 1
                 numbered += "$\(count)"
@@ -222,13 +220,13 @@ extension Sequence<SQL> {
 struct SQLRow {
     fileprivate enum Storage {
         case sqlite(Row)
-        case postgres(PostgresRandomAccessRow)
+        case postgres(PostgresRow)
     }
 
     fileprivate let storage: Storage
 
     init(_ row: Row) { storage = .sqlite(row) }
-    init(_ row: PostgresRandomAccessRow) { storage = .postgres(row) }
+    init(_ row: PostgresRow) { storage = .postgres(row) }
 
     /// The cell at `index` as `Value`, nil for NULL.
     func value<Value: SQLResult>(_ index: Int, as type: Value.Type = Value.self) throws -> Value? {

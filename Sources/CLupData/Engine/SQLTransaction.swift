@@ -1,7 +1,6 @@
 import CLupDomain
 import Foundation
 import GRDB
-import PostgresNIO
 
 /// One transaction's statements, the same for both engines (`SQL`). A transaction is written
 /// once over this protocol, in its area's file; what the engines do differently is a step of
@@ -173,11 +172,11 @@ struct PostgresStatements: SQLTransaction {
     let transaction: PostgresTransaction
 
     func execute(_ sql: SQL) throws -> Int {
-        try transaction.execute(sql.postgres)
+        try transaction.execute(sql)
     }
 
     func rows(_ sql: SQL) throws -> [SQLRow] {
-        try transaction.rows(sql.postgres).map(SQLRow.init)
+        try transaction.rows(sql).map(SQLRow.init)
     }
 
     func each(_ sql: SQL, _ body: (SQLRow) throws -> Void) throws {
@@ -257,16 +256,20 @@ extension AppDatabase {
         case .sqlite(let sqlite) where oneStatement:
             try sqlite.writer.unsafeRead { db in try work(SQLiteTransaction(db: db, database: self)) }
         case .sqlite(let sqlite): try sqlite.writer.read { db in try work(SQLiteTransaction(db: db, database: self)) }
-        case .postgres(let postgres): try postgres.read { transaction in try work(transaction.statements) }
+        case .postgres(let postgres):
+            try postgres.read(snapshot: !oneStatement) { transaction in try work(transaction.statements) }
         }
     }
 
     /// Whether what `credentials` keeps is forgotten as soon as any worker changes it, so it
     /// may be kept at all. SQLite's observer sees every commit of the one worker, and another
-    /// process's within a second (`refreshBoard`); PostgreSQL's workers do not yet tell each
-    /// other of a signed-out session or a revoked kiosk, so there nothing is kept.
+    /// process's within a second (`refreshBoard`); PostgreSQL's workers hear each other's
+    /// changes on the board feed, and keep nothing while they are not listening to it.
     var remembersCredentials: Bool {
-        if case .sqlite = engine { true } else { false }
+        switch engine {
+        case .sqlite: true
+        case .postgres(let postgres): postgres.feed.isListening
+        }
     }
 
     /// Whether `error` is the database refusing a statement with `message` (a trigger's

@@ -1,6 +1,7 @@
 import CLupDomain
+import CLupSupport
 import Foundation
-import PostgresNIO
+import Synchronization
 
 /// Keeps every worker's board in step with the others' writes. Each write transaction that
 /// changes what the board mirrors says so with `pg_notify`, inside the transaction, so that
@@ -22,12 +23,12 @@ final class BoardFeed: @unchecked Sendable {
     private let pool: PostgresPool
     private let apply: @Sendable (PostgresTransaction.Changes) -> Void
     private let reload: @Sendable () -> Void
-    /// The changes are read back here, one notice after another, never on the connection's
-    /// event loop (reading back waits for answers).
+    /// The changes are read back here, one notice after another, never on the listening
+    /// thread (reading back waits for answers).
     private let queue = DispatchQueue(label: "clup-board-feed")
     // Guarded by `lock`.
     private let lock = NSLock()
-    private var listening: (connection: PostgresConnection, context: PostgresListenContext)?
+    private var listening: Listener?
 
     init(pool: PostgresPool, apply: @escaping @Sendable (PostgresTransaction.Changes) -> Void,
          reload: @escaping @Sendable () -> Void)
@@ -38,16 +39,13 @@ final class BoardFeed: @unchecked Sendable {
         self.reload = reload
     }
 
-    /// Stops listening and closes the connection, waiting until it is closed (before the
-    /// engine's event loops stop).
+    /// Stops listening and closes the connection, waiting until it is closed.
     func close() {
         let old = lock.withLock {
             defer { listening = nil }
             return listening
         }
-        guard let old else { return }
-        old.context.stop()
-        PostgresPool.close(old.connection)
+        old?.stop()
     }
 
     /// Drops the listening connection, so that the next `refresh` listens again and reloads
@@ -57,7 +55,7 @@ final class BoardFeed: @unchecked Sendable {
     }
 
     /// Whether the listening connection is open.
-    var isListening: Bool { lock.withLock { listening.map { !$0.connection.isClosed } ?? false } }
+    var isListening: Bool { lock.withLock { listening?.isListening ?? false } }
 
     /// Opens the listening connection if it is not open; reloads the board when it had to
     /// (re)open it. Called when the engine opens, and by the queue timer every second.
@@ -65,20 +63,71 @@ final class BoardFeed: @unchecked Sendable {
         guard !isListening else { return }
         close()
         let connection = try pool.openConnection()
-        let context = connection.addListener(channel: channel) { [weak self] _, notification in
-            guard let self, let changes = self.decode(notification.payload) else { return }
-            self.queue.async { self.apply(changes) }
-        }
         do {
-            _ = try connection.query("LISTEN \(unescaped: channel)", logger: pool.logger).wait()
+            _ = try connection.run("LISTEN \(channel)", deadline: .now + PostgresTransaction.statementDeadline)
         } catch {
-            context.stop()
-            PostgresPool.close(connection)
+            connection.close()
             throw error
         }
-        lock.withLock { listening = (connection, context) }
+        let listener = Listener(connection: connection) { [weak self] payload in
+            guard let self, let changes = self.decode(payload) else { return }
+            self.queue.async { self.apply(changes) }
+        }
+        lock.withLock { listening = listener }
         // Anything committed before the LISTEN took effect is read now.
         queue.sync { reload() }
+    }
+
+    /// A thread waiting on the listening connection's socket, handing each notice on as it
+    /// arrives; it ends when the connection breaks or `stop` is called.
+    private final class Listener: @unchecked Sendable {
+        // @unchecked: `connection` is used by the thread alone once it has started; `stopped`
+        // and `lost` are atomics; the wake-up pipe's ends are written once, before the thread.
+        private let connection: PostgresConnection
+        private let stopped = Atomic(false)
+        private let lost = Atomic(false)
+        private let done = DispatchSemaphore(value: 0)
+        private var wake: [Int32] = [-1, -1]
+
+        init(connection: PostgresConnection, deliver: @escaping @Sendable (String) -> Void) {
+            self.connection = connection
+            _ = pipe(&wake)
+            let thread = Thread { [self] in
+                ThreadName.set("clup-board-feed")
+                run(deliver)
+                self.connection.close()
+                done.signal()
+            }
+            thread.start()
+        }
+
+        var isListening: Bool { !lost.load(ordering: .acquiring) && !stopped.load(ordering: .acquiring) }
+
+        private func run(_ deliver: (String) -> Void) {
+            while !stopped.load(ordering: .acquiring) {
+                var descriptors = [pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0),
+                                   pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0)]
+                let ready = poll(&descriptors, 2, 1000)
+                if ready < 0 && errno != EINTR { break }
+                if descriptors[1].revents != 0 { break }
+                do {
+                    for notification in try connection.notifications() { deliver(notification.payload) }
+                } catch {
+                    break
+                }
+            }
+            lost.store(true, ordering: .releasing)
+        }
+
+        /// Ends the thread and waits until it has closed the connection.
+        func stop() {
+            stopped.store(true, ordering: .releasing)
+            var byte: UInt8 = 1
+            _ = write(wake[1], &byte, 1)
+            done.wait()
+            Foundation.close(wake[0])
+            Foundation.close(wake[1])
+        }
     }
 
     /// The notice a transaction sends with its changes, or nil if it changed nothing the board

@@ -1,6 +1,5 @@
 import CLupDomain
 import Foundation
-import PostgresNIO
 
 /// What the board's reload reads on PostgreSQL beside the stores (`AppDatabase.storeDetails`).
 extension PostgresEngine {

@@ -1,14 +1,13 @@
 import CLupDomain
 import Foundation
-import PostgresNIO
+import Logging
 
 /// The PostgreSQL engine: CLup's rows on a PostgreSQL server (a Patroni cluster in production),
-/// reached through PostgresNIO, for a deployment whose workers run on several machines.
+/// reached through libpq, for a deployment whose workers run on several machines.
 ///
 /// The rest of CLupData is synchronous — page threads call it and wait — so this engine is
 /// too: each call takes a connection from a small pool, runs its statements one after the
-/// other and waits for each answer (`EventLoopFuture.wait()`, on the calling thread; the
-/// connections' I/O runs on their own event loop threads, never on the caller's).
+/// other and waits for each answer on the calling thread (`PostgresConnection`).
 ///
 /// Every write is one transaction at READ COMMITTED, and a write that decides on capacity
 /// first locks the store's row (`SELECT … FOR UPDATE`): the writes of one store queue behind
@@ -65,8 +64,10 @@ final class PostgresEngine: Sendable {
         pool.shutdown()
     }
 
-    /// Reads the whole board again.
+    /// Reads the whole board again, and forgets every remembered session, kiosk and active
+    /// reservation (what changed meanwhile is not known).
     func reloadBoard() throws {
+        credentials.clear()
         try read { transaction in try board.reload(transaction) }
     }
 
@@ -107,20 +108,12 @@ final class PostgresEngine: Sendable {
         var isRetryable: Bool { ["40P01", "40001"].contains(sqlState) }
 
         var description: String { "PostgreSQL refused a statement (\(sqlState)): \(message)" }
-
-        /// `error` as a refusal, if the server refused a statement; other errors (a lost
-        /// connection) as they are.
-        static func from(_ error: any Error) -> any Error {
-            guard let error = error as? PSQLError, error.code == .server else { return error }
-            return Refused(sqlState: error.serverInfo?[.sqlState] ?? "", message: error.serverInfo?[.message] ?? "",
-                           constraint: error.serverInfo?[.constraintName])
-        }
     }
 
     private func writeOnce<T>(_ work: (PostgresTransaction) throws -> T) throws -> T {
         let reply = FormReply.current
         let (result, changes) = try pool.withConnection { connection in
-            let transaction = PostgresTransaction(connection: connection, logger: pool.logger)
+            let transaction = PostgresTransaction(connection: connection)
             try transaction.execute("BEGIN")
             do {
                 try reply?.record(transaction.statements, now: Date())
@@ -141,42 +134,59 @@ final class PostgresEngine: Sendable {
     }
 
     /// Brings the board up to date with a committed transaction's changes: the stores,
-    /// reservations and learned sums it changed, read back as they now are.
+    /// reservations and learned sums it changed, read back as they now are; and forgets the
+    /// sessions and kiosks if it changed any, and the active reservation of each customer whose
+    /// reservation it changed.
     func apply(_ changes: PostgresTransaction.Changes) throws {
-        if changes.credentials { credentials.clear() }
+        if changes.credentials { credentials.clearCredentials() }
         if changes.everything { return try reloadBoard() }
         guard !changes.stores.isEmpty || !changes.reservations.isEmpty || !changes.loads.isEmpty else { return }
-        let boardChanges = try read { transaction in
+        let (boardChanges, customers) = try read { transaction in
             var boardChanges = BoardChanges()
+            // The customers whose reservations changed; nil if one cannot be told (deleted).
+            var customers: Set<UserID>? = []
             boardChanges.stores = try changes.stores.sorted().flatMap { try AppDatabase.storeDetails($0, transaction.statements) }
             if !changes.reservations.isEmpty {
                 let ids = changes.reservations.keys.map(\.rawValue)
                 var found: [ReservationID: LiveReservation?] = [:]
+                // userId after the live columns, which `live` reads by position.
                 for row in try transaction.rows("""
-                    SELECT \(unescaped: AppDatabase.liveColumns) FROM reservation WHERE id = ANY(\(ids))
+                    SELECT \(unescaped: AppDatabase.liveColumns), userId FROM reservation WHERE id \(in: ids)
                     """)
                 {
                     let row = SQLRow(row)
                     found[try row.decode(0)] = .some(try AppDatabase.live(row))
+                    if let userId = try row.value(18, as: UserID.self) { customers?.insert(userId) }
                 }
                 for (id, storeId) in changes.reservations.sorted(by: { $0.key < $1.key }) {
                     boardChanges.reservations.append((found[id] == nil ? nil : storeId, id, found[id] ?? nil))
                 }
+                if found.count < ids.count { customers = nil }
             }
             for storeId in changes.loads.sorted() {
                 if let load = try transaction.row("SELECT * FROM storeLoad WHERE storeId = \(storeId)")?.record(StoreLoad.self) {
                     boardChanges.models[storeId] = load.model
                 }
             }
-            return boardChanges
+            return (boardChanges, customers)
+        }
+        if let customers {
+            if !customers.isEmpty { credentials.forgetActiveReservations(of: customers) }
+        } else {
+            // A reservation deleted cannot be traced to its customer: everyone's is read again.
+            credentials.clear()
         }
         board.apply(boardChanges)
     }
 
     /// Runs `work` in a read-only transaction: one consistent snapshot for all its statements.
-    func read<T>(_ work: (PostgresTransaction) throws -> T) throws -> T {
+    /// Without `snapshot`, for a read of one statement (which sees one committed state by
+    /// itself), no transaction is begun: its BEGIN and COMMIT were two of a session read's
+    /// three round trips.
+    func read<T>(snapshot: Bool = true, _ work: (PostgresTransaction) throws -> T) throws -> T {
         try pool.withConnection { connection in
-            let transaction = PostgresTransaction(connection: connection, logger: pool.logger)
+            let transaction = PostgresTransaction(connection: connection)
+            guard snapshot else { return try work(transaction) }
             try transaction.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             defer { _ = try? transaction.execute("COMMIT") }
             return try work(transaction)
@@ -190,7 +200,11 @@ extension PostgresEngine {
     /// deadlock lost past the retries. Each is a transaction rolled back whole: nothing was
     /// changed, and trying again in a few seconds is the right advice.
     static func storageFailure(_ error: any Error) -> AppDatabase.StorageFailure? {
-        if error is PostgresPool.Unreachable || error is PostgresTransaction.StatementTimedOut { return .busy }
+        if error is PostgresPool.Unreachable || error is PostgresTransaction.StatementTimedOut
+            || error is PostgresConnection.Lost
+        {
+            return .busy
+        }
         if let refused = error as? Refused {
             if refused.sqlState == "53100" { return .diskFull }
             // Deadlocks and serialization failures, the server shutting down or starting,
@@ -198,25 +212,17 @@ extension PostgresEngine {
             let busy = ["40P01", "40001", "57P01", "57P02", "57P03", "53300", "25006"]
             return busy.contains(refused.sqlState) ? .busy : nil
         }
-        guard let error = error as? PSQLError else { return nil }
-        switch error.code {
-        case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection:
-            return .busy
-        default:
-            return nil
-        }
+        return nil
     }
 }
 
 /// One connection inside a transaction: statements run one at a time, each waited for.
 struct PostgresTransaction {
     let connection: PostgresConnection
-    let logger: Logger
     private let state = State()
 
-    init(connection: PostgresConnection, logger: Logger) {
+    init(connection: PostgresConnection) {
         self.connection = connection
-        self.logger = logger
     }
 
     /// What a transaction changed that the board or the credential cache mirrors: each write
@@ -262,55 +268,47 @@ struct PostgresTransaction {
 
     func remember(locked definition: StoreBoard.Definition) { state.locked[definition.id] = definition }
 
-    /// The rows `query` returns, each readable by column name or position.
-    func rows(_ query: PostgresQuery) throws -> [PostgresRandomAccessRow] {
-        try answer(query).rows.map { $0.makeRandomAccess() }
+    /// The rows `sql` returns, each readable by column name or position.
+    func rows(_ sql: SQL) throws -> [PostgresRow] {
+        try answer(sql.postgres).rows
     }
 
     /// How long a statement may take before its connection is closed under it: a server that
     /// stopped answering (a machine lost without a reset, a commit waiting for a replica that
     /// is gone) must not hold the caller past nginx's 10 s. The statement fails, the
     /// transaction with it, and the person is told to try again.
-    static let statementDeadline: TimeAmount = .seconds(8)
+    static let statementDeadline: Duration = .seconds(8)
 
-    /// `query`'s result, or its error: a refusal as `Refused`, anything else as it is.
-    private func answer(_ query: PostgresQuery) throws -> PostgresQueryResult {
-        let connection = connection
-        // Whichever comes first: the answer, or the deadline, which fails the wait at once and
-        // closes the connection (a connection that timed out is never lent again).
-        let answered = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
-        connection.query(query, logger: logger).cascade(to: answered)
-        let deadline = connection.eventLoop.scheduleTask(in: Self.statementDeadline) {
-            answered.fail(StatementTimedOut())
-            _ = connection.close() as EventLoopFuture<Void>
-        }
-        defer { deadline.cancel() }
-        do {
-            return try answered.futureResult.wait()
-        } catch {
-            throw PostgresEngine.Refused.from(error)
-        }
+    /// `statement`'s result, or its error: a refusal as `Refused`, a lost connection as
+    /// `PostgresConnection.Lost`, no answer within `statementDeadline` as `StatementTimedOut`.
+    private func answer(_ statement: PostgresStatement) throws -> PostgresResult {
+        try connection.run(statement, deadline: .now + Self.statementDeadline)
     }
 
     /// The server did not answer a statement within `statementDeadline`.
     struct StatementTimedOut: Error, CustomStringConvertible {
-        var description: String { "PostgreSQL did not answer within \(PostgresTransaction.statementDeadline.nanoseconds / 1_000_000_000) s" }
+        var description: String { "PostgreSQL did not answer within \(PostgresTransaction.statementDeadline.components.seconds) s" }
     }
 
-    /// The first row `query` returns, or nil.
-    func row(_ query: PostgresQuery) throws -> PostgresRandomAccessRow? {
-        try rows(query).first
+    /// The first row `sql` returns, or nil.
+    func row(_ sql: SQL) throws -> PostgresRow? {
+        try rows(sql).first
     }
 
-    /// Runs `query` and returns how many rows it changed.
+    /// Runs `sql` and returns how many rows it changed.
     @discardableResult
-    func execute(_ query: PostgresQuery) throws -> Int {
-        try answer(query).metadata.rows ?? 0
+    func execute(_ sql: SQL) throws -> Int {
+        try answer(sql.postgres).changedRows
     }
 
-    /// The single value of a one-row, one-column query (a count, an id).
-    func value<T: PostgresDecodable>(_ query: PostgresQuery, as type: T.Type = T.self) throws -> T? {
-        try row(query).map { try $0[0].decode(T.self) }
+    /// Runs `text`, a statement of the program's own without values (DDL), unprepared.
+    func execute(unprepared text: String) throws {
+        _ = try connection.run(text, deadline: .now + Self.statementDeadline)
+    }
+
+    /// The single value of a one-row, one-column query (a count, an id); NULL is an error.
+    func value<T: PostgresDecodable>(_ sql: SQL, as type: T.Type = T.self) throws -> T? {
+        try row(sql).map { try $0[0].decode(T.self) }
     }
 }
 
@@ -391,19 +389,19 @@ final class PostgresPool: @unchecked Sendable {
     let location: PostgresLocation
     let logger: Logger
     private let size: Int
-    private let group: MultiThreadedEventLoopGroup
     // Guarded by `condition`.
     private let condition = NSCondition()
     private var idle: [PostgresConnection] = []
     private var lent = 0
-    private var nextId = 0
     private var closed = false
+
+    /// How long opening a connection to one host may take.
+    static let connectTimeout = 3
 
     init(location: PostgresLocation, size: Int, logger: Logger) {
         self.location = location
         self.size = max(1, size)
         self.logger = logger
-        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     }
 
     /// The server could not be reached, or none of the hosts takes writes.
@@ -436,11 +434,9 @@ final class PostgresPool: @unchecked Sendable {
             condition.unlock()
             return connection
         }
-        nextId += 1
-        let id = nextId
         condition.unlock()
         do {
-            return try open(id: id)
+            return try openConnection()
         } catch {
             condition.lock()
             lent -= 1
@@ -452,74 +448,30 @@ final class PostgresPool: @unchecked Sendable {
 
     private func give(back connection: PostgresConnection, failed error: (any Error)? = nil) {
         // A connection that broke, or that an error left in an unknown state, is not reused.
-        let reusable = !connection.isClosed && !(error is PSQLError) && !(error is PostgresTransaction.StatementTimedOut)
+        let reusable = !connection.isClosed && !(error is PostgresConnection.Lost)
+            && !(error is PostgresTransaction.StatementTimedOut)
         condition.lock()
         lent -= 1
         if reusable && !closed { idle.append(connection) }
         condition.signal()
         condition.unlock()
-        if !reusable { Self.closeWithoutWaiting(connection) }
+        if !reusable { connection.close() }
     }
 
-    /// A connection of the caller's own, outside the pool (the board feed's listening one).
+    /// A connection to the first host that takes writes: one of the pool's, or the caller's
+    /// own outside it (the board feed's listening one).
     func openConnection() throws -> PostgresConnection {
-        let id = condition.withLock {
-            nextId += 1
-            return nextId
-        }
-        return try open(id: id)
-    }
-
-    /// Opens a connection to the first host that takes writes.
-    private func open(id: Int) throws -> PostgresConnection {
         var failures: [String] = []
         for host in location.hosts {
-            var configuration = PostgresConnection.Configuration(
-                host: host.name, port: host.port, username: location.user, password: location.password,
-                database: location.database, tls: .disable)
-            configuration.options.connectTimeout = .seconds(3)
-            if let schema = location.schema {
-                configuration.options.additionalStartupParameters = [("search_path", schema)]
-            }
-            let connection: PostgresConnection
             do {
-                connection = try PostgresConnection.connect(on: group.next(), configuration: configuration, id: id,
-                                                            logger: logger).wait()
+                return try PostgresConnection.connect(to: host, of: location, timeout: Self.connectTimeout)
             } catch {
-                failures.append("\(host.name):\(host.port): \(Self.describe(error))")
-                continue
+                let reason = "\(error)"
+                failures.append(reason.contains("read-only") ? "\(host.name):\(host.port) is a replica"
+                                                              : "\(host.name):\(host.port): \(reason)")
             }
-            do {
-                let readOnly = try connection.query("SHOW transaction_read_only", logger: logger).wait()
-                    .rows.first.map { try $0.decode(String.self) }
-                if readOnly == "off" { return connection }
-                failures.append("\(host.name):\(host.port) is a replica")
-            } catch {
-                failures.append("\(host.name):\(host.port): \(Self.describe(error))")
-            }
-            Self.close(connection)
         }
         throw Unreachable(description: "no PostgreSQL primary: " + failures.joined(separator: "; "))
-    }
-
-    /// Closes `connection` and waits until it is closed (a connection must be closed before it
-    /// is let go); a connection already broken closes at once.
-    static func close(_ connection: PostgresConnection) {
-        try? (connection.close() as EventLoopFuture<Void>).wait()
-    }
-
-    /// Closes a connection that broke under a request without making the request wait: its
-    /// socket may be lost without a reset, and the caller must be answered within nginx's 10 s
-    /// (`PostgresTransaction.statementDeadline`). The close's callback keeps it until it is closed.
-    static func closeWithoutWaiting(_ connection: PostgresConnection) {
-        (connection.close() as EventLoopFuture<Void>).whenComplete { _ in withExtendedLifetime(connection) {} }
-    }
-
-    /// What went wrong, in a line: PSQLError's own description hides the server's message.
-    static func describe(_ error: any Error) -> String {
-        guard let error = error as? PSQLError else { return "\(error)" }
-        if let message = error.serverInfo?[.message] { return message }
-        return "\(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
     }
 
     /// Closes every idle connection and refuses new callers.
@@ -530,8 +482,7 @@ final class PostgresPool: @unchecked Sendable {
         idle = []
         condition.broadcast()
         condition.unlock()
-        for connection in connections { Self.close(connection) }
-        try? group.syncShutdownGracefully()
+        for connection in connections { connection.close() }
     }
 }
 

@@ -1,6 +1,6 @@
 import CLupSupport
 import Foundation
-import PostgresNIO
+import Logging
 
 /// The PostgreSQL engine's schema, migration by migration. Like SQLite's, a migration that
 /// has shipped is never edited: a change is a new migration at the end.
@@ -167,7 +167,7 @@ enum PostgresMigrations {
     /// Brings the schema up to date; several workers starting at once take turns on an
     /// advisory lock, so each migration runs once.
     static func migrate(_ connection: PostgresConnection, schema: String?, logger: Logger) throws {
-        let transaction = PostgresTransaction(connection: connection, logger: logger)
+        let transaction = PostgresTransaction(connection: connection)
         try transaction.execute("BEGIN")
         do {
             try transaction.execute("SELECT pg_advisory_xact_lock(\(lockKey))")
@@ -185,7 +185,7 @@ enum PostgresMigrations {
             }
             for (index, migration) in all.enumerated().dropFirst(applied) {
                 for statement in statements(of: migration.sql) {
-                    try transaction.execute(PostgresQuery(unsafeSQL: statement))
+                    try transaction.execute(unprepared: statement)
                 }
                 try transaction.execute(
                     "INSERT INTO schemaMigration (version, name) VALUES (\(index + 1), \(migration.name))")
@@ -216,13 +216,11 @@ enum PostgresMigrations {
         for table in PersonalColumns.tables {
             let assignments = table.written.enumerated().map { "\($0.element) = $\($0.offset + 1)" }.joined(separator: ", ")
             let update = "UPDATE \(table.name) SET \(assignments) WHERE id = $\(table.written.count + 1)"
-            for row in try transaction.rows(PostgresQuery(unsafeSQL: table.select())) {
+            for row in try transaction.rows(SQL(stringLiteral: table.select())) {
                 let id = try row[0].decode(Int64.self)
-                let plain = try table.read.indices.map { try row[$0 + 1].decode(String?.self) ?? "" }
-                var bindings = PostgresBindings()
-                for value in table.values(plain: plain, key: key) { bindings.append(value) }
-                bindings.append(id)
-                try transaction.execute(PostgresQuery(unsafeSQL: update, binds: bindings))
+                let plain = try table.read.indices.map { try AppDatabase.decode(row[$0 + 1], as: String.self) ?? "" }
+                let values = table.values(plain: plain, key: key).map { $0 as any SQLArgument } + [id]
+                try transaction.execute(SQL(update.replacing(/\$\d+/, with: "?"), arguments: values))
                 sealed += 1
             }
         }

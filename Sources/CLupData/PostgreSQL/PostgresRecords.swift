@@ -1,45 +1,27 @@
 import CLupDomain
 import Foundation
-import PostgresNIO
 
 /// Ids travel as the `bigint` they wrap.
-extension Identifier: PostgresNonThrowingEncodable, PostgresDecodable {
-    public static var psqlType: PostgresDataType { .int8 }
-    public static var psqlFormat: PostgresFormat { .binary }
-
-    public func encode<JSONEncoder: PostgresJSONEncoder>(
-        into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>
-    ) {
-        rawValue.encode(into: &byteBuffer, context: context)
-    }
-
-    public init<JSONDecoder: PostgresJSONDecoder>(
-        from buffer: inout ByteBuffer, type: PostgresDataType, format: PostgresFormat,
-        context: PostgresDecodingContext<JSONDecoder>
-    ) throws {
-        self.init(rawValue: try Int64(from: &buffer, type: type, format: format, context: context))
+extension Identifier: PostgresDecodable {
+    init(postgres bytes: UnsafeRawBufferPointer, type: UInt32) throws {
+        self.init(rawValue: try Int64(postgres: bytes, type: type))
     }
 }
 
-extension PostgresRandomAccessRow {
+extension PostgresRow {
     /// The row as one of CLup's records, through its `Codable` conformance, as GRDB reads
     /// the same records from SQLite: each coding key is a column, by the name PostgreSQL gave
     /// it (folded to lower case, as the schema's unquoted names are).
     func record<Record: Decodable>(_ type: Record.Type = Record.self) throws -> Record {
         try Record(from: PostgresRowDecoder(row: self))
     }
-
-    /// The cell named `column` (spelled as in the statements; PostgreSQL folds it).
-    subscript(column column: String) -> PostgresCell {
-        self[column.lowercased()]
-    }
 }
 
 /// Reads a record's fields from a row's cells: strings, numbers, booleans and dates as
-/// PostgresNIO decodes them, and anything else (ids, raw-value enums) through its own
-/// `Decodable` conformance over the cell.
+/// `PostgresDecodable` reads them, and anything else (raw-value enums, sealed values) through
+/// its own `Decodable` conformance over the cell.
 private struct PostgresRowDecoder: Decoder {
-    let row: PostgresRandomAccessRow
+    let row: PostgresRow
     var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] = [:]
 
@@ -55,26 +37,25 @@ private struct PostgresRowDecoder: Decoder {
     func singleValueContainer() throws -> any SingleValueDecodingContainer { WholeRow(row: row) }
 
     struct WholeRow: SingleValueDecodingContainer {
-        let row: PostgresRandomAccessRow
+        let row: PostgresRow
         var codingPath: [any CodingKey] { [] }
         func decodeNil() -> Bool { false }
         func decode<T: Decodable>(_ type: T.Type) throws -> T { try T(from: PostgresRowDecoder(row: row)) }
     }
 
     struct Columns<Key: CodingKey>: KeyedDecodingContainerProtocol {
-        let row: PostgresRandomAccessRow
+        let row: PostgresRow
         var codingPath: [any CodingKey] { [] }
-        var allKeys: [Key] { row.compactMap { Key(stringValue: $0.columnName) } }
+        var allKeys: [Key] { row.columnNames.compactMap { Key(stringValue: $0) } }
 
         private func cell(_ key: Key) throws -> PostgresCell {
-            let name = key.stringValue.lowercased()
-            guard row.contains(name) else {
-                throw DecodingError.keyNotFound(key, .init(codingPath: [key], debugDescription: "no column \(name)"))
+            guard let cell = row.cell(named: key.stringValue) else {
+                throw DecodingError.keyNotFound(key, .init(codingPath: [key], debugDescription: "no column \(key.stringValue)"))
             }
-            return row[name]
+            return cell
         }
 
-        func contains(_ key: Key) -> Bool { row.contains(key.stringValue.lowercased()) }
+        func contains(_ key: Key) -> Bool { row.cell(named: key.stringValue) != nil }
 
         func decodeNil(forKey key: Key) throws -> Bool { try cell(key).bytes == nil }
 

@@ -1,0 +1,551 @@
+import CLibpq
+import Foundation
+
+/// One connection to PostgreSQL through libpq, used by one thread at a time and called
+/// synchronously on it: the statement is sent and the calling thread waits on the socket for
+/// the answer, with no other thread in between. CLup's page threads block by design (one
+/// request, one thread), so an event-loop client cost a hand-over to its loop and back for every
+/// statement; here a statement costs one round trip and nothing else.
+///
+/// Statements whose text does not depend on their values are prepared once per connection
+/// (`PostgresStatement.prepare`) and then only bound and run: the server parses and plans them
+/// once. Values travel in binary, typed (`PostgresParameter`), and so do results.
+final class PostgresConnection {
+    /// libpq's connection; nil once closed.
+    private var handle: OpaquePointer?
+    /// The names of the statements prepared on this connection, by text and parameter types.
+    private var prepared: [PreparedKey: String] = [:]
+    /// Past this many, statements are run unnamed rather than prepared (a connection's
+    /// prepared statements live as long as it does).
+    static let mostPrepared = 512
+
+    private struct PreparedKey: Hashable {
+        var text: String
+        var types: [UInt32]
+    }
+
+    private init(handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    deinit { close() }
+
+    /// Whether the connection is closed or broken.
+    var isClosed: Bool {
+        guard let handle else { return true }
+        return PQstatus(handle) != CONNECTION_OK
+    }
+
+    /// Closes the connection (at once: libpq sends a goodbye and closes the socket).
+    func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    /// The socket, for waiting on notifications.
+    var socket: Int32 { handle.map { PQsocket($0) } ?? -1 }
+
+    /// The server could not be reached or did not take the connection.
+    struct ConnectFailed: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The connection broke under a statement (the server went away, the network dropped):
+    /// nothing more can be sent on it.
+    struct Lost: Error, CustomStringConvertible {
+        var message: String
+        var description: String { "the connection to PostgreSQL was lost: \(message)" }
+    }
+
+    /// Connects to `host`, and keeps the connection only if the server takes writes (libpq's
+    /// `target_session_attrs=read-write`): a replica is refused with "session is read-only".
+    static func connect(to host: PostgresLocation.Host, of location: PostgresLocation, timeout: Int) throws
+        -> PostgresConnection
+    {
+        var parameters: [(String, String)] = [
+            ("host", host.name), ("port", String(host.port)), ("user", location.user), ("dbname", location.database),
+            ("connect_timeout", String(timeout)), ("target_session_attrs", "read-write"),
+            ("application_name", "clup"), ("client_encoding", "UTF8"),
+            // A peer lost without a reset is noticed within a minute even while idle.
+            ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"), ("keepalives_count", "3"),
+        ]
+        if let password = location.password { parameters.append(("password", password)) }
+        if let schema = location.schema { parameters.append(("options", "-c search_path=\(schema)")) }
+        let handle = withCStrings(parameters.map(\.0)) { keywords in
+            withCStrings(parameters.map(\.1)) { values in PQconnectdbParams(keywords, values, 0) }
+        }
+        guard let handle else { throw ConnectFailed(description: "out of memory") }
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let message = Self.message(PQerrorMessage(handle))
+            PQfinish(handle)
+            throw ConnectFailed(description: message)
+        }
+        return PostgresConnection(handle: handle)
+    }
+
+    /// libpq's message in a line: its last line, without the "connection to server at … failed:"
+    /// that names the host the caller names already.
+    static func message(_ text: UnsafePointer<CChar>?) -> String {
+        let whole = text.map { String(cString: $0) } ?? ""
+        let lines = whole.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        let line = lines.last(where: { !$0.isEmpty }) ?? "unknown error"
+        if let failed = line.range(of: "failed: ") { return String(line[failed.upperBound...]) }
+        return line
+    }
+
+    /// Runs `statement` and returns its result, or throws: the server's refusal as
+    /// `PostgresEngine.Refused` (the connection stays usable), a broken connection as `Lost`, no
+    /// answer by `deadline` as `PostgresTransaction.StatementTimedOut` (the connection is then
+    /// closed: it may still deliver the late answer).
+    func run(_ statement: PostgresStatement, deadline: ContinuousClock.Instant) throws -> PostgresResult {
+        guard let handle else { throw Lost(message: "closed") }
+        let parameters = statement.parameters
+        let types = parameters.map(\.type)
+        var name: String?
+        if statement.prepare {
+            let key = PreparedKey(text: statement.text, types: types)
+            if let known = prepared[key] {
+                name = known
+            } else if prepared.count < Self.mostPrepared {
+                let new = "clup\(prepared.count + 1)"
+                let sent = types.withUnsafeBufferPointer { types in
+                    PQsendPrepare(handle, new, statement.text, Int32(parameters.count), types.baseAddress)
+                }
+                guard sent == 1 else { throw lost() }
+                _ = try results(deadline: deadline)
+                prepared[key] = new
+                name = new
+            }
+        }
+        let sent = parameters.withValues { values, lengths, formats in
+            if let name {
+                PQsendQueryPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 1)
+            } else {
+                types.withUnsafeBufferPointer { types in
+                    PQsendQueryParams(handle, statement.text, Int32(parameters.count), types.baseAddress, values, lengths,
+                                      formats, 1)
+                }
+            }
+        }
+        guard sent == 1 else { throw lost() }
+        return try results(deadline: deadline)
+    }
+
+    /// Runs `text`, a statement without values (a migration's DDL, LISTEN), unprepared.
+    func run(_ text: String, deadline: ContinuousClock.Instant) throws -> PostgresResult {
+        try run(PostgresStatement(text: text, parameters: [], prepare: false), deadline: deadline)
+    }
+
+    /// Waits for the statement's results and returns the last; the first error, if any, thrown
+    /// once all have been read (the connection is then ready for the next statement).
+    private func results(deadline: ContinuousClock.Instant) throws -> PostgresResult {
+        guard let handle else { throw Lost(message: "closed") }
+        var last: PostgresResult?
+        var refused: PostgresEngine.Refused?
+        while true {
+            while PQisBusy(handle) == 1 {
+                try wait(until: deadline)
+                guard PQconsumeInput(handle) == 1 else { throw lost() }
+            }
+            guard let result = PQgetResult(handle) else { break }
+            let status = PQresultStatus(result)
+            if status == PGRES_FATAL_ERROR {
+                if refused == nil { refused = Self.refusal(result) }
+                PQclear(result)
+            } else if status == PGRES_BAD_RESPONSE {
+                PQclear(result)
+                throw lost()
+            } else {
+                last = PostgresResult(result)
+            }
+        }
+        if let refused {
+            // A refusal that came with the connection's end (the server shutting down), or one
+            // of its prepared statements gone stale ("cached plan must not change result
+            // type": another worker's migration changed a table under a `SELECT *`): the
+            // connection is closed, and the next request opens a fresh one.
+            if PQstatus(handle) != CONNECTION_OK || refused.sqlState == "0A000" { close() }
+            throw refused
+        }
+        if PQstatus(handle) != CONNECTION_OK { throw lost() }
+        guard let last else { throw Lost(message: "no result") }
+        return last
+    }
+
+    /// Waits until the socket has something to read, or throws at the deadline (closing the
+    /// connection).
+    private func wait(until deadline: ContinuousClock.Instant) throws {
+        while true {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else {
+                close()
+                throw PostgresTransaction.StatementTimedOut()
+            }
+            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready > 0 { return }
+            if ready < 0 && errno != EINTR { throw lost() }
+        }
+    }
+
+    /// The connection's error as `Lost`, closing it.
+    private func lost() -> Lost {
+        let message = handle.map { Self.message(PQerrorMessage($0)) } ?? "closed"
+        close()
+        return Lost(message: message)
+    }
+
+    private static func refusal(_ result: OpaquePointer) -> PostgresEngine.Refused {
+        func field(_ code: Character) -> String? {
+            PQresultErrorField(result, Int32(code.asciiValue!)).map { String(cString: $0) }
+        }
+        return PostgresEngine.Refused(sqlState: field("C") ?? "", message: field("M") ?? "",
+                                      constraint: field("n"))
+    }
+
+    /// Notifications received so far (LISTEN): reads what the socket holds without waiting.
+    /// Throws `Lost` if the connection broke.
+    func notifications() throws -> [(channel: String, payload: String)] {
+        guard let handle else { throw Lost(message: "closed") }
+        guard PQconsumeInput(handle) == 1 else { throw lost() }
+        var found: [(String, String)] = []
+        while let notification = PQnotifies(handle) {
+            found.append((String(cString: notification.pointee.relname), String(cString: notification.pointee.extra)))
+            PQfreemem(notification)
+        }
+        if PQstatus(handle) != CONNECTION_OK { throw lost() }
+        return found
+    }
+}
+
+/// `strings` as a NULL-terminated array of C strings, for as long as `body` runs.
+private func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    let pointers = copies.map { UnsafePointer($0) } + [nil]
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}
+
+/// A statement as PostgreSQL is sent it: `$n` placeholders and their values.
+struct PostgresStatement {
+    var text: String
+    var parameters: [PostgresParameter]
+    /// Whether to keep it prepared on the connection: its text is the same whatever its values.
+    var prepare: Bool
+
+    init(text: String, parameters: [PostgresParameter] = [], prepare: Bool = true) {
+        self.text = text
+        self.parameters = parameters
+        self.prepare = prepare
+    }
+}
+
+/// One value bound to a statement: its type (an OID) and its bytes in PostgreSQL's binary form,
+/// or nil for NULL.
+struct PostgresParameter {
+    var type: UInt32
+    var bytes: [UInt8]?
+
+    static let bool: UInt32 = 16
+    static let bytea: UInt32 = 17
+    static let int8: UInt32 = 20
+    static let int2: UInt32 = 21
+    static let int4: UInt32 = 23
+    static let text: UInt32 = 25
+    static let oid: UInt32 = 26
+    static let float4: UInt32 = 700
+    static let float8: UInt32 = 701
+    static let bpchar: UInt32 = 1042
+    static let varchar: UInt32 = 1043
+    static let date: UInt32 = 1082
+    static let timestamp: UInt32 = 1114
+    static let timestamptz: UInt32 = 1184
+    static let numeric: UInt32 = 1700
+    static let name: UInt32 = 19
+
+    /// PostgreSQL's epoch, 2000-01-01 00:00 UTC, in seconds since 1970.
+    static let epoch: TimeInterval = 946_684_800
+
+    init(type: UInt32, bytes: [UInt8]?) {
+        self.type = type
+        self.bytes = bytes
+    }
+
+    init(_ value: Int64) {
+        self.init(type: Self.int8, bytes: withUnsafeBytes(of: value.bigEndian, Array.init))
+    }
+
+    init(_ value: Double) {
+        self.init(type: Self.float8, bytes: withUnsafeBytes(of: value.bitPattern.bigEndian, Array.init))
+    }
+
+    init(_ value: Bool) {
+        self.init(type: Self.bool, bytes: [value ? 1 : 0])
+    }
+
+    init(_ value: String) {
+        self.init(type: Self.text, bytes: Array(value.utf8))
+    }
+
+    /// A `timestamptz`: microseconds since PostgreSQL's epoch (truncated, as the server keeps it).
+    init(_ value: Date) {
+        let microseconds = Int64((value.timeIntervalSince1970 - Self.epoch) * 1_000_000)
+        self.init(type: Self.timestamptz, bytes: withUnsafeBytes(of: microseconds.bigEndian, Array.init))
+    }
+
+    /// NULL, typed as a value of `type` would be.
+    static func null(_ type: UInt32) -> PostgresParameter { PostgresParameter(type: type, bytes: nil) }
+}
+
+extension Array<PostgresParameter> {
+    /// The values as libpq takes them: pointers, lengths and formats (all binary).
+    fileprivate func withValues<T>(
+        _ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) -> T
+    ) -> T {
+        guard !isEmpty else { return body(nil, nil, nil) }
+        // One buffer for every value's bytes, pointed into.
+        var storage: [UInt8] = []
+        var offsets: [Int?] = []
+        for parameter in self {
+            if let bytes = parameter.bytes {
+                offsets.append(storage.count)
+                storage += bytes
+            } else {
+                offsets.append(nil)
+            }
+        }
+        let lengths = map { Int32($0.bytes?.count ?? 0) }
+        let formats = [Int32](repeating: 1, count: count)
+        if storage.isEmpty { storage.append(0) }
+        return storage.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+            let pointers = offsets.map { $0.map { base + $0 } }
+            return pointers.withUnsafeBufferPointer { pointers in
+                body(pointers.baseAddress, lengths, formats)
+            }
+        }
+    }
+}
+
+/// A statement's result: its rows, each cell in PostgreSQL's binary form, kept until the last
+/// row read from it is let go.
+final class PostgresResult {
+    private let result: OpaquePointer
+    let rowCount: Int
+    let columnCount: Int
+    /// Column positions by name, lower case (as the schema's unquoted names are folded).
+    let columns: [String: Int]
+
+    fileprivate init(_ result: OpaquePointer) {
+        self.result = result
+        rowCount = Int(PQntuples(result))
+        columnCount = Int(PQnfields(result))
+        var columns: [String: Int] = [:]
+        for index in 0..<columnCount {
+            if let name = PQfname(result, Int32(index)) { columns[String(cString: name)] = columns[String(cString: name)] ?? index }
+        }
+        self.columns = columns
+    }
+
+    deinit { PQclear(result) }
+
+    /// How many rows the statement changed (INSERT, UPDATE, DELETE), 0 for others.
+    var changedRows: Int {
+        Int(String(cString: PQcmdTuples(result))) ?? 0
+    }
+
+    var rows: [PostgresRow] { (0..<rowCount).map { PostgresRow(result: self, row: $0) } }
+
+    fileprivate func cell(row: Int, column: Int) -> PostgresCell {
+        let isNull = PQgetisnull(result, Int32(row), Int32(column)) == 1
+        let length = Int(PQgetlength(result, Int32(row), Int32(column)))
+        let bytes = isNull ? nil : UnsafeRawBufferPointer(start: PQgetvalue(result, Int32(row), Int32(column)), count: length)
+        return PostgresCell(type: PQftype(result, Int32(column)), bytes: bytes, column: column, owner: self)
+    }
+
+    fileprivate func columnName(_ index: Int) -> String {
+        PQfname(result, Int32(index)).map { String(cString: $0) } ?? ""
+    }
+}
+
+/// One row of a result, its cells by position or by column name.
+struct PostgresRow {
+    fileprivate let result: PostgresResult
+    fileprivate let row: Int
+
+    var count: Int { result.columnCount }
+
+    subscript(index: Int) -> PostgresCell { result.cell(row: row, column: index) }
+
+    /// The cell named `column` (spelled as in the statements; PostgreSQL folds it), if any.
+    func cell(named column: String) -> PostgresCell? {
+        result.columns[column.lowercased()].map { result.cell(row: row, column: $0) }
+    }
+
+    var columnNames: [String] { (0..<result.columnCount).map(result.columnName) }
+}
+
+/// One cell: its column's type, and its bytes in binary form (nil for NULL). The bytes belong to
+/// the result, which the cell keeps.
+struct PostgresCell {
+    let type: UInt32
+    let bytes: UnsafeRawBufferPointer?
+    let column: Int
+    fileprivate let owner: PostgresResult
+
+    /// The value as `Value`; NULL an error.
+    func decode<Value: PostgresDecodable>(_ type: Value.Type = Value.self) throws -> Value {
+        guard let bytes else {
+            throw DecodingError.valueNotFound(Value.self, .init(codingPath: [], debugDescription: "column \(column) is NULL"))
+        }
+        return try withExtendedLifetime(owner) { try Value(postgres: bytes, type: self.type) }
+    }
+
+    /// The big-endian integer of `bytes`, of their size.
+    static func integer(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        switch bytes.count {
+        case 2: Int64(Int16(bigEndian: bytes.loadUnaligned(as: Int16.self)))
+        case 4: Int64(Int32(bigEndian: bytes.loadUnaligned(as: Int32.self)))
+        case 8: Int64(bigEndian: bytes.loadUnaligned(as: Int64.self))
+        default: nil
+        }
+    }
+
+    static func mismatch(_ value: Any.Type, _ type: UInt32) -> DecodingError {
+        DecodingError.typeMismatch(value, .init(codingPath: [], debugDescription: "PostgreSQL type \(type)"))
+    }
+}
+
+/// A value read from a cell's binary form.
+protocol PostgresDecodable {
+    init(postgres bytes: UnsafeRawBufferPointer, type: UInt32) throws
+}
+
+extension Int64: PostgresDecodable {
+    init(postgres bytes: UnsafeRawBufferPointer, type: UInt32) throws {
+        switch type {
+        case PostgresParameter.int2, PostgresParameter.int4, PostgresParameter.int8, PostgresParameter.oid:
+            guard let value = PostgresCell.integer(bytes) else { throw PostgresCell.mismatch(Int64.self, type) }
+            self = value
+        case PostgresParameter.numeric:
+            guard let value = Numeric(bytes)?.integer else { throw PostgresCell.mismatch(Int64.self, type) }
+            self = value
+        default: throw PostgresCell.mismatch(Int64.self, type)
+        }
+    }
+}
+
+extension Int: PostgresDecodable {
+    init(postgres bytes: UnsafeRawBufferPointer, type: UInt32) throws {
+        self = Int(try Int64(postgres: bytes, type: type))
+    }
+}
+
+extension Double: PostgresDecodable {
+    init(postgres bytes: UnsafeRawBufferPointer, type: UInt32) throws {
+        switch type {
+        case PostgresParameter.float8 where bytes.count == 8:
+            self = Double(bitPattern: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
+        case PostgresParameter.float4 where bytes.count == 4:
+            self = Double(Float(bitPattern: UInt32(bigEndian: bytes.loadUnaligned(as: UInt32.self))))
+        case PostgresParameter.numeric:
+            guard let value = Numeric(bytes)?.double else { throw PostgresCell.mismatch(Double.self, type) }
+            self = value
+        default:
+            self = Double(try Int64(postgres: bytes, type: type))
+        }
+    }
+}
+
+extension Bool: PostgresDecodable {
+    init(postgres bytes: UnsafeRawBufferPointer, type: UInt32) throws {
+        guard type == PostgresParameter.bool, bytes.count == 1 else { throw PostgresCell.mismatch(Bool.self, type) }
+        self = bytes[0] != 0
+    }
+}
+
+extension String: PostgresDecodable {
+    init(postgres bytes: UnsafeRawBufferPointer, type: UInt32) throws {
+        switch type {
+        case PostgresParameter.text, PostgresParameter.varchar, PostgresParameter.bpchar, PostgresParameter.name, 705:
+            self = String(decoding: bytes, as: UTF8.self)
+        default: throw PostgresCell.mismatch(String.self, type)
+        }
+    }
+}
+
+extension Date: PostgresDecodable {
+    init(postgres bytes: UnsafeRawBufferPointer, type: UInt32) throws {
+        switch type {
+        case PostgresParameter.timestamptz, PostgresParameter.timestamp:
+            guard let microseconds = PostgresCell.integer(bytes), bytes.count == 8 else {
+                throw PostgresCell.mismatch(Date.self, type)
+            }
+            self = Date(timeIntervalSince1970: PostgresParameter.epoch + Double(microseconds) / 1_000_000)
+        case PostgresParameter.date:
+            guard let days = PostgresCell.integer(bytes), bytes.count == 4 else { throw PostgresCell.mismatch(Date.self, type) }
+            self = Date(timeIntervalSince1970: PostgresParameter.epoch + Double(days) * 86_400)
+        default: throw PostgresCell.mismatch(Date.self, type)
+        }
+    }
+}
+
+extension Data: PostgresDecodable {
+    init(postgres bytes: UnsafeRawBufferPointer, type: UInt32) throws {
+        guard type == PostgresParameter.bytea else { throw PostgresCell.mismatch(Data.self, type) }
+        self = Data(bytes)
+    }
+}
+
+/// A `numeric` in binary form: base-10000 digits with a weight and a sign (what `SUM` and `AVG`
+/// of integers return).
+private struct Numeric {
+    var digits: [Int16]
+    var weight: Int16
+    var negative: Bool
+    var scale: Int16
+
+    init?(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count >= 8 else { return nil }
+        func word(_ index: Int) -> Int16 { Int16(bigEndian: bytes.loadUnaligned(fromByteOffset: index * 2, as: Int16.self)) }
+        let count = Int(word(0))
+        guard count >= 0, bytes.count == 8 + count * 2 else { return nil }
+        weight = word(1)
+        let sign = UInt16(bitPattern: word(2))
+        guard sign == 0 || sign == 0x4000 else { return nil }  // NaN and infinities are not numbers here
+        negative = sign == 0x4000
+        scale = word(3)
+        digits = (0..<count).map { word(4 + $0) }
+    }
+
+    var double: Double {
+        var value = 0.0
+        for (index, digit) in digits.enumerated() {
+            value += Double(digit) * pow(10_000, Double(Int(weight) - index))
+        }
+        return negative ? -value : value
+    }
+
+    /// The value if it is a whole number that fits.
+    var integer: Int64? {
+        var value: Int64 = 0
+        for (index, digit) in digits.enumerated() {
+            let power = Int(weight) - index
+            if power < 0 {
+                guard digit == 0 else { return nil }
+                continue
+            }
+            var term = Int64(digit)
+            for _ in 0..<power {
+                let (product, overflow) = term.multipliedReportingOverflow(by: 10_000)
+                guard !overflow else { return nil }
+                term = product
+            }
+            let (sum, overflow) = value.addingReportingOverflow(term)
+            guard !overflow else { return nil }
+            value = sum
+        }
+        return negative ? -value : value
+    }
+}
