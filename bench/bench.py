@@ -503,13 +503,14 @@ def postgres_commit_rate(pg_bin, url, seconds, directory, clients=16):
     return float(re.search(r"tps = ([\d.]+)", output).group(1))
 
 
-def cluster_section(args, p, work, threads, home, signed_in, writers, write_store_ids, now):
+def cluster_section(args, p, work, threads, home, signed_in, writers, write_store_ids, now, profiled=None):
     """Signed-in reads and durable writes on the PostgreSQL cluster, through one worker and
-    then two behind one nginx, with the CPU each part of the stack spent per request."""
+    then two behind one nginx, with the CPU each part of the stack spent per request; with
+    `profiled`, the one worker's reads and writes again under `perf record`."""
     url = args.cluster_url
     rows = []
     ceiling = postgres_commit_rate(args.pg_bin, url, p["commit_seconds"], work)
-    for count, customers in zip((1, 2), writers):
+    for count, customers in zip((1, 2), writers[:2]):
         stack = Stack(work, args.clup, lambda sock: [
             args.clup, "serve", "--database-url", url, "--socket", sock, "--socket-mode", "0660",
             *(["--socket-group", nginx_group()] if os.geteuid() == 0 else []), "--threads", str(threads),
@@ -538,6 +539,14 @@ def cluster_section(args, p, work, threads, home, signed_in, writers, write_stor
             rows.append(dict(workers=count, read=read, write=dict(per_second=made / elapsed, made=made,
                                                                    p50=writes["p50"], p99=writes["p99"],
                                                                    cpu_ms=writes["cpu_ms"])))
+            if profiled and count == 1:
+                pid = stack.responder.pid
+                profiled("postgres-read", lambda: wrk(stack.url + home, p["read_seconds"], 64, headers=signed_in), pid)
+                requests = os.path.join(work, "writes-postgres-profiled.tsv")
+                write_requests(requests, writers[2], write_store_ids, now)
+                profiled("postgres-write", lambda: wrk(stack.url + "/", p["write_seconds"], 16,
+                                                       script=os.path.join(HERE, "requests.lua"),
+                                                       script_args=(requests, 2, 303)), pid)
         finally:
             stack.stop()
     return dict(commit_ceiling=ceiling, runs=rows)
@@ -580,6 +589,11 @@ def cluster_markdown(r):
                         cpu_split(run["write"]["cpu_ms"])))
     lines.append("| raw PostgreSQL commits on the cluster (pgbench, 16 clients, synchronous replica) | | | %.0f/s"
                  " | %.2f | | |" % (r["cluster"]["commit_ceiling"], r["cluster"]["commit_ceiling"] / write["per_second"]))
+    one = r["cluster"]["runs"][0]
+    lines += ["", "Targets for one worker on the cluster: signed-in reads **%.2f** of SQLite's (≥ 0.6), durable writes"
+              " **%.2f** (≥ 0.35), the worker's CPU per signed-in read **%.2f×** SQLite's (≤ 1.5×)."
+              % (one["read"]["rps"] / read["rps"], one["write"]["per_second"] / write["per_second"],
+                 one["read"]["cpu_ms"]["worker"] / max(read["cpu_ms"]["worker"], 1e-9))]
     return lines
 
 
@@ -699,11 +713,11 @@ def main():
                            write_store_ids, now)
         profiles = []
 
-        def profiled(name, run):
-            """Runs the load `run` again with the worker under `perf record`."""
+        def profiled(name, run, pid=None):
+            """Runs the load `run` again with the worker (`pid`, else SQLite's) under `perf record`."""
             os.makedirs(os.path.join(args.results, "profile"), exist_ok=True)
             data = os.path.join(args.results, "profile", name + ".perf")
-            recording = profiler.record(clup.responder.pid, max(1, p["read_seconds"] - 1), data)
+            recording = profiler.record(pid or clup.responder.pid, max(1, p["read_seconds"] - 1), data)
             time.sleep(0.5)
             run()
             recording.wait()
@@ -712,6 +726,8 @@ def main():
             # The cluster's workers start from the same data, with customers of their own for
             # the write path (one reservation each, as here).
             cluster_writers = [add_customers(db, p["writers"] // 2, now, "p%d" % n) for n in (1, 2)]
+            if args.profile:
+                cluster_writers.append(add_customers(db, p["writers"] // 2, now, "px"))
             print("==> copying the data set to the PostgreSQL cluster", flush=True)
             subprocess.run([args.clup, "copy-to-postgres", "--database", database, "--to", args.cluster_url],
                            check=True, stdout=subprocess.DEVNULL)
@@ -841,7 +857,8 @@ def main():
 
         cluster = None
         if args.cluster_url:
-            cluster = cluster_section(args, p, work, threads, home, signed_in, cluster_writers, write_store_ids, now)
+            cluster = cluster_section(args, p, work, threads, home, signed_in, cluster_writers, write_store_ids, now,
+                                      profiled if args.profile else None)
 
         print("==> status updates", flush=True)
         # Its own process, on its own in-memory database; the worker is measured meanwhile, since

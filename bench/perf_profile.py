@@ -5,7 +5,9 @@ samples folded into stacks, a flame graph and the top costs.
 `bench.py --profile` calls `record()` around a load and `report()` after; run alone,
 `bench/perf_profile.py DATA NAME OUTDIR` reports on a `perf record --call-graph dwarf` file made by hand.
 
-The report, `OUTDIR/NAME.md`, lists the ten functions with the most samples of their own
+The report, `OUTDIR/NAME.md`, first says what share of the samples is the thread going to sleep
+and waking others (the kernel's scheduler, futexes: a thread handing work to another and waiting
+for it), then lists the ten functions with the most samples of their own
 ("self": the leaf of the stack); the ten of CLup's own functions that are the nearest of
 CLup's own to the most samples ("nearest own": the runtime's retains, copies and allocations,
 SQLite's work and the kernel's are charged to the CLup function that asked for them, which is
@@ -99,6 +101,12 @@ def shorter(name):
     return name if len(name) < 160 else name[:157] + "..."
 
 
+# The kernel's functions that put a thread to sleep, switch to another, or wake one: a sample
+# with one of them on its stack is time spent handing over between threads.
+SWITCHING = re.compile(r"^(__?schedule|schedule_hrtimeout_range|finish_task_switch.*|futex_wait.*|futex_wake.*|"
+                       r"try_to_wake_up|__x64_sys_futex|do_futex|pick_next_task.*)$")
+
+
 def report(data, name, directory):
     """Writes NAME.folded, NAME.svg and NAME.md into `directory`; returns the Markdown."""
     stacks = list(samples(data))
@@ -110,7 +118,10 @@ def report(data, name, directory):
     nearest = collections.Counter()
     inclusive = collections.Counter()
     libraries = collections.Counter()
+    switching = 0
     for thread, frames in stacks:
+        if any(SWITCHING.match(function) for function, _ in frames):
+            switching += 1
         readable = [names[function] for function, _ in frames]
         folded[";".join([thread] + [f.replace(";", ",") for f in readable])] += 1
         if frames:
@@ -136,6 +147,8 @@ def report(data, name, directory):
 
     markdown = "\n\n".join([
         "### %s: %d samples at %d Hz" % (name, len(stacks), FREQUENCY),
+        "Thread switches and wake-ups (the scheduler or a futex on the stack): **%.1f %%** of the samples."
+        % (100.0 * switching / total),
         table(leaves, "self: the ten functions with most samples of their own"),
         table(nearest, "nearest own: the ten of CLup's functions with most samples charged to them"),
         table(inclusive, "inclusive: the ten of CLup's own with most samples under them"),
@@ -144,6 +157,12 @@ def report(data, name, directory):
     with open(os.path.join(directory, name + ".md"), "w") as file:
         file.write(markdown)
     return markdown
+
+
+def switching_share(markdown):
+    """The share of thread switches a report gives (percent), for the summary."""
+    found = re.search(r"Thread switches and wake-ups .*?\*\*([\d.]+) %\*\*", markdown)
+    return float(found.group(1)) if found else None
 
 
 def flame_graph(folded, title, width=1200, row=16):
