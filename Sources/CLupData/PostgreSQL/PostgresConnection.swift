@@ -361,7 +361,7 @@ final class PostgresResult {
         let isNull = PQgetisnull(result, Int32(row), Int32(column)) == 1
         let length = Int(PQgetlength(result, Int32(row), Int32(column)))
         let bytes = isNull ? nil : UnsafeRawBufferPointer(start: PQgetvalue(result, Int32(row), Int32(column)), count: length)
-        return PostgresCell(type: PQftype(result, Int32(column)), bytes: bytes, column: column, owner: self)
+        return PostgresCell(type: PQftype(result, Int32(column)), bytes: bytes, column: column)
     }
 
     fileprivate func columnName(_ index: Int) -> String {
@@ -387,19 +387,20 @@ struct PostgresRow {
 }
 
 /// One cell: its column's type, and its bytes in binary form (nil for NULL). The bytes belong to
-/// the result, which the cell keeps.
+/// the result, which the row the cell was taken from keeps: a cell is read at once, while its
+/// row is at hand, and never kept (holding the result here too cost a retain and a release for
+/// every cell read, thousands on a write that reads a store's queue).
 struct PostgresCell {
     let type: UInt32
     let bytes: UnsafeRawBufferPointer?
     let column: Int
-    fileprivate let owner: PostgresResult
 
     /// The value as `Value`; NULL an error.
     func decode<Value: PostgresDecodable>(_ type: Value.Type = Value.self) throws -> Value {
         guard let bytes else {
             throw DecodingError.valueNotFound(Value.self, .init(codingPath: [], debugDescription: "column \(column) is NULL"))
         }
-        return try withExtendedLifetime(owner) { try Value(postgres: bytes, type: self.type) }
+        return try Value(postgres: bytes, type: self.type)
     }
 
     /// The big-endian integer of `bytes`, of their size.
