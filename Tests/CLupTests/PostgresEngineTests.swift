@@ -19,6 +19,9 @@ struct PostgresEngineTests {
         let cluster = try PostgresLocation(url: "postgresql://clup@10.0.0.1,10.0.0.2:5433,10.0.0.3/clup")
         #expect(cluster.hosts.map(\.port) == [5432, 5433, 5432] && cluster.password == nil && cluster.schema == nil)
         #expect(try PostgresLocation(url: "postgres://clup@db").database == "clup")
+        #expect(one.tlsMode == "prefer" && one.tlsRootCertificate == nil)
+        let checked = try PostgresLocation(url: "postgres://clup@db/clup?sslmode=verify-full&sslrootcert=/etc/clup/ca.crt")
+        #expect(checked.tlsParameters.map { "\($0)=\($1)" } == ["sslmode=verify-full", "sslrootcert=/etc/clup/ca.crt"])
     }
 
     @Test("a bad PostgreSQL URL is refused with what is wrong, and never echoes the password", arguments: [
@@ -26,7 +29,10 @@ struct PostgresEngineTests {
         ("postgres://db/clup", "names its user"),
         ("postgres://clup@db:0/clup", "no valid port"),
         ("postgres://clup@db:http/clup", "no valid port"),
-        ("postgres://clup@db/clup?sslmode=disable", "unknown PostgreSQL URL parameter"),
+        ("postgres://clup@db/clup?connect_timeout=1", "unknown PostgreSQL URL parameter"),
+        ("postgres://clup@db/clup?sslmode=sometimes", "sslmode is one of"),
+        ("postgres://clup@db/clup?sslmode=verify-full", "needs sslrootcert"),
+        ("postgres://clup@db/clup?sslmode=require&sslrootcert=ca.crt", "absolute path"),
         ("postgres://clup@db/clup?schema=Robert'); DROP", "a schema name is"),
         ("postgresql:/clup:hunter2@db/clup", "starts with postgres://"),
     ])

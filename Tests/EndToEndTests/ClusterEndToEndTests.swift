@@ -11,7 +11,8 @@ import Glibc
 
 /// CLup as a chain runs it on several machines, here on loopback: three PostgreSQL nodes
 /// under Patroni and etcd (`scripts/cluster`), two workers, nginx in front. Run by
-/// `scripts/cluster-test` (CLUP_TEST_CLUSTER=1); it takes about a minute and a half.
+/// `scripts/cluster-test` (CLUP_TEST_CLUSTER=1); it takes about three minutes. Every connection
+/// to PostgreSQL is TLS, checked against the cluster's own CA, as a deployment's is.
 @Suite("A cluster: PostgreSQL under Patroni, two workers", .serialized,
        .enabled(if: ProcessInfo.processInfo.environment["CLUP_TEST_CLUSTER"] == "1"))
 struct ClusterEndToEndTests {
@@ -38,6 +39,11 @@ struct ClusterEndToEndTests {
         /// The nodes whose PostgreSQL accepts writes now (not in recovery), as each says itself.
         func writable() throws -> [String] {
             try Self.run(script, ["writable", directory]).split(separator: "\n").map(String.init)
+        }
+
+        /// The rows `sql` returns, run as the superuser on the primary: a line each.
+        func sql(_ sql: String) throws -> [String] {
+            try Self.run(script, ["sql", directory, sql]).split(separator: "\n").map(String.init)
         }
 
         /// Cuts `node` off from etcd and the other nodes (this machine still reaches it), or
@@ -82,7 +88,8 @@ struct ClusterEndToEndTests {
         static func run(_ executable: String, _ arguments: [String]) throws -> String {
             let file = NSTemporaryDirectory() + "clup-cluster-output-" + UUID().uuidString
             defer { try? FileManager.default.removeItem(atPath: file) }
-            let command = ([executable] + arguments).map { "'\($0)'" }.joined(separator: " ")
+            let command = ([executable] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+                .joined(separator: " ")
             let status = system("\(command) > '\(file)' 2>/dev/null < /dev/null")
             try Stack.check(status == 0, "\(executable) \(arguments.joined(separator: " ")) failed (\(status))")
             return (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
@@ -233,6 +240,30 @@ struct ClusterEndToEndTests {
         for _ in 0..<20 { statuses.append(try ticket(stack, key: dispenser).status) }
         #expect(statuses.allSatisfy { $0 == 201 }, "\(statuses)")
         #expect(try stack.get("/").status == 200)
+    }
+
+    @Test("every connection to PostgreSQL is encrypted and checked, the workers' and the replicas'; a certificate that does not name the host is refused")
+    func tls() throws {
+        let cluster = try Cluster()
+        let stack = try Stack(databaseURL: cluster.url, workers: 2)
+        let database = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
+        _ = try store(stack, database, capacity: Self.roomy)
+        // Every client connection (the workers', their board feeds', this test's), and both
+        // replicas' streams.
+        let clients = try cluster.sql("""
+            SELECT a.usename, s.ssl FROM pg_stat_activity a JOIN pg_stat_ssl s ON s.pid = a.pid
+            WHERE a.usename = 'clup' OR a.backend_type = 'walsender'
+            """)
+        #expect(clients.filter { $0.hasPrefix("clup|") }.count >= 3, "\(clients)")
+        #expect(clients.filter { $0.hasPrefix("replicator|") }.count == 2, "\(clients)")
+        #expect(!clients.isEmpty && clients.allSatisfy { $0.hasSuffix("|t") }, "\(clients)")
+        // The same servers under a name their certificates do not give (they name 127.0.0.1).
+        let misnamed = cluster.url.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+        #expect {
+            _ = try AppDatabase.open(url: misnamed, dataKey: .scratch)
+        } throws: { error in
+            "\(error)".contains("does not match host name \"localhost\"")
+        }
     }
 
     @Test("etcd lost: no failover, the writes go on")

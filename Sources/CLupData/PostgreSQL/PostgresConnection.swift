@@ -71,6 +71,7 @@ final class PostgresConnection {
         ]
         if let password = location.password { parameters.append(("password", password)) }
         if let schema = location.schema { parameters.append(("options", "-c search_path=\(schema)")) }
+        parameters += location.tlsParameters
         let handle = withCStrings(parameters.map(\.0)) { keywords in
             withCStrings(parameters.map(\.1)) { values in PQconnectdbParams(keywords, values, 0) }
         }

@@ -314,8 +314,11 @@ struct PostgresTransaction {
 
 /// Where the PostgreSQL servers are: `postgres://user:password@host:port[,host:port…]/database`,
 /// optionally `?schema=NAME` to keep CLup's tables in a schema of their own (created if
-/// missing). With several hosts (the nodes of a Patroni cluster), a connection goes to the
-/// first that takes writes — the primary — as libpq's `target_session_attrs=read-write` does.
+/// missing), and how the connection is encrypted: `sslmode=verify-full&sslrootcert=PATH`
+/// checks that the server's certificate is signed by the operator's CA and names the host
+/// connected to (libpq's modes; without one, `prefer`: encrypted if the server offers it,
+/// unchecked). With several hosts (the nodes of a Patroni cluster), a connection goes to the
+/// first that takes writes — the primary — with libpq's `target_session_attrs=read-write`.
 struct PostgresLocation: Sendable, Equatable {
     struct Host: Sendable, Equatable {
         var name: String
@@ -327,6 +330,18 @@ struct PostgresLocation: Sendable, Equatable {
     var password: String?
     var database: String
     var schema: String?
+    /// libpq's `sslmode`.
+    var tlsMode = "prefer"
+    /// The CA certificate file a `verify-ca` or `verify-full` connection checks the server's
+    /// certificate against.
+    var tlsRootCertificate: String?
+
+    static let tlsModes = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]
+
+    /// The TLS settings as libpq's connection parameters.
+    var tlsParameters: [(String, String)] {
+        [("sslmode", tlsMode)] + (tlsRootCertificate.map { [("sslrootcert", $0)] } ?? [])
+    }
 
     struct Invalid: Error, CustomStringConvertible {
         var description: String
@@ -341,13 +356,31 @@ struct PostgresLocation: Sendable, Equatable {
         if let query = rest.firstIndex(of: "?") {
             for parameter in rest[rest.index(after: query)...].split(separator: "&") {
                 let pair = parameter.split(separator: "=", maxSplits: 1).map(String.init)
-                guard pair.count == 2, pair[0] == "schema" else {
-                    throw Invalid(description: "unknown PostgreSQL URL parameter \(parameter) (only schema=NAME is read)")
+                switch (pair.first, pair.count) {
+                case ("schema", 2):
+                    guard pair[1].wholeMatch(of: /[a-z_][a-z0-9_]{0,62}/) != nil else {
+                        throw Invalid(description: "a schema name is lower-case letters, digits and _ (got \(pair[1]))")
+                    }
+                    schema = pair[1]
+                case ("sslmode", 2):
+                    guard Self.tlsModes.contains(pair[1]) else {
+                        throw Invalid(description: "sslmode is one of \(Self.tlsModes.joined(separator: ", ")) (got \(pair[1]))")
+                    }
+                    tlsMode = pair[1]
+                case ("sslrootcert", 2):
+                    let path = pair[1].removingPercentEncoding ?? pair[1]
+                    guard path.hasPrefix("/") else {
+                        throw Invalid(description: "sslrootcert is a CA certificate file's absolute path (got \(path))")
+                    }
+                    tlsRootCertificate = path
+                default:
+                    throw Invalid(description: """
+                        unknown PostgreSQL URL parameter \(parameter) (schema=NAME, sslmode=MODE and sslrootcert=PATH are read)
+                        """)
                 }
-                guard pair[1].wholeMatch(of: /[a-z_][a-z0-9_]{0,62}/) != nil else {
-                    throw Invalid(description: "a schema name is lower-case letters, digits and _ (got \(pair[1]))")
-                }
-                schema = pair[1]
+            }
+            if tlsMode.hasPrefix("verify"), tlsRootCertificate == nil {
+                throw Invalid(description: "sslmode=\(tlsMode) needs sslrootcert=PATH, the CA certificate to check the server's against")
             }
             rest = rest[..<query]
         }
