@@ -526,6 +526,10 @@ struct NginxConfigCommand: ParsableCommand {
     @Option(help: "The worker's unix socket; give it once per worker when several share the database.")
     var socket: [String] = []
     @Option(help: "The worker's TCP port, instead of a socket.") var workerPort: Int?
+    @Option(help: "A worker on another host, ADDRESS:PORT as its `clup serve --listen` says (the entrance on the next port); give it once per worker, instead of sockets.")
+    var worker: [String] = []
+    @Option(help: "A load balancer's address or network (10.0.1.0/24) that may ask /healthz, besides this machine; give it once per network.")
+    var healthzFrom: [String] = []
     @Option(help: "Each worker's entrance socket (default: each socket's name with -entrance).")
     var entranceSocket: [String] = []
     @Option(help: "The worker's entrance TCP port (default: the worker port's next).") var entrancePort: Int?
@@ -548,11 +552,28 @@ struct NginxConfigCommand: ParsableCommand {
         }
         let upstreams: [String]
         let entranceUpstreams: [String]
-        if let workerPort {
+        guard worker.isEmpty || (workerPort == nil && socket.isEmpty) else {
+            throw ValidationError("give --worker, or --socket or --worker-port, not both")
+        }
+        if !worker.isEmpty {
+            let workers = try worker.map { text in
+                guard let (address, port) = Serve.hostAndPort(text), port < 65535 else {
+                    throw ValidationError("--worker \(text): ADDRESS:PORT, with an IPv4 address or [an IPv6 one]")
+                }
+                return (address.contains(":") ? "[\(address)]" : address, port)
+            }
+            // Passive health checks (open-source nginx has no active ones): a worker that fails
+            // twice is left alone for 10 s and its requests go to the others.
+            upstreams = workers.map { "\($0.0):\($0.1) max_fails=2 fail_timeout=10s" }
+            entranceUpstreams = workers.map { "\($0.0):\($0.1 + 1) max_fails=2 fail_timeout=10s" }
+        } else if let workerPort {
             upstreams = ["127.0.0.1:\(workerPort)"]
             entranceUpstreams = ["127.0.0.1:\(entrancePort ?? workerPort + 1)"]
         } else {
-            let sockets = (socket.isEmpty ? ["\(runDir)/clup.sock"] : socket).map(absolute)
+            // Production's template serves the unit's sockets (nginx/clup.service) unless told.
+            let production = (template as NSString).lastPathComponent == "clup-production.conf.in"
+            let sockets = (socket.isEmpty ? [production ? "/run/clup/clup.sock" : "\(runDir)/clup.sock"] : socket)
+                .map(absolute)
             guard entranceSocket.isEmpty || entranceSocket.count == sockets.count else {
                 throw ValidationError("give --entrance-socket once per --socket, or not at all")
             }
@@ -560,13 +581,25 @@ struct NginxConfigCommand: ParsableCommand {
             entranceUpstreams = (entranceSocket.isEmpty ? sockets.map(Serve.entranceSocket(for:)) : entranceSocket)
                 .map { "unix:" + absolute($0) }
         }
-        /// One `server` line per worker, as the upstream block lists them.
-        func servers(_ addresses: [String]) -> String {
-            addresses.map { "server \($0);" }.joined(separator: "\n        ")
-        }
-        let upstream = servers(upstreams)
-        let entranceUpstream = servers(entranceUpstreams)
         let text = try String(contentsOfFile: template, encoding: .utf8)
+        /// The whitespace before `placeholder`'s line in the template, for the lines after its first.
+        func indent(_ placeholder: String) -> String {
+            guard let found = text.range(of: placeholder) else { return "" }
+            let lineStart = text[..<found.lowerBound].lastIndex(of: "\n").map { text.index(after: $0) } ?? text.startIndex
+            return String(text[lineStart..<found.lowerBound].prefix { $0 == " " })
+        }
+        /// One `server` line per worker, as the upstream block lists them.
+        func servers(_ addresses: [String], at placeholder: String) -> String {
+            addresses.map { "server \($0);" }.joined(separator: "\n" + indent(placeholder))
+        }
+        let upstream = servers(upstreams, at: "@UPSTREAM@")
+        let entranceUpstream = servers(entranceUpstreams, at: "@ENTRANCE_UPSTREAM@")
+        let healthz: String = try healthzFrom.map { text -> String in
+            guard PeerNetwork(text) != nil else {
+                throw ValidationError("--healthz-from \(text): an address or a network such as 10.0.1.0/24")
+            }
+            return "allow \(text);\n" + indent("@HEALTHZ_ALLOW@")
+        }.joined()
         print(try NginxConfig.render(template: text, values: [
             "PORT": String(port), "RUN_DIR": absolute(runDir), "UPSTREAM": upstream,
             "ENTRANCE_UPSTREAM": entranceUpstream,
@@ -574,7 +607,7 @@ struct NginxConfigCommand: ParsableCommand {
             "ACCESS_LOG": accessLog == "off" ? "off" : absolute(accessLog) + " clup", "MAX_BODY": maxBody,
             "TILE_ORIGIN": NginxConfig.imageOrigin(ofTileURL: tileURL),
             "UNLIMITED_CLIENT": unlimitedClient == "none" ? "" : "\(unlimitedClient) 1;",
-            "NGINX_USER": user,
+            "NGINX_USER": user, "HEALTHZ_ALLOW": healthz,
         ]), terminator: "")
     }
 }

@@ -300,6 +300,47 @@ struct HardeningEndToEndTests {
         }
     }
 
+    @Test("production's nginx in front of workers on other hosts: one upstream server each, left alone when failing, /healthz for the load balancers named")
+    func productionSeveralHosts() throws {
+        let folder = NSTemporaryDirectory() + "clup-production-hosts-" + UUID().uuidString.prefix(8)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let stack = try Stack()
+        let site = try productionTemplate(stack, ["--worker", "10.0.0.5:9000", "--worker", "[fd00::6]:9000",
+                                                  "--healthz-from", "10.0.1.0/24", "--healthz-from", "fd00:1::/64"])
+        func upstream(_ name: String) -> String {
+            guard let start = site.range(of: "upstream \(name) {") else { return "" }
+            return String(site[start.upperBound...].prefix { $0 != "}" })
+        }
+        let (workers, entrances) = (upstream("clup_worker"), upstream("clup_entrance"))
+        #expect(workers.contains("server 10.0.0.5:9000 max_fails=2 fail_timeout=10s;")
+                    && workers.contains("server [fd00::6]:9000 max_fails=2 fail_timeout=10s;"), "\(workers)")
+        #expect(entrances.contains("server 10.0.0.5:9001 max_fails=2 fail_timeout=10s;")
+                    && entrances.contains("server [fd00::6]:9001 max_fails=2 fail_timeout=10s;"), "\(entrances)")
+        #expect(!site.contains("unix:"), "no local socket is left in front of remote workers")
+        #expect(site.contains("allow ::1;\n        allow 10.0.1.0/24;\n        allow fd00:1::/64;\n        deny all;"))
+        // Valid nginx as it is written (the workers need not be up for `nginx -t`).
+        var local = try productionSite(in: folder, for: stack).site
+        local = local.replacingOccurrences(of: "server unix:" + stack.socket + ";",
+                                           with: "server 10.0.0.5:9000 max_fails=2 fail_timeout=10s;")
+        try local.write(toFile: folder + "/site.conf", atomically: true, encoding: .utf8)
+        #expect(throws: Never.self) { try stack.run(Stack.nginxBinary, ["-t", "-q", "-p", folder, "-c", folder + "/nginx.conf"]) }
+        // What is not an address is refused with what is wrong.
+        for (arguments, message) in [(["--worker", "db.example.org:9000"], "--worker db.example.org:9000"),
+                                     (["--worker", "10.0.0.5:9000", "--socket", "/run/x.sock"], "not both"),
+                                     (["--healthz-from", "everyone"], "--healthz-from everyone")] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Stack.clupBinary)
+            process.arguments = ["nginx-config", "--template", Stack.root + "/nginx/clup-production.conf.in"] + arguments
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+            try process.run()
+            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus != 0 && said.contains(message), "\(arguments): \(said)")
+        }
+    }
+
     /// Each `{ … }` block of an nginx configuration: the words before it, and its own
     /// directives (its nested blocks left out).
     static func blocks(_ config: String) -> [(head: String, body: String)] {
