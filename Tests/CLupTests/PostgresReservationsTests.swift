@@ -195,6 +195,11 @@ extension PostgresReservationsTests {
             return answer?.status == 503 && answer?.headers["Retry-After"] == "5"
         }
         #expect(try workers[1].reservations.forCustomer(userId: customer).isEmpty)
+        // Its listening connection may have gone the same way unnoticed: the worker stops
+        // trusting what it remembers and listens again at its next refresh.
+        #expect(!workers[0].remembersCredentials)
+        try workers[0].refreshBoard()
+        #expect(workers[0].remembersCredentials)
         // The broken connection is not lent again: the same form, sent again, goes through once.
         guard case .created = try workers[0].reservations.reserve(lineUp, now: now) else {
             Issue.record("the line-up sent again was refused"); return

@@ -66,8 +66,9 @@ final class PostgresConnection {
             ("host", host.name), ("port", String(host.port)), ("user", location.user), ("dbname", location.database),
             ("connect_timeout", String(timeout)), ("target_session_attrs", "read-write"),
             ("application_name", "clup"), ("client_encoding", "UTF8"),
-            // A peer lost without a reset is noticed within a minute even while idle.
-            ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"), ("keepalives_count", "3"),
+            // A peer lost without a reset is noticed within 20 s even while idle (the board
+            // feed's listening connection is idle most of the time).
+            ("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "2"),
         ]
         if let password = location.password { parameters.append(("password", password)) }
         if let schema = location.schema { parameters.append(("options", "-c search_path=\(schema)")) }

@@ -36,10 +36,15 @@ final class PostgresEngine: Sendable {
          logger: Logger = Logger(label: "clup.postgres")) throws
     {
         location = try PostgresLocation(url: url)
-        pool = PostgresPool(location: location, size: connections, logger: logger)
+        let engine = Weak<PostgresEngine>()
+        // A connection lost under a request (the primary gone, the network cut) may have taken
+        // the listening one with it unnoticed: listen again, to whichever node is primary now,
+        // and read the board whole (a notice missed meanwhile would leave a signed-out session
+        // remembered).
+        pool = PostgresPool(location: location, size: connections, logger: logger,
+                            lost: { engine.value?.feed.forget() })
         self.board = board
         self.credentials = credentials
-        let engine = Weak<PostgresEngine>()
         feed = BoardFeed(pool: pool, apply: { changes in
             do {
                 try engine.value?.apply(changes)
@@ -422,6 +427,8 @@ final class PostgresPool: @unchecked Sendable {
     let location: PostgresLocation
     let logger: Logger
     private let size: Int
+    /// Called when a lent connection broke or timed out.
+    private let lost: @Sendable () -> Void
     // Guarded by `condition`.
     private let condition = NSCondition()
     private var idle: [PostgresConnection] = []
@@ -431,10 +438,11 @@ final class PostgresPool: @unchecked Sendable {
     /// How long opening a connection to one host may take.
     static let connectTimeout = 3
 
-    init(location: PostgresLocation, size: Int, logger: Logger) {
+    init(location: PostgresLocation, size: Int, logger: Logger, lost: @escaping @Sendable () -> Void = {}) {
         self.location = location
         self.size = max(1, size)
         self.logger = logger
+        self.lost = lost
     }
 
     /// The server could not be reached, or none of the hosts takes writes.
@@ -489,6 +497,7 @@ final class PostgresPool: @unchecked Sendable {
         condition.signal()
         condition.unlock()
         if !reusable { connection.close() }
+        if error is PostgresConnection.Lost || error is PostgresTransaction.StatementTimedOut { lost() }
     }
 
     /// A connection to the first host that takes writes: one of the pool's, or the caller's
