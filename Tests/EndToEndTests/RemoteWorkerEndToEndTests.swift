@@ -55,18 +55,10 @@ struct RemoteWorkerEndToEndTests {
         // Without --allow-from, or with a network that is not one, it refuses to start.
         for extra in [[String](), ["--allow-from", "10.0.0.0/33"]] {
             let listen = ["serve"] + stack.databaseArguments + ["--listen", "127.0.0.2:\(try Stack.freePort())"] + extra
-            let refused = Process()
-            refused.executableURL = URL(fileURLWithPath: Stack.clupBinary)
-            refused.arguments = listen + ["--public", Stack.root + "/Public", "--secret-file", stack.directory + "/secret",
-                                          "--vapid-key-file", stack.directory + "/vapid-key"]
-            refused.environment = stack.environment
-            let errors = Pipe()
-            refused.standardError = errors
-            refused.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-            try refused.run()
-            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            refused.waitUntilExit()
-            #expect(refused.terminationStatus != 0 && said.contains("--allow-from"), "\(extra): \(said)")
+            let (status, said) = try stack.clupRefusal(listen + ["--public", Stack.root + "/Public", "--secret-file",
+                                                                 stack.directory + "/secret", "--vapid-key-file",
+                                                                 stack.directory + "/vapid-key"])
+            #expect(status != 0 && said.contains("--allow-from"), "\(extra): \(said)")
         }
     }
 }

@@ -287,6 +287,22 @@ final class Stack: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// Runs `clup` with `arguments` where it may refuse: its exit status and what it said on
+    /// standard error (`run` throws on a failure and drops the message).
+    func clupRefusal(_ arguments: [String]) throws -> (status: Int32, said: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.clupBinary)
+        process.arguments = arguments
+        process.environment = environment
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, said)
+    }
+
     /// This process's environment, with the stack's data key for every `clup` it runs.
     var environment: [String: String] {
         ProcessInfo.processInfo.environment.merging(["CLUP_DATA_KEY_FILE": directory + "/data-key"]) { $1 }
