@@ -85,14 +85,17 @@ final class PostgresConnection {
         return PostgresConnection(handle: handle)
     }
 
-    /// libpq's message in a line: its last line, without the "connection to server at … failed:"
-    /// that names the host the caller names already.
+    /// libpq's message in a line: the reason after "connection to server at … failed:" (the
+    /// caller names the host already), else its first line; the hints on the lines after
+    /// ("Is the server running…?") are left out.
     static func message(_ text: UnsafePointer<CChar>?) -> String {
         let whole = text.map { String(cString: $0) } ?? ""
         let lines = whole.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-        let line = lines.last(where: { !$0.isEmpty }) ?? "unknown error"
-        if let failed = line.range(of: "failed: ") { return String(line[failed.upperBound...]) }
-        return line
+            .filter { !$0.isEmpty }
+        if let line = lines.last(where: { $0.contains("failed: ") }), let failed = line.range(of: "failed: ") {
+            return String(line[failed.upperBound...])
+        }
+        return lines.first ?? "unknown error"
     }
 
     /// Runs `statement` and returns its result, or throws: the server's refusal as
