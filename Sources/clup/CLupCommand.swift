@@ -594,11 +594,11 @@ struct NginxConfigCommand: ParsableCommand {
         }
         let upstream = servers(upstreams, at: "@UPSTREAM@")
         let entranceUpstream = servers(entranceUpstreams, at: "@ENTRANCE_UPSTREAM@")
-        let healthz: String = try healthzFrom.map { text -> String in
-            guard PeerNetwork(text) != nil else {
-                throw ValidationError("--healthz-from \(text): an address or a network such as 10.0.1.0/24")
+        let healthz: String = try healthzFrom.map { network -> String in
+            guard PeerNetwork(network) != nil else {
+                throw ValidationError("--healthz-from \(network): an address or a network such as 10.0.1.0/24")
             }
-            return "allow \(text);\n" + indent("@HEALTHZ_ALLOW@")
+            return "allow \(network);\n" + indent("@HEALTHZ_ALLOW@")
         }.joined()
         print(try NginxConfig.render(template: text, values: [
             "PORT": String(port), "RUN_DIR": absolute(runDir), "UPSTREAM": upstream,
