@@ -273,34 +273,35 @@ final class Stack: @unchecked Sendable {
 
     @discardableResult
     func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try Self.check(process.terminationStatus == 0, "\(executable) \(arguments.joined(separator: " ")) failed")
-        return String(decoding: data, as: UTF8.self)
+        let (status, output) = try finish(executable, arguments, keeping: \.standardOutput)
+        try Self.check(status == 0, "\(executable) \(arguments.joined(separator: " ")) failed")
+        return output
     }
 
     /// Runs `clup` with `arguments` where it may refuse: its exit status and what it said on
     /// standard error (`run` throws on a failure and drops the message).
     func clupRefusal(_ arguments: [String]) throws -> (status: Int32, said: String) {
+        let (status, said) = try finish(Self.clupBinary, arguments, keeping: \.standardError)
+        return (status, said)
+    }
+
+    /// Runs `executable` to its end: its exit status and what it wrote on the one stream kept
+    /// (the other goes to /dev/null, so that neither pipe can fill while the other is read).
+    private func finish(_ executable: String, _ arguments: [String], keeping stream: ReferenceWritableKeyPath<Process, Any?>)
+        throws -> (status: Int32, text: String)
+    {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.clupBinary)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = environment
-        let errors = Pipe()
-        process.standardError = errors
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        let kept = Pipe()
+        process[keyPath: stream] = kept
         try process.run()
-        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let data = kept.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, said)
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     /// This process's environment, with the stack's data key for every `clup` it runs.
