@@ -489,15 +489,15 @@ final class PostgresPool: @unchecked Sendable {
 
     private func give(back connection: PostgresConnection, failed error: (any Error)? = nil) {
         // A connection that broke, or that an error left in an unknown state, is not reused.
-        let reusable = !connection.isClosed && !(error is PostgresConnection.Lost)
-            && !(error is PostgresTransaction.StatementTimedOut)
+        let broke = error is PostgresConnection.Lost || error is PostgresTransaction.StatementTimedOut
+        let reusable = !connection.isClosed && !broke
         condition.lock()
         lent -= 1
         if reusable && !closed { idle.append(connection) }
         condition.signal()
         condition.unlock()
         if !reusable { connection.close() }
-        if error is PostgresConnection.Lost || error is PostgresTransaction.StatementTimedOut { lost() }
+        if broke { lost() }
     }
 
     /// A connection to the first host that takes writes: one of the pool's, or the caller's
