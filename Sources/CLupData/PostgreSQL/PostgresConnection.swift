@@ -82,6 +82,9 @@ final class PostgresConnection {
             PQfinish(handle)
             throw ConnectFailed(description: message)
         }
+        // The server's notices ("relation … already exists, skipping") are not errors; libpq
+        // would print each on stderr, the worker's log.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         return PostgresConnection(handle: handle)
     }
 
