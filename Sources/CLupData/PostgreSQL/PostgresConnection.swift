@@ -18,6 +18,9 @@ final class PostgresConnection {
     /// Past this many, statements are run unnamed rather than prepared (a connection's
     /// prepared statements live as long as it does).
     static let mostPrepared = 512
+    /// Milliseconds a transaction may sit waiting for its next statement before the server
+    /// ends it (and its session), releasing its locks.
+    static let abandonedTransaction = 3000
 
     private struct PreparedKey: Hashable {
         var text: String
@@ -71,7 +74,13 @@ final class PostgresConnection {
             ("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "2"),
         ]
         if let password = location.password { parameters.append(("password", password)) }
-        if let schema = location.schema { parameters.append(("options", "-c search_path=\(schema)")) }
+        // A worker lost in the middle of a transaction (its host gone, no reset sent) would
+        // hold its row locks, a store's among them, until the server noticed the dead peer,
+        // and every write to that store would wait. Between a transaction's statements a worker
+        // waits for nothing, so a transaction left idle this long is ended by the server.
+        var options = ["-c idle_in_transaction_session_timeout=\(Self.abandonedTransaction)"]
+        if let schema = location.schema { options.append("-c search_path=\(schema)") }
+        parameters.append(("options", options.joined(separator: " ")))
         parameters += location.tlsParameters
         let handle = withCStrings(parameters.map(\.0)) { keywords in
             withCStrings(parameters.map(\.1)) { values in PQconnectdbParams(keywords, values, 0) }
