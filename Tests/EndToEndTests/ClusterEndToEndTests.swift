@@ -25,8 +25,14 @@ struct ClusterEndToEndTests {
         /// `hosts`: etcd and each node a network host of its own (`--netns`), so that the
         /// network between them can be cut; otherwise all on loopback.
         init(hosts: Bool = false) throws {
-            url = try Self.run(script, ["start", directory] + (hosts ? ["--netns"] : []))
-                .trimmingCharacters(in: .whitespacesAndNewlines)
+            do {
+                url = try Self.run(script, ["start", directory] + (hosts ? ["--netns"] : []))
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            } catch {
+                // What did start (etcd, a node) goes too.
+                _ = try? Self.run(script, ["stop", directory])
+                throw error
+            }
         }
 
         deinit { _ = try? Self.run(script, ["stop", directory]) }
@@ -41,9 +47,23 @@ struct ClusterEndToEndTests {
             try Self.run(script, ["writable", directory]).split(separator: "\n").map(String.init)
         }
 
-        /// The rows `sql` returns, run as the superuser on the primary: a line each.
+        /// The rows `sql` returns, run as the superuser in CLup's database on the primary: a
+        /// line each.
         func sql(_ sql: String) throws -> [String] {
             try Self.run(script, ["sql", directory, sql]).split(separator: "\n").map(String.init)
+        }
+
+        /// A full backup of the cluster, taken on the primary (pgBackRest).
+        func backup() throws { try Self.run(script, ["backup", directory, "full"]) }
+
+        /// Whether the primary archives its WAL: it begins a new segment and the one before
+        /// reaches the backup repository.
+        func archives() -> Bool { (try? Self.run(script, ["archiving", directory])) != nil }
+
+        /// The backups and the archived WAL restored to `time` (PostgreSQL's text for a
+        /// timestamp) in a server of its own beside the cluster: its URL.
+        func restore(to time: String) throws -> String {
+            try Self.run(script, ["restore", directory, time]).trimmingCharacters(in: .whitespacesAndNewlines)
         }
 
         /// Cuts `node` off from etcd and the other nodes (this machine still reaches it), or
@@ -205,6 +225,8 @@ struct ClusterEndToEndTests {
             _ = door
         }
         #expect(acknowledged.count > 50 && acknowledged.last.map { $0 > kill.at } == true)
+        // The new primary archives its WAL to the same repository as the old one did.
+        #expect(cluster.archives())
     }
 
     @Test("a worker killed: nginx sends everything to the other; the capacity holds across both")
@@ -263,6 +285,43 @@ struct ClusterEndToEndTests {
             _ = try AppDatabase.open(url: misnamed, dataKey: .scratch)
         } throws: { error in
             "\(error)".contains("does not match host name \"localhost\"")
+        }
+    }
+
+    @Test("rows deleted by mistake: restored to a moment before, with every write acknowledged by then and none after")
+    func pointInTimeRecovery() throws {
+        let cluster = try Cluster()
+        let stack = try Stack(databaseURL: cluster.url, workers: 2)
+        let database = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
+        let (storeId, dispenser, _) = try store(stack, database, capacity: Self.roomy)
+        try cluster.backup()
+        // Walk-in tickets acknowledged (201) through nginx, before and after the moment chosen.
+        func tickets(_ count: Int) throws -> [ReservationID] {
+            try (0..<count).map { _ in
+                let made = try ticket(stack, key: dispenser)
+                try Stack.check(made.status == 201, "a ticket was refused (\(made.status))")
+                return ReservationID(try #require(made.id))
+            }
+        }
+        let before = try tickets(20)
+        Thread.sleep(forTimeInterval: 0.5)
+        // The moment, as the primary's clock has it.
+        let moment = try #require(try cluster.sql("SELECT clock_timestamp()::text").first)
+        Thread.sleep(forTimeInterval: 0.5)
+        let after = try tickets(20)
+        // The mistake: the store's reservations all deleted, on every node at once.
+        try cluster.sql("DELETE FROM reservation WHERE storeId = \(storeId)")
+        #expect(try database.doors.walkInTicket(id: before[0], storeId: storeId) == nil)
+
+        let started = Date()
+        let restored = try AppDatabase.open(url: try cluster.restore(to: moment), dataKey: .scratch)
+        print("cluster point-in-time recovery: restored to \(moment) in "
+            + String(format: "%.1f", Date().timeIntervalSince(started)) + " s")
+        for id in before {
+            #expect(try restored.doors.walkInTicket(id: id, storeId: storeId) != nil, "ticket \(id) made before \(moment) is missing")
+        }
+        for id in after {
+            #expect(try restored.doors.walkInTicket(id: id, storeId: storeId) == nil, "ticket \(id) made after \(moment) is there")
         }
     }
 
