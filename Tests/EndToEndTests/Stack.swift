@@ -11,7 +11,8 @@ import Glibc
 
 /// The real deployment on loopback: the `clup` worker on a unix socket with a temporary SQLite
 /// file, and nginx on a free port with the configuration `clup nginx-config` writes. Or, with
-/// a PostgreSQL URL, several workers over it, each on a socket of its own, nginx in front.
+/// a PostgreSQL URL, several workers over it, each on a socket of its own or on a host of its
+/// own (`WorkerHost`), nginx in front.
 // @unchecked: the processes it holds are started and killed by the test's own thread; what
 // other threads call (HTTP through curl, running commands) shares nothing.
 final class Stack: @unchecked Sendable {
@@ -53,12 +54,26 @@ final class Stack: @unchecked Sendable {
     /// Extra arguments for `clup serve` (e.g. an SMTP server).
     private let serveArguments: [String]
 
+    /// A worker on a host of its own (a network namespace): `run` runs a command there, and the
+    /// worker listens on `address`, port 9000 (its entrance on 9001), for nginx's address
+    /// `web` alone, as a worker on another machine than nginx does.
+    struct WorkerHost {
+        var run: [String]
+        var address: String
+        var web: String
+    }
+    /// The workers' hosts, if they are not on this one.
+    private let hosts: [WorkerHost]
+    static let workerPort = 9000
+
     /// `directory`: where the database, socket and logs go (a fresh temporary folder if nil).
     init(maxBody: String = "64k", serveArguments: [String] = [], directory chosen: String? = nil,
-         databaseURL: String? = nil, workers: Int = 1) throws
+         databaseURL: String? = nil, workers: Int = 1, hosts: [WorkerHost] = []) throws
     {
         self.serveArguments = serveArguments
         self.databaseURL = databaseURL
+        self.hosts = hosts
+        let workers = hosts.isEmpty ? workers : hosts.count
         let directory = chosen ?? NSTemporaryDirectory() + "clup-e2e-" + UUID().uuidString.prefix(8)
         self.directory = directory
         sockets = (1...max(1, workers)).map { $0 == 1 ? directory + "/clup.sock" : directory + "/clup-\($0).sock" }
@@ -80,7 +95,7 @@ final class Stack: @unchecked Sendable {
         let config = try run(Self.clupBinary, [
             "nginx-config", "--template", Self.root + "/nginx/clup-local.conf.in", "--port", String(port),
             "--run-dir", directory, "--public", Self.root + "/Public",
-        ] + sockets.flatMap { ["--socket", $0] } + [
+        ] + (hosts.isEmpty ? sockets.flatMap { ["--socket", $0] } : hosts.flatMap { ["--worker", "\($0.address):\(Self.workerPort)"] }) + [
             "--nginx-dir", Self.root + "/nginx", "--max-body", maxBody, "--access-log", accessLog,
             "--user", Self.nginxUser,
         ])
@@ -95,17 +110,34 @@ final class Stack: @unchecked Sendable {
         try waitUntil("nginx answers on port \(port)") { (try? self.get("/healthz").status) == 200 }
     }
 
-    /// Starts worker `index` (0: the first, `worker`) on its socket.
+    /// Starts worker `index` (0: the first, `worker`) on its socket, or its host.
     func startWorker(_ index: Int = 0) throws {
-        let socket = sockets[index]
-        let process = try launch(Self.clupBinary, ["serve"] + databaseArguments + [
-            "--socket", socket, "--socket-mode", "0660", "--socket-group", Self.nginxGroup, "--threads", "4",
-            "--public", Self.root + "/Public", "--max-body", "65536",
+        let serve = ["serve"] + databaseArguments + [
+            "--threads", "4", "--public", Self.root + "/Public", "--max-body", "65536",
             "--base-url", baseURL, "--mail-dir", directory + "/mail", "--secret-file", directory + "/secret",
             "--vapid-key-file", directory + "/vapid-key", "--clock-offset-file", clockFile,
-        ] + serveArguments)
+        ] + serveArguments
+        if hosts.isEmpty {
+            let socket = sockets[index]
+            keep(try launch(Self.clupBinary, serve + [
+                "--socket", socket, "--socket-mode", "0660", "--socket-group", Self.nginxGroup,
+            ]), as: index)
+            try waitUntil("the worker's socket appears") { FileManager.default.fileExists(atPath: socket) }
+        } else {
+            let host = hosts[index]
+            keep(try launch(host.run[0], Array(host.run.dropFirst()) + [Self.clupBinary] + serve + [
+                "--listen", "\(host.address):\(Self.workerPort)", "--allow-from", host.web,
+            ]), as: index)
+            try waitUntil("the worker on \(host.address) takes connections") {
+                guard let fd = Self.connect(from: host.web, to: host.address, port: Self.workerPort) else { return false }
+                close(fd)
+                return true
+            }
+        }
+    }
+
+    private func keep(_ process: Process, as index: Int) {
         if index == 0 { worker = process } else { others[index] = process }
-        try waitUntil("the worker's socket appears") { FileManager.default.fileExists(atPath: socket) }
     }
 
     /// Kills worker `index` as a crash would (SIGKILL), leaving it dead.
