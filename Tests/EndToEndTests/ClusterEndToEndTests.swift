@@ -176,6 +176,80 @@ struct ClusterEndToEndTests {
         return (answer.status, answer.body["result"] as? String)
     }
 
+    /// A walk-in ticket asked for under load: when it was answered, how, and its request key.
+    struct Write {
+        var at: Date
+        var status: Int
+        var id: Int64?
+        var request: String
+    }
+
+    /// What a load through nginx saw, and when its event happened.
+    struct Load {
+        var writes: [Write]
+        /// Each page read's status.
+        var reads: [Int]
+        var eventAt: Date
+
+        var acknowledged: [Date] { writes.filter { $0.status == 201 }.map(\.at).sorted() }
+        var refused: [Write] { writes.filter { $0.status != 201 } }
+        /// The longest stretch between two acknowledged tickets.
+        var longestWithoutWrite: TimeInterval {
+            zip(acknowledged, acknowledged.dropFirst()).map { $1.timeIntervalSince($0) }.max() ?? .infinity
+        }
+        var summary: String {
+            "\(acknowledged.count) tickets acknowledged; longest stretch without a write "
+                + String(format: "%.1f", longestWithoutWrite) + " s"
+        }
+    }
+
+    /// `seconds` of load through nginx: two threads asking the dispenser for walk-in tickets
+    /// one after another (`made` is given each ticket made: its id and code), one reading the
+    /// home page as a shopper browsing, and `event` done once, `eventAfter` seconds in, on a
+    /// thread of its own, which then calls `watch` five times a second.
+    func underLoad(_ stack: Stack, dispenser: String, seconds: TimeInterval, eventAfter: TimeInterval,
+                   _ event: @escaping @Sendable () -> Void, watch: @escaping @Sendable () -> Void = {},
+                   made: @escaping @Sendable (Int64, String) -> Void = { _, _ in }) throws -> Load
+    {
+        let writes = Mutex<[Write]>([])
+        let reads = Mutex<[Int]>([])
+        let eventAt = Mutex<Date?>(nil)
+        let started = Date()
+        Stack.together(4) { thread in
+            while Date() < started + seconds {
+                switch thread {
+                case 0:
+                    if Date() >= started + eventAfter, eventAt.withLock({ $0 }) == nil {
+                        event()
+                        eventAt.withLock { $0 = Date() }
+                    }
+                    watch()
+                    Thread.sleep(forTimeInterval: 0.2)
+                case 1:
+                    reads.withLock { $0.append((try? stack.get("/").status) ?? 0) }
+                    Thread.sleep(forTimeInterval: 0.05)
+                default:
+                    let request = Secrets.token()
+                    guard let answer = try? ticket(stack, key: dispenser, request: request) else { continue }
+                    writes.withLock { $0.append(Write(at: Date(), status: answer.status, id: answer.id, request: request)) }
+                    if answer.status == 201, let id = answer.id, let code = answer.code { made(id, code) }
+                    if answer.status != 201 { Thread.sleep(forTimeInterval: 0.1) }
+                }
+            }
+        }
+        return Load(writes: writes.withLock { $0 }, reads: reads.withLock { $0 },
+                    eventAt: try #require(eventAt.withLock { $0 }))
+    }
+
+    /// Every ticket `load` had acknowledged is in the database.
+    func expectNoneLost(_ load: Load, url: String, storeId: StoreID) throws {
+        let fresh = try AppDatabase.open(url: url, dataKey: .scratch)
+        for write in load.writes where write.status == 201 {
+            let id = try #require(write.id)
+            #expect(try fresh.doors.walkInTicket(id: ReservationID(id), storeId: storeId) != nil, "ticket \(id) was lost")
+        }
+    }
+
     @Test("the primary killed under load: a replica takes over, the workers follow, no acknowledged write is lost")
     func failover() throws {
         let cluster = try Cluster(hosts: true)
@@ -183,66 +257,33 @@ struct ClusterEndToEndTests {
         let database = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
         let (storeId, dispenser, door) = try store(stack, database, capacity: Self.roomy)
 
-        struct Write { var at: Date; var status: Int; var id: Int64? }
-        let writes = Mutex<[Write]>([])
-        let reads = Mutex<[(at: Date, status: Int)]>([])
         let entered = Mutex<[Int64]>([])
-        let started = Date()
-        let killAt = started + 8
-        let stopAt = started + 35
-        let killed = Mutex<(node: String, at: Date)?>(nil)
-        Stack.together(3) { worker in
-            while Date() < stopAt {
-                if worker == 0, Date() >= killAt, killed.withLock({ $0 }) == nil {
-                    let node = (try? cluster.killPrimary()) ?? "?"
-                    killed.withLock { $0 = (node, Date()) }
-                }
-                if worker == 2 {
-                    // A shopper browsing meanwhile: the page is read from the worker's board.
-                    let status = (try? stack.get("/").status) ?? 0
-                    reads.withLock { $0.append((Date(), status)) }
-                    Thread.sleep(forTimeInterval: 0.05)
-                    continue
-                }
-                guard let made = try? ticket(stack, key: dispenser) else { continue }
-                writes.withLock { $0.append(Write(at: Date(), status: made.status, id: made.id)) }
-                if made.status == 201, let code = made.code, let id = made.id,
-                   let scanned = try? scan(stack, key: door, code: code), scanned.status == 200, scanned.result == "enter"
-                {
-                    entered.withLock { $0.append(id) }
-                    // Out again: the places stay free, so the queue never refuses the next.
-                    _ = try? scan(stack, key: door, code: code)
-                }
-                if made.status != 201 { Thread.sleep(forTimeInterval: 0.1) }
+        let killed = Mutex<String?>(nil)
+        let load = try underLoad(stack, dispenser: dispenser, seconds: 35, eventAfter: 8, {
+            killed.withLock { $0 = (try? cluster.killPrimary()) ?? "?" }
+        }, made: { id, code in
+            if let scanned = try? scan(stack, key: door, code: code), scanned.status == 200, scanned.result == "enter" {
+                entered.withLock { $0.append(id) }
+                // Out again: the places stay free, so the queue never refuses the next.
+                _ = try? scan(stack, key: door, code: code)
             }
-        }
-        let kill = try #require(killed.withLock { $0 })
+        })
+        let node = try #require(killed.withLock { $0 })
         let newPrimary = try cluster.primary()
-        #expect(newPrimary != kill.node)
-
-        // The longest stretch without an acknowledged write, around the kill.
-        let acknowledged = writes.withLock { $0 }.filter { $0.status == 201 }.map(\.at).sorted()
-        let gaps = zip(acknowledged, acknowledged.dropFirst()).map { ($0, $1.timeIntervalSince($0)) }
-        let longest = gaps.max { $0.1 < $1.1 }
-        print("cluster failover: \(acknowledged.count) tickets acknowledged; primary \(kill.node) killed; "
-            + "longest stretch without a write \(String(format: "%.1f", longest?.1 ?? 0)) s; new primary \(newPrimary)")
-        #expect((longest?.1 ?? .infinity) < 15, "the writes stopped for \(longest?.1 ?? .infinity) s")
+        #expect(newPrimary != node)
+        print("cluster failover: primary \(node) killed; \(load.summary); new primary \(newPrimary)")
+        #expect(load.longestWithoutWrite < 15, "the writes stopped for \(load.longestWithoutWrite) s")
         // Writes refused meanwhile were told so (503, nothing changed), never left hanging.
-        let refused = writes.withLock { $0 }.filter { $0.status != 201 }
-        #expect(refused.allSatisfy { $0.status == 503 }, "\(Set(refused.map(\.status)))")
+        #expect(load.refused.allSatisfy { $0.status == 503 }, "\(Set(load.refused.map(\.status)))")
         // Every read was answered, the primary gone or not.
-        #expect(reads.withLock { $0 }.count > 50 && reads.withLock { $0 }.allSatisfy { $0.status == 200 })
+        #expect(load.reads.count > 50 && load.reads.allSatisfy { $0 == 200 })
         // No acknowledged write is lost: every ticket answered 201 is there, and every entry.
+        try expectNoneLost(load, url: cluster.url, storeId: storeId)
         let fresh = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
-        for write in writes.withLock({ $0 }) where write.status == 201 {
-            let id = try #require(write.id)
-            #expect(try fresh.doors.walkInTicket(id: ReservationID(id), storeId: storeId) != nil, "ticket \(id) was lost")
-        }
         for id in entered.withLock({ $0 }) {
             #expect(try fresh.doors.walkInTicket(id: ReservationID(id), storeId: storeId)?.enteredAt != nil, "entry \(id) was lost")
-            _ = door
         }
-        #expect(acknowledged.count > 50 && acknowledged.last.map { $0 > kill.at } == true)
+        #expect(load.acknowledged.count > 50 && load.acknowledged.last.map { $0 > load.eventAt } == true)
         // The new primary archives its WAL to the same repository as the old one did.
         #expect(cluster.archives())
     }
@@ -277,56 +318,27 @@ struct ClusterEndToEndTests {
         // Under load, the second worker's host is lost: its processes killed, its cable cut
         // (nginx's packets to it go unanswered, as to a machine switched off).
         let (roomy, roomyDispenser, _) = try store(stack, database, capacity: Self.roomy)
-        struct Write { var at: Date; var status: Int; var id: Int64?; var request: String }
-        let writes = Mutex<[Write]>([])
-        let reads = Mutex<[Int]>([])
-        let started = Date()
-        let killAt = started + 5
-        let stopAt = started + 25
-        let killed = Mutex<Date?>(nil)
-        Stack.together(4) { worker in
-            while Date() < stopAt {
-                if worker == 0 {
-                    if Date() >= killAt, killed.withLock({ $0 }) == nil {
-                        try? cluster.killHost("worker2")
-                        killed.withLock { $0 = Date() }
-                    }
-                    reads.withLock { $0.append((try? stack.get("/").status) ?? 0) }
-                    Thread.sleep(forTimeInterval: 0.05)
-                    continue
-                }
-                let request = Secrets.token()
-                guard let made = try? ticket(stack, key: roomyDispenser, request: request) else { continue }
-                writes.withLock { $0.append(Write(at: Date(), status: made.status, id: made.id, request: request)) }
-            }
-        }
-        let kill = try #require(killed.withLock { $0 })
-        let acknowledged = writes.withLock { $0 }.filter { $0.status == 201 }.map(\.at).sorted()
-        let longest = zip(acknowledged, acknowledged.dropFirst()).map { $1.timeIntervalSince($0) }.max() ?? .infinity
-        print("cluster worker host lost: \(acknowledged.count) tickets acknowledged; longest stretch without a write "
-            + String(format: "%.1f", longest) + " s")
-        #expect(acknowledged.count > 50 && acknowledged.last.map { $0 > kill + 10 } == true)
+        let load = try underLoad(stack, dispenser: roomyDispenser, seconds: 25, eventAfter: 5, {
+            try? cluster.killHost("worker2")
+        })
+        print("cluster worker host lost: \(load.summary)")
+        #expect(load.acknowledged.count > 50 && load.acknowledged.last.map { $0 > load.eventAt + 10 } == true)
         // nginx waits 2 s on a connection to the lost host before asking the other worker, and
         // a transaction the lost worker left open holds its store's lock until the server ends
         // it (3 s).
-        #expect(longest < 10, "the writes stopped for \(longest) s")
+        #expect(load.longestWithoutWrite < 10, "the writes stopped for \(load.longestWithoutWrite) s")
         // Every page asked for was served: nginx asks the other worker when one does not answer.
-        #expect(reads.withLock { $0 }.count > 50 && reads.withLock { $0 }.allSatisfy { $0 == 200 },
-                "\(Dictionary(grouping: reads.withLock { $0 }, by: { $0 }).mapValues(\.count))")
+        #expect(load.reads.count > 50 && load.reads.allSatisfy { $0 == 200 },
+                "\(Dictionary(grouping: load.reads, by: { $0 }).mapValues(\.count))")
         // A ticket the lost worker was making when it died is answered 502 (nginx does not send
         // a write twice): asked again with its request key, it is made, or found made, once.
-        let refused = writes.withLock { $0 }.filter { $0.status != 201 }
-        #expect(refused.count <= 3 && refused.allSatisfy { $0.status == 502 || $0.status == 504 },
-                "\(refused.map(\.status))")
-        for write in refused {
+        #expect(load.refused.count <= 2 && load.refused.allSatisfy { $0.status == 502 || $0.status == 504 },
+                "\(load.refused.map(\.status))")
+        for write in load.refused {
             let again = try ticket(stack, key: roomyDispenser, request: write.request)
             #expect(again.status == 201, "ticket asked again: \(again.status)")
         }
-        let fresh = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
-        for write in writes.withLock({ $0 }) where write.status == 201 {
-            let id = try #require(write.id)
-            #expect(try fresh.doors.walkInTicket(id: ReservationID(id), storeId: roomy) != nil, "ticket \(id) was lost")
-        }
+        try expectNoneLost(load, url: cluster.url, storeId: roomy)
     }
 
     @Test("every connection to PostgreSQL is encrypted and checked, the workers' and the replicas'; a certificate that does not name the host is refused")
@@ -426,52 +438,24 @@ struct ClusterEndToEndTests {
         let (storeId, dispenser, _) = try store(stack, database, capacity: Self.roomy)
         let old = try cluster.primary()
 
-        struct Write { var at: Date; var status: Int; var id: Int64? }
-        let writes = Mutex<[Write]>([])
-        let reads = Mutex<[Int]>([])
         // What each node's PostgreSQL says it is, sampled throughout: never two primaries.
         let writable = Mutex<[[String]]>([])
-        let started = Date()
-        let cutAt = started + 5
-        let stopAt = started + 35
-        let cut = Mutex<Date?>(nil)
-        Stack.together(4) { worker in
-            while Date() < stopAt {
-                switch worker {
-                case 0:
-                    if Date() >= cutAt, cut.withLock({ $0 }) == nil {
-                        try? cluster.partition(old)
-                        cut.withLock { $0 = Date() }
-                    }
-                    if let nodes = try? cluster.writable() { writable.withLock { $0.append(nodes) } }
-                    Thread.sleep(forTimeInterval: 0.2)
-                case 1:
-                    let status = (try? stack.get("/").status) ?? 0
-                    reads.withLock { $0.append(status) }
-                    Thread.sleep(forTimeInterval: 0.1)
-                default:
-                    guard let made = try? ticket(stack, key: dispenser) else { continue }
-                    writes.withLock { $0.append(Write(at: Date(), status: made.status, id: made.id)) }
-                    if made.status != 201 { Thread.sleep(forTimeInterval: 0.1) }
-                }
-            }
-        }
-        let cutTime = try #require(cut.withLock { $0 })
+        let load = try underLoad(stack, dispenser: dispenser, seconds: 35, eventAfter: 5, {
+            try? cluster.partition(old)
+        }, watch: {
+            if let nodes = try? cluster.writable() { writable.withLock { $0.append(nodes) } }
+        })
         let newPrimary = try cluster.primary()
         #expect(newPrimary != old)
         let samples = writable.withLock { $0 }
         #expect(samples.count > 50 && samples.allSatisfy { $0.count <= 1 }, "\(samples.filter { $0.count > 1 })")
         #expect(samples.contains { $0 == [newPrimary] })
 
-        let acknowledged = writes.withLock { $0 }.filter { $0.status == 201 }.map(\.at).sorted()
-        let longest = zip(acknowledged, acknowledged.dropFirst()).map { $1.timeIntervalSince($0) }.max() ?? .infinity
-        print("cluster partition: \(old) cut off; \(acknowledged.count) tickets acknowledged; longest stretch "
-            + "without a write \(String(format: "%.1f", longest)) s; new primary \(newPrimary)")
-        #expect(longest < 20, "the writes stopped for \(longest) s")
-        #expect(acknowledged.last.map { $0 > cutTime + 10 } == true, "no write after the partition")
-        let refused = writes.withLock { $0 }.filter { $0.status != 201 }
-        #expect(refused.allSatisfy { $0.status == 503 }, "\(Set(refused.map(\.status)))")
-        #expect(reads.withLock { $0 }.count > 50 && reads.withLock { $0 }.allSatisfy { $0 == 200 })
+        print("cluster partition: \(old) cut off; \(load.summary); new primary \(newPrimary)")
+        #expect(load.longestWithoutWrite < 20, "the writes stopped for \(load.longestWithoutWrite) s")
+        #expect(load.acknowledged.last.map { $0 > load.eventAt + 10 } == true, "no write after the partition")
+        #expect(load.refused.allSatisfy { $0.status == 503 }, "\(Set(load.refused.map(\.status)))")
+        #expect(load.reads.count > 50 && load.reads.allSatisfy { $0 == 200 })
 
         // Healed, the old primary comes back as a replica of the new one, and every ticket
         // acknowledged on either side of the cut is there.
@@ -484,10 +468,6 @@ struct ClusterEndToEndTests {
         } while Date() < rejoinBy && !["replica", "sync_standby"].contains(roles[old] ?? "")
         #expect(["replica", "sync_standby"].contains(roles[old] ?? ""), "\(roles)")
         #expect(roles[newPrimary] == "leader", "\(roles)")
-        let fresh = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
-        for write in writes.withLock({ $0 }) where write.status == 201 {
-            let id = try #require(write.id)
-            #expect(try fresh.doors.walkInTicket(id: ReservationID(id), storeId: storeId) != nil, "ticket \(id) was lost")
-        }
+        try expectNoneLost(load, url: cluster.url, storeId: storeId)
     }
 }
