@@ -155,6 +155,28 @@ struct ClusterEndToEndTests {
         return (store.id, try enrol("dispenser"), try enrol("door"))
     }
 
+    /// What a test runs against: a cluster, two workers with nginx in front, the test's own
+    /// connection to the database, and a store with its dispenser's and door's keys.
+    struct Deployment {
+        let cluster: Cluster
+        let stack: Stack
+        let database: AppDatabase
+        let storeId: StoreID
+        let dispenser: String
+        let door: String
+    }
+
+    /// A deployment on `cluster`, or on a new one (its nodes, and then each worker, hosts of
+    /// their own with `hosts`), its store with `capacity` places.
+    func deploy(hosts: Bool = false, capacity: Int = Self.roomy, on given: Cluster? = nil) throws -> Deployment {
+        let cluster = try given ?? Cluster(hosts: hosts)
+        let stack = hosts ? try cluster.stack() : try Stack(databaseURL: cluster.url, workers: 2)
+        let database = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
+        let (storeId, dispenser, door) = try store(stack, database, capacity: capacity)
+        return Deployment(cluster: cluster, stack: stack, database: database, storeId: storeId, dispenser: dispenser,
+                          door: door)
+    }
+
     /// A call of the device API through nginx.
     func api(_ stack: Stack, _ path: String, key: String, json: String) throws -> (status: Int, body: [String: Any]) {
         let response = try stack.curl(["-X", "POST", "-H", "Authorization: Bearer \(key)", "-H", "Content-Type: application/json",
@@ -252,10 +274,9 @@ struct ClusterEndToEndTests {
 
     @Test("the primary killed under load: a replica takes over, the workers follow, no acknowledged write is lost")
     func failover() throws {
-        let cluster = try Cluster(hosts: true)
-        let stack = try cluster.stack()
-        let database = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
-        let (storeId, dispenser, door) = try store(stack, database, capacity: Self.roomy)
+        let deployment = try deploy(hosts: true)
+        let (cluster, stack, storeId, dispenser, door) = (deployment.cluster, deployment.stack, deployment.storeId,
+                                                          deployment.dispenser, deployment.door)
 
         let entered = Mutex<[Int64]>([])
         let killed = Mutex<String?>(nil)
@@ -290,10 +311,10 @@ struct ClusterEndToEndTests {
 
     @Test("the capacity holds across both workers; a worker's host lost under load: nginx sends everything to the other, nothing acknowledged is lost")
     func workerHostLost() throws {
-        let cluster = try Cluster(hosts: true)
-        let stack = try cluster.stack()
-        let database = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
-        let (storeId, dispenser, door) = try store(stack, database, capacity: 10)
+        let deployment = try deploy(hosts: true, capacity: 10)
+        let (cluster, stack, database, storeId, dispenser, door) = (
+            deployment.cluster, deployment.stack, deployment.database, deployment.storeId, deployment.dispenser,
+            deployment.door)
         // Thirty walk-ins at once through both workers: nine walk-in places, so nine called.
         let codes = Mutex<[String]>([])
         Stack.together(6) { _ in
@@ -343,10 +364,10 @@ struct ClusterEndToEndTests {
 
     @Test("every connection to PostgreSQL is encrypted and checked, the workers' and the replicas'; a certificate that does not name the host is refused")
     func tls() throws {
-        let cluster = try Cluster()
-        let stack = try Stack(databaseURL: cluster.url, workers: 2)
-        let database = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
-        _ = try store(stack, database, capacity: Self.roomy)
+        let deployment = try deploy()
+        let cluster = deployment.cluster
+        // The workers stay up to the end: their connections are counted below.
+        defer { withExtendedLifetime(deployment) {} }
         // Every client connection (the workers', their board feeds', this test's), and both
         // replicas' streams.
         let clients = try cluster.sql("""
@@ -367,10 +388,9 @@ struct ClusterEndToEndTests {
 
     @Test("rows deleted by mistake: restored to a moment before, with every write acknowledged by then and none after")
     func pointInTimeRecovery() throws {
-        let cluster = try Cluster()
-        let stack = try Stack(databaseURL: cluster.url, workers: 2)
-        let database = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
-        let (storeId, dispenser, _) = try store(stack, database, capacity: Self.roomy)
+        let deployment = try deploy()
+        let (cluster, stack, database, storeId, dispenser) = (
+            deployment.cluster, deployment.stack, deployment.database, deployment.storeId, deployment.dispenser)
         try cluster.backup()
         // Walk-in tickets acknowledged (201) through nginx, before and after the moment chosen.
         func tickets(_ count: Int) throws -> [ReservationID] {
@@ -404,10 +424,8 @@ struct ClusterEndToEndTests {
 
     @Test("etcd lost: no failover, the writes go on")
     func etcdLost() throws {
-        let cluster = try Cluster()
-        let stack = try Stack(databaseURL: cluster.url, workers: 2)
-        let database = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
-        let (_, dispenser, _) = try store(stack, database, capacity: Self.roomy)
+        let deployment = try deploy()
+        let (cluster, stack, dispenser) = (deployment.cluster, deployment.stack, deployment.dispenser)
         let primary = try cluster.primary()
         try Cluster.run(Stack.root + "/scripts/cluster", ["kill-etcd", cluster.directory])
         // Past Patroni's lease (9 s): a primary that could not renew it would have stepped down.
@@ -433,9 +451,8 @@ struct ClusterEndToEndTests {
             .replacingOccurrences(of: "connect_address: @ADDRESS@:5432", with: "connect_address: localhost:5432")
             .write(toFile: broken, atomically: true, encoding: .utf8)
         #expect(!cluster.accepts(configuration: broken))
-        let stack = try cluster.stack()
-        let database = try AppDatabase.open(url: cluster.url, dataKey: .scratch)
-        let (storeId, dispenser, _) = try store(stack, database, capacity: Self.roomy)
+        let deployment = try deploy(hosts: true, on: cluster)
+        let (stack, storeId, dispenser) = (deployment.stack, deployment.storeId, deployment.dispenser)
         let old = try cluster.primary()
 
         // What each node's PostgreSQL says it is, sampled throughout: never two primaries.
