@@ -92,10 +92,13 @@ final class Stack: @unchecked Sendable {
         _ = try run(Self.clupBinary, ["seed-demo", "--weeks", "0"] + databaseArguments)
         _ = try run(Self.clupBinary, ["generate", "--public",
                                       Self.root + "/Public", "--output", Self.root + "/Public/errors"])
+        let upstreams = hosts.isEmpty
+            ? sockets.flatMap { ["--socket", $0] }
+            : hosts.flatMap { ["--worker", "\($0.address):\(Self.workerPort)"] }
         let config = try run(Self.clupBinary, [
             "nginx-config", "--template", Self.root + "/nginx/clup-local.conf.in", "--port", String(port),
             "--run-dir", directory, "--public", Self.root + "/Public",
-        ] + (hosts.isEmpty ? sockets.flatMap { ["--socket", $0] } : hosts.flatMap { ["--worker", "\($0.address):\(Self.workerPort)"] }) + [
+        ] + upstreams + [
             "--nginx-dir", Self.root + "/nginx", "--max-body", maxBody, "--access-log", accessLog,
             "--user", Self.nginxUser,
         ])
