@@ -294,10 +294,11 @@ def wait_for_worker(url, text, headers, seconds=120):
     wait_until("the worker shows " + text, shows, seconds)
 
 
-def add_kiosk(db, store_id):
+def add_kiosk(db, store_id, role="door", label="Bench"):
+    """A kiosk of the store, a door or a dispenser: its device key."""
     key = secrets.token_urlsafe(32)
-    db.execute("INSERT INTO kiosk (storeId, label, keyHash, createdAt) VALUES (?, 'Bench', ?, ?)",
-               (store_id, hashlib.sha256(key.encode()).hexdigest(), stamp(datetime.datetime.utcnow())))
+    db.execute("INSERT INTO kiosk (storeId, label, keyHash, createdAt, role) VALUES (?, ?, ?, ?, ?)",
+               (store_id, label, hashlib.sha256(key.encode()).hexdigest(), stamp(datetime.datetime.utcnow()), role))
     return key
 
 

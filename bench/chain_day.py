@@ -84,8 +84,8 @@ def seed(db, count, capacity, inside, queued, now, rng, customers_per_store, pre
         # centre), as a store's customers are: the wait for a line-up includes their walk.
         store_id = bench.add_store(db, "Chain %s%d" % (prefix, index + 1), capacity, walk_in=25,
                                    latitude=45.44 + rng.random() * 0.05, longitude=9.16 + rng.random() * 0.06)
-        door = device(db, store_id, "door")
-        dispenser = device(db, store_id, "dispenser")
+        door = bench.add_kiosk(db, store_id, "door", "Door")
+        dispenser = bench.add_kiosk(db, store_id, "dispenser", "Dispenser")
         stores.append(Store(store_id, door, dispenser))
         for _ in range(inside):
             entered = now - datetime.timedelta(minutes=rng.uniform(1, 40))
@@ -109,14 +109,6 @@ def seed(db, count, capacity, inside, queued, now, rng, customers_per_store, pre
         store.fresh = [(session, csrf) for _, session, csrf in
                        fresh[index * customers_per_store:(index + 1) * customers_per_store]]
     return stores
-
-
-def device(db, store_id, role):
-    key = secrets.token_urlsafe(32)
-    db.execute("INSERT INTO kiosk (storeId, label, keyHash, createdAt, role) VALUES (?, ?, ?, ?, ?)",
-               (store_id, role.capitalize(), bench.hashlib.sha256(key.encode()).hexdigest(),
-                bench.stamp(datetime.datetime.utcnow()), role))
-    return key
 
 
 class Load:
