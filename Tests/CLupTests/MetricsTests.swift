@@ -119,7 +119,9 @@ struct MetricsTests {
         let entered = #"clup_scans_total{result="enter",reason=""}"#
         let unknown = #"clup_scans_total{result="refused",reason="unknownCode"}"#
         let commits = "clup_group_commit_size_count"
-        let before = (TestMetrics.value(entered), TestMetrics.value(unknown), TestMetrics.value(commits))
+        let fromBoard = #"clup_locked_store_reads_total{from="board"}"#
+        let before = (TestMetrics.value(entered), TestMetrics.value(unknown), TestMetrics.value(commits),
+                      TestMetrics.value(fromBoard))
         // Two walk-ins of two: the store holds 10 with 2 places for walk-ins, so one is let in
         // and the other waits.
         var codes: [String] = []
@@ -142,6 +144,9 @@ struct MetricsTests {
             #expect(try #require(TestMetrics.value(commits, in: text)) >= before.2 + 1)
             #expect(text.contains(#"clup_group_commit_size_bucket{le="#))
             #expect(TestMetrics.value("clup_write_queue_depth", in: text) != nil)
+        } else {
+            // The second ticket, on the same worker, is decided from the board the first left.
+            #expect(try #require(TestMetrics.value(fromBoard, in: text)) >= before.3 + 1)
         }
         // The board was read whole when the database opened.
         #expect(try #require(TestMetrics.value("clup_board_reloads_total", in: text)) >= 1)

@@ -276,6 +276,8 @@ enum PostgresFixture {
     /// The server's URL with a schema no other test uses: an empty database of the test's own.
     static func freshURL() throws -> String {
         let base = try #require(url)
+        // Every decision the board answers is checked against the rows (`checksBoard`).
+        PostgresEngine.checksBoard.store(true, ordering: .relaxed)
         return base + "?schema=t" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     }
 

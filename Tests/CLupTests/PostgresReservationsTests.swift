@@ -128,6 +128,59 @@ struct PostgresReservationsTests {
         #expect(workers[1].board.entry(store.id)?.live.live.isEmpty == true)
     }
 
+    @Test("a write decides from the board while it holds the store's locked version, from the rows when a change is unheard")
+    func boardVersions() throws {
+        let store = try store(capacity: 1)
+        let customers = try workers[0].accounts.createCustomers(emails: ["d@example.org", "e@example.org"], now: now)
+        guard case .created(let first) = try workers[0].reservations.reserve(request(store.id, customers[0], kind: .lineUp), now: now)
+        else { Issue.record("the line-up was refused"); return }
+        #expect(try workers[0].board.entry(store.id)?.exactAt == version(of: store.id))
+        // Another worker's change whose notice has not arrived: the first ticket's party grows,
+        // and nothing is said on the feed.
+        let postgres = try #require(workers[1].postgres)
+        try postgres.write { transaction in
+            try transaction.execute("UPDATE reservation SET people = 2 WHERE id = \(first.id)")
+        }
+        #expect(try workers[0].board.entry(store.id)?.live.live.first?.people == 1)
+        // The next line-up locks the store at a version the board does not hold: it reads the
+        // rows, and the board has the change after it.
+        guard case .created = try workers[0].reservations.reserve(request(store.id, customers[1], kind: .lineUp), now: now + 60)
+        else { Issue.record("the line-up was refused"); return }
+        let entry = try #require(workers[0].board.entry(store.id))
+        #expect(entry.live.live.first { $0.id == first.id }?.people == 2)
+        #expect(entry.exactAt == (try version(of: store.id)))
+    }
+
+    @Test("a write that changes a reservation without saying so fails when the board answers for the store")
+    func unnotedChange() throws {
+        let store = try store(capacity: 1)
+        let customer = try #require(try workers[0].accounts.createCustomers(emails: ["f@example.org"], now: now).first)
+        guard case .created(let ticket) = try workers[0].reservations.reserve(request(store.id, customer, kind: .lineUp), now: now)
+        else { Issue.record("the line-up was refused"); return }
+        let postgres = try #require(workers[0].postgres)
+        #expect(throws: PostgresEngine.BoardDiverged.self) {
+            try postgres.write { transaction in
+                _ = try transaction.statements.lockStore(store.id)
+                try transaction.execute("UPDATE reservation SET people = 2 WHERE id = \(ticket.id)")
+                _ = try transaction.statements.traffic(storeId: store.id, now: now)
+            }
+        }
+        // Said, it is read back with the transaction's own changes.
+        try postgres.write { transaction in
+            _ = try transaction.statements.lockStore(store.id)
+            try transaction.execute("UPDATE reservation SET people = 2 WHERE id = \(ticket.id)")
+            transaction.changed(reservation: ticket.id, of: store.id)
+            #expect(try transaction.statements.traffic(storeId: store.id, now: now).live.map(\.people) == [2])
+        }
+    }
+
+    /// Store `id`'s version as committed (`storeVersion`).
+    func version(of id: StoreID) throws -> Int64? {
+        try #require(workers[0].postgres).read { transaction in
+            try transaction.value("SELECT version FROM storeVersion WHERE storeId = \(id)", as: Int64.self)
+        }
+    }
+
     @Test("a session, a kiosk and an active reservation are remembered, and forgotten on every worker as they change")
     func credentialsAcrossWorkers() throws {
         let store = try store(capacity: 5)

@@ -41,6 +41,8 @@ struct PostgresSchemaTests {
     static let differences: [String: String] = {
         let inside = "SQLite's capacity guard keeps each store's people inside in a row of its own (migration 35); "
             + "PostgreSQL's guard sums the rows under the store's lock, from `reservation_inside`"
+        let versions = "SQLite's one writer applies every commit to its board before the next write begins; "
+            + "PostgreSQL's workers learn whether their board holds a store as committed from the store's version"
         let covered = "PostgreSQL's index on the store and the time, or its primary key, leads with the column"
         var differences = [
             "only on SQLite: table storeinside": inside,
@@ -53,6 +55,12 @@ struct PostgresSchemaTests {
                 "the same unique key on the address's keyed hash: a UNIQUE column on SQLite, an index named for the "
                 + "error `AppDatabase.isDuplicate` reads on PostgreSQL",
             "only on SQLite: 2 checks on notice": "SQLite checks its integer booleans are 0 or 1 (emailOnly)",
+            "only on PostgreSQL: table storeversion": versions,
+            "only on PostgreSQL: column storeversion.storeid": versions,
+            "only on PostgreSQL: column storeversion.version": versions,
+            "only on PostgreSQL: column storeversion.changedby": versions,
+            "only on PostgreSQL: foreign key storeversion.storeid -> store": versions,
+            "only on PostgreSQL: 0 checks on storeversion": versions,
             "only on PostgreSQL: 1 checks on notice": "(the same: PostgreSQL's boolean needs no check)",
         ]
         for index in ["dooraction_on_storeid", "storechange_on_storeid", "openinginterval_on_storeid",

@@ -83,6 +83,11 @@ public final class StoreBoard: Sendable {
         private(set) var modelBox = VisitModelBox.standard
         /// Bumped by every change to the store, so a standing of an older version is not used.
         public var version = 0
+        /// PostgreSQL: the store's version (`storeVersion`) at which this entry holds it exactly
+        /// as committed — its definition, learned sums and live reservations — or -1 if that is
+        /// not known (another worker's change not yet heard of, a read-back that saw later
+        /// changes than its own). Never set on SQLite, whose board holds every commit.
+        var exactAt: Int64 = -1
         /// Boxed: most stores are never asked for one, and the entry stays small.
         var kept: KeptStanding?
         var standing: StoreStanding? { kept?.standing }
@@ -265,6 +270,31 @@ public final class StoreBoard: Sendable {
         state.withLock { state in counted(&state) { changes.apply(to: &$0) } }
     }
 
+    /// PostgreSQL: store `id` as the board holds it, if that is exactly the store as committed
+    /// at `version`.
+    func entry(_ id: StoreID, exactAt version: Int64) -> Entry? {
+        state.withLock { state in state.entries[id].flatMap { $0.exactAt == version ? $0 : nil } }
+    }
+
+    /// PostgreSQL: replaces store `entry.id`'s entry with `entry`, read whole as committed at
+    /// `version` (under the store's lock), unless the board already holds a later version.
+    func install(_ entry: Entry, at version: Int64) {
+        state.withLock { state in
+            guard let current = state.entries[entry.id], current.exactAt <= version else { return }
+            counted(&state) { state in
+                state.grid.remove(id: entry.id, at: current.definition.position)
+                state.grid.insert(id: entry.id, at: entry.definition.position)
+                state.entries.update(entry.id) { kept in
+                    let standing = kept.kept
+                    kept = entry
+                    kept.kept = standing
+                    kept.version = current.version + 1
+                    kept.exactAt = version
+                }
+            }
+        }
+    }
+
     /// Replaces everything with what `db` holds.
     func reload(_ db: Database) throws {
         // The fresh board is built on this thread: what the page threads keep is no use to it.
@@ -306,6 +336,9 @@ public final class StoreBoard: Sendable {
         }
         for (storeId, reservation) in try PostgresEngine.liveReservations(transaction) {
             fresh.entries.update(storeId) { $0.upsert(reservation) }
+        }
+        for (storeId, version) in try PostgresEngine.storeVersions(transaction) {
+            fresh.entries.update(storeId) { $0.exactAt = version }
         }
         state.withLock { state in counted(&state) { $0 = fresh } }
         DataMetrics.boardReloaded()
@@ -439,6 +472,10 @@ final class KeptStanding: @unchecked Sendable {
 extension StoreBoard.Entry {
     init(details: StoreDetails) {
         definition = StoreBoard.Definition(details)
+    }
+
+    init(definition: StoreBoard.Definition) {
+        self.definition = definition
     }
 
     /// Adds or replaces `reservation` where its state puts it.
@@ -596,17 +633,29 @@ struct BoardChanges: Sendable {
     var reservations: [(storeId: StoreID?, id: ReservationID, live: LiveReservation?)] = []
     var models: [StoreID: VisitModel] = [:]
     var stores: [StoreDetails] = []
+    /// PostgreSQL: for each store the changes touch, the version the transaction they are
+    /// gave it, and the version it was at when they were read back (each nil if not known).
+    var versions: [StoreID: (committed: Int64?, seen: Int64?)] = [:]
 
-    var isEmpty: Bool { reservations.isEmpty && models.isEmpty && stores.isEmpty }
+    var isEmpty: Bool { reservations.isEmpty && models.isEmpty && stores.isEmpty && versions.isEmpty }
 
     mutating func merge(_ other: BoardChanges) {
         reservations += other.reservations
         models.merge(other.models) { $1 }
         stores += other.stores
+        versions.merge(other.versions) { $1 }
     }
 
+    /// Applies the changes. On PostgreSQL (`versions`), rows read back before the version the
+    /// board holds a store exactly at are older than what it holds, and are left out; after
+    /// them, the entry is exact at the version seen if it was already, or if it was exact at
+    /// the one before and these are the changes of the transaction that made the version
+    /// seen. Anything else leaves the entry not known exactly, until it is read whole.
     func apply(to state: inout StoreBoard.State) {
-        for details in stores {
+        let behind = Set(versions.compactMap { id, version in
+            version.seen.map { (state.entries[id]?.exactAt ?? -1) > $0 } == true ? id : nil
+        })
+        for details in stores where !behind.contains(details.store.id) {
             let id = details.store.id
             if let entry = state.entries[id] {
                 state.grid.remove(id: id, at: entry.definition.position)
@@ -619,7 +668,7 @@ struct BoardChanges: Sendable {
             }
             state.grid.insert(id: id, at: details.store.position)
         }
-        for change in reservations {
+        for change in reservations where !(change.storeId.map(behind.contains) ?? false) {
             if let live = change.live, let storeId = change.storeId {
                 state.entries.update(storeId) { entry in
                     entry.upsert(live)
@@ -638,10 +687,17 @@ struct BoardChanges: Sendable {
                 }
             }
         }
-        for (storeId, model) in models where state.entries[storeId]?.model != model {
+        for (storeId, model) in models where !behind.contains(storeId) && state.entries[storeId]?.model != model {
             state.entries.update(storeId) { entry in
                 entry.model = model
                 entry.version += 1
+            }
+        }
+        for (storeId, version) in versions where !behind.contains(storeId) {
+            state.entries.update(storeId) { entry in
+                guard let seen = version.seen else { return entry.exactAt = -1 }
+                let madeBySeen = version.committed == seen && entry.exactAt >= 0 && entry.exactAt == seen - 1
+                entry.exactAt = entry.exactAt == seen || madeBySeen ? seen : -1
             }
         }
     }

@@ -13,8 +13,17 @@ protocol SQLTransaction {
     @discardableResult
     func execute(_ sql: SQL) throws -> Int
 
+    /// Runs `sql`, whose result nothing reads, before the transaction's next statement:
+    /// PostgreSQL sends it with that one, in the same round trip (a refusal is then thrown by
+    /// that statement, failing the transaction all the same); SQLite runs it at once.
+    func executeLater(_ sql: SQL) throws
+
     /// Every row `sql` returns.
     func rows(_ sql: SQL) throws -> [SQLRow]
+
+    /// The rows each of `statements` returns, in order, for statements that do not depend on
+    /// each other's results: PostgreSQL sends them in one round trip, SQLite runs them one by one.
+    func rows(of statements: [SQL]) throws -> [[SQLRow]]
 
     /// Calls `body` with each row `sql` returns, one at a time where the engine can (SQLite's
     /// cursor): for passes over a whole history.
@@ -36,9 +45,11 @@ protocol SQLTransaction {
     /// Store `id` as a transaction deciding on its places reads it, or nil if there is no such
     /// store. SQLite's one writer keeps every other transaction out, and the board holds every
     /// commit: it is read from there, or from the rows once the transaction has changed a store
-    /// (the board takes a change as it commits). PostgreSQL locks the store's row (`FOR UPDATE`)
-    /// until the transaction ends — the writes of one store queue behind each other, those of
-    /// different stores run side by side — and reads it under the lock, once per transaction.
+    /// (the board takes a change as it commits). PostgreSQL locks the store's row and its
+    /// version's (`FOR UPDATE`) until the transaction ends — the writes of one store queue
+    /// behind each other, those of different stores run side by side — and reads it from the
+    /// board if the board holds the store as committed at that version, from its rows
+    /// otherwise, once per transaction.
     func lockStore(_ id: StoreID) throws -> StoreBoard.Definition?
 
     /// Takes the customer's row before any store's, where a transaction will lock stores for
@@ -49,8 +60,9 @@ protocol SQLTransaction {
 
     /// The store's live traffic as committed, with this transaction's own changes: its queued,
     /// called and inside tickets, its bookings near `now`, and its visit model. SQLite reads
-    /// the board and what the transaction changed; PostgreSQL reads the primary, under the
-    /// store's lock.
+    /// the board and what the transaction changed; PostgreSQL too, under the store's lock, if
+    /// the board holds the store as committed at the version locked, and the store's rows
+    /// otherwise.
     func traffic(storeId: StoreID, now: Date) throws -> LiveTraffic
 
     /// The people inside the store now. SQLite keeps the count in `storeInside` (the trigger
@@ -118,6 +130,14 @@ struct SQLiteTransaction: SQLTransaction {
         return db.changesCount
     }
 
+    func executeLater(_ sql: SQL) throws {
+        try execute(sql)
+    }
+
+    func rows(of statements: [SQL]) throws -> [[SQLRow]] {
+        try statements.map(rows)
+    }
+
     func rows(_ sql: SQL) throws -> [SQLRow] {
         let (text, arguments) = sql.sqlite
         let statement = sql.hasFixedText ? try db.cachedStatement(sql: text) : try db.makeStatement(sql: text)
@@ -175,8 +195,16 @@ struct PostgresStatements: SQLTransaction {
         try transaction.execute(sql)
     }
 
+    func executeLater(_ sql: SQL) throws {
+        try transaction.executeLater(sql)
+    }
+
     func rows(_ sql: SQL) throws -> [SQLRow] {
         try transaction.rows(sql).map(SQLRow.init)
+    }
+
+    func rows(of statements: [SQL]) throws -> [[SQLRow]] {
+        try transaction.batch(statements).map { $0.map(SQLRow.init) }
     }
 
     func each(_ sql: SQL, _ body: (SQLRow) throws -> Void) throws {
@@ -196,22 +224,121 @@ struct PostgresStatements: SQLTransaction {
     func changed(reservation id: ReservationID, of storeId: StoreID) { transaction.changed(reservation: id, of: storeId) }
     func changed(loadOf storeId: StoreID) { transaction.changed(loadOf: storeId) }
 
+    /// Locks the store's row and its version's (`storeVersion`) in one statement, and reads
+    /// the store from the board if the board holds it as committed at that version, from its
+    /// rows otherwise.
     func lockStore(_ id: StoreID) throws -> StoreBoard.Definition? {
         if let locked = transaction.lockedStore(id) { return locked }
-        guard try exists("SELECT id FROM store WHERE id = \(id) FOR UPDATE"),
-            let details = try AppDatabase.storeDetails(id, self).first
+        guard let version = try value("""
+            SELECT v.version FROM store s JOIN storeVersion v ON v.storeId = s.id WHERE s.id = \(id) FOR UPDATE
+            """, as: Int64.self)
         else { return nil }
-        let definition = StoreBoard.Definition(details)
-        transaction.remember(locked: definition)
+        let definition: StoreBoard.Definition
+        DataMetrics.storeRead(fromBoard: transaction.board?.entry(id, exactAt: version) != nil)
+        if let entry = transaction.board?.entry(id, exactAt: version) {
+            definition = entry.definition
+            if PostgresEngine.checksBoard.load(ordering: .relaxed) { try checkDefinition(definition) }
+        } else {
+            // The store and its live rows in one round trip, given to the board: the next
+            // transaction on the store, and this one's `traffic`, find it there.
+            let details = AppDatabase.storeDetailsStatements(id)
+            let answers = try rows(of: details + Self.liveStatements(id))
+            guard let read = try AppDatabase.storeDetails(from: answers.prefix(details.count)).first else { return nil }
+            definition = StoreBoard.Definition(read)
+            if !transaction.hasChanged(id) {
+                transaction.board?.install(try Self.entry(definition, from: answers.dropFirst(details.count)), at: version)
+            }
+        }
+        transaction.remember(locked: definition, at: version)
         return definition
     }
 
-    func lockCustomer(_ id: UserID) throws {
-        try execute("SELECT id FROM \"user\" WHERE id = \(id) FOR UPDATE")
+    /// The statements that read a store's learned sums and every reservation of it not ended.
+    private static func liveStatements(_ id: StoreID) -> [SQL] {
+        ["SELECT * FROM storeLoad WHERE storeId = \(id)",
+         """
+         SELECT \(unescaped: AppDatabase.liveColumns) FROM reservation
+         WHERE storeId = \(id) AND status IN ('waiting', 'called', 'inside', 'booked') ORDER BY id
+         """]
     }
 
+    /// The store's entry from what `liveStatements` returned.
+    private static func entry(_ definition: StoreBoard.Definition, from answers: some Collection<[SQLRow]>) throws
+        -> StoreBoard.Entry
+    {
+        var entry = StoreBoard.Entry(definition: definition)
+        var answers = answers.makeIterator()
+        if let load = try answers.next()?.first?.record(StoreLoad.self) { entry.model = load.model }
+        for row in answers.next() ?? [] {
+            if let live = try AppDatabase.live(row) { entry.upsert(live) }
+        }
+        return entry
+    }
+
+    /// Sent with the next statement: nothing reads what it returns.
+    func lockCustomer(_ id: UserID) throws {
+        try executeLater("SELECT id FROM \"user\" WHERE id = \(id) FOR UPDATE")
+    }
+
+    /// Under the store's lock, no other transaction can change the store until this one ends:
+    /// if the board holds it as committed at the version locked, the board answers, with this
+    /// transaction's own changes read back by id. Otherwise the store's live rows are read
+    /// whole, and given to the board if this transaction has not changed the store.
     func traffic(storeId: StoreID, now: Date) throws -> LiveTraffic {
-        try AppDatabase.committedTraffic(storeId: storeId, now: now, self)
+        guard let definition = transaction.lockedStore(storeId), let version = transaction.lockedVersion(storeId) else {
+            return try AppDatabase.committedTraffic(storeId: storeId, now: now, self)
+        }
+        if var entry = transaction.board?.entry(storeId, exactAt: version) {
+            try withOwnChanges(&entry)
+            if PostgresEngine.checksBoard.load(ordering: .relaxed) {
+                let rows = try storeRows(definition).live
+                guard rows.live == entry.live.live, rows.model == entry.model else {
+                    throw PostgresEngine.BoardDiverged(storeId: storeId, version: version)
+                }
+            }
+            return entry.live
+        }
+        let entry = try storeRows(definition)
+        if !transaction.hasChanged(storeId) { transaction.board?.install(entry, at: version) }
+        return entry.live
+    }
+
+    /// The store's entry read from its rows: its learned sums and every reservation of it not
+    /// ended, in one round trip.
+    private func storeRows(_ definition: StoreBoard.Definition) throws -> StoreBoard.Entry {
+        try Self.entry(definition, from: rows(of: Self.liveStatements(definition.id)))
+    }
+
+    /// `entry` with what this transaction has changed of its store so far: its reservations
+    /// as they now are, and its learned sums.
+    private func withOwnChanges(_ entry: inout StoreBoard.Entry) throws {
+        let ids = transaction.changedReservations(of: entry.id)
+        if !ids.isEmpty {
+            var found: [LiveReservation] = []
+            for row in try rows("""
+                SELECT \(unescaped: AppDatabase.liveColumns) FROM reservation WHERE id \(PostgresEngine.among(ids.map(\.rawValue)))
+                """)
+            {
+                if let live = try AppDatabase.live(row) { found.append(live) }
+            }
+            let stillLive = Set(found.map(\.id))
+            entry.remove(ids.filter { !stillLive.contains($0) })
+            for live in found { entry.upsert(live) }
+        }
+        if transaction.changes.loads.contains(entry.id),
+            let load = try record("SELECT * FROM storeLoad WHERE storeId = \(entry.id)", as: StoreLoad.self)
+        {
+            entry.model = load.model
+        }
+    }
+
+    /// With `PostgresEngine.checksBoard` on: the store as the board gave it is the store as
+    /// its rows have it.
+    private func checkDefinition(_ definition: StoreBoard.Definition) throws {
+        let rows = try AppDatabase.storeDetails(definition.id, self).first.map(StoreBoard.Definition.init)
+        guard let rows, rows.store == definition.store, rows.openingHours == definition.openingHours,
+            rows.closures == definition.closures, rows.departments == definition.departments
+        else { throw PostgresEngine.BoardDiverged(storeId: definition.id, version: transaction.lockedVersion(definition.id) ?? -1) }
     }
 
     func setAsideReservationIds(_ count: Int) throws -> ReservationID {

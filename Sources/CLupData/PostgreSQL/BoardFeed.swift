@@ -16,6 +16,10 @@ final class BoardFeed: @unchecked Sendable {
     let channel: String
     /// Past this size a payload says "reload everything" instead (PostgreSQL's limit is 8000 bytes).
     static let largestPayload = 7000
+    /// Up to this many stores changed, a notice carries the version each took (`storeVersion`),
+    /// a few dozen bytes each, within PostgreSQL's limit; past it, none, and the other workers
+    /// read those stores afresh when they next decide on them.
+    static let versionedStores = 30
 
     /// This worker's name on the channel, so that it skips its own notices (it applied them
     /// when it committed).
@@ -158,6 +162,10 @@ final class BoardFeed: @unchecked Sendable {
         }
         changes.loads = Set(notice.loads.map(StoreID.init(rawValue:)))
         changes.credentials = notice.credentials
+        // [store id, version] pairs: the version each store took with the transaction.
+        changes.versions = Dictionary((notice.versions ?? []).filter { $0.count == 2 }.map { (StoreID(rawValue: $0[0]), $0[1]) }) {
+            _, last in last
+        }
         return changes
     }
 
@@ -171,5 +179,8 @@ final class BoardFeed: @unchecked Sendable {
         var credentials: Bool
         /// Too much to name: reload the whole board.
         var all: Bool
+        /// [store id, version] pairs: the version each store took (added by the statement that
+        /// sends the notice).
+        var versions: [[Int64]]? = nil
     }
 }

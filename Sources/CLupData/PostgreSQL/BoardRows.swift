@@ -19,4 +19,11 @@ extension PostgresEngine {
             return try AppDatabase.live(row).map { (try row.decode(1, as: StoreID.self), $0) }
         }
     }
+
+    /// Every store's version (`storeVersion`).
+    static func storeVersions(_ transaction: PostgresTransaction) throws -> [(StoreID, Int64)] {
+        try transaction.rows("SELECT storeId, version FROM storeVersion").map { row in
+            (StoreID(rawValue: try row[0].decode(Int64.self)), try row[1].decode(Int64.self))
+        }
+    }
 }

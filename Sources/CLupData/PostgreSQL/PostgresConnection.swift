@@ -15,6 +15,7 @@ final class PostgresConnection {
     private var handle: OpaquePointer?
     /// The names of the statements prepared on this connection, by text and parameter types.
     private var prepared: [PreparedKey: String] = [:]
+    private var namesGiven = 0
     /// Past this many, statements are run unnamed rather than prepared (a connection's
     /// prepared statements live as long as it does).
     static let mostPrepared = 512
@@ -25,6 +26,11 @@ final class PostgresConnection {
     private struct PreparedKey: Hashable {
         var text: String
         var types: [UInt32]
+
+        init(_ statement: PostgresStatement) {
+            text = statement.text
+            types = statement.parameters.map(\.type)
+        }
     }
 
     private init(handle: OpaquePointer) {
@@ -115,25 +121,97 @@ final class PostgresConnection {
     /// answer by `deadline` as `PostgresTransaction.StatementTimedOut` (the connection is then
     /// closed: it may still deliver the late answer).
     func run(_ statement: PostgresStatement, deadline: ContinuousClock.Instant) throws -> PostgresResult {
+        guard handle != nil else { throw Lost(message: "closed") }
+        var preparing: String?
+        let name = preparedName(statement, preparing: &preparing)
+        if let preparing {
+            try sendPrepare(statement, as: preparing)
+            _ = try results(deadline: deadline)
+            prepared[PreparedKey(statement)] = preparing
+        }
+        try send(statement, as: name)
+        return try results(deadline: deadline)
+    }
+
+    /// Runs `statements` one after the other in one round trip (libpq's pipeline mode): they
+    /// are all sent, then their results read. For statements whose values do not depend on
+    /// each other's results, such as a transaction's BEGIN with its first statement, or its
+    /// last statements with its COMMIT. After a statement the server refuses, the rest are not
+    /// run, and the refusal is thrown once every answer is read.
+    func run(pipeline statements: [PostgresStatement], deadline: ContinuousClock.Instant) throws -> [PostgresResult] {
+        guard let handle else { throw Lost(message: "closed") }
+        guard PQenterPipelineMode(handle) == 1 else { throw lost() }
+        // For each answer to come: one of `statements`', or a preparation's (with its name).
+        var answers: [(PreparedKey, String)?] = []
+        var preparedHere: [(PreparedKey, String)] = []
+        for statement in statements {
+            var preparing: String?
+            let name = preparedName(statement, preparing: &preparing, pending: preparedHere)
+            if let preparing {
+                try sendPrepare(statement, as: preparing)
+                answers.append((PreparedKey(statement), preparing))
+                preparedHere.append((PreparedKey(statement), preparing))
+            }
+            try send(statement, as: name)
+            answers.append(nil)
+        }
+        guard PQpipelineSync(handle) == 1 else { throw lost() }
+        var kept: [PostgresResult?] = []
+        var refused: PostgresEngine.Refused?
+        for preparation in answers {
+            let (last, refusal) = try nextResults(deadline: deadline)
+            refused = refused ?? refusal
+            if let (key, name) = preparation {
+                // Prepared, even if a statement after it was refused.
+                if last != nil { prepared[key] = name }
+            } else {
+                kept.append(last)
+            }
+        }
+        try waitUntilReadable(deadline: deadline)
+        guard let sync = PQgetResult(handle) else { throw lost() }
+        let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+        PQclear(sync)
+        guard synced, PQexitPipelineMode(handle) == 1 else { throw lost() }
+        if let refused {
+            if PQstatus(handle) != CONNECTION_OK || refused.sqlState == "0A000" { close() }
+            throw refused
+        }
+        return try kept.map { result in
+            guard let result else { throw Lost(message: "no result") }
+            return result
+        }
+    }
+
+    /// The name `statement` is prepared under on this connection, if it is; otherwise, if it
+    /// is to be prepared and there is room, a new name in `preparing` (nil returned: the caller
+    /// prepares it first). `pending`: those being prepared in the same pipeline.
+    private func preparedName(_ statement: PostgresStatement, preparing: inout String?,
+                              pending: [(PreparedKey, String)] = []) -> String?
+    {
+        guard statement.prepare else { return nil }
+        let key = PreparedKey(statement)
+        if let known = prepared[key] ?? pending.first(where: { $0.0 == key })?.1 { return known }
+        guard prepared.count + pending.count < Self.mostPrepared else { return nil }
+        // Never a name given before: a preparation refused in a pipeline leaves a gap.
+        namesGiven += 1
+        preparing = "clup\(namesGiven)"
+        return preparing
+    }
+
+    private func sendPrepare(_ statement: PostgresStatement, as name: String) throws {
+        guard let handle else { throw Lost(message: "closed") }
+        let types = statement.parameters.map(\.type)
+        let sent = types.withUnsafeBufferPointer { types in
+            PQsendPrepare(handle, name, statement.text, Int32(types.count), types.baseAddress)
+        }
+        guard sent == 1 else { throw lost() }
+    }
+
+    private func send(_ statement: PostgresStatement, as name: String?) throws {
         guard let handle else { throw Lost(message: "closed") }
         let parameters = statement.parameters
         let types = parameters.map(\.type)
-        var name: String?
-        if statement.prepare {
-            let key = PreparedKey(text: statement.text, types: types)
-            if let known = prepared[key] {
-                name = known
-            } else if prepared.count < Self.mostPrepared {
-                let new = "clup\(prepared.count + 1)"
-                let sent = types.withUnsafeBufferPointer { types in
-                    PQsendPrepare(handle, new, statement.text, Int32(parameters.count), types.baseAddress)
-                }
-                guard sent == 1 else { throw lost() }
-                _ = try results(deadline: deadline)
-                prepared[key] = new
-                name = new
-            }
-        }
         let sent = parameters.withValues { values, lengths, formats in
             if let name {
                 PQsendQueryPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 1)
@@ -145,7 +223,6 @@ final class PostgresConnection {
             }
         }
         guard sent == 1 else { throw lost() }
-        return try results(deadline: deadline)
     }
 
     /// Runs `text`, a statement without values (a migration's DDL, LISTEN), unprepared.
@@ -157,25 +234,7 @@ final class PostgresConnection {
     /// once all have been read (the connection is then ready for the next statement).
     private func results(deadline: ContinuousClock.Instant) throws -> PostgresResult {
         guard let handle else { throw Lost(message: "closed") }
-        var last: PostgresResult?
-        var refused: PostgresEngine.Refused?
-        while true {
-            while PQisBusy(handle) == 1 {
-                try wait(until: deadline)
-                guard PQconsumeInput(handle) == 1 else { throw lost() }
-            }
-            guard let result = PQgetResult(handle) else { break }
-            let status = PQresultStatus(result)
-            if status == PGRES_FATAL_ERROR {
-                if refused == nil { refused = Self.refusal(result) }
-                PQclear(result)
-            } else if status == PGRES_BAD_RESPONSE {
-                PQclear(result)
-                throw lost()
-            } else {
-                last = PostgresResult(result)
-            }
-        }
+        let (last, refused) = try nextResults(deadline: deadline)
         if let refused {
             // A refusal that came with the connection's end (the server shutting down), or one
             // of its prepared statements gone stale ("cached plan must not change result
@@ -187,6 +246,41 @@ final class PostgresConnection {
         if PQstatus(handle) != CONNECTION_OK { throw lost() }
         guard let last else { throw Lost(message: "no result") }
         return last
+    }
+
+    /// Reads one statement's results, up to the end libpq marks with no result: the last, and
+    /// the first refusal among them. A statement not run because one before it in a pipeline
+    /// was refused has neither.
+    private func nextResults(deadline: ContinuousClock.Instant) throws -> (PostgresResult?, PostgresEngine.Refused?) {
+        guard let handle else { throw Lost(message: "closed") }
+        var last: PostgresResult?
+        var refused: PostgresEngine.Refused?
+        while true {
+            try waitUntilReadable(deadline: deadline)
+            guard let result = PQgetResult(handle) else { break }
+            let status = PQresultStatus(result)
+            if status == PGRES_FATAL_ERROR {
+                if refused == nil { refused = Self.refusal(result) }
+                PQclear(result)
+            } else if status == PGRES_BAD_RESPONSE {
+                PQclear(result)
+                throw lost()
+            } else if status == PGRES_PIPELINE_ABORTED {
+                PQclear(result)
+            } else {
+                last = PostgresResult(result)
+            }
+        }
+        return (last, refused)
+    }
+
+    /// Waits until libpq has a whole result to give (or none is coming).
+    private func waitUntilReadable(deadline: ContinuousClock.Instant) throws {
+        guard let handle else { throw Lost(message: "closed") }
+        while PQisBusy(handle) == 1 {
+            try wait(until: deadline)
+            guard PQconsumeInput(handle) == 1 else { throw lost() }
+        }
     }
 
     /// Waits until the socket has something to read, or throws at the deadline (closing the

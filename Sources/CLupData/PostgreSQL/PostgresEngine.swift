@@ -1,6 +1,7 @@
 import CLupDomain
 import Foundation
 import Logging
+import Synchronization
 
 /// The PostgreSQL engine: CLup's rows on a PostgreSQL server (a Patroni cluster in production),
 /// reached through libpq, for a deployment whose workers run on several machines.
@@ -100,6 +101,18 @@ final class PostgresEngine: Sendable {
     /// How many times a write that lost a deadlock is run in all.
     static let attempts = 3
 
+    /// Whether every decision the board answers (`PostgresStatements.traffic`, `lockStore`) is
+    /// checked against the store's rows, failing the transaction with `BoardDiverged` if they
+    /// differ: on in the test suites, so that a change a write forgets to note fails a test.
+    static let checksBoard = Atomic(false)
+
+    /// The board held a store as committed at a version, and the store's rows said otherwise.
+    struct BoardDiverged: Error, CustomStringConvertible {
+        var storeId: StoreID
+        var version: Int64
+        var description: String { "the board's store \(storeId) at version \(version) is not the store's rows" }
+    }
+
     /// A statement the server refused: a constraint, a trigger's refusal, a deadlock lost.
     /// The transaction is rolled back and the connection stays usable. Its description is the
     /// server's message (never the detail, which may quote the row's values).
@@ -117,71 +130,188 @@ final class PostgresEngine: Sendable {
 
     private func writeOnce<T>(_ work: (PostgresTransaction) throws -> T) throws -> T {
         let reply = FormReply.current
-        let (result, changes) = try pool.withConnection { connection in
-            let transaction = PostgresTransaction(connection: connection)
-            try transaction.execute("BEGIN")
+        let (result, changes, own) = try pool.withConnection { connection in
+            let transaction = PostgresTransaction(connection: connection, board: board)
+            transaction.begin()
             do {
                 try reply?.record(transaction.statements, now: Date())
                 let result = try work(transaction)
-                if let payload = feed.payload(for: transaction.changes) {
-                    try transaction.execute("SELECT pg_notify(\(feed.channel), \(payload))")
-                }
-                try transaction.execute("COMMIT")
+                // The rows changed, read back, the notice and the COMMIT go in one round trip.
+                let changes = transaction.changes
+                let readBack = try ReadBack(changes, in: transaction)
+                let announcement = announcement(of: changes)
+                let answers = try transaction.commit(after: readBack.statements + (announcement.map { [$0.statement] } ?? []))
                 reply?.committedWrite()
-                return (result, transaction.changes)
+                var own = try readBack.rows(answers.prefix(readBack.statements.count))
+                if let announcement, let answer = answers.last {
+                    own?.changes.versions = try announcement.versions(answer, transaction)
+                }
+                return (result, changes, own)
             } catch {
-                _ = try? transaction.execute("ROLLBACK")
+                transaction.rollBack()
                 throw error
             }
         }
-        try apply(changes)
+        if changes.credentials { credentials.clearCredentials() }
+        if changes.everything {
+            try reloadBoard()
+        } else if let own {
+            apply(own.changes, customers: own.customers)
+        }
         return result
     }
 
-    /// Brings the board up to date with a committed transaction's changes: the stores,
-    /// reservations and learned sums it changed, read back as they now are; and forgets the
-    /// sessions and kiosks if it changed any, and the active reservation of each customer whose
-    /// reservation it changed.
+    /// The statement that tells the other workers what a transaction changed (`BoardFeed`),
+    /// run just before its COMMIT, with the version each store it changed took
+    /// (`storeVersion`); nil if there is nothing to tell. Its answer, read by `versions`, tells
+    /// this worker's board what it learns of each store the changes touch: the version the
+    /// transaction gave it, if it did, and the version its rows were read at, where the
+    /// transaction holds the store's version (locked or raised: nobody else can change it
+    /// before the commit). Nil: not known.
+    private func announcement(of changes: PostgresTransaction.Changes) -> Announcement? {
+        guard let payload = feed.payload(for: changes) else { return nil }
+        let stores = changes.everything ? [] : changes.storeIds.map(\.rawValue).sorted()
+        guard !stores.isEmpty, stores.count <= BoardFeed.versionedStores else {
+            return Announcement(statement: "SELECT pg_notify(\(feed.channel), \(payload))", stores: [])
+        }
+        // [store, version, 1 if this transaction gave it] for each store; the notice carries the
+        // versions this transaction gave.
+        return Announcement(statement: """
+            SELECT CAST(versions.every AS text)
+            FROM (SELECT COALESCE(jsonb_agg(jsonb_build_array(storeId, version, CASE WHEN mine THEN 1 ELSE 0 END)),
+                                  CAST('[]' AS jsonb)) AS every,
+                         COALESCE(jsonb_agg(jsonb_build_array(storeId, version)) FILTER (WHERE mine),
+                                  CAST('[]' AS jsonb)) AS given
+                  FROM (SELECT storeId, version, COALESCE(changedBy = pg_current_xact_id_if_assigned(), false) AS mine
+                        FROM storeVersion WHERE storeId \(PostgresEngine.among(stores))) AS stamped) AS versions,
+                 LATERAL pg_notify(\(feed.channel),
+                                   CAST(CAST(\(payload) AS jsonb) || jsonb_build_object('versions', versions.given) AS text))
+            """, stores: stores.map(StoreID.init(rawValue:)))
+    }
+
+    private struct Announcement {
+        var statement: SQL
+        /// The stores whose versions it reads.
+        var stores: [StoreID]
+
+        func versions(_ rows: [PostgresRow], _ transaction: PostgresTransaction) throws
+            -> [StoreID: (committed: Int64?, seen: Int64?)]
+        {
+            var versions = Dictionary(uniqueKeysWithValues: stores.map { ($0, (committed: Int64?.none, seen: Int64?.none)) })
+            guard !stores.isEmpty, let text = try rows.first?[0].decode(String.self) else { return versions }
+            for triple in (try? JSONDecoder().decode([[Int64]].self, from: Data(text.utf8))) ?? [] where triple.count == 3 {
+                let storeId = StoreID(rawValue: triple[0])
+                let mine = triple[2] == 1
+                guard mine || transaction.lockedVersion(storeId) != nil else { continue }
+                versions[storeId] = (mine ? triple[1] : nil, triple[1])
+            }
+            return versions
+        }
+    }
+
+    /// `= value` for one value, `IN (…)` for several: a statement about one row keeps the same
+    /// text, and stays prepared.
+    static func among(_ values: [Int64]) -> SQL {
+        values.count == 1 ? "= \(values[0])" : "\(in: values)"
+    }
+
+    /// Brings the board up to date with another worker's committed changes (`BoardFeed`): the
+    /// stores, reservations and learned sums it changed, read back as they now are, with the
+    /// version each store is at in the same snapshot.
     func apply(_ changes: PostgresTransaction.Changes) throws {
         if changes.credentials { credentials.clearCredentials() }
         if changes.everything { return try reloadBoard() }
-        guard !changes.stores.isEmpty || !changes.reservations.isEmpty || !changes.loads.isEmpty else { return }
-        let (boardChanges, customers) = try read { transaction in
-            var boardChanges = BoardChanges()
-            // The customers whose reservations changed; nil if one cannot be told (deleted).
-            var customers: Set<UserID>? = []
-            boardChanges.stores = try changes.stores.sorted().flatMap { try AppDatabase.storeDetails($0, transaction.statements) }
+        let read = try read { transaction -> ChangedRows? in
+            let readBack = try ReadBack(changes, in: transaction)
+            guard !readBack.isEmpty else { return nil }
+            let storeIds = changes.storeIds.map(\.rawValue).sorted()
+            let answers = try transaction.batch(readBack.statements + ["""
+                SELECT storeId, version FROM storeVersion WHERE storeId \(PostgresEngine.among(storeIds))
+                """])
+            var read = try readBack.rows(answers.dropLast())
+            for row in answers.last ?? [] {
+                let storeId = StoreID(rawValue: try row[0].decode(Int64.self))
+                read?.changes.versions[storeId] = (changes.versions[storeId], try row[1].decode(Int64.self))
+            }
+            return read
+        }
+        if let read { apply(read.changes, customers: read.customers) }
+    }
+
+    /// What a transaction's changes are for the board, and the customers whose reservations
+    /// they changed (nil if one cannot be told: a reservation deleted).
+    private struct ChangedRows {
+        var changes: BoardChanges
+        var customers: Set<UserID>?
+    }
+
+    /// Reading back the stores, reservations and learned sums a transaction's changes name:
+    /// inside the writing transaction, just before its commit (nobody else can change them
+    /// before it), or after another worker's, in a snapshot. The stores are read at once (a
+    /// store's edit is rare); the rest are `statements`, sent with others in one round trip.
+    private struct ReadBack {
+        let changes: PostgresTransaction.Changes
+        private var stores: [StoreDetails] = []
+        let statements: [SQL]
+
+        init(_ changes: PostgresTransaction.Changes, in transaction: PostgresTransaction) throws {
+            self.changes = changes
+            guard !changes.everything else {
+                statements = []
+                return
+            }
+            stores = try changes.stores.sorted().flatMap { try AppDatabase.storeDetails($0, transaction.statements) }
+            var statements: [SQL] = []
             if !changes.reservations.isEmpty {
-                let ids = changes.reservations.keys.map(\.rawValue)
-                var found: [ReservationID: LiveReservation?] = [:]
                 // userId after the live columns, which `live` reads by position.
-                for row in try transaction.rows("""
-                    SELECT \(unescaped: AppDatabase.liveColumns), userId FROM reservation WHERE id \(in: ids)
+                statements.append("""
+                    SELECT \(unescaped: AppDatabase.liveColumns), userId FROM reservation
+                    WHERE id \(PostgresEngine.among(changes.reservations.keys.map(\.rawValue).sorted()))
                     """)
-                {
-                    let row = SQLRow(row)
-                    found[try row.decode(0)] = .some(try AppDatabase.live(row))
-                    if let userId = try row.value(18, as: UserID.self) { customers?.insert(userId) }
-                }
-                for (id, storeId) in changes.reservations.sorted(by: { $0.key < $1.key }) {
-                    boardChanges.reservations.append((found[id] == nil ? nil : storeId, id, found[id] ?? nil))
-                }
-                if found.count < ids.count { customers = nil }
             }
             for storeId in changes.loads.sorted() {
-                if let load = try transaction.row("SELECT * FROM storeLoad WHERE storeId = \(storeId)")?.record(StoreLoad.self) {
-                    boardChanges.models[storeId] = load.model
-                }
+                statements.append("SELECT * FROM storeLoad WHERE storeId = \(storeId)")
             }
-            return (boardChanges, customers)
+            self.statements = statements
         }
+
+        var isEmpty: Bool { changes.everything || (changes.stores.isEmpty && statements.isEmpty) }
+
+        /// The changes, from `answers`, the rows each of `statements` returned; nil if they
+        /// name nothing.
+        func rows(_ answers: some Collection<[PostgresRow]>) throws -> ChangedRows? {
+            guard !isEmpty else { return nil }
+            var read = ChangedRows(changes: BoardChanges(), customers: [])
+            read.changes.stores = stores
+            var answers = answers.makeIterator()
+            if !changes.reservations.isEmpty {
+                var found: [ReservationID: LiveReservation?] = [:]
+                for row in answers.next() ?? [] {
+                    let row = SQLRow(row)
+                    found[try row.decode(0)] = .some(try AppDatabase.live(row))
+                    if let userId = try row.value(18, as: UserID.self) { read.customers?.insert(userId) }
+                }
+                for (id, storeId) in changes.reservations.sorted(by: { $0.key < $1.key }) {
+                    read.changes.reservations.append((found[id] == nil ? nil : storeId, id, found[id] ?? nil))
+                }
+                if found.count < changes.reservations.count { read.customers = nil }
+            }
+            for storeId in changes.loads.sorted() {
+                if let load = try answers.next()?.first?.record(StoreLoad.self) { read.changes.models[storeId] = load.model }
+            }
+            return read
+        }
+    }
+
+    /// Applies changes read back to the board, and forgets the active reservations of the
+    /// customers they concern (everyone's, if they cannot be told).
+    private func apply(_ changes: BoardChanges, customers: Set<UserID>?) {
         if let customers {
             if !customers.isEmpty { credentials.forgetActiveReservations(of: customers) }
         } else {
-            // A reservation deleted cannot be traced to its customer: everyone's is read again.
             credentials.clear()
         }
-        board.apply(boardChanges)
+        board.apply(changes)
     }
 
     /// Runs `work` in a read-only transaction: one consistent snapshot for all its statements.
@@ -192,8 +322,8 @@ final class PostgresEngine: Sendable {
         try pool.withConnection { connection in
             let transaction = PostgresTransaction(connection: connection)
             guard snapshot else { return try work(transaction) }
-            try transaction.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            defer { _ = try? transaction.execute("COMMIT") }
+            transaction.begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            defer { _ = try? transaction.commit() }
             return try work(transaction)
         }
     }
@@ -224,10 +354,14 @@ extension PostgresEngine {
 /// One connection inside a transaction: statements run one at a time, each waited for.
 struct PostgresTransaction {
     let connection: PostgresConnection
+    /// The worker's board, for a write that decides from it (`PostgresStatements.traffic`);
+    /// nil for reads and the migrations.
+    let board: StoreBoard?
     private let state = State()
 
-    init(connection: PostgresConnection) {
+    init(connection: PostgresConnection, board: StoreBoard? = nil) {
         self.connection = connection
+        self.board = board
     }
 
     /// What a transaction changed that the board or the credential cache mirrors: each write
@@ -241,12 +375,22 @@ struct PostgresTransaction {
         var credentials = false
         /// Too many to name: the whole board is read again.
         var everything = false
+        /// Another worker's: the version each store took with its transaction (`storeVersion`),
+        /// as its notice says.
+        var versions: [StoreID: Int64] = [:]
+
+        /// Every store whose board entry the changes touch.
+        var storeIds: Set<StoreID> { stores.union(reservations.values).union(loads) }
     }
 
     private final class State {
+        /// The BEGIN not yet sent: it goes with the transaction's first statement.
+        var begin: PostgresStatement?
+        /// Statements whose results nothing reads, not yet sent: they go with the next.
+        var later: [PostgresStatement] = []
         var changes = Changes()
-        /// The stores this transaction has locked, as read under the lock.
-        var locked: [StoreID: StoreBoard.Definition] = [:]
+        /// The stores this transaction has locked, as read under the lock, with their version.
+        var locked: [StoreID: (definition: StoreBoard.Definition, version: Int64)] = [:]
     }
 
     var changes: Changes { state.changes }
@@ -269,9 +413,26 @@ struct PostgresTransaction {
 
     /// Store `id` as this transaction read it when it locked it, if it has and has not
     /// changed it since: no other transaction can change it until this one ends.
-    func lockedStore(_ id: StoreID) -> StoreBoard.Definition? { state.locked[id] }
+    func lockedStore(_ id: StoreID) -> StoreBoard.Definition? { state.locked[id]?.definition }
 
-    func remember(locked definition: StoreBoard.Definition) { state.locked[definition.id] = definition }
+    /// The version store `id` was at when this transaction locked it, if it has.
+    func lockedVersion(_ id: StoreID) -> Int64? { state.locked[id]?.version }
+
+    func remember(locked definition: StoreBoard.Definition, at version: Int64) {
+        state.locked[definition.id] = (definition, version)
+    }
+
+    /// Whether this transaction has changed anything the board keeps of store `id`.
+    func hasChanged(_ id: StoreID) -> Bool {
+        state.changes.stores.contains(id) || state.changes.loads.contains(id)
+            || state.changes.reservations.values.contains(id)
+    }
+
+    /// The reservations of store `id` this transaction has changed.
+    func changedReservations(of id: StoreID) -> [ReservationID] {
+        state.changes.reservations.compactMap { $0.value == id ? $0.key : nil }
+    }
+
 
     /// The rows `sql` returns, each readable by column name or position.
     func rows(_ sql: SQL) throws -> [PostgresRow] {
@@ -287,7 +448,58 @@ struct PostgresTransaction {
     /// `statement`'s result, or its error: a refusal as `Refused`, a lost connection as
     /// `PostgresConnection.Lost`, no answer within `statementDeadline` as `StatementTimedOut`.
     private func answer(_ statement: PostgresStatement) throws -> PostgresResult {
-        try connection.run(statement, deadline: .now + Self.statementDeadline)
+        if state.begin != nil || !state.later.isEmpty { return try answers([statement])[0] }
+        return try connection.run(statement, deadline: .now + Self.statementDeadline)
+    }
+
+    /// `statements`' results, all sent in one round trip, after the BEGIN and the statements
+    /// still to go (`executeLater`).
+    private func answers(_ statements: [PostgresStatement]) throws -> [PostgresResult] {
+        let before = (state.begin.map { [$0] } ?? []) + state.later
+        state.begin = nil
+        state.later = []
+        let results = try connection.run(pipeline: before + statements, deadline: .now + Self.statementDeadline)
+        return Array(results.dropFirst(before.count))
+    }
+
+    /// Begins the transaction with `statement` (`BEGIN`, or `BEGIN` with its options), sent
+    /// with the first statement that follows, in the same round trip.
+    func begin(_ statement: String = "BEGIN") {
+        state.begin = PostgresStatement(text: statement)
+    }
+
+    /// Runs `sql`, whose result nothing reads, with the transaction's next statement, in the
+    /// same round trip. If the server refuses it, that statement throws the refusal. Past
+    /// `mostLater` waiting, they are sent at once: a pipeline too long to fit in the sockets'
+    /// buffers could leave the server and the worker each waiting for the other to read.
+    func executeLater(_ sql: SQL) throws {
+        state.later.append(sql.postgres)
+        if state.later.count >= Self.mostLater { _ = try answers([]) }
+    }
+
+    static let mostLater = 64
+
+    /// The rows each of `statements` returns, all sent in one round trip.
+    func batch(_ statements: [SQL]) throws -> [[PostgresRow]] {
+        guard !statements.isEmpty else { return [] }
+        return try answers(statements.map(\.postgres)).map(\.rows)
+    }
+
+    /// Commits after running `statements`, in one round trip; returns the rows each returned.
+    /// A transaction that has sent nothing has nothing to commit.
+    func commit(after statements: [SQL] = []) throws -> [[PostgresRow]] {
+        guard state.begin == nil || !state.later.isEmpty || !statements.isEmpty else {
+            state.begin = nil
+            return []
+        }
+        return Array(try batch(statements + ["COMMIT"]).dropLast())
+    }
+
+    /// Rolls back what the server has begun; drops what was still to be sent.
+    func rollBack() {
+        state.later = []
+        guard state.begin == nil else { return state.begin = nil }
+        _ = try? execute("ROLLBACK")
     }
 
     /// The server did not answer a statement within `statementDeadline`.

@@ -162,7 +162,62 @@ enum PostgresMigrations {
                 createdAt timestamptz NOT NULL
             );
             """),
+        ("each store's version of what the board mirrors (PostgreSQL's own)", storeVersions),
     ]
+
+    /// Each store's version: raised once by every transaction that changes what the board
+    /// keeps of the store — its row, hours, closures, departments, learned sums, or a live
+    /// column of one of its reservations — and stamped with that transaction's id. A worker
+    /// whose board holds a store as committed at the version it reads under the store's lock
+    /// decides from the board, without reading the store's rows (`PostgresStatements.traffic`).
+    /// The raise locks the version's row until the transaction ends, so the versions of one
+    /// store are taken one transaction after another and each is one transaction's changes.
+    private static let storeVersions = """
+        CREATE TABLE storeVersion (
+            storeId bigint PRIMARY KEY REFERENCES store(id) ON DELETE CASCADE,
+            version bigint NOT NULL DEFAULT 0,
+            changedBy xid8
+        );
+        INSERT INTO storeVersion (storeId) SELECT id FROM store;
+
+        CREATE FUNCTION store_version_raise(changed bigint) RETURNS void LANGUAGE sql AS $$
+            UPDATE storeVersion SET version = version + 1, changedBy = pg_current_xact_id()
+            WHERE storeId = changed AND changedBy IS DISTINCT FROM pg_current_xact_id()
+        $$;
+        CREATE FUNCTION store_version_of_row() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'DELETE' THEN
+                PERFORM store_version_raise(OLD.storeId);
+            ELSE
+                PERFORM store_version_raise(NEW.storeId);
+            END IF;
+            RETURN NULL;
+        END $$;
+        CREATE FUNCTION store_version_of_store() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'INSERT' THEN
+                INSERT INTO storeVersion (storeId) VALUES (NEW.id);
+            ELSE
+                PERFORM store_version_raise(NEW.id);
+            END IF;
+            RETURN NULL;
+        END $$;
+
+        CREATE TRIGGER store_version AFTER INSERT OR UPDATE ON store
+            FOR EACH ROW EXECUTE FUNCTION store_version_of_store();
+        CREATE TRIGGER store_version AFTER INSERT OR DELETE OR UPDATE OF id, storeId, status, people, residenceMinutes,
+            calledAt, enteredAt, slotStart, walkIn, number, day, travelMode, travelMetres, leftAt, pace, priority,
+            queuePosition, createdAt ON reservation
+            FOR EACH ROW EXECUTE FUNCTION store_version_of_row();
+        CREATE TRIGGER store_version AFTER UPDATE ON storeLoad
+            FOR EACH ROW EXECUTE FUNCTION store_version_of_row();
+        CREATE TRIGGER store_version AFTER INSERT OR UPDATE OR DELETE ON openingInterval
+            FOR EACH ROW EXECUTE FUNCTION store_version_of_row();
+        CREATE TRIGGER store_version AFTER INSERT OR UPDATE OR DELETE ON storeClosure
+            FOR EACH ROW EXECUTE FUNCTION store_version_of_row();
+        CREATE TRIGGER store_version AFTER INSERT OR UPDATE OR DELETE ON department
+            FOR EACH ROW EXECUTE FUNCTION store_version_of_row();
+        """
 
     /// Brings the schema up to date; several workers starting at once take turns on an
     /// advisory lock, so each migration runs once.

@@ -144,7 +144,7 @@ extension AppDatabase {
         guard from.statuses.contains(old.status) else { return false }
         // Stored and counted to the millisecond: a rebuild reads back what was counted.
         let stored = Date(timeIntervalSince1970: (time.timeIntervalSince1970 * 1000).rounded() / 1000)
-        try transaction.execute("""
+        try transaction.executeLater("""
             UPDATE reservation SET status = \(status.rawValue), \(columns.assignment(stored)) WHERE id = \(id)
             """)
         transaction.changed(reservation: id, of: storeId)
@@ -168,7 +168,7 @@ extension AppDatabase {
             transaction.changed(loadOf: storeId)
         }
         if let hour = change.entryHour {
-            try transaction.execute("""
+            try transaction.executeLater("""
                 INSERT INTO storeDepartmentHour (storeId, departmentId, hour, entries)
                 SELECT \(storeId), departmentId, \(hour), 1 FROM reservationDepartment WHERE reservationId = \(reservationId)
                 ON CONFLICT (storeId, departmentId, hour) DO UPDATE SET entries = storeDepartmentHour.entries + 1
@@ -178,7 +178,7 @@ extension AppDatabase {
 
     /// Adds `totals` to the store's hour (the peak is the larger of the two).
     static func add(_ totals: HourTotals, storeId: StoreID, _ transaction: some SQLTransaction) throws {
-        try transaction.execute(SQL(addHour, [storeId, totals.hour] + totals.counters.map { $0 as any SQLArgument }))
+        try transaction.executeLater(SQL(addHour, [storeId, totals.hour] + totals.counters.map { $0 as any SQLArgument }))
     }
 
     /// `add`'s statement: the hour's counters summed with those kept, its peak the larger.
@@ -220,7 +220,7 @@ extension AppDatabase {
         }
         statement.appendLiteral(" WHERE storeId = ")
         statement.appendInterpolation(storeId)
-        try transaction.execute(SQL(stringInterpolation: statement))
+        try transaction.executeLater(SQL(stringInterpolation: statement))
     }
 
     /// Each sum's assignment up to its value: "name = name + ", or "name = name * " and the
@@ -241,7 +241,7 @@ extension AppDatabase {
         // A walk-in is told only that it is their turn, and only if they left an address.
         let walkIn: SQL = kind == .yourTurn
             ? "OR EXISTS (SELECT 1 FROM walkInContact c WHERE c.reservationId = reservation.id)" : ""
-        try transaction.execute("""
+        try transaction.executeLater("""
             INSERT INTO notice (reservationId, kind, reason, createdAt)
             SELECT id, \(kind.rawValue), \(reason?.rawValue), \(now) FROM reservation
             WHERE id = \(reservationId) AND (userId IS NOT NULL \(walkIn))

@@ -90,6 +90,12 @@ enum DataMetrics {
         Recorder(label: "clup_group_commit_size", aggregate: true).record(size)
     }
 
+    /// PostgreSQL: a store a write locked, read from the board (it held the store as committed
+    /// at the version locked) or from the store's rows.
+    static func storeRead(fromBoard: Bool) {
+        Counter(label: "clup_locked_store_reads_total", dimensions: [("from", fromBoard ? "board" : "rows")]).increment()
+    }
+
     /// The board read whole from the database (at start, after another process wrote).
     static func boardReloaded() {
         Counter(label: "clup_board_reloads_total").increment()

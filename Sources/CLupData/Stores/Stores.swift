@@ -20,27 +20,43 @@ extension AppDatabase {
         """
 
     /// One store with its hours, closures and departments (those not retired), or every
-    /// store in id order when `id` is nil: four statements, whatever the number of stores.
+    /// store in id order when `id` is nil: four statements, whatever the number of stores
+    /// (PostgreSQL sends them in one round trip).
     static func storeDetails(_ id: StoreID?, _ transaction: some SQLTransaction) throws -> [StoreDetails] {
+        try storeDetails(from: transaction.rows(of: storeDetailsStatements(id)))
+    }
+
+    /// `storeDetails`' four statements.
+    static func storeDetailsStatements(_ id: StoreID?) -> [SQL] {
         // A store's rows by their index, or every store's: a condition that matched both
         // (`? IS NULL OR id = ?`) made SQLite scan every table for one store.
         let store: SQL = id.map { "WHERE id = \($0)" } ?? ""
         let ofStore: SQL = id.map { "AND storeId = \($0)" } ?? ""
-        let stores = try transaction.records("""
-            SELECT \(unescaped: storeColumns) FROM store \(store) ORDER BY id
-            """, as: Store.self)
-        var intervals = try Dictionary(grouping: transaction.records("""
+        return [
+            "SELECT \(unescaped: storeColumns) FROM store \(store) ORDER BY id",
+            """
             SELECT storeId, weekday, opens, closes FROM openingInterval WHERE TRUE \(ofStore)
             ORDER BY storeId, weekday, opens
-            """, as: OpeningIntervalRecord.self), by: \.storeId)
-        var closures = try Dictionary(grouping: transaction.records("""
-            SELECT storeId, day, reason FROM storeClosure WHERE TRUE \(ofStore) ORDER BY storeId, day
-            """, as: StoreClosure.self), by: \.storeId)
-        var departments = try Dictionary(grouping: transaction.records("""
+            """,
+            "SELECT storeId, day, reason FROM storeClosure WHERE TRUE \(ofStore) ORDER BY storeId, day",
+            """
             SELECT id, storeId, name, estimatedMinutes, position FROM department
             WHERE NOT retired \(ofStore)
             ORDER BY storeId, position
-            """, as: Department.self), by: \.storeId)
+            """,
+        ]
+    }
+
+    /// The stores from the rows `storeDetailsStatements` returned.
+    static func storeDetails(from answers: some Collection<[SQLRow]>) throws -> [StoreDetails] {
+        var answers = answers.makeIterator()
+        func next<Record: SQLRecord>(_ type: Record.Type) throws -> [Record] {
+            try (answers.next() ?? []).map { try $0.record(Record.self) }
+        }
+        let stores = try next(Store.self)
+        var intervals = Dictionary(grouping: try next(OpeningIntervalRecord.self), by: \.storeId)
+        var closures = Dictionary(grouping: try next(StoreClosure.self), by: \.storeId)
+        var departments = Dictionary(grouping: try next(Department.self), by: \.storeId)
         return stores.map { store in
             defer {
                 intervals[store.id] = nil

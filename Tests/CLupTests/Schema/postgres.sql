@@ -220,6 +220,9 @@ table storesigningkey: storeid bigint NOT NULL
 table storesigningkey: keyid bigint NOT NULL
 table storesigningkey: createdat timestamp with time zone NOT NULL
 table storesigningkey: retiresat timestamp with time zone
+table storeversion: storeid bigint NOT NULL
+table storeversion: version bigint NOT NULL DEFAULT 0
+table storeversion: changedby xid8
 table ticketblock: id bigint NOT NULL DEFAULT nextval('ticketblock_id_seq'::regclass)
 table ticketblock: storeid bigint NOT NULL
 table ticketblock: kioskid bigint NOT NULL
@@ -394,6 +397,8 @@ constraint store store_priorityevery_check: CHECK (((priorityevery >= 0) AND (pr
 constraint store store_slotcapacity_check: CHECK (((slotcapacity >= 1) AND (slotcapacity <= 10000)))
 constraint store store_slotminutes_check: CHECK ((slotminutes = ANY (ARRAY[(10)::bigint, (15)::bigint, (20)::bigint, (30)::bigint, (60)::bigint])))
 constraint store store_walkinpercent_check: CHECK (((walkinpercent >= 0) AND (walkinpercent <= 90)))
+constraint storeversion storeversion_pkey: PRIMARY KEY (storeid)
+constraint storeversion storeversion_storeid_fkey: FOREIGN KEY (storeid) REFERENCES store(id) ON DELETE CASCADE
 constraint ticketblock ticketblock_firstnumber_check: CHECK ((firstnumber >= 1))
 constraint ticketblock ticketblock_firstreservationid_check: CHECK ((firstreservationid >= 1))
 constraint ticketblock ticketblock_kioskid_fkey: FOREIGN KEY (kioskid) REFERENCES kiosk(id) ON DELETE CASCADE
@@ -489,6 +494,7 @@ index storehour_pkey: CREATE UNIQUE INDEX storehour_pkey ON storehour USING btre
 index storeload_pkey: CREATE UNIQUE INDEX storeload_pkey ON storeload USING btree (storeid)
 index storesigningkey_pkey: CREATE UNIQUE INDEX storesigningkey_pkey ON storesigningkey USING btree (storeid, keyid)
 index store_pkey: CREATE UNIQUE INDEX store_pkey ON store USING btree (id)
+index storeversion_pkey: CREATE UNIQUE INDEX storeversion_pkey ON storeversion USING btree (storeid)
 index ticketblock_kiosk_day: CREATE UNIQUE INDEX ticketblock_kiosk_day ON ticketblock USING btree (kioskid, day)
 index ticketblock_pkey: CREATE UNIQUE INDEX ticketblock_pkey ON ticketblock USING btree (id)
 index ticketblock_store_day: CREATE INDEX ticketblock_store_day ON ticketblock USING btree (storeid, day)
@@ -505,6 +511,12 @@ index waitlist_user: CREATE INDEX waitlist_user ON waitlist USING btree (userid,
 index walkincontact_pkey: CREATE UNIQUE INDEX walkincontact_pkey ON walkincontact USING btree (reservationid)
 trigger reservation_capacity: CREATE TRIGGER reservation_capacity BEFORE INSERT OR UPDATE OF status ON reservation FOR EACH ROW EXECUTE FUNCTION reservation_capacity()
 trigger store_created: CREATE TRIGGER store_created AFTER INSERT ON store FOR EACH ROW EXECUTE FUNCTION store_created()
+trigger store_version: CREATE TRIGGER store_version AFTER INSERT OR DELETE OR UPDATE OF id, storeid, status, people, residenceminutes, calledat, enteredat, slotstart, walkin, number, day, travelmode, travelmetres, leftat, pace, priority, queueposition, createdat ON reservation FOR EACH ROW EXECUTE FUNCTION store_version_of_row()
+trigger store_version: CREATE TRIGGER store_version AFTER INSERT OR DELETE OR UPDATE ON department FOR EACH ROW EXECUTE FUNCTION store_version_of_row()
+trigger store_version: CREATE TRIGGER store_version AFTER INSERT OR DELETE OR UPDATE ON openinginterval FOR EACH ROW EXECUTE FUNCTION store_version_of_row()
+trigger store_version: CREATE TRIGGER store_version AFTER INSERT OR DELETE OR UPDATE ON storeclosure FOR EACH ROW EXECUTE FUNCTION store_version_of_row()
+trigger store_version: CREATE TRIGGER store_version AFTER INSERT OR UPDATE ON store FOR EACH ROW EXECUTE FUNCTION store_version_of_store()
+trigger store_version: CREATE TRIGGER store_version AFTER UPDATE ON storeload FOR EACH ROW EXECUTE FUNCTION store_version_of_row()
 function reservation_capacity: CREATE OR REPLACE FUNCTION reservation_capacity()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -541,4 +553,38 @@ BEGIN
     INSERT INTO storeSigningKey (storeId, keyId, createdAt) VALUES (NEW.id, 1, now());
     RETURN NEW;
 END $function$
+
+function store_version_of_row: CREATE OR REPLACE FUNCTION store_version_of_row()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    IF TG_OP = 'DELETE' THEN
+        PERFORM store_version_raise(OLD.storeId);
+    ELSE
+        PERFORM store_version_raise(NEW.storeId);
+    END IF;
+    RETURN NULL;
+END $function$
+
+function store_version_of_store: CREATE OR REPLACE FUNCTION store_version_of_store()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO storeVersion (storeId) VALUES (NEW.id);
+    ELSE
+        PERFORM store_version_raise(NEW.id);
+    END IF;
+    RETURN NULL;
+END $function$
+
+function store_version_raise: CREATE OR REPLACE FUNCTION store_version_raise(changed bigint)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+    UPDATE storeVersion SET version = version + 1, changedBy = pg_current_xact_id()
+    WHERE storeId = changed AND changedBy IS DISTINCT FROM pg_current_xact_id()
+$function$
 
