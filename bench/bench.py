@@ -198,7 +198,7 @@ def cpu_ticks(workers):
     """CPU time (user + system, in clock ticks) of the given worker processes and of the
     groups above, read from /proc; this script itself is left out."""
     worker_pids = {process.pid for process in workers}
-    totals = dict(worker=0, postgres=0, nginx=0, wrk=0, patroni=0)
+    totals = dict(worker=0, postgres=0, nginx=0, wrk=0, patroni=0, **{role: 0 for role in POSTGRES_ROLES})
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == os.getpid():
             continue
@@ -214,7 +214,29 @@ def cpu_ticks(workers):
             totals["worker"] += ticks
         elif name in CPU_GROUPS:
             totals[CPU_GROUPS[name]] += ticks
+            if name == "postgres":
+                totals[postgres_role(entry)] += ticks
     return totals
+
+
+# PostgreSQL's processes by what they do, from the title each sets (`ps`'s command line).
+POSTGRES_ROLES = ("pg_backends", "pg_walsenders", "pg_replay", "pg_rest")
+
+
+def postgres_role(pid):
+    try:
+        with open("/proc/%s/cmdline" % pid, "rb") as file:
+            title = file.read().decode("utf-8", "replace")
+    except OSError:
+        return "pg_rest"
+    if "walsender" in title:
+        return "pg_walsenders"
+    if "walreceiver" in title or "startup" in title:
+        return "pg_replay"
+    if any(word in title for word in ("checkpointer", "background writer", "walwriter", "autovacuum", "archiver",
+                                      "logical replication", "stats", "postgres -D", "bin/postgres")):
+        return "pg_rest"
+    return "pg_backends"
 
 
 def thread_ticks(pid, prefix):
@@ -591,6 +613,11 @@ def cluster_markdown(r):
     lines.append("| raw PostgreSQL commits on the cluster (pgbench, 16 clients, synchronous replica) | | | %.0f/s"
                  " | %.2f | | |" % (r["cluster"]["commit_ceiling"], r["cluster"]["commit_ceiling"] / write["per_second"]))
     one = r["cluster"]["runs"][0]
+    cpu = one["write"]["cpu_ms"]
+    lines += ["", "PostgreSQL's CPU per write through one worker, all three nodes, by process: backends (the"
+              " statements) %.2f ms, WAL senders %.2f ms, the replicas receiving and replaying %.2f ms, the rest"
+              " (checkpointer, WAL writer, archiver, autovacuum) %.2f ms."
+              % (cpu["pg_backends"], cpu["pg_walsenders"], cpu["pg_replay"], cpu["pg_rest"])]
     lines += ["", "Targets for one worker on the cluster: signed-in reads **%.2f** of SQLite's (≥ 0.6), durable writes"
               " **%.2f** (≥ 0.35), the worker's CPU per signed-in read **%.2f×** SQLite's (≤ 1.5×)."
               % (one["read"]["rps"] / read["rps"], one["write"]["per_second"] / write["per_second"],

@@ -276,6 +276,9 @@ public final class StoreBoard: Sendable {
         state.withLock { state in state.entries[id].flatMap { $0.exactAt == version ? $0 : nil } }
     }
 
+    /// PostgreSQL: the versions this worker's commits give their stores.
+    let commitsInFlight = CommitsInFlight()
+
     /// PostgreSQL: replaces store `entry.id`'s entry with `entry`, read whole as committed at
     /// `version` (under the store's lock), unless the board already holds a later version.
     func install(_ entry: Entry, at version: Int64) {
@@ -453,6 +456,41 @@ struct PackedStore: Sendable {
               slotMinutes: Int(slotMinutes), slotCapacity: Int(slotCapacity), entryBeforeMinutes: Int(entryBeforeMinutes),
               entryAfterMinutes: Int(entryAfterMinutes), callGraceMinutes: Int(callGraceMinutes),
               priorityEvery: Int(priorityEvery), priorityOnline: priorityOnline, largestParty: Int(largestParty))
+    }
+}
+
+/// PostgreSQL: the version each of this worker's commits in flight gives a store it locked,
+/// from just before the COMMIT until its changes are on the board. A write waiting for the
+/// store's lock behind such a commit gets it as the COMMIT returns, before the committing
+/// thread has applied its changes: finding the board one version behind, it waits for them
+/// (microseconds) rather than read the store's rows.
+final class CommitsInFlight: @unchecked Sendable {
+    // @unchecked: `versions` is read and written with `condition` held.
+    private let condition = NSCondition()
+    private var versions: [StoreID: Int64] = [:]
+
+    /// Notes the versions a commit about to be sent gives its stores.
+    func expect(_ expected: [StoreID: Int64]) {
+        guard !expected.isEmpty else { return }
+        condition.withLock { versions.merge(expected) { $1 } }
+    }
+
+    /// The commit that expected `expected` is over, its changes applied or not.
+    func settle(_ expected: [StoreID: Int64]) {
+        guard !expected.isEmpty else { return }
+        condition.withLock {
+            for (id, version) in expected where versions[id] == version { versions[id] = nil }
+            condition.broadcast()
+        }
+    }
+
+    /// Waits, at most `timeout`, while one of this worker's commits in flight gives store `id`
+    /// `version`.
+    func wait(for id: StoreID, version: Int64, timeout: TimeInterval = 1) {
+        condition.withLock {
+            let deadline = Date() + timeout
+            while versions[id] == version, condition.wait(until: deadline) {}
+        }
     }
 }
 

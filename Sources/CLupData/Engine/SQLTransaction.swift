@@ -234,8 +234,13 @@ struct PostgresStatements: SQLTransaction {
             """, as: Int64.self)
         else { return nil }
         let definition: StoreBoard.Definition
-        DataMetrics.storeRead(fromBoard: transaction.board?.entry(id, exactAt: version) != nil)
-        if let entry = transaction.board?.entry(id, exactAt: version) {
+        var known = transaction.board?.entry(id, exactAt: version)
+        if known == nil, let board = transaction.board {
+            board.commitsInFlight.wait(for: id, version: version)
+            known = board.entry(id, exactAt: version)
+        }
+        DataMetrics.storeRead(fromBoard: known != nil)
+        if let entry = known {
             definition = entry.definition
             if PostgresEngine.checksBoard.load(ordering: .relaxed) { try checkDefinition(definition) }
         } else {

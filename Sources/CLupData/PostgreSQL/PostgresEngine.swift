@@ -130,6 +130,8 @@ final class PostgresEngine: Sendable {
 
     private func writeOnce<T>(_ work: (PostgresTransaction) throws -> T) throws -> T {
         let reply = FormReply.current
+        var inFlight: [StoreID: Int64] = [:]
+        defer { board.commitsInFlight.settle(inFlight) }
         let (result, changes, own) = try pool.withConnection { connection in
             let transaction = PostgresTransaction(connection: connection, board: board)
             transaction.begin()
@@ -140,6 +142,8 @@ final class PostgresEngine: Sendable {
                 let changes = transaction.changes
                 let readBack = try ReadBack(changes, in: transaction)
                 let announcement = announcement(of: changes)
+                inFlight = transaction.versionsAfterCommit
+                board.commitsInFlight.expect(inFlight)
                 let answers = try transaction.commit(after: readBack.statements + (announcement.map { [$0.statement] } ?? []))
                 reply?.committedWrite()
                 var own = try readBack.rows(answers.prefix(readBack.statements.count))
@@ -426,6 +430,16 @@ struct PostgresTransaction {
     func hasChanged(_ id: StoreID) -> Bool {
         state.changes.stores.contains(id) || state.changes.loads.contains(id)
             || state.changes.reservations.values.contains(id)
+    }
+
+    /// The version each store this transaction locked and changed will be at once it commits:
+    /// the one after the version locked (the store's version is raised once per transaction).
+    var versionsAfterCommit: [StoreID: Int64] {
+        var versions: [StoreID: Int64] = [:]
+        for id in state.changes.storeIds {
+            if let locked = state.locked[id] { versions[id] = locked.version + 1 }
+        }
+        return versions
     }
 
     /// The reservations of store `id` this transaction has changed.
