@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 
 @testable import CLupData
@@ -145,6 +146,38 @@ struct StoreBoardTests {
             }
             try expectAgreement(database, stores: stores, now: now, step: "seed \(seed) step \(step) (\(action))")
         }
+    }
+
+    @Test("a write finding its store one version behind this worker's own commit waits for it, and only for it")
+    func commitsInFlight() throws {
+        let inFlight = CommitsInFlight()
+        let store = StoreID(rawValue: 7)
+        inFlight.expect([store: 5])
+        // Another version, or another store: no wait (the deadline would be a second away).
+        let started = Date()
+        inFlight.wait(for: store, version: 4)
+        inFlight.wait(for: StoreID(rawValue: 8), version: 5)
+        #expect(Date().timeIntervalSince(started) < 0.5)
+        // The version in flight: the waiter goes on only once the commit is settled.
+        final class Seen: @unchecked Sendable {
+            let settled = Atomic(false)
+            let settledWhenWoken = Atomic(false)
+        }
+        let seen = Seen()
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            inFlight.wait(for: store, version: 5, timeout: 30)
+            seen.settledWhenWoken.store(seen.settled.load(ordering: .acquiring), ordering: .releasing)
+            done.signal()
+        }.start()
+        Thread.sleep(forTimeInterval: 0.05)
+        seen.settled.store(true, ordering: .releasing)
+        inFlight.settle([store: 5])
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        let settledWhenWoken = seen.settledWhenWoken.load(ordering: .acquiring)
+        #expect(settledWhenWoken)
+        // Settled, it is not waited for again.
+        inFlight.wait(for: store, version: 5)
     }
 
     @Test("a kept standing is reused while the store is unchanged and young, and recomputed after a change")
