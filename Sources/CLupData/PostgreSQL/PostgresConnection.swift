@@ -184,8 +184,9 @@ final class PostgresConnection {
     }
 
     /// The name `statement` is prepared under on this connection, if it is; otherwise, if it
-    /// is to be prepared and there is room, a new name in `preparing` (nil returned: the caller
-    /// prepares it first). `pending`: those being prepared in the same pipeline.
+    /// is to be prepared and there is room, a new name, also set in `preparing` (the caller
+    /// prepares it first); nil if it is run unnamed. `pending`: those being prepared in the
+    /// same pipeline.
     private func preparedName(_ statement: PostgresStatement, preparing: inout String?,
                               pending: [(PreparedKey, String)] = []) -> String?
     {
