@@ -176,7 +176,9 @@ final class PostgresEngine: Sendable {
         guard let payload = feed.payload(for: changes) else { return nil }
         let stores = changes.everything ? [] : changes.storeIds.map(\.rawValue).sorted()
         guard !stores.isEmpty, stores.count <= BoardFeed.versionedStores else {
-            return Announcement(statement: "SELECT pg_notify(\(feed.channel), \(payload))", stores: [])
+            // Too many stores to carry their versions: each is left not known exactly.
+            return Announcement(statement: "SELECT pg_notify(\(feed.channel), \(payload))",
+                                stores: stores.map(StoreID.init(rawValue:)), readsVersions: false)
         }
         // [store, version, 1 if this transaction gave it] for each store; the notice carries the
         // versions this transaction gave.
@@ -190,19 +192,21 @@ final class PostgresEngine: Sendable {
                         FROM storeVersion WHERE storeId \(PostgresEngine.among(stores))) AS stamped) AS versions,
                  LATERAL pg_notify(\(feed.channel),
                                    CAST(CAST(\(payload) AS jsonb) || jsonb_build_object('versions', versions.given) AS text))
-            """, stores: stores.map(StoreID.init(rawValue:)))
+            """, stores: stores.map(StoreID.init(rawValue:)), readsVersions: true)
     }
 
     private struct Announcement {
         var statement: SQL
-        /// The stores whose versions it reads.
+        /// The stores the changes touch.
         var stores: [StoreID]
+        /// Whether it reads their versions (a plain notice does not).
+        var readsVersions: Bool
 
         func versions(_ rows: [PostgresRow], _ transaction: PostgresTransaction) throws
             -> [StoreID: (committed: Int64?, seen: Int64?)]
         {
             var versions = Dictionary(uniqueKeysWithValues: stores.map { ($0, (committed: Int64?.none, seen: Int64?.none)) })
-            guard !stores.isEmpty, let text = try rows.first?[0].decode(String.self) else { return versions }
+            guard readsVersions, let text = try rows.first?[0].decode(String.self) else { return versions }
             for triple in (try? JSONDecoder().decode([[Int64]].self, from: Data(text.utf8))) ?? [] where triple.count == 3 {
                 let storeId = StoreID(rawValue: triple[0])
                 let mine = triple[2] == 1
