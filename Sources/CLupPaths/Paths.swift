@@ -73,6 +73,7 @@ public enum Paths {
     public static let manageStore = IdPath("/manage/stores/{id}")
     /// An admin registers a store.
     public static let manageNewStore = FixedPath("/manage/new-store")
+    public static let manageImportStores = FixedPath("/manage/import-stores")
     /// An admin schedules maintenance (GET, POST), and cancels it (POST).
     public static let manageMaintenance = FixedPath("/manage/maintenance")
     public static let manageMaintenanceCancel = FixedPath("/manage/maintenance/cancel")
@@ -147,7 +148,7 @@ public enum Paths {
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketPosition, ticketConfirm,
         storeWaitlist, waitlist, waitlistAccept, waitlistLeave,
-        bookingReply, manage, manageStore, manageNewStore, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreDoorPriority, manageStoreDoorOffline, manageStoreDoorPhone, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreEdit, manageStoreHours,
+        bookingReply, manage, manageStore, manageNewStore, manageImportStores, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreDoorPriority, manageStoreDoorOffline, manageStoreDoorPhone, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreEdit, manageStoreHours,
         manageStoreClosures, kiosk,
         kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskSpares, kioskSparesPrinted, kioskScanner, kioskScan, kioskDoorState, kioskDoorLease, kioskBoard, kioskDoor,
         kioskDoorPriority, kioskDoorOffline, kioskDoorPhone,

@@ -1,6 +1,8 @@
 import CLupData
 import CLupDomain
 import CLupText
+import Foundation
+
 /// Decoded `application/x-www-form-urlencoded` pairs, from a query string or a form body, in
 /// the order sent. A key may repeat (checkboxes); `first` and `all` say which is meant.
 public struct FormData: Sendable, Equatable {
@@ -40,6 +42,70 @@ public struct FormData: Sendable, Equatable {
 
     public init(urlEncoded string: String) throws(HTTPError) {
         try self.init(urlEncoded: Array(string.utf8))
+    }
+
+    /// The largest upload a page takes (a chain's stores as CSV: 500 stores are about 100 KB).
+    public static let maxUploadBytes = 2 * 1024 * 1024
+
+    /// Parses a `multipart/form-data` body (RFC 7578) whose parts are separated by `boundary`:
+    /// each part's name and its content as text. A file's content is read as UTF-8 (a leading
+    /// byte-order mark dropped) or, failing that, as Windows-1252, which spreadsheets on
+    /// Windows write by default; another field's must be UTF-8. More than `maxPairs` parts is
+    /// refused with 413, a body not of this shape with 400.
+    public init(multipart body: [UInt8], boundary: String) throws(HTTPError) {
+        let delimiter = Array("--\(boundary)".utf8)
+        let newline = Array("\r\n".utf8)
+        let malformed = HTTPError.badRequest(tr("error.multipart"))
+        guard !boundary.isEmpty, boundary.utf8.count <= 70, body.starts(with: delimiter) else { throw malformed }
+        var pairs: [(name: String, value: String)] = []
+        var index = delimiter.count
+        while true {
+            // After a delimiter: "--" ends the body, a line break starts a part.
+            if body[index...].starts(with: Array("--".utf8)) { break }
+            guard body[index...].starts(with: newline),
+                  let headersEnd = body.firstRange(of: newline + newline, in: index + 2..<body.count),
+                  let contentEnd = body.firstRange(of: newline + delimiter, in: headersEnd.upperBound..<body.count)
+            else { throw malformed }
+            guard pairs.count < Self.maxPairs else { throw HTTPError(413, tr("error.formTooLarge")) }
+            let headers = String(decoding: body[(index + 2)..<headersEnd.lowerBound], as: UTF8.self)
+            guard let disposition = Self.disposition(headers), let name = disposition["name"] else { throw malformed }
+            var content = body[headersEnd.upperBound..<contentEnd.lowerBound]
+            let value: String
+            if disposition["filename"] != nil {
+                if content.starts(with: [0xEF, 0xBB, 0xBF]) { content = content.dropFirst(3) }
+                guard let text = String(validating: content, as: UTF8.self)
+                        ?? String(data: Data(content), encoding: .windowsCP1252)
+                else { throw HTTPError.badRequest(tr("error.utf8")) }
+                value = text
+            } else {
+                guard let text = String(validating: content, as: UTF8.self) else { throw HTTPError.badRequest(tr("error.utf8")) }
+                value = text
+            }
+            pairs.append((name, value))
+            index = contentEnd.upperBound
+        }
+        self.pairs = pairs
+    }
+
+    /// `form-data; name="file"; filename="stores.csv"` → name and filename, from a part's
+    /// headers; nil without a `Content-Disposition: form-data` header.
+    private static func disposition(_ headers: String) -> [String: String]? {
+        for line in headers.split(separator: "\r\n") {
+            let header = line.split(separator: ":", maxSplits: 1)
+            guard header.count == 2, header[0].lowercased() == "content-disposition" else { continue }
+            let parameters = header[1].split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parameters.first?.lowercased() == "form-data" else { return nil }
+            var result: [String: String] = [:]
+            for parameter in parameters.dropFirst() {
+                let pair = parameter.split(separator: "=", maxSplits: 1)
+                guard pair.count == 2 else { continue }
+                var value = String(pair[1])
+                if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+                result[pair[0].lowercased()] = value
+            }
+            return result
+        }
+        return nil
     }
 
     /// The first value for `name`, or nil.
@@ -116,5 +182,22 @@ public struct FormData: Sendable, Equatable {
 extension String {
     fileprivate func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Where `pattern` first occurs within `range`, or nil.
+    fileprivate func firstRange(of pattern: [UInt8], in range: Range<Int>) -> Range<Int>? {
+        guard let first = pattern.first, range.count >= pattern.count else { return nil }
+        var index = range.lowerBound
+        let last = range.upperBound - pattern.count
+        while index <= last {
+            guard let candidate = self[index...last].firstIndex(of: first) else { return nil }
+            if self[candidate..<(candidate + pattern.count)].elementsEqual(pattern) {
+                return candidate..<(candidate + pattern.count)
+            }
+            index = candidate + 1
+        }
+        return nil
     }
 }

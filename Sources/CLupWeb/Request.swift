@@ -123,10 +123,21 @@ public struct Request: Sendable {
         return cookies
     }
 
-    /// The form fields of a POST body; only `application/x-www-form-urlencoded` is accepted.
+    /// The form fields of a POST body: `application/x-www-form-urlencoded` up to
+    /// `FormData.maxBodyBytes`, or `multipart/form-data` (a page that uploads a file) up to
+    /// `FormData.maxUploadBytes`.
     public func form() throws(HTTPError) -> FormData {
-        let contentType = headers["content-type"]?.lowercased() ?? ""
-        guard contentType.hasPrefix("application/x-www-form-urlencoded") else {
+        let contentType = headers["content-type"] ?? ""
+        let lowered = contentType.lowercased()
+        if lowered.hasPrefix("multipart/form-data") {
+            guard body.count <= FormData.maxUploadBytes else { throw HTTPError(413, tr("error.formTooLarge")) }
+            let boundary = contentType.split(separator: ";").dropFirst().lazy
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+                .first { $0.lowercased().hasPrefix("boundary=") }
+                .map { String($0.dropFirst("boundary=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+            return try FormData(multipart: body, boundary: boundary ?? "")
+        }
+        guard lowered.hasPrefix("application/x-www-form-urlencoded") else {
             throw HTTPError(415, tr("error.formType"))
         }
         guard body.count <= FormData.maxBodyBytes else { throw HTTPError(413, tr("error.formTooLarge")) }

@@ -51,6 +51,44 @@ extension Admin {
         }
     }
 
+    struct ImportStores: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "import-stores",
+            abstract: "Register the stores of a CSV file, each checked as the registration page checks it: all of them, "
+                + "or none and every problem by line.",
+            discussion: """
+                The first line names the columns: \(StoreImport.columns.joined(separator: ", ")) (required: \
+                \(StoreImport.requiredColumns.joined(separator: ", "))). Departments are "Bakery, 10" separated by \
+                semicolons; a weekday's hours are "08:00-13:00,15:00-20:00" or "closed".
+                """)
+
+        @OptionGroup var database: DatabaseOptions
+        @Argument(help: "The CSV file (\"-\" for standard input).") var file: String
+        @Flag(help: "Check the file and list what it would import; register nothing.") var dryRun = false
+
+        func run() throws {
+            let data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
+            let bytes = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
+            guard let text = String(data: bytes, encoding: .utf8) ?? String(data: bytes, encoding: .windowsCP1252) else {
+                throw CommandError("\(file): not text")
+            }
+            let database = try database.openExisting()
+            switch StoreImport.check(text, existing: try database.stores.namesAndAddresses()) {
+            case .refused(let problems):
+                throw CommandError("nothing imported; \(problems.count) problem(s):\n"
+                    + problems.map(\.description).joined(separator: "\n"))
+            case .ready(let rows) where dryRun:
+                for row in rows { print("line \(row.line): \(row.store.name), \(row.store.address)") }
+                print("\(rows.count) store(s) ready to import; nothing imported (--dry-run)")
+            case .ready(let rows):
+                let stores = try database.stores.importStores(rows.map(\.registration), userId: nil, now: Date())
+                let closed = rows.filter(\.hours.isEmpty).count
+                print("imported \(stores.count) store(s), ids \(stores.first!.id)–\(stores.last!.id)"
+                    + (closed > 0 ? "; \(closed) closed until their hours are set (set-hours)" : ""))
+            }
+        }
+    }
+
     struct EditStore: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "edit-store",
@@ -148,21 +186,7 @@ extension Admin {
         @Option var sunday = "closed"
 
         func run() throws {
-            let given = [monday, tuesday, wednesday, thursday, friday, saturday, sunday]
-            var shapeProblems: [String] = []
-            let openings = given.enumerated().map { index, text -> [(String, String)] in
-                let text = text.trimmingCharacters(in: .whitespaces)
-                guard text.lowercased() != "closed", !text.isEmpty else { return [] }
-                let pairs = text.split(separator: ",").map { part -> (String, String) in
-                    let times = part.split(separator: "-").map { $0.trimmingCharacters(in: .whitespaces) }
-                    if times.count != 2 { shapeProblems.append("--\(Self.days[index]): write an opening as 08:00-13:00") }
-                    return (times.first ?? "", times.count > 1 ? times[1] : "")
-                }
-                if pairs.count > 2 { shapeProblems.append("--\(Self.days[index]): at most two openings a day") }
-                return Array(pairs.prefix(2))
-            }
-            guard shapeProblems.isEmpty else { throw CommandError(shapeProblems.joined(separator: "\n")) }
-            let (intervals, errors) = StoreFields.week(openings)
+            let (intervals, errors) = StoreFields.week(text: [monday, tuesday, wednesday, thursday, friday, saturday, sunday])
             let problems = zip(Self.days, errors).compactMap { day, error in error.map { "--\(day): \($0)" } }
             guard problems.isEmpty else { throw CommandError(problems.joined(separator: "\n")) }
             let database = try database.openExisting()

@@ -281,8 +281,8 @@ struct Serve: ParsableCommand {
     @Option(help: "Where nginx's own pages are (`clup generate --output`): written again when maintenance is scheduled or cancelled from the web, so the 502 page names it.")
     var errorsDir: String? = ProcessInfo.processInfo.environment["CLUP_ERRORS_DIR"]
 
-    @Option(help: "Largest request body accepted, in bytes (forms are refused past 64 KiB whatever this is).")
-    var maxBody: Int = 64 * 1024
+    @Option(help: "Largest request body accepted, in bytes (forms are refused past 64 KiB and uploads past 2 MiB whatever this is).")
+    var maxBody: Int = FormData.maxUploadBytes
 
     @OptionGroup var mail: MailOptions
 

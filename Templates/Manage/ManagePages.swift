@@ -18,6 +18,8 @@ public struct ManagePage: Page {
     public var stores: [Row]
     /// An admin may register stores.
     public var canRegister = false
+    /// What the last import did, after it.
+    public var notice: String?
 
     public init(stores: [Row]) {
         self.stores = stores
@@ -26,7 +28,8 @@ public struct ManagePage: Page {
     public func render(in frame: Frame) -> HTML {
         frame.site("""
             <h1>\(tr("manage.yourStores"))</h1>
-            \(if: canRegister, "<p><a class=\"button\" href=\"\(Paths.manageNewStore())\">\(tr("manage.register"))</a> <a href=\"\(Paths.manageMaintenance())\">\(tr("maintenance.title"))</a></p>")
+            \(Fragments.notice(notice))
+            \(if: canRegister, "<p class=\"actions\"><a class=\"button\" href=\"\(Paths.manageNewStore())\">\(tr("manage.register"))</a> <a class=\"button secondary\" href=\"\(Paths.manageImportStores())\">\(tr("import.title"))</a> <a href=\"\(Paths.manageMaintenance())\">\(tr("maintenance.title"))</a></p>")
             <ul class="rows">
               \(stores.map { "<li><a href=\"\(Paths.manageStore($0.id))\"><strong>\($0.name)</strong></a> <span class=\"fine\">\($0.address)</span></li>" })
             </ul>

@@ -570,6 +570,62 @@ def waiting_list(driver, checker, base, stack):
     return passed
 
 
+def import_stores(driver, checker, base, stack):
+    """An administrator imports a chain's stores from a CSV file larger than any other form (so
+    through nginx's own limit for the upload): a file with a bad line is refused with the line
+    named and nothing imported; the mended file is checked, then imported from the check's page,
+    and its stores are on the shoppers' pages. Returns the stores imported and the file's size."""
+    sign_in(driver, base, "admin@example.org", "en")
+    stores = 1000
+    lines = ["name,address,latitude,longitude,capacity,monday,saturday"]
+    for number in range(1, stores + 1):  # in Sicily: far from the stores the other checks use
+        lines.append(f"Emporio {number},\"Via Etnea {number}, Catania\",{37.3 + number / 10000:.4f},15.08,30,"
+                     f"\"08:00-13:00,15:00-20:00\",08:00-20:00")
+    bad = lines.copy()
+    bad[500] = bad[500].replace(",30,", ",lots,")
+    folder = tempfile.mkdtemp()
+    paths = {}
+    for name, content in [("bad", bad), ("good", lines)]:
+        paths[name] = os.path.join(folder, f"{name}.csv")
+        with open(paths[name], "w", encoding="utf-8") as file:
+            file.write("\r\n".join(content) + "\r\n")
+    size = os.path.getsize(paths["good"])
+    if size <= 64 * 1024:
+        raise SystemExit(f"the import's file ({size} bytes) is no larger than an ordinary form")
+
+    def send(path, action):
+        driver.get(base + "/manage/import-stores")
+        driver.find_element(By.ID, "import-file").send_keys(path)
+        submit_and_wait(driver, driver.find_element(By.CSS_SELECTOR, f"button[name=action][value={action}]"))
+
+    send(paths["bad"], "import")
+    refused = driver.find_element(By.CSS_SELECTOR, "[role=alert]").text
+    if "Line 501: Capacity" not in refused or "Nothing was imported: 1 problem" not in refused:
+        raise SystemExit(f"the bad line is not named: {refused!r}")
+    for window, size_ in WINDOWS.items():
+        driver.set_window_size(*size_)
+        checker.check("import refused (en)", window, "en")
+    driver.set_window_size(*WINDOWS["desktop"])
+    send(paths["good"], "check")
+    ready = driver.find_element(By.ID, "import-ready").text
+    if ready != f"{stores} stores are ready to import":
+        raise SystemExit(f"the checked file is not ready: {ready!r}")
+    for window, size_ in WINDOWS.items():
+        driver.set_window_size(*size_)
+        checker.check("import checked (en)", window, "en")
+    driver.set_window_size(*WINDOWS["desktop"])
+    submit_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "form input[name=csv] ~ button"))
+    wait_for(driver, lambda: "imported=" in driver.current_url)
+    notice = driver.find_element(By.CSS_SELECTOR, ".notice").text
+    if notice != f"{stores} stores imported.":
+        raise SystemExit(f"the import's notice: {notice!r}")
+    driver.get(base + "/manage")
+    if "Emporio 1000" not in driver.find_element(By.TAG_NAME, "main").text:
+        raise SystemExit("an imported store is not among the administrator's stores")
+    shutil.rmtree(folder)
+    return stores, size
+
+
 def priority_ticket(driver, checker, base, stack):
     """A store with one walk-in place and a priority lane at the next free place. Three tickets
     come from its dispenser (the first called at once); staff at its door kiosk issue a priority
@@ -708,7 +764,7 @@ def tour(driver, checker, base, key, language):
     for name, path in [("manage", "/manage"), ("manage a store", "/manage/stores/1"),
                        ("manager's statistics", "/manage/stores/1/stats"), ("door console", "/manage/stores/1/door"),
                        ("edit a store", "/manage/stores/1/edit"), ("opening hours", "/manage/stores/1/hours"),
-                       ("register a store", "/manage/new-store")]:
+                       ("register a store", "/manage/new-store"), ("import stores", "/manage/import-stores")]:
         visit(name, path)
 
     # The kiosk.
@@ -775,6 +831,7 @@ def main():
         followed = leave_from_position(driver, checker, base, stack)
         lapsed = waiting_list(driver, checker, base, stack)
         priority, queue = priority_ticket(driver, checker, base, stack)
+        imported, imported_bytes = import_stores(driver, checker, base, stack)
         errors = checker.validate()
     finally:
         driver.quit()
@@ -791,6 +848,8 @@ def main():
           f"their lapsed offer passed to the second (“{lapsed}”), who booked it")
     print(f"priority ticket: issued at the door console as ticket {priority}, listed first among those waiting "
           f"({', '.join(map(str, queue))}), and called when the walk-in place freed")
+    print(f"import: a file of {imported} stores ({imported_bytes // 1024} KiB) with a bad line refused with the line "
+          f"named; mended, checked, then imported from the check's page")
     print(f"address search: “via torino 21” → {searched!r}, nearest {nearest}; “Atlantis” → nothing found, said")
     print(f"maintenance from the web: scheduled, announced on the home page and the kiosk's board "
           f"(“{announced}”), and cancelled")

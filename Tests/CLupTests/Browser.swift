@@ -80,6 +80,29 @@ final class Browser {
         return send(request)
     }
 
+    /// Posts `fields` and a file as `multipart/form-data`, as a form with a file input sends
+    /// them, with the current CSRF token.
+    @discardableResult
+    func upload(_ path: String, _ fields: [(String, String)] = [], file: (name: String, filename: String, content: [UInt8])?)
+        throws -> Response
+    {
+        if formToken == nil { try get("/signin") }
+        let boundary = "----CLupTestBoundary7MA4YWxkTrZu0gW"
+        var body: [UInt8] = []
+        for (name, value) in fields + [("csrf", formToken ?? "")] {
+            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
+        }
+        if let file {
+            body += Array(("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(file.name)\"; filename=\"\(file.filename)\"\r\n"
+                + "Content-Type: text/csv\r\n\r\n").utf8)
+            body += file.content + Array("\r\n".utf8)
+        }
+        body += Array("--\(boundary)--\r\n".utf8)
+        var request = Request(method: .post, path: path, body: body)
+        request.headers["content-type"] = "multipart/form-data; boundary=\(boundary)"
+        return send(request)
+    }
+
     private func send(_ request: Request) -> Response {
         var request = request
         for (name, value) in headers { request.headers[name] = value }

@@ -74,6 +74,8 @@ struct RoutesTests {
         GET /manage session signedIn manager
         GET /manage/new-store session signedIn manager admin
         POST /manage/new-store session csrf replies signedIn manager admin
+        GET /manage/import-stores session signedIn manager admin
+        POST /manage/import-stores session csrf replies signedIn manager admin
         GET /manage/maintenance session signedIn manager admin
         POST /manage/maintenance session csrf replies signedIn manager admin
         POST /manage/maintenance/cancel session csrf replies signedIn manager admin

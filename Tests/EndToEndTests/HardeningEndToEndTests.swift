@@ -279,10 +279,10 @@ struct HardeningEndToEndTests {
         // The map tiles' origin in the policy is the deployment's (CLUP_TILE_URL or --tile-url),
         // on every block that sets the policy; OpenStreetMap's without one.
         let policies = site.split(separator: "\n").filter { $0.contains("img-src") }
-        #expect(policies.count == 2 && policies.allSatisfy { $0.contains("img-src 'self' data: https://tile.openstreetmap.org;") })
+        #expect(policies.count == 3 && policies.allSatisfy { $0.contains("img-src 'self' data: https://tile.openstreetmap.org;") })
         let ownTiles = try productionTemplate(stack, ["--tile-url", "https://{s}.tiles.example.net/{z}/{x}/{y}.png"])
         let ownPolicies = ownTiles.split(separator: "\n").filter { $0.contains("img-src") }
-        #expect(ownPolicies.count == 2 && ownPolicies.allSatisfy { $0.contains("img-src 'self' data: https://*.tiles.example.net;") })
+        #expect(ownPolicies.count == 3 && ownPolicies.allSatisfy { $0.contains("img-src 'self' data: https://*.tiles.example.net;") })
         // nginx does not inherit add_header into a block with its own: every block that adds a
         // header adds the security headers too (and, in production, HSTS).
         for (config, include, hsts) in [

@@ -199,6 +199,28 @@ extension Stores {
         try database.transaction { transaction in try AppDatabase.insert((store, hours, departments), transaction) }
     }
 
+    /// Registers `stores` in one transaction, each recorded as registered by `userId` (nil: the
+    /// command line): all of them, or none if any insert fails. Returns them in order.
+    public func importStores(_ stores: [AppDatabase.StoreRegistration], userId: UserID?, now: Date) throws -> [Store] {
+        try database.transaction { transaction in
+            try stores.map { registration in
+                let store = try AppDatabase.insert(registration, transaction)
+                try AppDatabase.recordChange(storeId: store.id, userId: userId, now: now, field: "store", before: "",
+                                             after: "registered", transaction)
+                return store
+            }
+        }
+    }
+
+    /// Every store's name and address, in id order: what an import is checked against.
+    public func namesAndAddresses() throws -> [(id: StoreID, name: String, address: String)] {
+        try database.reading { transaction in
+            try transaction.rows("SELECT id, name, address FROM store ORDER BY id").map { row in
+                (try row.decode(0), try row.decode(1), try row.decode(2))
+            }
+        }
+    }
+
     /// Registers `stores` in one transaction if there are none yet; returns how many were added.
     public func createStoresIfEmpty(_ stores: [AppDatabase.StoreRegistration]) throws -> Int {
         try database.transaction { transaction in

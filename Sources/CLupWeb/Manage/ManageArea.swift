@@ -25,6 +25,8 @@ struct ManageArea {
         let admins = managers.adding(.admin)
         admins.get(Paths.manageNewStore, newStoreForm)
         admins.post(Paths.manageNewStore, registerStore)
+        admins.get(Paths.manageImportStores, importForm)
+        admins.post(Paths.manageImportStores, importStores)
         admins.get(Paths.manageMaintenance, maintenanceForm)
         admins.post(Paths.manageMaintenance, scheduleMaintenance)
         admins.post(Paths.manageMaintenanceCancel, cancelMaintenance)
@@ -56,6 +58,10 @@ struct ManageArea {
             ? database.board.entries().map(\.store) : try database.accounts.managedStores(userId: user.id)
         var page = ManagePage(stores: stores.map { ManagePage.Row(id: $0.id.rawValue, name: $0.name, address: $0.address) })
         page.canRegister = user.role == .admin
+        if let imported = context.request.query["imported"].flatMap(Int.init), imported > 0 {
+            let closed = context.request.query["closed"].flatMap(Int.init) ?? 0
+            page.notice = tr("import.done", count: imported) + (closed > 0 ? " " + tr("import.doneClosed", count: closed) : "")
+        }
         return views.page(title: tr("manage.yourStores"), section: .manage, context, page)
     }
 

@@ -211,6 +211,37 @@ extension StoreFields {
 }
 
 extension StoreFields {
+    /// A week's openings from each day's text (Monday first) as the command line and a CSV
+    /// import write them: "08:00-13:00,15:00-20:00", a closing earlier than the opening running
+    /// past midnight ("18:00-02:00"); "closed" or nothing for a closed day. Each day's problem
+    /// where it has one.
+    public static func week(text days: [String]) -> ([OpeningInterval], [String?]) {
+        var shapeErrors: [String?] = []
+        let openings = days.map { text -> [(String, String)] in
+            let text = text.trimmingCharacters(in: .whitespaces)
+            guard text.lowercased() != "closed", !text.isEmpty else {
+                shapeErrors.append(nil)
+                return []
+            }
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+            let pairs = parts.map { part -> [String] in
+                part.split(separator: "-", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            }
+            if pairs.contains(where: { $0.count != 2 }) {
+                shapeErrors.append(tr("hours.textShape"))
+            } else if pairs.count > 2 {
+                shapeErrors.append(tr("hours.textTooMany"))
+            } else {
+                shapeErrors.append(nil)
+            }
+            return pairs.filter { $0.count == 2 }.map { ($0[0], $0[1]) }
+        }
+        let (intervals, errors) = week(openings)
+        return (intervals, zip(shapeErrors, errors).map { $0 ?? $1 })
+    }
+}
+
+extension StoreFields {
     /// The local day to close from a date ("2026-12-25") and a reason, checked as the hours
     /// page checks them, or each option's problem.
     public static func closure(date: String, reason: String, today: Int) -> Result<Int, Problems> {
