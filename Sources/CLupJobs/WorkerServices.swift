@@ -49,7 +49,8 @@ public enum WorkerServices {
         }
     }
 
-    /// Turns reservation notices into messages every second (`render` writes them: the web
+    /// Turns reservation, waiting-list and maintenance notices into messages every second
+    /// (`render` and its kin write them: the web
     /// layer's `NoticeWriter`), and starts sending the push messages that are due (each on a
     /// thread of its own). It also keeps house: hourly, what the retention rules say is no
     /// longer kept (sessions older than `sessionLifetime` included); every minute, the addresses
@@ -57,6 +58,7 @@ public enum WorkerServices {
     /// checkpointed and truncated.
     public static func notices(_ database: AppDatabase, render: @escaping @Sendable (NoticeSubject) -> RenderedNotice,
                                renderWaitlist: @escaping @Sendable (WaitlistNoticeSubject) -> RenderedNotice,
+                               renderMaintenance: @escaping @Sendable (MaintenanceNoticeSubject) -> RenderedNotice,
                                push: PushDelivery, sessionLifetime: TimeInterval, now: @escaping @Sendable () -> Date,
                                logger: Logger, beat: @escaping @Sendable () -> Void) -> BackgroundService
     {
@@ -64,6 +66,7 @@ public enum WorkerServices {
         return BackgroundService(name: "notices", every: 1, logger: logger, beat: beat) {
             try database.notices.dispatchNotices(now: now(), render: render)
             try database.waitingLists.dispatchWaitlistNotices(now: now(), render: renderWaitlist)
+            try database.maintenance.dispatchNotices(now: now(), render: renderMaintenance)
             try push.deliverDue(now: now())
             let (purge, checkpoint) = last.withLock { last in
                 let purge = Date().timeIntervalSince(last.purge) > 3600

@@ -42,6 +42,8 @@ struct Admin: ParsableCommand {
                 let scheduled = try opened.maintenance.scheduleMaintenance(window, now: Date())
                 try Self.rewritePages(errorsDir, site: site, database: opened)
                 print("scheduled maintenance \(scheduled.id): \(Language.$current.withValue(.en) { MaintenanceText.describe(scheduled, now: Date()) })")
+                let told = try opened.maintenance.customersTold(windowId: scheduled.id)
+                print("\(told) customer(s) with a booking in it will be told by a running worker")
             }
         }
 

@@ -390,6 +390,7 @@ struct Serve: ParsableCommand {
             WorkerServices.queues(database, every: queueInterval, now: now, logger: logger,
                                   beat: { beats.beat("queue timer") }),
             WorkerServices.notices(database, render: writer.render, renderWaitlist: writer.renderWaitlist,
+                                   renderMaintenance: writer.renderMaintenance,
                                    push: PushDelivery(database: database, vapid: vapid, logger: logger),
                                    sessionLifetime: Visitor.absoluteLifetime, now: now, logger: logger,
                                    beat: { beats.beat("notices") }),

@@ -46,7 +46,7 @@ struct MaintenancePagesTests {
         #expect(form.contains("No maintenance is scheduled.") && form.contains(#"value="2026-11-18""#))
         #expect(form.contains(#"<option value="Europe/Rome" selected>"#))
         let scheduled = try schedule(admin)
-        #expect(scheduled.status == 303 && scheduled.header("Location") == "/manage/maintenance?done=scheduled")
+        #expect(scheduled.status == 303 && scheduled.header("Location") == "/manage/maintenance?done=scheduled&told=0")
         let listed = try admin.get("/manage/maintenance?done=scheduled").bodyText
         #expect(listed.contains("Maintenance scheduled"))
         #expect(listed.contains("today at 22:00 – tomorrow at 01:30 (Europe/Rome), announced Tue 17 Nov at 22:00"))
@@ -152,6 +152,76 @@ struct MaintenancePagesTests {
         #expect(try database.maintenance.cancelMaintenance(id: window.id, now: now + 700))
         #expect(try keeper.keep(from: database, now: now + 705))
         #expect(try !page().contains("maintenance"))
+    }
+
+    @Test("customers booked inside a window are told, in their language, and told again when it is cancelled")
+    func bookedCustomersTold() throws {
+        let thursday = { (hour: Int, minute: Int) in Fixture.date(2026, 11, 19, hour, minute) }
+        let emails = ["early@example.org", "inside@example.org", "gone@example.org", "later@example.org"]
+        let ids = try database.accounts.createCustomers(emails: emails, now: clock.now)
+        try database.accounts.updateProfile(userId: ids[1], displayName: "Ida", travelMode: .walking, loyaltyOptIn: false,
+                                            language: "it")
+        var bookings: [Reservation] = []
+        // 15-minute slots: 10:15 ends as the window opens; 10:30 and 10:45 are inside it; 14:00 is not.
+        for (index, start) in [thursday(10, 15), thursday(10, 30), thursday(10, 45), thursday(14, 0)].enumerated() {
+            guard case .created(let booking) = try database.reservations.reserve(ReservationRequest(
+                storeId: store.id, userId: ids[index], kind: .booking, people: 1, residenceMinutes: 15, slotStart: start,
+                requestKey: Secrets.token()), now: clock.now)
+            else { Issue.record("not booked at \(start)"); return }
+            bookings.append(booking)
+        }
+        let admin = try admin()
+        let scheduled = try schedule(admin, day: "2026-11-19", from: "10:30", until: "11:00")
+        #expect(scheduled.header("Location") == "/manage/maintenance?done=scheduled&told=2")
+        #expect(try admin.get("/manage/maintenance?done=scheduled&told=2").bodyText.contains(
+            "2 customers with a booking in it are told by email or on their phone"))
+        // One of the two cancels before the worker's next turn: they are told nothing.
+        #expect(try database.reservations.cancelReservation(id: bookings[2].id, userId: ids[2], now: clock.now))
+        let writer = NoticeWriter(settings: SiteSettings(baseURL: "https://clup.example.org"), tickets: Fixture.tickets)
+        #expect(try database.maintenance.dispatchNotices(now: clock.now, render: writer.renderMaintenance) == 2)
+        func maintenanceMail(_ email: String) throws -> [OutboxMessage] {
+            try database.notices.mail(to: email).filter { $0.subject.contains("CLup") }
+        }
+        let told = try #require(try maintenanceMail("inside@example.org").first)
+        #expect(told.subject == "CLup non sarà disponibile durante la tua prenotazione da Bottega Duomo")
+        #expect(told.body.contains("CLup non sarà disponibile per manutenzione domani alle 10:30 – 11:00 (Europe/Rome), "
+            + "durante la tua prenotazione da Bottega Duomo (domani alle 10:30)."))
+        #expect(told.body.contains("/reservations/\(bookings[1].id)"))
+        for email in ["early@example.org", "gone@example.org", "later@example.org"] {
+            #expect(try maintenanceMail(email).isEmpty, "\(email)")
+        }
+        #expect(try database.maintenance.dispatchNotices(now: clock.now, render: writer.renderMaintenance) == 0)
+
+        // Cancelled: the customer told hears it is off; nobody else hears anything.
+        let window = try #require(try database.maintenance.maintenanceWindows(now: clock.now).first)
+        clock.advance(600)
+        try admin.post("/manage/maintenance/cancel", [("window", String(window.id))])
+        #expect(try database.maintenance.dispatchNotices(now: clock.now, render: writer.renderMaintenance) == 1)
+        let off = try maintenanceMail("inside@example.org")
+        #expect(off.count == 2 && off[1].subject == "Manutenzione annullata: CLup resta disponibile per la tua prenotazione "
+            + "da Bottega Duomo")
+        #expect(try database.maintenance.notices(reservationId: bookings[1].id).map(\.kind) == [.scheduled, .cancelled])
+        for email in ["early@example.org", "gone@example.org", "later@example.org"] {
+            #expect(try maintenanceMail(email).isEmpty, "\(email)")
+        }
+    }
+
+    @Test("a window cancelled before its notices went out tells nobody, then or later")
+    func cancelledBeforeTold() throws {
+        let ids = try database.accounts.createCustomers(emails: ["a@example.org"], now: clock.now)
+        let start = Fixture.date(2026, 11, 19, 10, 30)
+        guard case .created = try database.reservations.reserve(ReservationRequest(
+            storeId: store.id, userId: ids[0], kind: .booking, people: 1, residenceMinutes: 15, slotStart: start,
+            requestKey: Secrets.token()), now: clock.now)
+        else { Issue.record("not booked"); return }
+        let window = try database.maintenance.scheduleMaintenance(
+            MaintenanceWindow(id: 0, startsAt: start, endsAt: start + 1800, announceFrom: clock.now, timeZone: "Europe/Rome"),
+            now: clock.now)
+        #expect(try database.maintenance.customersTold(windowId: window.id) == 1)
+        #expect(try database.maintenance.cancelMaintenance(id: window.id, now: clock.now))
+        let writer = NoticeWriter(settings: SiteSettings(baseURL: "https://clup.example.org"), tickets: Fixture.tickets)
+        #expect(try database.maintenance.dispatchNotices(now: clock.now, render: writer.renderMaintenance) == 1)
+        #expect(try database.notices.mail(to: "a@example.org").allSatisfy { !$0.subject.contains("CLup") })
     }
 
     @Test("only administrators schedule maintenance")

@@ -1008,6 +1008,24 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v43: maintenance reaches the customers booked inside it") { db in
+            try db.execute(sql: """
+                -- A customer with a booking inside a maintenance window is told when it is
+                -- scheduled, and told again if it is cancelled after that; dispatched by the
+                -- worker like a reservation's notices.
+                CREATE TABLE maintenanceNotice (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    windowId INTEGER NOT NULL REFERENCES maintenanceWindow(id) ON DELETE CASCADE,
+                    reservationId INTEGER NOT NULL REFERENCES reservation(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL CHECK (kind IN ('scheduled', 'cancelled')),
+                    createdAt DATETIME NOT NULL,
+                    dispatchedAt DATETIME,
+                    UNIQUE (windowId, reservationId, kind));
+                CREATE INDEX maintenanceNotice_pending ON maintenanceNotice(id) WHERE dispatchedAt IS NULL;
+                CREATE INDEX maintenanceNotice_reservation ON maintenanceNotice(reservationId);
+                """)
+        }
+
         return migrator
     }
 

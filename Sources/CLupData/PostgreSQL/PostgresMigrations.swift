@@ -163,6 +163,19 @@ enum PostgresMigrations {
             );
             """),
         ("each store's version of what the board mirrors (PostgreSQL's own)", storeVersions),
+        ("maintenance reaches the customers booked inside it (SQLite's 43)", """
+            CREATE TABLE maintenanceNotice (
+                id bigserial PRIMARY KEY,
+                windowId bigint NOT NULL REFERENCES maintenanceWindow(id) ON DELETE CASCADE,
+                reservationId bigint NOT NULL REFERENCES reservation(id) ON DELETE CASCADE,
+                kind text NOT NULL CHECK (kind IN ('scheduled', 'cancelled')),
+                createdAt timestamptz NOT NULL,
+                dispatchedAt timestamptz,
+                UNIQUE (windowId, reservationId, kind)
+            );
+            CREATE INDEX maintenanceNotice_pending ON maintenanceNotice(id) WHERE dispatchedAt IS NULL;
+            CREATE INDEX maintenanceNotice_reservation ON maintenanceNotice(reservationId);
+            """),
     ]
 
     /// Each store's version: raised once by every transaction that changes what the board

@@ -10,7 +10,8 @@ public enum Retention {
     public static let reservations: TimeInterval = 365 * 86400
     /// Emails sent (their text) are deleted this long after sending.
     public static let sentEmails: TimeInterval = 30 * 86400
-    /// Messages about a reservation (leave now, your turn…) once dispatched.
+    /// Messages about a reservation (leave now, your turn, maintenance around a booking…)
+    /// once dispatched.
     public static let notices: TimeInterval = 30 * 86400
     /// A place on a waiting list (and its messages), once it ended: accepted, passed, left or
     /// closed.
@@ -51,6 +52,10 @@ extension Privacy {
             """,
             """
             DELETE FROM notice WHERE id IN (SELECT id FROM notice WHERE dispatchedAt < \(now - Retention.notices) LIMIT \(batch))
+            """,
+            """
+            DELETE FROM maintenanceNotice WHERE id IN (
+                SELECT id FROM maintenanceNotice WHERE dispatchedAt < \(now - Retention.notices) LIMIT \(batch))
             """,
             """
             DELETE FROM waitlist WHERE id IN (SELECT id FROM waitlist WHERE endedAt < \(now - Retention.waitingLists) LIMIT \(batch))

@@ -1322,5 +1322,15 @@ extension Catalogue {
         "hours.textShape": "Write an opening as 08:00-13:00, two as 08:00-13:00,15:00-20:00, or closed.",
         "hours.textTooMany": "At most two openings a day.",
         "error.multipart": "The form's upload could not be read. Please send it again from the page.",
+        "notice.maintenance.subject": "CLup will be down around your booking at {store}",
+        "notice.maintenance.body": "CLup will be unavailable for maintenance {from} – {until} ({zone}), around your booking at {store} ({when}).\n\nYour booking stands, and the store's entrance keeps letting people in: show your ticket's QR code at the door as usual. While CLup is down you cannot open your ticket or change your booking, so keep the code at hand before it starts: open your ticket now, and save or print its QR code.\n\n{ticket}",
+        "notice.maintenance.title": "Maintenance around your booking",
+        "notice.maintenance.push": "CLup is down {from} – {until}, around your booking at {store}: keep your ticket's QR code at hand before then.",
+        "notice.maintenanceOff.subject": "Maintenance cancelled: CLup stays available for your booking at {store}",
+        "notice.maintenanceOff.body": "The maintenance announced for {from} – {until} ({zone}) is cancelled: CLup stays available around your booking at {store} ({when}). Nothing changes for your booking.\n\n{ticket}",
+        "notice.maintenanceOff.title": "Maintenance cancelled",
+        "notice.maintenanceOff.push": "The maintenance {from} – {until} is cancelled: CLup stays available for your booking at {store}.",
+        "maintenance.scheduledTold.one": "{n} customer with a booking in it is told by email or on their phone, with how to keep their ticket at hand.",
+        "maintenance.scheduledTold.other": "{n} customers with a booking in it are told by email or on their phone, with how to keep their ticket at hand.",
     ]
 }

@@ -1322,5 +1322,15 @@ extension Catalogue {
         "hours.textShape": "Scrivi un'apertura come 08:00-13:00, due come 08:00-13:00,15:00-20:00, oppure closed.",
         "hours.textTooMany": "Al massimo due aperture al giorno.",
         "error.multipart": "Non è stato possibile leggere il file inviato dal modulo. Invialo di nuovo dalla pagina.",
+        "notice.maintenance.subject": "CLup non sarà disponibile durante la tua prenotazione da {store}",
+        "notice.maintenance.body": "CLup non sarà disponibile per manutenzione {from} – {until} ({zone}), durante la tua prenotazione da {store} ({when}).\n\nLa prenotazione resta valida e l'ingresso del negozio continua a far entrare le persone: mostra alla porta il codice QR del tuo biglietto come sempre. Mentre CLup non è disponibile non potrai aprire il biglietto né cambiare la prenotazione, quindi tieni il codice a portata di mano prima che inizi: apri ora il biglietto e salva o stampa il suo codice QR.\n\n{ticket}",
+        "notice.maintenance.title": "Manutenzione durante la tua prenotazione",
+        "notice.maintenance.push": "CLup non sarà disponibile {from} – {until}, durante la tua prenotazione da {store}: tieni a portata di mano il codice QR del biglietto.",
+        "notice.maintenanceOff.subject": "Manutenzione annullata: CLup resta disponibile per la tua prenotazione da {store}",
+        "notice.maintenanceOff.body": "La manutenzione annunciata per {from} – {until} ({zone}) è annullata: CLup resta disponibile durante la tua prenotazione da {store} ({when}). Per la tua prenotazione non cambia nulla.\n\n{ticket}",
+        "notice.maintenanceOff.title": "Manutenzione annullata",
+        "notice.maintenanceOff.push": "La manutenzione {from} – {until} è annullata: CLup resta disponibile per la tua prenotazione da {store}.",
+        "maintenance.scheduledTold.one": "{n} cliente con una prenotazione in quel periodo viene avvisato per email o sul telefono, con come tenere a portata di mano il biglietto.",
+        "maintenance.scheduledTold.other": "{n} clienti con una prenotazione in quel periodo vengono avvisati per email o sul telefono, con come tenere a portata di mano il biglietto.",
     ]
 }

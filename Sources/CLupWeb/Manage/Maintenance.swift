@@ -19,7 +19,10 @@ extension ManageArea {
         let values = ["day": today.text, "from": "02:00", "until": "04:00", "timeZone": zone, "announceHours": "24"]
         var page = try maintenancePage(context, values: values, errors: [:])
         page.notice = switch context.request.query["done"] {
-        case "scheduled": tr("maintenance.scheduled")
+        case "scheduled":
+            tr("maintenance.scheduled") + (context.request.query["told"].flatMap(Int.init).map { told in
+                told > 0 ? " " + tr("maintenance.scheduledTold", count: told) : ""
+            } ?? "")
         case "cancelled": tr("maintenance.cancelled")
         case "gone": tr("maintenance.gone")
         default: nil
@@ -38,9 +41,10 @@ extension ManageArea {
             let page = try maintenancePage(context, values: values, errors: [problem.field: MaintenanceText.message(problem)])
             return views.page(title: tr("maintenance.title"), section: .manage, context, page, status: 422)
         case .success(let window):
-            _ = try database.maintenance.scheduleMaintenance(window, now: context.now)
+            let scheduled = try database.maintenance.scheduleMaintenance(window, now: context.now)
             try staticPages?.refresh(from: database, now: context.now)
-            return .redirect(to: Paths.manageMaintenance(query: "done=scheduled"))
+            let told = try database.maintenance.customersTold(windowId: scheduled.id)
+            return .redirect(to: Paths.manageMaintenance(query: "done=scheduled&told=\(told)"))
         }
     }
 

@@ -80,6 +80,32 @@ public struct NoticeWriter: Sendable {
                         user: subject.user)
     }
 
+    /// A maintenance notice, for a customer booked inside the window, in their account's language.
+    public func renderMaintenance(_ subject: MaintenanceNoticeSubject) -> RenderedNotice {
+        Language.$current.withValue(Language(rawValue: subject.user.language) ?? .en) { write(subject) }
+    }
+
+    private func write(_ subject: MaintenanceNoticeSubject) -> RenderedNotice {
+        let store = subject.store
+        let now = subject.notice.createdAt
+        let (from, until) = Formatting.span(subject.window, now: now)
+        let when = Formatting.moment(subject.reservation.slotStart ?? now, now: now, timeZone: store.zone)
+        let ticket = baseURL + Paths.ticket(subject.reservation.id)
+        let values: KeyValuePairs<String, String> = ["store": store.name, "when": when, "from": from, "until": until,
+                                                     "zone": subject.window.timeZone, "ticket": ticket]
+        let text = switch subject.notice.kind {
+        case .scheduled:
+            (tr("notice.maintenance.subject", values), tr("notice.maintenance.body", values),
+             tr("notice.maintenance.title"), tr("notice.maintenance.push", values))
+        case .cancelled:
+            (tr("notice.maintenanceOff.subject", values), tr("notice.maintenanceOff.body", values),
+             tr("notice.maintenanceOff.title"), tr("notice.maintenanceOff.push", values))
+        }
+        return rendered(text, url: ticket, tag: "maintenance-\(subject.window.id)-\(subject.reservation.id)",
+                        urgency: "normal", lifetime: max(3600, subject.window.startsAt.timeIntervalSince(now)),
+                        user: subject.user)
+    }
+
     /// The email and push payload of a notice's texts.
     private func rendered(_ text: (subject: String, body: String, title: String, push: String), url: String, tag: String,
                           urgency: String, lifetime: TimeInterval, user: User?, store: String = "") -> RenderedNotice

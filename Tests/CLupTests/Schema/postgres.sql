@@ -45,6 +45,12 @@ table kioskcontact: queued bigint NOT NULL
 table kioskcontact: clockoffsetms bigint
 table mailpace: client text NOT NULL
 table mailpace: mark timestamp with time zone NOT NULL
+table maintenancenotice: id bigint NOT NULL DEFAULT nextval('maintenancenotice_id_seq'::regclass)
+table maintenancenotice: windowid bigint NOT NULL
+table maintenancenotice: reservationid bigint NOT NULL
+table maintenancenotice: kind text NOT NULL
+table maintenancenotice: createdat timestamp with time zone NOT NULL
+table maintenancenotice: dispatchedat timestamp with time zone
 table maintenancewindow: id bigint NOT NULL DEFAULT nextval('maintenancewindow_id_seq'::regclass)
 table maintenancewindow: startsat timestamp with time zone NOT NULL
 table maintenancewindow: endsat timestamp with time zone NOT NULL
@@ -310,6 +316,11 @@ constraint kiosk kiosk_role_check: CHECK ((role = ANY (ARRAY['dispenser'::text, 
 constraint kiosk kiosk_storeid_fkey: FOREIGN KEY (storeid) REFERENCES store(id) ON DELETE CASCADE
 constraint mailpace mailpace_client_check: CHECK ((length(client) <= 64))
 constraint mailpace mailpace_pkey: PRIMARY KEY (client)
+constraint maintenancenotice maintenancenotice_kind_check: CHECK ((kind = ANY (ARRAY['scheduled'::text, 'cancelled'::text])))
+constraint maintenancenotice maintenancenotice_pkey: PRIMARY KEY (id)
+constraint maintenancenotice maintenancenotice_reservationid_fkey: FOREIGN KEY (reservationid) REFERENCES reservation(id) ON DELETE CASCADE
+constraint maintenancenotice maintenancenotice_windowid_fkey: FOREIGN KEY (windowid) REFERENCES maintenancewindow(id) ON DELETE CASCADE
+constraint maintenancenotice maintenancenotice_windowid_reservationid_kind_key: UNIQUE (windowid, reservationid, kind)
 constraint maintenancewindow maintenancewindow_check: CHECK (((endsat > startsat) AND (announcefrom <= startsat)))
 constraint maintenancewindow maintenancewindow_pkey: PRIMARY KEY (id)
 constraint maintenancewindow maintenancewindow_timezone_check: CHECK (((length(timezone) >= 1) AND (length(timezone) <= 64)))
@@ -442,6 +453,10 @@ index kiosk_on_storeid: CREATE INDEX kiosk_on_storeid ON kiosk USING btree (stor
 index kiosk_pkey: CREATE UNIQUE INDEX kiosk_pkey ON kiosk USING btree (id)
 index mailpace_mark: CREATE INDEX mailpace_mark ON mailpace USING btree (mark)
 index mailpace_pkey: CREATE UNIQUE INDEX mailpace_pkey ON mailpace USING btree (client)
+index maintenancenotice_pending: CREATE INDEX maintenancenotice_pending ON maintenancenotice USING btree (id) WHERE (dispatchedat IS NULL)
+index maintenancenotice_pkey: CREATE UNIQUE INDEX maintenancenotice_pkey ON maintenancenotice USING btree (id)
+index maintenancenotice_reservation: CREATE INDEX maintenancenotice_reservation ON maintenancenotice USING btree (reservationid)
+index maintenancenotice_windowid_reservationid_kind_key: CREATE UNIQUE INDEX maintenancenotice_windowid_reservationid_kind_key ON maintenancenotice USING btree (windowid, reservationid, kind)
 index maintenancewindow_ends: CREATE INDEX maintenancewindow_ends ON maintenancewindow USING btree (endsat) WHERE (cancelledat IS NULL)
 index maintenancewindow_pkey: CREATE UNIQUE INDEX maintenancewindow_pkey ON maintenancewindow USING btree (id)
 index managedstore_on_storeid: CREATE INDEX managedstore_on_storeid ON managedstore USING btree (storeid)

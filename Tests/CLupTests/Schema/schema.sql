@@ -31,6 +31,12 @@ CREATE INDEX "kiosk_on_storeId" ON "kiosk"("storeId");
 -- index mailPace_mark
 CREATE INDEX mailPace_mark ON mailPace(mark);
 
+-- index maintenanceNotice_pending
+CREATE INDEX maintenanceNotice_pending ON maintenanceNotice(id) WHERE dispatchedAt IS NULL;
+
+-- index maintenanceNotice_reservation
+CREATE INDEX maintenanceNotice_reservation ON maintenanceNotice(reservationId);
+
 -- index maintenanceWindow_ends
 CREATE INDEX maintenanceWindow_ends ON maintenanceWindow(endsAt) WHERE cancelledAt IS NULL;
 
@@ -201,6 +207,16 @@ CREATE TABLE kioskContact (
 CREATE TABLE mailPace (
     client TEXT PRIMARY KEY CHECK (length(client) <= 64),
     mark DATETIME NOT NULL);
+
+-- table maintenanceNotice
+CREATE TABLE maintenanceNotice (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    windowId INTEGER NOT NULL REFERENCES maintenanceWindow(id) ON DELETE CASCADE,
+    reservationId INTEGER NOT NULL REFERENCES reservation(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('scheduled', 'cancelled')),
+    createdAt DATETIME NOT NULL,
+    dispatchedAt DATETIME,
+    UNIQUE (windowId, reservationId, kind));
 
 -- table maintenanceWindow
 CREATE TABLE maintenanceWindow (
