@@ -53,13 +53,16 @@ public enum WorkerServices {
     /// (`render` and its kin write them: the web
     /// layer's `NoticeWriter`), and starts sending the push messages that are due (each on a
     /// thread of its own). It also keeps house: hourly, what the retention rules say is no
-    /// longer kept (sessions older than `sessionLifetime` included); every minute, the addresses
+    /// longer kept (sessions older than `sessionLifetime` included, and accounts unused for
+    /// `retention`'s period, their owners warned first); every minute, the addresses
     /// walk-ins left for visits that have ended are forgotten, and a WAL grown past its limit is
     /// checkpointed and truncated.
     public static func notices(_ database: AppDatabase, render: @escaping @Sendable (NoticeSubject) -> RenderedNotice,
                                renderWaitlist: @escaping @Sendable (WaitlistNoticeSubject) -> RenderedNotice,
                                renderMaintenance: @escaping @Sendable (MaintenanceNoticeSubject) -> RenderedNotice,
-                               push: PushDelivery, sessionLifetime: TimeInterval, now: @escaping @Sendable () -> Date,
+                               push: PushDelivery, sessionLifetime: TimeInterval, retention: RetentionPolicy,
+                               dormantWarning: @escaping @Sendable (User, Date) -> (subject: String, body: String),
+                               now: @escaping @Sendable () -> Date,
                                logger: Logger, beat: @escaping @Sendable () -> Void) -> BackgroundService
     {
         let last = Mutex((purge: Date.distantPast, checkpoint: Date.distantPast))
@@ -78,7 +81,11 @@ public enum WorkerServices {
             if purge {
                 try database.notices.purgeSettledPush(before: now() - 86400)
                 // What the privacy page says is no longer kept.
-                try database.privacy.purgePersonalData(now: now(), sessionLifetime: sessionLifetime)
+                try database.privacy.purgePersonalData(now: now(), sessionLifetime: sessionLifetime, policy: retention)
+                let dormant = try database.privacy.retireDormantAccounts(now: now(), policy: retention, warning: dormantWarning)
+                if dormant.warned + dormant.deleted > 0 {
+                    logger.info("dormant accounts: \(dormant.warned) warned, \(dormant.deleted) deleted")
+                }
             }
             if checkpoint { try database.privacy.forgetEndedWalkIns() }
             if checkpoint, let size = try database.checkpointIfLarge() {

@@ -56,6 +56,9 @@ public struct SiteSettings: Sendable {
     public var pushHosts = ["fcm.googleapis.com", "push.services.mozilla.com", "notify.windows.com", "push.apple.com"]
     /// Accepts push subscriptions to a plain-HTTP service on this machine (end-to-end tests).
     public var allowsLoopbackPush = false
+    /// How long what CLup knows about people is kept, as the operator set it; the privacy
+    /// page states it.
+    public var retention = RetentionPolicy()
 
     /// The endpoint a browser's push subscription may post to, as it will be kept and sent to
     /// (`PushEndpoint`), or nil.

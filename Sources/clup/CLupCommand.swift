@@ -150,6 +150,42 @@ struct SiteOptions: ParsableArguments {
     }
 }
 
+/// How long what CLup knows about people is kept (`RetentionPolicy`), in days; the privacy
+/// page states what is set.
+struct RetentionOptions: ParsableArguments {
+    private static func days(_ name: String, _ usual: Int) -> Int {
+        ProcessInfo.processInfo.environment[name].flatMap(Int.init) ?? usual
+    }
+
+    @Option(help: "Days a reservation stays linked to its customer before it is made anonymous (CLUP_KEEP_VISITS_DAYS).")
+    var keepVisitsDays = Self.days("CLUP_KEEP_VISITS_DAYS", 365)
+
+    @Option(help: "Days without a sign-in after which a customer's account is deleted, its owner warned before; 0 keeps accounts (CLUP_DORMANT_ACCOUNT_DAYS).")
+    var dormantAccountDays = Self.days("CLUP_DORMANT_ACCOUNT_DAYS", 3 * 365)
+
+    @Option(help: "Days the door log (with the names staff gave) is kept (CLUP_KEEP_DOOR_LOG_DAYS).")
+    var keepDoorLogDays = Self.days("CLUP_KEEP_DOOR_LOG_DAYS", 365)
+
+    @Option(help: "Days a store's change log is kept (CLUP_KEEP_STORE_CHANGES_DAYS).")
+    var keepStoreChangesDays = Self.days("CLUP_KEEP_STORE_CHANGES_DAYS", 2 * 365)
+
+    func validate() throws {
+        for (option, value) in [("--keep-visits-days", keepVisitsDays), ("--keep-door-log-days", keepDoorLogDays),
+                                ("--keep-store-changes-days", keepStoreChangesDays)] where !(1...36500).contains(value) {
+            throw ValidationError("\(option) must be a number of days from 1 to 36500")
+        }
+        guard (0...36500).contains(dormantAccountDays) else {
+            throw ValidationError("--dormant-account-days must be a number of days from 1 to 36500, or 0 for never")
+        }
+    }
+
+    var policy: RetentionPolicy {
+        RetentionPolicy(visits: Double(keepVisitsDays) * 86400,
+                        dormantAccounts: dormantAccountDays == 0 ? nil : Double(dormantAccountDays) * 86400,
+                        doorLog: Double(keepDoorLogDays) * 86400, storeChanges: Double(keepStoreChangesDays) * 86400)
+    }
+}
+
 /// The application server's key for Web Push (VAPID). Made on the first start if the file is
 /// missing; keep it across restarts, since browsers subscribed with its public half.
 struct PushOptions: ParsableArguments {
@@ -247,6 +283,7 @@ struct Serve: ParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var site: SiteOptions
     @OptionGroup var secret: SecretOptions
+    @OptionGroup var retention: RetentionOptions
 
     @Option(help: "Unix socket to listen on.")
     var socket: String = ProcessInfo.processInfo.environment["CLUP_SOCKET"] ?? "run/clup.sock"
@@ -356,6 +393,7 @@ struct Serve: ParsableCommand {
         _ = PasswordHasher.decoy  // computed now, so the first unknown-address sign-in is not slower
         var settings = site.settings
         settings.allowsLoopbackPush = push.allowLoopbackPush
+        settings.retention = retention.policy
         let now = clock.now
         // Before anything records: a metric made earlier would count nowhere.
         let metrics = Self.bootstrapMetrics()
@@ -392,7 +430,8 @@ struct Serve: ParsableCommand {
             WorkerServices.notices(database, render: writer.render, renderWaitlist: writer.renderWaitlist,
                                    renderMaintenance: writer.renderMaintenance,
                                    push: PushDelivery(database: database, vapid: vapid, logger: logger),
-                                   sessionLifetime: Visitor.absoluteLifetime, now: now, logger: logger,
+                                   sessionLifetime: Visitor.absoluteLifetime, retention: settings.retention,
+                                   dormantWarning: DormantWarningWriter(settings: settings).write, now: now, logger: logger,
                                    beat: { beats.beat("notices") }),
         ]
         // The WAL is copied into the database file beside the writer, never in its commits.

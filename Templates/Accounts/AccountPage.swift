@@ -138,6 +138,11 @@ public struct PrivacyPage: Page {
     public var sessionLongest: String
     public var pushMessages: String
     public var waitingLists: String
+    /// How long an account is kept: until deleted, or until unused for the period in force.
+    public var account = ""
+    /// How long the door log and a store's change log are kept.
+    public var doorLog = ""
+    public var storeChanges = ""
 
     public init(reservations: String, emails: String, notices: String, signInFailures: String, sessionIdle: String,
                 sessionLongest: String, pushMessages: String, waitingLists: String)
@@ -166,12 +171,14 @@ public struct PrivacyPage: Page {
               <table class="figures text-table">
                 <thead><tr><th scope="col">\(tr("privacy.what"))</th><th scope="col">\(tr("privacy.why"))</th><th scope="col">\(tr("privacy.howLong"))</th></tr></thead>
                 <tbody>
-                  <tr><td>\(tr("privacy.account.what"))</td><td>\(tr("privacy.account.why"))</td><td>\(tr("privacy.account.howLong"))</td></tr>
+                  <tr><td>\(tr("privacy.account.what"))</td><td>\(tr("privacy.account.why"))</td><td>\(account)</td></tr>
                   <tr><td>\(tr("privacy.reservations.what"))</td><td>\(tr("privacy.reservations.why"))</td><td>\(tr("privacy.reservations.howLong", ["period": reservations, "waitingLists": waitingLists]))</td></tr>
                   <tr><td>\(tr("privacy.messages.what"))</td><td>\(tr("privacy.messages.why"))</td><td>\(tr("privacy.messages.howLong", ["notices": notices, "emails": emails, "push": pushMessages]))</td></tr>
                   <tr><td>\(tr("privacy.devices.what"))</td><td>\(tr("privacy.devices.why"))</td><td>\(tr("privacy.devices.howLong"))</td></tr>
                   <tr><td>\(tr("privacy.sessions.what"))</td><td>\(tr("privacy.sessions.why"))</td><td>\(tr("privacy.sessions.howLong", ["idle": sessionIdle, "longest": sessionLongest]))</td></tr>
                   <tr><td>\(tr("privacy.failures.what"))</td><td>\(tr("privacy.failures.why"))</td><td>\(signInFailures)</td></tr>
+                  <tr><td>\(tr("privacy.doorLog.what"))</td><td>\(tr("privacy.doorLog.why"))</td><td>\(doorLog)</td></tr>
+                  <tr><td>\(tr("privacy.storeChanges.what"))</td><td>\(tr("privacy.storeChanges.why"))</td><td>\(storeChanges)</td></tr>
                 </tbody>
               </table>
 

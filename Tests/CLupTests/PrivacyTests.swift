@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Logging
 import Testing
 
 @testable import CLupData
@@ -102,7 +103,7 @@ struct PrivacyTests {
         #expect(try database.value(Int.self, sql: oldNotices) == 2)
 
         // A year and a day later.
-        clock.advance(Retention.reservations + 86400)
+        clock.advance(RetentionPolicy().visits + 86400)
         let recent = try lineUp()
         try database.accounts.recordSignInFailure(account: "ada@example.org", clientAddress: "192.0.2.1", now: clock.now)
         let changed = try database.privacy.purgePersonalData(now: clock.now, sessionLifetime: Visitor.absoluteLifetime)
@@ -119,5 +120,87 @@ struct PrivacyTests {
         #expect(try database.accounts.user(email: "ada@example.org") != nil)
         // Nothing more to do: a second run changes nothing.
         #expect(try database.privacy.purgePersonalData(now: clock.now, sessionLifetime: Visitor.absoluteLifetime) == 0)
+    }
+
+    @Test("retention periods set to a day purge what they name, and nothing else; a dormant account is warned first")
+    func periodsOfADay() throws {
+        let day: TimeInterval = 86400
+        let policy = RetentionPolicy(visits: day, dormantAccounts: day, doorLog: day, storeChanges: day)
+        #expect(policy.dormantWarning == day / 2)
+        let warning = DormantWarningWriter(settings: SiteSettings(baseURL: "https://clup.example.org")).write
+        let start = clock.now
+        let ids = try ["old@example.org", "back@example.org", "busy@example.org"].map { email in
+            try database.accounts.createUser(email: email, displayName: "Ada", passwordHash: Fixture.passwordHash,
+                                             now: start, confirmation: nil).id
+        }
+        let boss = try database.accounts.createUser(email: "boss@example.org", displayName: "Bo", passwordHash: Fixture.passwordHash,
+                                                    role: .manager, now: start, confirmation: nil).id
+        for email in ["old@example.org", "back@example.org"] { try Browser(app).signIn(email: email) }
+        // Busy has a visit over (cancelled) and a booking three days ahead, still to come.
+        guard case .created(let over) = try database.reservations.reserve(ReservationRequest(
+            storeId: store.id, userId: ids[2], kind: .lineUp, people: 1, residenceMinutes: 20, travelMode: .walking,
+            requestKey: Secrets.token()), now: start)
+        else { Issue.record("not lined up"); return }
+        #expect(try database.reservations.cancelReservation(id: over.id, userId: ids[2], now: start))
+        guard case .created(let booking) = try database.reservations.reserve(ReservationRequest(
+            storeId: store.id, userId: ids[2], kind: .booking, people: 1, residenceMinutes: 15,
+            slotStart: Fixture.date(2026, 11, 21, 10), requestKey: Secrets.token()), now: start)
+        else { Issue.record("not booked"); return }
+        func doorAction(at: Date, staff: String) throws {
+            try database.execute(sql: """
+                INSERT INTO doorAction (storeId, action, reason, outcome, at, staffName) VALUES (?, 'recall', '', 'done', ?, ?)
+                """, store.id.rawValue, at, staff)
+        }
+        try doorAction(at: start, staff: "Gianni")
+        try database.stores.recordRegistration(storeId: store.id, userId: boss, now: start)
+
+        // 13 hours on: unused for more than the period less the warning, Old and Back are warned.
+        clock.advance(13 * 3600)
+        let warned = try database.privacy.retireDormantAccounts(now: clock.now, policy: policy, warning: warning)
+        #expect(warned.warned == 2 && warned.deleted == 0)
+        let mail = try #require(try database.notices.mail(to: "old@example.org").last)
+        #expect(mail.subject == "Your CLup account will be deleted on Thu 19 Nov 2026")
+        #expect(mail.body.contains("To keep it, sign in before then: https://clup.example.org/signin"))
+        // Back signs in again: the warning is taken back.
+        clock.advance(7 * 3600)
+        try Browser(app).signIn(email: "back@example.org")
+
+        // A day and a half on: what is older than a day goes; what is newer, and what was in use, stays.
+        clock.advance(16 * 3600)
+        try doorAction(at: clock.now, staff: "Lucia")
+        try database.stores.recordRegistration(storeId: store.id, userId: boss, now: clock.now)
+        let retired = try database.privacy.retireDormantAccounts(now: clock.now, policy: policy, warning: warning)
+        // Old goes; Back, unused again for more than half a day, is warned again.
+        #expect(retired.warned == 1 && retired.deleted == 1)
+        try database.privacy.purgePersonalData(now: clock.now, sessionLifetime: Visitor.absoluteLifetime, policy: policy)
+        #expect(try database.accounts.user(email: "old@example.org") == nil)
+        for email in ["back@example.org", "busy@example.org", "boss@example.org"] {
+            #expect(try database.accounts.user(email: email) != nil, "\(email)")
+        }
+        #expect(try database.reservations.reservation(id: over.id)?.reservation.userId == nil)  // anonymous, still counted
+        #expect(try database.reservations.reservation(id: booking.id)?.reservation.userId == ids[2])
+        #expect(try database.value(Int.self, sql: "SELECT count(*) FROM doorAction") == 1)
+        #expect(try database.stores.storeChanges(storeId: store.id).count == 1)
+        #expect(try database.stores.storeCount() == 1)
+        // Nothing more to do.
+        let again = try database.privacy.retireDormantAccounts(now: clock.now, policy: policy, warning: warning)
+        #expect(again.warned == 0 && again.deleted == 0)
+    }
+
+    @Test("the privacy page states the periods in force, as the operator set them")
+    func periodsStated() throws {
+        let usual = try Browser(app).get("/privacy").bodyText
+        #expect(usual.contains("or until nobody has signed in to it for 3 years: a customer&#39;s account is then deleted, "
+            + "and you are written to 30 days before"))
+        #expect(usual.contains("<td>a year</td>") && usual.contains("<td>2 years</td>"))
+        var settings = SiteSettings(baseURL: "https://clup.example.org")
+        settings.retention = RetentionPolicy(visits: 90 * 86400, dormantAccounts: nil, doorLog: 30 * 86400,
+                                             storeChanges: 400 * 86400)
+        let environment = AppEnvironment(database: database, now: { [clock] in clock.now }, logger: Logger(label: "test"),
+                                         settings: settings, tickets: Fixture.tickets)
+        let page = try Browser(App(environment: environment, views: try Fixture.views())).get("/privacy").bodyText
+        #expect(page.contains("Linked to you for 90 days, then anonymous"))
+        #expect(page.contains("<td>Until you delete your account</td>"))
+        #expect(page.contains("<td>30 days</td>") && page.contains("<td>400 days</td>"))
     }
 }

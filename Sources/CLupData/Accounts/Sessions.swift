@@ -20,12 +20,16 @@ extension AppDatabase {
 }
 
 extension Accounts {
-    /// Starts a session for `userId`; the caller keeps the random id, the table its hash.
+    /// Starts a session for `userId`; the caller keeps the random id, the table its hash. The
+    /// account is in use: a warning that it would be deleted as dormant is taken back.
     public func createSession(idHash: String, csrfToken: String, userId: UserID, now: Date) throws -> UserSession {
         try database.transaction { transaction in
             try transaction.execute("""
                 INSERT INTO session (idHash, userId, csrfToken, createdAt, lastSeenAt)
                 VALUES (\(idHash), \(userId), \(csrfToken), \(now), \(now))
+                """)
+            try transaction.execute("""
+                UPDATE "user" SET lastSignInAt = \(now), dormantWarnedAt = NULL WHERE id = \(userId)
                 """)
             transaction.changedCredentials()
             return UserSession(idHash: idHash, userId: userId, csrfToken: csrfToken, createdAt: now, lastSeenAt: now)

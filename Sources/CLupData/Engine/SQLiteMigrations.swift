@@ -1026,6 +1026,21 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v44: retention as the operator sets it") { db in
+            try db.execute(sql: """
+                -- When an account was last signed in to, and when its owner was warned that it
+                -- would be deleted as dormant. Accounts signed in before this knew only their
+                -- sessions: the last one's start, else the account's creation.
+                ALTER TABLE "user" ADD COLUMN lastSignInAt DATETIME;
+                ALTER TABLE "user" ADD COLUMN dormantWarnedAt DATETIME;
+                UPDATE "user" SET lastSignInAt = COALESCE(
+                    (SELECT MAX(createdAt) FROM session WHERE session.userId = "user".id), createdAt);
+                -- The door log and the stores' change logs are purged by age.
+                CREATE INDEX doorAction_at ON doorAction(at);
+                CREATE INDEX storeChange_at ON storeChange(at);
+                """)
+        }
+
         return migrator
     }
 

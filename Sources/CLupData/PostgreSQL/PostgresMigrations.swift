@@ -176,6 +176,14 @@ enum PostgresMigrations {
             CREATE INDEX maintenanceNotice_pending ON maintenanceNotice(id) WHERE dispatchedAt IS NULL;
             CREATE INDEX maintenanceNotice_reservation ON maintenanceNotice(reservationId);
             """),
+        ("retention as the operator sets it (SQLite's 44)", """
+            ALTER TABLE "user" ADD COLUMN lastSignInAt timestamptz;
+            ALTER TABLE "user" ADD COLUMN dormantWarnedAt timestamptz;
+            UPDATE "user" SET lastSignInAt = COALESCE(
+                (SELECT MAX(createdAt) FROM session WHERE session.userId = "user".id), createdAt);
+            CREATE INDEX doorAction_at ON doorAction(at);
+            CREATE INDEX storeChange_at ON storeChange(at);
+            """),
     ]
 
     /// Each store's version: raised once by every transaction that changes what the board

@@ -1332,5 +1332,12 @@ extension Catalogue {
         "notice.maintenanceOff.push": "The maintenance {from} – {until} is cancelled: CLup stays available for your booking at {store}.",
         "maintenance.scheduledTold.one": "{n} customer with a booking in it is told by email or on their phone, with how to keep their ticket at hand.",
         "maintenance.scheduledTold.other": "{n} customers with a booking in it are told by email or on their phone, with how to keep their ticket at hand.",
+        "privacy.account.howLongDormant": "Until you delete your account, or until nobody has signed in to it for {period}: a customer's account is then deleted, and you are written to {warning} before",
+        "privacy.doorLog.what": "If you work at a store's door: the name you give at the door console, with what you did there (who was let in or out, and why)",
+        "privacy.doorLog.why": "So the store knows who did what at its door",
+        "privacy.storeChanges.what": "If you manage a store: the changes you make to it (its rules, hours, kiosks and managers), with when",
+        "privacy.storeChanges.why": "So a store's managers can see who changed what",
+        "mail.dormant.subject": "Your CLup account will be deleted on {date}",
+        "mail.dormant.body": "Nobody has signed in to your CLup account ({email}) for a long time, so it will be deleted on {date}, with everything it holds, as the privacy page says: {privacy}\n\nTo keep it, sign in before then: {signIn}\n\nIf you no longer need it, there is nothing to do.",
     ]
 }

@@ -1332,5 +1332,12 @@ extension Catalogue {
         "notice.maintenanceOff.push": "La manutenzione {from} – {until} è annullata: CLup resta disponibile per la tua prenotazione da {store}.",
         "maintenance.scheduledTold.one": "{n} cliente con una prenotazione in quel periodo viene avvisato per email o sul telefono, con come tenere a portata di mano il biglietto.",
         "maintenance.scheduledTold.other": "{n} clienti con una prenotazione in quel periodo vengono avvisati per email o sul telefono, con come tenere a portata di mano il biglietto.",
+        "privacy.account.howLongDormant": "Finché non elimini il tuo account, o finché nessuno vi accede per {period}: l'account di un cliente viene allora eliminato, e ti scriviamo {warning} prima",
+        "privacy.doorLog.what": "Se lavori all'ingresso di un negozio: il nome che dai alla console della porta, con quello che vi hai fatto (chi è stato fatto entrare o uscire, e perché)",
+        "privacy.doorLog.why": "Perché il negozio sappia chi ha fatto cosa al suo ingresso",
+        "privacy.storeChanges.what": "Se gestisci un negozio: le modifiche che vi apporti (regole, orari, chioschi e gestori), con quando",
+        "privacy.storeChanges.why": "Perché i gestori di un negozio vedano chi ha cambiato cosa",
+        "mail.dormant.subject": "Il tuo account CLup sarà eliminato il {date}",
+        "mail.dormant.body": "Da molto tempo nessuno accede al tuo account CLup ({email}), quindi sarà eliminato il {date}, con tutto ciò che contiene, come dice la pagina sulla privacy: {privacy}\n\nPer tenerlo, accedi prima di allora: {signIn}\n\nSe non ti serve più, non devi fare nulla.",
     ]
 }

@@ -53,14 +53,40 @@ struct AccountMail {
         message(to: user, subject: "mail.changed.subject", body: "mail.changed.body", ["forgot": "\(baseURL)/forgot"])
     }
 
+    /// Sent to the owner of an account unused for nearly the period the operator set, with the
+    /// day it will be deleted unless they sign in.
+    func dormantWarning(to user: User, deletedOn: Date) -> NewOutboxMessage {
+        let day = Language.$current.withValue(Language(rawValue: user.language) ?? .en) {
+            Formatting.date(LocalDate(day: ZoneOffsets.table(for: .gmt, around: deletedOn).localDay(deletedOn).day))
+        }
+        return message(to: user, subject: "mail.dormant.subject", body: "mail.dormant.body",
+                       ["date": day, "email": user.email, "signIn": "\(baseURL)/signin",
+                        "privacy": "\(baseURL)/privacy"], subjectValues: ["date": day])
+    }
+
     private func message(to user: User, subject: String, body: String,
-                         _ values: KeyValuePairs<String, String>) -> NewOutboxMessage
+                         _ values: KeyValuePairs<String, String>,
+                         subjectValues: KeyValuePairs<String, String> = [:]) -> NewOutboxMessage
     {
         Language.$current.withValue(Language(rawValue: user.language) ?? .en) {
-            NewOutboxMessage(recipient: user.email, subject: tr(subject),
+            NewOutboxMessage(recipient: user.email, subject: tr(subject, subjectValues),
                              body: (user.isConfirmed ? tr("mail.hello", ["name": user.displayName]) : tr("mail.helloUnconfirmed"))
                                 + "\n\n" + tr(body, values)
                                 + "\n\n— CLup", now: now)
         }
+    }
+}
+
+/// Writes the warning `Privacy.retireDormantAccounts` sends before deleting an unused account.
+public struct DormantWarningWriter: Sendable {
+    let baseURL: String
+
+    public init(settings: SiteSettings) {
+        baseURL = settings.baseURL
+    }
+
+    public func write(_ user: User, deletedOn: Date) -> (subject: String, body: String) {
+        let message = AccountMail(baseURL: baseURL, now: deletedOn).dormantWarning(to: user, deletedOn: deletedOn)
+        return (message.subject, message.body)
     }
 }

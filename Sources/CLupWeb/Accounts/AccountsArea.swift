@@ -84,11 +84,20 @@ struct AccountsArea {
 
     func privacy(_ context: BrowserContext) throws -> Response {
         let days = Formatting.period
-        return views.page(title: tr("nav.privacy"), context, PrivacyPage(
-            reservations: days(Retention.reservations), emails: days(Retention.sentEmails),
+        let policy = settings.retention
+        var page = PrivacyPage(
+            reservations: days(policy.visits), emails: days(Retention.sentEmails),
             notices: days(Retention.notices), signInFailures: days(Retention.signInFailures),
             sessionIdle: days(Visitor.idleLifetime), sessionLongest: days(Visitor.absoluteLifetime),
-            pushMessages: Formatting.period(24 * 3600), waitingLists: days(Retention.waitingLists)))
+            pushMessages: Formatting.period(24 * 3600), waitingLists: days(Retention.waitingLists))
+        page.account = if let dormant = policy.dormantAccounts, let warning = policy.dormantWarning {
+            tr("privacy.account.howLongDormant", ["period": days(dormant), "warning": days(warning)])
+        } else {
+            tr("privacy.account.howLong")
+        }
+        page.doorLog = days(policy.doorLog)
+        page.storeChanges = days(policy.storeChanges)
+        return views.page(title: tr("nav.privacy"), context, page)
     }
 
     // MARK: Terms of service

@@ -253,6 +253,8 @@ table user: termsversion bigint
 table user: termsacceptedat timestamp with time zone
 table user: emailkey text
 table user: pushlostat timestamp with time zone
+table user: lastsigninat timestamp with time zone
+table user: dormantwarnedat timestamp with time zone
 table waitlist: id bigint NOT NULL DEFAULT nextval('waitlist_id_seq'::regclass)
 table waitlist: storeid bigint NOT NULL
 table waitlist: userid bigint NOT NULL
@@ -436,6 +438,7 @@ index datakeycheck_pkey: CREATE UNIQUE INDEX datakeycheck_pkey ON datakeycheck U
 index department_on_storeid: CREATE INDEX department_on_storeid ON department USING btree (storeid)
 index department_pkey: CREATE UNIQUE INDEX department_pkey ON department USING btree (id)
 index department_storeid_name_key: CREATE UNIQUE INDEX department_storeid_name_key ON department USING btree (storeid, name)
+index dooraction_at: CREATE INDEX dooraction_at ON dooraction USING btree (at)
 index dooraction_kiosk: CREATE INDEX dooraction_kiosk ON dooraction USING btree (kioskid, at)
 index dooraction_on_reservationid: CREATE INDEX dooraction_on_reservationid ON dooraction USING btree (reservationid)
 index dooraction_on_userid: CREATE INDEX dooraction_on_userid ON dooraction USING btree (userid)
@@ -499,6 +502,7 @@ index signinfailure_account: CREATE INDEX signinfailure_account ON signinfailure
 index signinfailure_client: CREATE INDEX signinfailure_client ON signinfailure USING btree (clientaddress, at)
 index signinfailure_pkey: CREATE UNIQUE INDEX signinfailure_pkey ON signinfailure USING btree (id)
 index staffpin_pkey: CREATE UNIQUE INDEX staffpin_pkey ON staffpin USING btree (storeid)
+index storechange_at: CREATE INDEX storechange_at ON storechange USING btree (at)
 index storechange_on_userid: CREATE INDEX storechange_on_userid ON storechange USING btree (userid)
 index storechange_pkey: CREATE UNIQUE INDEX storechange_pkey ON storechange USING btree (id)
 index storechange_store: CREATE INDEX storechange_store ON storechange USING btree (storeid, at)

@@ -1,6 +1,9 @@
 -- index department_on_storeId
 CREATE INDEX "department_on_storeId" ON "department"("storeId");
 
+-- index doorAction_at
+CREATE INDEX doorAction_at ON doorAction(at);
+
 -- index doorAction_kiosk
 CREATE INDEX doorAction_kiosk ON doorAction(kioskId, at);
 
@@ -125,6 +128,9 @@ CREATE INDEX "signInFailure_account" ON "signInFailure"("account", "at");
 
 -- index signInFailure_client
 CREATE INDEX "signInFailure_client" ON "signInFailure"("clientAddress", "at");
+
+-- index storeChange_at
+CREATE INDEX storeChange_at ON storeChange(at);
 
 -- index storeChange_on_storeId
 CREATE INDEX "storeChange_on_storeId" ON "storeChange"("storeId");
@@ -325,7 +331,7 @@ CREATE TABLE ticketBlock (
 );
 
 -- table user
-CREATE TABLE "user" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "email" TEXT NOT NULL, "displayName" TEXT NOT NULL, "passwordHash" TEXT NOT NULL, "role" TEXT NOT NULL CHECK ("role" IN ('customer', 'manager', 'admin')) DEFAULT 'customer', "emailConfirmedAt" DATETIME, "travelMode" TEXT NOT NULL CHECK ("travelMode" IN ('walking', 'car', 'transit')) DEFAULT 'walking', "loyaltyOptIn" BOOLEAN NOT NULL DEFAULT 0, "createdAt" DATETIME NOT NULL, "notifyEmail" BOOLEAN NOT NULL DEFAULT 1, "notifyPush" BOOLEAN NOT NULL DEFAULT 1, "language" TEXT NOT NULL CHECK ("language" IN ('en', 'it')) DEFAULT 'en', termsVersion INTEGER CHECK (termsVersion >= 1), termsAcceptedAt DATETIME, emailKey TEXT UNIQUE, pushLostAt DATETIME);
+CREATE TABLE "user" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "email" TEXT NOT NULL, "displayName" TEXT NOT NULL, "passwordHash" TEXT NOT NULL, "role" TEXT NOT NULL CHECK ("role" IN ('customer', 'manager', 'admin')) DEFAULT 'customer', "emailConfirmedAt" DATETIME, "travelMode" TEXT NOT NULL CHECK ("travelMode" IN ('walking', 'car', 'transit')) DEFAULT 'walking', "loyaltyOptIn" BOOLEAN NOT NULL DEFAULT 0, "createdAt" DATETIME NOT NULL, "notifyEmail" BOOLEAN NOT NULL DEFAULT 1, "notifyPush" BOOLEAN NOT NULL DEFAULT 1, "language" TEXT NOT NULL CHECK ("language" IN ('en', 'it')) DEFAULT 'en', termsVersion INTEGER CHECK (termsVersion >= 1), termsAcceptedAt DATETIME, emailKey TEXT UNIQUE, pushLostAt DATETIME, lastSignInAt DATETIME, dormantWarnedAt DATETIME);
 
 -- table waitlist
 CREATE TABLE waitlist (
