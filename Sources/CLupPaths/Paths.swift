@@ -27,6 +27,8 @@ public enum Paths {
     public static let account = FixedPath("/account")
     public static let accountProfile = FixedPath("/account/profile")
     public static let accountPassword = FixedPath("/account/password")
+    public static let accountEmail = FixedPath("/account/email")
+    public static let confirmEmailChange = FixedPath("/confirm/email")
     public static let accountDelete = FixedPath("/account/delete")
     public static let accountNotifications = FixedPath("/account/notifications")
     /// This browser's push subscription: POST keeps it, POST to `…/remove` forgets it.
@@ -143,7 +145,7 @@ public enum Paths {
     /// Every routed path, for the round-trip test.
     public static let all: [any RoutePath] = [
         home, store, storeStats, health, metrics, signUp, signIn, signOut, signOutEverywhere, confirm, resendConfirmation, forgot, reset, confirmFirst,
-        account, accountProfile, accountPassword, accountDelete, accountNotifications, accountPush, accountPushRemove,
+        account, accountProfile, accountPassword, accountEmail, confirmEmailChange, accountDelete, accountNotifications, accountPush, accountPushRemove,
         accountData, privacy, terms, termsAccept, english, italian,
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketPosition, ticketConfirm,

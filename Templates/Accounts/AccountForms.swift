@@ -119,6 +119,32 @@ public struct ConfirmPage: Page {
     }
 }
 
+/// The page a change-of-address link opens: the new address, and a button that moves the
+/// account to it (a POST, so link scanners cannot).
+public struct EmailChangePage: Page {
+    public var token: String
+    public var newEmail: String
+
+    public init(token: String, newEmail: String) {
+        self.token = token
+        self.newEmail = newEmail
+    }
+
+    public func render(in frame: Frame) -> HTML {
+        frame.site("""
+            <section class="narrow panel">
+              <h1>\(tr("emailChange.title"))</h1>
+              <p>\(tr("emailChange.lead", ["email": newEmail]))</p>
+              <form method="post" action="\(Paths.confirmEmailChange())">
+                \(frame.csrfField)
+                <input type="hidden" name="token" value="\(token)">
+                <button type="submit">\(tr("emailChange.submit"))</button>
+              </form>
+            </section>
+            """)
+    }
+}
+
 /// Ask for a link to choose a new password.
 public struct ForgotPage: Page {
     public var email = ""

@@ -18,6 +18,9 @@ public struct AccountPage: Page {
     public var displayNameError: String?
     public var passwordError: String?
     public var deleteError: String?
+    /// The address typed to move the account to, and what is wrong with the request.
+    public var newEmail = ""
+    public var emailError: String?
 
     public init(email: String, displayName: String, confirmed: Bool, modes: [Choice], loyaltyOptIn: Bool) {
         self.email = email
@@ -72,6 +75,24 @@ public struct AccountPage: Page {
                 <button type="button" class="secondary" data-push-enable>\(tr("account.pushEnable"))</button>
                 <span class="fine" data-push-state></span>
               </p>
+            </section>
+
+            <section class="panel" id="email">
+              <h2>\(tr("emailChange.heading"))</h2>
+              <p class="fine">\(tr("emailChange.current", ["email": email]))</p>
+              \(Fragments.formError(emailError))
+              <form method="post" action="\(Paths.accountEmail())" class="stack">
+                \(frame.csrfField)
+                <div class="field">
+                  <label for="newEmail">\(tr("emailChange.newAddress"))</label>
+                  <input id="newEmail" name="newEmail" type="email" autocomplete="email" required maxlength="254" value="\(newEmail)">
+                </div>
+                <div class="field">
+                  <label for="emailPassword">\(tr("field.currentPassword"))</label>
+                  <input id="emailPassword" name="password" type="password" autocomplete="current-password" required>
+                </div>
+                <button type="submit">\(tr("emailChange.send"))</button>
+              </form>
             </section>
 
             <section class="panel">

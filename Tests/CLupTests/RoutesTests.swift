@@ -45,6 +45,9 @@ struct RoutesTests {
         GET /account session signedIn
         POST /account/profile session csrf replies signedIn
         POST /account/password session csrf replies signedIn
+        POST /account/email session csrf replies signedIn
+        GET /confirm/email session
+        POST /confirm/email session csrf replies
         POST /account/delete session csrf replies signedIn
         POST /account/notifications session csrf replies signedIn
         POST /account/push session csrf replies signedIn

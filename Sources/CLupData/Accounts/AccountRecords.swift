@@ -89,6 +89,8 @@ public struct UserSession: Codable, Sendable, FetchableRecord, PersistableRecord
 public struct EmailToken: Codable, Sendable, FetchableRecord, PersistableRecord {
     public enum Purpose: String, Codable, Sendable, DatabaseValueConvertible {
         case confirm, reset
+        /// Moves the account to a new address, once the new mailbox opens the link.
+        case changeEmail
     }
 
     public var tokenHash: String

@@ -9,6 +9,7 @@ extension AppDatabase {
         switch purpose {
         case .confirm: 7 * 24 * 3600
         case .reset: 3600
+        case .changeEmail: 24 * 3600
         }
     }
 
@@ -111,6 +112,72 @@ extension Accounts {
             try transaction.execute("DELETE FROM session WHERE userId = \(user.id)")
             try transaction.execute("DELETE FROM signInFailure WHERE account = \(LookupKey.account(user.email))")
             transaction.changedCredentials()
+            return user
+        }
+    }
+}
+
+extension Accounts {
+    /// Starts moving account `userId` to `newEmail`: a link to the new address (`mail`), which
+    /// moves it when opened; an earlier request's link stops working. An address that already
+    /// has an account gets `taken` instead (its owner learns someone tried), and nothing else
+    /// happens: the person asking is told the same either way. The mail keeps the mailbox's
+    /// and the client's pace.
+    @discardableResult
+    public func requestEmailChange(userId: UserID, newEmail: String, token: String, now: Date,
+                                   mail: (User) -> NewOutboxMessage, taken: (User) -> NewOutboxMessage) throws
+        -> MailQueueing
+    {
+        try database.transaction { transaction in
+            guard let user = try AppDatabase.user(id: userId, transaction) else { throw AccountError.noSuchUser }
+            if let owner = try AppDatabase.user(email: newEmail, transaction) {
+                return try AppDatabase.enqueue(taken(owner), now: now, transaction)
+            }
+            let queued = try AppDatabase.enqueue(mail(user), now: now, transaction)
+            if queued.isQueued {
+                try AppDatabase.issueToken(token, purpose: .changeEmail, userId: userId, now: now, transaction)
+                try transaction.execute("""
+                    UPDATE emailToken SET newEmail = \(Sealed.seal(newEmail)) WHERE tokenHash = \(Secrets.hash(token))
+                    """)
+            }
+            return queued
+        }
+    }
+
+    /// The address a change-of-address link would move its account to, if it still works.
+    public func pendingEmailChange(token: String, now: Date) throws -> String? {
+        guard try isLinkValid(token, purpose: .changeEmail, now: now) else { return nil }
+        return try database.reading { transaction in
+            try transaction.value("SELECT newEmail FROM emailToken WHERE tokenHash = \(Secrets.hash(token))", as: String.self)
+                .map(Sealed.open)
+        }
+    }
+
+    /// Moves the account a change-of-address link was sent for to the address it was sent to
+    /// (now confirmed: the link came through it), and tells the old address (`notice`, given
+    /// the account as it was and the new address). Other devices stay signed in: the account's
+    /// owner asked, with the password. Throws `invalidOrExpiredLink`, or `emailTaken` when the
+    /// address got an account of its own meanwhile.
+    public func confirmEmailChange(token: String, now: Date, notice: (User, _ newEmail: String) -> NewOutboxMessage)
+        throws -> User
+    {
+        try database.transaction { transaction in
+            let newEmail = try transaction.value("""
+                SELECT newEmail FROM emailToken WHERE tokenHash = \(Secrets.hash(token))
+                """, as: String.self).map(Sealed.open)
+            var user = try AppDatabase.consume(token, purpose: .changeEmail, now: now, transaction)
+            guard let newEmail else { throw AccountError.invalidOrExpiredLink }
+            guard try AppDatabase.user(email: newEmail, transaction) == nil else { throw AccountError.emailTaken }
+            try AppDatabase.insert(notice(user, newEmail), transaction)
+            try transaction.execute("""
+                UPDATE "user" SET email = \(Sealed.seal(newEmail)), emailKey = \(LookupKey.email(newEmail)),
+                    emailConfirmedAt = COALESCE(emailConfirmedAt, \(now))
+                WHERE id = \(user.id)
+                """)
+            try transaction.execute("DELETE FROM emailToken WHERE userId = \(user.id) AND usedAt IS NULL")
+            transaction.changedCredentials()
+            user.email = newEmail
+            if user.emailConfirmedAt == nil { user.emailConfirmedAt = now }
             return user
         }
     }

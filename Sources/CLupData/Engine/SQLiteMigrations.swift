@@ -1041,6 +1041,15 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v45: a customer moves their account to a new address") { db in
+            // A link to the new address moves the account when opened; the address waits,
+            // sealed, with the link.
+            try widenChecks(db, migration: "v45", [
+                ("emailToken", "'confirm', 'reset')", "'confirm', 'reset', 'changeEmail')"),
+            ])
+            try db.execute(sql: "ALTER TABLE emailToken ADD COLUMN newEmail TEXT")
+        }
+
         return migrator
     }
 

@@ -184,6 +184,12 @@ enum PostgresMigrations {
             CREATE INDEX doorAction_at ON doorAction(at);
             CREATE INDEX storeChange_at ON storeChange(at);
             """),
+        ("a customer moves their account to a new address (SQLite's 45)", """
+            ALTER TABLE emailToken DROP CONSTRAINT emailtoken_purpose_check;
+            ALTER TABLE emailToken ADD CONSTRAINT emailtoken_purpose_check
+                CHECK (purpose IN ('confirm', 'reset', 'changeEmail'));
+            ALTER TABLE emailToken ADD COLUMN newEmail text;
+            """),
     ]
 
     /// Each store's version: raised once by every transaction that changes what the board

@@ -53,6 +53,28 @@ struct AccountMail {
         message(to: user, subject: "mail.changed.subject", body: "mail.changed.body", ["forgot": "\(baseURL)/forgot"])
     }
 
+    /// A link that moves the account to `newEmail`, sent there. Greeted without the name: the
+    /// address may not be the account owner's.
+    func emailChange(to newEmail: String, of user: User, token: String) -> NewOutboxMessage {
+        Language.$current.withValue(Language(rawValue: user.language) ?? .en) {
+            asked(NewOutboxMessage(recipient: newEmail, subject: tr("mail.emailChange.subject"),
+                                   body: tr("mail.helloUnconfirmed") + "\n\n" + tr("mail.emailChange.body", [
+                                       "email": newEmail, "link": "\(baseURL)/confirm/email?token=\(token)"])
+                                       + "\n\n— CLup", now: now))
+        }
+    }
+
+    /// Sent to an address that has an account when someone asked to move another account to it.
+    func emailTaken(to owner: User) -> NewOutboxMessage {
+        asked(message(to: owner, subject: "mail.emailTaken.subject", body: "mail.emailTaken.body",
+                      ["signIn": "\(baseURL)/signin"]))
+    }
+
+    /// Sent to the old address once the account has moved to `newEmail`.
+    func emailChanged(to user: User, newEmail: String) -> NewOutboxMessage {
+        message(to: user, subject: "mail.emailChanged.subject", body: "mail.emailChanged.body", ["email": newEmail])
+    }
+
     /// Sent to the owner of an account unused for nearly the period the operator set, with the
     /// day it will be deleted unless they sign in.
     func dormantWarning(to user: User, deletedOn: Date) -> NewOutboxMessage {

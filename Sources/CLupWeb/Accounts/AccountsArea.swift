@@ -49,6 +49,9 @@ struct AccountsArea {
         account.get(Paths.account, self.account)
         account.post(Paths.accountProfile, updateProfile)
         account.post(Paths.accountPassword, changePassword)
+        account.post(Paths.accountEmail, requestEmailChange)
+        pages.get(Paths.confirmEmailChange, emailChangeForm)
+        pages.post(Paths.confirmEmailChange, confirmEmailChange)
         account.post(Paths.accountDelete, deleteAccount)
         account.post(Paths.accountNotifications, updateNotifications)
         account.post(Paths.accountPush, savePush)
@@ -392,6 +395,7 @@ struct AccountsArea {
         case "profile": page.notice = tr("account.savedProfile")
         case "notifications": page.notice = tr("account.savedNotifications")
         case "password": page.notice = tr("account.savedPassword")
+        case "email": page.notice = tr("emailChange.changed")
         default: break
         }
         return views.page(title: tr("account.title"), section: .account, context, page)
@@ -465,6 +469,57 @@ struct AccountsArea {
                                     keepingSession: context.visitor.session?.idHash, now: context.now,
                                     notice: { mail.passwordChanged(to: $0) })
         return .redirect(to: Paths.account(query: "saved=password"))
+    }
+
+    /// Sends a link to the new address, after the password is given again; the account moves
+    /// when the link is opened. An address with an account of its own is told instead, and the
+    /// page says the same either way.
+    func requestEmailChange(_ context: CustomerContext) throws -> Response {
+        let user = context.user
+        var page = AccountPage(user: user)
+        let newEmail = context.form["newEmail"]?.trimmed ?? ""
+        page.newEmail = newEmail
+        if !hasher.verify(context.form["password"] ?? "", against: user.passwordHash) {
+            page.emailError = tr("account.wrongCurrent")
+        } else if let problem = AccountFields.emailProblem(newEmail) {
+            page.emailError = problem
+        } else if newEmail.lowercased() == user.email.lowercased() {
+            page.emailError = tr("emailChange.same")
+        }
+        if page.emailError != nil {
+            return views.page(title: tr("account.title"), section: .account, context, page, status: 422)
+        }
+        let token = Secrets.token(bytes: 32)
+        let mail = self.mail(context)
+        let queued = try database.accounts.requestEmailChange(
+            userId: user.id, newEmail: newEmail, token: token, now: context.now,
+            mail: { mail.emailChange(to: newEmail, of: $0, token: token) }, taken: { mail.emailTaken(to: $0) })
+        return mailPage(context, queued, email: newEmail, link: (tr("link.backToAccount"), Paths.account()),
+                        sent: [tr("emailChange.sent", ["email": newEmail, "old": user.email])],
+                        later: { [tr("mail.queued", ["email": newEmail, "wait": $0])] })
+    }
+
+    func emailChangeForm(_ context: BrowserContext) throws -> Response {
+        try linkPage(context, purpose: .changeEmail,
+                     expired: (tr("emailChange.expiredLine"), (tr("link.backToAccount"), Paths.account()))) { token in
+            let newEmail = (try? database.accounts.pendingEmailChange(token: token, now: context.now)) ?? nil
+            return views.page(title: tr("emailChange.title"), context, EmailChangePage(token: token, newEmail: newEmail ?? ""))
+        }
+    }
+
+    func confirmEmailChange(_ context: BrowserContext) throws -> Response {
+        let mail = self.mail(context)
+        do {
+            _ = try database.accounts.confirmEmailChange(token: context.form["token"] ?? "", now: context.now,
+                                                         notice: { mail.emailChanged(to: $0, newEmail: $1) })
+        } catch AccountError.invalidOrExpiredLink {
+            throw HTTPError(410, tr("emailChange.expiredLine"))
+        } catch AccountError.emailTaken {
+            throw HTTPError(409, tr("emailChange.takenMeanwhile"))
+        }
+        if context.visitor.user != nil { return .redirect(to: Paths.account(query: "saved=email")) }
+        return views.page(title: tr("emailChange.doneTitle"), context, MessagePage(
+            title: tr("emailChange.doneTitle"), lines: [tr("emailChange.changed")], link: (tr("nav.signIn"), Paths.signIn())))
     }
 
     /// Deletes the account and its personal data after the password is given again.

@@ -28,6 +28,7 @@ table emailtoken: userid bigint NOT NULL
 table emailtoken: purpose text NOT NULL
 table emailtoken: expiresat timestamp with time zone NOT NULL
 table emailtoken: usedat timestamp with time zone
+table emailtoken: newemail text
 table formreply: key text NOT NULL
 table formreply: at timestamp with time zone NOT NULL
 table formreply: location text
@@ -302,7 +303,7 @@ constraint doorlease doorlease_pkey: PRIMARY KEY (kioskid)
 constraint doorlease doorlease_places_check: CHECK ((places >= 0))
 constraint doorlease doorlease_storeid_fkey: FOREIGN KEY (storeid) REFERENCES store(id) ON DELETE CASCADE
 constraint emailtoken emailtoken_pkey: PRIMARY KEY (tokenhash)
-constraint emailtoken emailtoken_purpose_check: CHECK ((purpose = ANY (ARRAY['confirm'::text, 'reset'::text])))
+constraint emailtoken emailtoken_purpose_check: CHECK ((purpose = ANY (ARRAY['confirm'::text, 'reset'::text, 'changeEmail'::text])))
 constraint emailtoken emailtoken_userid_fkey: FOREIGN KEY (userid) REFERENCES "user"(id) ON DELETE CASCADE
 constraint formreply formreply_key_check: CHECK ((length(key) <= 64))
 constraint formreply formreply_location_check: CHECK ((length(location) <= 2000))

@@ -193,7 +193,7 @@ CREATE TABLE doorLease (
     renewedAt DATETIME);
 
 -- table emailToken
-CREATE TABLE "emailToken" ("tokenHash" TEXT PRIMARY KEY NOT NULL, "userId" INTEGER NOT NULL REFERENCES "user"("id") ON DELETE CASCADE, "purpose" TEXT NOT NULL CHECK ("purpose" IN ('confirm', 'reset')), "expiresAt" DATETIME NOT NULL, "usedAt" DATETIME);
+CREATE TABLE "emailToken" ("tokenHash" TEXT PRIMARY KEY NOT NULL, "userId" INTEGER NOT NULL REFERENCES "user"("id") ON DELETE CASCADE, "purpose" TEXT NOT NULL CHECK ("purpose" IN ('confirm', 'reset', 'changeEmail')), "expiresAt" DATETIME NOT NULL, "usedAt" DATETIME, newEmail TEXT);
 
 -- table formReply
 CREATE TABLE "formReply" ("key" TEXT PRIMARY KEY NOT NULL CHECK (LENGTH("key") <= 64), "at" DATETIME NOT NULL, "location" TEXT CHECK (LENGTH("location") <= 2000));
