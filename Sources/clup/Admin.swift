@@ -195,20 +195,32 @@ struct Admin: ParsableCommand {
     struct CloseAccount: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "close-account",
-            abstract: "Close an account that breaks the terms: deleted as its owner would delete it.",
+            abstract: "Close an account that breaks the terms: deleted as its owner would delete it, and its owner told why.",
             discussion: """
                 Its reservations not yet used are cancelled and go to the next customer; its visits \
-                stay in the statistics, anonymous. It cannot be undone.
+                stay in the statistics, anonymous. Its owner is emailed the reason, in their language, \
+                with a link to the terms. It cannot be undone.
                 """)
 
         @OptionGroup var database: DatabaseOptions
+        @OptionGroup var site: SiteOptions
         @Option(help: "The account's email address.") var email: String
+        @Option(help: "Why, as its owner reads it: what in the terms it broke (1–500 characters).") var reason: String
+
+        func validate() throws {
+            if let problem = ClosureLetter.problem(reason.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                throw ValidationError("--reason: \(problem)")
+            }
+        }
 
         func run() throws {
             let opened = try database.openExisting()
             guard let user = try opened.accounts.user(email: email) else { throw AccountError.noSuchUser }
-            try opened.accounts.deleteUser(id: user.id, now: Date())
-            print("closed the account of \(email)")
+            let letter = ClosureLetter(settings: site.settings)
+            let reason = reason.trimmingCharacters(in: .whitespacesAndNewlines)
+            try opened.accounts.deleteUser(id: user.id, now: Date(),
+                                           farewell: { letter.write(to: $0, reason: reason, now: Date()) })
+            print("closed the account of \(email); its owner is emailed why")
         }
     }
 

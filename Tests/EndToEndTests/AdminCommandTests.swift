@@ -195,11 +195,17 @@ struct AdminCommandTests {
         #expect(try database.accounts.user(email: "boss@example.org")?.role == .customer)
         #expect(try database.stores.storeChanges(storeId: 2).first.map { "\($0.field) \($0.after)" } == "manager removed")
 
-        // An account that breaks the terms is closed: deleted as its owner would delete it.
-        let closed = try admin(["close-account", "--email", "BOSS@example.org"])
-        #expect(closed.status == 0 && closed.output == "closed the account of BOSS@example.org\n")
+        // An account that breaks the terms is closed: deleted as its owner would delete it, and told why.
+        let noReason = try admin(["close-account", "--email", "BOSS@example.org", "--reason", " "])
+        #expect(noReason.status != 0 && noReason.output.contains("--reason: give the reason in 1 to 500 printable characters"))
+        let closed = try admin(["close-account", "--email", "BOSS@example.org", "--reason",
+                                "Forty bookings a day under one account, none of them used."])
+        #expect(closed.status == 0 && closed.output == "closed the account of BOSS@example.org; its owner is emailed why\n")
         #expect(try database.accounts.user(email: "boss@example.org") == nil)
-        let gone = try admin(["close-account", "--email", "boss@example.org"])
+        let letter = try #require(try database.notices.mail(to: "boss@example.org").last)
+        #expect(letter.subject == "Your CLup account is closed"
+            && letter.body.contains("for this reason:\n\nForty bookings a day under one account, none of them used."))
+        let gone = try admin(["close-account", "--email", "boss@example.org", "--reason", "Abuse."])
         #expect(gone.status == 1 && gone.output.contains("Error: no account with that email address"))
     }
 

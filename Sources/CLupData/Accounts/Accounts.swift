@@ -186,8 +186,9 @@ extension Accounts {
     /// would be (a party inside stays counted until scanned out): the queue calls the next
     /// party at once, and a booking's place goes to the slot's waiting list at the timer's
     /// next pass. Nobody is told (there is nobody left to tell); nothing is left holding
-    /// places for an account that is gone.
-    public func deleteUser(id: UserID, now: Date) throws {
+    /// places for an account that is gone. `farewell`, if given, is mailed to the account's
+    /// address after it is gone (an account closed under the terms is told why).
+    public func deleteUser(id: UserID, now: Date, farewell: ((User) -> NewOutboxMessage)? = nil) throws {
         try database.transaction { transaction in
             // The customer first, then their stores: the order every transaction locks them in.
             try transaction.lockCustomer(id)
@@ -209,6 +210,7 @@ extension Accounts {
             try transaction.execute("DELETE FROM outboxMessage WHERE id \(in: unsent.map(\.id))")
             try transaction.execute("DELETE FROM signInFailure WHERE account = \(LookupKey.account(user.email))")
             try transaction.execute("DELETE FROM \"user\" WHERE id = \(id)")
+            if let farewell { try AppDatabase.insert(farewell(user), transaction) }
             transaction.changedCredentials()
         }
     }

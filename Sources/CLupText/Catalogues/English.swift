@@ -1358,5 +1358,7 @@ extension Catalogue {
         "mail.emailTaken.body": "Someone asked to move another CLup account to this address, which already has yours. Nothing changed, and your account is as it was. If it was you, sign in with this address: {signIn}",
         "mail.emailChanged.subject": "Your CLup address was changed",
         "mail.emailChanged.body": "Your CLup account now uses {email}: CLup no longer writes to this address. If you did not ask for this, reply to this email at once: someone may have your password.",
+        "mail.closed.subject": "Your CLup account is closed",
+        "mail.closed.body": "Your CLup account ({email}) has been closed, as the terms of service allow, for this reason:\n\n{reason}\n\nIts personal details are deleted and its reservations not yet used are cancelled. The terms: {terms}\n\nIf you think this is a mistake, reply to this email.",
     ]
 }

@@ -1358,5 +1358,7 @@ extension Catalogue {
         "mail.emailTaken.body": "Qualcuno ha chiesto di spostare un altro account CLup su questo indirizzo, che ha già il tuo. Non è cambiato nulla, e il tuo account è com'era. Se sei stato tu, accedi con questo indirizzo: {signIn}",
         "mail.emailChanged.subject": "Il tuo indirizzo CLup è cambiato",
         "mail.emailChanged.body": "Il tuo account CLup ora usa {email}: CLup non scrive più a questo indirizzo. Se non l'hai chiesto tu, rispondi subito a questa email: qualcuno potrebbe avere la tua password.",
+        "mail.closed.subject": "Il tuo account CLup è stato chiuso",
+        "mail.closed.body": "Il tuo account CLup ({email}) è stato chiuso, come consentono le condizioni d'uso, per questo motivo:\n\n{reason}\n\nI suoi dati personali sono stati eliminati e le sue prenotazioni non ancora usate annullate. Le condizioni: {terms}\n\nSe pensi che si tratti di un errore, rispondi a questa email.",
     ]
 }

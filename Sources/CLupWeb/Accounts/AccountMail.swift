@@ -112,3 +112,27 @@ public struct DormantWarningWriter: Sendable {
         return (message.subject, message.body)
     }
 }
+
+/// The letter an account closed under the terms of service receives (`clup admin close-account`).
+public struct ClosureLetter: Sendable {
+    let baseURL: String
+
+    public init(settings: SiteSettings) {
+        baseURL = settings.baseURL
+    }
+
+    /// What is wrong with a reason as typed: nil if it may be sent.
+    public static func problem(_ reason: String) -> String? {
+        (1...500).contains(reason.count) && PlainText.isPrintable(reason) ? nil : "give the reason in 1 to 500 printable characters"
+    }
+
+    public func write(to user: User, reason: String, now: Date) -> NewOutboxMessage {
+        Language.$current.withValue(Language(rawValue: user.language) ?? .en) {
+            NewOutboxMessage(recipient: user.email, subject: tr("mail.closed.subject"),
+                             body: tr("mail.hello", ["name": user.displayName]) + "\n\n"
+                                + tr("mail.closed.body", ["email": user.email, "reason": reason,
+                                                          "terms": "\(baseURL)/terms"]) + "\n\n— CLup",
+                             now: now, priority: .account)
+        }
+    }
+}
