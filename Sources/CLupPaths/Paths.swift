@@ -76,6 +76,7 @@ public enum Paths {
     /// An admin registers a store.
     public static let manageNewStore = FixedPath("/manage/new-store")
     public static let manageImportStores = FixedPath("/manage/import-stores")
+    public static let manageClosures = FixedPath("/manage/closures")
     /// An admin schedules maintenance (GET, POST), and cancels it (POST).
     public static let manageMaintenance = FixedPath("/manage/maintenance")
     public static let manageMaintenanceCancel = FixedPath("/manage/maintenance/cancel")
@@ -150,7 +151,7 @@ public enum Paths {
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketPosition, ticketConfirm,
         storeWaitlist, waitlist, waitlistAccept, waitlistLeave,
-        bookingReply, manage, manageStore, manageNewStore, manageImportStores, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreDoorPriority, manageStoreDoorOffline, manageStoreDoorPhone, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreEdit, manageStoreHours,
+        bookingReply, manage, manageStore, manageNewStore, manageImportStores, manageClosures, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreDoorPriority, manageStoreDoorOffline, manageStoreDoorPhone, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreEdit, manageStoreHours,
         manageStoreClosures, kiosk,
         kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskSpares, kioskSparesPrinted, kioskScanner, kioskScan, kioskDoorState, kioskDoorLease, kioskBoard, kioskDoor,
         kioskDoorPriority, kioskDoorOffline, kioskDoorPhone,

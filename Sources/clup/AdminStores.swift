@@ -201,25 +201,45 @@ extension Admin {
     struct CloseDay: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "close-day",
-            abstract: "Close a store on a day (a holiday): that day's bookings are cancelled and their customers told.")
+            abstract: "Close a store, or every store, on a day or a run of days (a holiday): those days' bookings are "
+                + "cancelled and their customers told.")
 
         @OptionGroup var database: DatabaseOptions
-        @Option(help: "Store id.") var store: StoreID
-        @Option(help: "The day, as 2026-12-25 (the store's own calendar).") var date: String
+        @Option(help: "Store id.") var store: StoreID?
+        @Flag(help: "Every store (a national holiday), instead of --store.") var allStores = false
+        @Option(help: "The day, as 2026-12-25 (each store's own calendar).") var date: String
+        @Option(help: "The last day of a run of days closed, up to 31 days (default: --date alone).") var until: String?
         @Option(help: "Why, as shoppers read it (optional).") var reason = ""
+
+        func validate() throws {
+            guard (store == nil) != (!allStores) else { throw ValidationError("give --store or --all-stores, not both") }
+        }
 
         func run() throws {
             let database = try database.openExisting()
-            guard let details = try database.stores.storeDetails(id: store) else { throw CommandError("no store with id \(store)") }
+            let reason = reason.trimmingCharacters(in: .whitespaces)
+            let zone = try store.flatMap { try database.stores.store(id: $0)?.timeZone }
+                ?? database.stores.storeListings().first?.store.timeZone ?? "Europe/Rome"
+            if let store, try database.stores.store(id: store) == nil { throw CommandError("no store with id \(store)") }
             let now = Date()
-            let today = details.slotCalendar.localDay(of: now)
-            switch StoreFields.closure(date: date, reason: reason.trimmingCharacters(in: .whitespaces), today: today) {
+            let today = ZoneOffsets.table(for: TimeZone(identifier: zone) ?? .gmt, around: now).localDay(now).day
+            switch StoreFields.closure(date: date, reason: reason, today: today) {
             case .failure(let problems):
                 throw CommandError(optionProblems(problems))
-            case .success(let day):
-                guard let cancelled = try database.stores.closeDay(storeId: store, day: day, reason: reason, userId: nil, now: now)
-                else { throw CommandError("store \(store) is already closed on \(date)") }
-                print("store \(store) closed on \(date); \(cancelled) booking(s) that day cancelled")
+            case .success(let first):
+                var last = first
+                if let until {
+                    guard let day = LocalDate(text: until)?.day, day >= first, day - first < StoreFields.longestClosure else {
+                        throw CommandError("--until: a date from --date to \(StoreFields.longestClosure - 1) days after it")
+                    }
+                    last = day
+                }
+                let done = try database.stores.closeDays(storeIds: store.map { [$0] }, days: first...last, reason: reason,
+                                                         userId: nil, now: now)
+                let which = store.map { "store \($0)" } ?? "every store"
+                let days = last == first ? date : "\(date) to \(until ?? date)"
+                guard done.closed > 0 else { throw CommandError("\(which) is already closed on \(days)") }
+                print("\(which) closed on \(days) (\(done.closed) closure(s)); \(done.cancelled) booking(s) cancelled")
             }
         }
     }

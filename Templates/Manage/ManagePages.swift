@@ -29,7 +29,7 @@ public struct ManagePage: Page {
         frame.site("""
             <h1>\(tr("manage.yourStores"))</h1>
             \(Fragments.notice(notice))
-            \(if: canRegister, "<p class=\"actions\"><a class=\"button\" href=\"\(Paths.manageNewStore())\">\(tr("manage.register"))</a> <a class=\"button secondary\" href=\"\(Paths.manageImportStores())\">\(tr("import.title"))</a> <a href=\"\(Paths.manageMaintenance())\">\(tr("maintenance.title"))</a></p>")
+            \(if: canRegister, "<p class=\"actions\"><a class=\"button\" href=\"\(Paths.manageNewStore())\">\(tr("manage.register"))</a> <a class=\"button secondary\" href=\"\(Paths.manageImportStores())\">\(tr("import.title"))</a> <a href=\"\(Paths.manageClosures())\">\(tr("closures.title"))</a> <a href=\"\(Paths.manageMaintenance())\">\(tr("maintenance.title"))</a></p>")
             <ul class="rows">
               \(stores.map { "<li><a href=\"\(Paths.manageStore($0.id))\"><strong>\($0.name)</strong></a> <span class=\"fine\">\($0.address)</span></li>" })
             </ul>

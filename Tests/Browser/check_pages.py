@@ -764,7 +764,8 @@ def tour(driver, checker, base, key, language):
     for name, path in [("manage", "/manage"), ("manage a store", "/manage/stores/1"),
                        ("manager's statistics", "/manage/stores/1/stats"), ("door console", "/manage/stores/1/door"),
                        ("edit a store", "/manage/stores/1/edit"), ("opening hours", "/manage/stores/1/hours"),
-                       ("register a store", "/manage/new-store"), ("import stores", "/manage/import-stores")]:
+                       ("register a store", "/manage/new-store"), ("import stores", "/manage/import-stores"),
+                       ("closures for every store", "/manage/closures")]:
         visit(name, path)
 
     # The kiosk.

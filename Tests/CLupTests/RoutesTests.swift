@@ -79,6 +79,8 @@ struct RoutesTests {
         POST /manage/new-store session csrf replies signedIn manager admin
         GET /manage/import-stores session signedIn manager admin
         POST /manage/import-stores session csrf replies signedIn manager admin
+        GET /manage/closures session signedIn manager admin
+        POST /manage/closures session csrf replies signedIn manager admin
         GET /manage/maintenance session signedIn manager admin
         POST /manage/maintenance session csrf replies signedIn manager admin
         POST /manage/maintenance/cancel session csrf replies signedIn manager admin

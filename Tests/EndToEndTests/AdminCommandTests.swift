@@ -247,7 +247,7 @@ struct AdminCommandTests {
         #expect(farAhead.output.contains("--date: Choose a day within a year."))
         let soon = LocalDate(day: Int(Date().timeIntervalSince1970 / 86400) + 20).text
         let closed = try admin(["close-day", "--store", "1", "--date", soon, "--reason", "Stocktake"])
-        #expect(closed.status == 0 && closed.output.contains("store 1 closed on \(soon); 0 booking(s) that day cancelled"))
+        #expect(closed.status == 0 && closed.output.contains("store 1 closed on \(soon) (1 closure(s)); 0 booking(s) cancelled"))
         #expect(try admin(["close-day", "--store", "1", "--date", soon]).output.contains("already closed on \(soon)"))
 
         let edited = try admin(["edit-store", "--store", "1", "--slot-minutes", "30", "--departments", "bakery, 12; Fish, 20"])
@@ -269,5 +269,15 @@ struct AdminCommandTests {
 
         #expect(try admin(["reopen-day", "--store", "1", "--date", soon]).output.contains("opens on \(soon) as its weekly hours say"))
         #expect(try admin(["reopen-day", "--store", "1", "--date", soon]).output.contains("is not closed on \(soon)"))
+
+        // Every store, a run of days: each day closed in each store's change log.
+        let later = LocalDate(day: Int(Date().timeIntervalSince1970 / 86400) + 22).text
+        #expect(try admin(["close-day", "--store", "1", "--all-stores", "--date", soon]).output
+            .contains("give --store or --all-stores, not both"))
+        #expect(try admin(["close-day", "--all-stores", "--date", soon, "--until", "2001-01-01"]).output
+            .contains("--until: a date from --date to 30 days after it"))
+        let run = try admin(["close-day", "--all-stores", "--date", soon, "--until", later, "--reason", "Strike"])
+        #expect(run.status == 0 && run.output.contains("every store closed on \(soon) to \(later) (3 closure(s)); 0 booking(s) cancelled"))
+        #expect(try database.stores.storeDetails(id: 1)?.closures.map(\.reason) == ["Strike", "Strike", "Strike"])
     }
 }

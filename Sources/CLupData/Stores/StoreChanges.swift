@@ -265,6 +265,49 @@ extension Stores {
         }
     }
 
+    /// Closes each of `storeIds` (nil: every store) on each local day of `days` — a national
+    /// holiday, a strike — as `closeDay` closes one store on one day, each in its own
+    /// transaction: bookings those days are cancelled and their customers told, and each
+    /// closure is recorded in its store's change log. A day a store is closed already is left
+    /// as it is. Returns how many store-days were closed and bookings cancelled.
+    public func closeDays(storeIds: [StoreID]?, days: ClosedRange<Int>, reason: String, userId: UserID?, now: Date) throws
+        -> (closed: Int, cancelled: Int)
+    {
+        var result = (closed: 0, cancelled: 0)
+        for storeId in try storeIds ?? allStoreIds() {
+            for day in days {
+                guard let cancelled = try closeDay(storeId: storeId, day: day, reason: reason, userId: userId, now: now)
+                else { continue }
+                result.closed += 1
+                result.cancelled += cancelled
+            }
+        }
+        return result
+    }
+
+    /// Opens each of `storeIds` (nil: every store) again on local day `day`; returns how many were closed that day.
+    public func reopenDays(storeIds: [StoreID]?, day: Int, userId: UserID?, now: Date) throws -> Int {
+        try (storeIds ?? allStoreIds()).reduce(0) { count, storeId in
+            count + (try reopenDay(storeId: storeId, day: day, userId: userId, now: now) ? 1 : 0)
+        }
+    }
+
+    /// The closed days from local day `from` on, across stores: each day and reason with how
+    /// many stores it closes, soonest first.
+    public func closuresAcrossStores(from day: Int) throws -> [(day: Int, reason: String, stores: Int)] {
+        try database.reading { transaction in
+            try transaction.rows("""
+                SELECT day, reason, COUNT(*) FROM storeClosure WHERE day >= \(day) GROUP BY day, reason ORDER BY day, reason
+                """).map { row in (try row.decode(0), try row.decode(1), try row.decode(2)) }
+        }
+    }
+
+    private func allStoreIds() throws -> [StoreID] {
+        try database.reading { transaction in
+            try transaction.column("SELECT id FROM store ORDER BY id", as: StoreID.self).compactMap { $0 }
+        }
+    }
+
     /// Opens the store again on local day `day`, as its weekly hours say; false if it was not
     /// closed that day. Bookings cancelled by the closure stay cancelled: their customers were
     /// told, and may have booked elsewhere.

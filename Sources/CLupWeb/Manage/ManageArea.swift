@@ -27,6 +27,8 @@ struct ManageArea {
         admins.post(Paths.manageNewStore, registerStore)
         admins.get(Paths.manageImportStores, importForm)
         admins.post(Paths.manageImportStores, importStores)
+        admins.get(Paths.manageClosures, chainClosuresForm)
+        admins.post(Paths.manageClosures, closeEveryStore)
         admins.get(Paths.manageMaintenance, maintenanceForm)
         admins.post(Paths.manageMaintenance, scheduleMaintenance)
         admins.post(Paths.manageMaintenanceCancel, cancelMaintenance)
