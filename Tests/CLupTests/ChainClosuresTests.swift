@@ -20,8 +20,8 @@ struct ChainClosuresTests {
     init() throws {
         let (clock, database, app) = try Fixture.start()
         (self.clock, self.database, self.app) = (clock, database, app)
-        stores = try ["Bottega Uno", "Bottega Due", "Bottega Tre"].map { name in
-            try database.stores.createStore(Fixture.store(name, at: Place.milan[0].position), hours: Fixture.weekdayHours,
+        stores = try ["Bottega Uno", "Bottega Due", "Bottega Tre"].enumerated().map { index, name in
+            try database.stores.createStore(Fixture.store(name, at: Place.milan[index].position), hours: Fixture.weekdayHours,
                                             departments: [])
         }
         try Fixture.manager("boss@example.org", of: stores[0].id, in: database, now: clock.now)
@@ -68,6 +68,7 @@ struct ChainClosuresTests {
         for email in ["uno@example.org", "due@example.org"] {
             let mail = try #require(try database.notices.mail(to: email).first, "\(email)")
             #expect(mail.body.contains("The store is closed on the day of your slot"))
+            #expect(!mail.body.contains("Open that day near it"))  // every store is closed
         }
         #expect(try database.notices.mail(to: "tre@example.org").isEmpty)
         // Every store's calendar has the two days closed, with the reason on its page.
@@ -90,6 +91,21 @@ struct ChainClosuresTests {
         for store in stores {
             #expect(try !(#require(database.board.entry(store.id)?.calendar)).slots(startingOn: day + 1, now: clock.now).isEmpty)
         }
+    }
+
+    @Test("a customer whose store closes on their day is told the nearest stores open that day")
+    func alternatives() throws {
+        let booking = try book("uno@example.org", at: stores[0], Fixture.date(2026, 11, 19, 15))
+        let day = try #require(LocalDate(text: "2026-11-19")).day
+        _ = try database.stores.closeDays(storeIds: [stores[0].id, stores[2].id], days: day...day, reason: "Stocktake",
+                                          userId: nil, now: clock.now)
+        #expect(try database.reservations.reservation(id: booking.id)?.reservation.status == .cancelled)
+        try database.notices.dispatchNotices(now: clock.now, render: writer.render)
+        let mail = try #require(try database.notices.mail(to: "uno@example.org").first)
+        let metres = Place.milan[0].position.distance(to: Place.milan[1].position)
+        #expect(mail.body.contains("Open that day near it, with places to book:\n- Bottega Due, Via Test 1, Milano ("
+            + Formatting.distance(metres: metres) + "): https://clup.example.org/stores/\(stores[1].id)"))
+        #expect(!mail.body.contains("Bottega Tre"))  // closed that day too
     }
 
     @Test("the days are checked; only administrators close every store")

@@ -162,6 +162,9 @@ public struct NoticeSubject: Sendable {
     public var store: Store
     public var user: User?
     public var walkIn: WalkInContact?
+    /// For a booking cancelled because its store closed that day: the nearest other stores
+    /// open that day, nearest first, with their distance in metres.
+    public var alternatives: [(store: Store, metres: Double)] = []
 
     /// The language it is written in.
     public var language: String { user?.language ?? walkIn?.language ?? "en" }

@@ -61,7 +61,11 @@ extension Notices {
                     continue
                 }
                 guard let user = try AppDatabase.user(id: userId, transaction) else { continue }
-                let message = render(NoticeSubject(notice: notice, reservation: reservation, store: store, user: user))
+                var subject = NoticeSubject(notice: notice, reservation: reservation, store: store, user: user)
+                if notice.kind == .cancelled, notice.reason == .storeClosedThatDay, let slot = reservation.slotStart {
+                    subject.alternatives = openInstead(of: store, at: slot, now: now)
+                }
+                let message = render(subject)
                 // A notice whose push was lost goes by email alone, unless it went by email already.
                 let pushed = notice.emailOnly ? 0 : try AppDatabase.push(message, to: user, now: now, notice: notice.id, transaction)
                 if notice.emailOnly && user.notifyEmail { continue }
@@ -83,6 +87,21 @@ extension Notices {
             }
             return notices.count
         }
+    }
+
+    /// The nearest stores (at most `limit`, within `radius` metres) with slots to book on the
+    /// local day of `slot`, other than `store`: where a customer whose booking a closure
+    /// cancelled may go instead. Read from the board: no round trip.
+    func openInstead(of store: Store, at slot: Date, now: Date, limit: Int = 3, radius: Double = 10_000)
+        -> [(store: Store, metres: Double)]
+    {
+        database.board.entries().lazy
+            .filter { $0.store.id != store.id }
+            .map { (entry: $0, metres: store.position.distance(to: $0.store.position)) }
+            .filter { $0.metres <= radius }
+            .sorted { $0.metres < $1.metres }
+            .lazy.filter { !$0.entry.calendar.slots(startingOn: $0.entry.calendar.localDay(of: slot), now: now).isEmpty }
+            .prefix(limit).map { ($0.entry.store, $0.metres) }
     }
 
     /// The notices of reservation `id`, oldest first (for tests and the ticket's history).

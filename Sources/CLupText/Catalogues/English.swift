@@ -1384,5 +1384,6 @@ extension Catalogue {
         "closures.cancelled.other": "{n} bookings are cancelled, and their customers told why.",
         "closures.reopened.one": "{n} store opens as its weekly hours say. Bookings cancelled by the closure stay cancelled.",
         "closures.reopened.other": "{n} stores open as their weekly hours say. Bookings cancelled by the closure stay cancelled.",
+        "notice.openInstead": "Open that day near it, with places to book:",
     ]
 }

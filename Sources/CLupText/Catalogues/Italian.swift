@@ -1384,5 +1384,6 @@ extension Catalogue {
         "closures.cancelled.other": "{n} prenotazioni sono annullate, e i clienti avvisati del perché.",
         "closures.reopened.one": "{n} negozio apre come dicono i suoi orari settimanali. Le prenotazioni annullate dalla chiusura restano annullate.",
         "closures.reopened.other": "{n} negozi aprono come dicono i loro orari settimanali. Le prenotazioni annullate dalla chiusura restano annullate.",
+        "notice.openInstead": "Aperti quel giorno lì vicino, con posti da prenotare:",
     ]
 }

@@ -183,10 +183,16 @@ public struct NoticeWriter: Sendable {
                     ?? tr("notice.why.closedToday")
             default: why = tr("notice.why.youCancelled")
             }
+            // Closed that day: the nearest stores open instead, by email (a push stays short).
+            let instead = subject.alternatives.isEmpty ? "" : "\n\n" + tr("notice.openInstead") + "\n"
+                + subject.alternatives.map {
+                    "- \($0.store.name), \($0.store.address) (\(Formatting.distance(metres: $0.metres))): "
+                        + "\(baseURL)\(Paths.store($0.store.id))"
+                }.joined(separator: "\n")
             text = (
                 tr("notice.cancelled.subject", ["store": store.name]),
                 tr("notice.cancelled.body", ["store": store.name, "number": String(reservation.number), "why": why,
-                                             "link": "\(baseURL)\(Paths.store(store.id))"]),
+                                             "link": "\(baseURL)\(Paths.store(store.id))"]) + instead,
                 tr("notice.cancelled.title"),
                 "\(store.name): \(why)")
         case .expired:
