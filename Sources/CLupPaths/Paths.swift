@@ -28,6 +28,7 @@ public enum Paths {
     public static let accountProfile = FixedPath("/account/profile")
     public static let accountPassword = FixedPath("/account/password")
     public static let accountEmail = FixedPath("/account/email")
+    public static let accountDoorPin = FixedPath("/account/door-pin")
     public static let confirmEmailChange = FixedPath("/confirm/email")
     public static let accountDelete = FixedPath("/account/delete")
     public static let accountNotifications = FixedPath("/account/notifications")
@@ -102,6 +103,8 @@ public enum Paths {
     public static let manageStoreKiosks = IdPath("/manage/stores/{id}/kiosks")
     public static let manageStoreManagers = IdPath("/manage/stores/{id}/managers")
     public static let manageStoreManagerRemove = IdPath("/manage/stores/{id}/managers/remove")
+    public static let manageStoreDoorStaff = IdPath("/manage/stores/{id}/door-staff")
+    public static let manageStoreDoorStaffRemove = IdPath("/manage/stores/{id}/door-staff/remove")
 
     // The entrance kiosk
     public static let kiosk = FixedPath("/kiosk")
@@ -146,12 +149,12 @@ public enum Paths {
     /// Every routed path, for the round-trip test.
     public static let all: [any RoutePath] = [
         home, store, storeStats, health, metrics, signUp, signIn, signOut, signOutEverywhere, confirm, resendConfirmation, forgot, reset, confirmFirst,
-        account, accountProfile, accountPassword, accountEmail, confirmEmailChange, accountDelete, accountNotifications, accountPush, accountPushRemove,
+        account, accountProfile, accountPassword, accountEmail, accountDoorPin, confirmEmailChange, accountDelete, accountNotifications, accountPush, accountPushRemove,
         accountData, privacy, terms, termsAccept, english, italian,
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketPosition, ticketConfirm,
         storeWaitlist, waitlist, waitlistAccept, waitlistLeave,
-        bookingReply, manage, manageStore, manageNewStore, manageImportStores, manageClosures, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreDoorPriority, manageStoreDoorOffline, manageStoreDoorPhone, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreEdit, manageStoreHours,
+        bookingReply, manage, manageStore, manageNewStore, manageImportStores, manageClosures, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreDoorPriority, manageStoreDoorOffline, manageStoreDoorPhone, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreDoorStaff, manageStoreDoorStaffRemove, manageStoreEdit, manageStoreHours,
         manageStoreClosures, kiosk,
         kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskSpares, kioskSparesPrinted, kioskScanner, kioskScan, kioskDoorState, kioskDoorLease, kioskBoard, kioskDoor,
         kioskDoorPriority, kioskDoorOffline, kioskDoorPhone,

@@ -12,11 +12,13 @@ public enum StaffPin {
     /// The rule, for the command line.
     public static let rule = "the staff PIN must be 6 to 12 digits"
 
-    /// Wrong PINs are throttled as sign-ins are (`SignInThrottle`), with the store's PIN as the
-    /// account and the kiosk as the client: per kiosk, five free in 15 minutes then a wait
-    /// that doubles; per store across all its kiosks, at most 100 an hour. Never by the
+    /// Wrong PINs are throttled as sign-ins are (`SignInThrottle`), with the store's shared PIN
+    /// or the person's own as the account and the kiosk as the client: per kiosk, five free in
+    /// 15 minutes then a wait that doubles; per PIN across all kiosks, at most 100 an hour. Never by the
     /// kiosk's network address, which the shop's guest Wi-Fi may share with strangers'
     /// failed web sign-ins.
     public static func throttleAccount(storeId: Int64) -> String { "staff-pin:store:\(storeId)" }
+    /// A person's own door PIN, across every kiosk of their stores.
+    public static func throttleAccount(person: Int64) -> String { "staff-pin:person:\(person)" }
     public static func throttleClient(kioskId: Int64) -> String { "staff-pin:kiosk:\(kioskId)" }
 }

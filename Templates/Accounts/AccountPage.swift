@@ -21,6 +21,11 @@ public struct AccountPage: Page {
     /// The address typed to move the account to, and what is wrong with the request.
     public var newEmail = ""
     public var emailError: String?
+    /// For door staff: the stores whose door they run (id, name), when they set their own PIN
+    /// (nil: not yet), and why a new PIN was refused.
+    public var doorStores: [(id: Int64, name: String)] = []
+    public var doorPinSetAt: String?
+    public var doorPinError: String?
 
     public init(email: String, displayName: String, confirmed: Bool, modes: [Choice], loyaltyOptIn: Bool) {
         self.email = email
@@ -28,6 +33,39 @@ public struct AccountPage: Page {
         self.confirmed = confirmed
         self.modes = modes
         self.loyaltyOptIn = loyaltyOptIn
+    }
+
+    /// Door staff: their stores' consoles, and the PIN they sign in with on those stores' kiosks.
+    private func doorSection(_ frame: Frame) -> HTML {
+        guard !doorStores.isEmpty else { return "" }
+        return """
+            <section class="panel" id="door">
+              <h2>\(tr("account.door"))</h2>
+              <p class="fine">\(tr("account.doorLead"))</p>
+              <ul class="rows">
+                \(doorStores.map { "<li><a href=\"\(Paths.manageStoreDoor($0.id))\">\(tr("door.title", ["store": $0.name]))</a></li>" as HTML })
+              </ul>
+              <p>\(doorPinSetAt.map { tr("account.doorPinSetAt", ["time": $0]) } ?? tr("account.doorPinNone"))</p>
+              \(Fragments.formError(doorPinError))
+              <form method="post" action="\(Paths.accountDoorPin())" class="stack">
+                \(frame.csrfField)
+                <div class="field">
+                  <label for="doorPin">\(tr("account.doorPinNew"))</label>
+                  <input id="doorPin" name="pin" type="password" required inputmode="numeric" pattern="[0-9]{6,12}" minlength="6" maxlength="12" autocomplete="new-password" aria-describedby="doorPin-hint">
+                  <p class="fine" id="doorPin-hint">\(tr("account.doorPinHint"))</p>
+                </div>
+                <div class="field">
+                  <label for="doorPinAgain">\(tr("account.doorPinAgain"))</label>
+                  <input id="doorPinAgain" name="pinAgain" type="password" required inputmode="numeric" pattern="[0-9]{6,12}" minlength="6" maxlength="12" autocomplete="new-password">
+                </div>
+                <div class="field">
+                  <label for="doorPassword">\(tr("field.currentPassword"))</label>
+                  <input id="doorPassword" name="password" type="password" autocomplete="current-password" required>
+                </div>
+                <button type="submit">\(tr("account.doorPinSave"))</button>
+              </form>
+            </section>
+            """
     }
 
     public func render(in frame: Frame) -> HTML {
@@ -95,6 +133,7 @@ public struct AccountPage: Page {
               </form>
             </section>
 
+            \(doorSection(frame))
             <section class="panel">
               <h2>\(tr("field.password"))</h2>
               \(Fragments.formError(passwordError))

@@ -57,37 +57,80 @@ public struct KioskHomePage: Page {
 /// Staff sign in at a door kiosk to open the door console: their name (the log keeps it) and
 /// the store's staff PIN. While the store has none, the page says who sets it.
 public struct StaffSignInPage: Page {
-    public var storeName: String
-    public var hasPin: Bool
-    public var name: String
-    public var error: String?
+    /// What was sent, and why it was refused.
+    public struct Form: Sendable {
+        /// The name typed beside the shared PIN.
+        public var name: String
+        /// The door staff account chosen, to sign in with its own PIN.
+        public var person: Int64?
+        public var error: String?
 
-    public init(storeName: String, hasPin: Bool, name: String, error: String?) {
+        public init(name: String = "", person: Int64? = nil, error: String? = nil) {
+            (self.name, self.person, self.error) = (name, person, error)
+        }
+    }
+
+    public var storeName: String
+    /// The store's door staff with a PIN of their own, by name.
+    public var people: [Choice]
+    public var hasSharedPin: Bool
+    public var form: Form
+
+    public init(storeName: String, people: [Choice], hasSharedPin: Bool, form: Form) {
         self.storeName = storeName
-        self.hasPin = hasPin
-        self.name = name
-        self.error = error
+        self.people = people
+        self.hasSharedPin = hasSharedPin
+        self.form = form
+    }
+
+    private func ownPinForm(_ frame: Frame) -> HTML {
+        guard !people.isEmpty else { return "" }
+        return """
+            <form method="post" action="\(Paths.kioskStaff())" class="stack" aria-labelledby="own-pin">
+              \(frame.csrfField)
+              <h2 id="own-pin">\(tr("staff.ownPin"))</h2>
+              <div class="field">
+                <label for="staff-person">\(tr("staff.whoAreYou"))</label>
+                <select id="staff-person" name="person" required><option value="">\(tr("staff.chooseName"))</option>\(Fragments.selectOptions(people))</select>
+              </div>
+              <div class="field">
+                <label for="person-pin">\(tr("staff.yourPin"))</label>
+                <input type="password" id="person-pin" name="pin" required inputmode="numeric" pattern="[0-9]*" minlength="6" maxlength="12" autocomplete="off">
+              </div>
+              <button type="submit">\(tr("staff.signIn"))</button>
+            </form>
+            """
+    }
+
+    private func sharedPinForm(_ frame: Frame) -> HTML {
+        guard hasSharedPin else { return "" }
+        return """
+            <form method="post" action="\(Paths.kioskStaff())" class="stack"\(if: !people.isEmpty, " aria-labelledby=\"shared-pin\"")>
+              \(frame.csrfField)
+              \(if: !people.isEmpty, "<h2 id=\"shared-pin\">\(tr("staff.sharedPin"))</h2>")
+              <div class="field">
+                <label for="staff-name">\(tr("field.yourName"))</label>
+                <input id="staff-name" name="staff" required maxlength="60" autocomplete="off" value="\(form.name)">
+              </div>
+              <div class="field">
+                <label for="shared-pin-field">\(tr("staff.pin"))</label>
+                <input type="password" id="shared-pin-field" name="pin" required inputmode="numeric" pattern="[0-9]*" minlength="6" maxlength="12" autocomplete="off">
+              </div>
+              <button type="submit">\(tr("staff.signIn"))</button>
+            </form>
+            """
     }
 
     public func render(in frame: Frame) -> HTML {
-        let form: HTML = hasPin ? """
-            \(Fragments.formError(error))
-            <form method="post" action="\(Paths.kioskStaff())" class="stack">
-              \(frame.csrfField)
-              <label>\(tr("field.yourName"))
-                <input name="staff" required maxlength="60" autocomplete="off" value="\(name)">
-              </label>
-              <label>\(tr("staff.pin"))
-                <input type="password" name="pin" required inputmode="numeric" pattern="[0-9]*" minlength="6" maxlength="12" autocomplete="off">
-              </label>
-              <button type="submit">\(tr("staff.signIn"))</button>
-            </form>
-            """ : "<p class=\"notice\">\(tr("staff.noPin"))</p>"
+        let none = people.isEmpty && !hasSharedPin
         return frame.kiosk(storeName: storeName, """
             <section class="narrow panel">
               <h1>\(tr("staff.title"))</h1>
-              <p>\(tr("staff.lead", ["minutes": "5"]))</p>
-              \(form)
+              <p>\(tr(people.isEmpty ? "staff.lead" : "staff.leadOwn", ["minutes": "5"]))</p>
+              \(Fragments.formError(form.error))
+              \(if: none, "<p class=\"notice\">\(tr("staff.noPin"))</p>")
+              \(ownPinForm(frame))
+              \(sharedPinForm(frame))
               <p><a href="\(Paths.kiosk())">\(tr("kiosk.menuLink"))</a></p>
             </section>
             """)

@@ -16,6 +16,8 @@ public struct ManagePage: Page {
     }
 
     public var stores: [Row]
+    /// The stores whose door console this account runs as door staff (and does not manage).
+    public var doors: [Row] = []
     /// An admin may register stores.
     public var canRegister = false
     /// What the last import did, after it.
@@ -30,10 +32,19 @@ public struct ManagePage: Page {
             <h1>\(tr("manage.yourStores"))</h1>
             \(Fragments.notice(notice))
             \(if: canRegister, "<p class=\"actions\"><a class=\"button\" href=\"\(Paths.manageNewStore())\">\(tr("manage.register"))</a> <a class=\"button secondary\" href=\"\(Paths.manageImportStores())\">\(tr("import.title"))</a> <a href=\"\(Paths.manageClosures())\">\(tr("closures.title"))</a> <a href=\"\(Paths.manageMaintenance())\">\(tr("maintenance.title"))</a></p>")
-            <ul class="rows">
-              \(stores.map { "<li><a href=\"\(Paths.manageStore($0.id))\"><strong>\($0.name)</strong></a> <span class=\"fine\">\($0.address)</span></li>" })
-            </ul>
-            \(if: stores.isEmpty, "<p class=\"empty\">\(tr("manage.noStores"))</p>")
+            \(if: !stores.isEmpty || doors.isEmpty, """
+                <ul class="rows">
+                  \(stores.map { "<li><a href=\"\(Paths.manageStore($0.id))\"><strong>\($0.name)</strong></a> <span class=\"fine\">\($0.address)</span></li>" })
+                </ul>
+                """)
+            \(if: stores.isEmpty && doors.isEmpty, "<p class=\"empty\">\(tr("manage.noStores"))</p>")
+            \(if: !doors.isEmpty, """
+                <h2>\(tr("manage.doorConsoles"))</h2>
+                <p class="fine">\(tr("manage.doorConsolesHelp"))</p>
+                <ul class="rows">
+                  \(doors.map { "<li><a href=\"\(Paths.manageStoreDoor($0.id))\"><strong>\($0.name)</strong></a> <span class=\"fine\">\($0.address)</span></li>" })
+                </ul>
+                """)
             """)
     }
 }
@@ -91,6 +102,23 @@ public struct ManageStorePage: Page {
     public var managers: [ManagerRow]?
     public var managerEmail = ""
     public var managerError: String?
+
+    /// The store's door staff, each with whether they have set their own PIN; the address typed
+    /// to add one, and what is wrong with it.
+    public var doorStaff: [DoorStaffRow] = []
+    public var doorStaffEmail = ""
+    public var doorStaffError: String?
+
+    public struct DoorStaffRow: Sendable {
+        public var userId: Int64
+        public var email: String
+        public var name: String
+        public var hasPin: Bool
+
+        public init(userId: Int64, email: String, name: String, hasPin: Bool) {
+            (self.userId, self.email, self.name, self.hasPin) = (userId, email, name, hasPin)
+        }
+    }
 
     public struct ManagerRow: Sendable {
         public var userId: Int64
@@ -158,6 +186,28 @@ public struct ManageStorePage: Page {
         """
     }
 
+    /// The store's door staff, each with a button that removes them, and the form that adds one.
+    func doorStaffSection(_ frame: Frame) -> HTML {
+        """
+        <h3 id="door-staff">\(tr("manage.doorStaff"))</h3>
+        <p class="fine">\(tr("manage.doorStaffHelp"))</p>
+        \(if: doorStaff.isEmpty, "<p>\(tr("manage.doorStaffNone"))</p>")
+        <ul class="changes">
+          \(doorStaff.map { person in
+              "<li>\(person.name) · \(person.email) · <span class=\"fine\">\(tr(person.hasPin ? "manage.doorStaffPinSet" : "manage.doorStaffNoPin"))</span> <form method=\"post\" action=\"\(Paths.manageStoreDoorStaffRemove(id))\" class=\"inline\">\(frame.csrfField)<input type=\"hidden\" name=\"user\" value=\"\(person.userId)\"><button type=\"submit\" class=\"link\" data-confirm=\"\(tr("manage.doorStaffRemoveQuestion", ["email": person.email]))\">\(tr("manage.managerRemove"))</button></form></li>" as HTML
+          })
+        </ul>
+        <form method="post" action="\(Paths.manageStoreDoorStaff(id))" class="inline-form">
+          \(frame.csrfField)
+          <label>\(tr("manage.doorStaffEmail"))
+            <input type="email" name="email" required maxlength="254" autocomplete="off" value="\(doorStaffEmail)"\(Fragments.invalid(doorStaffError, describedBy: "door-staff-error"))>
+          </label>
+          <button type="submit">\(tr("manage.doorStaffAdd"))</button>
+        </form>
+        \(Fragments.fieldError(doorStaffError, id: "door-staff-error"))
+        """
+    }
+
     /// An active kiosk's state, and the button that takes it out of service.
     func revokeForm(_ kiosk: KioskRow, _ frame: Frame) -> HTML {
         """
@@ -219,6 +269,7 @@ public struct ManageStorePage: Page {
                 </fieldset>
                 <button type="submit">\(tr("manage.enrolSubmit"))</button>
               </form>
+              \(doorStaffSection(frame))
               <h3 id="staff-pin">\(tr("manage.staffPin"))</h3>
               <p class="fine">\(tr("manage.staffPinHelp"))</p>
               <p>\(staffPin)</p>
@@ -310,6 +361,9 @@ public struct DoorConsolePage: Page {
     /// On a kiosk's screen: the kiosk's frame, and the name the member of staff signed in with.
     public var onKiosk = false
     public var staffName = ""
+    /// Whether the page leads back to the store's page (its managers) or to the list of
+    /// consoles (door staff, who have no store page).
+    public var backToStore = true
     /// The store's priority lane, where it has one: staff issue priority tickets here.
     public var priority: TicketForm?
     /// An ordinary ticket for someone who phones, where the store keeps places for walk-ins.
@@ -510,7 +564,7 @@ public struct DoorConsolePage: Page {
                 """)
         }
         return frame.site("""
-            <p class="back"><a href="\(Paths.manageStore(storeId))">← \(storeName)</a></p>
+            <p class="back">\(backToStore ? "<a href=\"\(Paths.manageStore(storeId))\">← \(storeName)</a>" as HTML : "<a href=\"\(Paths.manage())\">← \(tr("manage.yourStores"))</a>")</p>
             \(content)
             """)
     }

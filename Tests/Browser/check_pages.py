@@ -333,6 +333,70 @@ def staff_from_the_web(driver, checker, base):
     return time.time() - revoked
 
 
+def door_staff(driver, checker, base, stack, key):
+    """A manager names an account door staff of store 1 from the store's page; its owner finds
+    only the store's door console under Manage, sets their own PIN on their account page, and
+    signs in on the store's door kiosk by choosing their name: the ticket they issue there for
+    someone who phoned is logged under their name. Returns the log's "who"."""
+    stack.clup("admin", "create-user", "--email", "porta@example.org", "--name", "Paola Porta", "--role", "customer",
+               "--password-stdin", stdin=PASSWORD + "\n")
+    sign_in(driver, base, "manager@example.org", "en", checker)
+    driver.set_window_size(*WINDOWS["desktop"])
+    driver.get(base + "/manage/stores/1")
+    driver.find_element(By.CSS_SELECTOR, "form[action$='/door-staff'] input[name=email]").send_keys(
+        "porta@example.org" + Keys.ENTER)
+    wait_for(driver, lambda: "doorStaff=added" in driver.current_url)
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("store page with door staff (en)", window, "en")
+
+    sign_in(driver, base, "porta@example.org", "en", checker)
+    driver.set_window_size(*WINDOWS["desktop"])
+    driver.get(base + "/manage")
+    links = [a.get_attribute("href").removeprefix(base) for a in driver.find_elements(By.CSS_SELECTOR, "main a")]
+    if "/manage/stores/1/door" not in links or "/manage/stores/1" in links:
+        raise SystemExit(f"door staff's Manage page links {links}, not only the store's door console")
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("door staff's consoles (en)", window, "en")
+    driver.get(base + "/manage/stores/1/edit")
+    if driver.find_elements(By.CSS_SELECTOR, "form[action$='/edit']"):
+        raise SystemExit("door staff opened the store's edit page")
+    driver.get(base + "/account#door")
+    driver.find_element(By.ID, "doorPin").send_keys(STAFF_PIN)
+    driver.find_element(By.ID, "doorPinAgain").send_keys(STAFF_PIN)
+    driver.find_element(By.ID, "doorPassword").send_keys(PASSWORD)
+    submit_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "form[action='/account/door-pin'] button"))
+    wait_for(driver, lambda: "saved=doorPin" in driver.current_url)
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("account of door staff (en)", window, "en")
+
+    driver.delete_all_cookies()
+    speak(driver, base, "en")
+    driver.set_window_size(*WINDOWS["desktop"])
+    driver.get(base + "/kiosk")
+    driver.find_element(By.NAME, "key").send_keys(key + Keys.ENTER)
+    wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, ".kiosk-choices"))
+    driver.get(base + "/kiosk/staff")
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("staff sign-in with own PINs (en)", window, "en")
+    driver.set_window_size(*WINDOWS["desktop"])
+    Select(driver.find_element(By.ID, "staff-person")).select_by_visible_text("Paola Porta")
+    driver.find_element(By.ID, "person-pin").send_keys(STAFF_PIN + Keys.ENTER)
+    wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, ".staff-bar"))
+    if "Paola Porta" not in driver.find_element(By.CSS_SELECTOR, ".staff-bar").text:
+        raise SystemExit("the console does not name the door staff signed in")
+    submit_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "#phone button[type=submit]"))
+    wait_for(driver, lambda: "issued=" in driver.current_url)
+    rows = driver.find_elements(By.CSS_SELECTOR, "[role=region][aria-label='Log'] tbody tr")
+    who = rows[0].find_elements(By.TAG_NAME, "td")[2].text if rows else ""
+    if who != "Paola Porta at Entrance":
+        raise SystemExit(f"the door log names {who!r} for the ticket issued, not the door staff")
+    return who
+
+
 def maintenance_from_the_web(driver, checker, base, key):
     """An administrator schedules maintenance two hours from now on its page; a guest's home
     page and the door kiosk's board announce it; the administrator cancels it."""
@@ -827,6 +891,7 @@ def main():
         stack.clup("admin", "create-user", "--email", "manager@example.org", "--name", "Marta", "--role", "customer",
                    "--password-stdin", stdin=PASSWORD + "\n")
         refused_after = staff_from_the_web(driver, checker, base)
+        door_who = door_staff(driver, checker, base, stack, key)
         announced = maintenance_from_the_web(driver, checker, base, key)
         searched, nearest = address_search(driver, checker, base)
         followed = leave_from_position(driver, checker, base, stack)
@@ -843,6 +908,8 @@ def main():
           f"phone), keyboard-only: wizard ({len(steps) - 1} steps) and kiosk dispenser, in each language")
     print(f"staff from the web: a manager added by an administrator enrolled a kiosk from the store page, and "
           f"its revoked kiosk was refused {refused_after:.2f} s after the revocation")
+    print(f"door staff: named from the store page, only the door console under Manage, their own PIN set on "
+          f"their account page and used on the door kiosk; the log names “{door_who}”")
     print(f"leave from where you are: travel {followed[0]} m until agreed, then {followed[1]} m and {followed[2]} m "
           f"as the customer moved, and unchanged after Stop")
     print(f"waiting list: two customers joined a full slot's list; a cancellation offered the first the place, "

@@ -46,6 +46,7 @@ struct RoutesTests {
         POST /account/profile session csrf replies signedIn
         POST /account/password session csrf replies signedIn
         POST /account/email session csrf replies signedIn
+        POST /account/door-pin session csrf replies signedIn
         GET /confirm/email session
         POST /confirm/email session csrf replies
         POST /account/delete session csrf replies signedIn
@@ -87,12 +88,9 @@ struct RoutesTests {
         GET /manage/stores/{id} session signedIn manager managerOfStore
         GET /manage/stores/{id}/stats session signedIn manager managerOfStore
         GET /manage/stores/{id}/stats.csv session signedIn manager managerOfStore
-        GET /manage/stores/{id}/door session signedIn manager managerOfStore
-        POST /manage/stores/{id}/door session csrf replies signedIn manager managerOfStore
-        POST /manage/stores/{id}/door/priority session csrf replies signedIn manager managerOfStore
-        POST /manage/stores/{id}/door/phone session csrf replies signedIn manager managerOfStore
-        POST /manage/stores/{id}/door/offline session csrf replies signedIn manager managerOfStore
         POST /manage/stores/{id}/staff-pin session csrf replies signedIn manager managerOfStore
+        POST /manage/stores/{id}/door-staff session csrf replies signedIn manager managerOfStore
+        POST /manage/stores/{id}/door-staff/remove session csrf replies signedIn manager managerOfStore
         POST /manage/stores/{id}/kiosks/revoke session csrf replies signedIn manager managerOfStore
         POST /manage/stores/{id}/kiosks session csrf replies signedIn manager managerOfStore
         GET /manage/stores/{id}/edit session signedIn manager managerOfStore
@@ -100,6 +98,11 @@ struct RoutesTests {
         GET /manage/stores/{id}/hours session signedIn manager managerOfStore
         POST /manage/stores/{id}/hours session csrf replies signedIn manager managerOfStore
         POST /manage/stores/{id}/closures session csrf replies signedIn manager managerOfStore
+        GET /manage/stores/{id}/door session signedIn manager doorOfStore
+        POST /manage/stores/{id}/door session csrf replies signedIn manager doorOfStore
+        POST /manage/stores/{id}/door/priority session csrf replies signedIn manager doorOfStore
+        POST /manage/stores/{id}/door/phone session csrf replies signedIn manager doorOfStore
+        POST /manage/stores/{id}/door/offline session csrf replies signedIn manager doorOfStore
         POST /manage/stores/{id}/managers session csrf replies signedIn manager admin managerOfStore
         POST /manage/stores/{id}/managers/remove session csrf replies signedIn manager admin managerOfStore
         GET /kiosk session
@@ -157,7 +160,10 @@ struct RoutesTests {
                 #expect(route.guards.contains("reservationOwner"), "\(name)")
             }
             if route.pattern.hasPrefix("/manage") { #expect(route.guards.contains("manager"), "\(name)") }
-            if route.pattern.hasPrefix("/manage/stores/{id}") {
+            // A store's pages are its managers'; its door console also its door staff's.
+            if route.pattern.hasPrefix("/manage/stores/{id}/door/") || route.pattern == "/manage/stores/{id}/door" {
+                #expect(route.guards.contains("doorOfStore") && !route.guards.contains("managerOfStore"), "\(name)")
+            } else if route.pattern.hasPrefix("/manage/stores/{id}") {
                 #expect(route.guards.contains("managerOfStore"), "\(name)")
             }
             if route.pattern.hasPrefix("/kiosk/"), route.pattern != "/kiosk/enrol" {

@@ -3,10 +3,14 @@ import CLupSupport
 import Foundation
 import GRDB
 
-/// What a person may do: customers reserve; managers also manage their stores; admins
-/// create stores, managers and kiosks.
+/// What a person may do: customers reserve; door staff also run the door console of the
+/// stores they are named for; managers manage their stores; admins create stores, managers
+/// and kiosks.
 public enum Role: String, Codable, Sendable, DatabaseValueConvertible {
-    case customer, manager, admin
+    case customer, staff, manager, admin
+
+    /// Opens `/manage`: door staff see their consoles there, managers their stores.
+    public var isStaff: Bool { self != .customer }
 }
 
 /// A person with an account (RASD "OnlineUser", managers, admins).

@@ -5,12 +5,14 @@ import Foundation
 /// Who may run a store: its managers, its enrolled kiosks and its staff PIN.
 extension AppDatabase {
 
-    /// A manager left with no store is a customer again (an administrator stays one): the
-    /// role is what opens `/manage`, and a role with nothing to manage must not linger.
+    /// A manager left with no store is a customer again, or door staff if named for a store's
+    /// door (an administrator stays one): the role is what opens `/manage`, and a role with
+    /// nothing to manage must not linger.
     /// Written once for both engines.
     static func demoteManagerOfNoStore(_ userId: UserID, _ transaction: some SQLTransaction) throws {
         if try transaction.execute("""
-            UPDATE "user" SET role = 'customer'
+            UPDATE "user"
+            SET role = CASE WHEN EXISTS (SELECT 1 FROM doorStaff WHERE userId = \(userId)) THEN 'staff' ELSE 'customer' END
             WHERE id = \(userId) AND role = 'manager' AND NOT EXISTS (SELECT 1 FROM managedStore WHERE userId = \(userId))
             """) > 0
         {
@@ -38,7 +40,7 @@ extension Accounts {
         try database.transaction { transaction in
             guard let user = try AppDatabase.user(email: email, transaction) else { throw AccountError.noSuchUser }
             guard try transaction.exists("SELECT 1 FROM store WHERE id = \(storeId)") else { throw StoreError.noSuchStore }
-            if user.role == .customer {
+            if user.role == .customer || user.role == .staff {
                 try transaction.execute("UPDATE \"user\" SET role = 'manager' WHERE id = \(user.id)")
                 transaction.changedCredentials()
             }

@@ -19,7 +19,7 @@ extension AppDatabase {
         "managedStore", "kiosk", "staffPin", "reservation", "reservationDepartment", "notice", "outboxMessage",
         "pushSubscription", "pushMessage", "storeChange", "doorAction", "formReply", "scanReceipt", "storeSigningKey",
         "ticketBlock", "storeHour", "storeDepartmentHour", "storeLoad", "maintenanceWindow", "waitlist", "waitlistNotice",
-        "mailPace", "kioskContact", "doorLease", "walkInContact", "maintenanceNotice",
+        "mailPace", "kioskContact", "doorLease", "walkInContact", "maintenanceNotice", "doorStaff", "doorPin",
     ]
 
     /// Copies this SQLite database into `target`, a PostgreSQL database with no stores yet;

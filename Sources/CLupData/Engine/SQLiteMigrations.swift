@@ -1050,6 +1050,28 @@ extension AppDatabase {
             try db.execute(sql: "ALTER TABLE emailToken ADD COLUMN newEmail TEXT")
         }
 
+        migrator.registerMigration("v46: door staff with accounts and PINs of their own") { db in
+            // A door staff account runs the door console of the stores it is named for, and
+            // nothing else; its owner signs in on those stores' door kiosks with a PIN of
+            // their own, so the door log names them.
+            try widenChecks(db, migration: "v46", [
+                ("user", "'customer', 'manager', 'admin')", "'customer', 'staff', 'manager', 'admin')"),
+            ])
+            try db.execute(sql: """
+                CREATE TABLE doorStaff (
+                    userId INTEGER NOT NULL REFERENCES "user"(id) ON DELETE CASCADE,
+                    storeId INTEGER NOT NULL REFERENCES store(id) ON DELETE CASCADE,
+                    addedAt DATETIME NOT NULL,
+                    PRIMARY KEY (userId, storeId));
+                CREATE INDEX doorStaff_store ON doorStaff(storeId);
+                -- One PIN per person (argon2id), whichever of their stores' kiosks they use.
+                CREATE TABLE doorPin (
+                    userId INTEGER PRIMARY KEY REFERENCES "user"(id) ON DELETE CASCADE,
+                    pinHash TEXT NOT NULL,
+                    setAt DATETIME NOT NULL);
+                """)
+        }
+
         return migrator
     }
 

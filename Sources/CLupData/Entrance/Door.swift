@@ -51,7 +51,9 @@ public struct DoorAction: Codable, Sendable, Identifiable, FetchableRecord, Tabl
 /// screen, who gives their name (a kiosk has no account to sign in with).
 public enum DoorStaff: Sendable, Equatable {
     case user(UserID)
-    case kiosk(id: Int64, name: String)
+    /// Signed in on a door kiosk: with their own PIN (`person`, their account, whose name
+    /// `name` is), or with the store's shared PIN and the name they typed.
+    case kiosk(id: Int64, name: String, person: UserID? = nil)
 }
 
 /// A door action's entry in the log, with the name of who did it.
@@ -100,7 +102,8 @@ extension AppDatabase {
         var staffName: String?
         switch staff {
         case .user(let id)?: userId = id
-        case .kiosk(let id, let name)?: (kioskId, staffName) = (id, Sealed.seal(String(name.prefix(60))))
+        case .kiosk(let id, let name, let person)?:
+            (kioskId, staffName, userId) = (id, Sealed.seal(String(name.prefix(60))), person)
         case nil: break
         }
         // What staff typed is sealed (`PersonalColumns`); a refusal's or a conflict's code is not.
@@ -188,10 +191,12 @@ extension Doors {
                                                   AND d.at >= \(kiosksSince ?? .distantPast)))
                 ORDER BY d.at DESC, d.id DESC LIMIT \(limit)
                 """).compactMap { row in
-                let staff: DoorLogEntry.Staff? = if let name = try row.value(5, as: String.self) {
-                    .user(try Sealed.open(name))
-                } else if let name = try row.value(6, as: String.self) {
+                // A kiosk's row names whoever signed in there (their account too, if it was
+                // their own PIN), as they were named then.
+                let staff: DoorLogEntry.Staff? = if let name = try row.value(6, as: String.self) {
                     .atKiosk(name: try Sealed.open(name), kiosk: try row.value(7) ?? "")
+                } else if let name = try row.value(5, as: String.self) {
+                    .user(try Sealed.open(name))
                 } else {
                     nil
                 }

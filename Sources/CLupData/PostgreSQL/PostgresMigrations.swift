@@ -190,6 +190,22 @@ enum PostgresMigrations {
                 CHECK (purpose IN ('confirm', 'reset', 'changeEmail'));
             ALTER TABLE emailToken ADD COLUMN newEmail text;
             """),
+        ("door staff with accounts and PINs of their own (SQLite's 46)", """
+            ALTER TABLE "user" DROP CONSTRAINT user_role_check;
+            ALTER TABLE "user" ADD CONSTRAINT user_role_check CHECK (role IN ('customer', 'staff', 'manager', 'admin'));
+            CREATE TABLE doorStaff (
+                userId bigint NOT NULL REFERENCES "user"(id) ON DELETE CASCADE,
+                storeId bigint NOT NULL REFERENCES store(id) ON DELETE CASCADE,
+                addedAt timestamptz NOT NULL,
+                PRIMARY KEY (userId, storeId)
+            );
+            CREATE INDEX doorStaff_store ON doorStaff(storeId);
+            CREATE TABLE doorPin (
+                userId bigint PRIMARY KEY REFERENCES "user"(id) ON DELETE CASCADE,
+                pinHash text NOT NULL,
+                setAt timestamptz NOT NULL
+            );
+            """),
     ]
 
     /// Each store's version: raised once by every transaction that changes what the board

@@ -123,6 +123,8 @@ public struct PersonalData: Encodable, Sendable {
     var sessions: [Session]
     var devices: [Device]
     var storesManaged: [String]
+    /// The stores whose door console the account runs as door staff.
+    var doorStaffAt: [String]
     var reservations: [Visit]
     var waitingLists: [WaitingListPlace]
     var emails: [Email]
@@ -154,6 +156,9 @@ extension Privacy {
             }
             let managed = try transaction.column("""
                 SELECT s.name FROM managedStore m JOIN store s ON s.id = m.storeId WHERE m.userId = \(userId) ORDER BY s.name
+                """, as: String.self).compactMap { $0 }
+            let doorStaffAt = try transaction.column("""
+                SELECT s.name FROM doorStaff d JOIN store s ON s.id = d.storeId WHERE d.userId = \(userId) ORDER BY s.name
                 """, as: String.self).compactMap { $0 }
             var departments: [ReservationID: [String]] = [:]
             for row in try transaction.rows("""
@@ -204,7 +209,7 @@ extension Privacy {
                 SELECT at, clientAddress FROM signInFailure WHERE account = \(LookupKey.account(user.email)) ORDER BY at
                 """).map { PersonalData.FailedSignIn(at: try $0.decode(0), clientAddress: try $0.decode(1)) }
             return PersonalData(exportedAt: now, account: account, sessions: sessions, devices: devices,
-                                storesManaged: managed, reservations: visits, waitingLists: waitingLists, emails: emails,
+                                storesManaged: managed, doorStaffAt: doorStaffAt, reservations: visits, waitingLists: waitingLists, emails: emails,
                                 failedSignIns: failures)
         }
     }

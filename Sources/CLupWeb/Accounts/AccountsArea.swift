@@ -50,6 +50,7 @@ struct AccountsArea {
         account.post(Paths.accountProfile, updateProfile)
         account.post(Paths.accountPassword, changePassword)
         account.post(Paths.accountEmail, requestEmailChange)
+        account.post(Paths.accountDoorPin, setDoorPin)
         pages.get(Paths.confirmEmailChange, emailChangeForm)
         pages.post(Paths.confirmEmailChange, confirmEmailChange)
         account.post(Paths.accountDelete, deleteAccount)
@@ -389,22 +390,59 @@ struct AccountsArea {
 
     func account(_ context: CustomerContext) throws -> Response {
         let user = context.user
-        var page = AccountPage(user: user)
-        page.pushDevices = try database.notices.pushSubscriptions(userId: user.id).count
+        var page = try accountPage(context)
         switch context.request.query["saved"] {
         case "profile": page.notice = tr("account.savedProfile")
         case "notifications": page.notice = tr("account.savedNotifications")
         case "password": page.notice = tr("account.savedPassword")
         case "email": page.notice = tr("emailChange.changed")
+        case "doorPin": page.notice = tr("account.doorPinSaved")
         default: break
         }
         return views.page(title: tr("account.title"), section: .account, context, page)
     }
 
+    /// The signed-in account.s page, with their devices and, for door staff, their stores. consoles
+    /// and their own PIN.
+    private func accountPage(_ context: CustomerContext) throws -> AccountPage {
+        let user = context.user
+        var page = AccountPage(user: user)
+        page.pushDevices = try database.notices.pushSubscriptions(userId: user.id).count
+        let doors = try database.accounts.doorStores(userId: user.id)
+        page.doorStores = doors.map { ($0.id.rawValue, $0.name) }
+        if let zone = doors.first?.zone {  // the time as their (first) store's clocks show it
+            page.doorPinSetAt = try database.accounts.doorPinSetAt(userId: user.id).map {
+                Formatting.moment($0, now: context.now, timeZone: zone)
+            }
+        }
+        return page
+    }
+
+    /// Door staff set the PIN they sign in with on their stores' door kiosks, giving their
+    /// password again; passes made with the old PIN stop at their next request.
+    func setDoorPin(_ context: CustomerContext) throws -> Response {
+        let user = context.user
+        var page = try accountPage(context)
+        guard !page.doorStores.isEmpty else { throw HTTPError.forbidden }
+        let pin = context.form["pin"] ?? ""
+        if !hasher.verify(context.form["password"] ?? "", against: user.passwordHash) {
+            page.doorPinError = tr("account.wrongCurrent")
+        } else if !StaffPin.isAcceptable(pin) {
+            page.doorPinError = tr("manage.staffPinBad")
+        } else if pin != context.form["pinAgain"] {
+            page.doorPinError = tr("account.doorPinMismatch")
+        }
+        if page.doorPinError != nil {
+            return views.page(title: tr("account.title"), section: .account, context, page, status: 422)
+        }
+        try database.accounts.setDoorPin(userId: user.id, pinHash: hasher.hash(pin), now: context.now)
+        return .redirect(to: Paths.account(query: "saved=doorPin") + "#door")
+    }
+
     func updateProfile(_ context: CustomerContext) throws -> Response {
         let user = context.user
         let name = context.form["displayName"]?.trimmed ?? ""
-        var page = AccountPage(user: user)
+        var page = try accountPage(context)
         page.displayName = name
         page.displayNameError = AccountFields.nameProblem(name)
         guard let mode = TravelMode(rawValue: context.form["travelMode"] ?? "") else {
@@ -452,7 +490,7 @@ struct AccountsArea {
 
     func changePassword(_ context: CustomerContext) throws -> Response {
         let user = context.user
-        var page = AccountPage(user: user)
+        var page = try accountPage(context)
         let new = context.form["newPassword"] ?? ""
         if !hasher.verify(context.form["currentPassword"] ?? "", against: user.passwordHash) {
             page.passwordError = tr("account.wrongCurrent")
@@ -476,7 +514,7 @@ struct AccountsArea {
     /// page says the same either way.
     func requestEmailChange(_ context: CustomerContext) throws -> Response {
         let user = context.user
-        var page = AccountPage(user: user)
+        var page = try accountPage(context)
         let newEmail = context.form["newEmail"]?.trimmed ?? ""
         page.newEmail = newEmail
         if !hasher.verify(context.form["password"] ?? "", against: user.passwordHash) {
@@ -526,7 +564,7 @@ struct AccountsArea {
     func deleteAccount(_ context: CustomerContext) throws -> Response {
         let user = context.user
         guard hasher.verify(context.form["password"] ?? "", against: user.passwordHash) else {
-            var page = AccountPage(user: user)
+            var page = try accountPage(context)
             page.deleteError = tr("account.deleteWrong")
             return views.page(title: tr("account.title"), section: .account, context, page, status: 422)
         }

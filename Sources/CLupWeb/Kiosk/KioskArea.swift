@@ -57,19 +57,19 @@ struct KioskArea {
         let console = DoorConsole(database: database, views: views, codes: desk.codes, follow: follow, baseURL: baseURL)
         let staff = door.adding(.staff(database: database, signer: staffPasses))
         staff.get(Paths.kioskDoor) { context in
-            try console.show(context, at: .kiosk(context.kiosk, staffName: context.staffName))
+            try console.show(context, at: context.place)
         }
         staff.post(Paths.kioskDoor) { context in
-            try console.act(context, at: .kiosk(context.kiosk, staffName: context.staffName))
+            try console.act(context, at: context.place)
         }
         staff.post(Paths.kioskDoorPriority) { context in
-            try console.issueTicket(context, at: .kiosk(context.kiosk, staffName: context.staffName), priority: true)
+            try console.issueTicket(context, at: context.place, priority: true)
         }
         staff.post(Paths.kioskDoorPhone) { context in
-            try console.issueTicket(context, at: .kiosk(context.kiosk, staffName: context.staffName), priority: false)
+            try console.issueTicket(context, at: context.place, priority: false)
         }
         staff.post(Paths.kioskDoorOffline) { context in
-            try console.setAdmitsOffline(context, at: .kiosk(context.kiosk, staffName: context.staffName))
+            try console.setAdmitsOffline(context, at: context.place)
         }
     }
 
@@ -116,41 +116,63 @@ struct KioskArea {
 
     // MARK: Staff at the door
 
-    /// Name and staff PIN; or, while this store has no PIN, who can set one.
+    /// The store's door staff by name, each with their own PIN; the store's shared PIN with a
+    /// name typed, where it has one; or, with neither, who can set them up.
     func staffSignInPage(_ context: KioskContext) throws -> Response {
-        try staffPage(context, hasPin: try database.accounts.staffPinHash(storeId: context.kiosk.storeId) != nil, name: "", error: nil)
+        try staffPage(context, StaffSignInPage.Form())
     }
 
-    /// Wrong PINs are throttled per kiosk and per store (`StaffPin.throttleAccount`), never by
-    /// the network address the kiosk shares with the shop's guests.
+    /// Wrong PINs are throttled per kiosk, and per person or per store's shared PIN
+    /// (`StaffPin.throttleAccount`), never by the network address the kiosk shares with the
+    /// shop's guests. A name chosen that is not the store's door staff with a PIN any more is
+    /// refused as a wrong PIN would be, and counted as one.
     func staffSignIn(_ context: KioskContext) throws -> Response {
         let kiosk = context.kiosk
-        let name = (context.form["staff"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        var form = StaffSignInPage.Form(name: (context.form["staff"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
+                                        person: context.form["person"].flatMap { Int64($0) })
         let pin = context.form["pin"] ?? ""
-        guard let pinHash = try database.accounts.staffPinHash(storeId: kiosk.storeId) else {
-            return try staffPage(context, hasPin: false, name: name, error: nil, status: 409)
+        func again(_ error: String?, status: Int) throws -> Response {
+            form.error = error
+            return try staffPage(context, form, status: status)
         }
-        guard !name.isEmpty, ManageArea.textProblem(name, maxLength: 60) == nil else {
-            return try staffPage(context, hasPin: true, name: name, error: tr("door.giveName"), status: 422)
+        if form.person == nil, context.form["person"] != nil {  // the list's "choose your name"
+            return try again(tr("staff.chooseName"), status: 422)
         }
-        let account = StaffPin.throttleAccount(storeId: kiosk.storeId.rawValue)
+        let pass: StaffPass
+        let pinHash: String?
+        let throttled: String
+        if let personId = form.person {
+            let person = UserID(rawValue: personId)
+            let name = try database.accounts.doorStaffWithPin(storeId: kiosk.storeId).first { $0.id == person }?.name
+            pass = StaffPass(kioskId: kiosk.id, staffName: name ?? "", person: person, now: context.now)
+            pinHash = name == nil ? nil : try database.accounts.doorPinHash(userId: person, storeId: kiosk.storeId)
+            throttled = StaffPin.throttleAccount(person: personId)
+        } else {
+            guard let shared = try database.accounts.staffPinHash(storeId: kiosk.storeId) else {
+                return try again(nil, status: 409)
+            }
+            guard !form.name.isEmpty, ManageArea.textProblem(form.name, maxLength: 60) == nil else {
+                return try again(tr("door.giveName"), status: 422)
+            }
+            pass = StaffPass(kioskId: kiosk.id, staffName: form.name, person: nil, now: context.now)
+            pinHash = shared
+            throttled = StaffPin.throttleAccount(storeId: kiosk.storeId.rawValue)
+        }
         let client = StaffPin.throttleClient(kioskId: kiosk.id)
-        if let wait = try database.accounts.signInWait(account: account, clientAddress: client, now: context.now) {
-            var response = try staffPage(context, hasPin: true, name: name, error: tr("staff.tooManyPins", [
-                "time": Formatting.duration(max(60, wait))]), status: 429)
+        if let wait = try database.accounts.signInWait(account: throttled, clientAddress: client, now: context.now) {
+            var response = try again(tr("staff.tooManyPins", ["time": Formatting.duration(max(60, wait))]), status: 429)
             response.headers.append(("Retry-After", String(Int(wait.rounded(.up)))))
             return response
         }
-        guard StaffPin.isAcceptable(pin), PasswordHasher().verify(pin, against: pinHash) else {
-            try database.accounts.recordSignInFailure(account: account, clientAddress: client, now: context.now)
+        guard let pinHash, StaffPin.isAcceptable(pin), PasswordHasher().verify(pin, against: pinHash) else {
+            try database.accounts.recordSignInFailure(account: throttled, clientAddress: client, now: context.now)
             logger.notice("kiosk \(kiosk.id): a wrong staff PIN from \(context.request.client)")
-            return try staffPage(context, hasPin: true, name: name, error: tr("staff.wrongPin"), status: 403)
+            return try again(tr(form.person == nil ? "staff.wrongPin" : "staff.wrongOwnPin"), status: 403)
         }
-        try database.accounts.clearSignInFailures(account: account, clientAddress: client)
-        logger.info("kiosk \(kiosk.id): staff signed in to the door console")
+        try database.accounts.clearSignInFailures(account: throttled, clientAddress: client)
+        logger.info("kiosk \(kiosk.id): staff signed in to the door console\(pass.person.map { " (account \($0))" } ?? "")")
         var response = Response.redirect(to: Paths.kioskDoor())
-        response.setCookie(StaffPass.cookie(kioskId: kiosk.id, staffName: name, pinHash: pinHash, signer: staffPasses,
-                                            now: context.now, secure: context.secure))
+        response.setCookie(pass.cookie(pinHash: pinHash, signer: staffPasses, now: context.now, secure: context.secure))
         return response
     }
 
@@ -160,12 +182,15 @@ struct KioskArea {
         return response
     }
 
-    private func staffPage(_ context: KioskContext, hasPin: Bool, name: String, error: String?, status: Int = 200) throws
-        -> Response
-    {
+    private func staffPage(_ context: KioskContext, _ form: StaffSignInPage.Form, status: Int = 200) throws -> Response {
         let store = try store(of: context.kiosk)
+        let people = try database.accounts.doorStaffWithPin(storeId: store.id).map { person in
+            Choice(value: String(person.id.rawValue), label: person.name, checked: person.id.rawValue == form.person)
+        }
+        let shared = try database.accounts.staffPinHash(storeId: store.id) != nil
         return views.page(title: tr("staff.title"), context,
-                          StaffSignInPage(storeName: store.name, hasPin: hasPin, name: name, error: error), status: status)
+                          StaffSignInPage(storeName: store.name, people: people, hasSharedPin: shared, form: form),
+                          status: status)
     }
 
     private func enrolPage(_ context: BrowserContext, error: String?, status: Int = 200) -> Response {

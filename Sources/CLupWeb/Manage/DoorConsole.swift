@@ -13,9 +13,10 @@ import Foundation
 /// ordinary one for someone who phones the store, and a priority one where the store has a
 /// priority lane.
 ///
-/// A manager uses it from the store's management pages, signed in; staff at the entrance use
-/// it on a door kiosk's screen, signed in there with their name and the store's staff PIN
-/// (`StaffPass`); the log keeps their name with the kiosk's. Actions from a kiosk are limited
+/// A manager or the store's door staff use it from the management pages, signed in; staff at
+/// the entrance use it on a door kiosk's screen, signed in there with their own PIN or with
+/// their name and the store's shared staff PIN (`StaffPass`); the log keeps their name with
+/// the kiosk's. Actions from a kiosk are limited
 /// to `kioskLimit` in `kioskWindow`, and the manager's store page lists them.
 struct DoorConsole {
     let database: AppDatabase
@@ -31,20 +32,23 @@ struct DoorConsole {
 
     /// Where the console is open: for a signed-in manager, or on a kiosk's screen.
     enum Place {
-        case manager(userId: UserID, storeId: StoreID)
-        case kiosk(Kiosk, staffName: String)
+        /// Signed in on the site: a manager of the store (or an administrator) when `manages`,
+        /// else one of its door staff.
+        case manager(userId: UserID, storeId: StoreID, manages: Bool = true)
+        /// Staff signed in on a kiosk: with their own PIN (`person`) or the store's shared one.
+        case kiosk(Kiosk, staffName: String, person: UserID?)
 
         var storeId: StoreID {
             switch self {
-            case .manager(_, let storeId): storeId
-            case .kiosk(let kiosk, _): kiosk.storeId
+            case .manager(_, let storeId, _): storeId
+            case .kiosk(let kiosk, _, _): kiosk.storeId
             }
         }
 
         var staffName: String {
             switch self {
             case .manager: ""
-            case .kiosk(_, let name): name
+            case .kiosk(_, let name, _): name
             }
         }
 
@@ -55,28 +59,28 @@ struct DoorConsole {
 
         var formAction: String {
             switch self {
-            case .manager(_, let storeId): Paths.manageStoreDoor(storeId)
+            case .manager(_, let storeId, _): Paths.manageStoreDoor(storeId)
             case .kiosk: Paths.kioskDoor()
             }
         }
 
         var doorsAction: String {
             switch self {
-            case .manager(_, let storeId): Paths.manageStoreDoorOffline(storeId)
+            case .manager(_, let storeId, _): Paths.manageStoreDoorOffline(storeId)
             case .kiosk: Paths.kioskDoorOffline()
             }
         }
 
         var priorityAction: String {
             switch self {
-            case .manager(_, let storeId): Paths.manageStoreDoorPriority(storeId)
+            case .manager(_, let storeId, _): Paths.manageStoreDoorPriority(storeId)
             case .kiosk: Paths.kioskDoorPriority()
             }
         }
 
         var phoneAction: String {
             switch self {
-            case .manager(_, let storeId): Paths.manageStoreDoorPhone(storeId)
+            case .manager(_, let storeId, _): Paths.manageStoreDoorPhone(storeId)
             case .kiosk: Paths.kioskDoorPhone()
             }
         }
@@ -84,7 +88,7 @@ struct DoorConsole {
         /// The console showing ticket `id`, just issued by staff.
         func issued(_ id: ReservationID) -> String {
             switch self {
-            case .manager(_, let storeId): Paths.manageStoreDoor(storeId, query: "issued=\(id)")
+            case .manager(_, let storeId, _): Paths.manageStoreDoor(storeId, query: "issued=\(id)")
             case .kiosk: Paths.kioskDoor(query: "issued=\(id)")
             }
         }
@@ -160,12 +164,12 @@ struct DoorConsole {
     /// Who acts at `place`; nil if a kiosk has reached its limit of actions.
     private func staff(at place: Place, now: Date) throws -> DoorStaff? {
         switch place {
-        case .manager(let userId, _): return .user(userId)
-        case .kiosk(let kiosk, let name):
+        case .manager(let userId, _, _): return .user(userId)
+        case .kiosk(let kiosk, let name, let person):
             guard try database.doors.doorActionCount(kioskId: kiosk.id, since: now - Self.kioskWindow) < Self.kioskLimit else {
                 return nil
             }
-            return .kiosk(id: kiosk.id, name: name)
+            return .kiosk(id: kiosk.id, name: name, person: person)
         }
     }
 
@@ -270,6 +274,7 @@ struct DoorConsole {
                                  holds: door.admitsOffline ? Self.holds(door.heldPlaces) : "")
         }
         page.onKiosk = place.isKiosk
+        if case .manager(_, _, false) = place { page.backToStore = false }
         page.staffName = place.staffName
         func ticketForm(_ id: String, title: String, intro: String, button: String, action: String, error: String?)
             -> DoorConsolePage.TicketForm
@@ -350,26 +355,33 @@ struct DoorConsole {
 
 extension ManageArea {
     func door(_ context: ManagedStoreContext) throws -> Response {
-        try console.show(context, at: .manager(userId: context.user.id, storeId: context.storeId))
+        try console.show(context, at: consolePlace(context))
     }
 
     func doorAction(_ context: ManagedStoreContext) throws -> Response {
-        try console.act(context, at: .manager(userId: context.user.id, storeId: context.storeId))
+        try console.act(context, at: consolePlace(context))
     }
 
     func doorPriority(_ context: ManagedStoreContext) throws -> Response {
-        try console.issueTicket(context, at: .manager(userId: context.user.id, storeId: context.storeId), priority: true)
+        try console.issueTicket(context, at: consolePlace(context), priority: true)
     }
 
     func doorPhone(_ context: ManagedStoreContext) throws -> Response {
-        try console.issueTicket(context, at: .manager(userId: context.user.id, storeId: context.storeId), priority: false)
+        try console.issueTicket(context, at: consolePlace(context), priority: false)
     }
 
     func doorOffline(_ context: ManagedStoreContext) throws -> Response {
-        try console.setAdmitsOffline(context, at: .manager(userId: context.user.id, storeId: context.storeId))
+        try console.setAdmitsOffline(context, at: consolePlace(context))
     }
 
-    /// The door console, for the store's managers.
+    /// The console for whoever the `doorOfStore` guard let in: a manager, or door staff.
+    private func consolePlace(_ context: ManagedStoreContext) throws -> DoorConsole.Place {
+        let user = context.user
+        let manages = try user.role == .admin || database.accounts.isManager(userId: user.id, of: context.storeId)
+        return .manager(userId: user.id, storeId: context.storeId, manages: manages)
+    }
+
+    /// The door console, for the store's managers and door staff.
     private var console: DoorConsole {
         DoorConsole(database: database, views: views, codes: codes, follow: follow, baseURL: settings.baseURL)
     }

@@ -36,12 +36,9 @@ struct ManageArea {
         store.get(Paths.manageStore, self.store)
         store.get(Paths.manageStoreStats, stats)
         store.get(Paths.manageStoreStatsCSV, statsCSV)
-        store.get(Paths.manageStoreDoor, door)
-        store.post(Paths.manageStoreDoor, doorAction)
-        store.post(Paths.manageStoreDoorPriority, doorPriority)
-        store.post(Paths.manageStoreDoorPhone, doorPhone)
-        store.post(Paths.manageStoreDoorOffline, doorOffline)
         store.post(Paths.manageStoreStaffPin, setStaffPin)
+        store.post(Paths.manageStoreDoorStaff, addDoorStaff)
+        store.post(Paths.manageStoreDoorStaffRemove, removeDoorStaff)
         store.post(Paths.manageStoreKioskRevoke, revokeKiosk)
         store.post(Paths.manageStoreKiosks, enrolKiosk)
         store.get(Paths.manageStoreEdit, editForm)
@@ -49,6 +46,13 @@ struct ManageArea {
         store.get(Paths.manageStoreHours, hoursForm)
         store.post(Paths.manageStoreHours, saveHours)
         store.post(Paths.manageStoreClosures, changeClosures)
+        // The door console: the store's managers and its door staff.
+        let door = managers.adding(.doorOfStore(database: database))
+        door.get(Paths.manageStoreDoor, self.door)
+        door.post(Paths.manageStoreDoor, doorAction)
+        door.post(Paths.manageStoreDoorPriority, doorPriority)
+        door.post(Paths.manageStoreDoorPhone, doorPhone)
+        door.post(Paths.manageStoreDoorOffline, doorOffline)
         let storeAdmins = admins.adding(.managerOfStore(database: database))
         storeAdmins.post(Paths.manageStoreManagers, addManager)
         storeAdmins.post(Paths.manageStoreManagerRemove, removeManager)
@@ -58,7 +62,12 @@ struct ManageArea {
         let user = context.user
         let stores = user.role == .admin
             ? database.board.entries().map(\.store) : try database.accounts.managedStores(userId: user.id)
-        var page = ManagePage(stores: stores.map { ManagePage.Row(id: $0.id.rawValue, name: $0.name, address: $0.address) })
+        func row(_ store: Store) -> ManagePage.Row { ManagePage.Row(id: store.id.rawValue, name: store.name, address: store.address) }
+        var page = ManagePage(stores: stores.map(row))
+        if user.role != .admin {
+            let managed = Set(stores.map(\.id))
+            page.doors = try database.accounts.doorStores(userId: user.id).filter { !managed.contains($0.id) }.map(row)
+        }
         page.canRegister = user.role == .admin
         if let imported = context.request.query["imported"].flatMap(Int.init), imported > 0 {
             let closed = context.request.query["closed"].flatMap(Int.init) ?? 0
@@ -136,6 +145,34 @@ struct ManageArea {
         return .redirect(to: Paths.manageStore(context.storeId, query: "manager=added") + "#managers")
     }
 
+    /// The store's managers name an account door staff of the store, by its email address.
+    func addDoorStaff(_ context: ManagedStoreContext) throws -> Response {
+        let email = String((context.form["email"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines).prefix(254))
+        func refused(_ message: String) throws -> Response {
+            try storePage(context, httpStatus: 422) { page in
+                page.doorStaffEmail = email
+                page.doorStaffError = message
+            }
+        }
+        do {
+            guard try database.accounts.addDoorStaff(storeId: context.storeId, email: email, now: context.now,
+                                                     loggedAs: .user(context.user.id))
+            else { return try refused(tr("manage.doorStaffAlready", ["email": email])) }
+        } catch AccountError.noSuchUser {
+            return try refused(tr("manage.managerNoAccount"))
+        }
+        return .redirect(to: Paths.manageStore(context.storeId, query: "doorStaff=added") + "#door-staff")
+    }
+
+    /// The store's managers stop an account running its door.
+    func removeDoorStaff(_ context: ManagedStoreContext) throws -> Response {
+        guard let id = context.form["user"].flatMap({ Int64($0) }),
+            try database.accounts.removeDoorStaff(storeId: context.storeId, userId: UserID(rawValue: id), now: context.now,
+                                                  loggedAs: .user(context.user.id))
+        else { throw HTTPError.notFound }
+        return .redirect(to: Paths.manageStore(context.storeId, query: "doorStaff=removed") + "#door-staff")
+    }
+
     /// An administrator stops an account managing the store.
     func removeManager(_ context: ManagedStoreContext) throws -> Response {
         guard let id = context.form["user"].flatMap({ Int64($0) }),
@@ -195,6 +232,10 @@ struct ManageArea {
                 slot: Formatting.clock(booking.slotStart ?? now, now: now, timeZone: store.zone), number: booking.number,
                 people: booking.people, answer: answer)
         }
+        page.doorStaff = try database.accounts.doorStaff(storeId: store.id).map {
+            ManageStorePage.DoorStaffRow(userId: $0.user.id.rawValue, email: $0.user.email, name: $0.user.displayName,
+                                         hasPin: $0.hasPin)
+        }
         if context.user.role == .admin {
             page.managers = try database.accounts.managers(storeId: store.id).map {
                 ManageStorePage.ManagerRow(userId: $0.id.rawValue, email: $0.email, name: $0.displayName)
@@ -211,6 +252,8 @@ struct ManageArea {
         if query["kiosk"] == "revoked" { return tr("manage.kioskRevoked") }
         if query["manager"] == "added" { return tr("manage.managerAdded") }
         if query["manager"] == "removed" { return tr("manage.managerRemoved") }
+        if query["doorStaff"] == "added" { return tr("manage.doorStaffAdded") }
+        if query["doorStaff"] == "removed" { return tr("manage.doorStaffRemoved") }
         return nil
     }
 
@@ -232,6 +275,8 @@ struct ManageArea {
             case "kiosk" where text == "enrolled": return tr("change.enrolled")
             case "manager" where text == "added": return tr("change.added")
             case "manager" where text == "removed": return tr("change.removed")
+            case "doorStaff" where text == "added": return tr("change.added")
+            case "doorStaff" where text == "removed": return tr("change.removed")
             case "staffPin" where text == "set": return tr("change.set")
             case "priorityEvery": return PriorityText.policy(PriorityLane(every: Int(text) ?? 0, online: false))
             case "priorityOnline": return PriorityText.online(text == "1")

@@ -57,13 +57,14 @@ struct CustomerContext: BrowserRequest {
     var user: User
 }
 
-/// A signed-in manager (or admin).
+/// A signed-in manager, administrator or member of door staff.
 struct ManagerContext: BrowserRequest {
     var browser: BrowserContext
     var user: User
 }
 
-/// A manager acting on `storeId`, which they manage (admins manage every store).
+/// A manager acting on `storeId`, which they manage (admins manage every store); on the door
+/// console, also door staff of the store (`doorOfStore`).
 struct ManagedStoreContext: BrowserRequest {
     var browser: BrowserContext
     var user: User
@@ -90,11 +91,16 @@ struct KioskContext: BrowserRequest {
     var kiosk: Kiosk
 }
 
-/// A member of staff signed in with the store's staff PIN at a door kiosk (`StaffPass`).
+/// A member of staff signed in at a door kiosk (`StaffPass`): with their own PIN (`person`) or
+/// the store's shared one.
 struct StaffContext: BrowserRequest {
     var browser: BrowserContext
     var kiosk: Kiosk
     var staffName: String
+    var person: UserID?
+
+    /// Where the door console is open, and who acts there.
+    var place: DoorConsole.Place { .kiosk(kiosk, staffName: staffName, person: person) }
 }
 
 /// A device authenticated by its kiosk's key (no cookies read).

@@ -115,23 +115,33 @@ extension Middleware where Input == KioskContext, Output == KioskContext {
 }
 
 extension Middleware where Input == KioskContext, Output == StaffContext {
-    /// A member of staff signed in at this kiosk with the store's current staff PIN, within the
-    /// pass's idle timeout; each request renews the pass. Others are sent to sign in (GET) or
-    /// refused, changing nothing.
+    /// A member of staff signed in at this kiosk with their own current PIN while they are the
+    /// store's door staff, or with the store's current shared PIN, within the pass's idle
+    /// timeout; each request renews the pass. Others are sent to sign in (GET) or refused,
+    /// changing nothing.
     static func staff(database: AppDatabase, signer: TicketToken) -> Middleware {
         Middleware("staff") { context, next in
             let name = StaffPass.cookieName(secure: context.secure)
-            guard let pinHash = try database.accounts.staffPinHash(storeId: context.kiosk.storeId),
-                let value = context.request.cookies[name],
-                let pass = StaffPass.read(value, kiosk: context.kiosk, pinHash: pinHash, signer: signer, now: context.now)
+            let storeId = context.kiosk.storeId
+            var currentHash: String?
+            guard let value = context.request.cookies[name],
+                let pass = try StaffPass.read(value, kiosk: context.kiosk, pinHash: { person in
+                    currentHash = if let person {
+                        try database.accounts.doorPinHash(userId: person, storeId: storeId)
+                    } else {
+                        try database.accounts.staffPinHash(storeId: storeId)
+                    }
+                    return currentHash
+                }, signer: signer, now: context.now),
+                let pinHash = currentHash
             else {
                 if context.request.method.isSafe { throw HTTPError.redirect(to: Paths.kioskStaff()) }
                 throw HTTPError(403, tr("staff.signedOut"))
             }
-            var response = try next(StaffContext(browser: context.browser, kiosk: context.kiosk, staffName: pass.staffName))
+            var response = try next(StaffContext(browser: context.browser, kiosk: context.kiosk, staffName: pass.staffName,
+                                                 person: pass.person))
             if response.setCookie(named: name) == nil {  // unless the handler set or cleared it
-                response.setCookie(StaffPass.cookie(kioskId: context.kiosk.id, staffName: pass.staffName, pinHash: pinHash,
-                                                    signer: signer, now: context.now, secure: context.secure))
+                response.setCookie(pass.cookie(pinHash: pinHash, signer: signer, now: context.now, secure: context.secure))
             }
             return response
         }
@@ -206,7 +216,7 @@ extension Middleware where Input == CustomerContext, Output == OwnedWaitlistCont
 extension Middleware where Input == CustomerContext, Output == ManagerContext {
     /// A manager or an admin.
     static let manager = Middleware.check("manager") { context in
-        guard context.user.role != .customer else { throw HTTPError.forbidden }
+        guard context.user.role.isStaff else { throw HTTPError.forbidden }
         return ManagerContext(browser: context.browser, user: context.user)
     }
 }
@@ -230,6 +240,21 @@ extension Middleware where Input == ManagerContext, Output == ManagedStoreContex
                 throw HTTPError.forbidden
             }
             return ManagedStoreContext(browser: context.browser, user: context.user, storeId: storeId)
+        }
+    }
+}
+
+extension Middleware where Input == ManagerContext, Output == ManagedStoreContext {
+    /// The store in the address is one whose door this account runs: as its manager, as
+    /// its door staff, or as an administrator; another store's id gets a 403.
+    static func doorOfStore(database: AppDatabase) -> Middleware {
+        .check("doorOfStore") { context in
+            let storeId: StoreID = try context.id()
+            let user = context.user
+            let allowed = try user.role == .admin || database.accounts.isManager(userId: user.id, of: storeId)
+                || database.accounts.isDoorStaff(userId: user.id, of: storeId)
+            guard allowed else { throw HTTPError.forbidden }
+            return ManagedStoreContext(browser: context.browser, user: user, storeId: storeId)
         }
     }
 }

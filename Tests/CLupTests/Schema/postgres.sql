@@ -23,6 +23,12 @@ table doorlease: version bigint NOT NULL DEFAULT 0
 table doorlease: places bigint NOT NULL DEFAULT 0
 table doorlease: held bigint NOT NULL DEFAULT 0
 table doorlease: renewedat timestamp with time zone
+table doorpin: userid bigint NOT NULL
+table doorpin: pinhash text NOT NULL
+table doorpin: setat timestamp with time zone NOT NULL
+table doorstaff: userid bigint NOT NULL
+table doorstaff: storeid bigint NOT NULL
+table doorstaff: addedat timestamp with time zone NOT NULL
 table emailtoken: tokenhash text NOT NULL
 table emailtoken: userid bigint NOT NULL
 table emailtoken: purpose text NOT NULL
@@ -280,7 +286,7 @@ table walkincontact: language text NOT NULL
 table walkincontact: createdat timestamp with time zone NOT NULL
 constraint "user" user_language_check: CHECK ((language = ANY (ARRAY['en'::text, 'it'::text])))
 constraint "user" user_pkey: PRIMARY KEY (id)
-constraint "user" user_role_check: CHECK ((role = ANY (ARRAY['customer'::text, 'manager'::text, 'admin'::text])))
+constraint "user" user_role_check: CHECK ((role = ANY (ARRAY['customer'::text, 'staff'::text, 'manager'::text, 'admin'::text])))
 constraint "user" user_termsversion_check: CHECK ((termsversion >= 1))
 constraint "user" user_travelmode_check: CHECK ((travelmode = ANY (ARRAY['walking'::text, 'car'::text, 'transit'::text])))
 constraint datakeycheck datakeycheck_id_check: CHECK ((id = 1))
@@ -302,6 +308,11 @@ constraint doorlease doorlease_kioskid_fkey: FOREIGN KEY (kioskid) REFERENCES ki
 constraint doorlease doorlease_pkey: PRIMARY KEY (kioskid)
 constraint doorlease doorlease_places_check: CHECK ((places >= 0))
 constraint doorlease doorlease_storeid_fkey: FOREIGN KEY (storeid) REFERENCES store(id) ON DELETE CASCADE
+constraint doorpin doorpin_pkey: PRIMARY KEY (userid)
+constraint doorpin doorpin_userid_fkey: FOREIGN KEY (userid) REFERENCES "user"(id) ON DELETE CASCADE
+constraint doorstaff doorstaff_pkey: PRIMARY KEY (userid, storeid)
+constraint doorstaff doorstaff_storeid_fkey: FOREIGN KEY (storeid) REFERENCES store(id) ON DELETE CASCADE
+constraint doorstaff doorstaff_userid_fkey: FOREIGN KEY (userid) REFERENCES "user"(id) ON DELETE CASCADE
 constraint emailtoken emailtoken_pkey: PRIMARY KEY (tokenhash)
 constraint emailtoken emailtoken_purpose_check: CHECK ((purpose = ANY (ARRAY['confirm'::text, 'reset'::text, 'changeEmail'::text])))
 constraint emailtoken emailtoken_userid_fkey: FOREIGN KEY (userid) REFERENCES "user"(id) ON DELETE CASCADE
@@ -447,6 +458,9 @@ index dooraction_pkey: CREATE UNIQUE INDEX dooraction_pkey ON dooraction USING b
 index dooraction_store: CREATE INDEX dooraction_store ON dooraction USING btree (storeid, at)
 index doorlease_pkey: CREATE UNIQUE INDEX doorlease_pkey ON doorlease USING btree (kioskid)
 index doorlease_store: CREATE INDEX doorlease_store ON doorlease USING btree (storeid)
+index doorpin_pkey: CREATE UNIQUE INDEX doorpin_pkey ON doorpin USING btree (userid)
+index doorstaff_pkey: CREATE UNIQUE INDEX doorstaff_pkey ON doorstaff USING btree (userid, storeid)
+index doorstaff_store: CREATE INDEX doorstaff_store ON doorstaff USING btree (storeid)
 index emailtoken_on_userid: CREATE INDEX emailtoken_on_userid ON emailtoken USING btree (userid)
 index emailtoken_pkey: CREATE UNIQUE INDEX emailtoken_pkey ON emailtoken USING btree (tokenhash)
 index formreply_on_at: CREATE INDEX formreply_on_at ON formreply USING btree (at)

@@ -22,6 +22,9 @@ CREATE INDEX "doorAction_store" ON "doorAction"("storeId", "at");
 -- index doorLease_store
 CREATE INDEX doorLease_store ON doorLease(storeId);
 
+-- index doorStaff_store
+CREATE INDEX doorStaff_store ON doorStaff(storeId);
+
 -- index emailToken_on_userId
 CREATE INDEX "emailToken_on_userId" ON "emailToken"("userId");
 
@@ -192,6 +195,19 @@ CREATE TABLE doorLease (
     held INTEGER NOT NULL DEFAULT 0 CHECK (held >= places),
     renewedAt DATETIME);
 
+-- table doorPin
+CREATE TABLE doorPin (
+    userId INTEGER PRIMARY KEY REFERENCES "user"(id) ON DELETE CASCADE,
+    pinHash TEXT NOT NULL,
+    setAt DATETIME NOT NULL);
+
+-- table doorStaff
+CREATE TABLE doorStaff (
+    userId INTEGER NOT NULL REFERENCES "user"(id) ON DELETE CASCADE,
+    storeId INTEGER NOT NULL REFERENCES store(id) ON DELETE CASCADE,
+    addedAt DATETIME NOT NULL,
+    PRIMARY KEY (userId, storeId));
+
 -- table emailToken
 CREATE TABLE "emailToken" ("tokenHash" TEXT PRIMARY KEY NOT NULL, "userId" INTEGER NOT NULL REFERENCES "user"("id") ON DELETE CASCADE, "purpose" TEXT NOT NULL CHECK ("purpose" IN ('confirm', 'reset', 'changeEmail')), "expiresAt" DATETIME NOT NULL, "usedAt" DATETIME, newEmail TEXT);
 
@@ -331,7 +347,7 @@ CREATE TABLE ticketBlock (
 );
 
 -- table user
-CREATE TABLE "user" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "email" TEXT NOT NULL, "displayName" TEXT NOT NULL, "passwordHash" TEXT NOT NULL, "role" TEXT NOT NULL CHECK ("role" IN ('customer', 'manager', 'admin')) DEFAULT 'customer', "emailConfirmedAt" DATETIME, "travelMode" TEXT NOT NULL CHECK ("travelMode" IN ('walking', 'car', 'transit')) DEFAULT 'walking', "loyaltyOptIn" BOOLEAN NOT NULL DEFAULT 0, "createdAt" DATETIME NOT NULL, "notifyEmail" BOOLEAN NOT NULL DEFAULT 1, "notifyPush" BOOLEAN NOT NULL DEFAULT 1, "language" TEXT NOT NULL CHECK ("language" IN ('en', 'it')) DEFAULT 'en', termsVersion INTEGER CHECK (termsVersion >= 1), termsAcceptedAt DATETIME, emailKey TEXT UNIQUE, pushLostAt DATETIME, lastSignInAt DATETIME, dormantWarnedAt DATETIME);
+CREATE TABLE "user" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "email" TEXT NOT NULL, "displayName" TEXT NOT NULL, "passwordHash" TEXT NOT NULL, "role" TEXT NOT NULL CHECK ("role" IN ('customer', 'staff', 'manager', 'admin')) DEFAULT 'customer', "emailConfirmedAt" DATETIME, "travelMode" TEXT NOT NULL CHECK ("travelMode" IN ('walking', 'car', 'transit')) DEFAULT 'walking', "loyaltyOptIn" BOOLEAN NOT NULL DEFAULT 0, "createdAt" DATETIME NOT NULL, "notifyEmail" BOOLEAN NOT NULL DEFAULT 1, "notifyPush" BOOLEAN NOT NULL DEFAULT 1, "language" TEXT NOT NULL CHECK ("language" IN ('en', 'it')) DEFAULT 'en', termsVersion INTEGER CHECK (termsVersion >= 1), termsAcceptedAt DATETIME, emailKey TEXT UNIQUE, pushLostAt DATETIME, lastSignInAt DATETIME, dormantWarnedAt DATETIME);
 
 -- table waitlist
 CREATE TABLE waitlist (
