@@ -40,7 +40,7 @@ public struct MaintenanceBanner: Sendable {
 
 /// Which navigation entry is current.
 public enum Section: Sendable {
-    case none, stores, reservations, account, manage
+    case none, stores, reservations, account, manage, support
 }
 
 /// What the shared layouts need on every page: the title, fingerprinted assets, navigation,
@@ -56,6 +56,8 @@ public struct Frame: Sendable {
     /// The signed-in person's name; nil for a guest.
     public var userName: String?
     public var isManager: Bool
+    /// Support staff and administrators: a link to `/support`.
+    public var isSupport = false
     /// Signed in with an address not yet confirmed: the banner asks to confirm it.
     public var unconfirmed: Bool
     /// The server's VAPID public key (base64url), for a browser to subscribe to push messages;
@@ -156,6 +158,7 @@ public struct Frame: Sendable {
               <nav aria-label="\(tr("frame.mainNav"))">
                 <a href="\(Paths.home())"\(current(.stores))>\(tr("nav.stores"))</a>
                 \(if: isManager, "<a href=\"\(Paths.manage())\"\(current(.manage))>\(tr("nav.manage"))</a>")
+                \(if: isSupport, "<a href=\"\(Paths.support())\"\(current(.support))>\(tr("nav.support"))</a>")
                 \(userName == nil ? signInLink : signedInLinks)
               </nav>
             </header>

@@ -72,6 +72,10 @@ public enum Paths {
     public static let bookingReply = FixedPath("/bookings/reply")
 
     // Managers
+    /// Support staff look customers up and help them.
+    public static let support = FixedPath("/support")
+    public static let supportCancel = FixedPath("/support/cancel")
+    public static let supportClose = FixedPath("/support/close")
     public static let manage = FixedPath("/manage")
     public static let manageStore = IdPath("/manage/stores/{id}")
     /// An admin registers a store.
@@ -155,7 +159,7 @@ public enum Paths {
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketPosition, ticketConfirm,
         storeWaitlist, waitlist, waitlistAccept, waitlistLeave,
         bookingReply, manage, manageStore, manageNewStore, manageImportStores, manageClosures, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreDoorPriority, manageStoreDoorOffline, manageStoreDoorPhone, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreDoorStaff, manageStoreDoorStaffRemove, manageStoreEdit, manageStoreHours,
-        manageStoreClosures, kiosk,
+        manageStoreClosures, support, supportCancel, supportClose, kiosk,
         kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskSpares, kioskSparesPrinted, kioskScanner, kioskScan, kioskDoorState, kioskDoorLease, kioskBoard, kioskDoor,
         kioskDoorPriority, kioskDoorOffline, kioskDoorPhone,
         kioskStaff, kioskStaffSignOut, follow,

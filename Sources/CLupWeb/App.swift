@@ -59,6 +59,7 @@ public struct App: Sendable {
         KioskArea(database: database, views: views, desk: desk, watch: watch, follow: follow,
                   baseURL: environment.settings.baseURL, logger: environment.logger)
             .addRoutes(to: forms)
+        SupportArea(database: database, views: views, settings: environment.settings).addRoutes(to: forms)
         FollowArea(database: database, views: views, codes: follow).addRoutes(to: forms)
 
         let api = routes.root.adding(.jsonErrors(logger: environment.logger))

@@ -61,10 +61,12 @@ public struct Views: Sendable {
 
     /// The frame of a page for this visitor: title, assets, navigation, CSRF token.
     func frame(title: String, section: Section, visitor: Visitor) -> Frame {
-        Frame(title: title, stylesheet: assets.stylesheet, script: assets.script, icon: assets.icon, section: section,
-              csrf: visitor.csrfToken, userName: visitor.user?.displayName,
-              isManager: visitor.user.map { $0.role != .customer } ?? false,
-              unconfirmed: visitor.user.map { !$0.isConfirmed } ?? false, pushKey: pushKey)
+        var frame = Frame(title: title, stylesheet: assets.stylesheet, script: assets.script, icon: assets.icon,
+                          section: section, csrf: visitor.csrfToken, userName: visitor.user?.displayName,
+                          isManager: visitor.user?.role.opensManage ?? false,
+                          unconfirmed: visitor.user.map { !$0.isConfirmed } ?? false, pushKey: pushKey)
+        frame.isSupport = visitor.user?.role.helpsCustomers ?? false
+        return frame
     }
 
     /// A page of the site for the visitor making `context`'s request.

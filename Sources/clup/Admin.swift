@@ -145,12 +145,15 @@ struct Admin: ParsableCommand {
         @OptionGroup var database: DatabaseOptions
         @Option(help: "Email address.") var email: String
         @Option(help: "Display name.") var name: String
-        @Option(help: "customer, manager or admin.") var role: String = "manager"
+        @Option(help: "customer, support, manager or admin (door staff are named on a store's page).")
+        var role: String = "manager"
         @Flag(help: "Read the password from standard input even from a terminal, instead of generating one.")
         var passwordStdin = false
 
         func run() throws {
-            guard let role = Role(rawValue: role) else { throw ValidationError("--role must be customer, manager or admin") }
+            guard let role = Role(rawValue: role), role != .staff else {
+                throw ValidationError("--role must be customer, support, manager or admin")
+            }
             let given = passwordStdin ? readLine(strippingNewline: true) ?? "" : Self.pipedPassword()
             if let given, let weakness = PasswordHasher.weakness(of: given, email: email, displayName: name) {
                 throw ValidationError(weakness.message)

@@ -239,6 +239,7 @@ public struct PrivacyPage: Page {
                   <tr><td>\(tr("privacy.failures.what"))</td><td>\(tr("privacy.failures.why"))</td><td>\(signInFailures)</td></tr>
                   <tr><td>\(tr("privacy.doorLog.what"))</td><td>\(tr("privacy.doorLog.why"))</td><td>\(doorLog)</td></tr>
                   <tr><td>\(tr("privacy.storeChanges.what"))</td><td>\(tr("privacy.storeChanges.why"))</td><td>\(storeChanges)</td></tr>
+                  <tr><td>\(tr("privacy.support.what"))</td><td>\(tr("privacy.support.why"))</td><td>\(storeChanges)</td></tr>
                 </tbody>
               </table>
 
@@ -246,6 +247,7 @@ public struct PrivacyPage: Page {
               <ul>
                 <li><strong>\(tr("privacy.you"))</strong> \(tr("privacy.youText"))</li>
                 <li><strong>\(tr("privacy.staff"))</strong> \(tr("privacy.staffText"))</li>
+                <li><strong>\(tr("privacy.supportWho"))</strong> \(tr("privacy.supportWhoText"))</li>
                 <li><strong>\(tr("privacy.loyal"))</strong> \(tr("privacy.loyalText"))</li>
                 <li><strong>\(tr("privacy.nobody"))</strong> \(tr("privacy.nobodyText"))</li>
               </ul>

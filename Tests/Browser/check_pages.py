@@ -397,6 +397,49 @@ def door_staff(driver, checker, base, stack, key):
     return who
 
 
+def support_lookup(driver, checker, base, stack):
+    """Support staff look a shopper up by address, giving why, and cancel the shopper's
+    reservation for them with a reason; an administrator's look-up also offers to close the
+    account. Returns the log's first line as the page shows it."""
+    stack.clup("admin", "create-user", "--email", "help@example.org", "--name", "Sara Aiuto", "--role", "support",
+               "--password-stdin", stdin=PASSWORD + "\n")
+    sign_in(driver, base, "help@example.org", "en", checker)
+    driver.set_window_size(*WINDOWS["desktop"])
+    driver.get(base + "/support")
+    driver.find_element(By.ID, "support-email").send_keys("shopper-en@example.org")
+    driver.find_element(By.ID, "support-reason").send_keys("phoned at 10:05: lost ticket")
+    submit_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "#lookup button[type=submit]"))
+    if "Ada · shopper-en@example.org" not in driver.find_element(By.ID, "customer").text:
+        raise SystemExit("the look-up does not show the shopper's account")
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("support look-up (en)", window, "en")
+    driver.set_window_size(*WINDOWS["desktop"])
+    forms = driver.find_elements(By.CSS_SELECTOR, "form[action='/support/cancel']")
+    if forms:  # the shopper's line-up from the tour, if still to be used
+        forms[0].find_element(By.NAME, "reason").send_keys("You asked us by phone to cancel it.")
+        forms[0].find_element(By.CSS_SELECTOR, "button").click()
+        WebDriverWait(driver, 5).until(lambda d: d.switch_to.alert).accept()
+        wait_for(driver, lambda: "is cancelled" in driver.find_element(By.ID, "customer").text)
+    rows = driver.find_elements(By.CSS_SELECTOR, "#log tbody tr")
+    first = " | ".join(cell.text for cell in rows[0].find_elements(By.CSS_SELECTOR, "th, td")) if rows else ""
+    if "Sara Aiuto" not in first or "shopper-en@example.org" not in first:
+        raise SystemExit(f"the support log does not name who looked up whom: {first!r}")
+
+    sign_in(driver, base, "admin@example.org", "en", checker)
+    driver.set_window_size(*WINDOWS["desktop"])
+    driver.get(base + "/support")
+    driver.find_element(By.ID, "support-email").send_keys("shopper-en@example.org")
+    driver.find_element(By.ID, "support-reason").send_keys("checking a complaint")
+    submit_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "#lookup button[type=submit]"))
+    if not driver.find_elements(By.CSS_SELECTOR, "form[action='/support/close']"):
+        raise SystemExit("an administrator's look-up does not offer to close the account")
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("support look-up, administrator (en)", window, "en")
+    return first, bool(forms)
+
+
 def maintenance_from_the_web(driver, checker, base, key):
     """An administrator schedules maintenance two hours from now on its page; a guest's home
     page and the door kiosk's board announce it; the administrator cancels it."""
@@ -829,7 +872,7 @@ def tour(driver, checker, base, key, language):
                        ("manager's statistics", "/manage/stores/1/stats"), ("door console", "/manage/stores/1/door"),
                        ("edit a store", "/manage/stores/1/edit"), ("opening hours", "/manage/stores/1/hours"),
                        ("register a store", "/manage/new-store"), ("import stores", "/manage/import-stores"),
-                       ("closures for every store", "/manage/closures")]:
+                       ("closures for every store", "/manage/closures"), ("support", "/support")]:
         visit(name, path)
 
     # The kiosk.
@@ -898,6 +941,7 @@ def main():
         lapsed = waiting_list(driver, checker, base, stack)
         priority, queue = priority_ticket(driver, checker, base, stack)
         imported, imported_bytes = import_stores(driver, checker, base, stack)
+        support_line, support_cancelled = support_lookup(driver, checker, base, stack)
         errors = checker.validate()
     finally:
         driver.quit()
@@ -918,6 +962,8 @@ def main():
           f"({', '.join(map(str, queue))}), and called when the walk-in place freed")
     print(f"import: a file of {imported} stores ({imported_bytes // 1024} KiB) with a bad line refused with the line "
           f"named; mended, checked, then imported from the check's page")
+    print(f"support: a shopper looked up by address{' and their line-up cancelled for them' if support_cancelled else ''}; "
+          f"the log reads “{support_line}”")
     print(f"address search: “via torino 21” → {searched!r}, nearest {nearest}; “Atlantis” → nothing found, said")
     print(f"maintenance from the web: scheduled, announced on the home page and the kiosk's board "
           f"(“{announced}”), and cancelled")

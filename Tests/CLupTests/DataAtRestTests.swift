@@ -61,6 +61,9 @@ struct DataAtRestTests {
         _ = try database.doors.door(.admit, storeId: store.id, number: ticket.number, reason: "scanner broken, her son 333 1234567",
                               by: .kiosk(id: kiosk.id, name: "Giulia Portinaia"), now: now)
         try database.accounts.recordSignInFailure(account: "ada.lovelace@example.org", clientAddress: "192.0.2.1", now: now)
+        try database.accounts.addDoorStaff(storeId: store.id, email: "grace.hopper@example.org", now: now,
+                                           loggedAs: .user(user.id))
+        _ = try database.support.lookUp(email: "Ada.Lovelace@example.org", reason: "Ada Lovelace phoned", by: user.id, now: now)
         return (store.id, user)
     }
 
@@ -89,6 +92,10 @@ struct DataAtRestTests {
         #expect(history.pair.count == 1)
         let data = try #require(try database.privacy.personalData(userId: user.id, now: now))
         #expect(data.account.email == "Ada.Lovelace@example.org" && data.emails.count == 1 && data.failedSignIns.count == 1)
+        #expect(try database.support.log().map { "\($0.email): \($0.reason)" } == ["Ada.Lovelace@example.org: Ada Lovelace phoned"])
+        #expect(try database.stores.storeChanges(storeId: store).contains {
+            $0.field == "doorStaff" && $0.before == "grace.hopper@example.org"
+        })
     }
 
     /// Every personal column as the rows hold it, on either engine.
@@ -97,6 +104,7 @@ struct DataAtRestTests {
             ("\"user\"", "email"), ("\"user\"", "displayName"), ("\"user\"", "emailKey"), ("outboxMessage", "recipient"),
             ("outboxMessage", "subject"), ("outboxMessage", "body"), ("outboxMessage", "recipientKey"),
             ("doorAction", "staffName"), ("storeChange", "before"), ("signInFailure", "account"),
+            ("supportAction", "email"), ("supportAction", "reason"),
         ]
         // A door action's reason is what staff typed, but for a refusal's or a conflict's code.
         let reasons = try database.values(String.self, sql: """

@@ -125,6 +125,10 @@ struct RoutesTests {
         POST /kiosk/door/priority session csrf replies kiosk watched doorKiosk staff
         POST /kiosk/door/phone session csrf replies kiosk watched doorKiosk staff
         POST /kiosk/door/offline session csrf replies kiosk watched doorKiosk staff
+        GET /support session signedIn support
+        POST /support session csrf replies signedIn support
+        POST /support/cancel session csrf replies signedIn support
+        POST /support/close session csrf replies signedIn support
         GET /t session
         POST /api/v1/scan jsonErrors deviceKey watched
         POST /api/v1/tickets jsonErrors deviceKey watched
@@ -160,6 +164,7 @@ struct RoutesTests {
                 #expect(route.guards.contains("reservationOwner"), "\(name)")
             }
             if route.pattern.hasPrefix("/manage") { #expect(route.guards.contains("manager"), "\(name)") }
+            if route.pattern.hasPrefix("/support") { #expect(route.guards.contains("support"), "\(name)") }
             // A store's pages are its managers'; its door console also its door staff's.
             if route.pattern.hasPrefix("/manage/stores/{id}/door/") || route.pattern == "/manage/stores/{id}/door" {
                 #expect(route.guards.contains("doorOfStore") && !route.guards.contains("managerOfStore"), "\(name)")

@@ -4,13 +4,16 @@ import Foundation
 import GRDB
 
 /// What a person may do: customers reserve; door staff also run the door console of the
-/// stores they are named for; managers manage their stores; admins create stores, managers
-/// and kiosks.
+/// stores they are named for; support staff look customers up to help them; managers manage
+/// their stores; admins create stores, managers and kiosks, and do what support does.
 public enum Role: String, Codable, Sendable, DatabaseValueConvertible {
-    case customer, staff, manager, admin
+    case customer, staff, support, manager, admin
 
     /// Opens `/manage`: door staff see their consoles there, managers their stores.
-    public var isStaff: Bool { self != .customer }
+    public var opensManage: Bool { [.staff, .manager, .admin].contains(self) }
+
+    /// Opens `/support`.
+    public var helpsCustomers: Bool { self == .support || self == .admin }
 }
 
 /// A person with an account (RASD "OnlineUser", managers, admins).

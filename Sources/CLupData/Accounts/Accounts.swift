@@ -190,29 +190,40 @@ extension Accounts {
     /// address after it is gone (an account closed under the terms is told why).
     public func deleteUser(id: UserID, now: Date, farewell: ((User) -> NewOutboxMessage)? = nil) throws {
         try database.transaction { transaction in
-            // The customer first, then their stores: the order every transaction locks them in.
-            try transaction.lockCustomer(id)
-            guard let user = try AppDatabase.user(id: id, transaction) else { throw AccountError.noSuchUser }
-            for row in try transaction.rows("""
-                SELECT id, storeId FROM reservation
-                WHERE userId = \(id) AND status \(in: Reservation.Status.cancellable.map(\.rawValue)) ORDER BY id
-                """)
-            {
-                let (reservationId, storeId): (ReservationID, StoreID) = (try row.decode(0), try row.decode(1))
-                guard try transaction.lockStore(storeId) != nil else { continue }
-                try AppDatabase.setStatus(.cancelled, .endedAt, to: now, id: reservationId, from: .active, transaction)
-                try AppDatabase.advanceQueue(storeId: storeId, now: now, transaction)
-            }
-            let unsent = try transaction.records("""
-                SELECT \(unescaped: AppDatabase.mailColumns) FROM outboxMessage
-                WHERE recipientKey = \(LookupKey.recipient(user.email)) AND sentAt IS NULL
-                """, as: OutboxMessage.self).filter { AppDatabase.sameAddress($0.recipient, user.email) }
-            try transaction.execute("DELETE FROM outboxMessage WHERE id \(in: unsent.map(\.id))")
-            try transaction.execute("DELETE FROM signInFailure WHERE account = \(LookupKey.account(user.email))")
-            try transaction.execute("DELETE FROM \"user\" WHERE id = \(id)")
-            if let farewell { try AppDatabase.insert(farewell(user), transaction) }
-            transaction.changedCredentials()
+            try AppDatabase.deleteUser(id: id, now: now, farewell: farewell, transaction)
         }
+    }
+}
+
+extension AppDatabase {
+    /// `Accounts.deleteUser` inside the caller's transaction; returns the account deleted.
+    @discardableResult
+    static func deleteUser(id: UserID, now: Date, farewell: ((User) -> NewOutboxMessage)?,
+                           _ transaction: some SQLTransaction) throws -> User
+    {
+        // The customer first, then their stores: the order every transaction locks them in.
+        try transaction.lockCustomer(id)
+        guard let user = try AppDatabase.user(id: id, transaction) else { throw AccountError.noSuchUser }
+        for row in try transaction.rows("""
+            SELECT id, storeId FROM reservation
+            WHERE userId = \(id) AND status \(in: Reservation.Status.cancellable.map(\.rawValue)) ORDER BY id
+            """)
+        {
+            let (reservationId, storeId): (ReservationID, StoreID) = (try row.decode(0), try row.decode(1))
+            guard try transaction.lockStore(storeId) != nil else { continue }
+            try AppDatabase.setStatus(.cancelled, .endedAt, to: now, id: reservationId, from: .active, transaction)
+            try AppDatabase.advanceQueue(storeId: storeId, now: now, transaction)
+        }
+        let unsent = try transaction.records("""
+            SELECT \(unescaped: AppDatabase.mailColumns) FROM outboxMessage
+            WHERE recipientKey = \(LookupKey.recipient(user.email)) AND sentAt IS NULL
+            """, as: OutboxMessage.self).filter { AppDatabase.sameAddress($0.recipient, user.email) }
+        try transaction.execute("DELETE FROM outboxMessage WHERE id \(in: unsent.map(\.id))")
+        try transaction.execute("DELETE FROM signInFailure WHERE account = \(LookupKey.account(user.email))")
+        try transaction.execute("DELETE FROM \"user\" WHERE id = \(id)")
+        if let farewell { try AppDatabase.insert(farewell(user), transaction) }
+        transaction.changedCredentials()
+        return user
     }
 }
 

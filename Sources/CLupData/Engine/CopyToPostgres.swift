@@ -19,7 +19,7 @@ extension AppDatabase {
         "managedStore", "kiosk", "staffPin", "reservation", "reservationDepartment", "notice", "outboxMessage",
         "pushSubscription", "pushMessage", "storeChange", "doorAction", "formReply", "scanReceipt", "storeSigningKey",
         "ticketBlock", "storeHour", "storeDepartmentHour", "storeLoad", "maintenanceWindow", "waitlist", "waitlistNotice",
-        "mailPace", "kioskContact", "doorLease", "walkInContact", "maintenanceNotice", "doorStaff", "doorPin",
+        "mailPace", "kioskContact", "doorLease", "walkInContact", "maintenanceNotice", "doorStaff", "doorPin", "supportAction",
     ]
 
     /// Copies this SQLite database into `target`, a PostgreSQL database with no stores yet;
@@ -50,7 +50,8 @@ extension AppDatabase {
                 }
                 for table in ["store", "department", "user", "kiosk", "reservation", "notice", "outboxMessage",
                               "pushSubscription", "pushMessage", "storeChange", "doorAction", "signInFailure",
-                              "ticketBlock", "maintenanceWindow", "waitlist", "waitlistNotice", "maintenanceNotice"]
+                              "ticketBlock", "maintenanceWindow", "waitlist", "waitlistNotice", "maintenanceNotice",
+                              "supportAction"]
                 {
                     let quoted = table == "user" ? "\"user\"" : table
                     let last = table == "reservation" ? reservationSequence : 0

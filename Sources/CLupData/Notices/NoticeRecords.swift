@@ -48,6 +48,9 @@ public struct Notice: Codable, Sendable, Identifiable, FetchableRecord, TableRec
         case storeHoursChanged
         /// The store closed on the booking's day (a holiday).
         case storeClosedThatDay
+        /// CLup's support cancelled it for the customer, with a reason they are told
+        /// (`NoticeSubject.supportReason`).
+        case bySupport
     }
 
     public var id: Int64
@@ -165,6 +168,8 @@ public struct NoticeSubject: Sendable {
     /// For a booking cancelled because its store closed that day: the nearest other stores
     /// open that day, nearest first, with their distance in metres.
     public var alternatives: [(store: Store, metres: Double)] = []
+    /// For a reservation support cancelled: why, as support wrote it.
+    public var supportReason: String?
 
     /// The language it is written in.
     public var language: String { user?.language ?? walkIn?.language ?? "en" }

@@ -65,6 +65,9 @@ extension Notices {
                 if notice.kind == .cancelled, notice.reason == .storeClosedThatDay, let slot = reservation.slotStart {
                     subject.alternatives = openInstead(of: store, at: slot, now: now)
                 }
+                if notice.kind == .cancelled, notice.reason == .bySupport {
+                    subject.supportReason = try AppDatabase.supportReason(reservationId: reservation.id, transaction)
+                }
                 let message = render(subject)
                 // A notice whose push was lost goes by email alone, unless it went by email already.
                 let pushed = notice.emailOnly ? 0 : try AppDatabase.push(message, to: user, now: now, notice: notice.id, transaction)

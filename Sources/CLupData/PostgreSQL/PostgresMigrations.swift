@@ -206,6 +206,25 @@ enum PostgresMigrations {
                 setAt timestamptz NOT NULL
             );
             """),
+        ("support staff help customers, every action logged (SQLite's 47)", """
+            ALTER TABLE "user" DROP CONSTRAINT user_role_check;
+            ALTER TABLE "user" ADD CONSTRAINT user_role_check
+                CHECK (role IN ('customer', 'staff', 'support', 'manager', 'admin'));
+            CREATE TABLE supportAction (
+                id bigserial PRIMARY KEY,
+                staffId bigint REFERENCES "user"(id) ON DELETE SET NULL,
+                customerId bigint REFERENCES "user"(id) ON DELETE SET NULL,
+                email text NOT NULL,
+                action text NOT NULL CHECK (action IN ('lookup', 'cancel', 'close')),
+                reservationId bigint REFERENCES reservation(id) ON DELETE SET NULL,
+                reason text NOT NULL,
+                at timestamptz NOT NULL
+            );
+            CREATE INDEX supportAction_at ON supportAction(at);
+            CREATE INDEX supportAction_customer ON supportAction(customerId);
+            CREATE INDEX supportAction_staff ON supportAction(staffId);
+            CREATE INDEX supportAction_reservation ON supportAction(reservationId);
+            """),
     ]
 
     /// Each store's version: raised once by every transaction that changes what the board

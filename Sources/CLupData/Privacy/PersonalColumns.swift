@@ -50,8 +50,11 @@ enum PersonalColumns {
         Table(name: "doorAction",
               pending: "action NOT IN ('scanRefused', 'offlineConflict') AND reason <> '' AND substr(reason, 1, 3) <> 's1:'",
               sealed: ["reason"]),
-        // The address of a manager added or removed.
-        Table(name: "storeChange", pending: "field = 'manager' AND substr(before, 1, 3) <> 's1:'", sealed: ["before"]),
+        // The address of a manager or door staff added or removed.
+        Table(name: "storeChange", pending: "field IN ('manager', 'doorStaff') AND substr(before, 1, 3) <> 's1:'",
+              sealed: ["before"]),
+        // The address support looked up, and why they acted.
+        Table(name: "supportAction", pending: "substr(email, 1, 3) <> 's1:'", sealed: ["email", "reason"]),
         Table(name: "signInFailure", pending: "substr(account, 1, 3) <> 'k1:'", sealed: [],
               lookups: [("account", "account", LookupKey.account)]),
     ]

@@ -125,6 +125,14 @@ public struct PersonalData: Encodable, Sendable {
     var storesManaged: [String]
     /// The stores whose door console the account runs as door staff.
     var doorStaffAt: [String]
+    /// What CLup's support looked up or did about the account, and why (not who).
+    var supportActions: [SupportAction]
+
+    public struct SupportAction: Encodable, Sendable {
+        var action: String
+        var at: Date
+        var reason: String
+    }
     var reservations: [Visit]
     var waitingLists: [WaitingListPlace]
     var emails: [Email]
@@ -160,6 +168,10 @@ extension Privacy {
             let doorStaffAt = try transaction.column("""
                 SELECT s.name FROM doorStaff d JOIN store s ON s.id = d.storeId WHERE d.userId = \(userId) ORDER BY s.name
                 """, as: String.self).compactMap { $0 }
+            let supportActions = try transaction.rows("""
+                SELECT action, at, reason FROM supportAction WHERE customerId = \(userId) ORDER BY at, id
+                """).map { PersonalData.SupportAction(action: try $0.decode(0), at: try $0.decode(1),
+                                                      reason: try Sealed.open($0.decode(2))) }
             var departments: [ReservationID: [String]] = [:]
             for row in try transaction.rows("""
                 SELECT rd.reservationId, d.name FROM reservationDepartment rd
@@ -209,7 +221,8 @@ extension Privacy {
                 SELECT at, clientAddress FROM signInFailure WHERE account = \(LookupKey.account(user.email)) ORDER BY at
                 """).map { PersonalData.FailedSignIn(at: try $0.decode(0), clientAddress: try $0.decode(1)) }
             return PersonalData(exportedAt: now, account: account, sessions: sessions, devices: devices,
-                                storesManaged: managed, doorStaffAt: doorStaffAt, reservations: visits, waitingLists: waitingLists, emails: emails,
+                                storesManaged: managed, doorStaffAt: doorStaffAt, supportActions: supportActions,
+                                reservations: visits, waitingLists: waitingLists, emails: emails,
                                 failedSignIns: failures)
         }
     }

@@ -83,6 +83,11 @@ extension Privacy {
             DELETE FROM storeChange WHERE id IN (
                 SELECT id FROM storeChange WHERE at < \(now - policy.storeChanges) LIMIT \(batch))
             """,
+            // The support log is an audit log too, kept as long as the stores' change logs.
+            """
+            DELETE FROM supportAction WHERE id IN (
+                SELECT id FROM supportAction WHERE at < \(now - policy.storeChanges) LIMIT \(batch))
+            """,
             """
             DELETE FROM outboxMessage WHERE id IN (
                 SELECT id FROM outboxMessage WHERE sentAt < \(now - Retention.sentEmails) LIMIT \(batch))

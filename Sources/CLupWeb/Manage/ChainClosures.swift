@@ -72,8 +72,12 @@ extension ManageArea {
 
     /// Today in the chain's calendar: the first store's zone (a chain keeps one), else Rome's.
     private func chainToday(_ now: Date) -> Int {
-        let zone = database.board.entries().first?.store.timeZone ?? "Europe/Rome"
-        return ZoneOffsets.table(for: TimeZone(identifier: zone) ?? .gmt, around: now).localDay(now).day
+        ZoneOffsets.table(for: Self.chainZone(database), around: now).localDay(now).day
+    }
+
+    /// The chain's calendar: its first store's time zone (a chain keeps one).
+    static func chainZone(_ database: AppDatabase) -> TimeZone {
+        database.board.entries().first?.store.zone ?? TimeZone(identifier: "Europe/Rome") ?? .gmt
     }
 
     private func chainClosuresPage(_ context: ManagerContext, values: [String: String], errors: [String: String]) throws

@@ -181,6 +181,7 @@ public struct NoticeWriter: Sendable {
             case .storeClosedThatDay?:
                 why = reservation.slotStart.map { tr("notice.why.closedDay", ["slot": time($0)]) }
                     ?? tr("notice.why.closedToday")
+            case .bySupport?: why = tr("notice.why.bySupport", ["reason": subject.supportReason ?? ""])
             default: why = tr("notice.why.youCancelled")
             }
             // Closed that day: the nearest stores open instead, by email (a push stays short).

@@ -216,8 +216,16 @@ extension Middleware where Input == CustomerContext, Output == OwnedWaitlistCont
 extension Middleware where Input == CustomerContext, Output == ManagerContext {
     /// A manager or an admin.
     static let manager = Middleware.check("manager") { context in
-        guard context.user.role.isStaff else { throw HTTPError.forbidden }
+        guard context.user.role.opensManage else { throw HTTPError.forbidden }
         return ManagerContext(browser: context.browser, user: context.user)
+    }
+}
+
+extension Middleware where Input == CustomerContext, Output == CustomerContext {
+    /// Support staff (or an administrator): they look customers up to help them.
+    static let support = Middleware.check("support") { context in
+        guard context.user.role.helpsCustomers else { throw HTTPError.forbidden }
+        return context
     }
 }
 

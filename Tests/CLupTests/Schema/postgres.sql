@@ -236,6 +236,14 @@ table storesigningkey: retiresat timestamp with time zone
 table storeversion: storeid bigint NOT NULL
 table storeversion: version bigint NOT NULL DEFAULT 0
 table storeversion: changedby xid8
+table supportaction: id bigint NOT NULL DEFAULT nextval('supportaction_id_seq'::regclass)
+table supportaction: staffid bigint
+table supportaction: customerid bigint
+table supportaction: email text NOT NULL
+table supportaction: action text NOT NULL
+table supportaction: reservationid bigint
+table supportaction: reason text NOT NULL
+table supportaction: at timestamp with time zone NOT NULL
 table ticketblock: id bigint NOT NULL DEFAULT nextval('ticketblock_id_seq'::regclass)
 table ticketblock: storeid bigint NOT NULL
 table ticketblock: kioskid bigint NOT NULL
@@ -286,7 +294,7 @@ table walkincontact: language text NOT NULL
 table walkincontact: createdat timestamp with time zone NOT NULL
 constraint "user" user_language_check: CHECK ((language = ANY (ARRAY['en'::text, 'it'::text])))
 constraint "user" user_pkey: PRIMARY KEY (id)
-constraint "user" user_role_check: CHECK ((role = ANY (ARRAY['customer'::text, 'staff'::text, 'manager'::text, 'admin'::text])))
+constraint "user" user_role_check: CHECK ((role = ANY (ARRAY['customer'::text, 'staff'::text, 'support'::text, 'manager'::text, 'admin'::text])))
 constraint "user" user_termsversion_check: CHECK ((termsversion >= 1))
 constraint "user" user_travelmode_check: CHECK ((travelmode = ANY (ARRAY['walking'::text, 'car'::text, 'transit'::text])))
 constraint datakeycheck datakeycheck_id_check: CHECK ((id = 1))
@@ -424,6 +432,11 @@ constraint store store_slotminutes_check: CHECK ((slotminutes = ANY (ARRAY[(10):
 constraint store store_walkinpercent_check: CHECK (((walkinpercent >= 0) AND (walkinpercent <= 90)))
 constraint storeversion storeversion_pkey: PRIMARY KEY (storeid)
 constraint storeversion storeversion_storeid_fkey: FOREIGN KEY (storeid) REFERENCES store(id) ON DELETE CASCADE
+constraint supportaction supportaction_action_check: CHECK ((action = ANY (ARRAY['lookup'::text, 'cancel'::text, 'close'::text])))
+constraint supportaction supportaction_customerid_fkey: FOREIGN KEY (customerid) REFERENCES "user"(id) ON DELETE SET NULL
+constraint supportaction supportaction_pkey: PRIMARY KEY (id)
+constraint supportaction supportaction_reservationid_fkey: FOREIGN KEY (reservationid) REFERENCES reservation(id) ON DELETE SET NULL
+constraint supportaction supportaction_staffid_fkey: FOREIGN KEY (staffid) REFERENCES "user"(id) ON DELETE SET NULL
 constraint ticketblock ticketblock_firstnumber_check: CHECK ((firstnumber >= 1))
 constraint ticketblock ticketblock_firstreservationid_check: CHECK ((firstreservationid >= 1))
 constraint ticketblock ticketblock_kioskid_fkey: FOREIGN KEY (kioskid) REFERENCES kiosk(id) ON DELETE CASCADE
@@ -529,6 +542,11 @@ index storeload_pkey: CREATE UNIQUE INDEX storeload_pkey ON storeload USING btre
 index storesigningkey_pkey: CREATE UNIQUE INDEX storesigningkey_pkey ON storesigningkey USING btree (storeid, keyid)
 index store_pkey: CREATE UNIQUE INDEX store_pkey ON store USING btree (id)
 index storeversion_pkey: CREATE UNIQUE INDEX storeversion_pkey ON storeversion USING btree (storeid)
+index supportaction_at: CREATE INDEX supportaction_at ON supportaction USING btree (at)
+index supportaction_customer: CREATE INDEX supportaction_customer ON supportaction USING btree (customerid)
+index supportaction_pkey: CREATE UNIQUE INDEX supportaction_pkey ON supportaction USING btree (id)
+index supportaction_reservation: CREATE INDEX supportaction_reservation ON supportaction USING btree (reservationid)
+index supportaction_staff: CREATE INDEX supportaction_staff ON supportaction USING btree (staffid)
 index ticketblock_kiosk_day: CREATE UNIQUE INDEX ticketblock_kiosk_day ON ticketblock USING btree (kioskid, day)
 index ticketblock_pkey: CREATE UNIQUE INDEX ticketblock_pkey ON ticketblock USING btree (id)
 index ticketblock_store_day: CREATE INDEX ticketblock_store_day ON ticketblock USING btree (storeid, day)

@@ -156,6 +156,18 @@ CREATE INDEX "storeDepartmentHour_on_storeId" ON "storeDepartmentHour"("storeId"
 -- index storeHour_on_storeId
 CREATE INDEX "storeHour_on_storeId" ON "storeHour"("storeId");
 
+-- index supportAction_at
+CREATE INDEX supportAction_at ON supportAction(at);
+
+-- index supportAction_customer
+CREATE INDEX supportAction_customer ON supportAction(customerId);
+
+-- index supportAction_reservation
+CREATE INDEX supportAction_reservation ON supportAction(reservationId);
+
+-- index supportAction_staff
+CREATE INDEX supportAction_staff ON supportAction(staffId);
+
 -- index ticketBlock_kiosk_day
 CREATE UNIQUE INDEX ticketBlock_kiosk_day ON ticketBlock(kioskId, day);
 
@@ -334,6 +346,17 @@ CREATE TABLE storeSigningKey (
     PRIMARY KEY (storeId, keyId)
 ) WITHOUT ROWID;
 
+-- table supportAction
+CREATE TABLE supportAction (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    staffId INTEGER REFERENCES "user"(id) ON DELETE SET NULL,
+    customerId INTEGER REFERENCES "user"(id) ON DELETE SET NULL,
+    email TEXT NOT NULL,
+    action TEXT NOT NULL CHECK (action IN ('lookup', 'cancel', 'close')),
+    reservationId INTEGER REFERENCES reservation(id) ON DELETE SET NULL,
+    reason TEXT NOT NULL,
+    at DATETIME NOT NULL);
+
 -- table ticketBlock
 CREATE TABLE ticketBlock (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -347,7 +370,7 @@ CREATE TABLE ticketBlock (
 );
 
 -- table user
-CREATE TABLE "user" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "email" TEXT NOT NULL, "displayName" TEXT NOT NULL, "passwordHash" TEXT NOT NULL, "role" TEXT NOT NULL CHECK ("role" IN ('customer', 'staff', 'manager', 'admin')) DEFAULT 'customer', "emailConfirmedAt" DATETIME, "travelMode" TEXT NOT NULL CHECK ("travelMode" IN ('walking', 'car', 'transit')) DEFAULT 'walking', "loyaltyOptIn" BOOLEAN NOT NULL DEFAULT 0, "createdAt" DATETIME NOT NULL, "notifyEmail" BOOLEAN NOT NULL DEFAULT 1, "notifyPush" BOOLEAN NOT NULL DEFAULT 1, "language" TEXT NOT NULL CHECK ("language" IN ('en', 'it')) DEFAULT 'en', termsVersion INTEGER CHECK (termsVersion >= 1), termsAcceptedAt DATETIME, emailKey TEXT UNIQUE, pushLostAt DATETIME, lastSignInAt DATETIME, dormantWarnedAt DATETIME);
+CREATE TABLE "user" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "email" TEXT NOT NULL, "displayName" TEXT NOT NULL, "passwordHash" TEXT NOT NULL, "role" TEXT NOT NULL CHECK ("role" IN ('customer', 'staff', 'support', 'manager', 'admin')) DEFAULT 'customer', "emailConfirmedAt" DATETIME, "travelMode" TEXT NOT NULL CHECK ("travelMode" IN ('walking', 'car', 'transit')) DEFAULT 'walking', "loyaltyOptIn" BOOLEAN NOT NULL DEFAULT 0, "createdAt" DATETIME NOT NULL, "notifyEmail" BOOLEAN NOT NULL DEFAULT 1, "notifyPush" BOOLEAN NOT NULL DEFAULT 1, "language" TEXT NOT NULL CHECK ("language" IN ('en', 'it')) DEFAULT 'en', termsVersion INTEGER CHECK (termsVersion >= 1), termsAcceptedAt DATETIME, emailKey TEXT UNIQUE, pushLostAt DATETIME, lastSignInAt DATETIME, dormantWarnedAt DATETIME);
 
 -- table waitlist
 CREATE TABLE waitlist (
