@@ -210,7 +210,7 @@ public struct Frame: Sendable {
                     "js.boardNobody", "js.boardNext", "js.boardCalling", "js.boardCallingMany", "js.moreTimeGiven",
                     "js.offlineRefused.headline", "js.offlineCopy", "js.printedWaiting", "js.noSpares",
                     "js.printedRefused", "js.printedStopped", "js.followStart", "js.followStop", "js.followUsed",
-                    "js.followFailed", "js.followStopped", "js.followNoPosition", "js.leaseLeft"]
+                    "js.followFailed", "js.followStopped", "js.followNoPosition", "js.leaseLeft", "js.liveStale"]
             + ["unknownCode", "otherStore", "notYetCalled", "expired", "tooEarly", "tooLate", "full", "ended",
                "notAuthority", "noDoorAdmits", "leaseUsed", "leaseEnded"].map { "js.offlineRefusal." + $0 }
         let json = Language.$current.withValue(language) {

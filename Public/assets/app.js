@@ -496,6 +496,41 @@
     }, seconds * 1000);
   }
 
+  // A table of live figures (the chain overview) is fetched again every `data-live-seconds`
+  // while the page is visible, and its rows and its "updated" line replaced in place: the page
+  // keeps its scroll, its region and its order. A failed refresh leaves the rows as they were
+  // and says they may be out of date, until one succeeds. Without this script the browser's
+  // reload does the same.
+  function setUpLiveTable() {
+    var table = document.querySelector("[data-live-table]");
+    if (!table || !table.tBodies.length || !window.DOMParser) return;
+    var seconds = parseInt(table.dataset.liveSeconds, 10) || 20;
+    var updated = document.querySelector("[data-live-updated]");
+    var busy = false;
+    function refresh() {
+      if (document.hidden || busy) return;
+      busy = true;
+      fetch(window.location.href, { credentials: "same-origin", headers: { Accept: "text/html" } })
+        .then(function (response) {
+          if (!response.ok) throw new Error("HTTP " + response.status);
+          return response.text();
+        })
+        .then(function (html) {
+          var page = new DOMParser().parseFromString(html, "text/html");
+          var rows = page.querySelector("[data-live-table] tbody");
+          var line = page.querySelector("[data-live-updated]");
+          if (!rows) throw new Error("no table");
+          table.replaceChild(document.importNode(rows, true), table.tBodies[0]);
+          if (updated && line) updated.textContent = line.textContent;
+        })
+        .catch(function () {
+          if (updated) updated.textContent = text("js.liveStale");
+        })
+        .then(function () { busy = false; });
+    }
+    window.setInterval(refresh, seconds * 1000);
+  }
+
   // A button that prints the page (a priority ticket on the door console): shown only where
   // this script runs; without it the browser's own Print does the same.
   function setUpPrintButtons() {
@@ -1367,6 +1402,7 @@
     setUpAutoPrint();
     setUpPrintButtons();
     setUpRefresh();
+    setUpLiveTable();
     setUpScanner();
     setUpDispenser();
     setUpBoard();

@@ -81,6 +81,17 @@ public enum Paths {
     /// An admin registers a store.
     public static let manageNewStore = FixedPath("/manage/new-store")
     public static let manageImportStores = FixedPath("/manage/import-stores")
+    /// Every store's live figures on one page (for a manager: theirs), and the same as CSV and JSON.
+    public static let manageOverview = FixedPath("/manage/overview")
+    public static let manageOverviewCSV = FixedPath("/manage/overview.csv")
+    public static let manageOverviewJSON = FixedPath("/manage/overview.json")
+    /// Regions of a chain's stores, and their managers.
+    public static let manageGroups = FixedPath("/manage/groups")
+    public static let manageGroup = IdPath("/manage/groups/{id}")
+    public static let manageGroupStores = IdPath("/manage/groups/{id}/stores")
+    public static let manageGroupStoreRemove = IdPath("/manage/groups/{id}/stores/remove")
+    public static let manageGroupManagers = IdPath("/manage/groups/{id}/managers")
+    public static let manageGroupManagerRemove = IdPath("/manage/groups/{id}/managers/remove")
     public static let manageClosures = FixedPath("/manage/closures")
     /// An admin schedules maintenance (GET, POST), and cancels it (POST).
     public static let manageMaintenance = FixedPath("/manage/maintenance")
@@ -158,7 +169,7 @@ public enum Paths {
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketPosition, ticketConfirm,
         storeWaitlist, waitlist, waitlistAccept, waitlistLeave,
-        bookingReply, manage, manageStore, manageNewStore, manageImportStores, manageClosures, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreDoorPriority, manageStoreDoorOffline, manageStoreDoorPhone, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreDoorStaff, manageStoreDoorStaffRemove, manageStoreEdit, manageStoreHours,
+        bookingReply, manage, manageStore, manageNewStore, manageImportStores, manageOverview, manageOverviewCSV, manageOverviewJSON, manageGroups, manageGroup, manageGroupStores, manageGroupStoreRemove, manageGroupManagers, manageGroupManagerRemove, manageClosures, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreDoorPriority, manageStoreDoorOffline, manageStoreDoorPhone, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreDoorStaff, manageStoreDoorStaffRemove, manageStoreEdit, manageStoreHours,
         manageStoreClosures, support, supportCancel, supportClose, kiosk,
         kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskSpares, kioskSparesPrinted, kioskScanner, kioskScan, kioskDoorState, kioskDoorLease, kioskBoard, kioskDoor,
         kioskDoorPriority, kioskDoorOffline, kioskDoorPhone,

@@ -20,6 +20,8 @@ public struct ManagePage: Page {
     public var doors: [Row] = []
     /// An admin may register stores.
     public var canRegister = false
+    /// Managers and administrators see every store of theirs on the overview.
+    public var canOverview = false
     /// What the last import did, after it.
     public var notice: String?
 
@@ -31,6 +33,7 @@ public struct ManagePage: Page {
         frame.site("""
             <h1>\(tr("manage.yourStores"))</h1>
             \(Fragments.notice(notice))
+            \(if: canOverview, "<p class=\"actions\"><a class=\"button\" href=\"\(Paths.manageOverview())\">\(tr("overview.title"))</a>\(if: canRegister, " <a href=\"\(Paths.manageGroups())\">\(tr("groups.title"))</a>")</p>")
             \(if: canRegister, "<p class=\"actions\"><a class=\"button\" href=\"\(Paths.manageNewStore())\">\(tr("manage.register"))</a> <a class=\"button secondary\" href=\"\(Paths.manageImportStores())\">\(tr("import.title"))</a> <a href=\"\(Paths.manageClosures())\">\(tr("closures.title"))</a> <a href=\"\(Paths.manageMaintenance())\">\(tr("maintenance.title"))</a></p>")
             \(if: !stores.isEmpty || doors.isEmpty, """
                 <ul class="rows">

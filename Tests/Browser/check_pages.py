@@ -677,6 +677,82 @@ def waiting_list(driver, checker, base, stack):
     return passed
 
 
+def chain_overview(driver, checker, base, stack):
+    """45 stores imported in Turin make a region from the web with a manager of its own; the
+    administrator's overview shows every store's live figures (over 50) on a desktop and a
+    phone, filters the region, exports it as CSV, and refreshes a store's figures in place
+    after it changed; the region's manager sees the region's stores and their own store only.
+    Returns the stores the administrator saw, the region's, and the region manager's."""
+    count = 45
+    lines = ["name,address,latitude,longitude,capacity,monday,tuesday,wednesday,thursday,friday,saturday,sunday"]
+    for number in range(1, count + 1):
+        lines.append(f"Negozio Torino {number},\"Via Roma {number}, Torino\",{45.06 + number / 10000:.4f},7.68,40"
+                     + ",08:00-20:00" * 7)
+    folder = tempfile.mkdtemp()
+    path = os.path.join(folder, "torino.csv")
+    with open(path, "w", encoding="utf-8") as file:
+        file.write("\r\n".join(lines) + "\r\n")
+    stack.clup("admin", "import-stores", path)
+    shutil.rmtree(folder)
+
+    sign_in(driver, base, "admin@example.org", "en")
+    driver.set_window_size(*WINDOWS["desktop"])
+    driver.get(base + "/manage/groups")
+    driver.find_element(By.NAME, "name").send_keys("Piemonte" + Keys.ENTER)
+    wait_for(driver, lambda: "done=created" in driver.current_url)
+    region = re.search(r"/manage/groups/(\d+)", driver.current_url).group(1)
+    for box in driver.find_elements(By.CSS_SELECTOR, ".store-picker label"):
+        if "Negozio Torino" in box.text:
+            box.find_element(By.TAG_NAME, "input").click()
+    submit_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "form[action$='/stores'] button[type=submit]"))
+    wait_for(driver, lambda: f"added={count}" in driver.current_url)
+    driver.find_element(By.CSS_SELECTOR, "#managers input[name=email]").send_keys("manager@example.org" + Keys.ENTER)
+    wait_for(driver, lambda: "done=managerAdded" in driver.current_url)
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("region (en)", window, "en")
+    driver.set_window_size(*WINDOWS["desktop"])
+
+    def rows():
+        return driver.find_elements(By.CSS_SELECTOR, "table.overview tbody tr")
+
+    driver.get(base + "/manage/overview")
+    everyone = len(rows())
+    if everyone < 50:
+        raise SystemExit(f"the overview shows {everyone} stores, not every store")
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("overview of every store (en)", window, "en")
+    driver.set_window_size(*WINDOWS["desktop"])
+    Select(driver.find_element(By.NAME, "region")).select_by_visible_text("Piemonte")
+    submit_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "form[action='/manage/overview'] button"))
+    regional = len(rows())
+    if regional != count or f"region={region}" not in driver.current_url:
+        raise SystemExit(f"the region's overview shows {regional} stores, not its {count}")
+    checker.check("overview of a region (en)", "desktop", "en")
+    export = driver.find_element(By.CSS_SELECTOR, "a[href^='/manage/overview.csv']").get_attribute("href")
+    csv_text = checker.raw_html(export)
+    if len(csv_text.strip().splitlines()) != count + 1 or not csv_text.startswith('"store","name","region",'):
+        raise SystemExit(f"the region's CSV has {len(csv_text.strip().splitlines()) - 1} stores, not {count}")
+
+    # A store's capacity changes: its row follows within the refresh, without the page reloading.
+    driver.execute_script("window.clupStill = true")
+    store = re.search(r"/manage/stores/(\d+)", rows()[0].find_element(By.TAG_NAME, "a").get_attribute("href")).group(1)
+    stack.clup("admin", "edit-store", "--store", store, "--capacity", "77")
+    wait_for(driver, lambda: "of 77" in rows()[0].text, seconds=45)
+    if not driver.execute_script("return window.clupStill === true"):
+        raise SystemExit("the overview reloaded itself instead of refreshing its table")
+
+    sign_in(driver, base, "manager@example.org", "en")
+    driver.set_window_size(*WINDOWS["desktop"])
+    driver.get(base + "/manage/overview")
+    theirs = len(rows())
+    names = [row.find_element(By.TAG_NAME, "a").text for row in rows()]
+    if theirs != count + 1 or any(not (name.startswith("Negozio Torino") or name == "Mercato Fresco Duomo") for name in names):
+        raise SystemExit(f"the region's manager sees {theirs} stores: {names[:5]}…")
+    return everyone, regional, theirs
+
+
 def import_stores(driver, checker, base, stack):
     """An administrator imports a chain's stores from a CSV file larger than any other form (so
     through nginx's own limit for the upload): a file with a bad line is refused with the line
@@ -940,6 +1016,7 @@ def main():
         followed = leave_from_position(driver, checker, base, stack)
         lapsed = waiting_list(driver, checker, base, stack)
         priority, queue = priority_ticket(driver, checker, base, stack)
+        overview = chain_overview(driver, checker, base, stack)
         imported, imported_bytes = import_stores(driver, checker, base, stack)
         support_line, support_cancelled = support_lookup(driver, checker, base, stack)
         errors = checker.validate()
@@ -962,6 +1039,9 @@ def main():
           f"({', '.join(map(str, queue))}), and called when the walk-in place freed")
     print(f"import: a file of {imported} stores ({imported_bytes // 1024} KiB) with a bad line refused with the line "
           f"named; mended, checked, then imported from the check's page")
+    print(f"chain overview: an administrator saw {overview[0]} stores' live figures on one page (desktop and phone), "
+          f"filtered a region of {overview[1]} and exported it as CSV; a row refreshed in place; the region's "
+          f"manager saw {overview[2]} stores (the region's and their own)")
     print(f"support: a shopper looked up by address{' and their line-up cancelled for them' if support_cancelled else ''}; "
           f"the log reads “{support_line}”")
     print(f"address search: “via torino 21” → {searched!r}, nearest {nearest}; “Atlantis” → nothing found, said")

@@ -76,6 +76,9 @@ struct RoutesTests {
         POST /waitlist/{id}/accept session csrf replies signedIn waitlistOwner
         POST /waitlist/{id}/leave session csrf replies signedIn waitlistOwner
         GET /manage session signedIn manager
+        GET /manage/overview session signedIn manager
+        GET /manage/overview.csv session signedIn manager
+        GET /manage/overview.json session signedIn manager
         GET /manage/new-store session signedIn manager admin
         POST /manage/new-store session csrf replies signedIn manager admin
         GET /manage/import-stores session signedIn manager admin
@@ -85,6 +88,13 @@ struct RoutesTests {
         GET /manage/maintenance session signedIn manager admin
         POST /manage/maintenance session csrf replies signedIn manager admin
         POST /manage/maintenance/cancel session csrf replies signedIn manager admin
+        GET /manage/groups session signedIn manager admin
+        POST /manage/groups session csrf replies signedIn manager admin
+        GET /manage/groups/{id} session signedIn manager admin
+        POST /manage/groups/{id}/stores session csrf replies signedIn manager admin
+        POST /manage/groups/{id}/stores/remove session csrf replies signedIn manager admin
+        POST /manage/groups/{id}/managers session csrf replies signedIn manager admin
+        POST /manage/groups/{id}/managers/remove session csrf replies signedIn manager admin
         GET /manage/stores/{id} session signedIn manager managerOfStore
         GET /manage/stores/{id}/stats session signedIn manager managerOfStore
         GET /manage/stores/{id}/stats.csv session signedIn manager managerOfStore

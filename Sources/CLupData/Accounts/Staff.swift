@@ -14,6 +14,7 @@ extension AppDatabase {
             UPDATE "user"
             SET role = CASE WHEN EXISTS (SELECT 1 FROM doorStaff WHERE userId = \(userId)) THEN 'staff' ELSE 'customer' END
             WHERE id = \(userId) AND role = 'manager' AND NOT EXISTS (SELECT 1 FROM managedStore WHERE userId = \(userId))
+              AND NOT EXISTS (SELECT 1 FROM groupManager WHERE userId = \(userId))
             """) > 0
         {
             transaction.changedCredentials()
@@ -85,19 +86,30 @@ extension Accounts {
         }.sorted(by: AppDatabase.byAddress)
     }
 
-    /// The stores a manager may see and change, in id order.
+    /// The stores a manager may see and change, in id order: theirs, and those of the regions
+    /// they manage.
     public func managedStores(userId: UserID) throws -> [Store] {
         try database.reading { transaction in
             try transaction.records("""
                 SELECT \(unescaped: AppDatabase.storeColumns) FROM store
-                WHERE id IN (SELECT storeId FROM managedStore WHERE userId = \(userId)) ORDER BY id
+                WHERE id IN (SELECT storeId FROM managedStore WHERE userId = \(userId))
+                   OR id IN (SELECT m.storeId FROM storeGroupMember m JOIN groupManager g ON g.groupId = m.groupId
+                             WHERE g.userId = \(userId))
+                ORDER BY id
                 """, as: Store.self)
         }
     }
 
+    /// Whether the account manages the store: as one of its own managers, or as a manager of
+    /// its region.
     public func isManager(userId: UserID, of storeId: StoreID) throws -> Bool {
         try database.reading { transaction in
-            try transaction.exists("SELECT 1 FROM managedStore WHERE userId = \(userId) AND storeId = \(storeId)")
+            try transaction.exists("""
+                SELECT 1 FROM managedStore WHERE userId = \(userId) AND storeId = \(storeId)
+                UNION ALL
+                SELECT 1 FROM storeGroupMember m JOIN groupManager g ON g.groupId = m.groupId
+                WHERE m.storeId = \(storeId) AND g.userId = \(userId)
+                """)
         }
     }
 

@@ -20,6 +20,7 @@ extension AppDatabase {
         "pushSubscription", "pushMessage", "storeChange", "doorAction", "formReply", "scanReceipt", "storeSigningKey",
         "ticketBlock", "storeHour", "storeDepartmentHour", "storeLoad", "maintenanceWindow", "waitlist", "waitlistNotice",
         "mailPace", "kioskContact", "doorLease", "walkInContact", "maintenanceNotice", "doorStaff", "doorPin", "supportAction",
+        "storeGroup", "storeGroupMember", "groupManager",
     ]
 
     /// Copies this SQLite database into `target`, a PostgreSQL database with no stores yet;
@@ -51,7 +52,7 @@ extension AppDatabase {
                 for table in ["store", "department", "user", "kiosk", "reservation", "notice", "outboxMessage",
                               "pushSubscription", "pushMessage", "storeChange", "doorAction", "signInFailure",
                               "ticketBlock", "maintenanceWindow", "waitlist", "waitlistNotice", "maintenanceNotice",
-                              "supportAction"]
+                              "supportAction", "storeGroup"]
                 {
                     let quoted = table == "user" ? "\"user\"" : table
                     let last = table == "reservation" ? reservationSequence : 0

@@ -1097,6 +1097,26 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v48: store groups (regions) and their managers") { db in
+            try db.execute(sql: """
+                -- A chain's stores in regions: a store is in one region at most, and a region's
+                -- managers manage each of its stores, those added later too.
+                CREATE TABLE storeGroup (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    name TEXT NOT NULL UNIQUE CHECK (length(name) BETWEEN 1 AND 60),
+                    createdAt DATETIME NOT NULL);
+                CREATE TABLE storeGroupMember (
+                    storeId INTEGER PRIMARY KEY REFERENCES store(id) ON DELETE CASCADE,
+                    groupId INTEGER NOT NULL REFERENCES storeGroup(id) ON DELETE CASCADE);
+                CREATE INDEX storeGroupMember_group ON storeGroupMember(groupId);
+                CREATE TABLE groupManager (
+                    userId INTEGER NOT NULL REFERENCES "user"(id) ON DELETE CASCADE,
+                    groupId INTEGER NOT NULL REFERENCES storeGroup(id) ON DELETE CASCADE,
+                    PRIMARY KEY (userId, groupId));
+                CREATE INDEX groupManager_group ON groupManager(groupId);
+                """)
+        }
+
         return migrator
     }
 

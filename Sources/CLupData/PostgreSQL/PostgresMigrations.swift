@@ -225,6 +225,24 @@ enum PostgresMigrations {
             CREATE INDEX supportAction_staff ON supportAction(staffId);
             CREATE INDEX supportAction_reservation ON supportAction(reservationId);
             """),
+        ("store groups (regions) and their managers (SQLite's 48)", """
+            CREATE TABLE storeGroup (
+                id bigserial PRIMARY KEY,
+                name text NOT NULL UNIQUE CHECK (length(name) BETWEEN 1 AND 60),
+                createdAt timestamptz NOT NULL
+            );
+            CREATE TABLE storeGroupMember (
+                storeId bigint PRIMARY KEY REFERENCES store(id) ON DELETE CASCADE,
+                groupId bigint NOT NULL REFERENCES storeGroup(id) ON DELETE CASCADE
+            );
+            CREATE INDEX storeGroupMember_group ON storeGroupMember(groupId);
+            CREATE TABLE groupManager (
+                userId bigint NOT NULL REFERENCES "user"(id) ON DELETE CASCADE,
+                groupId bigint NOT NULL REFERENCES storeGroup(id) ON DELETE CASCADE,
+                PRIMARY KEY (userId, groupId)
+            );
+            CREATE INDEX groupManager_group ON groupManager(groupId);
+            """),
     ]
 
     /// Each store's version: raised once by every transaction that changes what the board

@@ -78,6 +78,18 @@ extension Reservations {
         }
     }
 
+    /// Each store's bookings with a slot from `from` up to `to`, not cancelled or expired:
+    /// those still to come, those in the store and those done. Stores with none are absent.
+    public func bookingCounts(from: Date, to: Date) throws -> [StoreID: Int] {
+        try database.reading { transaction in
+            Dictionary(uniqueKeysWithValues: try transaction.rows("""
+                SELECT storeId, COUNT(*) FROM reservation
+                WHERE kind = 'booking' AND slotStart >= \(from) AND slotStart < \(to) AND status IN ('booked', 'inside', 'done')
+                GROUP BY storeId
+                """).map { (try $0.decode(0, as: StoreID.self), Int(try $0.decode(1, as: Int64.self))) })
+        }
+    }
+
     // MARK: Travel
 
     /// Changes how the customer of line-up `id` travels (R5.2), while it waits or is called;

@@ -22,6 +22,9 @@ struct ManageArea {
     func addRoutes(to pages: RouteGroup<BrowserContext>) {
         let managers = pages.adding(.signedIn).adding(.manager)
         managers.get(Paths.manage, list)
+        managers.get(Paths.manageOverview, overview)
+        managers.get(Paths.manageOverviewCSV, overviewCSV)
+        managers.get(Paths.manageOverviewJSON, overviewJSON)
         let admins = managers.adding(.admin)
         admins.get(Paths.manageNewStore, newStoreForm)
         admins.post(Paths.manageNewStore, registerStore)
@@ -32,6 +35,13 @@ struct ManageArea {
         admins.get(Paths.manageMaintenance, maintenanceForm)
         admins.post(Paths.manageMaintenance, scheduleMaintenance)
         admins.post(Paths.manageMaintenanceCancel, cancelMaintenance)
+        admins.get(Paths.manageGroups, groupsPage)
+        admins.post(Paths.manageGroups, createGroup)
+        admins.get(Paths.manageGroup, groupPage)
+        admins.post(Paths.manageGroupStores, addGroupStores)
+        admins.post(Paths.manageGroupStoreRemove, removeGroupStore)
+        admins.post(Paths.manageGroupManagers, addGroupManager)
+        admins.post(Paths.manageGroupManagerRemove, removeGroupManager)
         let store = managers.adding(.managerOfStore(database: database))
         store.get(Paths.manageStore, self.store)
         store.get(Paths.manageStoreStats, stats)
@@ -69,6 +79,7 @@ struct ManageArea {
             page.doors = try database.accounts.doorStores(userId: user.id).filter { !managed.contains($0.id) }.map(row)
         }
         page.canRegister = user.role == .admin
+        page.canOverview = user.role == .admin || user.role == .manager
         if let imported = context.request.query["imported"].flatMap(Int.init), imported > 0 {
             let closed = context.request.query["closed"].flatMap(Int.init) ?? 0
             page.notice = tr("import.done", count: imported) + (closed > 0 ? " " + tr("import.doneClosed", count: closed) : "")

@@ -38,6 +38,8 @@ table emailtoken: newemail text
 table formreply: key text NOT NULL
 table formreply: at timestamp with time zone NOT NULL
 table formreply: location text
+table groupmanager: userid bigint NOT NULL
+table groupmanager: groupid bigint NOT NULL
 table kiosk: id bigint NOT NULL DEFAULT nextval('kiosk_id_seq'::regclass)
 table kiosk: storeid bigint NOT NULL
 table kiosk: label text NOT NULL
@@ -190,6 +192,11 @@ table storedepartmenthour: storeid bigint NOT NULL
 table storedepartmenthour: departmentid bigint NOT NULL
 table storedepartmenthour: hour bigint NOT NULL
 table storedepartmenthour: entries bigint NOT NULL DEFAULT 0
+table storegroup: id bigint NOT NULL DEFAULT nextval('storegroup_id_seq'::regclass)
+table storegroup: name text NOT NULL
+table storegroup: createdat timestamp with time zone NOT NULL
+table storegroupmember: storeid bigint NOT NULL
+table storegroupmember: groupid bigint NOT NULL
 table storehour: storeid bigint NOT NULL
 table storehour: hour bigint NOT NULL
 table storehour: entries double precision NOT NULL DEFAULT 0
@@ -327,6 +334,9 @@ constraint emailtoken emailtoken_userid_fkey: FOREIGN KEY (userid) REFERENCES "u
 constraint formreply formreply_key_check: CHECK ((length(key) <= 64))
 constraint formreply formreply_location_check: CHECK ((length(location) <= 2000))
 constraint formreply formreply_pkey: PRIMARY KEY (key)
+constraint groupmanager groupmanager_groupid_fkey: FOREIGN KEY (groupid) REFERENCES storegroup(id) ON DELETE CASCADE
+constraint groupmanager groupmanager_pkey: PRIMARY KEY (userid, groupid)
+constraint groupmanager groupmanager_userid_fkey: FOREIGN KEY (userid) REFERENCES "user"(id) ON DELETE CASCADE
 constraint kioskcontact kioskcontact_kioskid_fkey: FOREIGN KEY (kioskid) REFERENCES kiosk(id) ON DELETE CASCADE
 constraint kioskcontact kioskcontact_pkey: PRIMARY KEY (kioskid)
 constraint kioskcontact kioskcontact_queued_check: CHECK ((queued >= 0))
@@ -408,6 +418,12 @@ constraint storeclosure storeclosure_storeid_fkey: FOREIGN KEY (storeid) REFEREN
 constraint storedepartmenthour storedepartmenthour_departmentid_fkey: FOREIGN KEY (departmentid) REFERENCES department(id) ON DELETE CASCADE
 constraint storedepartmenthour storedepartmenthour_pkey: PRIMARY KEY (storeid, departmentid, hour)
 constraint storedepartmenthour storedepartmenthour_storeid_fkey: FOREIGN KEY (storeid) REFERENCES store(id) ON DELETE CASCADE
+constraint storegroupmember storegroupmember_groupid_fkey: FOREIGN KEY (groupid) REFERENCES storegroup(id) ON DELETE CASCADE
+constraint storegroupmember storegroupmember_pkey: PRIMARY KEY (storeid)
+constraint storegroupmember storegroupmember_storeid_fkey: FOREIGN KEY (storeid) REFERENCES store(id) ON DELETE CASCADE
+constraint storegroup storegroup_name_check: CHECK (((length(name) >= 1) AND (length(name) <= 60)))
+constraint storegroup storegroup_name_key: UNIQUE (name)
+constraint storegroup storegroup_pkey: PRIMARY KEY (id)
 constraint storehour storehour_pkey: PRIMARY KEY (storeid, hour)
 constraint storehour storehour_storeid_fkey: FOREIGN KEY (storeid) REFERENCES store(id) ON DELETE CASCADE
 constraint storeload storeload_pkey: PRIMARY KEY (storeid)
@@ -478,6 +494,8 @@ index emailtoken_on_userid: CREATE INDEX emailtoken_on_userid ON emailtoken USIN
 index emailtoken_pkey: CREATE UNIQUE INDEX emailtoken_pkey ON emailtoken USING btree (tokenhash)
 index formreply_on_at: CREATE INDEX formreply_on_at ON formreply USING btree (at)
 index formreply_pkey: CREATE UNIQUE INDEX formreply_pkey ON formreply USING btree (key)
+index groupmanager_group: CREATE INDEX groupmanager_group ON groupmanager USING btree (groupid)
+index groupmanager_pkey: CREATE UNIQUE INDEX groupmanager_pkey ON groupmanager USING btree (userid, groupid)
 index kioskcontact_pkey: CREATE UNIQUE INDEX kioskcontact_pkey ON kioskcontact USING btree (kioskid)
 index kiosk_keyhash_key: CREATE UNIQUE INDEX kiosk_keyhash_key ON kiosk USING btree (keyhash)
 index kiosk_on_storeid: CREATE INDEX kiosk_on_storeid ON kiosk USING btree (storeid)
@@ -537,6 +555,10 @@ index storechange_store: CREATE INDEX storechange_store ON storechange USING btr
 index storeclosure_pkey: CREATE UNIQUE INDEX storeclosure_pkey ON storeclosure USING btree (storeid, day)
 index storedepartmenthour_on_departmentid: CREATE INDEX storedepartmenthour_on_departmentid ON storedepartmenthour USING btree (departmentid)
 index storedepartmenthour_pkey: CREATE UNIQUE INDEX storedepartmenthour_pkey ON storedepartmenthour USING btree (storeid, departmentid, hour)
+index storegroupmember_group: CREATE INDEX storegroupmember_group ON storegroupmember USING btree (groupid)
+index storegroupmember_pkey: CREATE UNIQUE INDEX storegroupmember_pkey ON storegroupmember USING btree (storeid)
+index storegroup_name_key: CREATE UNIQUE INDEX storegroup_name_key ON storegroup USING btree (name)
+index storegroup_pkey: CREATE UNIQUE INDEX storegroup_pkey ON storegroup USING btree (id)
 index storehour_pkey: CREATE UNIQUE INDEX storehour_pkey ON storehour USING btree (storeid, hour)
 index storeload_pkey: CREATE UNIQUE INDEX storeload_pkey ON storeload USING btree (storeid)
 index storesigningkey_pkey: CREATE UNIQUE INDEX storesigningkey_pkey ON storesigningkey USING btree (storeid, keyid)

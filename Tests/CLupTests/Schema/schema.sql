@@ -31,6 +31,9 @@ CREATE INDEX "emailToken_on_userId" ON "emailToken"("userId");
 -- index formReply_on_at
 CREATE INDEX "formReply_on_at" ON "formReply"("at");
 
+-- index groupManager_group
+CREATE INDEX groupManager_group ON groupManager(groupId);
+
 -- index kiosk_on_storeId
 CREATE INDEX "kiosk_on_storeId" ON "kiosk"("storeId");
 
@@ -153,6 +156,9 @@ CREATE INDEX "storeDepartmentHour_on_departmentId" ON "storeDepartmentHour"("dep
 -- index storeDepartmentHour_on_storeId
 CREATE INDEX "storeDepartmentHour_on_storeId" ON "storeDepartmentHour"("storeId");
 
+-- index storeGroupMember_group
+CREATE INDEX storeGroupMember_group ON storeGroupMember(groupId);
+
 -- index storeHour_on_storeId
 CREATE INDEX "storeHour_on_storeId" ON "storeHour"("storeId");
 
@@ -225,6 +231,12 @@ CREATE TABLE "emailToken" ("tokenHash" TEXT PRIMARY KEY NOT NULL, "userId" INTEG
 
 -- table formReply
 CREATE TABLE "formReply" ("key" TEXT PRIMARY KEY NOT NULL CHECK (LENGTH("key") <= 64), "at" DATETIME NOT NULL, "location" TEXT CHECK (LENGTH("location") <= 2000));
+
+-- table groupManager
+CREATE TABLE groupManager (
+    userId INTEGER NOT NULL REFERENCES "user"(id) ON DELETE CASCADE,
+    groupId INTEGER NOT NULL REFERENCES storeGroup(id) ON DELETE CASCADE,
+    PRIMARY KEY (userId, groupId));
 
 -- table kiosk
 CREATE TABLE "kiosk" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "label" TEXT NOT NULL CHECK ((LENGTH("label") >= 1) AND (LENGTH("label") <= 60)), "keyHash" TEXT NOT NULL UNIQUE, "createdAt" DATETIME NOT NULL, "revokedAt" DATETIME, role TEXT NOT NULL DEFAULT 'door' CHECK (role IN ('dispenser', 'door')));
@@ -325,6 +337,17 @@ CREATE TABLE "storeClosure" ("storeId" INTEGER NOT NULL REFERENCES "store"("id")
 
 -- table storeDepartmentHour
 CREATE TABLE "storeDepartmentHour" ("storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "departmentId" INTEGER NOT NULL REFERENCES "department"("id") ON DELETE CASCADE, "hour" INTEGER NOT NULL, "entries" INTEGER NOT NULL DEFAULT 0, PRIMARY KEY ("storeId", "departmentId", "hour"));
+
+-- table storeGroup
+CREATE TABLE storeGroup (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL UNIQUE CHECK (length(name) BETWEEN 1 AND 60),
+    createdAt DATETIME NOT NULL);
+
+-- table storeGroupMember
+CREATE TABLE storeGroupMember (
+    storeId INTEGER PRIMARY KEY REFERENCES store(id) ON DELETE CASCADE,
+    groupId INTEGER NOT NULL REFERENCES storeGroup(id) ON DELETE CASCADE);
 
 -- table storeHour
 CREATE TABLE "storeHour" ("storeId" INTEGER NOT NULL REFERENCES "store"("id") ON DELETE CASCADE, "hour" INTEGER NOT NULL, "entries" DOUBLE NOT NULL DEFAULT 0, "entryPeople" DOUBLE NOT NULL DEFAULT 0, "lineUps" DOUBLE NOT NULL DEFAULT 0, "walkIns" DOUBLE NOT NULL DEFAULT 0, "bookings" DOUBLE NOT NULL DEFAULT 0, "waitSeconds" DOUBLE NOT NULL DEFAULT 0, "waitCount" DOUBLE NOT NULL DEFAULT 0, "callSeconds" DOUBLE NOT NULL DEFAULT 0, "calls" DOUBLE NOT NULL DEFAULT 0, "doorSeconds" DOUBLE NOT NULL DEFAULT 0, "doorCount" DOUBLE NOT NULL DEFAULT 0, "exits" DOUBLE NOT NULL DEFAULT 0, "declaredSeconds" DOUBLE NOT NULL DEFAULT 0, "actualSeconds" DOUBLE NOT NULL DEFAULT 0, "personSeconds" DOUBLE NOT NULL DEFAULT 0, "peakInside" DOUBLE NOT NULL DEFAULT 0, "noShows" DOUBLE NOT NULL DEFAULT 0, "expiries" DOUBLE NOT NULL DEFAULT 0, "cancellations" DOUBLE NOT NULL DEFAULT 0, priorityEntries DOUBLE NOT NULL DEFAULT 0, priorityWaitSeconds DOUBLE NOT NULL DEFAULT 0, PRIMARY KEY ("storeId", "hour"));
