@@ -110,6 +110,25 @@ enum Fragments {
         error.map { "<p class=\"field-error\" id=\"\(id)\">\($0)</p>" } ?? .empty
     }
 
+    /// One labelled input of a form, `prefix-name` its id: its value, a hint under it if any,
+    /// and its error (described by the error when there is one, else by the hint).
+    static func inputField(_ name: String, prefix: String, type: String, label: String, value: String, required: Bool,
+                           hint: String? = nil, error: String?, extra: HTML = .empty) -> HTML
+    {
+        let id = "\(prefix)-\(name)"
+        let described = error != nil ? "\(id)-error" : hint == nil ? nil : "\(id)-hint"
+        let describedBy: HTML = described.map { " aria-describedby=\"\($0)\"" } ?? .empty
+        let hintLine: HTML = hint.map { "<p class=\"fine\" id=\"\(id)-hint\">\($0)</p>" } ?? .empty
+        return """
+            <div class="field">
+              <label for="\(id)">\(label)</label>
+              <input id="\(id)" name="\(name)" type="\(type)" value="\(value)"\(extra)\(if: required, " required")\(describedBy)\(if: error != nil, " aria-invalid=\"true\"")>
+              \(hintLine)
+              \(fieldError(error, id: "\(id)-error"))
+            </div>
+            """
+    }
+
     static func formError(_ error: String?, role: String = "alert") -> HTML {
         error.map { "<p class=\"form-error\" role=\"\(role)\">\($0)</p>" } ?? .empty
     }

@@ -89,6 +89,11 @@ public struct ZoneOffsets: Sendable {
 
     /// A table for `zone` that covers `instant`: built at most every couple of days per zone
     /// and shared by all threads.
+    /// The local day (days since 1970-01-01 on `zone`'s clock) `instant` falls on.
+    public static func day(of instant: Date, in zone: TimeZone) -> Int {
+        table(for: zone, around: instant).localDay(instant).day
+    }
+
     public static func table(for zone: TimeZone, around instant: Date) -> ZoneOffsets {
         if let table = cache.withLock({ tables[zone.identifier] }), table.covers(instant) { return table }
         let table = ZoneOffsets(zone: zone, around: instant)

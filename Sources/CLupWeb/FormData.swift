@@ -69,13 +69,10 @@ public struct FormData: Sendable, Equatable {
             guard pairs.count < Self.maxPairs else { throw HTTPError(413, tr("error.formTooLarge")) }
             let headers = String(decoding: body[(index + 2)..<headersEnd.lowerBound], as: UTF8.self)
             guard let disposition = Self.disposition(headers), let name = disposition["name"] else { throw malformed }
-            var content = body[headersEnd.upperBound..<contentEnd.lowerBound]
+            let content = body[headersEnd.upperBound..<contentEnd.lowerBound]
             let value: String
             if disposition["filename"] != nil {
-                if content.starts(with: [0xEF, 0xBB, 0xBF]) { content = content.dropFirst(3) }
-                guard let text = String(validating: content, as: UTF8.self)
-                        ?? String(data: Data(content), encoding: .windowsCP1252)
-                else { throw HTTPError.badRequest(tr("error.utf8")) }
+                guard let text = Self.uploadedText(content) else { throw HTTPError.badRequest(tr("error.utf8")) }
                 value = text
             } else {
                 guard let text = String(validating: content, as: UTF8.self) else { throw HTTPError.badRequest(tr("error.utf8")) }
@@ -85,6 +82,13 @@ public struct FormData: Sendable, Equatable {
             index = contentEnd.upperBound
         }
         self.pairs = pairs
+    }
+
+    /// A file's text as spreadsheets write it: UTF-8 (a byte-order mark dropped) or, failing
+    /// that, Windows-1252; nil if it is neither. The web's upload and `clup admin` read files so.
+    public static func uploadedText(_ bytes: some Collection<UInt8>) -> String? {
+        let content = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes.dropFirst(0)
+        return String(validating: content, as: UTF8.self) ?? String(data: Data(content), encoding: .windowsCP1252)
     }
 
     /// `form-data; name="file"; filename="stores.csv"` → name and filename, from a part's

@@ -68,10 +68,7 @@ extension Admin {
 
         func run() throws {
             let data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
-            let bytes = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
-            guard let text = String(data: bytes, encoding: .utf8) ?? String(data: bytes, encoding: .windowsCP1252) else {
-                throw CommandError("\(file): not text")
-            }
+            guard let text = FormData.uploadedText(data) else { throw CommandError("\(file): not text") }
             let database = try database.openExisting()
             switch StoreImport.check(text, existing: try database.stores.namesAndAddresses()) {
             case .refused(let problems):
@@ -222,7 +219,7 @@ extension Admin {
                 ?? database.stores.storeListings().first?.store.timeZone ?? "Europe/Rome"
             if let store, try database.stores.store(id: store) == nil { throw CommandError("no store with id \(store)") }
             let now = Date()
-            let today = ZoneOffsets.table(for: TimeZone(identifier: zone) ?? .gmt, around: now).localDay(now).day
+            let today = ZoneOffsets.day(of: now, in: TimeZone(identifier: zone) ?? .gmt)
             switch StoreFields.closure(date: date, reason: reason, today: today) {
             case .failure(let problems):
                 throw CommandError(optionProblems(problems))

@@ -34,19 +34,9 @@ public struct ChainClosuresPage: Page {
     }
 
     private func field(_ name: String, label: String, type: String, required: Bool, hint: String? = nil) -> HTML {
-        let error = errors[name]
-        let hintLine: HTML = hint.map { "<p class=\"fine\" id=\"closure-\(name)-hint\">\($0)</p>" } ?? .empty
-        let described = error != nil ? "closure-\(name)-error" : hint == nil ? nil : "closure-\(name)-hint"
-        let describedBy: HTML = described.map { " aria-describedby=\"\($0)\"" } ?? .empty
         let limits: HTML = type == "date" ? " min=\"\(range.0)\" max=\"\(range.1)\"" : " maxlength=\"100\""
-        return """
-            <div class="field">
-              <label for="closure-\(name)">\(label)</label>
-              <input id="closure-\(name)" name="\(name)" type="\(type)" value="\(values[name] ?? "")"\(limits)\(if: required, " required")\(describedBy)\(if: error != nil, " aria-invalid=\"true\"")>
-              \(hintLine)
-              \(Fragments.fieldError(error, id: "closure-\(name)-error"))
-            </div>
-            """
+        return Fragments.inputField(name, prefix: "closure", type: type, label: label, value: values[name] ?? "",
+                                    required: required, hint: hint, error: errors[name], extra: limits)
     }
 
     public func render(in frame: Frame) -> HTML {

@@ -33,17 +33,8 @@ public struct MaintenancePage: Page {
     }
 
     private func field(_ name: String, type: String, label: String, hint: String? = nil, extra: HTML = .empty) -> HTML {
-        let described = errors[name] != nil ? "maintenance-\(name)-error" : hint == nil ? nil : "maintenance-\(name)-hint"
-        let describedBy: HTML = described.map { id -> HTML in " aria-describedby=\"\(id)\"" } ?? .empty
-        let hintLine: HTML = hint.map { text -> HTML in "<p class=\"fine\" id=\"maintenance-\(name)-hint\">\(text)</p>" } ?? .empty
-        return """
-            <div class="field">
-              <label for="maintenance-\(name)">\(label)</label>
-              <input id="maintenance-\(name)" name="\(name)" type="\(type)" required value="\(values[name] ?? "")"\(extra)\(describedBy)\(if: errors[name] != nil, " aria-invalid=\"true\"")>
-              \(hintLine)
-              \(Fragments.fieldError(errors[name], id: "maintenance-\(name)-error"))
-            </div>
-            """
+        Fragments.inputField(name, prefix: "maintenance", type: type, label: label, value: values[name] ?? "", required: true,
+                             hint: hint, error: errors[name], extra: extra)
     }
 
     public func render(in frame: Frame) -> HTML {

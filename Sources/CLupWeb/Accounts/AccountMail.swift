@@ -56,12 +56,8 @@ struct AccountMail {
     /// A link that moves the account to `newEmail`, sent there. Greeted without the name: the
     /// address may not be the account owner's.
     func emailChange(to newEmail: String, of user: User, token: String) -> NewOutboxMessage {
-        Language.$current.withValue(Language(rawValue: user.language) ?? .en) {
-            asked(NewOutboxMessage(recipient: newEmail, subject: tr("mail.emailChange.subject"),
-                                   body: tr("mail.helloUnconfirmed") + "\n\n" + tr("mail.emailChange.body", [
-                                       "email": newEmail, "link": "\(baseURL)/confirm/email?token=\(token)"])
-                                       + "\n\n— CLup", now: now))
-        }
+        asked(message(to: user, at: newEmail, byName: false, subject: "mail.emailChange.subject",
+                      body: "mail.emailChange.body", ["email": newEmail, "link": "\(baseURL)/confirm/email?token=\(token)"]))
     }
 
     /// Sent to an address that has an account when someone asked to move another account to it.
@@ -86,13 +82,24 @@ struct AccountMail {
                         "privacy": "\(baseURL)/privacy"], subjectValues: ["date": day])
     }
 
-    private func message(to user: User, subject: String, body: String,
+    /// Sent to the owner of an account closed under the terms of service, with the reason.
+    func closed(_ user: User, reason: String) -> NewOutboxMessage {
+        var letter = message(to: user, subject: "mail.closed.subject", body: "mail.closed.body",
+                             ["email": user.email, "reason": reason, "terms": "\(baseURL)/terms"])
+        letter.priority = .account
+        return letter
+    }
+
+    /// `body` to the account's owner (at `address`, if not its own), in their language,
+    /// greeted by name only where the address is confirmed as theirs (`byName`).
+    private func message(to user: User, at address: String? = nil, byName: Bool? = nil, subject: String, body: String,
                          _ values: KeyValuePairs<String, String>,
                          subjectValues: KeyValuePairs<String, String> = [:]) -> NewOutboxMessage
     {
         Language.$current.withValue(Language(rawValue: user.language) ?? .en) {
-            NewOutboxMessage(recipient: user.email, subject: tr(subject, subjectValues),
-                             body: (user.isConfirmed ? tr("mail.hello", ["name": user.displayName]) : tr("mail.helloUnconfirmed"))
+            NewOutboxMessage(recipient: address ?? user.email, subject: tr(subject, subjectValues),
+                             body: (byName ?? user.isConfirmed ? tr("mail.hello", ["name": user.displayName])
+                                        : tr("mail.helloUnconfirmed"))
                                 + "\n\n" + tr(body, values)
                                 + "\n\n— CLup", now: now)
         }
@@ -127,12 +134,6 @@ public struct ClosureLetter: Sendable {
     }
 
     public func write(to user: User, reason: String, now: Date) -> NewOutboxMessage {
-        Language.$current.withValue(Language(rawValue: user.language) ?? .en) {
-            NewOutboxMessage(recipient: user.email, subject: tr("mail.closed.subject"),
-                             body: tr("mail.hello", ["name": user.displayName]) + "\n\n"
-                                + tr("mail.closed.body", ["email": user.email, "reason": reason,
-                                                          "terms": "\(baseURL)/terms"]) + "\n\n— CLup",
-                             now: now, priority: .account)
-        }
+        AccountMail(baseURL: baseURL, now: now).closed(user, reason: reason)
     }
 }

@@ -72,7 +72,7 @@ extension ManageArea {
 
     /// Today in the chain's calendar: the first store's zone (a chain keeps one), else Rome's.
     private func chainToday(_ now: Date) -> Int {
-        ZoneOffsets.table(for: Self.chainZone(database), around: now).localDay(now).day
+        ZoneOffsets.day(of: now, in: Self.chainZone(database))
     }
 
     /// The chain's calendar: its first store's time zone (a chain keeps one).

@@ -58,7 +58,7 @@ extension ManageArea {
         // Today on the chain's calendar, for the bookings' count.
         let zone = Self.chainZone(database)
         let offsets = ZoneOffsets.table(for: zone, around: now)
-        let today = offsets.localDay(now).day
+        let today = ZoneOffsets.day(of: now, in: zone)
         let bookings = try database.reservations.bookingCounts(
             from: offsets.instant(localSeconds: today * ZoneOffsets.secondsPerDay),
             to: offsets.instant(localSeconds: (today + 1) * ZoneOffsets.secondsPerDay))

@@ -12,11 +12,10 @@ extension ManageArea {
     static let maintenanceFields = ["day", "from", "until", "timeZone", "announceHours"]
 
     func maintenanceForm(_ context: ManagerContext) throws -> Response {
-        // The zone the stores keep (the first one's), and tonight's usual quiet hours.
-        let zone = database.board.entries().first?.store.timeZone ?? "Europe/Rome"
-        let today = LocalDate(day: ZoneOffsets.table(for: TimeZone(identifier: zone) ?? .gmt, around: context.now)
-            .localDay(context.now).day)
-        let values = ["day": today.text, "from": "02:00", "until": "04:00", "timeZone": zone, "announceHours": "24"]
+        // The zone the stores keep (the chain's), and tonight's usual quiet hours.
+        let zone = Self.chainZone(database)
+        let today = LocalDate(day: ZoneOffsets.day(of: context.now, in: zone))
+        let values = ["day": today.text, "from": "02:00", "until": "04:00", "timeZone": zone.identifier, "announceHours": "24"]
         var page = try maintenancePage(context, values: values, errors: [:])
         page.notice = switch context.request.query["done"] {
         case "scheduled":
