@@ -78,7 +78,8 @@ extension Admin {
                 for row in rows { print("line \(row.line): \(row.store.name), \(row.store.address)") }
                 print("\(rows.count) store(s) ready to import; nothing imported (--dry-run)")
             case .ready(let rows):
-                let stores = try database.stores.importStores(rows.map(\.registration), userId: nil, now: Date())
+                let stores = try database.stores.importStores(rows.map(\.registration), regions: rows.map(\.region), userId: nil,
+                                                              now: Date())
                 let closed = rows.filter(\.hours.isEmpty).count
                 print("imported \(stores.count) store(s), ids \(stores.first!.id)–\(stores.last!.id)"
                     + (closed > 0 ? "; \(closed) closed until their hours are set (set-hours)" : ""))

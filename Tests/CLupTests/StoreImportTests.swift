@@ -170,6 +170,28 @@ struct StoreImportTests {
         #expect(database.board.entries().isEmpty)
     }
 
+    @Test("a region column puts each store in its region, made once whatever its case; a long name is refused by line")
+    func regions() throws {
+        _ = try database.stores.createGroup(name: "Lombardia", now: Fixture.wednesdayMorning)
+        let admin = try signedIn("admin@example.org")
+        func file(_ regions: [String]) -> [UInt8] {
+            Array((["name,address,latitude,longitude,capacity,region"] + regions.enumerated().map { index, region in
+                "Negozio \(index),\"Via Po \(index), Torino\",45.07,7.68,30,\(region)"
+            }).joined(separator: "\r\n").utf8)
+        }
+        let long = try admin.upload("/manage/import-stores", [("action", "import")],
+                                    file: ("file", "stores.csv", file(["Piemonte", String(repeating: "x", count: 61)])))
+        #expect(long.status == 422 && long.bodyText.contains("Line 3: Region: Use at most 60 characters."))
+        #expect(try database.stores.groups().map(\.name) == ["Lombardia"])
+        let imported = try admin.upload("/manage/import-stores", [("action", "import")],
+                                        file: ("file", "stores.csv", file(["Piemonte", "lombardia", "PIEMONTE", ""])))
+        #expect(imported.status == 303)
+        let groups = try database.stores.groups()
+        #expect(groups.map { "\($0.name): \($0.stores)" } == ["Lombardia: 1", "Piemonte: 2"])
+        let regionOf = try database.stores.regions()
+        #expect(regionOf.count == 3)
+    }
+
     @Test("an import is one transaction: a store the database refuses takes the others with it")
     func allOrNothing() throws {
         func store(_ name: String, capacity: Int) -> AppDatabase.StoreRegistration {

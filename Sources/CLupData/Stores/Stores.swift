@@ -201,12 +201,30 @@ extension Stores {
 
     /// Registers `stores` in one transaction, each recorded as registered by `userId` (nil: the
     /// command line): all of them, or none if any insert fails. Returns them in order.
-    public func importStores(_ stores: [AppDatabase.StoreRegistration], userId: UserID?, now: Date) throws -> [Store] {
+    /// With `regions` (the stores', in order; nil for none), each store goes in the region of
+    /// that name (whatever its case), made if there is none yet.
+    public func importStores(_ stores: [AppDatabase.StoreRegistration], regions: [String?] = [], userId: UserID?, now: Date)
+        throws -> [Store]
+    {
         try database.transaction { transaction in
-            try stores.map { registration in
+            var groups: [String: Int64] = [:]
+            for row in try transaction.rows("SELECT id, name FROM storeGroup") {
+                groups[try row.decode(1, as: String.self).lowercased()] = try row.decode(0)
+            }
+            return try stores.enumerated().map { index, registration in
                 let store = try AppDatabase.insert(registration, transaction)
                 try AppDatabase.recordChange(storeId: store.id, userId: userId, now: now, field: "store", before: "",
                                              after: "registered", transaction)
+                if index < regions.count, let name = regions[index] {
+                    var group = groups[name.lowercased()]
+                    if group == nil {
+                        group = try transaction.value("""
+                            INSERT INTO storeGroup (name, createdAt) VALUES (\(name), \(now)) RETURNING id
+                            """, as: Int64.self)
+                        groups[name.lowercased()] = group
+                    }
+                    try transaction.execute("INSERT INTO storeGroupMember (storeId, groupId) VALUES (\(store.id), \(group))")
+                }
                 return store
             }
         }

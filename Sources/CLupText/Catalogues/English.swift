@@ -1415,6 +1415,7 @@ extension Catalogue {
         "import.required": "required",
         "import.usual": "Left out or empty: {value}.",
         "import.departmentsColumn": "Departments with their usual shopping time in minutes, separated by semicolons: Bakery, 10; Butcher, 15.",
+        "import.regionColumn": "The region the store goes in (made if there is none of that name). Optional.",
         "import.dayColumn": "Opening hours on {day}: 08:00-20:00, or 08:00-13:00,15:00-20:00 for two openings (in quotes in a comma-separated file); a closing earlier than the opening runs past midnight. Closed or empty: closed that day. A store with no hours shows as closed until they are set.",
         "import.example": "For example:",
         "import.exampleFile": "name,address,latitude,longitude,capacity,monday,saturday\nBottega Nuova,\"Via Nuova 1, 20121 Milano\",45.4700,9.1900,40,\"08:00-13:00,15:00-20:00\",08:00-20:00",

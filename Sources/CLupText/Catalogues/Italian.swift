@@ -1415,6 +1415,7 @@ extension Catalogue {
         "import.required": "obbligatoria",
         "import.usual": "Omessa o vuota: {value}.",
         "import.departmentsColumn": "Reparti con il loro tempo di spesa consueto in minuti, separati da punti e virgola: Panetteria, 10; Macelleria, 15.",
+        "import.regionColumn": "La zona in cui va il negozio (creata se non ce n'è una con quel nome). Facoltativa.",
         "import.dayColumn": "Orari di {day}: 08:00-20:00, oppure 08:00-13:00,15:00-20:00 per due aperture (tra virgolette in un file separato da virgole); una chiusura prima dell'apertura prosegue oltre la mezzanotte. Closed o vuoto: chiuso quel giorno. Un negozio senza orari risulta chiuso finché non vengono impostati.",
         "import.example": "Per esempio:",
         "import.exampleFile": "name,address,latitude,longitude,capacity,monday,saturday\nBottega Nuova,\"Via Nuova 1, 20121 Milano\",45.4700,9.1900,40,\"08:00-13:00,15:00-20:00\",08:00-20:00",

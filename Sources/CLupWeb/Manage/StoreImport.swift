@@ -27,7 +27,8 @@ extension ManageArea {
             page.problems = problems.map(\.description)
             return views.page(title: tr("import.title"), section: .manage, context, page, status: 422)
         case .ready(let rows) where context.form["action"] == "import":
-            let stores = try database.stores.importStores(rows.map(\.registration), userId: context.user.id, now: context.now)
+            let stores = try database.stores.importStores(rows.map(\.registration), regions: rows.map(\.region),
+                                                          userId: context.user.id, now: context.now)
             let closed = rows.filter(\.hours.isEmpty).count
             return .redirect(to: Paths.manage(query: "imported=\(stores.count)&closed=\(closed)"))
         case .ready(let rows):
@@ -43,6 +44,7 @@ extension ManageArea {
         StoreImport.columns.map { column in
             let text = switch column {
             case "departments": tr("import.departmentsColumn")
+            case "region": tr("import.regionColumn")
             case _ where StoreImport.weekdays.contains(column):
                 tr("import.dayColumn", ["day": Formatting.weekday((StoreImport.weekdays.firstIndex(of: column) ?? 0) + 1)])
             case "slotCapacity": tr("storeField.slotCapacity") + ". " + tr("registration.slotCapacityHint")
@@ -67,6 +69,8 @@ public enum StoreImport {
         public var store: NewStore
         public var hours: [OpeningInterval]
         public var departments: [(name: String, minutes: Int)]
+        /// The region it goes in (made if the chain has none of that name), if any.
+        public var region: String?
 
         public var registration: AppDatabase.StoreRegistration { (store, hours, departments) }
     }
@@ -83,8 +87,8 @@ public enum StoreImport {
     public static let maxStores = 5_000
 
     static let weekdays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-    /// Every column a file may have, by the registration form's names.
-    public static let columns = StoreFields.registrationFields + weekdays
+    /// Every column a file may have, by the registration form's names, and the store's region.
+    public static let columns = StoreFields.registrationFields + weekdays + ["region"]
     /// The columns a file must have: the registration form's required fields without a usual value.
     public static let requiredColumns = ["name", "address", "latitude", "longitude", "capacity"]
 
@@ -189,8 +193,10 @@ public enum StoreImport {
         for (index, error) in dayErrors.enumerated() {
             if let error { problems.append("\(Formatting.weekday(index + 1)): \(error)") }
         }
+        let region = (values["region"] ?? "").trimmingCharacters(in: .whitespaces)
+        if let problem = ManageArea.textProblem(region, maxLength: 60) { problems.append("\(tr("change.region")): \(problem)") }
         guard problems.isEmpty, let (store, departments) = registered else { return (nil, problems) }
-        return (Row(line: line, store: store, hours: hours, departments: departments), [])
+        return (Row(line: line, store: store, hours: hours, departments: departments, region: region.isEmpty ? nil : region), [])
     }
 
     /// "walk-in percent" → "walkinpercent": how a header is matched to a column.
