@@ -118,6 +118,7 @@ public enum Paths {
     public static let manageStoreKiosks = IdPath("/manage/stores/{id}/kiosks")
     public static let manageStoreManagers = IdPath("/manage/stores/{id}/managers")
     public static let manageStoreManagerRemove = IdPath("/manage/stores/{id}/managers/remove")
+    public static let manageStoreRetire = IdPath("/manage/stores/{id}/retire")
     public static let manageStoreDoorStaff = IdPath("/manage/stores/{id}/door-staff")
     public static let manageStoreDoorStaffRemove = IdPath("/manage/stores/{id}/door-staff/remove")
 
@@ -169,7 +170,7 @@ public enum Paths {
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketPosition, ticketConfirm,
         storeWaitlist, waitlist, waitlistAccept, waitlistLeave,
-        bookingReply, manage, manageStore, manageNewStore, manageImportStores, manageOverview, manageOverviewCSV, manageOverviewJSON, manageGroups, manageGroup, manageGroupStores, manageGroupStoreRemove, manageGroupManagers, manageGroupManagerRemove, manageClosures, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreDoorPriority, manageStoreDoorOffline, manageStoreDoorPhone, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreDoorStaff, manageStoreDoorStaffRemove, manageStoreEdit, manageStoreHours,
+        bookingReply, manage, manageStore, manageNewStore, manageImportStores, manageOverview, manageOverviewCSV, manageOverviewJSON, manageGroups, manageGroup, manageGroupStores, manageGroupStoreRemove, manageGroupManagers, manageGroupManagerRemove, manageClosures, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreDoorPriority, manageStoreDoorOffline, manageStoreDoorPhone, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreRetire, manageStoreDoorStaff, manageStoreDoorStaffRemove, manageStoreEdit, manageStoreHours,
         manageStoreClosures, support, supportCancel, supportClose, kiosk,
         kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskSpares, kioskSparesPrinted, kioskScanner, kioskScan, kioskDoorState, kioskDoorLease, kioskBoard, kioskDoor,
         kioskDoorPriority, kioskDoorOffline, kioskDoorPhone,

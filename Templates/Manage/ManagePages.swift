@@ -18,6 +18,8 @@ public struct ManagePage: Page {
     public var stores: [Row]
     /// The stores whose door console this account runs as door staff (and does not manage).
     public var doors: [Row] = []
+    /// Stores retired for good: their statistics stay.
+    public var retired: [Row] = []
     /// An admin may register stores.
     public var canRegister = false
     /// Managers and administrators see every store of theirs on the overview.
@@ -41,6 +43,12 @@ public struct ManagePage: Page {
                 </ul>
                 """)
             \(if: stores.isEmpty && doors.isEmpty, "<p class=\"empty\">\(tr("manage.noStores"))</p>")
+            \(if: !retired.isEmpty, """
+                <h2>\(tr("retire.listTitle"))</h2>
+                <ul class="rows">
+                  \(retired.map { "<li><a href=\"\(Paths.manageStore($0.id))\"><strong>\($0.name)</strong></a> <span class=\"fine\">\($0.address)</span></li>" })
+                </ul>
+                """)
             \(if: !doors.isEmpty, """
                 <h2>\(tr("manage.doorConsoles"))</h2>
                 <p class="fine">\(tr("manage.doorConsolesHelp"))</p>
@@ -100,6 +108,12 @@ public struct ManageStorePage: Page {
     public var enrolLabel = ""
     public var enrolRole: String?
     public var enrolError: String?
+    /// When and why the store was retired, in words; nil while it trades.
+    public var retired: String?
+    /// Administrators retire a store: the form, the reason typed and what is wrong with it.
+    public var canRetire = false
+    public var retireReason = ""
+    public var retireError: String?
     /// The store's managers, shown to administrators only (nil for a manager), the address
     /// typed in the form to add one, and what is wrong with it.
     public var managers: [ManagerRow]?
@@ -236,6 +250,7 @@ public struct ManageStorePage: Page {
             <p class="fine">\(address) · <a href="\(Paths.store(id))">\(tr("manage.publicPage"))</a></p>
             <p><a class="button" href="\(Paths.manageStoreStats(id))">\(tr("manage.statistics"))</a> <a class="button secondary" href="\(Paths.manageStoreDoor(id))">\(tr("kiosk.door"))</a> <a class="button secondary" href="\(Paths.manageStoreEdit(id))">\(tr("manage.edit"))</a> <a class="button secondary" href="\(Paths.manageStoreHours(id))">\(tr("store.hours"))</a></p>
             \(Fragments.notice(notice))
+            \(retired.map { "<p class=\"notice\">\($0)</p>" as HTML })
             <dl class="facts">
               <div><dt>\(tr("manage.status"))</dt><dd>\(reason)</dd></div>
               <div><dt>\(tr("store.peopleInside"))</dt><dd>\(tr("store.insideOf", ["inside": String(peopleInside), "capacity": String(capacity)]))</dd></div>
@@ -296,6 +311,21 @@ public struct ManageStorePage: Page {
                   """)
             </section>
             \(managers.map { managersSection($0, frame) })
+            \(if: canRetire, """
+                <section class="panel" id="retire">
+                  <h2>\(tr("retire.title"))</h2>
+                  <p class="fine">\(tr("retire.help"))</p>
+                  <form method="post" action="\(Paths.manageStoreRetire(id))" class="stack">
+                    \(frame.csrfField)
+                    <div class="field">
+                      <label for="retire-reason">\(tr("retire.reason"))</label>
+                      <input id="retire-reason" name="reason" required maxlength="200" value="\(retireReason)"\(Fragments.invalid(retireError, describedBy: "retire-reason-error"))>
+                      \(Fragments.fieldError(retireError, id: "retire-reason-error"))
+                    </div>
+                    <button type="submit" class="danger" data-confirm="\(tr("retire.question", ["store": name]))">\(tr("retire.button"))</button>
+                  </form>
+                </section>
+                """)
             <section class="panel">
               <h2>\(tr("manage.changes"))</h2>
               \(if: changes.isEmpty, "<p class=\"fine\">\(tr("manage.noChanges"))</p>")

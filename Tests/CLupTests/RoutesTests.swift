@@ -115,6 +115,7 @@ struct RoutesTests {
         POST /manage/stores/{id}/door/offline session csrf replies signedIn manager doorOfStore
         POST /manage/stores/{id}/managers session csrf replies signedIn manager admin managerOfStore
         POST /manage/stores/{id}/managers/remove session csrf replies signedIn manager admin managerOfStore
+        POST /manage/stores/{id}/retire session csrf replies signedIn manager admin managerOfStore
         GET /kiosk session
         POST /kiosk/enrol session csrf replies
         GET /kiosk/dispenser session kiosk watched

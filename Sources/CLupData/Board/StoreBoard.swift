@@ -39,9 +39,14 @@ public final class StoreBoard: Sendable {
         public let closures: [StoreClosure]
         /// Made on demand: a calendar is the hours and the slot length, nothing more to keep.
         public var slotCalendar: SlotCalendar { SlotCalendar(hours: openingHours, slotMinutes: store.slotMinutes) }
+        /// When the store was retired for good: it stays on the board for its managers'
+        /// pages and statistics, but out of the grid that finds stores for shoppers.
+        public let retiredAt: Date?
+        public var isRetired: Bool { retiredAt != nil }
 
         init(_ details: StoreDetails) {
             packed = PackedStore(details.store)
+            retiredAt = details.retiredAt
             departments = details.departments
             closures = details.closures
             // Stores of a chain keep the same hours: one copy of each week serves them all.
@@ -286,7 +291,7 @@ public final class StoreBoard: Sendable {
             guard let current = state.entries[entry.id], current.exactAt <= version else { return }
             counted(&state) { state in
                 state.grid.remove(id: entry.id, at: current.definition.position)
-                state.grid.insert(id: entry.id, at: entry.definition.position)
+                if !entry.definition.isRetired { state.grid.insert(id: entry.id, at: entry.definition.position) }
                 state.entries.update(entry.id) { kept in
                     let standing = kept.kept
                     kept = entry
@@ -308,7 +313,7 @@ public final class StoreBoard: Sendable {
         fresh.entries.reserveCapacity(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM store") ?? 0)
         try AppDatabase.streamStoreDetails(db) { details in
             fresh.entries.insert(Entry(details: details))
-            fresh.grid.insert(id: details.store.id, at: details.store.position)
+            if details.retiredAt == nil { fresh.grid.insert(id: details.store.id, at: details.store.position) }
         }
         // A cursor, not an array: at 100,000 stores the rows alone would be 10 MB held at once,
         // beside the board being replaced.
@@ -332,7 +337,7 @@ public final class StoreBoard: Sendable {
         fresh.entries.reserveCapacity(stores.count)
         for details in stores {
             fresh.entries.insert(Entry(details: details))
-            fresh.grid.insert(id: details.store.id, at: details.store.position)
+            if details.retiredAt == nil { fresh.grid.insert(id: details.store.id, at: details.store.position) }
         }
         for load in try PostgresEngine.storeLoads(transaction) {
             fresh.entries.update(load.storeId) { $0.model = load.model }
@@ -704,7 +709,7 @@ struct BoardChanges: Sendable {
             } else {
                 state.entries.insert(StoreBoard.Entry(details: details))
             }
-            state.grid.insert(id: id, at: details.store.position)
+            if details.retiredAt == nil { state.grid.insert(id: id, at: details.store.position) }
         }
         for change in reservations where !(change.storeId.map(behind.contains) ?? false) {
             if let live = change.live, let storeId = change.storeId {
@@ -799,7 +804,8 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
     /// departments (writer queue only): the board takes them only as it commits.
     var storesChanged: Bool { !stores.isEmpty || !storeRows.isEmpty || storesDeleted }
 
-    static let tables: Set<String> = ["reservation", "storeLoad", "store", "openingInterval", "department", "storeClosure"]
+    static let tables: Set<String> = ["reservation", "storeLoad", "store", "openingInterval", "department", "storeClosure",
+                                      "storeRetirement"]
     static let credentialTables: Set<String> = ["session", "user", "kiosk"]
 
     init(board: StoreBoard, credentials: CredentialCache) {

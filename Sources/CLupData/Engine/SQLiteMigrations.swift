@@ -1117,6 +1117,17 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v49: a store retired for good keeps its history") { db in
+            try db.execute(sql: """
+                -- A retired store takes nothing more: it leaves the shoppers' pages, its kiosks
+                -- are revoked and its reservations cancelled; its visits stay for statistics.
+                CREATE TABLE storeRetirement (
+                    storeId INTEGER PRIMARY KEY REFERENCES store(id) ON DELETE CASCADE,
+                    retiredAt DATETIME NOT NULL,
+                    reason TEXT NOT NULL CHECK (length(reason) <= 200));
+                """)
+        }
+
         return migrator
     }
 

@@ -319,7 +319,7 @@ extension Doors {
     {
         precondition(staff != nil || !priority, "priority tickets are issued by staff")
         return try database.transaction { transaction in
-            guard let details = try transaction.lockStore(storeId) else { return .noSuchStore }
+            guard let details = try transaction.lockStore(storeId), !details.isRetired else { return .noSuchStore }
             if let requestKey, let earlier = try Reservation.walkIn(storeId: storeId, requestKey: requestKey, transaction) {
                 return .alreadyIssued(earlier)
             }

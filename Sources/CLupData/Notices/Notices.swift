@@ -65,6 +65,9 @@ extension Notices {
                 if notice.kind == .cancelled, notice.reason == .storeClosedThatDay, let slot = reservation.slotStart {
                     subject.alternatives = openInstead(of: store, at: slot, now: now)
                 }
+                if notice.kind == .cancelled, notice.reason == .storeRetired {
+                    subject.alternatives = openInstead(of: store, at: reservation.slotStart ?? now, now: now)
+                }
                 if notice.kind == .cancelled, notice.reason == .bySupport {
                     subject.supportReason = try AppDatabase.supportReason(reservationId: reservation.id, transaction)
                 }
@@ -99,7 +102,7 @@ extension Notices {
         -> [(store: Store, metres: Double)]
     {
         database.board.entries().lazy
-            .filter { $0.store.id != store.id }
+            .filter { $0.store.id != store.id && !$0.definition.isRetired }
             .map { (entry: $0, metres: store.position.distance(to: $0.store.position)) }
             .filter { $0.metres <= radius }
             .sorted { $0.metres < $1.metres }

@@ -243,6 +243,13 @@ enum PostgresMigrations {
             );
             CREATE INDEX groupManager_group ON groupManager(groupId);
             """),
+        ("a store retired for good keeps its history (SQLite's 49)", """
+            CREATE TABLE storeRetirement (
+                storeId bigint PRIMARY KEY REFERENCES store(id) ON DELETE CASCADE,
+                retiredAt timestamptz NOT NULL,
+                reason text NOT NULL CHECK (length(reason) <= 200)
+            );
+            """),
     ]
 
     /// Each store's version: raised once by every transaction that changes what the board

@@ -266,7 +266,7 @@ extension Reservations {
                 // PostgreSQL workers, are taken one after the other, and the second sees the
                 // first's reservation.
                 try transaction.lockCustomer(request.userId)
-                guard let details = try transaction.lockStore(request.storeId) else { return .noSuchStore }
+                guard let details = try transaction.lockStore(request.storeId), !details.isRetired else { return .noSuchStore }
                 let store = details.store
                 let active = try Reservation.active(userId: request.userId, transaction)
                 if let active, active.requestKey == request.requestKey { return .alreadyMade(active) }

@@ -304,7 +304,10 @@ extension Stores {
 
     private func allStoreIds() throws -> [StoreID] {
         try database.reading { transaction in
-            try transaction.column("SELECT id FROM store ORDER BY id", as: StoreID.self).compactMap { $0 }
+            // A retired store is closed for good already.
+            try transaction.column("""
+                SELECT id FROM store WHERE id NOT IN (SELECT storeId FROM storeRetirement) ORDER BY id
+                """, as: StoreID.self).compactMap { $0 }
         }
     }
 

@@ -234,4 +234,6 @@ public struct StoreDetails: Decodable, Sendable, FetchableRecord, StoreWithHours
     public var closures: [StoreClosure]
     /// The departments it has now, in display order (not those it no longer has).
     public var departments: [Department]
+    /// When it was retired for good (`Stores.retire`); nil while it trades.
+    public var retiredAt: Date? = nil
 }

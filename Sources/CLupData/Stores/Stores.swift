@@ -44,6 +44,7 @@ extension AppDatabase {
             WHERE NOT retired \(ofStore)
             ORDER BY storeId, position
             """,
+            "SELECT storeId, retiredAt FROM storeRetirement WHERE TRUE \(ofStore)",
         ]
     }
 
@@ -57,6 +58,8 @@ extension AppDatabase {
         var intervals = Dictionary(grouping: try next(OpeningIntervalRecord.self), by: \.storeId)
         var closures = Dictionary(grouping: try next(StoreClosure.self), by: \.storeId)
         var departments = Dictionary(grouping: try next(Department.self), by: \.storeId)
+        var retired: [StoreID: Date] = [:]
+        for row in answers.next() ?? [] { retired[try row.decode(0)] = try row.decode(1) }
         return stores.map { store in
             defer {
                 intervals[store.id] = nil
@@ -64,7 +67,7 @@ extension AppDatabase {
                 departments[store.id] = nil
             }
             return StoreDetails(store: store, openingIntervals: intervals[store.id] ?? [], closures: closures[store.id] ?? [],
-                                departments: departments[store.id] ?? [])
+                                departments: departments[store.id] ?? [], retiredAt: retired[store.id])
         }
     }
 
@@ -82,6 +85,9 @@ extension AppDatabase {
             ORDER BY storeId, position
             """)
         let closureRows = try Row.fetchCursor(db, sql: "SELECT storeId, day, reason FROM storeClosure ORDER BY storeId, day")
+        // Few: read whole.
+        let retired = Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT storeId, retiredAt FROM storeRetirement")
+            .map { (StoreID(rawValue: $0[0]), $0[1] as Date) })
         var nextClosure = try closureRows.next().map { StoreClosure(storeId: $0[0], day: $0[1], reason: $0[2]) }
         var nextInterval = try intervalRows.next().map { row -> OpeningIntervalRecord in
             OpeningIntervalRecord(storeId: row[0], interval: OpeningInterval(weekday: row[1], opens: row[2], closes: row[3]))
@@ -121,7 +127,8 @@ extension AppDatabase {
                 if closure.storeId == store.id { closures.append(closure) }
                 nextClosure = try closureRows.next().map { StoreClosure(storeId: $0[0], day: $0[1], reason: $0[2]) }
             }
-            each(StoreDetails(store: store, openingIntervals: intervals, closures: closures, departments: departments))
+            each(StoreDetails(store: store, openingIntervals: intervals, closures: closures, departments: departments,
+                              retiredAt: retired[store.id]))
         }
     }
 

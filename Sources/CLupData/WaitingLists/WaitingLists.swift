@@ -104,7 +104,7 @@ extension WaitingLists {
         try database.transaction { transaction in
             // The customer, then the store: the order every transaction locking both keeps.
             try transaction.lockCustomer(request.userId)
-            guard let details = try transaction.lockStore(request.storeId) else { return .noSuchStore }
+            guard let details = try transaction.lockStore(request.storeId), !details.isRetired else { return .noSuchStore }
             if let open = try AppDatabase.openWaitlistEntry(userId: request.userId, transaction) {
                 return open.requestKey == request.requestKey ? .alreadyJoined(open) : .onAnotherList(open)
             }

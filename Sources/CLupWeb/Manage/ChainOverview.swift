@@ -65,7 +65,7 @@ extension ManageArea {
         let kiosks = Dictionary(grouping: try database.doors.kioskHealth(now: now), by: \.storeId)
         var rows: [OverviewRow] = []
         for id in chosen {
-            guard let (entry, standing) = database.board.live(id, now: now) else { continue }
+            guard let (entry, standing) = database.board.live(id, now: now), !entry.definition.isRetired else { continue }
             let status = standing.status
             let waiting = entry.live.live.reduce(0) { total, ticket in
                 switch ticket.state {

@@ -66,6 +66,7 @@ struct ManageArea {
         let storeAdmins = admins.adding(.managerOfStore(database: database))
         storeAdmins.post(Paths.manageStoreManagers, addManager)
         storeAdmins.post(Paths.manageStoreManagerRemove, removeManager)
+        storeAdmins.post(Paths.manageStoreRetire, retireStore)
     }
 
     func list(_ context: ManagerContext) throws -> Response {
@@ -73,7 +74,9 @@ struct ManageArea {
         let stores = user.role == .admin
             ? database.board.entries().map(\.store) : try database.accounts.managedStores(userId: user.id)
         func row(_ store: Store) -> ManagePage.Row { ManagePage.Row(id: store.id.rawValue, name: store.name, address: store.address) }
-        var page = ManagePage(stores: stores.map(row))
+        let retired = Set(stores.filter { database.board.entry($0.id)?.definition.isRetired == true }.map(\.id))
+        var page = ManagePage(stores: stores.filter { !retired.contains($0.id) }.map(row))
+        page.retired = stores.filter { retired.contains($0.id) }.map(row)
         if user.role != .admin {
             let managed = Set(stores.map(\.id))
             page.doors = try database.accounts.doorStores(userId: user.id).filter { !managed.contains($0.id) }.map(row)
@@ -184,6 +187,30 @@ struct ManageArea {
         return .redirect(to: Paths.manageStore(context.storeId, query: "doorStaff=removed") + "#door-staff")
     }
 
+    /// An administrator retires the store for good, giving why; refused while people are inside.
+    func retireStore(_ context: ManagedStoreContext) throws -> Response {
+        let reason = (context.form["reason"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        if let problem = reason.isEmpty ? tr("retire.giveReason") : Self.textProblem(reason, maxLength: 200) {
+            return try storePage(context, httpStatus: 422) { page in
+                page.retireReason = reason
+                page.retireError = problem
+            }
+        }
+        switch try database.stores.retire(storeId: context.storeId, reason: reason, now: context.now,
+                                          loggedAs: .user(context.user.id))
+        {
+        case .retired(let cancelled):
+            return .redirect(to: Paths.manageStore(context.storeId, query: "retired=\(cancelled)"))
+        case .peopleInside(let people):
+            return try storePage(context, httpStatus: 409) { page in
+                page.retireReason = reason
+                page.retireError = tr("retire.peopleInside", count: people)
+            }
+        case .alreadyRetired:
+            return .redirect(to: Paths.manageStore(context.storeId))
+        }
+    }
+
     /// An administrator stops an account managing the store.
     func removeManager(_ context: ManagedStoreContext) throws -> Response {
         guard let id = context.form["user"].flatMap({ Int64($0) }),
@@ -247,6 +274,10 @@ struct ManageArea {
             ManageStorePage.DoorStaffRow(userId: $0.user.id.rawValue, email: $0.user.email, name: $0.user.displayName,
                                          hasPin: $0.hasPin)
         }
+        if let retiredAt = entry.definition.retiredAt {
+            page.retired = tr("retire.banner", ["time": Formatting.moment(retiredAt, now: now, timeZone: store.zone)])
+        }
+        page.canRetire = context.user.role == .admin && !entry.definition.isRetired
         if context.user.role == .admin {
             page.managers = try database.accounts.managers(storeId: store.id).map {
                 ManageStorePage.ManagerRow(userId: $0.id.rawValue, email: $0.email, name: $0.displayName)
@@ -265,6 +296,7 @@ struct ManageArea {
         if query["manager"] == "removed" { return tr("manage.managerRemoved") }
         if query["doorStaff"] == "added" { return tr("manage.doorStaffAdded") }
         if query["doorStaff"] == "removed" { return tr("manage.doorStaffRemoved") }
+        if let cancelled = query["retired"].flatMap(Int.init) { return tr("retire.done", count: cancelled) }
         return nil
     }
 
@@ -282,6 +314,7 @@ struct ManageArea {
                     return Formatting.weekdayShort(day + 1) + part.dropFirst(3)
                 }.joined(separator: ", ")
             case "store" where text == "registered": return tr("change.registered")
+            case "store" where text == "retired": return tr("change.retired")
             case "kiosk" where text == "revoked": return tr("change.revoked")
             case "kiosk" where text == "enrolled": return tr("change.enrolled")
             case "manager" where text == "added": return tr("change.added")

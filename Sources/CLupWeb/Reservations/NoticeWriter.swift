@@ -182,6 +182,7 @@ public struct NoticeWriter: Sendable {
                 why = reservation.slotStart.map { tr("notice.why.closedDay", ["slot": time($0)]) }
                     ?? tr("notice.why.closedToday")
             case .bySupport?: why = tr("notice.why.bySupport", ["reason": subject.supportReason ?? ""])
+            case .storeRetired?: why = tr("notice.why.retired")
             default: why = tr("notice.why.youCancelled")
             }
             // Closed that day: the nearest stores open instead, by email (a push stays short).

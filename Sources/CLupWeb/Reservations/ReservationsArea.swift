@@ -54,6 +54,7 @@ struct ReservationsArea {
 
     func store(_ context: some HandlerContext) throws -> StoreBoard.Definition {
         guard let details = database.board.entry(try context.id())?.definition else { throw HTTPError.notFound }
+        guard !details.isRetired else { throw HTTPError(410, tr("store.retiredGone")) }
         return details
     }
 

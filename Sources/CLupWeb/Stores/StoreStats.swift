@@ -13,6 +13,7 @@ extension StoresArea {
     func stats(_ context: BrowserContext) throws -> Response {
         let now = context.now
         guard let (entry, standing) = database.board.live(try context.id(), now: now) else { throw HTTPError.notFound }
+        guard !entry.definition.isRetired else { throw HTTPError(410, tr("store.retiredGone")) }
         let store = entry.store
         let zone = store.zone
         // The store's own day: past midnight in a late opening, still the evening's.

@@ -98,6 +98,7 @@ struct StoresArea {
     func store(_ context: BrowserContext) throws -> Response {
         let now = context.now  // once: every figure on the page is for the same instant
         guard let (entry, standing) = database.board.live(try context.id(), now: now) else { throw HTTPError.notFound }
+        guard !entry.definition.isRetired else { throw HTTPError(410, tr("store.retiredGone")) }
         let shopper = ShopperContext(request: context.request, settings: settings, user: context.visitor.user)
         let store = entry.store
         let card = StoreCard(summary: StoreSummary(entry: entry, status: standing.status, now: now),

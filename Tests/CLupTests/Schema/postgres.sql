@@ -236,6 +236,9 @@ table storeload: entryerrorsum double precision NOT NULL DEFAULT 0
 table storeload: entryerrorsquares double precision NOT NULL DEFAULT 0
 table storeload: unscannedvisits bigint NOT NULL DEFAULT 0
 table storeload: visitsbeforeunscanned bigint NOT NULL DEFAULT 0
+table storeretirement: storeid bigint NOT NULL
+table storeretirement: retiredat timestamp with time zone NOT NULL
+table storeretirement: reason text NOT NULL
 table storesigningkey: storeid bigint NOT NULL
 table storesigningkey: keyid bigint NOT NULL
 table storesigningkey: createdat timestamp with time zone NOT NULL
@@ -428,6 +431,9 @@ constraint storehour storehour_pkey: PRIMARY KEY (storeid, hour)
 constraint storehour storehour_storeid_fkey: FOREIGN KEY (storeid) REFERENCES store(id) ON DELETE CASCADE
 constraint storeload storeload_pkey: PRIMARY KEY (storeid)
 constraint storeload storeload_storeid_fkey: FOREIGN KEY (storeid) REFERENCES store(id) ON DELETE CASCADE
+constraint storeretirement storeretirement_pkey: PRIMARY KEY (storeid)
+constraint storeretirement storeretirement_reason_check: CHECK ((length(reason) <= 200))
+constraint storeretirement storeretirement_storeid_fkey: FOREIGN KEY (storeid) REFERENCES store(id) ON DELETE CASCADE
 constraint storesigningkey storesigningkey_keyid_check: CHECK (((keyid >= 1) AND (keyid <= 65535)))
 constraint storesigningkey storesigningkey_pkey: PRIMARY KEY (storeid, keyid)
 constraint storesigningkey storesigningkey_storeid_fkey: FOREIGN KEY (storeid) REFERENCES store(id) ON DELETE CASCADE
@@ -561,6 +567,7 @@ index storegroup_name_key: CREATE UNIQUE INDEX storegroup_name_key ON storegroup
 index storegroup_pkey: CREATE UNIQUE INDEX storegroup_pkey ON storegroup USING btree (id)
 index storehour_pkey: CREATE UNIQUE INDEX storehour_pkey ON storehour USING btree (storeid, hour)
 index storeload_pkey: CREATE UNIQUE INDEX storeload_pkey ON storeload USING btree (storeid)
+index storeretirement_pkey: CREATE UNIQUE INDEX storeretirement_pkey ON storeretirement USING btree (storeid)
 index storesigningkey_pkey: CREATE UNIQUE INDEX storesigningkey_pkey ON storesigningkey USING btree (storeid, keyid)
 index store_pkey: CREATE UNIQUE INDEX store_pkey ON store USING btree (id)
 index storeversion_pkey: CREATE UNIQUE INDEX storeversion_pkey ON storeversion USING btree (storeid)

@@ -360,6 +360,12 @@ CREATE TABLE storeInside (
 -- table storeLoad
 CREATE TABLE "storeLoad" ("storeId" INTEGER PRIMARY KEY REFERENCES "store"("id") ON DELETE CASCADE, "measuredVisits" INTEGER NOT NULL DEFAULT 0, "declaredSeconds" DOUBLE NOT NULL DEFAULT 0, "actualSeconds" DOUBLE NOT NULL DEFAULT 0, "logRatioSum" DOUBLE NOT NULL DEFAULT 0, "logRatioSquares" DOUBLE NOT NULL DEFAULT 0, "loggedVisits" INTEGER NOT NULL DEFAULT 0, "calls" INTEGER NOT NULL DEFAULT 0, "noShows" INTEGER NOT NULL DEFAULT 0, "callToDoorSeconds" DOUBLE NOT NULL DEFAULT 0, "atHandEntries" INTEGER NOT NULL DEFAULT 0, "entries" DOUBLE NOT NULL DEFAULT 0, "entryErrorSum" DOUBLE NOT NULL DEFAULT 0, "entryErrorSquares" DOUBLE NOT NULL DEFAULT 0, "unscannedVisits" INTEGER NOT NULL DEFAULT 0, "visitsBeforeUnscanned" INTEGER NOT NULL DEFAULT 0);
 
+-- table storeRetirement
+CREATE TABLE storeRetirement (
+    storeId INTEGER PRIMARY KEY REFERENCES store(id) ON DELETE CASCADE,
+    retiredAt DATETIME NOT NULL,
+    reason TEXT NOT NULL CHECK (length(reason) <= 200));
+
 -- table storeSigningKey
 CREATE TABLE storeSigningKey (
     storeId INTEGER NOT NULL REFERENCES store(id) ON DELETE CASCADE,
