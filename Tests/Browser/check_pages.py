@@ -225,7 +225,11 @@ def wait_for(driver, condition, seconds=10):
         if condition():
             return
         time.sleep(0.1)
-    raise SystemExit(f"timed out at {driver.current_url}")
+    try:  # what the page said, to tell a refusal from a slow answer
+        said = " ".join(driver.find_element(By.TAG_NAME, "main").text.split())[:400]
+    except WebDriverException:
+        said = "(no page)"
+    raise SystemExit(f"timed out at {driver.current_url}: {said}")
 
 
 def submit_and_wait(driver, button):
@@ -701,6 +705,14 @@ def chain_overview(driver, checker, base, stack):
     driver.find_element(By.NAME, "name").send_keys("Piemonte" + Keys.ENTER)
     wait_for(driver, lambda: "done=created" in driver.current_url)
     region = re.search(r"/manage/groups/(\d+)", driver.current_url).group(1)
+    # The stores came from another process (`clup admin`): the worker sees them once it has
+    # noticed that write, within a second or so; until then the page is reloaded, as a person would.
+    page = driver.current_url
+
+    def all_listed():
+        driver.get(page)
+        return sum("Negozio Torino" in box.text for box in driver.find_elements(By.CSS_SELECTOR, ".store-picker label")) == count
+    wait_for(driver, all_listed, seconds=15)
     for box in driver.find_elements(By.CSS_SELECTOR, ".store-picker label"):
         if "Negozio Torino" in box.text:
             box.find_element(By.TAG_NAME, "input").click()
