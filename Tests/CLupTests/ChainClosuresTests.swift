@@ -129,4 +129,20 @@ struct ChainClosuresTests {
         #expect(try boss.post("/manage/closures", [("action", "close"), ("from", "2026-11-19")]).status == 403)
         #expect(try database.stores.closuresAcrossStores(from: 0).isEmpty)
     }
+
+    @Test("opening one store on a closed day reads that store again, not every store")
+    func reopenReadsOneStore() throws {
+        let day = try #require(LocalDate(text: "2026-11-19")).day
+        _ = try database.stores.closeDays(storeIds: [stores[0].id, stores[2].id], days: day...day, reason: "Stocktake",
+                                          userId: nil, now: clock.now)
+        let others = try stores.dropFirst().map { try #require(database.board.entry($0.id)?.definition) }
+        #expect(try database.stores.reopenDay(storeId: stores[0].id, day: day, userId: nil, now: clock.now))
+        #expect(try !(#require(database.board.entry(stores[0].id)?.calendar)).slots(startingOn: day, now: clock.now).isEmpty)
+        // The closure's row is gone and its store cannot be read back from it: the store the
+        // transaction named is read again, the others keep the very definitions they had.
+        for (store, before) in zip(stores.dropFirst(), others) {
+            #expect(database.board.entry(store.id)?.definition === before, "\(store.name)")
+        }
+        #expect(try #require(database.board.entry(stores[2].id)?.calendar).slots(startingOn: day, now: clock.now).isEmpty)
+    }
 }

@@ -799,10 +799,21 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
     private var stores: Set<StoreID> = []
     private var storeRows: [String: Set<Int64>] = [:]
     private var storesDeleted = false
+    /// Rows of a store's hours, closures or departments were deleted: their store cannot be
+    /// read back, so the stores the transaction said it changed (`declare`) are read again, or
+    /// the whole board if it said none.
+    private var storeRowsDeleted = false
+    private var declared: Set<StoreID> = []
 
     /// Whether the transaction in progress has changed a store, its hours, closed days or
     /// departments (writer queue only): the board takes them only as it commits.
-    var storesChanged: Bool { !stores.isEmpty || !storeRows.isEmpty || storesDeleted }
+    var storesChanged: Bool { !stores.isEmpty || !storeRows.isEmpty || storesDeleted || storeRowsDeleted }
+
+    /// Notes that the transaction in progress changed store `id` (`SQLTransaction.changed(store:)`,
+    /// which every write of a store's rows calls, as PostgreSQL's board feed needs it too).
+    func declare(store id: StoreID) {
+        declared.insert(id)
+    }
 
     static let tables: Set<String> = ["reservation", "storeLoad", "store", "openingInterval", "department", "storeClosure",
                                       "storeRetirement"]
@@ -825,9 +836,10 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
         switch event.tableName {
         case "reservation": unread.insert(ReservationID(event.rowID))
         case "storeLoad": ratios.insert(StoreID(event.rowID))
-        case "store": stores.insert(StoreID(event.rowID))
+        case "store":
+            if event.kind == .delete { storesDeleted = true } else { stores.insert(StoreID(event.rowID)) }
         default:
-            if event.kind == .delete { storesDeleted = true } else { storeRows[event.tableName, default: []].insert(event.rowID) }
+            if event.kind == .delete { storeRowsDeleted = true } else { storeRows[event.tableName, default: []].insert(event.rowID) }
         }
     }
 
@@ -837,14 +849,14 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
         defer { reset() }
         if credentialsChanged { credentials.clearCredentials() }
         do {
-            if storesDeleted {
+            if storesDeleted || (storeRowsDeleted && declared.isEmpty) {
                 // Rare (a store removed, with its reservations): everything is read again.
                 credentials.clear()
                 try board.reload(db)
                 return
             }
             var changes = BoardChanges()
-            var storeIds = stores
+            var storeIds = storeRowsDeleted ? stores.union(declared) : stores
             for (table, rowIDs) in storeRows {
                 storeIds.formUnion(try StoreID.fetchAll(db, sql: "SELECT storeId FROM \(table) WHERE rowid IN (\(rowIDs.list))"))
             }
@@ -890,6 +902,8 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
         stores = []
         storeRows = [:]
         storesDeleted = false
+        storeRowsDeleted = false
+        declared = []
     }
 }
 

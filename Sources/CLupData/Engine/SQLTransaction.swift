@@ -153,7 +153,14 @@ struct SQLiteTransaction: SQLTransaction {
     func serialize(_ key: String, in space: Int64) throws {}
     func lockTables(_ tables: [String]) throws {}
     func changedCredentials() {}
-    func changed(store id: StoreID) {}
+
+    /// Tells the board's observer, so that a store's hours, closures or departments deleted
+    /// by this transaction reload that store rather than the whole board (a deleted row's
+    /// store cannot be read back).
+    func changed(store id: StoreID) {
+        try? database?.observer.declare(store: id)
+    }
+
     func changed(reservation id: ReservationID, of storeId: StoreID) {}
     func changed(loadOf storeId: StoreID) {}
     func lockCustomer(_ id: UserID) throws {}
