@@ -1,3 +1,5 @@
+import CLupText
+
 /// A label and its value, for recaps, tickets and receipts.
 public struct Fact: Sendable, Equatable {
     public var label: String
@@ -126,6 +128,27 @@ enum Fragments {
               \(hintLine)
               \(fieldError(error, id: "\(id)-error"))
             </div>
+            """
+    }
+
+    /// A special day's one or two openings: four time fields (`opens-a`, `closes-a`,
+    /// `opens-b`, `closes-b`) in a fieldset, with the day's problem under them.
+    static func openingFields(prefix: String, values: [String: String], error: String?) -> HTML {
+        let id = "\(prefix)-hours"
+        let invalid: HTML = error == nil ? .empty : " aria-invalid=\"true\" aria-describedby=\"\(id)-error\""
+        func time(_ name: String, _ label: String) -> HTML {
+            """
+            <div class="field"><label for="\(prefix)-\(name)">\(label)</label><input type="time" id="\(prefix)-\(name)" name="\(name)" value="\(values[name] ?? "")"\(invalid)></div>
+            """
+        }
+        return """
+            <fieldset class="openings">
+              <legend>\(tr("special.hoursThatDay"))</legend>
+              <div class="opening">\(time("opens-a", tr("hours.opens")))\(time("closes-a", tr("hours.closes")))</div>
+              <div class="opening">\(time("opens-b", tr("hours.opensAgain")))\(time("closes-b", tr("hours.closes")))</div>
+              <p class="fine">\(tr("special.hoursHint"))</p>
+              \(fieldError(error, id: "\(id)-error"))
+            </fieldset>
             """
     }
 

@@ -39,15 +39,22 @@ public enum OpenState: Sendable, Equatable {
 ///
 /// A closed day (a holiday) removes the intervals that open on it, so a closing day's late
 /// opening that runs past midnight is closed whole, and the next day's hours are untouched.
+/// A special day (an early closing on Christmas Eve) replaces its weekday's intervals with
+/// its own, in the same way; a day both closed and special stays closed.
 public struct OpeningHours: Sendable, Hashable {
     public var intervals: [OpeningInterval]
     public var timeZone: TimeZone
     /// Local day numbers (days since 1970-01-01 on the store's clock) the store stays closed,
     /// whatever its weekly hours say; in order.
     public var closedDays: [Int]
+    /// The intervals that open on a local day in place of its weekday's, by day.
+    public var specialDays: [Int: [OpeningInterval]]
 
-    public init(intervals: [OpeningInterval], timeZone: TimeZone, closedDays: [Int] = []) {
+    public init(intervals: [OpeningInterval], timeZone: TimeZone, closedDays: [Int] = [],
+                specialDays: [Int: [OpeningInterval]] = [:])
+    {
         self.closedDays = closedDays.sorted()
+        self.specialDays = specialDays.mapValues { $0.sorted(by: Self.precedes) }
         // Intervals already in order are kept as given, so stores that share one week of hours
         // share its storage too (a sorted copy per store was 200 bytes each).
         let inOrder = zip(intervals, intervals.dropFirst()).allSatisfy(Self.precedes)
@@ -84,9 +91,16 @@ public struct OpeningHours: Sendable, Hashable {
         return intervals(localDay: day)
     }
 
-    /// The intervals that open on local day `day`: its weekday's, unless the day is closed.
+    /// The intervals that open on local day `day`: its special hours if it has them, else its
+    /// weekday's; none if the day is closed.
     public func intervals(localDay day: Int) -> [OpeningInterval] {
-        isClosed(localDay: day) ? [] : intervals(weekday: ZoneOffsets.isoWeekday(day: day))
+        if isClosed(localDay: day) { return [] }
+        return specialDays[day] ?? intervals(weekday: ZoneOffsets.isoWeekday(day: day))
+    }
+
+    /// Whether local day `day` keeps hours of its own rather than its weekday's.
+    public func hasSpecialHours(localDay day: Int) -> Bool {
+        specialDays[day] != nil
     }
 
     /// The store's business day at `instant`: the local day whose opening holds it. Past
@@ -117,10 +131,9 @@ public struct OpeningHours: Sendable, Hashable {
         let offsets = ZoneOffsets.table(for: timeZone, around: instant)
         let today = offsets.localDay(instant).day
         var result: [(start: Date, end: Date)] = []
-        for day in (today - 1)...(today + 7) where !isClosed(localDay: day) {
-            let weekday = ZoneOffsets.isoWeekday(day: day)
+        for day in (today - 1)...(today + 7) {
             let midnight = day * ZoneOffsets.secondsPerDay
-            for interval in intervals where interval.weekday == weekday {
+            for interval in intervals(localDay: day) {
                 result.append((offsets.instant(localSeconds: midnight + interval.opens * 60),
                                offsets.instant(localSeconds: midnight + interval.closes * 60)))
             }

@@ -102,6 +102,7 @@ public enum Paths {
     public static let manageStoreHours = IdPath("/manage/stores/{id}/hours")
     /// Closing a store on a day, or opening it again (POST; listed on the hours page).
     public static let manageStoreClosures = IdPath("/manage/stores/{id}/closures")
+    public static let manageStoreSpecialHours = IdPath("/manage/stores/{id}/special-hours")
     /// The door console: the store's lists, and actions by ticket number (POST).
     public static let manageStoreDoor = IdPath("/manage/stores/{id}/door")
     /// POST: a priority ticket issued from the door console (`PriorityLane`).
@@ -171,7 +172,7 @@ public enum Paths {
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketPosition, ticketConfirm,
         storeWaitlist, waitlist, waitlistAccept, waitlistLeave,
         bookingReply, manage, manageStore, manageNewStore, manageImportStores, manageOverview, manageOverviewCSV, manageOverviewJSON, manageGroups, manageGroup, manageGroupStores, manageGroupStoreRemove, manageGroupManagers, manageGroupManagerRemove, manageClosures, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreDoorPriority, manageStoreDoorOffline, manageStoreDoorPhone, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreRetire, manageStoreDoorStaff, manageStoreDoorStaffRemove, manageStoreEdit, manageStoreHours,
-        manageStoreClosures, support, supportCancel, supportClose, kiosk,
+        manageStoreClosures, manageStoreSpecialHours, support, supportCancel, supportClose, kiosk,
         kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskSpares, kioskSparesPrinted, kioskScanner, kioskScan, kioskDoorState, kioskDoorLease, kioskBoard, kioskDoor,
         kioskDoorPriority, kioskDoorOffline, kioskDoorPhone,
         kioskStaff, kioskStaffSignOut, follow,

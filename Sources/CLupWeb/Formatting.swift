@@ -92,11 +92,13 @@ extension Formatting {
         }
     }
 
-    /// A store's hours on local day `day`: "08:00–21:00", "Closed", or "Closed: Christmas" on
-    /// a day it stays closed.
+    /// A store's hours on local day `day`: "08:00–21:00", "Closed", "Closed: Christmas" on a
+    /// day it stays closed, or "08:00–14:00 (Christmas Eve)" on a day with hours of its own.
     static func hours(of store: StoreBoard.Definition, localDay day: Int) -> String {
         guard store.openingHours.isClosed(localDay: day) else {
-            return intervals(store.openingHours.intervals(localDay: day))
+            let hours = intervals(store.openingHours.intervals(localDay: day))
+            guard let special = store.specialHours.first(where: { $0.day == day }), !special.reason.isEmpty else { return hours }
+            return tr("hours.specialFor", ["hours": hours, "reason": special.reason])
         }
         let reason = store.closures.first { $0.day == day }?.reason ?? ""
         return reason.isEmpty ? tr("hours.closed") : tr("hours.closedFor", ["reason": reason])

@@ -12,7 +12,7 @@ struct Admin: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Create managers and admins, register and edit stores, enrol and revoke kiosks, rebuild statistics.",
         subcommands: [CreateUser.self, CloseAccount.self, AssignStore.self, RemoveManager.self, EnrolKiosk.self, RevokeKiosk.self, ListKiosks.self, SetStaffPin.self,
-                      RegisterStore.self, ImportStores.self, EditStore.self, SetHours.self, CloseDay.self, ReopenDay.self, RebuildStats.self,
+                      RegisterStore.self, ImportStores.self, EditStore.self, SetHours.self, CloseDay.self, SpecialHours.self, ReopenDay.self, RebuildStats.self,
                       RotateSigningKey.self, CreateDataKey.self, ScheduleMaintenance.self, ListMaintenance.self,
                       CancelMaintenance.self])
 

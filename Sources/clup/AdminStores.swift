@@ -196,49 +196,125 @@ extension Admin {
         static let days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
     }
 
-    struct CloseDay: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "close-day",
-            abstract: "Close a store, or every store, on a day or a run of days (a holiday): those days' bookings are "
-                + "cancelled and their customers told.")
-
-        @OptionGroup var database: DatabaseOptions
+    /// Which stores a holiday or special hours are for: one, a region's, or every store.
+    struct StoreChoice: ParsableArguments {
         @Option(help: "Store id.") var store: StoreID?
+        @Option(help: "Every store of this region (its name), instead of --store.") var region: String?
         @Flag(help: "Every store (a national holiday), instead of --store.") var allStores = false
-        @Option(help: "The day, as 2026-12-25 (each store's own calendar).") var date: String
-        @Option(help: "The last day of a run of days closed, up to 31 days (default: --date alone).") var until: String?
-        @Option(help: "Why, as shoppers read it (optional).") var reason = ""
 
         func validate() throws {
-            guard (store == nil) != (!allStores) else { throw ValidationError("give --store or --all-stores, not both") }
+            guard [store != nil, region != nil, allStores].filter({ $0 }).count == 1 else {
+                throw ValidationError("give one of --store, --region or --all-stores")
+            }
         }
 
-        func run() throws {
-            let database = try database.openExisting()
+        /// The stores chosen (nil: every store), or why not.
+        func storeIds(_ database: AppDatabase) throws -> [StoreID]? {
+            if let store {
+                guard try database.stores.store(id: store) != nil else { throw CommandError("no store with id \(store)") }
+                return [store]
+            }
+            guard let region else { return nil }
+            guard let group = try database.stores.groups().first(where: { $0.name.lowercased() == region.lowercased() })
+            else { throw CommandError("no region named \(region)") }
+            return try database.stores.regions().filter { $0.value == group.id }.map(\.key).sorted()
+        }
+
+        var description: String { store.map { "store \($0)" } ?? region.map { "region \($0)" } ?? "every store" }
+    }
+
+    /// The stores, days and reason of a holiday or special hours, as the closures page takes them.
+    struct StoreDays: ParsableArguments {
+        @OptionGroup var stores: StoreChoice
+        @Option(help: "The day, as 2026-12-25 (each store's own calendar).") var date: String
+        @Option(help: "The last day of a run of days, up to 31 days (default: --date alone).") var until: String?
+        @Option(help: "Why, as shoppers read it (optional).") var reason = ""
+
+        /// The stores chosen (nil: every store) and the days, checked as the closures page
+        /// checks them; the reason trimmed.
+        func resolve(_ database: AppDatabase, now: Date) throws -> (storeIds: [StoreID]?, days: ClosedRange<Int>, reason: String) {
             let reason = reason.trimmingCharacters(in: .whitespaces)
-            let zone = try store.flatMap { try database.stores.store(id: $0)?.timeZone }
+            let storeIds = try stores.storeIds(database)
+            let zone = try storeIds?.first.flatMap { try database.stores.store(id: $0)?.timeZone }
                 ?? database.stores.storeListings().first?.store.timeZone ?? "Europe/Rome"
-            if let store, try database.stores.store(id: store) == nil { throw CommandError("no store with id \(store)") }
-            let now = Date()
             let today = ZoneOffsets.day(of: now, in: TimeZone(identifier: zone) ?? .gmt)
             switch StoreFields.closure(date: date, reason: reason, today: today) {
             case .failure(let problems):
                 throw CommandError(optionProblems(problems))
             case .success(let first):
-                var last = first
-                if let until {
-                    guard let day = LocalDate(text: until)?.day, day >= first, day - first < StoreFields.longestClosure else {
-                        throw CommandError("--until: a date from --date to \(StoreFields.longestClosure - 1) days after it")
-                    }
-                    last = day
+                guard let until else { return (storeIds, first...first, reason) }
+                guard let last = LocalDate(text: until)?.day, last >= first, last - first < StoreFields.longestClosure else {
+                    throw CommandError("--until: a date from --date to \(StoreFields.longestClosure - 1) days after it")
                 }
-                let done = try database.stores.closeDays(storeIds: store.map { [$0] }, days: first...last, reason: reason,
-                                                         userId: nil, now: now)
-                let which = store.map { "store \($0)" } ?? "every store"
-                let days = last == first ? date : "\(date) to \(until ?? date)"
-                guard done.closed > 0 else { throw CommandError("\(which) is already closed on \(days)") }
-                print("\(which) closed on \(days) (\(done.closed) closure(s)); \(done.cancelled) booking(s) cancelled")
+                return (storeIds, first...last, reason)
             }
+        }
+
+        /// "2026-12-24", or "2026-12-24 to 2026-12-26".
+        var range: String { until.map { "\(date) to \($0)" } ?? date }
+    }
+
+    struct CloseDay: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "close-day",
+            abstract: "Close a store, a region's stores or every store on a day or a run of days (a holiday): those "
+                + "days' bookings are cancelled and their customers told.")
+
+        @OptionGroup var database: DatabaseOptions
+        @OptionGroup var target: StoreDays
+
+        func run() throws {
+            let database = try database.openExisting()
+            let now = Date()
+            let (storeIds, days, reason) = try target.resolve(database, now: now)
+            let done = try database.stores.closeDays(storeIds: storeIds, days: days, reason: reason, userId: nil, now: now)
+            let which = target.stores.description
+            guard done.closed > 0 else { throw CommandError("\(which) is already closed on \(target.range)") }
+            print("\(which) closed on \(target.range) (\(done.closed) closure(s)); \(done.cancelled) booking(s) cancelled")
+        }
+    }
+
+    struct SpecialHours: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "special-hours",
+            abstract: "Give a store, a region's stores or every store hours of their own on a day or a run of days (an "
+                + "early closing on Christmas Eve), or their usual hours back: bookings outside them are cancelled "
+                + "and their customers told.",
+            discussion: """
+                --hours takes one or two openings, "08:00-14:00" or "08:00-13:00,15:00-20:00", as set-hours does; \
+                a day a store is closed stays closed. --usual gives --date its weekly hours back.
+                """)
+
+        @OptionGroup var database: DatabaseOptions
+        @OptionGroup var target: StoreDays
+        @Option(help: "The openings that day, as \"08:00-14:00\".") var hours: String?
+        @Flag(help: "Give --date its usual weekly hours back instead.") var usual = false
+
+        func validate() throws {
+            guard (hours == nil) == usual else { throw ValidationError("give --hours or --usual") }
+        }
+
+        func run() throws {
+            let database = try database.openExisting()
+            let now = Date()
+            let (storeIds, days, reason) = try target.resolve(database, now: now)
+            if usual {
+                let ids = try storeIds ?? database.stores.storeListings().map(\.store.id)
+                var cleared = 0
+                for storeId in ids {
+                    for day in days where try database.stores.clearSpecialHours(storeId: storeId, day: day, userId: nil, now: now) {
+                        cleared += 1
+                    }
+                }
+                print("\(cleared) store-day(s) keep their weekly hours on \(target.range) again")
+                return
+            }
+            let openings: [(opens: Int, closes: Int)]
+            do { openings = try StoreFields.dayOpenings(text: hours ?? "") } catch { throw CommandError("\(error)") }
+            let done = try database.stores.setSpecialHours(storeIds: storeIds, days: days, openings: openings, reason: reason,
+                                                           userId: nil, now: now)
+            print("\(target.stores.description): special hours on \(target.range) (\(done.set) store-day(s), "
+                + "\(done.closed) closed and left so); \(done.cancelled) booking(s) cancelled")
         }
     }
 

@@ -747,12 +747,43 @@ public struct StoreHoursPage: Page {
         }
     }
 
+    /// A coming day with hours of its own.
+    public struct Special: Sendable {
+        /// The local day number, as the clearing form sends it back.
+        public var day: String
+        public var date: String
+        /// "08:00–14:00".
+        public var hours: String
+        public var reason: String
+
+        public init(day: String, date: String, hours: String, reason: String) {
+            self.day = day
+            self.date = date
+            self.hours = hours
+            self.reason = reason
+        }
+    }
+
+    /// The special-hours form as sent (date, opens-a … closes-b, reason), with its problems
+    /// by field (date, hours, reason).
+    public struct NewSpecial: Sendable {
+        public var values: [String: String]
+        public var errors: [String: String]
+
+        public init(values: [String: String] = [:], errors: [String: String] = [:]) {
+            self.values = values
+            self.errors = errors
+        }
+    }
+
     public var storeId: Int64
     public var storeName: String
     public var days: [Day]
     public var notice: String?
     public var closures: [Closure] = []
     public var newClosure = NewClosure()
+    public var specials: [Special] = []
+    public var newSpecial = NewSpecial()
     /// The first and last dates the form accepts, "2026-11-22".
     public var closureRange = ("", "")
 
@@ -834,7 +865,50 @@ public struct StoreHoursPage: Page {
               </div>
               <button type="submit">\(tr("hours.closeSubmit"))</button>
             </form>
+            \(specialSection(frame))
             """)
+    }
+
+    private func specialSection(_ frame: Frame) -> HTML {
+        let values = newSpecial.values
+        let errors = newSpecial.errors
+        return """
+            <h2 id="special-hours">\(tr("special.title"))</h2>
+            <p class="fine">\(tr("special.help"))</p>
+            \(if: specials.isEmpty, "<p>\(tr("special.none"))</p>")
+            \(if: !specials.isEmpty, """
+                <div class="table-wrap">
+                  <table class="figures closures">
+                    <thead><tr><th scope="col">\(tr("hours.date"))</th><th scope="col">\(tr("special.hours"))</th><th scope="col">\(tr("hours.reason"))</th><th scope="col">\(tr("ticket.change"))</th></tr></thead>
+                    <tbody>
+                    \(specials.map { special in
+                        """
+                        <tr><td>\(special.date)</td><td>\(special.hours)</td><td>\(special.reason)</td><td>
+                          <form method="post" action="\(Paths.manageStoreSpecialHours(storeId))">
+                            \(frame.csrfField)
+                            <input type="hidden" name="action" value="clear"><input type="hidden" name="day" value="\(special.day)">
+                            <button type="submit" class="secondary" aria-label="\(tr("special.usualOn", ["date": special.date]))">\(tr("special.usual"))</button>
+                          </form>
+                        </td></tr>
+                        """ as HTML
+                    })
+                    </tbody>
+                  </table>
+                </div>
+                """)
+            \(if: !errors.isEmpty, Fragments.formError(tr("special.notSet")))
+            <form method="post" action="\(Paths.manageStoreSpecialHours(storeId))" class="stack panel">
+              \(frame.csrfField)
+              <input type="hidden" name="action" value="set">
+              \(Fragments.inputField("date", prefix: "special", type: "date", label: tr("hours.date"), value: values["date"] ?? "",
+                                     required: true, error: errors["date"],
+                                     extra: " min=\"\(closureRange.0)\" max=\"\(closureRange.1)\""))
+              \(Fragments.openingFields(prefix: "special", values: values, error: errors["hours"]))
+              \(Fragments.inputField("reason", prefix: "special", type: "text", label: tr("hours.reason"), value: values["reason"] ?? "",
+                                     required: false, hint: tr("hours.reasonHint"), error: errors["reason"], extra: " maxlength=\"100\""))
+              <button type="submit">\(tr("special.submit"))</button>
+            </form>
+            """
     }
 }
 

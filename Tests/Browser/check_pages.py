@@ -494,6 +494,55 @@ def maintenance_from_the_web(driver, checker, base, key):
     return banner
 
 
+def special_hours(driver, checker, base):
+    """An administrator gives every store an early closing two days ahead from the closures
+    page; a guest sees the day's hours with the reason on a store's page, its manager on the
+    store's hours page; the administrator gives the stores their usual hours back."""
+    sign_in(driver, base, "admin@example.org", "en", checker)
+    driver.set_window_size(*WINDOWS["desktop"])
+    driver.get(base + "/manage/closures")
+    day = datetime.datetime.now(zoneinfo.ZoneInfo("Europe/Rome")).date() + datetime.timedelta(days=2)
+    for name, value in [("from", f"{day:%Y-%m-%d}"), ("opens-a", "08:00"), ("closes-a", "13:00")]:
+        driver.execute_script("arguments[0].value = arguments[1]", driver.find_element(By.NAME, name), value)
+    driver.find_element(By.CSS_SELECTOR, "input[name=kind][value=hours]").click()
+    driver.find_element(By.NAME, "reason").send_keys("Early closing")
+    driver.find_element(By.CSS_SELECTOR, "form[action='/manage/closures'] input[value=close] ~ button[type=submit]").click()
+    WebDriverWait(driver, 5).until(lambda d: d.switch_to.alert).accept()
+    wait_for(driver, lambda: "special=" in driver.current_url)
+    notice = driver.find_element(By.CSS_SELECTOR, ".notice").text
+    if "keep special hours" not in notice:
+        raise SystemExit(f"the closures page did not say the special hours were kept: {notice!r}")
+    for window, size in WINDOWS.items():
+        driver.set_window_size(*size)
+        checker.check("special hours for every store (en)", window, "en")
+    row = driver.find_element(By.CSS_SELECTOR, "table.closures tbody tr").text
+    if "08:00–13:00" not in row or "Early closing" not in row:
+        raise SystemExit(f"the closures page does not list the special hours: {row!r}")
+    driver.get(base + "/manage/stores/1/hours")
+    if "08:00–13:00" not in driver.find_element(By.ID, "special-hours").find_element(By.XPATH, "following::table").text:
+        raise SystemExit("the store's hours page does not list its special hours")
+
+    driver.delete_all_cookies()
+    speak(driver, base, "en")
+
+    def store_page_says():
+        # A guest's page may come from nginx's cache, refreshed in the background once stale.
+        driver.get(base + "/stores/1")
+        return "08:00–13:00 (Early closing)" in driver.find_element(By.TAG_NAME, "main").text
+    wait_for(driver, store_page_says, seconds=5)
+    shown = next(row.text for row in driver.find_elements(By.CSS_SELECTOR, "main tr") if "Early closing" in row.text)
+
+    sign_in(driver, base, "admin@example.org", "en", checker)
+    driver.get(base + "/manage/closures")
+    driver.find_element(By.CSS_SELECTOR, "table.closures input[value=clear] ~ button").click()
+    WebDriverWait(driver, 5).until(lambda d: d.switch_to.alert).accept()
+    wait_for(driver, lambda: "usual=" in driver.current_url)
+    cleared = driver.find_element(By.CSS_SELECTOR, ".notice").text
+    if "weekly hours again" not in cleared:
+        raise SystemExit(f"the usual hours were not given back: {cleared!r}")
+    return notice, shown, cleared
+
+
 def address_search(driver, checker, base):
     """A guest searches a street, by keyboard, and the stores are listed from it, nearest first;
     then a name no street has, and the page says so."""
@@ -1031,6 +1080,7 @@ def main():
         overview = chain_overview(driver, checker, base, stack)
         imported, imported_bytes = import_stores(driver, checker, base, stack)
         support_line, support_cancelled = support_lookup(driver, checker, base, stack)
+        special = special_hours(driver, checker, base)
         errors = checker.validate()
     finally:
         driver.quit()
@@ -1056,6 +1106,8 @@ def main():
           f"manager saw {overview[2]} stores (the region's and their own)")
     print(f"support: a shopper looked up by address{' and their line-up cancelled for them' if support_cancelled else ''}; "
           f"the log reads “{support_line}”")
+    print(f"special hours: every store given an early closing from the closures page (“{special[0]}”); a guest "
+          f"reads “{special[1]}” on a store's page; usual hours back (“{special[2]}”)")
     print(f"address search: “via torino 21” → {searched!r}, nearest {nearest}; “Atlantis” → nothing found, said")
     print(f"maintenance from the web: scheduled, announced on the home page and the kiosk's board "
           f"(“{announced}”), and cancelled")

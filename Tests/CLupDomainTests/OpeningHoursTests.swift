@@ -115,6 +115,31 @@ struct OpeningHoursTests {
         #expect(calendar.slots(localDay: thursday + 1, now: F.date(2026, 11, 18, 12)).count == 38)
     }
 
+    @Test("special hours replace their day's and no other: an early closing, a late one, a closed day winning")
+    func specialDay() throws {
+        let eve = try #require(LocalDate(text: "2026-12-24")).day  // a Thursday
+        // Every day 08:00–20:00; Christmas Eve 08:00–14:00, and New Year's Eve open late.
+        let week = (1...7).map { OpeningInterval(weekday: $0, opens: 8 * 60, closes: 20 * 60) }
+        let hours = OpeningHours(intervals: week, timeZone: F.rome, specialDays: [
+            eve: [OpeningInterval(weekday: 4, opens: 8 * 60, closes: 14 * 60)],
+            eve + 7: [OpeningInterval(weekday: 4, opens: 8 * 60, closes: 25 * 60)],
+        ])
+        #expect(hours.state(at: F.date(2026, 12, 24, 13)) == .open(until: F.date(2026, 12, 24, 14)))
+        #expect(hours.state(at: F.date(2026, 12, 24, 15)) == .closed(opensAt: F.date(2026, 12, 25, 8)))
+        #expect(hours.state(at: F.date(2026, 12, 23, 19)) == .open(until: F.date(2026, 12, 23, 20)))
+        #expect(hours.state(at: F.date(2027, 1, 1, 0, 30)) == .open(until: F.date(2027, 1, 1, 1)))
+        #expect(hours.businessDay(at: F.date(2027, 1, 1, 0, 30)) == eve + 7)
+        #expect(hours.hasSpecialHours(localDay: eve) && !hours.hasSpecialHours(localDay: eve + 1))
+        let calendar = SlotCalendar(hours: hours, slotMinutes: 60)
+        #expect(calendar.slots(localDay: eve, now: F.date(2026, 12, 20, 12)).count == 6)
+        #expect(calendar.slots(localDay: eve - 1, now: F.date(2026, 12, 20, 12)).count == 12)
+        // Closed wins over special hours the same day.
+        var closed = hours
+        closed.closedDays = [eve]
+        #expect(closed.intervals(localDay: eve).isEmpty)
+        #expect(closed.state(at: F.date(2026, 12, 24, 10)) == .closed(opensAt: F.date(2026, 12, 25, 8)))
+    }
+
     @Test("a local date reads and writes as year-month-day, as the calendar counts days")
     func localDates() throws {
         var calendar = Calendar(identifier: .gregorian)

@@ -7,9 +7,10 @@ import Testing
 @testable import CLupWeb
 
 /// An administrator closes every store on a run of days at once (a national holiday, a
-/// strike): each store's bookings those days cancelled and their customers told, the days
-/// closed on every store's calendar, and each lifted everywhere at once.
-@Suite("Closures for every store")
+/// strike), or gives a region's stores an early closing: each store's bookings left outside
+/// cancelled and their customers told, the days on every store's calendar, and each lifted
+/// at once.
+@Suite("Closures and special hours for every store or a region")
 struct ChainClosuresTests {
     let clock: TestClock
     let database: AppDatabase
@@ -58,8 +59,8 @@ struct ChainClosuresTests {
         #expect(closed.status == 303 && closed.header("Location") == "/manage/closures?closed=6&cancelled=2")
         let page = try admin.get("/manage/closures?closed=6&cancelled=2").bodyText
         #expect(page.contains("6 closures added (one per store and day). 2 bookings are cancelled, and their customers told why."))
-        #expect(page.contains("<td>Thu 19 Nov 2026</td><td>Strike</td><td>3 of 3</td>"))
-        #expect(page.contains("<td>Fri 20 Nov 2026</td><td>Strike</td><td>3 of 3</td>"))
+        #expect(page.contains("<td>Thu 19 Nov 2026</td><td>Closed</td><td>Strike</td><td>3 of 3</td>"))
+        #expect(page.contains("<td>Fri 20 Nov 2026</td><td>Closed</td><td>Strike</td><td>3 of 3</td>"))
         for booking in [first, second] {
             #expect(try database.reservations.reservation(id: booking.id)?.reservation.status == .cancelled)
         }
@@ -85,7 +86,7 @@ struct ChainClosuresTests {
             .header("Location") == "/manage/closures?closed=0&cancelled=0")
 
         // Friday lifted everywhere at once.
-        let reopened = try admin.post("/manage/closures", [("action", "reopen"), ("day", String(day + 1))])
+        let reopened = try admin.post("/manage/closures", [("action", "reopen"), ("day", String(day + 1)), ("reason", "Strike")])
         #expect(try admin.get(try #require(reopened.header("Location"))).bodyText.contains(
             "3 stores open as their weekly hours say."))
         for store in stores {
@@ -119,7 +120,7 @@ struct ChainClosuresTests {
         ] {
             let refused = try admin.post("/manage/closures", [("action", "close")] + fields)
             #expect(refused.status == 422 && refused.bodyText.contains(message), "\(fields)")
-            #expect(refused.bodyText.contains("Nothing was closed: please correct the fields marked below."))
+            #expect(refused.bodyText.contains("Nothing was changed: please correct the fields marked below."))
         }
         #expect(try database.stores.closuresAcrossStores(from: 0).isEmpty)
         let boss = Browser(app)
@@ -128,6 +129,81 @@ struct ChainClosuresTests {
         try boss.get("/manage")
         #expect(try boss.post("/manage/closures", [("action", "close"), ("from", "2026-11-19")]).status == 403)
         #expect(try database.stores.closuresAcrossStores(from: 0).isEmpty)
+    }
+
+    @Test("an early closing entered once for a region: bookings after it cancelled with stores open then, the rest kept")
+    func regionEarlyClosing() throws {
+        let region = try database.stores.createGroup(name: "Milano Centro", now: clock.now)
+        try database.stores.addToGroup(region, storeIds: [stores[0].id, stores[1].id], now: clock.now, loggedAs: .commandLine)
+        let late = try book("uno@example.org", at: stores[0], Fixture.date(2026, 11, 19, 15))
+        let early = try book("due@example.org", at: stores[1], Fixture.date(2026, 11, 19, 10))
+        let outside = try book("tre@example.org", at: stores[2], Fixture.date(2026, 11, 19, 15))
+        let admin = try admin()
+        #expect(try admin.get("/manage/closures").bodyText.contains("<option value=\"\(region)\">Region: Milano Centro</option>"))
+        let set = try admin.post("/manage/closures", [
+            ("action", "close"), ("stores", String(region)), ("from", "2026-11-19"), ("kind", "hours"),
+            ("opens-a", "08:00"), ("closes-a", "13:00"), ("opens-b", ""), ("closes-b", ""), ("reason", "Early closing"),
+        ])
+        #expect(set.status == 303 && set.header("Location") == "/manage/closures?special=2&leftClosed=0&cancelled=1")
+        let page = try admin.get(try #require(set.header("Location"))).bodyText
+        #expect(page.contains("2 store-days keep special hours. 1 booking is cancelled, and its customer told why."))
+        #expect(page.contains("<td>Thu 19 Nov 2026</td><td>08:00–13:00</td><td>Early closing</td><td>2 of 3</td>"))
+        #expect(try database.reservations.reservation(id: late.id)?.reservation.status == .cancelled)
+        #expect(try database.reservations.reservation(id: early.id)?.reservation.status == .booked)
+        #expect(try database.reservations.reservation(id: outside.id)?.reservation.status == .booked)
+        // Told why, with the store open at that time: not the region's other store, closed by then.
+        try database.notices.dispatchNotices(now: clock.now, render: writer.render)
+        let mail = try #require(try database.notices.mail(to: "uno@example.org").first)
+        #expect(mail.body.contains("The store keeps shorter hours on the day of your slot (tomorrow 15:00), and your slot is outside them."))
+        #expect(mail.body.contains("- Bottega Tre, Via Test 1, Milano") && !mail.body.contains("Bottega Due"))
+        // The slot picker and the store's page follow them; the store outside the region does not change.
+        let day = try #require(LocalDate(text: "2026-11-19")).day
+        for store in stores.prefix(2) {
+            let slots = try #require(database.board.entry(store.id)?.calendar).slots(startingOn: day, now: clock.now)
+            #expect(slots.count == 20 && slots.last?.end == Fixture.date(2026, 11, 19, 13))
+            #expect(try Browser(app).get("/stores/\(store.id)").bodyText.contains("<td>08:00–13:00 (Early closing)</td>"))
+            #expect(try database.stores.storeChanges(storeId: store.id).first?.after == "2026-11-19 08:00–13:00: Early closing")
+        }
+        #expect(try #require(database.board.entry(stores[2].id)?.calendar).slots(startingOn: day, now: clock.now).count == 52)
+        // Lifted at once: the region's stores keep their weekly hours again, and only they are
+        // read again (the store outside the region keeps the very definition it had).
+        let untouched = try #require(database.board.entry(stores[2].id)?.definition)
+        let usual = try admin.post("/manage/closures", [("action", "clear"), ("day", String(day)), ("reason", "Early closing")])
+        #expect(try admin.get(try #require(usual.header("Location"))).bodyText.contains(
+            "2 stores have their weekly hours again that day."))
+        #expect(try database.stores.specialHoursAcrossStores(from: 0).isEmpty)
+        #expect(try #require(database.board.entry(stores[0].id)?.calendar).slots(startingOn: day, now: clock.now).count == 52)
+        #expect(database.board.entry(stores[2].id)?.definition === untouched)
+    }
+
+    @Test("special hours for every store leave a day closed already closed, and are checked as a weekday's")
+    func everyStoreSpecialHours() throws {
+        let day = try #require(LocalDate(text: "2026-11-19")).day
+        _ = try database.stores.closeDay(storeId: stores[2].id, day: day, reason: "Stocktake", userId: nil, now: clock.now)
+        let admin = try admin()
+        func post(_ fields: [(String, String)]) throws -> Response {
+            try admin.post("/manage/closures", [("action", "close"), ("stores", "all"), ("from", "2026-11-19"),
+                                                ("kind", "hours"), ("reason", "Late night")] + fields)
+        }
+        for (fields, message) in [
+            ([("opens-a", ""), ("closes-a", "")], "Give the time the store opens and the time it closes."),
+            ([("opens-a", "08:00"), ("closes-a", "14:00"), ("opens-b", "13:00"), ("closes-b", "18:00")], "The two openings overlap."),
+            ([("opens-a", "8"), ("closes-a", "14:00")], "Write times as hours and minutes, like 08:00: “8” is not one."),
+        ] {
+            let refused = try post(fields)
+            #expect(refused.status == 422 && refused.bodyText.contains(message), "\(fields)")
+        }
+        let badRegion = try admin.post("/manage/closures", [("action", "close"), ("stores", "999"), ("from", "2026-11-19")])
+        #expect(badRegion.status == 422 && badRegion.bodyText.contains("Choose every store or a region from the list."))
+        #expect(try database.stores.specialHoursAcrossStores(from: 0).isEmpty)
+        let set = try post([("opens-a", "10:00"), ("closes-a", "01:00")])
+        #expect(set.header("Location") == "/manage/closures?special=2&leftClosed=1&cancelled=0")
+        #expect(try admin.get(try #require(set.header("Location"))).bodyText.contains(
+            "2 store-days keep special hours. 1 store-day was closed already and stays closed."))
+        #expect(try database.board.entry(stores[2].id)?.hours.intervals(localDay: day).isEmpty == true)
+        // Past midnight, as a weekday's hours may run.
+        #expect(database.board.entry(stores[0].id)?.hours.state(at: Fixture.date(2026, 11, 20, 0, 30))
+            == .open(until: Fixture.date(2026, 11, 20, 1)))
     }
 
     @Test("opening one store on a closed day reads that store again, not every store")

@@ -108,6 +108,7 @@ struct RoutesTests {
         GET /manage/stores/{id}/hours session signedIn manager managerOfStore
         POST /manage/stores/{id}/hours session csrf replies signedIn manager managerOfStore
         POST /manage/stores/{id}/closures session csrf replies signedIn manager managerOfStore
+        POST /manage/stores/{id}/special-hours session csrf replies signedIn manager managerOfStore
         GET /manage/stores/{id}/door session signedIn manager doorOfStore
         POST /manage/stores/{id}/door session csrf replies signedIn manager doorOfStore
         POST /manage/stores/{id}/door/priority session csrf replies signedIn manager doorOfStore

@@ -207,4 +207,76 @@ struct StoreHoursTests {
         let mail = try require(try database.notices.mail(to: "q2@example.org").first)
         #expect(mail.body.contains("The store has closed for today. We are sorry: please come another day."))
     }
+
+    @Test("special hours on a date: bookings outside cancelled and told, shoppers see them, the usual hours come back")
+    func specialHours() throws {
+        let browser = try boss()
+        let late = try book("late@example.org", at: Fixture.date(2026, 11, 19, 15))
+        let morning = try book("morning@example.org", at: Fixture.date(2026, 11, 19, 9))
+        let day = try require(LocalDate(text: "2026-11-19")).day
+        let set = try browser.post("/manage/stores/\(storeId)/special-hours", [
+            ("action", "set"), ("date", "2026-11-19"), ("opens-a", "08:00"), ("closes-a", "12:00"),
+            ("opens-b", "16:00"), ("closes-b", "19:00"), ("reason", "Inventory"),
+        ])
+        #expect(set.status == 303)
+        let page = try browser.get(try require(set.header("Location"))).bodyText
+        #expect(page.contains("The store keeps special hours on Thu 19 Nov 2026. Its 1 booking is cancelled, and its customer told why."))
+        #expect(page.contains("<td>Thu 19 Nov 2026</td><td>08:00–12:00, 16:00–19:00</td><td>Inventory</td>"))
+        #expect(try database.reservations.reservation(id: late.id)?.reservation.status == .cancelled)
+        #expect(try database.reservations.reservation(id: morning.id)?.reservation.status == .booked)
+        try database.notices.dispatchNotices(now: clock.now, render: writer.render)
+        let mail = try require(try database.notices.mail(to: "late@example.org").first)
+        #expect(mail.body.contains("The store keeps shorter hours on the day of your slot (tomorrow 15:00)"))
+        // Shoppers: the week shows the day's hours and why; the slot picker offers only them.
+        let storePage = try Browser(app).get("/stores/\(storeId)").bodyText
+        #expect(storePage.contains("<th scope=\"row\">Thursday</th><td>08:00–12:00, 16:00–19:00 (Inventory)</td>"))
+        let calendar = try require(database.board.entry(storeId)?.calendar)
+        #expect(calendar.slots(startingOn: day, now: clock.now).count == 28)
+        #expect(calendar.verdict(start: Fixture.date(2026, 11, 19, 13), residence: 900, now: clock.now) == .notASlot)
+        let change = try require(try database.stores.storeChanges(storeId: storeId).first)
+        #expect(change.field == "specialHours" && change.after == "2026-11-19 08:00–12:00, 16:00–19:00: Inventory")
+        // The same again changes nothing; other hours replace them.
+        #expect(try browser.post("/manage/stores/\(storeId)/special-hours", [
+            ("action", "set"), ("date", "2026-11-19"), ("opens-a", "08:00"), ("closes-a", "12:00"),
+            ("opens-b", "16:00"), ("closes-b", "19:00"), ("reason", "Inventory"),
+        ]).status == 303)
+        #expect(try database.stores.storeChanges(storeId: storeId).count == 1)
+        // Usual hours again: the weekday's slots are back; the cancelled booking stays cancelled.
+        let cleared = try browser.post("/manage/stores/\(storeId)/special-hours", [("action", "clear"), ("day", String(day))])
+        let after = try browser.get(try require(cleared.header("Location"))).bodyText
+        #expect(after.contains("The store keeps its weekly hours on Thu 19 Nov 2026 again."))
+        #expect(after.contains("No special hours coming."))
+        #expect(try require(database.board.entry(storeId)?.calendar).slots(startingOn: day, now: clock.now).count == 52)
+        #expect(try database.reservations.reservation(id: late.id)?.reservation.status == .cancelled)
+    }
+
+    @Test("special hours are checked as a weekday's, against the nights either side, and not on a closed day")
+    func specialHoursValidation() throws {
+        let browser = try boss()
+        func refused(_ fields: [(String, String)]) throws -> String {
+            let answer = try browser.post("/manage/stores/\(storeId)/special-hours", [("action", "set")] + fields)
+            #expect(answer.status == 422)
+            #expect(answer.bodyText.contains("The special hours were not kept: please correct the fields marked below."))
+            return answer.bodyText
+        }
+        #expect(try refused([("date", "2026-11-19")]).contains(
+            "id=\"special-hours-error\">Give the time the store opens and the time it closes."))
+        #expect(try refused([("date", "2026-11-17"), ("opens-a", "08:00"), ("closes-a", "12:00")])
+            .contains("id=\"special-date-error\">Choose today or a later day."))
+        // Thursday running past midnight beyond Friday's 08:00 opening.
+        #expect(try refused([("date", "2026-11-19"), ("opens-a", "18:00"), ("closes-a", "09:00")])
+            .contains("It runs past midnight beyond Friday&#39;s opening at 08:00."))
+        // A late Wednesday (special too) runs into Thursday's early opening.
+        #expect(try browser.post("/manage/stores/\(storeId)/special-hours", [
+            ("action", "set"), ("date", "2026-11-18"), ("opens-a", "18:00"), ("closes-a", "03:00"),
+        ]).status == 303)
+        let night = try refused([("date", "2026-11-19"), ("opens-a", "02:00"), ("closes-a", "12:00"), ("reason", "Dawn")])
+        #expect(night.contains("The night before, the store is open until 03:00: open at that time or later."))
+        #expect(night.contains("value=\"Dawn\""))  // what was typed is kept
+        _ = try database.stores.closeDay(storeId: storeId, day: try require(LocalDate(text: "2026-11-20")).day,
+                                         reason: "", userId: nil, now: clock.now)
+        #expect(try refused([("date", "2026-11-20"), ("opens-a", "08:00"), ("closes-a", "12:00")])
+            .contains("The store is closed that day: open it as usual first."))
+        #expect(try database.stores.storeChanges(storeId: storeId).filter { $0.field == "specialHours" }.count == 1)
+    }
 }

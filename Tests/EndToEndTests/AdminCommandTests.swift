@@ -273,11 +273,29 @@ struct AdminCommandTests {
         // Every store, a run of days: each day closed in each store's change log.
         let later = LocalDate(day: Int(Date().timeIntervalSince1970 / 86400) + 22).text
         #expect(try admin(["close-day", "--store", "1", "--all-stores", "--date", soon]).output
-            .contains("give --store or --all-stores, not both"))
+            .contains("give one of --store, --region or --all-stores"))
         #expect(try admin(["close-day", "--all-stores", "--date", soon, "--until", "2001-01-01"]).output
             .contains("--until: a date from --date to 30 days after it"))
         let run = try admin(["close-day", "--all-stores", "--date", soon, "--until", later, "--reason", "Strike"])
         #expect(run.status == 0 && run.output.contains("every store closed on \(soon) to \(later) (3 closure(s)); 0 booking(s) cancelled"))
         #expect(try database.stores.storeDetails(id: 1)?.closures.map(\.reason) == ["Strike", "Strike", "Strike"])
+
+        // Special hours: one store's, a day closed left closed, checked as weekly hours, taken back.
+        let eve = LocalDate(day: Int(Date().timeIntervalSince1970 / 86400) + 25).text
+        #expect(try admin(["special-hours", "--store", "1", "--date", eve, "--hours", "8-12"]).output
+            .contains("--hours: Write times as hours and minutes, like 08:00: “8” is not one."))
+        #expect(try admin(["special-hours", "--region", "Nowhere", "--date", eve, "--hours", "08:00-12:00"]).output
+            .contains("no region named Nowhere"))
+        let special = try admin(["special-hours", "--store", "1", "--date", eve, "--hours", "08:00-12:00,15:00-19:00",
+                                 "--reason", "Inventory"])
+        #expect(special.status == 0 && special.output.contains(
+            "store 1: special hours on \(eve) (1 store-day(s), 0 closed and left so); 0 booking(s) cancelled"))
+        #expect(try admin(["special-hours", "--all-stores", "--date", soon, "--hours", "08:00-12:00"]).output
+            .contains("every store: special hours on \(soon) (0 store-day(s), 1 closed and left so)"))
+        #expect(try database.stores.storeDetails(id: 1)?.specialHours.map { "\($0.opens)-\($0.closes) \($0.reason)" }
+            == ["480-720 Inventory", "900-1140 Inventory"])
+        #expect(try admin(["special-hours", "--store", "1", "--date", eve, "--usual"]).output
+            .contains("1 store-day(s) keep their weekly hours on \(eve) again"))
+        #expect(try database.stores.storeDetails(id: 1)?.specialHours.isEmpty == true)
     }
 }

@@ -37,6 +37,9 @@ public final class StoreBoard: Sendable {
         public let openingHours: OpeningHours
         /// The days it stays closed, with why, in order (their days are in `openingHours` too).
         public let closures: [StoreClosure]
+        /// The openings of its special days, with why, by day (their hours are in
+        /// `openingHours` too).
+        public let specialHours: [StoreSpecialHours]
         /// Made on demand: a calendar is the hours and the slot length, nothing more to keep.
         public var slotCalendar: SlotCalendar { SlotCalendar(hours: openingHours, slotMinutes: store.slotMinutes) }
         /// When the store was retired for good: it stays on the board for its managers'
@@ -49,10 +52,11 @@ public final class StoreBoard: Sendable {
             retiredAt = details.retiredAt
             departments = details.departments
             closures = details.closures
+            specialHours = details.specialHours
             // Stores of a chain keep the same hours: one copy of each week serves them all.
             let hours = details.openingHours
             openingHours = OpeningHours(intervals: Self.weeks.intern(hours.intervals), timeZone: hours.timeZone,
-                                        closedDays: hours.closedDays)
+                                        closedDays: hours.closedDays, specialDays: hours.specialDays)
         }
 
         private static let weeks = Interner<[OpeningInterval]>()
@@ -816,7 +820,7 @@ final class BoardObserver: TransactionObserver, @unchecked Sendable {
     }
 
     static let tables: Set<String> = ["reservation", "storeLoad", "store", "openingInterval", "department", "storeClosure",
-                                      "storeRetirement"]
+                                      "specialHours", "storeRetirement"]
     static let credentialTables: Set<String> = ["session", "user", "kiosk"]
 
     init(board: StoreBoard, credentials: CredentialCache) {

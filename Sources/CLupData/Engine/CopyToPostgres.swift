@@ -20,7 +20,7 @@ extension AppDatabase {
         "pushSubscription", "pushMessage", "storeChange", "doorAction", "formReply", "scanReceipt", "storeSigningKey",
         "ticketBlock", "storeHour", "storeDepartmentHour", "storeLoad", "maintenanceWindow", "waitlist", "waitlistNotice",
         "mailPace", "kioskContact", "doorLease", "walkInContact", "maintenanceNotice", "doorStaff", "doorPin", "supportAction",
-        "storeGroup", "storeGroupMember", "groupManager", "storeRetirement",
+        "storeGroup", "storeGroupMember", "groupManager", "storeRetirement", "specialHours",
     ]
 
     /// Copies this SQLite database into `target`, a PostgreSQL database with no stores yet;

@@ -349,7 +349,8 @@ struct PostgresStatements: SQLTransaction {
     private func checkDefinition(_ definition: StoreBoard.Definition) throws {
         let rows = try AppDatabase.storeDetails(definition.id, self).first.map(StoreBoard.Definition.init)
         guard let rows, rows.store == definition.store, rows.openingHours == definition.openingHours,
-            rows.closures == definition.closures, rows.departments == definition.departments
+            rows.closures == definition.closures, rows.specialHours == definition.specialHours,
+            rows.departments == definition.departments
         else { throw PostgresEngine.BoardDiverged(storeId: definition.id, version: transaction.lockedVersion(definition.id) ?? -1) }
     }
 

@@ -1128,6 +1128,21 @@ extension AppDatabase {
                 """)
         }
 
+        migrator.registerMigration("v50: hours of its own on a special day") { db in
+            try db.execute(sql: """
+                -- The openings of a day on which a store keeps hours other than its weekday's (an
+                -- early closing on Christmas Eve): one or two, as a weekday has; a closed day
+                -- (storeClosure) wins over them.
+                CREATE TABLE specialHours (
+                    storeId INTEGER NOT NULL REFERENCES store(id) ON DELETE CASCADE,
+                    day INTEGER NOT NULL,
+                    opens INTEGER NOT NULL CHECK (opens BETWEEN 0 AND 1439),
+                    closes INTEGER NOT NULL CHECK (closes > opens AND closes <= opens + 1440),
+                    reason TEXT NOT NULL CHECK (length(reason) <= 100),
+                    PRIMARY KEY (storeId, day, opens));
+                """)
+        }
+
         return migrator
     }
 

@@ -48,6 +48,8 @@ public struct Notice: Codable, Sendable, Identifiable, FetchableRecord, TableRec
         case storeHoursChanged
         /// The store closed on the booking's day (a holiday).
         case storeClosedThatDay
+        /// The store keeps shorter hours on the booking's day (`Stores.setSpecialHours`).
+        case specialHoursThatDay
         /// The store closed for good (`Stores.retire`).
         case storeRetired
         /// CLup's support cancelled it for the customer, with a reason they are told

@@ -65,6 +65,10 @@ extension Notices {
                 if notice.kind == .cancelled, notice.reason == .storeClosedThatDay, let slot = reservation.slotStart {
                     subject.alternatives = openInstead(of: store, at: slot, now: now)
                 }
+                // Shorter hours that day: the stores open at the booked time.
+                if notice.kind == .cancelled, notice.reason == .specialHoursThatDay, let slot = reservation.slotStart {
+                    subject.alternatives = openInstead(of: store, at: slot, now: now, atTheTime: true)
+                }
                 if notice.kind == .cancelled, notice.reason == .storeRetired {
                     subject.alternatives = openInstead(of: store, at: reservation.slotStart ?? now, now: now)
                 }
@@ -96,17 +100,22 @@ extension Notices {
     }
 
     /// The nearest stores (at most `limit`, within `radius` metres) with slots to book on the
-    /// local day of `slot`, other than `store`: where a customer whose booking a closure
-    /// cancelled may go instead. Read from the board: no round trip.
-    func openInstead(of store: Store, at slot: Date, now: Date, limit: Int = 3, radius: Double = 10_000)
-        -> [(store: Store, metres: Double)]
+    /// local day of `slot` (`atTheTime`: a slot holding its start), other than `store`: where a
+    /// customer whose booking a closure or shorter hours cancelled may go instead. Read from the
+    /// board: no round trip.
+    func openInstead(of store: Store, at slot: Date, now: Date, limit: Int = 3, radius: Double = 10_000,
+                     atTheTime: Bool = false) -> [(store: Store, metres: Double)]
     {
         database.board.entries().lazy
             .filter { $0.store.id != store.id && !$0.definition.isRetired }
             .map { (entry: $0, metres: store.position.distance(to: $0.store.position)) }
             .filter { $0.metres <= radius }
             .sorted { $0.metres < $1.metres }
-            .lazy.filter { !$0.entry.calendar.slots(startingOn: $0.entry.calendar.localDay(of: slot), now: now).isEmpty }
+            .lazy.filter { candidate in
+                let calendar = candidate.entry.calendar
+                return atTheTime ? calendar.slot(containing: slot, now: now) != nil
+                    : !calendar.slots(startingOn: calendar.localDay(of: slot), now: now).isEmpty
+            }
             .prefix(limit).map { ($0.entry.store, $0.metres) }
     }
 

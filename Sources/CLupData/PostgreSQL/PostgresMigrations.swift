@@ -250,6 +250,20 @@ enum PostgresMigrations {
                 reason text NOT NULL CHECK (length(reason) <= 200)
             );
             """),
+        ("hours of its own on a special day (SQLite's 50); a retirement raises the store's version", """
+            CREATE TABLE specialHours (
+                storeId bigint NOT NULL REFERENCES store(id) ON DELETE CASCADE,
+                day bigint NOT NULL,
+                opens bigint NOT NULL CHECK (opens BETWEEN 0 AND 1439),
+                closes bigint NOT NULL CHECK (closes > opens AND closes <= opens + 1440),
+                reason text NOT NULL CHECK (length(reason) <= 100),
+                PRIMARY KEY (storeId, day, opens)
+            );
+            CREATE TRIGGER store_version AFTER INSERT OR UPDATE OR DELETE ON specialHours
+                FOR EACH ROW EXECUTE FUNCTION store_version_of_row();
+            CREATE TRIGGER store_version AFTER INSERT OR UPDATE OR DELETE ON storeRetirement
+                FOR EACH ROW EXECUTE FUNCTION store_version_of_row();
+            """),
     ]
 
     /// Each store's version: raised once by every transaction that changes what the board

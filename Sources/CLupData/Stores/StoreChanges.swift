@@ -274,7 +274,7 @@ extension Stores {
         -> (closed: Int, cancelled: Int)
     {
         var result = (closed: 0, cancelled: 0)
-        for storeId in try storeIds ?? allStoreIds() {
+        for storeId in try storeIds ?? tradingStoreIds() {
             for day in days {
                 guard let cancelled = try closeDay(storeId: storeId, day: day, reason: reason, userId: userId, now: now)
                 else { continue }
@@ -285,9 +285,16 @@ extension Stores {
         return result
     }
 
-    /// Opens each of `storeIds` (nil: every store) again on local day `day`; returns how many were closed that day.
-    public func reopenDays(storeIds: [StoreID]?, day: Int, userId: UserID?, now: Date) throws -> Int {
-        try (storeIds ?? allStoreIds()).reduce(0) { count, storeId in
+    /// Opens each of `storeIds` (nil: every store) again on local day `day` where it was
+    /// closed for `reason`; returns how many were.
+    public func reopenDays(storeIds: [StoreID]?, day: Int, reason: String, userId: UserID?, now: Date) throws -> Int {
+        let closed = try database.reading { transaction in
+            try transaction.column("""
+                SELECT storeId FROM storeClosure WHERE day = \(day) AND reason = \(reason) ORDER BY storeId
+                """, as: StoreID.self).compactMap { $0 }
+        }
+        let chosen = storeIds.map(Set.init)
+        return try closed.filter { chosen?.contains($0) ?? true }.reduce(0) { count, storeId in
             count + (try reopenDay(storeId: storeId, day: day, userId: userId, now: now) ? 1 : 0)
         }
     }
@@ -302,7 +309,8 @@ extension Stores {
         }
     }
 
-    private func allStoreIds() throws -> [StoreID] {
+    /// Every store not retired, in id order.
+    func tradingStoreIds() throws -> [StoreID] {
         try database.reading { transaction in
             // A retired store is closed for good already.
             try transaction.column("""

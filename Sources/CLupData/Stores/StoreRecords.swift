@@ -190,6 +190,33 @@ public struct StoreClosure: Codable, Sendable, Hashable, FetchableRecord, Persis
     public static let databaseTableName = "storeClosure"
 }
 
+/// One opening of a day on which a store keeps hours of its own (an early closing on
+/// Christmas Eve) in place of its weekday's; a day has one or two.
+public struct StoreSpecialHours: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    public var storeId: StoreID
+    /// The store-local day number.
+    public var day: Int
+    /// Minutes after the day's local midnight, as `OpeningInterval`'s.
+    public var opens: Int
+    public var closes: Int
+    /// Why, as shoppers read it: "Christmas Eve"; the same on each opening of the day.
+    public var reason: String
+
+    public static let databaseTableName = "specialHours"
+
+    public init(storeId: StoreID, day: Int, interval: OpeningInterval, reason: String) {
+        self.storeId = storeId
+        self.day = day
+        self.opens = interval.opens
+        self.closes = interval.closes
+        self.reason = reason
+    }
+
+    public var interval: OpeningInterval {
+        OpeningInterval(weekday: ZoneOffsets.isoWeekday(day: day), opens: opens, closes: closes)
+    }
+}
+
 /// A department about to be registered (the database gives it its id).
 struct NewDepartment: Codable, Sendable, PersistableRecord {
     var storeId: StoreID
@@ -205,12 +232,15 @@ public protocol StoreWithHours {
     var store: Store { get }
     var openingIntervals: [OpeningIntervalRecord] { get }
     var closures: [StoreClosure] { get }
+    var specialHours: [StoreSpecialHours] { get }
 }
 
 extension StoreWithHours {
-    /// The intervals as the domain evaluates them, in the store's zone, with its closed days.
+    /// The intervals as the domain evaluates them, in the store's zone, with its closed and
+    /// special days.
     public var openingHours: OpeningHours {
-        OpeningHours(intervals: openingIntervals.map(\.interval), timeZone: store.zone, closedDays: closures.map(\.day))
+        OpeningHours(intervals: openingIntervals.map(\.interval), timeZone: store.zone, closedDays: closures.map(\.day),
+                     specialDays: Dictionary(grouping: specialHours, by: \.day).mapValues { $0.map(\.interval) })
     }
 
     /// The store's booking slots.
@@ -224,6 +254,7 @@ public struct StoreListing: Decodable, Sendable, FetchableRecord, StoreWithHours
     public var store: Store
     public var openingIntervals: [OpeningIntervalRecord]
     public var closures: [StoreClosure]
+    public var specialHours: [StoreSpecialHours]
 }
 
 /// A store with everything its page shows.
@@ -232,6 +263,8 @@ public struct StoreDetails: Decodable, Sendable, FetchableRecord, StoreWithHours
     public var openingIntervals: [OpeningIntervalRecord]
     /// Its closed days, past ones included (they change nothing).
     public var closures: [StoreClosure]
+    /// The openings of its special days, past ones included, by day then opening.
+    public var specialHours: [StoreSpecialHours] = []
     /// The departments it has now, in display order (not those it no longer has).
     public var departments: [Department]
     /// When it was retired for good (`Stores.retire`); nil while it trades.

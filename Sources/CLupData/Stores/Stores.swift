@@ -20,13 +20,13 @@ extension AppDatabase {
         """
 
     /// One store with its hours, closures and departments (those not retired), or every
-    /// store in id order when `id` is nil: four statements, whatever the number of stores
+    /// store in id order when `id` is nil: six statements, whatever the number of stores
     /// (PostgreSQL sends them in one round trip).
     static func storeDetails(_ id: StoreID?, _ transaction: some SQLTransaction) throws -> [StoreDetails] {
         try storeDetails(from: transaction.rows(of: storeDetailsStatements(id)))
     }
 
-    /// `storeDetails`' four statements.
+    /// `storeDetails`' six statements.
     static func storeDetailsStatements(_ id: StoreID?) -> [SQL] {
         // A store's rows by their index, or every store's: a condition that matched both
         // (`? IS NULL OR id = ?`) made SQLite scan every table for one store.
@@ -39,6 +39,7 @@ extension AppDatabase {
             ORDER BY storeId, weekday, opens
             """,
             "SELECT storeId, day, reason FROM storeClosure WHERE TRUE \(ofStore) ORDER BY storeId, day",
+            "SELECT storeId, day, opens, closes, reason FROM specialHours WHERE TRUE \(ofStore) ORDER BY storeId, day, opens",
             """
             SELECT id, storeId, name, estimatedMinutes, position FROM department
             WHERE NOT retired \(ofStore)
@@ -57,6 +58,7 @@ extension AppDatabase {
         let stores = try next(Store.self)
         var intervals = Dictionary(grouping: try next(OpeningIntervalRecord.self), by: \.storeId)
         var closures = Dictionary(grouping: try next(StoreClosure.self), by: \.storeId)
+        var special = Dictionary(grouping: try next(StoreSpecialHours.self), by: \.storeId)
         var departments = Dictionary(grouping: try next(Department.self), by: \.storeId)
         var retired: [StoreID: Date] = [:]
         for row in answers.next() ?? [] { retired[try row.decode(0)] = try row.decode(1) }
@@ -64,10 +66,12 @@ extension AppDatabase {
             defer {
                 intervals[store.id] = nil
                 closures[store.id] = nil
+                special[store.id] = nil
                 departments[store.id] = nil
             }
             return StoreDetails(store: store, openingIntervals: intervals[store.id] ?? [], closures: closures[store.id] ?? [],
-                                departments: departments[store.id] ?? [], retiredAt: retired[store.id])
+                                specialHours: special[store.id] ?? [], departments: departments[store.id] ?? [],
+                                retiredAt: retired[store.id])
         }
     }
 
@@ -88,6 +92,9 @@ extension AppDatabase {
         // Few: read whole.
         let retired = Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT storeId, retiredAt FROM storeRetirement")
             .map { (StoreID(rawValue: $0[0]), $0[1] as Date) })
+        let special = Dictionary(grouping: try StoreSpecialHours.fetchAll(db, sql: """
+            SELECT storeId, day, opens, closes, reason FROM specialHours ORDER BY storeId, day, opens
+            """), by: \.storeId)
         var nextClosure = try closureRows.next().map { StoreClosure(storeId: $0[0], day: $0[1], reason: $0[2]) }
         var nextInterval = try intervalRows.next().map { row -> OpeningIntervalRecord in
             OpeningIntervalRecord(storeId: row[0], interval: OpeningInterval(weekday: row[1], opens: row[2], closes: row[3]))
@@ -127,8 +134,8 @@ extension AppDatabase {
                 if closure.storeId == store.id { closures.append(closure) }
                 nextClosure = try closureRows.next().map { StoreClosure(storeId: $0[0], day: $0[1], reason: $0[2]) }
             }
-            each(StoreDetails(store: store, openingIntervals: intervals, closures: closures, departments: departments,
-                              retiredAt: retired[store.id]))
+            each(StoreDetails(store: store, openingIntervals: intervals, closures: closures,
+                              specialHours: special[store.id] ?? [], departments: departments, retiredAt: retired[store.id]))
         }
     }
 
@@ -178,7 +185,8 @@ extension Stores {
     public func storeListings() throws -> [StoreListing] {
         try database.reading { transaction in
             try AppDatabase.storeDetails(nil, transaction).map {
-                StoreListing(store: $0.store, openingIntervals: $0.openingIntervals, closures: $0.closures)
+                StoreListing(store: $0.store, openingIntervals: $0.openingIntervals, closures: $0.closures,
+                             specialHours: $0.specialHours)
             }
         }
     }

@@ -31,7 +31,7 @@ struct ManageArea {
         admins.get(Paths.manageImportStores, importForm)
         admins.post(Paths.manageImportStores, importStores)
         admins.get(Paths.manageClosures, chainClosuresForm)
-        admins.post(Paths.manageClosures, closeEveryStore)
+        admins.post(Paths.manageClosures, changeChainClosures)
         admins.get(Paths.manageMaintenance, maintenanceForm)
         admins.post(Paths.manageMaintenance, scheduleMaintenance)
         admins.post(Paths.manageMaintenanceCancel, cancelMaintenance)
@@ -56,6 +56,7 @@ struct ManageArea {
         store.get(Paths.manageStoreHours, hoursForm)
         store.post(Paths.manageStoreHours, saveHours)
         store.post(Paths.manageStoreClosures, changeClosures)
+        store.post(Paths.manageStoreSpecialHours, changeSpecialHours)
         // The door console: the store's managers and its door staff.
         let door = managers.adding(.doorOfStore(database: database))
         door.get(Paths.manageStoreDoor, self.door)

@@ -15,13 +15,13 @@ extension ManageArea {
         let query = context.request.query
         let notice = query["registered"] != nil
             ? tr("hours.registered", ["store": entry.store.name])
-            : Self.closureNotice(query)
+            : Self.closureNotice(query) ?? Self.specialNotice(query)
         return hoursPage(context, entry, days: days, notice: notice)
     }
 
-    private func hoursPage(_ context: ManagedStoreContext, _ entry: StoreBoard.Entry, days: [StoreHoursPage.Day],
-                           notice: String? = nil, closure: StoreHoursPage.NewClosure = .init(), status: Int = 200)
-        -> Response
+    func hoursPage(_ context: ManagedStoreContext, _ entry: StoreBoard.Entry, days: [StoreHoursPage.Day],
+                   notice: String? = nil, closure: StoreHoursPage.NewClosure = .init(),
+                   special: StoreHoursPage.NewSpecial = .init(), status: Int = 200) -> Response
     {
         let store = entry.store
         let today = entry.calendar.localDay(of: context.now)
@@ -31,6 +31,13 @@ extension ManageArea {
                                    reason: closure.reason)
         }
         page.newClosure = closure
+        page.specials = Dictionary(grouping: entry.definition.specialHours.filter { $0.day >= today }, by: \.day)
+            .sorted { $0.key < $1.key }
+            .map { day, openings in
+                StoreHoursPage.Special(day: String(day), date: Formatting.date(LocalDate(day: day)),
+                                       hours: Formatting.intervals(openings.map(\.interval)), reason: openings[0].reason)
+            }
+        page.newSpecial = special
         page.closureRange = (LocalDate(day: today).text, LocalDate(day: today + Self.closureHorizon).text)
         return views.page(title: tr("store.hours"), section: .manage, context, page, status: status)
     }
@@ -107,6 +114,15 @@ extension ManageArea {
         }
         guard problem.date == nil, problem.reason == nil, let day else { return .failure(problem) }
         return .success(day)
+    }
+
+    /// The local day of form field `dateField` and the reason's problem, as `closureProblem`
+    /// checks them: the day, or the problems under `dateField` and "reason".
+    static func checkedDay(_ values: [String: String], dateField: String, today: Int) -> (day: Int?, errors: [String: String]) {
+        switch closureProblem(date: values[dateField] ?? "", reason: values["reason"] ?? "", today: today) {
+        case .success(let day): return (day, [:])
+        case .failure(let problem): return (nil, [dateField: problem.date, "reason": problem.reason].compactMapValues { $0 })
+        }
     }
 
     /// What the last closing or reopening did, from the page's address.

@@ -181,6 +181,8 @@ public struct NoticeWriter: Sendable {
             case .storeClosedThatDay?:
                 why = reservation.slotStart.map { tr("notice.why.closedDay", ["slot": time($0)]) }
                     ?? tr("notice.why.closedToday")
+            case .specialHoursThatDay?:
+                why = tr("notice.why.specialHours", ["slot": time(reservation.slotStart ?? now)])
             case .bySupport?: why = tr("notice.why.bySupport", ["reason": subject.supportReason ?? ""])
             case .storeRetired?: why = tr("notice.why.retired")
             default: why = tr("notice.why.youCancelled")

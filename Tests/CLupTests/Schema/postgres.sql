@@ -157,6 +157,11 @@ table signinfailure: id bigint NOT NULL DEFAULT nextval('signinfailure_id_seq'::
 table signinfailure: account text NOT NULL
 table signinfailure: clientaddress text NOT NULL
 table signinfailure: at timestamp with time zone NOT NULL
+table specialhours: storeid bigint NOT NULL
+table specialhours: day bigint NOT NULL
+table specialhours: opens bigint NOT NULL
+table specialhours: closes bigint NOT NULL
+table specialhours: reason text NOT NULL
 table staffpin: storeid bigint NOT NULL
 table staffpin: pinhash text NOT NULL
 table staffpin: setat timestamp with time zone NOT NULL
@@ -409,6 +414,11 @@ constraint schemamigration schemamigration_pkey: PRIMARY KEY (version)
 constraint session session_pkey: PRIMARY KEY (idhash)
 constraint session session_userid_fkey: FOREIGN KEY (userid) REFERENCES "user"(id) ON DELETE CASCADE
 constraint signinfailure signinfailure_pkey: PRIMARY KEY (id)
+constraint specialhours specialhours_check: CHECK (((closes > opens) AND (closes <= (opens + 1440))))
+constraint specialhours specialhours_opens_check: CHECK (((opens >= 0) AND (opens <= 1439)))
+constraint specialhours specialhours_pkey: PRIMARY KEY (storeid, day, opens)
+constraint specialhours specialhours_reason_check: CHECK ((length(reason) <= 100))
+constraint specialhours specialhours_storeid_fkey: FOREIGN KEY (storeid) REFERENCES store(id) ON DELETE CASCADE
 constraint staffpin staffpin_pkey: PRIMARY KEY (storeid)
 constraint staffpin staffpin_setby_fkey: FOREIGN KEY (setby) REFERENCES "user"(id) ON DELETE SET NULL
 constraint staffpin staffpin_storeid_fkey: FOREIGN KEY (storeid) REFERENCES store(id) ON DELETE CASCADE
@@ -553,6 +563,7 @@ index session_pkey: CREATE UNIQUE INDEX session_pkey ON session USING btree (idh
 index signinfailure_account: CREATE INDEX signinfailure_account ON signinfailure USING btree (account, at)
 index signinfailure_client: CREATE INDEX signinfailure_client ON signinfailure USING btree (clientaddress, at)
 index signinfailure_pkey: CREATE UNIQUE INDEX signinfailure_pkey ON signinfailure USING btree (id)
+index specialhours_pkey: CREATE UNIQUE INDEX specialhours_pkey ON specialhours USING btree (storeid, day, opens)
 index staffpin_pkey: CREATE UNIQUE INDEX staffpin_pkey ON staffpin USING btree (storeid)
 index storechange_at: CREATE INDEX storechange_at ON storechange USING btree (at)
 index storechange_on_userid: CREATE INDEX storechange_on_userid ON storechange USING btree (userid)
@@ -595,7 +606,9 @@ trigger store_created: CREATE TRIGGER store_created AFTER INSERT ON store FOR EA
 trigger store_version: CREATE TRIGGER store_version AFTER INSERT OR DELETE OR UPDATE OF id, storeid, status, people, residenceminutes, calledat, enteredat, slotstart, walkin, number, day, travelmode, travelmetres, leftat, pace, priority, queueposition, createdat ON reservation FOR EACH ROW EXECUTE FUNCTION store_version_of_row()
 trigger store_version: CREATE TRIGGER store_version AFTER INSERT OR DELETE OR UPDATE ON department FOR EACH ROW EXECUTE FUNCTION store_version_of_row()
 trigger store_version: CREATE TRIGGER store_version AFTER INSERT OR DELETE OR UPDATE ON openinginterval FOR EACH ROW EXECUTE FUNCTION store_version_of_row()
+trigger store_version: CREATE TRIGGER store_version AFTER INSERT OR DELETE OR UPDATE ON specialhours FOR EACH ROW EXECUTE FUNCTION store_version_of_row()
 trigger store_version: CREATE TRIGGER store_version AFTER INSERT OR DELETE OR UPDATE ON storeclosure FOR EACH ROW EXECUTE FUNCTION store_version_of_row()
+trigger store_version: CREATE TRIGGER store_version AFTER INSERT OR DELETE OR UPDATE ON storeretirement FOR EACH ROW EXECUTE FUNCTION store_version_of_row()
 trigger store_version: CREATE TRIGGER store_version AFTER INSERT OR UPDATE ON store FOR EACH ROW EXECUTE FUNCTION store_version_of_store()
 trigger store_version: CREATE TRIGGER store_version AFTER UPDATE ON storeload FOR EACH ROW EXECUTE FUNCTION store_version_of_row()
 function reservation_capacity: CREATE OR REPLACE FUNCTION reservation_capacity()

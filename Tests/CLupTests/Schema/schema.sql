@@ -317,6 +317,15 @@ CREATE TABLE "session" ("idHash" TEXT PRIMARY KEY NOT NULL, "userId" INTEGER NOT
 -- table signInFailure
 CREATE TABLE "signInFailure" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "account" TEXT NOT NULL, "clientAddress" TEXT NOT NULL, "at" DATETIME NOT NULL);
 
+-- table specialHours
+CREATE TABLE specialHours (
+    storeId INTEGER NOT NULL REFERENCES store(id) ON DELETE CASCADE,
+    day INTEGER NOT NULL,
+    opens INTEGER NOT NULL CHECK (opens BETWEEN 0 AND 1439),
+    closes INTEGER NOT NULL CHECK (closes > opens AND closes <= opens + 1440),
+    reason TEXT NOT NULL CHECK (length(reason) <= 100),
+    PRIMARY KEY (storeId, day, opens));
+
 -- table staffPin
 CREATE TABLE staffPin (
     storeId INTEGER PRIMARY KEY REFERENCES store(id) ON DELETE CASCADE,
