@@ -24,6 +24,12 @@ public struct StoreSummary: Sendable {
     public let cardBody: HTML
     public let cardClosing: HTML
 
+    /// "Short wait · open until 21:00"; a closed store's opening text alone ("Closed · opens
+    /// tomorrow 08:00"), which says "closed" already.
+    public var statusLine: String {
+        openText.hasPrefix(reason) ? openText : reason + " · " + openText
+    }
+
     public init(id: Int64, name: String, address: String, hoursToday: String, openText: String, peopleInside: Int,
                 capacity: Int, wait: String, light: String, reason: String, latitude: String, longitude: String)
     {

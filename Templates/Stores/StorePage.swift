@@ -58,7 +58,7 @@ public struct StorePage: Page {
             \(Fragments.notice(notice))
             <section class="store-head">
               <h1><span class="light light-\(card.summary.light)" aria-hidden="true"></span> \(card.summary.name)</h1>
-              <p class="status status-\(card.summary.light)">\(card.summary.reason) · \(card.summary.openText)</p>
+              <p class="status status-\(card.summary.light)">\(card.summary.statusLine)</p>
             </section>
             <p class="cta"><a class="button" href="\(reserveHref)">\(tr("store.reserve"))</a> <a class="button secondary" href="\(Paths.storeStats(card.summary.id))">\(tr("card.busyTimes"))</a></p>
 

@@ -203,6 +203,9 @@ struct StoreHoursTests {
         #expect(try database.reservations.reservation(id: tickets[0].id)?.reservation.status == .inside)
         #expect(try database.reservations.reservation(id: tickets[1].id)?.reservation.status == .cancelled)
         #expect(database.board.live(storeId, now: clock.now)?.standing.status.openState.isOpen == false)
+        // The store's page says so once: "Closed · opens tomorrow 08:00", not "Closed · Closed · …".
+        #expect(try Browser(app).get("/stores/\(storeId)").bodyText.contains(
+            "<p class=\"status status-red\">Closed · opens tomorrow 08:00</p>"))
         try database.notices.dispatchNotices(now: clock.now, render: writer.render)
         let mail = try require(try database.notices.mail(to: "q2@example.org").first)
         #expect(mail.body.contains("The store has closed for today. We are sorry: please come another day."))
