@@ -214,7 +214,8 @@ extension Middleware where Input == CustomerContext, Output == OwnedWaitlistCont
 }
 
 extension Middleware where Input == CustomerContext, Output == ManagerContext {
-    /// A manager or an admin.
+    /// An account that opens `/manage`: a manager, an administrator, or door staff (whose
+    /// store pages are kept behind `managerOfStore`, their consoles behind `doorOfStore`).
     static let manager = Middleware.check("manager") { context in
         guard context.user.role.opensManage else { throw HTTPError.forbidden }
         return ManagerContext(browser: context.browser, user: context.user)
