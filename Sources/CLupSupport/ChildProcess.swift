@@ -15,9 +15,10 @@ import Glibc
 /// action, and starts with every signal at its default and none blocked (the worker ignores
 /// SIGPIPE and handles SIGTERM; curl must not inherit that).
 public enum ChildProcess {
-    /// Which of the child's streams is read back; the other goes to /dev/null.
+    /// Which of the child's streams is read back (the other goes to /dev/null), or both as
+    /// one, in the order written.
     public enum Stream: Sendable {
-        case standardOutput, standardError
+        case standardOutput, standardError, both
     }
 
     public struct Outcome: Sendable {
@@ -34,9 +35,11 @@ public enum ChildProcess {
     }
 
     /// Runs `executable` with `arguments`, gives it `input` on its standard input (nothing, and
-    /// an end of file, if nil) and waits for it, reading back `reading`.
+    /// an end of file, if nil) and waits for it, reading back `reading`. It runs in
+    /// `environment` (nil: this process's) and in `directory` (nil: this process's).
     public static func run(_ executable: String, _ arguments: [String], input: [UInt8]? = nil,
-                           reading: Stream = .standardOutput) throws -> Outcome
+                           reading: Stream = .standardOutput, environment: [String: String]? = nil,
+                           directory: String? = nil) throws -> Outcome
     {
         let devNull = open("/dev/null", O_RDWR | O_CLOEXEC)
         guard devNull >= 0 else { throw Failure(description: "cannot open /dev/null") }
@@ -54,11 +57,13 @@ public enum ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        let (captured, discarded): (Int32, Int32) = reading == .standardOutput ? (1, 2) : (2, 1)
         posix_spawn_file_actions_adddup2(&actions, input == nil ? devNull : inputPair[1], 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], captured)
-        posix_spawn_file_actions_adddup2(&actions, devNull, discarded)
+        posix_spawn_file_actions_adddup2(&actions, reading == .standardError ? devNull : output[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, reading == .standardOutput ? devNull : output[1], 2)
         guard clup_spawn_close_from(&actions, 3) == 0 else { throw Failure(description: "cannot prepare the child's descriptors") }
+        if let directory, clup_spawn_chdir(&actions, directory) != 0 {
+            throw Failure(description: "cannot prepare the child's directory")
+        }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -73,13 +78,19 @@ public enum ChildProcess {
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        let envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+        defer { envp?.forEach { free($0) } }
         var pid: pid_t = 0
-        var spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        func spawn() -> Int32 {
+            guard let envp else { return posix_spawn(&pid, executable, &actions, &attributes, argv, environ) }
+            return envp.withUnsafeBufferPointer { posix_spawn(&pid, executable, &actions, &attributes, argv, $0.baseAddress) }
+        }
+        var spawned = spawn()
         // A program written a moment ago is "busy" while the child of another thread, made
         // while its writer's descriptor was open, has not yet reached its exec: soon over.
         for _ in 0..<50 where spawned == ETXTBSY {
             usleep(20_000)
-            spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+            spawned = spawn()
         }
         guard spawned == 0 else { throw Failure(description: "cannot run \(executable): \(String(cString: strerror(spawned)))") }
 

@@ -7,3 +7,10 @@ extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *
 static inline int clup_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
     return posix_spawn_file_actions_addclosefrom_np(actions, from);
 }
+
+// posix_spawn's "change directory" action (glibc 2.29), declared only under _GNU_SOURCE too.
+extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
+
+static inline int clup_spawn_chdir(posix_spawn_file_actions_t *actions, const char *path) {
+    return posix_spawn_file_actions_addchdir_np(actions, path);
+}

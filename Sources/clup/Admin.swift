@@ -167,14 +167,15 @@ struct Admin: ParsableCommand {
             if given == nil { print("password (shown once): \(password)") }
         }
 
-        /// The first line of standard input when it is a pipe or a file with a line in it (a
-        /// pipe is given a second to deliver one); nil from a terminal, /dev/null, or a pipe
-        /// that brings nothing, so the command never waits on an input nobody will give.
+        /// The first line of standard input when it is a pipe, a socket (as a program spawning
+        /// this one may give it) or a file with a line in it (a pipe or socket is given a second
+        /// to deliver one); nil from a terminal, /dev/null, or a pipe that brings nothing, so the
+        /// command never waits on an input nobody will give.
         static func pipedPassword() -> String? {
             var info = stat()
             guard fstat(STDIN_FILENO, &info) == 0 else { return nil }
             let kind = info.st_mode & S_IFMT
-            guard kind == S_IFIFO || kind == S_IFREG else { return nil }
+            guard kind == S_IFIFO || kind == S_IFSOCK || kind == S_IFREG else { return nil }
             var ready = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
             guard poll(&ready, 1, 1000) > 0, let line = readLine(strippingNewline: true), !line.isEmpty else { return nil }
             return line

@@ -43,6 +43,22 @@ struct ChildProcessTests {
         #expect(closesFirst.status == 4 && closesFirst.output.isEmpty)
     }
 
+    @Test("both streams as one, in the order written; an environment and a directory of its own")
+    func environmentAndDirectory() throws {
+        let both = try ChildProcess.run("/bin/sh", ["-c", "echo one; echo two >&2; echo three"], reading: .both)
+        #expect(both.text == "one\ntwo\nthree\n")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("clup-child-\(Secrets.token(bytes: 6))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let inside = try ChildProcess.run("/bin/sh", ["-c", "pwd; echo \"$GREETING\"; echo \"${HOME:-none}\""],
+                                          environment: ["GREETING": "ciao"], directory: folder.path)
+        // Only the environment given: nothing of this process's (HOME) comes through.
+        #expect(inside.text == folder.resolvingSymlinksInPath().path + "\nciao\nnone\n")
+        #expect(throws: ChildProcess.Failure.self) {
+            try ChildProcess.run("/bin/true", [], directory: folder.path + "/missing")
+        }
+    }
+
     @Test("a program that is not there is an error naming it")
     func missing() {
         #expect(throws: ChildProcess.Failure.self) { try ChildProcess.run("/nonexistent/curl", []) }

@@ -15,25 +15,12 @@ struct AdminCommandTests {
         if !FileManager.default.fileExists(atPath: key) {
             try DataKey.scratchSecret.write(toFile: key, atomically: true, encoding: .utf8)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Stack.clupBinary)
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "CLUP_DATABASE" }
-            .merging(["CLUP_DATA_KEY_FILE": key]) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        let stdin = Pipe()
-        process.standardInput = input == nil ? FileHandle(forReadingAtPath: "/dev/null") : stdin
-        try process.run()
-        if let input {
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            try stdin.fileHandleForWriting.close()
-        }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let outcome = try ChildProcess.run(
+            Stack.clupBinary, arguments, input: input.map { Array($0.utf8) }, reading: .both,
+            environment: ProcessInfo.processInfo.environment.filter { $0.key != "CLUP_DATABASE" }
+                .merging(["CLUP_DATA_KEY_FILE": key]) { $1 },
+            directory: folder.path)
+        return (outcome.status, outcome.text)
     }
 
     /// A new empty folder to run `clup` in; the test removes it.

@@ -1,4 +1,5 @@
 import CLupData
+import CLupSupport
 import Foundation
 import GRDB
 import Testing
@@ -84,12 +85,8 @@ struct DiskFullEndToEndTests {
 
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "\(executable) \(arguments.joined(separator: " ")) failed")
-        return process.terminationStatus
+        let status = try ChildProcess.run(executable, arguments).status
+        try #require(status == 0, "\(executable) \(arguments.joined(separator: " ")) failed")
+        return status
     }
 }

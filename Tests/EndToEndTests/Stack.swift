@@ -308,7 +308,7 @@ final class Stack: @unchecked Sendable {
 
     @discardableResult
     func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let (status, output) = try finish(executable, arguments, keeping: \.standardOutput)
+        let (status, output) = try finish(executable, arguments, keeping: .standardOutput)
         try Self.check(status == 0, "\(executable) \(arguments.joined(separator: " ")) failed")
         return output
     }
@@ -316,27 +316,20 @@ final class Stack: @unchecked Sendable {
     /// Runs `clup` with `arguments` where it may refuse: its exit status and what it said on
     /// standard error (`run` throws on a failure and drops the message).
     func clupRefusal(_ arguments: [String]) throws -> (status: Int32, said: String) {
-        let (status, said) = try finish(Self.clupBinary, arguments, keeping: \.standardError)
+        let (status, said) = try finish(Self.clupBinary, arguments, keeping: .standardError)
         return (status, said)
     }
 
     /// Runs `executable` to its end: its exit status and what it wrote on the one stream kept
-    /// (the other goes to /dev/null, so that neither pipe can fill while the other is read).
-    private func finish(_ executable: String, _ arguments: [String], keeping stream: ReferenceWritableKeyPath<Process, Any?>)
+    /// (the other goes to /dev/null). Through `ChildProcess` (posix_spawn), not Foundation's
+    /// `Process`, whose `run()` reads past the end of a directory entry while closing the
+    /// parent's descriptors and now and then faults (swift-corelibs-foundation#5472): the
+    /// tests spawn curl and clup hundreds of times.
+    private func finish(_ executable: String, _ arguments: [String], keeping stream: ChildProcess.Stream)
         throws -> (status: Int32, text: String)
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment
-        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        let kept = Pipe()
-        process[keyPath: stream] = kept
-        try process.run()
-        let data = kept.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let outcome = try ChildProcess.run(executable, arguments, reading: stream, environment: environment)
+        return (outcome.status, outcome.text)
     }
 
     /// This process's environment, with the stack's data key for every `clup` it runs.

@@ -1,3 +1,4 @@
+import CLupSupport
 import Foundation
 import Testing
 
@@ -31,15 +32,9 @@ struct SupervisionEndToEndTests {
             run.waitUntilExit()
         }
         func status(_ path: String) -> Int {
-            let curl = Process()
-            curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            curl.arguments = ["-s", "-o", "/dev/null", "-m", "2", "-w", "%{http_code}", base + path]
-            let output = Pipe()
-            curl.standardOutput = output
-            try? curl.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            curl.waitUntilExit()
-            return Int(text) ?? 0
+            let text = try? ChildProcess.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-m", "2", "-w", "%{http_code}",
+                                                               base + path]).text
+            return text.flatMap { Int($0) } ?? 0
         }
         func workerPid() -> Int32 {
             Int32((try? String(contentsOfFile: folder + "/worker.pid", encoding: .utf8))?
