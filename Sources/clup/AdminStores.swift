@@ -238,15 +238,9 @@ extension Admin {
             let zone = try storeIds?.first.flatMap { try database.stores.store(id: $0)?.timeZone }
                 ?? database.stores.storeListings().first?.store.timeZone ?? "Europe/Rome"
             let today = ZoneOffsets.day(of: now, in: TimeZone(identifier: zone) ?? .gmt)
-            switch StoreFields.closure(date: date, reason: reason, today: today) {
-            case .failure(let problems):
-                throw CommandError(optionProblems(problems))
-            case .success(let first):
-                guard let until else { return (storeIds, first...first, reason) }
-                guard let last = LocalDate(text: until)?.day, last >= first, last - first < StoreFields.longestClosure else {
-                    throw CommandError("--until: a date from --date to \(StoreFields.longestClosure - 1) days after it")
-                }
-                return (storeIds, first...last, reason)
+            switch StoreFields.closure(date: date, until: until, reason: reason, today: today) {
+            case .failure(let problems): throw CommandError(optionProblems(problems))
+            case .success(let days): return (storeIds, days, reason)
             }
         }
 

@@ -732,18 +732,14 @@ public struct StoreHoursPage: Page {
         }
     }
 
-    /// The close-a-day form as sent, with its errors.
+    /// The close-days form as sent (date, until, reason), with its problems by field.
     public struct NewClosure: Sendable {
-        public var date = ""
-        public var reason = ""
-        public var dateError: String?
-        public var reasonError: String?
+        public var values: [String: String]
+        public var errors: [String: String]
 
-        public init(date: String = "", reason: String = "", dateError: String? = nil, reasonError: String? = nil) {
-            self.date = date
-            self.reason = reason
-            self.dateError = dateError
-            self.reasonError = reasonError
+        public init(values: [String: String] = [:], errors: [String: String] = [:]) {
+            self.values = values
+            self.errors = errors
         }
     }
 
@@ -848,25 +844,23 @@ public struct StoreHoursPage: Page {
                   </table>
                 </div>
                 """)
-            \(if: newClosure.dateError != nil || newClosure.reasonError != nil, Fragments.formError(tr("hours.notClosed")))
+            \(if: !newClosure.errors.isEmpty, Fragments.formError(tr("hours.notClosed")))
             <form method="post" action="\(Paths.manageStoreClosures(storeId))" class="stack panel">
               \(frame.csrfField)
               <input type="hidden" name="action" value="close">
-              <div class="field">
-                <label for="closure-date">\(tr("hours.date"))</label>
-                <input type="date" id="closure-date" name="date" value="\(newClosure.date)" min="\(closureRange.0)" max="\(closureRange.1)" required\(Fragments.invalid(newClosure.dateError, describedBy: "closure-date-error"))>
-                \(Fragments.fieldError(newClosure.dateError, id: "closure-date-error"))
-              </div>
-              <div class="field">
-                <label for="closure-reason">\(tr("hours.reason"))</label>
-                <input id="closure-reason" name="reason" value="\(newClosure.reason)" maxlength="100"\(Fragments.invalid(newClosure.reasonError, describedBy: "closure-reason-error"))>
-                <p class="fine">\(tr("hours.reasonHint"))</p>
-                \(Fragments.fieldError(newClosure.reasonError, id: "closure-reason-error"))
-              </div>
+              \(closureField("date", label: tr("hours.date"), type: "date", required: true))
+              \(closureField("until", label: tr("closures.until"), type: "date", required: false, hint: tr("hours.untilHint")))
+              \(closureField("reason", label: tr("hours.reason"), type: "text", required: false, hint: tr("hours.reasonHint")))
               <button type="submit">\(tr("hours.closeSubmit"))</button>
             </form>
             \(specialSection(frame))
             """)
+    }
+
+    private func closureField(_ name: String, label: String, type: String, required: Bool, hint: String? = nil) -> HTML {
+        let limits: HTML = type == "date" ? " min=\"\(closureRange.0)\" max=\"\(closureRange.1)\"" : " maxlength=\"100\""
+        return Fragments.inputField(name, prefix: "closure", type: type, label: label, value: newClosure.values[name] ?? "",
+                                    required: required, hint: hint, error: newClosure.errors[name], extra: limits)
     }
 
     private func specialSection(_ frame: Frame) -> HTML {

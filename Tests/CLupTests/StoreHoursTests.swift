@@ -160,6 +160,38 @@ struct StoreHoursTests {
         #expect(try database.reservations.reservation(id: thursday.id)?.reservation.status == .cancelled)
     }
 
+    @Test("a run of days closed at once (a refit): each day's bookings cancelled, each day closed; the run is checked")
+    func closedRun() throws {
+        let browser = try boss()
+        let thursday = try book("thu@example.org", at: Fixture.date(2026, 11, 19, 15))
+        let friday = try book("fri@example.org", at: Fixture.date(2026, 11, 20, 9))
+        func refused(_ until: String) throws -> String {
+            let answer = try browser.post("/manage/stores/\(storeId)/closures",
+                                          [("action", "close"), ("date", "2026-11-19"), ("until", until), ("reason", "Refit")])
+            #expect(answer.status == 422)
+            return answer.bodyText
+        }
+        #expect(try refused("2026-11-18").contains("id=\"closure-until-error\">Choose the first day or a later one."))
+        #expect(try refused("2026-12-25").contains("Close at most 31 days at once."))
+        #expect(try refused("next week").contains("id=\"closure-until-error\">Enter a date, like 2026-12-25."))
+        let closed = try browser.post("/manage/stores/\(storeId)/closures", [
+            ("action", "close"), ("date", "2026-11-19"), ("until", "2026-11-25"), ("reason", "Refit"),
+        ])
+        let page = try browser.get(try require(closed.header("Location"))).bodyText
+        #expect(page.contains("The store is closed from Thu 19 Nov 2026 to Wed 25 Nov 2026. Its 2 bookings are cancelled"))
+        for booking in [thursday, friday] {
+            #expect(try database.reservations.reservation(id: booking.id)?.reservation.status == .cancelled)
+        }
+        let day = try require(LocalDate(text: "2026-11-19")).day
+        let calendar = try require(database.board.entry(storeId)?.calendar)
+        #expect((day...(day + 6)).allSatisfy { calendar.slots(startingOn: $0, now: clock.now).isEmpty })
+        #expect(!calendar.slots(startingOn: day + 7, now: clock.now).isEmpty)
+        #expect(try database.stores.storeChanges(storeId: storeId).filter { $0.field == "closed" }.count == 7)
+        // Entered again, every day of it closed already: said so.
+        let again = try refused("2026-11-25")
+        #expect(again.contains("The store is already closed on each of those days."))
+    }
+
     @Test("a closed day is checked: a real date, from today to a year ahead, not closed already; a short reason")
     func closedDayValidation() throws {
         let browser = try boss()

@@ -56,21 +56,7 @@ extension ManageArea {
             values[name] = (form[name] ?? "").trimmingCharacters(in: .whitespaces)
         }
         let today = chainToday(context.now)
-        var (first, errors) = Self.checkedDay(values, dateField: "from", today: today)
-        var last = first
-        if let until = values["until"], !until.isEmpty {
-            if let day = LocalDate(text: until)?.day {
-                if let first, day < first {
-                    errors["until"] = tr("closures.untilBefore")
-                } else if let first, day - first >= StoreFields.longestClosure {
-                    errors["until"] = tr("closures.tooLong", ["n": String(StoreFields.longestClosure)])
-                } else {
-                    last = day
-                }
-            } else {
-                errors["until"] = tr("hours.badDate")
-            }
-        }
+        var (days, errors) = Self.checkedDays(values, dateField: "from", today: today)
         // Every store (nil), or a region's.
         var storeIds: [StoreID]?
         if let region = values["stores"], !region.isEmpty, region != "all" {
@@ -81,21 +67,21 @@ extension ManageArea {
             }
         }
         let openings = values["kind"] == "hours"
-            ? Self.specialOpenings(values, day: first ?? today) : (intervals: [OpeningInterval](), error: String?.none)
+            ? Self.specialOpenings(values, day: days?.lowerBound ?? today) : (intervals: [OpeningInterval](), error: String?.none)
         if let problem = openings.error { errors["hours"] = problem }
-        guard errors.isEmpty, let first, let last else {
+        guard errors.isEmpty, let days else {
             let page = try chainClosuresPage(context, values: values, errors: errors)
             return views.page(title: tr("closures.title"), section: .manage, context, page, status: 422)
         }
         let reason = values["reason"] ?? ""
         if values["kind"] == "hours" {
-            let done = try database.stores.setSpecialHours(storeIds: storeIds, days: first...last,
+            let done = try database.stores.setSpecialHours(storeIds: storeIds, days: days,
                                                            openings: openings.intervals.map { ($0.opens, $0.closes) },
                                                            reason: reason, userId: context.user.id, now: context.now)
             return .redirect(to: Paths.manageClosures(
                 query: "special=\(done.set)&leftClosed=\(done.closed)&cancelled=\(done.cancelled)"))
         }
-        let done = try database.stores.closeDays(storeIds: storeIds, days: first...last, reason: reason,
+        let done = try database.stores.closeDays(storeIds: storeIds, days: days, reason: reason,
                                                  userId: context.user.id, now: context.now)
         return .redirect(to: Paths.manageClosures(query: "closed=\(done.closed)&cancelled=\(done.cancelled)"))
     }

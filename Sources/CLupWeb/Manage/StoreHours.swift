@@ -57,8 +57,9 @@ extension ManageArea {
     /// How far ahead a day may be closed.
     static let closureHorizon = 366
 
-    /// Closes the store on a day (`action=close`, a date and an optional reason), or opens it
-    /// again (`action=reopen`, the day). Closing cancels that day's bookings, each customer told.
+    /// Closes the store on a day or a run of days (`action=close`, a date, an optional last
+    /// day — a refit — and an optional reason), or opens it again (`action=reopen`, the day).
+    /// Closing cancels those days' bookings, each customer told.
     func changeClosures(_ context: ManagedStoreContext) throws -> Response {
         guard let entry = database.board.entry(context.storeId) else { throw HTTPError.notFound }
         let store = entry.store
@@ -68,30 +69,26 @@ extension ManageArea {
             let reopened = try database.stores.reopenDay(storeId: store.id, day: day, userId: context.user.id, now: context.now)
             return .redirect(to: Paths.manageStoreHours(store.id, query: "reopened=\(reopened ? day : -1)"))
         }
-        let date = (form["date"] ?? "").trimmingCharacters(in: .whitespaces)
-        let reason = (form["reason"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        let today = entry.calendar.localDay(of: context.now)
-        switch Self.closureProblem(date: date, reason: reason, today: today) {
-        case .success(let day):
-            guard let cancelled = try database.stores.closeDay(storeId: store.id, day: day, reason: reason,
-                                                        userId: context.user.id, now: context.now)
-            else {
-                return closureRefused(context, entry, date: date, reason: reason,
-                                      dateError: tr("hours.alreadyClosed"))
-            }
-            return .redirect(to: Paths.manageStoreHours(store.id, query: "closed=\(day)&cancelled=\(cancelled)"))
-        case .failure(let problem):
-            return closureRefused(context, entry, date: date, reason: reason, dateError: problem.date,
-                                  reasonError: problem.reason)
+        var values: [String: String] = [:]
+        for name in ["date", "until"] { values[name] = (form[name] ?? "").trimmingCharacters(in: .whitespaces) }
+        values["reason"] = (form["reason"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let (days, errors) = Self.checkedDays(values, dateField: "date", today: entry.calendar.localDay(of: context.now))
+        guard let days else { return closureRefused(context, entry, values: values, errors: errors) }
+        let done = try database.stores.closeDays(storeIds: [store.id], days: days, reason: values["reason"] ?? "",
+                                                 userId: context.user.id, now: context.now)
+        guard done.closed > 0 else {
+            let problem = days.count == 1 ? tr("hours.alreadyClosed") : tr("hours.alreadyClosedDays")
+            return closureRefused(context, entry, values: values, errors: ["date": problem])
         }
+        return .redirect(to: Paths.manageStoreHours(
+            store.id, query: "closed=\(days.lowerBound)&until=\(days.upperBound)&cancelled=\(done.cancelled)"))
     }
 
-    private func closureRefused(_ context: ManagedStoreContext, _ entry: StoreBoard.Entry, date: String,
-                                reason: String, dateError: String?, reasonError: String? = nil) -> Response
+    private func closureRefused(_ context: ManagedStoreContext, _ entry: StoreBoard.Entry, values: [String: String],
+                                errors: [String: String]) -> Response
     {
-        return hoursPage(context, entry, days: Self.weekDays(entry.hours),
-                         closure: .init(date: date, reason: reason, dateError: dateError, reasonError: reasonError),
-                         status: 422)
+        hoursPage(context, entry, days: Self.weekDays(entry.hours), closure: .init(values: values, errors: errors),
+                  status: 422)
     }
 
     struct ClosureProblem: Error {
@@ -125,12 +122,36 @@ extension ManageArea {
         }
     }
 
+    /// The run of days from form fields `dateField` and "until" (optional, the first day
+    /// alone when empty; at most `StoreFields.longestClosure` days), with the reason's problem:
+    /// the days, or the problems under those fields and "reason".
+    static func checkedDays(_ values: [String: String], dateField: String, today: Int)
+        -> (days: ClosedRange<Int>?, errors: [String: String])
+    {
+        var (first, errors) = checkedDay(values, dateField: dateField, today: today)
+        guard let until = values["until"], !until.isEmpty else { return (first.map { $0...$0 }, errors) }
+        guard let last = LocalDate(text: until)?.day else {
+            errors["until"] = tr("hours.badDate")
+            return (nil, errors)
+        }
+        guard let first else { return (nil, errors) }
+        if last < first {
+            errors["until"] = tr("closures.untilBefore")
+        } else if last - first >= StoreFields.longestClosure {
+            errors["until"] = tr("closures.tooLong", ["n": String(StoreFields.longestClosure)])
+        }
+        return (errors.isEmpty ? first...last : nil, errors)
+    }
+
     /// What the last closing or reopening did, from the page's address.
     static func closureNotice(_ query: FormData) -> String? {
         if let day = query["closed"].flatMap(Int.init) {
             let cancelled = query["cancelled"].flatMap(Int.init) ?? 0
-            return tr("hours.closedOn", ["date": Formatting.date(LocalDate(day: day))]) + " "
-                + (cancelled == 0 ? tr("hours.noBookings") : tr("hours.bookingsCancelled", count: cancelled))
+            let closed = query["until"].flatMap(Int.init).flatMap { last in
+                last > day ? tr("hours.closedFromTo", ["from": Formatting.date(LocalDate(day: day)),
+                                                       "to": Formatting.date(LocalDate(day: last))]) : nil
+            } ?? tr("hours.closedOn", ["date": Formatting.date(LocalDate(day: day))])
+            return closed + " " + (cancelled == 0 ? tr("hours.noBookings") : tr("hours.bookingsCancelled", count: cancelled))
         }
         if let day = query["reopened"].flatMap(Int.init) {
             return day < 0 ? tr("hours.notClosedDay") : tr("hours.reopened", ["date": Formatting.date(LocalDate(day: day))])
@@ -258,11 +279,12 @@ extension StoreFields {
 }
 
 extension StoreFields {
-    /// The local day to close from a date ("2026-12-25") and a reason, checked as the hours
-    /// page checks them, or each option's problem.
-    public static func closure(date: String, reason: String, today: Int) -> Result<Int, Problems> {
-        ManageArea.closureProblem(date: date, reason: reason, today: today).mapError { problem in
-            Problems(errors: ["date": problem.date, "reason": problem.reason].compactMapValues { $0 })
-        }
+    /// The local days from a date ("2026-12-25"), an optional last day and a reason, checked
+    /// as the hours page checks them, or each option's problem.
+    public static func closure(date: String, until: String?, reason: String, today: Int) -> Result<ClosedRange<Int>, Problems> {
+        let (days, errors) = ManageArea.checkedDays(["date": date, "until": until ?? "", "reason": reason], dateField: "date",
+                                                    today: today)
+        guard let days else { return .failure(Problems(errors: errors)) }
+        return .success(days)
     }
 }
