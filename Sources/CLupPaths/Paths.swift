@@ -92,6 +92,8 @@ public enum Paths {
     public static let manageGroupStoreRemove = IdPath("/manage/groups/{id}/stores/remove")
     public static let manageGroupManagers = IdPath("/manage/groups/{id}/managers")
     public static let manageGroupManagerRemove = IdPath("/manage/groups/{id}/managers/remove")
+    public static let manageGroupRename = IdPath("/manage/groups/{id}/rename")
+    public static let manageGroupDelete = IdPath("/manage/groups/{id}/delete")
     public static let manageClosures = FixedPath("/manage/closures")
     /// An admin schedules maintenance (GET, POST), and cancels it (POST).
     public static let manageMaintenance = FixedPath("/manage/maintenance")
@@ -171,7 +173,7 @@ public enum Paths {
         reserve, reserveHow, reserveSlots, reserveRecap,
         storeReservations, reservations, ticket, ticketStatus, ticketImage, ticketCancel, ticketTravel, ticketPosition, ticketConfirm,
         storeWaitlist, waitlist, waitlistAccept, waitlistLeave,
-        bookingReply, manage, manageStore, manageNewStore, manageImportStores, manageOverview, manageOverviewCSV, manageOverviewJSON, manageGroups, manageGroup, manageGroupStores, manageGroupStoreRemove, manageGroupManagers, manageGroupManagerRemove, manageClosures, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreDoorPriority, manageStoreDoorOffline, manageStoreDoorPhone, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreRetire, manageStoreDoorStaff, manageStoreDoorStaffRemove, manageStoreEdit, manageStoreHours,
+        bookingReply, manage, manageStore, manageNewStore, manageImportStores, manageOverview, manageOverviewCSV, manageOverviewJSON, manageGroups, manageGroup, manageGroupStores, manageGroupStoreRemove, manageGroupManagers, manageGroupManagerRemove, manageGroupRename, manageGroupDelete, manageClosures, manageMaintenance, manageMaintenanceCancel, manageStoreStats, manageStoreStatsCSV, manageStoreDoor, manageStoreDoorPriority, manageStoreDoorOffline, manageStoreDoorPhone, manageStoreStaffPin, manageStoreKioskRevoke, manageStoreKiosks, manageStoreManagers, manageStoreManagerRemove, manageStoreRetire, manageStoreDoorStaff, manageStoreDoorStaffRemove, manageStoreEdit, manageStoreHours,
         manageStoreClosures, manageStoreSpecialHours, support, supportCancel, supportClose, kiosk,
         kioskEnrol, kioskDispenser, kioskTickets, kioskTicket, kioskSpares, kioskSparesPrinted, kioskScanner, kioskScan, kioskDoorState, kioskDoorLease, kioskBoard, kioskDoor,
         kioskDoorPriority, kioskDoorOffline, kioskDoorPhone,

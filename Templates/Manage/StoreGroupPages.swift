@@ -18,6 +18,7 @@ public struct StoreGroupsPage: Page {
     /// The name typed for a new region, and what is wrong with it.
     public var name = ""
     public var error: String?
+    public var notice: String?
 
     public init(groups: [Row]) {
         self.groups = groups
@@ -28,6 +29,7 @@ public struct StoreGroupsPage: Page {
             <p class="back"><a href="\(Paths.manageOverview())">← \(tr("overview.title"))</a></p>
             <h1>\(tr("groups.title"))</h1>
             <p class="fine">\(tr("groups.lead"))</p>
+            \(Fragments.notice(notice))
             <ul class="rows">
               \(groups.map { "<li><a href=\"\(Paths.manageGroup($0.id))\"><strong>\($0.name)</strong></a> <span class=\"fine\">\(tr("groups.counts", ["stores": String($0.stores), "managers": String($0.managers)]))</span></li>" as HTML })
             </ul>
@@ -70,6 +72,9 @@ public struct StoreGroupPage: Page {
     public var notice: String?
     public var managerEmail = ""
     public var managerError: String?
+    /// The new name typed, and what is wrong with it.
+    public var newName: String?
+    public var nameError: String?
 
     public init(id: Int64, name: String, stores: [StoreRow], others: [StoreRow], managers: [ManageStorePage.ManagerRow]) {
         (self.id, self.name, self.stores, self.others, self.managers) = (id, name, stores, others, managers)
@@ -119,6 +124,22 @@ public struct StoreGroupPage: Page {
                 <button type="submit">\(tr("manage.managerAdd"))</button>
               </form>
               \(Fragments.fieldError(managerError, id: "group-manager-error"))
+            </section>
+            <section class="panel" id="region">
+              <h2>\(tr("groups.region"))</h2>
+              <form method="post" action="\(Paths.manageGroupRename(id))" class="inline-form">
+                \(frame.csrfField)
+                <label>\(tr("groups.name"))
+                  <input name="name" required maxlength="60" autocomplete="off" value="\(newName ?? name)"\(Fragments.invalid(nameError, describedBy: "group-rename-error"))>
+                </label>
+                <button type="submit" class="secondary">\(tr("groups.rename"))</button>
+              </form>
+              \(Fragments.fieldError(nameError, id: "group-rename-error"))
+              <p class="fine">\(tr("groups.deleteHelp"))</p>
+              <form method="post" action="\(Paths.manageGroupDelete(id))">
+                \(frame.csrfField)
+                <button type="submit" class="danger" data-confirm="\(tr("groups.deleteQuestion", ["region": name]))">\(tr("groups.delete"))</button>
+              </form>
             </section>
             """)
     }

@@ -157,4 +157,36 @@ struct ChainOverviewTests {
         #expect(try admin.post("/manage/groups/\(nord)/stores/remove", [("store", String(brera.id.rawValue))]).status == 404)
         #expect(try admin.get("/manage/groups/999").status == 404)
     }
+
+    @Test("a region is renamed and deleted from its page: its stores stay, in no region; its manager of nothing is a customer")
+    func renameAndDelete() throws {
+        let admin = try signedIn("admin@example.org")
+        let nord = try makeNord(admin)
+        _ = try database.stores.createGroup(name: "Sud", now: clock.now)
+        try admin.get("/manage/groups/\(nord)")
+        #expect(try admin.post("/manage/groups/\(nord)/managers", [("email", "nord@example.org")]).status == 303)
+        // Another region's name, in any case, is refused; what was typed stays in the field.
+        let taken = try admin.post("/manage/groups/\(nord)/rename", [("name", "sud")])
+        #expect(taken.status == 422 && taken.bodyText.contains("id=\"group-rename-error\"") && taken.bodyText.contains("value=\"sud\""))
+        #expect(try admin.post("/manage/groups/\(nord)/rename", [("name", " ")]).status == 422)
+        let renamed = try admin.post("/manage/groups/\(nord)/rename", [("name", "Milano Nord")])
+        #expect(renamed.header("Location") == "/manage/groups/\(nord)?done=renamed")
+        #expect(try admin.get("/manage/groups/\(nord)?done=renamed").bodyText.contains("<h1>Milano Nord</h1>"))
+        #expect(try database.stores.storeChanges(storeId: brera.id).map(ManageArea.changeText).contains("Region: Nord → Milano Nord"))
+
+        let deleted = try admin.post("/manage/groups/\(nord)/delete", [])
+        #expect(deleted.header("Location") == "/manage/groups?deleted=2")
+        let list = try admin.get("/manage/groups?deleted=2").bodyText
+        #expect(list.contains("The region is deleted; its 2 stores are in no region now.") && !list.contains("Milano Nord"))
+        #expect(try database.stores.regions().isEmpty)
+        #expect(try database.stores.storeChanges(storeId: navigli.id).map(ManageArea.changeText).contains("Region: Milano Nord → "))
+        #expect(try database.stores.storeDetails(id: brera.id) != nil)
+        #expect(try database.accounts.user(email: "nord@example.org")?.role == .customer)
+        #expect(try admin.post("/manage/groups/\(nord)/delete", []).status == 404)
+        // Only administrators.
+        let duomoManager = try signedIn("duomo@example.org")
+        let sud = try #require(try database.stores.groups().first?.id)
+        #expect(try duomoManager.post("/manage/groups/\(sud)/delete", []).status == 403)
+        #expect(try database.stores.group(id: sud) != nil)
+    }
 }

@@ -95,6 +95,8 @@ struct RoutesTests {
         POST /manage/groups/{id}/stores/remove session csrf replies signedIn manager admin
         POST /manage/groups/{id}/managers session csrf replies signedIn manager admin
         POST /manage/groups/{id}/managers/remove session csrf replies signedIn manager admin
+        POST /manage/groups/{id}/rename session csrf replies signedIn manager admin
+        POST /manage/groups/{id}/delete session csrf replies signedIn manager admin
         GET /manage/stores/{id} session signedIn manager managerOfStore
         GET /manage/stores/{id}/stats session signedIn manager managerOfStore
         GET /manage/stores/{id}/stats.csv session signedIn manager managerOfStore

@@ -147,4 +147,54 @@ extension Stores {
             return true
         }
     }
+
+    /// Renames region `groupId`, each of its stores' change logs saying so; false if it had
+    /// that name already. Another region's name is refused.
+    @discardableResult
+    public func renameGroup(_ groupId: Int64, to name: String, now: Date, loggedAs author: ChangeAuthor) throws -> Bool {
+        try database.transaction { transaction in
+            guard let old = try transaction.value("SELECT name FROM storeGroup WHERE id = \(groupId)", as: String.self) else {
+                throw StoreGroupError.noSuchGroup
+            }
+            guard old != name else { return false }
+            guard try !transaction.exists("""
+                SELECT 1 FROM storeGroup WHERE lower(name) = lower(\(name)) AND id <> \(groupId)
+                """)
+            else { throw StoreGroupError.nameTaken }
+            try transaction.execute("UPDATE storeGroup SET name = \(name) WHERE id = \(groupId)")
+            for storeId in try Self.members(groupId, transaction) {
+                try AppDatabase.recordChange(storeId: storeId, userId: author.userId, now: now, field: "region", before: old,
+                                             after: name, transaction)
+            }
+            return true
+        }
+    }
+
+    /// Deletes region `groupId`: its stores are in no region (each change log saying so) and
+    /// its managers no longer manage them — one who manages nothing else is a customer (or door
+    /// staff) again. Returns how many stores left it.
+    public func deleteGroup(_ groupId: Int64, now: Date, loggedAs author: ChangeAuthor) throws -> Int {
+        try database.transaction { transaction in
+            guard let name = try transaction.value("SELECT name FROM storeGroup WHERE id = \(groupId)", as: String.self) else {
+                throw StoreGroupError.noSuchGroup
+            }
+            let stores = try Self.members(groupId, transaction)
+            let managers = try transaction.column("SELECT userId FROM groupManager WHERE groupId = \(groupId)",
+                                                  as: UserID.self).compactMap { $0 }
+            try transaction.execute("DELETE FROM storeGroupMember WHERE groupId = \(groupId)")
+            try transaction.execute("DELETE FROM groupManager WHERE groupId = \(groupId)")
+            try transaction.execute("DELETE FROM storeGroup WHERE id = \(groupId)")
+            for storeId in stores {
+                try AppDatabase.recordChange(storeId: storeId, userId: author.userId, now: now, field: "region", before: name,
+                                             after: "", transaction)
+            }
+            for userId in managers { try AppDatabase.demoteManagerOfNoStore(userId, transaction) }
+            return stores.count
+        }
+    }
+
+    private static func members(_ groupId: Int64, _ transaction: some SQLTransaction) throws -> [StoreID] {
+        try transaction.column("SELECT storeId FROM storeGroupMember WHERE groupId = \(groupId) ORDER BY storeId",
+                               as: StoreID.self).compactMap { $0 }
+    }
 }

@@ -42,6 +42,8 @@ struct ManageArea {
         admins.post(Paths.manageGroupStoreRemove, removeGroupStore)
         admins.post(Paths.manageGroupManagers, addGroupManager)
         admins.post(Paths.manageGroupManagerRemove, removeGroupManager)
+        admins.post(Paths.manageGroupRename, renameGroup)
+        admins.post(Paths.manageGroupDelete, deleteGroup)
         let store = managers.adding(.managerOfStore(database: database))
         store.get(Paths.manageStore, self.store)
         store.get(Paths.manageStoreStats, stats)

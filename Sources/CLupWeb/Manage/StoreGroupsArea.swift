@@ -13,9 +13,14 @@ extension ManageArea {
         try groupsPage(context, name: "", error: nil)
     }
 
+    /// A region's name from the form, or what is wrong with it.
+    private static func groupName(_ form: FormData) -> (name: String, problem: String?) {
+        let name = (form["name"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        return (name, name.isEmpty ? tr("groups.giveName") : textProblem(name, maxLength: 60))
+    }
+
     func createGroup(_ context: ManagerContext) throws -> Response {
-        let name = (context.form["name"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        let problem = name.isEmpty ? tr("groups.giveName") : Self.textProblem(name, maxLength: 60)
+        let (name, problem) = Self.groupName(context.form)
         if let problem { return try groupsPage(context, name: name, error: problem, status: 422) }
         do {
             let id = try database.stores.createGroup(name: name, now: context.now)
@@ -76,6 +81,30 @@ extension ManageArea {
         return .redirect(to: Paths.manageGroup(group.id, query: "done=managerRemoved") + "#managers")
     }
 
+    func renameGroup(_ context: ManagerContext) throws -> Response {
+        let group = try group(context)
+        let (name, problem) = Self.groupName(context.form)
+        func refused(_ message: String) throws -> Response {
+            try groupPage(context, status: 422) { page in
+                page.newName = name
+                page.nameError = message
+            }
+        }
+        if let problem { return try refused(problem) }
+        do {
+            try database.stores.renameGroup(group.id, to: name, now: context.now, loggedAs: .user(context.user.id))
+        } catch StoreGroupError.nameTaken {
+            return try refused(tr("groups.nameTaken", ["name": name]))
+        }
+        return .redirect(to: Paths.manageGroup(group.id, query: "done=renamed"))
+    }
+
+    func deleteGroup(_ context: ManagerContext) throws -> Response {
+        let group = try group(context)
+        let left = try database.stores.deleteGroup(group.id, now: context.now, loggedAs: .user(context.user.id))
+        return .redirect(to: Paths.manageGroups(query: "deleted=\(left)"))
+    }
+
     /// The region in the address; a 404 if there is none.
     private func group(_ context: ManagerContext) throws -> StoreGroup {
         let id: Identifier<StoreGroup> = try context.id()
@@ -89,6 +118,7 @@ extension ManageArea {
         })
         page.name = name
         page.error = error
+        page.notice = context.request.query["deleted"].flatMap(Int.init).map { tr("groups.deleted", count: $0) }
         return views.page(title: tr("groups.title"), section: .manage, context, page, status: status)
     }
 
@@ -111,7 +141,7 @@ extension ManageArea {
         let query = context.request.query
         if let added = query["added"].flatMap(Int.init) {
             page.notice = tr("groups.added", count: added)
-        } else if let done = query["done"], ["created", "storeRemoved", "managerAdded", "managerRemoved"].contains(done) {
+        } else if let done = query["done"], ["created", "storeRemoved", "managerAdded", "managerRemoved", "renamed"].contains(done) {
             page.notice = tr("groups.done.\(done)")
         }
         adjust(&page)
