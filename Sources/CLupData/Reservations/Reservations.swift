@@ -76,13 +76,10 @@ public enum ReservationOutcome: Sendable {
 }
 
 extension AppDatabase {
-    /// When the account may make another reservation (`ReservationRate`), from when it made
-    /// its latest ones; nil if it may now. Written once for both engines.
-    static func reservationRetry(userId: UserID, now: Date, _ transaction: some SQLTransaction) throws -> Date? {
-        let latest = try transaction.column("""
-            SELECT createdAt FROM reservation WHERE userId = \(userId) ORDER BY createdAt DESC LIMIT \(ReservationRate.perHour)
-            """, as: Date.self).compactMap { $0 }
-        return ReservationRate.retryAt(latest: latest, now: now)
+    /// When the customer's latest reservations were made, as many as the rate limit counts
+    /// (`ReservationRate`).
+    static func latestReservationsSQL(userId: UserID) -> SQL {
+        "SELECT createdAt FROM reservation WHERE userId = \(userId) ORDER BY createdAt DESC LIMIT \(ReservationRate.perHour)"
     }
 }
 
@@ -268,15 +265,23 @@ extension Reservations {
                 try transaction.lockCustomer(request.userId)
                 guard let details = try transaction.lockStore(request.storeId), !details.isRetired else { return .noSuchStore }
                 let store = details.store
-                let active = try Reservation.active(userId: request.userId, transaction)
+                // A booking's slot is checked first, from the store alone: its day is the day
+                // whose ticket numbers it takes. What the checks read is read together.
+                let verdict = request.kind == .booking
+                    ? request.slotStart.map {
+                        details.slotCalendar.verdict(start: $0, residence: Double(request.residenceMinutes) * 60, now: now)
+                    } ?? .notASlot
+                    : nil
+                var slot: Slot?
+                if case .bookable(let bookable)? = verdict { slot = bookable }
+                let day = details.openingHours.businessDay(at: slot?.start ?? now)
+                let reads = try ReservationReads(userId: request.userId, storeId: request.storeId, day: day,
+                                                 declared: Double(request.residenceMinutes) * 60, transaction)
+                let active = reads.active
                 if let active, active.requestKey == request.requestKey { return .alreadyMade(active) }
-                if let retryAt = try AppDatabase.reservationRetry(userId: request.userId, now: now, transaction) {
-                    return .tooMany(retryAt: retryAt)
-                }
+                if let retryAt = reads.retryAt(now: now) { return .tooMany(retryAt: retryAt) }
                 // The rules of time come first: there is no point asking whether to replace the
                 // active reservation with one that cannot be made.
-                var day = details.openingHours.businessDay(at: now)
-                var slot: Slot?
                 var expectedEntry: Date?
                 let priority = request.grantsPriority(store.settings)
                 var position: ReservationID?
@@ -291,12 +296,7 @@ extension Reservations {
                     expectedEntry = entry
                     position = before
                 case .booking:
-                    guard let start = request.slotStart else { throw Refusal.slot(.notASlot) }
-                    let verdict = details.slotCalendar.verdict(start: start, residence: Double(request.residenceMinutes) * 60,
-                                                               now: now)
-                    guard case .bookable(let bookable) = verdict else { throw Refusal.slot(verdict) }
-                    slot = bookable
-                    day = details.openingHours.businessDay(at: bookable.start)
+                    guard slot != nil else { throw Refusal.slot(verdict ?? .notASlot) }
                 }
                 if let active {
                     guard request.replacingActive, active.status != .inside else {
@@ -316,17 +316,15 @@ extension Reservations {
                                               booked: booked[slot.start] ?? 0, entries: listed.map(\.rule))
                     else { throw Refusal.slotFull }
                 }
-                let number = try AppDatabase.nextNumber(storeId: request.storeId, day: day, transaction)
                 let reservation = try AppDatabase.insert(NewReservation(
                     storeId: request.storeId, userId: request.userId, kind: request.kind, walkIn: false, day: day,
-                    number: number, people: request.people, residenceMinutes: request.residenceMinutes,
+                    number: reads.number, people: request.people, residenceMinutes: request.residenceMinutes,
                     travelMode: request.kind == .lineUp ? request.travelMode : nil,
                     slotStart: request.kind == .booking ? request.slotStart : nil,
                     status: request.kind == .lineUp ? .waiting : .booked, createdAt: now,
                     requestKey: request.requestKey, travelMetres: request.kind == .lineUp ? request.travelMetres : nil,
                     expectedEntry: expectedEntry,
-                    pace: try AppDatabase.pace(userId: request.userId, storeId: request.storeId,
-                                        declared: Double(request.residenceMinutes) * 60, transaction),
+                    pace: reads.pace,
                     priority: priority, queuePosition: position), transaction)
                 for departmentId in request.departmentIds {
                     try transaction.execute("""

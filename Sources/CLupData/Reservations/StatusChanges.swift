@@ -38,10 +38,11 @@ extension Reservation {
 
     /// The customer's active reservation (at most one, the schema says), if any.
     static func active(userId: UserID, _ transaction: some SQLTransaction) throws -> Reservation? {
-        try all("""
-            SELECT \(unescaped: columnList) FROM reservation
-            WHERE userId = \(userId) AND status IN \(unescaped: StatusSet.active.rawValue)
-            """, transaction).first
+        try all(activeSQL(userId: userId), transaction).first
+    }
+
+    static func activeSQL(userId: UserID) -> SQL {
+        "SELECT \(unescaped: columnList) FROM reservation WHERE userId = \(userId) AND status IN \(unescaped: StatusSet.active.rawValue)"
     }
 
     /// A walk-in ticket made with `requestKey` at the store, if any.
@@ -277,12 +278,16 @@ extension AppDatabase {
     /// offline. The store is locked by the caller (`lockStore`), so two tickets never take the
     /// same number.
     static func nextNumber(storeId: StoreID, day: Int, _ transaction: some SQLTransaction) throws -> Int {
-        try transaction.value("""
-            SELECT \(SQL.greatest)(
-                COALESCE((SELECT MAX(number) FROM reservation WHERE storeId = \(storeId) AND day = \(day)), 0),
-                COALESCE((SELECT MAX(firstNumber + size - 1) FROM ticketBlock WHERE storeId = \(storeId) AND day = \(day)), 0)
-            ) + 1
-            """) ?? 1
+        try transaction.value(nextNumberSQL(storeId: storeId, day: day)) ?? 1
+    }
+
+    static func nextNumberSQL(storeId: StoreID, day: Int) -> SQL {
+        """
+        SELECT \(SQL.greatest)(
+            COALESCE((SELECT MAX(number) FROM reservation WHERE storeId = \(storeId) AND day = \(day)), 0),
+            COALESCE((SELECT MAX(firstNumber + size - 1) FROM ticketBlock WHERE storeId = \(storeId) AND day = \(day)), 0)
+        ) + 1
+        """
     }
 
     /// One store's queue brought up to date inside the caller's transaction, with a notice for
@@ -350,25 +355,22 @@ extension AppDatabase {
     static func pastVisits(userId: UserID, storeId: StoreID, _ transaction: some SQLTransaction) throws
         -> [CustomerPace.Visit]
     {
-        try transaction.rows("""
-            SELECT CAST(residenceMinutes * 60 AS DOUBLE PRECISION),
-                   CAST(\(SQL.epochMilliseconds("exitedAt")) - \(SQL.epochMilliseconds("enteredAt")) AS DOUBLE PRECISION) / 1000
-            FROM reservation
-            WHERE userId = \(userId) AND storeId = \(storeId) AND exitedAt IS NOT NULL AND enteredAt IS NOT NULL
-            ORDER BY exitedAt DESC LIMIT \(CustomerPace.visitsRead)
-            """).map { CustomerPace.Visit(declared: try $0.decode(0), actual: try $0.decode(1)) }
+        try visits(transaction.rows(pastVisitsSQL(userId: userId, storeId: storeId)))
     }
 
-    /// The customer's own pace, from their visits to the store (`CustomerPace`), for a visit
-    /// declared as `declared`; nil before their first. Kept with the reservation, so the
-    /// estimate reads it with the live rows.
-    static func pace(userId: UserID, storeId: StoreID, declared: TimeInterval, _ transaction: some SQLTransaction) throws
-        -> Double?
-    {
-        let visits = try pastVisits(userId: userId, storeId: storeId, transaction)
-        guard !visits.isEmpty else { return nil }
-        let load = try transaction.record("SELECT * FROM storeLoad WHERE storeId = \(storeId)", as: StoreLoad.self)
-        return CustomerPace.factor(declared: declared, visits: visits, storeRatio: load?.model.ratio ?? 1)
+    static func pastVisitsSQL(userId: UserID, storeId: StoreID) -> SQL {
+        """
+        SELECT CAST(residenceMinutes * 60 AS DOUBLE PRECISION),
+               CAST(\(SQL.epochMilliseconds("exitedAt")) - \(SQL.epochMilliseconds("enteredAt")) AS DOUBLE PRECISION) / 1000
+        FROM reservation
+        WHERE userId = \(userId) AND storeId = \(storeId) AND exitedAt IS NOT NULL AND enteredAt IS NOT NULL
+        ORDER BY exitedAt DESC LIMIT \(CustomerPace.visitsRead)
+        """
+    }
+
+    /// The visits `pastVisitsSQL` returned.
+    static func visits(_ rows: [SQLRow]) throws -> [CustomerPace.Visit] {
+        try rows.map { CustomerPace.Visit(declared: try $0.decode(0), actual: try $0.decode(1)) }
     }
 
     /// People booked in each of `slots` (in order) at a store, by slot start, read from

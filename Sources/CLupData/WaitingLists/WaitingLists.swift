@@ -163,7 +163,9 @@ extension WaitingLists {
                 try AppDatabase.endEntry(id, as: .closed, now: now, transaction)
                 return .notOffered(.closed)
             }
-            if let active = try Reservation.active(userId: userId, transaction) {
+            let day = details.openingHours.businessDay(at: entry.slotStart)
+            let reads = try ReservationReads(userId: userId, storeId: storeId, day: day, declared: entry.residence, transaction)
+            if let active = reads.active {
                 guard replacingActive, active.status != .inside else {
                     guard let store = try AppDatabase.storeDetails(active.storeId, transaction).first?.store else { return .notFound }
                     return .hasActive(ReservationWithStore(reservation: active, store: store))
@@ -172,13 +174,12 @@ extension WaitingLists {
                 try AppDatabase.cancel(active, reason: .replaced, now: now, transaction)
                 try AppDatabase.advanceQueue(storeId: active.storeId, now: now, transaction)
             }
-            let day = details.openingHours.businessDay(at: entry.slotStart)
             let reservation = try AppDatabase.insert(NewReservation(
                 storeId: storeId, userId: userId, kind: .booking, walkIn: false, day: day,
-                number: try AppDatabase.nextNumber(storeId: storeId, day: day, transaction), people: entry.people,
+                number: reads.number, people: entry.people,
                 residenceMinutes: entry.residenceMinutes, travelMode: nil, slotStart: entry.slotStart, status: .booked,
                 createdAt: now, requestKey: entry.requestKey, travelMetres: nil, expectedEntry: nil,
-                pace: try AppDatabase.pace(userId: userId, storeId: storeId, declared: entry.residence, transaction)),
+                pace: reads.pace),
                 transaction)
             // Chosen minutes ago: no reminder is needed to know they are coming.
             try transaction.execute("""
