@@ -98,6 +98,28 @@ public struct OpeningHours: Sendable, Hashable {
         return specialDays[day] ?? intervals(weekday: ZoneOffsets.isoWeekday(day: day))
     }
 
+    /// How openings for local day `day` would run into the nights either side, as they stand.
+    public enum NightClash: Sendable, Equatable {
+        /// The evening before is open until `closes` (minutes after that evening's midnight),
+        /// past the first opening.
+        case eveningBefore(closes: Int)
+        /// The last opening runs past midnight beyond the next day's first, at `opens`.
+        case nextMorning(opens: Int)
+    }
+
+    /// Whether `openings` (one day's, in order) would overlap the evening before running past
+    /// midnight or the next day's first opening; nil if they fit.
+    public func nightClash(_ openings: [OpeningInterval], localDay day: Int) -> NightClash? {
+        guard let first = openings.first, let last = openings.last else { return nil }
+        if let night = intervals(localDay: day - 1).map(\.closes).max(), night - 1440 > first.opens {
+            return .eveningBefore(closes: night)
+        }
+        if last.closes > 1440, let next = intervals(localDay: day + 1).map(\.opens).min(), last.closes - 1440 > next {
+            return .nextMorning(opens: next)
+        }
+        return nil
+    }
+
     /// Whether local day `day` keeps hours of its own rather than its weekday's.
     public func hasSpecialHours(localDay day: Int) -> Bool {
         specialDays[day] != nil

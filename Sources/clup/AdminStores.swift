@@ -308,7 +308,8 @@ extension Admin {
             let done = try database.stores.setSpecialHours(storeIds: storeIds, days: days, openings: openings, reason: reason,
                                                            userId: nil, now: now)
             print("\(target.stores.description): special hours on \(target.range) (\(done.set) store-day(s), "
-                + "\(done.closed) closed and left so); \(done.cancelled) booking(s) cancelled")
+                + "\(done.closed) closed and left so, \(done.clashed) left as they were: their nights run into these "
+                + "hours); \(done.cancelled) booking(s) cancelled")
         }
     }
 

@@ -138,6 +138,13 @@ struct OpeningHoursTests {
         closed.closedDays = [eve]
         #expect(closed.intervals(localDay: eve).isEmpty)
         #expect(closed.state(at: F.date(2026, 12, 24, 10)) == .closed(opensAt: F.date(2026, 12, 25, 8)))
+        // A day's special openings against the nights either side: New Year's Eve runs to 01:00.
+        let early = [OpeningInterval(weekday: 5, opens: 0, closes: 12 * 60)]
+        #expect(hours.nightClash(early, localDay: eve + 8) == .eveningBefore(closes: 25 * 60))
+        #expect(hours.nightClash([OpeningInterval(weekday: 5, opens: 60, closes: 12 * 60)], localDay: eve + 8) == nil)
+        let late = [OpeningInterval(weekday: 3, opens: 8 * 60, closes: 33 * 60)]
+        #expect(hours.nightClash(late, localDay: eve - 1) == .nextMorning(opens: 8 * 60))
+        #expect(hours.nightClash([], localDay: eve) == nil)
     }
 
     @Test("a local date reads and writes as year-month-day, as the calendar counts days")

@@ -144,7 +144,7 @@ struct ChainClosuresTests {
             ("action", "close"), ("stores", String(region)), ("from", "2026-11-19"), ("kind", "hours"),
             ("opens-a", "08:00"), ("closes-a", "13:00"), ("opens-b", ""), ("closes-b", ""), ("reason", "Early closing"),
         ])
-        #expect(set.status == 303 && set.header("Location") == "/manage/closures?special=2&leftClosed=0&cancelled=1")
+        #expect(set.status == 303 && set.header("Location") == "/manage/closures?special=2&leftClosed=0&clashed=0&cancelled=1")
         let page = try admin.get(try #require(set.header("Location"))).bodyText
         #expect(page.contains("2 store-days keep special hours. 1 booking is cancelled, and its customer told why."))
         #expect(page.contains("<td>Thu 19 Nov 2026</td><td>08:00–13:00</td><td>Early closing</td><td>2 of 3</td>"))
@@ -197,7 +197,7 @@ struct ChainClosuresTests {
         #expect(badRegion.status == 422 && badRegion.bodyText.contains("Choose every store or a region from the list."))
         #expect(try database.stores.specialHoursAcrossStores(from: 0).isEmpty)
         let set = try post([("opens-a", "10:00"), ("closes-a", "01:00")])
-        #expect(set.header("Location") == "/manage/closures?special=2&leftClosed=1&cancelled=0")
+        #expect(set.header("Location") == "/manage/closures?special=2&leftClosed=1&clashed=0&cancelled=0")
         #expect(try admin.get(try #require(set.header("Location"))).bodyText.contains(
             "2 store-days keep special hours. 1 store-day was closed already and stays closed."))
         #expect(try database.board.entry(stores[2].id)?.hours.intervals(localDay: day).isEmpty == true)
@@ -220,5 +220,28 @@ struct ChainClosuresTests {
             #expect(database.board.entry(store.id)?.definition === before, "\(store.name)")
         }
         #expect(try #require(database.board.entry(stores[2].id)?.calendar).slots(startingOn: day, now: clock.now).isEmpty)
+    }
+
+    @Test("special hours for many stores leave a store whose night runs into them as it was, and say so")
+    func nightClash() throws {
+        // Bottega Due stays open on Wednesday night until 03:00.
+        _ = try database.stores.replaceHours(storeId: stores[1].id, with: Fixture.weekdayHours.map {
+            $0.weekday == 3 ? OpeningInterval(weekday: 3, opens: 8 * 60, closes: 27 * 60) : $0
+        }, userId: nil, now: clock.now)
+        let admin = try admin()
+        let set = try admin.post("/manage/closures", [
+            ("action", "close"), ("stores", "all"), ("from", "2026-11-19"), ("kind", "hours"),
+            ("opens-a", "02:00"), ("closes-a", "12:00"), ("reason", "Market day"),
+        ])
+        #expect(set.header("Location") == "/manage/closures?special=2&leftClosed=0&clashed=1&cancelled=0")
+        #expect(try admin.get(try #require(set.header("Location"))).bodyText.contains(
+            "1 store-day was left as it was: its store&#39;s night before or after runs into these hours."))
+        let day = try #require(LocalDate(text: "2026-11-19")).day
+        #expect(database.board.entry(stores[1].id)?.hours.hasSpecialHours(localDay: day) == false)
+        #expect(database.board.entry(stores[0].id)?.hours.hasSpecialHours(localDay: day) == true)
+        // The same from the data layer for one store: refused, with the clash.
+        #expect(try database.stores.setSpecialHours(
+            storeId: stores[1].id, day: day, intervals: [OpeningInterval(weekday: 4, opens: 120, closes: 720)], reason: "",
+            userId: nil, now: clock.now) == .clashesWithNight(.eveningBefore(closes: 27 * 60)))
     }
 }

@@ -276,9 +276,9 @@ struct AdminCommandTests {
         let special = try admin(["special-hours", "--store", "1", "--date", eve, "--hours", "08:00-12:00,15:00-19:00",
                                  "--reason", "Inventory"])
         #expect(special.status == 0 && special.output.contains(
-            "store 1: special hours on \(eve) (1 store-day(s), 0 closed and left so); 0 booking(s) cancelled"))
+            "store 1: special hours on \(eve) (1 store-day(s), 0 closed and left so, 0 left as they were"))
         #expect(try admin(["special-hours", "--all-stores", "--date", soon, "--hours", "08:00-12:00"]).output
-            .contains("every store: special hours on \(soon) (0 store-day(s), 1 closed and left so)"))
+            .contains("every store: special hours on \(soon) (0 store-day(s), 1 closed and left so, 0 left as they were"))
         #expect(try database.stores.storeDetails(id: 1)?.specialHours.map { "\($0.opens)-\($0.closes) \($0.reason)" }
             == ["480-720 Inventory", "900-1140 Inventory"])
         #expect(try admin(["special-hours", "--store", "1", "--date", eve, "--usual"]).output

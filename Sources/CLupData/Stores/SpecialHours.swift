@@ -12,6 +12,8 @@ extension Stores {
         case unchanged
         /// The store is closed that day: reopen it first.
         case closedThatDay
+        /// The hours would run into the store's night before or after (`OpeningHours.nightClash`).
+        case clashesWithNight(OpeningHours.NightClash)
     }
 
     /// Keeps `intervals` (one or two openings of local day `day`, as `OpeningInterval`s of
@@ -25,8 +27,10 @@ extension Stores {
         try database.transaction { transaction in
             guard let definition = try transaction.lockStore(storeId) else { throw StoreError.noSuchStore }
             guard !definition.openingHours.isClosed(localDay: day) else { return .closedThatDay }
+            let ordered = intervals.sorted { $0.opens < $1.opens }
+            if let clash = definition.openingHours.nightClash(ordered, localDay: day) { return .clashesWithNight(clash) }
             let old = definition.specialHours.filter { $0.day == day }
-            let new = intervals.sorted { $0.opens < $1.opens }.map {
+            let new = ordered.map {
                 StoreSpecialHours(storeId: storeId, day: day, interval: $0, reason: reason)
             }
             guard old != new else { return .unchanged }
@@ -68,14 +72,15 @@ extension Stores {
 
     /// Keeps the same special hours at each of `storeIds` (nil: every store not retired) on
     /// each local day of `days`, each store-day as `setSpecialHours` keeps it, in its own
-    /// transaction; a day a store is closed is left closed. `openings` are minutes after the
-    /// day's midnight, as a weekday's. Returns how many store-days took the hours, how many
-    /// were closed and left so, and how many bookings were cancelled.
+    /// transaction; a day a store is closed is left closed, and one whose hours would run into
+    /// the store's own nights either side is left as it was. `openings` are minutes after the
+    /// day's midnight, as a weekday's. Returns how many store-days took the hours, how many were
+    /// closed and left so, how many clashed with a night, and how many bookings were cancelled.
     public func setSpecialHours(storeIds: [StoreID]?, days: ClosedRange<Int>, openings: [(opens: Int, closes: Int)],
                                 reason: String, userId: UserID?, now: Date) throws
-        -> (set: Int, closed: Int, cancelled: Int)
+        -> (set: Int, closed: Int, clashed: Int, cancelled: Int)
     {
-        var result = (set: 0, closed: 0, cancelled: 0)
+        var result = (set: 0, closed: 0, clashed: 0, cancelled: 0)
         for storeId in try storeIds ?? tradingStoreIds() {
             for day in days {
                 let intervals = openings.map {
@@ -88,6 +93,7 @@ extension Stores {
                     result.set += 1
                     result.cancelled += cancelled
                 case .closedThatDay: result.closed += 1
+                case .clashesWithNight: result.clashed += 1
                 case .unchanged: break
                 }
             }

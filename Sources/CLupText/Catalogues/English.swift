@@ -1557,6 +1557,8 @@ extension Catalogue {
         "groups.deleteQuestion": "Delete the region {region}? Its stores stay, in no region.",
         "groups.deleted.one": "The region is deleted; its {n} store is in no region now.",
         "groups.deleted.other": "The region is deleted; its {n} stores are in no region now.",
+        "closures.clashed.one": "{n} store-day was left as it was: its store's night before or after runs into these hours.",
+        "closures.clashed.other": "{n} store-days were left as they were: their stores' nights before or after run into these hours.",
         "closures.title": "Holidays and special hours",
         "closures.intro": "Close stores on a day or a run of days, such as a national holiday, or give them hours of their own that day, such as an early closing on Christmas Eve: every store or a region's, each as its own hours page would. Bookings left outside are cancelled and their customers told why, with the stores open instead; shoppers see the days with their reason.",
         "closures.coming": "Coming",

@@ -1557,6 +1557,8 @@ extension Catalogue {
         "groups.deleteQuestion": "Eliminare la regione {region}? I suoi negozi restano, in nessuna regione.",
         "groups.deleted.one": "La regione è eliminata: {n} negozio ora non è in nessuna regione.",
         "groups.deleted.other": "La regione è eliminata: {n} negozi ora non sono in nessuna regione.",
+        "closures.clashed.one": "{n} giorno di un negozio è rimasto com'era: la notte prima o dopo del negozio si sovrappone a questo orario.",
+        "closures.clashed.other": "{n} giorni di negozio sono rimasti com'erano: le notti prima o dopo dei negozi si sovrappongono a questo orario.",
         "closures.title": "Festività e orari speciali",
         "closures.intro": "Chiudi i negozi in un giorno o in più giorni di fila, come una festa nazionale, o dai loro un orario speciale quel giorno, come la chiusura anticipata della vigilia di Natale: tutti i negozi o quelli di una regione, ognuno come farebbe la sua pagina degli orari. Le prenotazioni rimaste fuori vengono annullate e i clienti avvisati del perché, con i negozi aperti al loro posto; chi fa la spesa vede i giorni con il motivo.",
         "closures.coming": "In arrivo",

@@ -26,6 +26,7 @@ extension ManageArea {
             if count("closed") > 0 || query["special"] == nil { parts.append(tr("closures.done", count: count("closed"))) }
             if query["special"] != nil { parts.append(tr("closures.special", count: count("special"))) }
             if count("leftClosed") > 0 { parts.append(tr("closures.leftClosed", count: count("leftClosed"))) }
+            if count("clashed") > 0 { parts.append(tr("closures.clashed", count: count("clashed"))) }
             let none = query["special"] == nil ? tr("closures.noBookings") : tr("closures.noneOutside")
             parts.append(count("cancelled") == 0 ? none : tr("closures.cancelled", count: count("cancelled")))
             page.notice = parts.joined(separator: " ")
@@ -79,7 +80,7 @@ extension ManageArea {
                                                            openings: openings.intervals.map { ($0.opens, $0.closes) },
                                                            reason: reason, userId: context.user.id, now: context.now)
             return .redirect(to: Paths.manageClosures(
-                query: "special=\(done.set)&leftClosed=\(done.closed)&cancelled=\(done.cancelled)"))
+                query: "special=\(done.set)&leftClosed=\(done.closed)&clashed=\(done.clashed)&cancelled=\(done.cancelled)"))
         }
         let done = try database.stores.closeDays(storeIds: storeIds, days: days, reason: reason,
                                                  userId: context.user.id, now: context.now)

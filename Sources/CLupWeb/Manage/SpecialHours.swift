@@ -43,6 +43,11 @@ extension ManageArea {
             errors["date"] = tr("special.closedThatDay")
             return hoursPage(context, entry, days: Self.weekDays(entry.hours),
                              special: .init(values: values, errors: errors), status: 422)
+        case .clashesWithNight(let clash):
+            // Its nights changed since the page checked them.
+            errors["hours"] = Self.nightText(clash, day: day)
+            return hoursPage(context, entry, days: Self.weekDays(entry.hours),
+                             special: .init(values: values, errors: errors), status: 422)
         }
     }
 
@@ -69,15 +74,17 @@ extension ManageArea {
     /// evening before may run past midnight into the day, and the day's own late opening must
     /// close before the next day opens. Nil if they fit.
     static func nightProblem(_ intervals: [OpeningInterval], day: Int, hours: OpeningHours) -> String? {
-        guard let first = intervals.first, let last = intervals.last else { return nil }
-        if let night = hours.intervals(localDay: day - 1).map(\.closes).max(), night - 1440 > first.opens {
-            return tr("special.afterNight", ["time": OpeningHours.clockText(night)])
+        hours.nightClash(intervals, localDay: day).map { nightText($0, day: day) }
+    }
+
+    /// A clash with the nights either side of local day `day`, in words.
+    static func nightText(_ clash: OpeningHours.NightClash, day: Int) -> String {
+        switch clash {
+        case .eveningBefore(let closes): tr("special.afterNight", ["time": OpeningHours.clockText(closes)])
+        case .nextMorning(let opens):
+            tr("hours.pastNextOpening", ["day": Formatting.weekday(ZoneOffsets.isoWeekday(day: day + 1)),
+                                         "time": OpeningHours.clockText(opens)])
         }
-        if last.closes > 1440, let next = hours.intervals(localDay: day + 1).map(\.opens).min(), last.closes - 1440 > next {
-            return tr("hours.pastNextOpening", ["day": Formatting.weekday(ZoneOffsets.isoWeekday(day: day + 1)),
-                                                "time": OpeningHours.clockText(next)])
-        }
-        return nil
     }
 
     /// What the last setting or clearing of special hours did, from the page's address.
