@@ -131,6 +131,17 @@ enum Fragments {
             """
     }
 
+    /// A closure or special-hours form's field (prefix "closure" or "special"): a date within
+    /// `range` (min, max), or a reason of at most 100 characters.
+    static func dayFormField(_ name: String, prefix: String, type: String, label: String, required: Bool,
+                             hint: String? = nil, values: [String: String], errors: [String: String],
+                             range: (String, String)) -> HTML
+    {
+        let limits: HTML = type == "date" ? " min=\"\(range.0)\" max=\"\(range.1)\"" : " maxlength=\"100\""
+        return inputField(name, prefix: prefix, type: type, label: label, value: values[name] ?? "", required: required,
+                          hint: hint, error: errors[name], extra: limits)
+    }
+
     /// A special day's one or two openings: four time fields (`opens-a`, `closes-a`,
     /// `opens-b`, `closes-b`) in a fieldset, with the day's problem under them.
     static func openingFields(prefix: String, values: [String: String], error: String?) -> HTML {

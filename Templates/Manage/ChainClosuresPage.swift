@@ -44,9 +44,8 @@ public struct ChainClosuresPage: Page {
     }
 
     private func field(_ name: String, label: String, type: String, required: Bool, hint: String? = nil) -> HTML {
-        let limits: HTML = type == "date" ? " min=\"\(range.0)\" max=\"\(range.1)\"" : " maxlength=\"100\""
-        return Fragments.inputField(name, prefix: "closure", type: type, label: label, value: values[name] ?? "",
-                                    required: required, hint: hint, error: errors[name], extra: limits)
+        Fragments.dayFormField(name, prefix: "closure", type: type, label: label, required: required, hint: hint,
+                               values: values, errors: errors, range: range)
     }
 
     public func render(in frame: Frame) -> HTML {

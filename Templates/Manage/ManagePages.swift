@@ -858,9 +858,8 @@ public struct StoreHoursPage: Page {
     }
 
     private func closureField(_ name: String, label: String, type: String, required: Bool, hint: String? = nil) -> HTML {
-        let limits: HTML = type == "date" ? " min=\"\(closureRange.0)\" max=\"\(closureRange.1)\"" : " maxlength=\"100\""
-        return Fragments.inputField(name, prefix: "closure", type: type, label: label, value: newClosure.values[name] ?? "",
-                                    required: required, hint: hint, error: newClosure.errors[name], extra: limits)
+        Fragments.dayFormField(name, prefix: "closure", type: type, label: label, required: required, hint: hint,
+                               values: newClosure.values, errors: newClosure.errors, range: closureRange)
     }
 
     private func specialSection(_ frame: Frame) -> HTML {
@@ -894,12 +893,11 @@ public struct StoreHoursPage: Page {
             <form method="post" action="\(Paths.manageStoreSpecialHours(storeId))" class="stack panel">
               \(frame.csrfField)
               <input type="hidden" name="action" value="set">
-              \(Fragments.inputField("date", prefix: "special", type: "date", label: tr("hours.date"), value: values["date"] ?? "",
-                                     required: true, error: errors["date"],
-                                     extra: " min=\"\(closureRange.0)\" max=\"\(closureRange.1)\""))
+              \(Fragments.dayFormField("date", prefix: "special", type: "date", label: tr("hours.date"), required: true,
+                                       values: values, errors: errors, range: closureRange))
               \(Fragments.openingFields(prefix: "special", values: values, error: errors["hours"]))
-              \(Fragments.inputField("reason", prefix: "special", type: "text", label: tr("hours.reason"), value: values["reason"] ?? "",
-                                     required: false, hint: tr("hours.reasonHint"), error: errors["reason"], extra: " maxlength=\"100\""))
+              \(Fragments.dayFormField("reason", prefix: "special", type: "text", label: tr("hours.reason"), required: false,
+                                       hint: tr("hours.reasonHint"), values: values, errors: errors, range: closureRange))
               <button type="submit">\(tr("special.submit"))</button>
             </form>
             """

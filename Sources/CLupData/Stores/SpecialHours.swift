@@ -104,14 +104,8 @@ extension Stores {
     /// Gives each of `storeIds` (nil: every store) its weekday's hours back on local day `day`
     /// where it kept special hours for `reason`; returns how many did.
     public func clearSpecialHours(storeIds: [StoreID]?, day: Int, reason: String, userId: UserID?, now: Date) throws -> Int {
-        let keeping = try database.reading { transaction in
-            try transaction.column("""
-                SELECT DISTINCT storeId FROM specialHours WHERE day = \(day) AND reason = \(reason) ORDER BY storeId
-                """, as: StoreID.self).compactMap { $0 }
-        }
-        let chosen = storeIds.map(Set.init)
-        return try keeping.filter { chosen?.contains($0) ?? true }.reduce(0) { count, storeId in
-            count + (try clearSpecialHours(storeId: storeId, day: day, userId: userId, now: now) ? 1 : 0)
+        try count(storesIn: "specialHours", day: day, reason: reason, among: storeIds) { storeId in
+            try clearSpecialHours(storeId: storeId, day: day, userId: userId, now: now)
         }
     }
 

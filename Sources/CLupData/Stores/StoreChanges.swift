@@ -288,14 +288,25 @@ extension Stores {
     /// Opens each of `storeIds` (nil: every store) again on local day `day` where it was
     /// closed for `reason`; returns how many were.
     public func reopenDays(storeIds: [StoreID]?, day: Int, reason: String, userId: UserID?, now: Date) throws -> Int {
-        let closed = try database.reading { transaction in
+        try count(storesIn: "storeClosure", day: day, reason: reason, among: storeIds) { storeId in
+            try reopenDay(storeId: storeId, day: day, userId: userId, now: now)
+        }
+    }
+
+    /// Runs `change` for each store with a row in `table` (storeClosure or specialHours) on
+    /// local day `day` for `reason`, among `storeIds` (nil: any), each in its own transaction;
+    /// returns how many it changed.
+    func count(storesIn table: String, day: Int, reason: String, among storeIds: [StoreID]?,
+               _ change: (StoreID) throws -> Bool) throws -> Int
+    {
+        let named = try database.reading { transaction in
             try transaction.column("""
-                SELECT storeId FROM storeClosure WHERE day = \(day) AND reason = \(reason) ORDER BY storeId
+                SELECT DISTINCT storeId FROM \(unescaped: table) WHERE day = \(day) AND reason = \(reason) ORDER BY storeId
                 """, as: StoreID.self).compactMap { $0 }
         }
         let chosen = storeIds.map(Set.init)
-        return try closed.filter { chosen?.contains($0) ?? true }.reduce(0) { count, storeId in
-            count + (try reopenDay(storeId: storeId, day: day, userId: userId, now: now) ? 1 : 0)
+        return try named.filter { chosen?.contains($0) ?? true }.reduce(0) { count, storeId in
+            count + (try change(storeId) ? 1 : 0)
         }
     }
 
