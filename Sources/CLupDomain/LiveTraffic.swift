@@ -53,6 +53,17 @@ public struct LiveTraffic: Sendable {
         return pool.places(settings) - taken >= people
     }
 
+    /// People booked in `slot`: the bookings that start within it.
+    public func peopleBooked(in slot: Slot) -> Int {
+        live.reduce(0) { total, reservation in
+            if case .booked(let start) = reservation.state, start >= slot.start, start < slot.end {
+                total + reservation.people
+            } else {
+                total
+            }
+        }
+    }
+
     /// Everyone inside, walk-ins and online customers alike.
     public var peopleInside: Int {
         live.reduce(0) { total, reservation in

@@ -399,6 +399,23 @@ struct ReservationsTests {
         #expect(try database.reservations.activeReservation(userId: userId)?.reservation.id == old.id)
     }
 
+    @Test("a booking replaced by a larger party in the same slot counts its own places as freed")
+    func replacedBookingFreesItsPlaces() throws {
+        try created(try reserve(try customer("b@example.org").id, at: duomo, kind: .booking, slot: at(14)))
+        let (_, userId) = try customer("ada@example.org")
+        let old = try created(try reserve(userId, at: duomo, kind: .booking, slot: at(14)))
+        // The slot holds 2: the other customer's place and this one's, given back for two.
+        guard case .slotFull = try reserve(userId, at: duomo, kind: .booking, people: 2, slot: at(14), replacing: true) else {
+            Issue.record("three people were booked in a slot of two")
+            return
+        }
+        #expect(try database.reservations.activeReservation(userId: userId)?.reservation.id == old.id)
+        let solo = try created(try reserve(userId, at: duomo, kind: .booking, slot: at(14), replacing: true))
+        #expect(solo.id != old.id && solo.status == .booked && solo.slotStart == at(14))
+        let slot = Slot(start: at(14), end: at(14) + Double(duomo.slotMinutes) * 60)
+        #expect(try database.reservations.bookedPeople(storeId: try require(duomo.id), in: slot) == 2)
+    }
+
     // MARK: Tickets and my reservations
 
     @Test("cancelling: only the owner's active reservation; anyone else's id is a 404")

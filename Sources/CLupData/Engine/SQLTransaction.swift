@@ -49,8 +49,10 @@ protocol SQLTransaction {
     /// version's (`FOR UPDATE`) until the transaction ends — the writes of one store queue
     /// behind each other, those of different stores run side by side — and reads it from the
     /// board if the board holds the store as committed at that version, from its rows
-    /// otherwise, once per transaction.
-    func lockStore(_ id: StoreID) throws -> StoreBoard.Definition?
+    /// otherwise, once per transaction. `statements`, read under the lock, go with it: in the
+    /// same round trip on PostgreSQL.
+    func lockStore(_ id: StoreID, alongWith statements: [SQL]) throws
+        -> (definition: StoreBoard.Definition?, answers: [[SQLRow]])
 
     /// Takes the customer's row before any store's, where a transaction will lock stores for
     /// them (a reservation replaced at another store): PostgreSQL's workers then always lock
@@ -73,15 +75,34 @@ protocol SQLTransaction {
     /// Sets aside `count` reservation ids that the table will never give a reservation by
     /// itself, for a kiosk's block of tickets printed offline; returns the first. SQLite moves
     /// its `sqlite_sequence` past them; PostgreSQL its sequence, with the table locked against
-    /// inserts meanwhile so no other store's reservation takes an id inside the block.
+    /// inserts meanwhile and the ids taken before their insert held off (`newReservationIdSQL`),
+    /// so no other store's reservation takes an id inside the block.
     func setAsideReservationIds(_ count: Int) throws -> ReservationID
 
     /// Keeps every other transaction from writing `tables` until this one ends (a rebuild of
     /// what they hold): PostgreSQL locks them; SQLite's one writer does already.
     func lockTables(_ tables: [String]) throws
+
+    /// The reservations this transaction has inserted, as they now are (`OwnReservations`).
+    var own: OwnReservations { get }
+
+    /// `date` as a read of it back from a row gives it: SQLite keeps text to the millisecond,
+    /// PostgreSQL whole microseconds.
+    func asStored(_ date: Date) -> Date
+
+    /// A statement whose one value is a new reservation's id, read with what is read before its
+    /// INSERT (`ReservationReads`), so that the INSERT need not be waited for
+    /// (`AppDatabase.insert(taking:_:_:)`): PostgreSQL's sequence. Nil on SQLite, where an
+    /// INSERT costs no round trip.
+    var newReservationIdSQL: SQL? { get }
 }
 
 extension SQLTransaction {
+    /// Store `id` under its lock (`lockStore(_:alongWith:)`), or nil if there is no such store.
+    func lockStore(_ id: StoreID) throws -> StoreBoard.Definition? {
+        try lockStore(id, alongWith: []).definition
+    }
+
     /// The first row `sql` returns, or nil.
     func row(_ sql: SQL) throws -> SQLRow? {
         try rows(sql).first
@@ -119,6 +140,7 @@ extension SQLTransaction {
 struct SQLiteTransaction: SQLTransaction {
     let db: Database
     var database: AppDatabase? = nil
+    let own = OwnReservations()
 
     func execute(_ sql: SQL) throws -> Int {
         let (text, arguments) = sql.sqlite
@@ -165,8 +187,16 @@ struct SQLiteTransaction: SQLTransaction {
     func changed(loadOf storeId: StoreID) {}
     func lockCustomer(_ id: UserID) throws {}
 
-    func lockStore(_ id: StoreID) throws -> StoreBoard.Definition? {
-        try board.transactionDefinition(storeId: id, db)
+    func asStored(_ date: Date) -> Date {
+        Date.fromDatabaseValue(date.databaseText.databaseValue) ?? date
+    }
+
+    var newReservationIdSQL: SQL? { nil }
+
+    func lockStore(_ id: StoreID, alongWith statements: [SQL]) throws
+        -> (definition: StoreBoard.Definition?, answers: [[SQLRow]])
+    {
+        (try board.transactionDefinition(storeId: id, db), try rows(of: statements))
     }
 
     func traffic(storeId: StoreID, now: Date) throws -> LiveTraffic {
@@ -227,6 +257,23 @@ struct PostgresStatements: SQLTransaction {
     }
 
     func changedCredentials() { transaction.changedCredentials() }
+    var own: OwnReservations { transaction.own }
+
+    func asStored(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: PostgresParameter.epoch + Double(PostgresParameter.microseconds(date)) / 1_000_000)
+    }
+
+    /// Taken under a shared hold of `idLock`, until the transaction ends: a kiosk's block of
+    /// ids (`setAsideReservationIds`) is set aside under its exclusive hold, and no id taken
+    /// meanwhile can fall inside the block (the INSERT that took its id from the table's
+    /// default waited for the table's lock instead).
+    var newReservationIdSQL: SQL? {
+        "SELECT nextval('reservation_id_seq') FROM pg_advisory_xact_lock_shared(\(Self.idLock))"
+    }
+
+    /// The advisory lock that keeps ids taken before their INSERT out of a kiosk's block.
+    static let idLock: Int64 = 7_311_005
+
     func changed(store id: StoreID) { transaction.changed(store: id) }
     func changed(reservation id: ReservationID, of storeId: StoreID) { transaction.changed(reservation: id, of: storeId) }
     func changed(loadOf storeId: StoreID) { transaction.changed(loadOf: storeId) }
@@ -234,12 +281,14 @@ struct PostgresStatements: SQLTransaction {
     /// Locks the store's row and its version's (`storeVersion`) in one statement, and reads
     /// the store from the board if the board holds it as committed at that version, from its
     /// rows otherwise.
-    func lockStore(_ id: StoreID) throws -> StoreBoard.Definition? {
-        if let locked = transaction.lockedStore(id) { return locked }
-        guard let version = try value("""
+    func lockStore(_ id: StoreID, alongWith statements: [SQL]) throws
+        -> (definition: StoreBoard.Definition?, answers: [[SQLRow]])
+    {
+        if let locked = transaction.lockedStore(id) { return (locked, try rows(of: statements)) }
+        var answers = try rows(of: ["""
             SELECT v.version FROM store s JOIN storeVersion v ON v.storeId = s.id WHERE s.id = \(id) FOR UPDATE
-            """, as: Int64.self)
-        else { return nil }
+            """] + statements)
+        guard let version = try answers.removeFirst().first?.value(0, as: Int64.self) else { return (nil, answers) }
         let definition: StoreBoard.Definition
         var known = transaction.board?.entry(id, exactAt: version)
         if known == nil, let board = transaction.board {
@@ -254,15 +303,15 @@ struct PostgresStatements: SQLTransaction {
             // The store and its live rows in one round trip, given to the board: the next
             // transaction on the store, and this one's `traffic`, find it there.
             let details = AppDatabase.storeDetailsStatements(id)
-            let answers = try rows(of: details + Self.liveStatements(id))
-            guard let read = try AppDatabase.storeDetails(from: answers.prefix(details.count)).first else { return nil }
+            let store = try rows(of: details + Self.liveStatements(id))
+            guard let read = try AppDatabase.storeDetails(from: store.prefix(details.count)).first else { return (nil, answers) }
             definition = StoreBoard.Definition(read)
             if !transaction.hasChanged(id) {
-                transaction.board?.install(try Self.entry(definition, from: answers.dropFirst(details.count)), at: version)
+                transaction.board?.install(try Self.entry(definition, from: store.dropFirst(details.count)), at: version)
             }
         }
         transaction.remember(locked: definition, at: version)
-        return definition
+        return (definition, answers)
     }
 
     /// The statements that read a store's learned sums and every reservation of it not ended.
@@ -326,9 +375,11 @@ struct PostgresStatements: SQLTransaction {
     private func withOwnChanges(_ entry: inout StoreBoard.Entry) throws {
         let ids = transaction.changedReservations(of: entry.id)
         if !ids.isEmpty {
-            var found: [LiveReservation] = []
-            for row in try rows("""
-                SELECT \(unescaped: AppDatabase.liveColumns) FROM reservation WHERE id \(PostgresEngine.among(ids.map(\.rawValue)))
+            // Those this transaction inserted are known as they now are; the rest are read.
+            var found = ids.compactMap { own[$0]?.live }
+            let unknown = ids.filter { own[$0] == nil }
+            for row in unknown.isEmpty ? [] : try rows("""
+                SELECT \(unescaped: AppDatabase.liveColumns) FROM reservation WHERE id \(PostgresEngine.among(unknown.map(\.rawValue)))
                 """)
             {
                 if let live = try AppDatabase.live(row) { found.append(live) }
@@ -355,6 +406,9 @@ struct PostgresStatements: SQLTransaction {
     }
 
     func setAsideReservationIds(_ count: Int) throws -> ReservationID {
+        // The ids' hold first: a transaction holding it shared goes on to its INSERT, which
+        // the table's lock would keep waiting.
+        try execute("SELECT pg_advisory_xact_lock(\(Self.idLock))")
         try execute("LOCK TABLE reservation IN SHARE ROW EXCLUSIVE MODE")
         let last = try value("""
             SELECT GREATEST((SELECT last_value FROM reservation_id_seq), COALESCE((SELECT MAX(id) FROM reservation), 0))

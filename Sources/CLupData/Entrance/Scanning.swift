@@ -297,7 +297,7 @@ extension Doors {
         for work in database.board.queueWork(now: now) {
             called += try database.transaction { transaction in
                 guard try transaction.lockStore(work.storeId) != nil else { return 0 }
-                for id in work.sendOff { try AppDatabase.sendOff(id, now: now, transaction) }
+                for id in work.sendOff { try AppDatabase.sendOff(id, of: work.storeId, now: now, transaction) }
                 return try AppDatabase.advanceQueue(storeId: work.storeId, now: now, transaction).call.count
             }
         }
@@ -319,10 +319,21 @@ extension Doors {
     {
         precondition(staff != nil || !priority, "priority tickets are issued by staff")
         return try database.transaction { transaction in
-            guard let details = try transaction.lockStore(storeId), !details.isRetired else { return .noSuchStore }
-            if let requestKey, let earlier = try Reservation.walkIn(storeId: storeId, requestKey: requestKey, transaction) {
-                return .alreadyIssued(earlier)
+            // What the ticket reads is read with the store's lock, in the same round trip on
+            // PostgreSQL: the ticket its form printed already, the day's next number (the day
+            // as the board's store has it; read again should the store locked have another),
+            // and its id.
+            let expectedDay = database.board.entry(storeId)?.definition.openingHours.businessDay(at: now)
+            let reads = expectedDay.map { WalkInReads(storeId: storeId, requestKey: requestKey, day: $0, transaction) }
+            let (locked, answers) = try transaction.lockStore(storeId, alongWith: reads?.statements ?? [])
+            guard let details = locked, !details.isRetired else { return .noSuchStore }
+            let day = details.openingHours.businessDay(at: now)
+            let read = if let reads, reads.day == day {
+                try reads.read(answers)
+            } else {
+                try WalkInReads(storeId: storeId, requestKey: requestKey, day: day, transaction).read(transaction)
             }
+            if let earlier = read.earlier { return .alreadyIssued(earlier) }
             let settings = details.store.settings
             guard settings.walkInPlaces > 0 else { return .noWalkInPlaces }
             guard settings.priority.isOn || !priority else { return .noPriorityLane }
@@ -331,10 +342,9 @@ extension Doors {
                 people: people, residence: Double(residenceMinutes) * 60, priority: priority, settings: settings,
                 hours: details.openingHours, now: now, pool: .walkIn)
             guard case .accepted(_, let expectedEntry) = decision else { return .refused(decision) }
-            let day = details.openingHours.businessDay(at: now)
-            let ticket = try AppDatabase.insert(NewReservation(
+            let ticket = try AppDatabase.insert(taking: read.id, NewReservation(
                 storeId: storeId, userId: nil, kind: .lineUp, walkIn: true, day: day,
-                number: try AppDatabase.nextNumber(storeId: storeId, day: day, transaction), people: people,
+                number: read.number, people: people,
                 residenceMinutes: residenceMinutes, status: .waiting, createdAt: now, requestKey: requestKey,
                 expectedEntry: expectedEntry, priority: priority, queuePosition: before), transaction)
             if let staff {
@@ -343,7 +353,7 @@ extension Doors {
                                                  transaction)
             }
             try AppDatabase.advanceQueue(storeId: storeId, now: now, transaction)
-            let issued = try Reservation.find(ticket.id, transaction) ?? ticket
+            let issued = try AppDatabase.reservationAsNow(ticket.id, transaction) ?? ticket
             // Kept only for a ticket that waits: one called at once is in the holder's hand.
             if let contact, issued.status == .waiting {
                 try transaction.execute("""
@@ -400,4 +410,36 @@ public struct Doors: Sendable {
 extension AppDatabase {
     /// Scans, walk-in tickets and the door console.
     public var doors: Doors { Doors(database: self) }
+}
+
+/// What issuing a walk-in's ticket reads beside its store: the ticket its form printed already
+/// (a form sent twice prints one ticket), the day's next number, and on PostgreSQL the
+/// ticket's id (`SQLTransaction.newReservationIdSQL`).
+private struct WalkInReads {
+    let storeId: StoreID
+    let requestKey: String?
+    let day: Int
+    let idSQL: SQL?
+
+    init(storeId: StoreID, requestKey: String?, day: Int, _ transaction: some SQLTransaction) {
+        (self.storeId, self.requestKey, self.day, idSQL) = (storeId, requestKey, day, transaction.newReservationIdSQL)
+    }
+
+    var statements: [SQL] {
+        [AppDatabase.nextNumberSQL(storeId: storeId, day: day)]
+            + (requestKey.map { [Reservation.walkInSQL(storeId: storeId, requestKey: $0)] } ?? [])
+            + (idSQL.map { [$0] } ?? [])
+    }
+
+    func read(_ transaction: some SQLTransaction) throws -> (earlier: Reservation?, number: Int, id: ReservationID?) {
+        try read(transaction.rows(of: statements))
+    }
+
+    func read(_ answers: [[SQLRow]]) throws -> (earlier: Reservation?, number: Int, id: ReservationID?) {
+        var answers = answers.makeIterator()
+        let number = try answers.next()?.first?.value(0, as: Int.self) ?? 1
+        let earlier = try requestKey == nil ? nil : answers.next()?.first.map(Reservation.init(columnsOf:))
+        let id = try idSQL == nil ? nil : answers.next()?.first?.value(0, as: ReservationID.self)
+        return (earlier, number, id)
+    }
 }

@@ -402,8 +402,12 @@ struct PostgresParameter {
 
     /// A `timestamptz`: microseconds since PostgreSQL's epoch (truncated, as the server keeps it).
     init(_ value: Date) {
-        let microseconds = Int64((value.timeIntervalSince1970 - Self.epoch) * 1_000_000)
-        self.init(type: Self.timestamptz, bytes: withUnsafeBytes(of: microseconds.bigEndian, Array.init))
+        self.init(type: Self.timestamptz, bytes: withUnsafeBytes(of: Self.microseconds(value).bigEndian, Array.init))
+    }
+
+    /// `date` as a `timestamptz` keeps it: whole microseconds since PostgreSQL's epoch, truncated.
+    static func microseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 - epoch) * 1_000_000)
     }
 
     /// NULL, typed as a value of `type` would be.

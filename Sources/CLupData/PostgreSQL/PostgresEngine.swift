@@ -140,7 +140,7 @@ final class PostgresEngine: Sendable {
                 let result = try work(transaction)
                 // The rows changed, read back, the notice and the COMMIT go in one round trip.
                 let changes = transaction.changes
-                let readBack = try ReadBack(changes, in: transaction)
+                let readBack = try ReadBack(changes, in: transaction, own: transaction.own)
                 let announcement = announcement(of: changes)
                 inFlight = transaction.versionsAfterCommit
                 board.commitsInFlight.expect(inFlight)
@@ -257,12 +257,16 @@ final class PostgresEngine: Sendable {
     /// inside the writing transaction, just before its commit (nobody else can change them
     /// before it), or after another worker's, in a snapshot. The stores are read at once (a
     /// store's edit is rare); the rest are `statements`, sent with others in one round trip.
+    /// The reservations the writing transaction inserted it knows as they are (`own`).
     private struct ReadBack {
         let changes: PostgresTransaction.Changes
         private var stores: [StoreDetails] = []
+        /// Reservations known without reading them: (live or nil once ended, customer).
+        private var known: [ReservationID: (live: LiveReservation?, userId: UserID?)] = [:]
+        private var readsReservations = false
         let statements: [SQL]
 
-        init(_ changes: PostgresTransaction.Changes, in transaction: PostgresTransaction) throws {
+        init(_ changes: PostgresTransaction.Changes, in transaction: PostgresTransaction, own: OwnReservations? = nil) throws {
             self.changes = changes
             guard !changes.everything else {
                 statements = []
@@ -270,12 +274,21 @@ final class PostgresEngine: Sendable {
             }
             stores = try changes.stores.sorted().flatMap { try AppDatabase.storeDetails($0, transaction.statements) }
             var statements: [SQL] = []
-            if !changes.reservations.isEmpty {
+            var unknown: [Int64] = []
+            for id in changes.reservations.keys {
+                if let row = own?[id] {
+                    known[id] = (row.live, row.reservation.userId)
+                } else {
+                    unknown.append(id.rawValue)
+                }
+            }
+            if !unknown.isEmpty {
                 // userId after the live columns, which `live` reads by position.
                 statements.append("""
                     SELECT \(unescaped: AppDatabase.liveColumns), userId FROM reservation
-                    WHERE id \(PostgresEngine.among(changes.reservations.keys.map(\.rawValue).sorted()))
+                    WHERE id \(PostgresEngine.among(unknown.sorted()))
                     """)
+                readsReservations = true
             }
             for storeId in changes.loads.sorted() {
                 statements.append("SELECT * FROM storeLoad WHERE storeId = \(storeId)")
@@ -283,7 +296,7 @@ final class PostgresEngine: Sendable {
             self.statements = statements
         }
 
-        var isEmpty: Bool { changes.everything || (changes.stores.isEmpty && statements.isEmpty) }
+        var isEmpty: Bool { changes.everything || (changes.stores.isEmpty && statements.isEmpty && known.isEmpty) }
 
         /// The changes, from `answers`, the rows each of `statements` returned; nil if they
         /// name nothing.
@@ -294,7 +307,11 @@ final class PostgresEngine: Sendable {
             var answers = answers.makeIterator()
             if !changes.reservations.isEmpty {
                 var found: [ReservationID: LiveReservation?] = [:]
-                for row in answers.next() ?? [] {
+                for (id, row) in known {
+                    found[id] = .some(row.live)
+                    if let userId = row.userId { read.customers?.insert(userId) }
+                }
+                for row in readsReservations ? answers.next() ?? [] : [] {
                     let row = SQLRow(row)
                     found[try row.decode(0)] = .some(try AppDatabase.live(row))
                     if let userId = try row.value(18, as: UserID.self) { read.customers?.insert(userId) }
@@ -399,9 +416,13 @@ struct PostgresTransaction {
         var changes = Changes()
         /// The stores this transaction has locked, as read under the lock, with their version.
         var locked: [StoreID: (definition: StoreBoard.Definition, version: Int64)] = [:]
+        let own = OwnReservations()
     }
 
     var changes: Changes { state.changes }
+
+    /// The reservations this transaction has inserted, as they now are.
+    var own: OwnReservations { state.own }
 
     /// Notes that the transaction changed store `id`'s row, hours, closures or departments
     /// (what it read of the store under its lock is read again at the next `lockStore`).

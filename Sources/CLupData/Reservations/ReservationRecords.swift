@@ -111,6 +111,9 @@ struct NewReservation: Codable, Sendable, PersistableRecord {
     /// A priority ticket, and where it was placed (`Reservation.queuePosition`).
     var priority = false
     var queuePosition: ReservationID? = nil
+    /// A booking confirmed, and reminded of, as it is made (`Reservation.confirmedAt`).
+    var confirmedAt: Date? = nil
+    var remindedAt: Date? = nil
 
     static let databaseTableName = Reservation.databaseTableName
 }

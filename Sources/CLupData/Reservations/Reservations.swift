@@ -52,6 +52,19 @@ extension ReservationRequest {
         return TravelMode.travel(mode: travelMode, metres: travelMetres)
     }
 
+    /// For a booking, the store's verdict on its slot, checked first from the store alone;
+    /// the slot if it may be booked; and the day whose ticket numbers the reservation takes:
+    /// its slot's, or today's.
+    func slotAndDay(at store: StoreBoard.Definition, now: Date) -> (verdict: SlotCalendar.Verdict?, slot: Slot?, day: Int) {
+        let verdict = kind == .booking
+            ? slotStart.map { store.slotCalendar.verdict(start: $0, residence: Double(residenceMinutes) * 60, now: now) }
+                ?? .notASlot
+            : nil
+        var slot: Slot?
+        if case .bookable(let bookable)? = verdict { slot = bookable }
+        return (verdict, slot, store.openingHours.businessDay(at: slot?.start ?? now))
+    }
+
     /// Whether the line-up is given a priority place: asked for, at a store that lets its
     /// customers ask online.
     func grantsPriority(_ settings: StoreSettings) -> Bool {
@@ -202,28 +215,67 @@ extension AppDatabase {
     }
 
     /// Inserts a reservation and returns it with its id: the one given (a ticket printed
-    /// offline, whose id was kept for it), else the one the database gives it.
+    /// offline, whose id was kept for it), else the one the database gives it. The rest of
+    /// the transaction finds it in `SQLTransaction.own`.
     static func insert(_ new: NewReservation, id: ReservationID? = nil, _ transaction: some SQLTransaction) throws
         -> Reservation
     {
+        let statement = insertSQL(new, id: id)
+        guard let reservation = try Reservation.all(statement + " RETURNING \(unescaped: Reservation.columnList)",
+                                                    transaction).first
+        else { preconditionFailure("INSERT … RETURNING returned no row") }
+        return remember(reservation, new, transaction)
+    }
+
+    /// Inserts a reservation with `id`, an id the engine gave before (`ReservationReads.id`):
+    /// the row is known as it will be read without reading it back, and the INSERT goes with
+    /// the transaction's next statement (on PostgreSQL, a round trip fewer; a refusal fails
+    /// the transaction there). Without an id, `insert(_:id:_:)`.
+    static func insert(taking id: ReservationID?, _ new: NewReservation, _ transaction: some SQLTransaction) throws
+        -> Reservation
+    {
+        guard let id else { return try insert(new, transaction) }
+        try transaction.executeLater(insertSQL(new, id: id))
+        let stored = transaction.asStored
+        return remember(Reservation(
+            id: id, storeId: new.storeId, userId: new.userId, kind: new.kind, walkIn: new.walkIn, day: new.day,
+            number: new.number, people: new.people, residenceMinutes: new.residenceMinutes, travelMode: new.travelMode,
+            slotStart: new.slotStart.map(stored), status: new.status, createdAt: stored(new.createdAt.toTheMillisecond),
+            requestKey: new.requestKey, travelMetres: new.travelMetres, remindedAt: new.remindedAt.map(stored),
+            confirmedAt: new.confirmedAt.map(stored), priority: new.priority, queuePosition: new.queuePosition),
+            new, transaction)
+    }
+
+    /// The INSERT of `new`, with `id` or the one the table gives. Its times are stored to the
+    /// millisecond, as its changes of status are: what is counted of it is what is kept.
+    private static func insertSQL(_ new: NewReservation, id: ReservationID?) -> SQL {
+        let createdAt = new.createdAt.toTheMillisecond
+        let expectedEntry = new.expectedEntry?.toTheMillisecond
         let values: SQL = """
             \(new.storeId), \(new.userId), \(new.kind.rawValue), \(new.walkIn), \(new.day), \(new.number), \(new.people),
-            \(new.residenceMinutes), \(new.travelMode?.rawValue), \(new.slotStart), \(new.status.rawValue), \(new.createdAt),
-            \(new.requestKey), \(new.travelMetres), \(new.expectedEntry), \(new.pace), \(new.priority), \(new.queuePosition)
+            \(new.residenceMinutes), \(new.travelMode?.rawValue), \(new.slotStart), \(new.status.rawValue), \(createdAt),
+            \(new.requestKey), \(new.travelMetres), \(expectedEntry), \(new.pace), \(new.priority), \(new.queuePosition),
+            \(new.confirmedAt), \(new.remindedAt)
             """
         let columns = """
             storeId, userId, kind, walkIn, day, number, people, residenceMinutes, travelMode, slotStart, status, createdAt,
-            requestKey, travelMetres, expectedEntry, pace, priority, queuePosition
+            requestKey, travelMetres, expectedEntry, pace, priority, queuePosition, confirmedAt, remindedAt
             """
-        let statement: SQL = if let id {
+        return if let id {
             "INSERT INTO reservation (id, \(unescaped: columns)) VALUES (\(id), \(values))"
         } else {
             "INSERT INTO reservation (\(unescaped: columns)) VALUES (\(values))"
         }
-        guard let reservation = try Reservation.all(statement + " RETURNING \(unescaped: Reservation.columnList)",
-                                                    transaction).first
-        else { preconditionFailure("INSERT … RETURNING returned no row") }
+    }
+
+    /// Notes `reservation`, just inserted as `new`, as changed and as the transaction's own.
+    private static func remember(_ reservation: Reservation, _ new: NewReservation, _ transaction: some SQLTransaction)
+        -> Reservation
+    {
         transaction.changed(reservation: reservation.id, of: new.storeId)
+        transaction.own[reservation.id] = OwnReservations.Row(
+            reservation: reservation, pace: new.pace,
+            expectedEntry: new.expectedEntry.map { transaction.asStored($0.toTheMillisecond) })
         return reservation
     }
 }
@@ -263,20 +315,23 @@ extension Reservations {
                 // PostgreSQL workers, are taken one after the other, and the second sees the
                 // first's reservation.
                 try transaction.lockCustomer(request.userId)
-                guard let details = try transaction.lockStore(request.storeId), !details.isRetired else { return .noSuchStore }
+                // What the checks read is read with the store's lock, in the same round trip on
+                // PostgreSQL, for the slot and day the store as the board has it gives; read
+                // again should the store locked give others.
+                let declared = Double(request.residenceMinutes) * 60
+                let expected = database.board.entry(request.storeId).map { request.slotAndDay(at: $0.definition, now: now) }
+                    .map { ReservationReads.Query(userId: request.userId, storeId: request.storeId, day: $0.day, slot: $0.slot,
+                                                  transaction) }
+                let (locked, answers) = try transaction.lockStore(request.storeId, alongWith: expected?.statements ?? [])
+                guard let details = locked, !details.isRetired else { return .noSuchStore }
                 let store = details.store
-                // A booking's slot is checked first, from the store alone: its day is the day
-                // whose ticket numbers it takes. What the checks read is read together.
-                let verdict = request.kind == .booking
-                    ? request.slotStart.map {
-                        details.slotCalendar.verdict(start: $0, residence: Double(request.residenceMinutes) * 60, now: now)
-                    } ?? .notASlot
-                    : nil
-                var slot: Slot?
-                if case .bookable(let bookable)? = verdict { slot = bookable }
-                let day = details.openingHours.businessDay(at: slot?.start ?? now)
-                let reads = try ReservationReads(userId: request.userId, storeId: request.storeId, day: day,
-                                                 declared: Double(request.residenceMinutes) * 60, transaction)
+                let (verdict, slot, day) = request.slotAndDay(at: details, now: now)
+                let reads = if let expected, expected.slot == slot, expected.day == day {
+                    try ReservationReads(expected, answers: answers, declared: declared)
+                } else {
+                    try ReservationReads(ReservationReads.Query(userId: request.userId, storeId: request.storeId, day: day,
+                                                                slot: slot, transaction), declared: declared, transaction)
+                }
                 let active = reads.active
                 if let active, active.requestKey == request.requestKey { return .alreadyMade(active) }
                 if let retryAt = reads.retryAt(now: now) { return .tooMany(retryAt: retryAt) }
@@ -289,7 +344,7 @@ extension Reservations {
                 case .lineUp:
                     let traffic = try transaction.traffic(storeId: request.storeId, now: now)
                     let (decision, before) = traffic.lineUpDecision(
-                        people: request.people, residence: Double(request.residenceMinutes) * 60, priority: priority,
+                        people: request.people, residence: declared, priority: priority,
                         travel: request.travel, settings: store.settings, hours: details.openingHours, now: now,
                         pool: .online)
                     guard case .accepted(_, let entry) = decision else { throw Refusal.lineUp(decision) }
@@ -310,13 +365,13 @@ extension Reservations {
                 }
                 if let slot {
                     // Places the slot's waiting list could take are the list's (`WaitingList`).
-                    let booked = try AppDatabase.bookedPeople(storeId: request.storeId, in: [slot], transaction)
-                    let listed = try AppDatabase.waitlist(storeId: request.storeId, slotStart: slot.start, transaction)
-                    guard WaitingList.canBook(people: request.people, capacity: store.slotCapacity,
-                                              booked: booked[slot.start] ?? 0, entries: listed.map(\.rule))
+                    // The bookings are the store's, under its lock, with a replaced one cancelled.
+                    let booked = try transaction.traffic(storeId: request.storeId, now: now).peopleBooked(in: slot)
+                    guard WaitingList.canBook(people: request.people, capacity: store.slotCapacity, booked: booked,
+                                              entries: reads.waitlist.map(\.rule))
                     else { throw Refusal.slotFull }
                 }
-                let reservation = try AppDatabase.insert(NewReservation(
+                let reservation = try AppDatabase.insert(taking: reads.id, NewReservation(
                     storeId: request.storeId, userId: request.userId, kind: request.kind, walkIn: false, day: day,
                     number: reads.number, people: request.people, residenceMinutes: request.residenceMinutes,
                     travelMode: request.kind == .lineUp ? request.travelMode : nil,
@@ -325,18 +380,18 @@ extension Reservations {
                     requestKey: request.requestKey, travelMetres: request.kind == .lineUp ? request.travelMetres : nil,
                     expectedEntry: expectedEntry,
                     pace: reads.pace,
-                    priority: priority, queuePosition: position), transaction)
+                    priority: priority, queuePosition: position,
+                    // A booking made too close to its slot for a reminder to make sense counts as
+                    // confirmed: the customer has just chosen it.
+                    confirmedAt: slot.flatMap {
+                        $0.start.timeIntervalSince(now) < BookingReminder.lead + BookingReminder.lateBookingMargin ? now : nil
+                    }), transaction)
                 for departmentId in request.departmentIds {
                     try transaction.execute("""
                         INSERT INTO reservationDepartment (reservationId, departmentId)
                         SELECT \(reservation.id), id FROM department WHERE id = \(departmentId) AND storeId = \(request.storeId)
                         ON CONFLICT DO NOTHING
                         """)
-                }
-                // A booking made too close to its slot for a reminder to make sense counts as
-                // confirmed: the customer has just chosen it.
-                if let slot, slot.start.timeIntervalSince(now) < BookingReminder.lead + BookingReminder.lateBookingMargin {
-                    try transaction.execute("UPDATE reservation SET confirmedAt = \(now) WHERE id = \(reservation.id)")
                 }
                 // A queue with free places calls a new line-up at once; a replaced
                 // reservation's places go to the next in its store's queue. A booking alone
@@ -345,7 +400,7 @@ extension Reservations {
                 if request.kind == .lineUp { queuesToAdvance.insert(request.storeId) }
                 if let active { queuesToAdvance.insert(active.storeId) }
                 for storeId in queuesToAdvance.sorted() { try AppDatabase.advanceQueue(storeId: storeId, now: now, transaction) }
-                return .created(try Reservation.find(reservation.id, transaction) ?? reservation)
+                return .created(try AppDatabase.reservationAsNow(reservation.id, transaction) ?? reservation)
             }
         } catch let refusal as Refusal {
             // Thrown inside the transaction so that a replaced reservation's cancellation is

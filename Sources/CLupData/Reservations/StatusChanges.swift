@@ -46,10 +46,8 @@ extension Reservation {
     }
 
     /// A walk-in ticket made with `requestKey` at the store, if any.
-    static func walkIn(storeId: StoreID, requestKey: String, _ transaction: some SQLTransaction) throws -> Reservation? {
-        try all("""
-            SELECT \(unescaped: columnList) FROM reservation WHERE storeId = \(storeId) AND requestKey = \(requestKey)
-            """, transaction).first
+    static func walkInSQL(storeId: StoreID, requestKey: String) -> SQL {
+        "SELECT \(unescaped: columnList) FROM reservation WHERE storeId = \(storeId) AND requestKey = \(requestKey)"
     }
 
     /// Sets of statuses a change may start from, spelled as SQL.
@@ -85,16 +83,28 @@ extension Reservation {
             }
         }
 
-        func set(_ time: Date, in facts: inout VisitFacts) {
+        /// Sets the columns of `visit`, a reservation or what is counted of it.
+        func set(_ time: Date, in visit: inout some VisitTimes) {
             switch self {
-            case .calledAt: facts.calledAt = time
-            case .enteredAt: facts.enteredAt = time
-            case .endedAt: facts.endedAt = time
-            case .exitedAndEndedAt: (facts.exitedAt, facts.endedAt) = (time, time)
+            case .calledAt: visit.calledAt = time
+            case .enteredAt: visit.enteredAt = time
+            case .endedAt: visit.endedAt = time
+            case .exitedAndEndedAt: (visit.exitedAt, visit.endedAt) = (time, time)
             }
         }
     }
 }
+
+/// The times a change of status sets (`Reservation.TimeColumns`).
+protocol VisitTimes {
+    var calledAt: Date? { get set }
+    var enteredAt: Date? { get set }
+    var exitedAt: Date? { get set }
+    var endedAt: Date? { get set }
+}
+
+extension Reservation: VisitTimes {}
+extension VisitFacts: VisitTimes {}
 
 extension VisitFacts {
     /// The columns `init(columnsOf:)` reads, after the store's id. Times are read as whole
@@ -136,19 +146,29 @@ extension AppDatabase {
                           id: ReservationID, from: Reservation.StatusSet, insideAfter: Int? = nil,
                           _ transaction: some SQLTransaction) throws -> Bool
     {
-        guard let row = try transaction.row("""
-            SELECT \(VisitFacts.columns) FROM reservation WHERE id = \(id) \(SQL.forUpdate)
-            """)
-        else { return false }
-        let storeId: StoreID = try row.decode(0)
-        let old = try VisitFacts(columnsOf: row)
+        // One this transaction inserted is known as it is, and nobody else can change it.
+        let storeId: StoreID
+        let old: VisitFacts
+        if let own = transaction.own[id] {
+            (storeId, old) = (own.reservation.storeId, own.facts)
+        } else {
+            guard let row = try transaction.row("""
+                SELECT \(VisitFacts.columns) FROM reservation WHERE id = \(id) \(SQL.forUpdate)
+                """)
+            else { return false }
+            (storeId, old) = (try row.decode(0), try VisitFacts(columnsOf: row))
+        }
         guard from.statuses.contains(old.status) else { return false }
         // Stored and counted to the millisecond: a rebuild reads back what was counted.
-        let stored = Date(timeIntervalSince1970: (time.timeIntervalSince1970 * 1000).rounded() / 1000)
+        let stored = time.toTheMillisecond
         try transaction.executeLater("""
             UPDATE reservation SET status = \(status.rawValue), \(columns.assignment(stored)) WHERE id = \(id)
             """)
         transaction.changed(reservation: id, of: storeId)
+        if transaction.own[id] != nil {
+            transaction.own[id]?.reservation.status = status
+            columns.set(transaction.asStored(stored), in: &transaction.own[id]!.reservation)
+        }
         var new = old
         new.status = status
         columns.set(stored, in: &new)
@@ -242,26 +262,30 @@ extension AppDatabase {
         // A walk-in is told only that it is their turn, and only if they left an address.
         let walkIn: SQL = kind == .yourTurn
             ? "OR EXISTS (SELECT 1 FROM walkInContact c WHERE c.reservationId = reservation.id)" : ""
+        // Told to leave only by the change that sent them off (`sendOff`).
+        let sentOff: SQL = kind == .leaveNow ? "AND leftAt = \(now)" : ""
         try transaction.executeLater("""
             INSERT INTO notice (reservationId, kind, reason, createdAt)
             SELECT id, \(kind.rawValue), \(reason?.rawValue), \(now) FROM reservation
-            WHERE id = \(reservationId) AND (userId IS NOT NULL \(walkIn))
+            WHERE id = \(reservationId) AND (userId IS NOT NULL \(walkIn)) \(sentOff)
             ON CONFLICT (reservationId, kind) DO NOTHING
             """)
     }
 
-    /// Tells the customer of waiting ticket `id` to leave for the store, once: their places are
-    /// held from now on. False if it is not waiting, or they were told already.
-    @discardableResult
-    static func sendOff(_ id: ReservationID, now: Date, _ transaction: some SQLTransaction) throws -> Bool {
-        guard let storeId = try transaction.value("""
+    /// Tells the customer of waiting ticket `id` of store `storeId` to leave for the store,
+    /// once: their places are held from now on. Nothing if it is no longer waiting or called,
+    /// or they were told already. Sent with the transaction's next statement: the notice is
+    /// recorded only if the ticket was sent off now.
+    static func sendOff(_ id: ReservationID, of storeId: StoreID, now: Date, _ transaction: some SQLTransaction) throws {
+        let now = now.toTheMillisecond
+        try transaction.executeLater("""
             UPDATE reservation SET leftAt = \(now) WHERE id = \(id) AND status IN ('waiting', 'called') AND leftAt IS NULL
-            RETURNING storeId
-            """, as: StoreID.self)
-        else { return false }
+            """)
         transaction.changed(reservation: id, of: storeId)
+        if let own = transaction.own[id], [.waiting, .called].contains(own.reservation.status), own.reservation.leftAt == nil {
+            transaction.own[id]?.reservation.leftAt = transaction.asStored(now)
+        }
         try notice(.leaveNow, reservationId: id, now: now, transaction)
-        return true
     }
 
     /// Cancels `reservation` if it is still active, telling its customer why.
@@ -298,15 +322,18 @@ extension AppDatabase {
     static func advanceQueue(storeId: StoreID, now: Date, _ transaction: some SQLTransaction) throws -> QueueCaller.Plan {
         guard let store = try transaction.lockStore(storeId) else { return QueueCaller.Plan() }
         let settings = store.settings
-        // Bookings whose entry window has closed unused: a no-show.
-        let missed = try transaction.column("""
-            SELECT id FROM reservation
-            WHERE status = 'booked' AND slotStart < \(now - Double(settings.entryAfterMinutes) * 60) AND storeId = \(storeId)
-            """, as: ReservationID.self).compactMap { $0 }
+        // Bookings whose entry window has closed unused: a no-show. The store's traffic holds
+        // every booking not ended, read under its lock.
+        var live = try transaction.traffic(storeId: storeId, now: now)
+        let windowClosed = now - Double(settings.entryAfterMinutes) * 60
+        let missed = live.live.compactMap { reservation -> ReservationID? in
+            guard case .booked(let start) = reservation.state, start < windowClosed else { return nil }
+            return reservation.id
+        }
         for id in missed where try setStatus(.expired, .endedAt, to: now, id: id, from: .booked, transaction) {
             try notice(.expired, reservationId: id, reason: .missedWindow, now: now, transaction)
         }
-        let live = try transaction.traffic(storeId: storeId, now: now)
+        if !missed.isEmpty { live = try transaction.traffic(storeId: storeId, now: now) }
         let hours = store.openingHours
         let plan = QueueCaller.plan(live: live.live, settings: settings, today: hours.businessDay(at: now),
                                     isOpen: hours.state(at: now).isOpen, now: now, model: live.model)
@@ -326,7 +353,7 @@ extension AppDatabase {
                 """)
             transaction.changed(loadOf: storeId)
         }
-        for id in plan.sendOff { try sendOff(id, now: now, transaction) }
+        for id in plan.sendOff { try sendOff(id, of: storeId, now: now, transaction) }
         for id in plan.call where try setStatus(.called, .calledAt, to: now, id: id, from: .waiting, transaction) {
             try notice(.yourTurn, reservationId: id, now: now, transaction)
         }

@@ -62,10 +62,14 @@ extension AppDatabase {
     static func waitlist(storeId: StoreID, slotStart: Date, _ transaction: some SQLTransaction) throws
         -> [WaitlistEntry]
     {
-        try transaction.records("""
-            SELECT \(unescaped: WaitlistEntry.columns) FROM waitlist
-            WHERE storeId = \(storeId) AND slotStart = \(slotStart) AND status IN ('waiting', 'offered') ORDER BY id
-            """, as: WaitlistEntry.self)
+        try transaction.records(waitlistSQL(storeId: storeId, slotStart: slotStart), as: WaitlistEntry.self)
+    }
+
+    static func waitlistSQL(storeId: StoreID, slotStart: Date) -> SQL {
+        """
+        SELECT \(unescaped: WaitlistEntry.columns) FROM waitlist
+        WHERE storeId = \(storeId) AND slotStart = \(slotStart) AND status IN ('waiting', 'offered') ORDER BY id
+        """
     }
 
     static func waitlistEntry(_ id: Int64, _ transaction: some SQLTransaction) throws -> WaitlistEntry? {
@@ -164,7 +168,8 @@ extension WaitingLists {
                 return .notOffered(.closed)
             }
             let day = details.openingHours.businessDay(at: entry.slotStart)
-            let reads = try ReservationReads(userId: userId, storeId: storeId, day: day, declared: entry.residence, transaction)
+            let reads = try ReservationReads(ReservationReads.Query(userId: userId, storeId: storeId, day: day, transaction),
+                                             declared: entry.residence, transaction)
             if let active = reads.active {
                 guard replacingActive, active.status != .inside else {
                     guard let store = try AppDatabase.storeDetails(active.storeId, transaction).first?.store else { return .notFound }
@@ -174,22 +179,19 @@ extension WaitingLists {
                 try AppDatabase.cancel(active, reason: .replaced, now: now, transaction)
                 try AppDatabase.advanceQueue(storeId: active.storeId, now: now, transaction)
             }
-            let reservation = try AppDatabase.insert(NewReservation(
+            let reservation = try AppDatabase.insert(taking: reads.id, NewReservation(
                 storeId: storeId, userId: userId, kind: .booking, walkIn: false, day: day,
                 number: reads.number, people: entry.people,
                 residenceMinutes: entry.residenceMinutes, travelMode: nil, slotStart: entry.slotStart, status: .booked,
                 createdAt: now, requestKey: entry.requestKey, travelMetres: nil, expectedEntry: nil,
-                pace: reads.pace),
+                // Chosen minutes ago: no reminder is needed to know they are coming.
+                pace: reads.pace, confirmedAt: now, remindedAt: now),
                 transaction)
-            // Chosen minutes ago: no reminder is needed to know they are coming.
-            try transaction.execute("""
-                UPDATE reservation SET confirmedAt = \(now), remindedAt = \(now) WHERE id = \(reservation.id)
-                """)
             try transaction.execute("""
                 UPDATE waitlist SET status = 'accepted', endedAt = \(now), reservationId = \(reservation.id)
                 WHERE id = \(id) AND status = 'offered'
                 """)
-            return .booked(try Reservation.find(reservation.id, transaction) ?? reservation)
+            return .booked(try AppDatabase.reservationAsNow(reservation.id, transaction) ?? reservation)
         }
     }
 
