@@ -264,6 +264,30 @@ enum PostgresMigrations {
             CREATE TRIGGER store_version AFTER INSERT OR UPDATE OR DELETE ON storeRetirement
                 FOR EACH ROW EXECUTE FUNCTION store_version_of_row();
             """),
+        // A SQL-language function's body is parsed and planned again at every call (before
+        // PostgreSQL 18); a PL/pgSQL one keeps its statements' plans for the connection. The
+        // raise ran on every reservation's change: it is now the triggers' own statement.
+        ("a store's version raised by a statement planned once per connection", """
+            CREATE OR REPLACE FUNCTION store_version_of_row() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE
+                target bigint := CASE WHEN TG_OP = 'DELETE' THEN OLD.storeId ELSE NEW.storeId END;
+            BEGIN
+                UPDATE storeVersion SET version = version + 1, changedBy = pg_current_xact_id()
+                WHERE storeId = target AND changedBy IS DISTINCT FROM pg_current_xact_id();
+                RETURN NULL;
+            END $$;
+            CREATE OR REPLACE FUNCTION store_version_of_store() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP = 'INSERT' THEN
+                    INSERT INTO storeVersion (storeId) VALUES (NEW.id);
+                ELSE
+                    UPDATE storeVersion SET version = version + 1, changedBy = pg_current_xact_id()
+                    WHERE storeId = NEW.id AND changedBy IS DISTINCT FROM pg_current_xact_id();
+                END IF;
+                RETURN NULL;
+            END $$;
+            DROP FUNCTION store_version_raise(bigint);
+            """),
     ]
 
     /// Each store's version: raised once by every transaction that changes what the board

@@ -652,12 +652,11 @@ function store_version_of_row: CREATE OR REPLACE FUNCTION store_version_of_row()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
+DECLARE
+    target bigint := CASE WHEN TG_OP = 'DELETE' THEN OLD.storeId ELSE NEW.storeId END;
 BEGIN
-    IF TG_OP = 'DELETE' THEN
-        PERFORM store_version_raise(OLD.storeId);
-    ELSE
-        PERFORM store_version_raise(NEW.storeId);
-    END IF;
+    UPDATE storeVersion SET version = version + 1, changedBy = pg_current_xact_id()
+    WHERE storeId = target AND changedBy IS DISTINCT FROM pg_current_xact_id();
     RETURN NULL;
 END $function$
 
@@ -669,16 +668,9 @@ BEGIN
     IF TG_OP = 'INSERT' THEN
         INSERT INTO storeVersion (storeId) VALUES (NEW.id);
     ELSE
-        PERFORM store_version_raise(NEW.id);
+        UPDATE storeVersion SET version = version + 1, changedBy = pg_current_xact_id()
+        WHERE storeId = NEW.id AND changedBy IS DISTINCT FROM pg_current_xact_id();
     END IF;
     RETURN NULL;
 END $function$
-
-function store_version_raise: CREATE OR REPLACE FUNCTION store_version_raise(changed bigint)
- RETURNS void
- LANGUAGE sql
-AS $function$
-    UPDATE storeVersion SET version = version + 1, changedBy = pg_current_xact_id()
-    WHERE storeId = changed AND changedBy IS DISTINCT FROM pg_current_xact_id()
-$function$
 
