@@ -416,6 +416,27 @@ struct ReservationsTests {
         #expect(try database.reservations.bookedPeople(storeId: try require(duomo.id), in: slot) == 2)
     }
 
+    @Test("a booking whose entry window closes unused expires, told why; a later booking and the queue stay")
+    func missedBooking() throws {
+        let early = try created(try reserve(try customer("b@example.org").id, at: duomo, kind: .booking, slot: at(13)))
+        let later = try created(try reserve(try customer("c@example.org").id, at: duomo, kind: .booking, slot: at(15)))
+        let shopper = try customer("d@example.org").id
+        // A line-up called just before the window closes stands ahead of the bookings in the queue.
+        clock.advance(at(13).timeIntervalSince(clock.now) + Double(duomo.entryAfterMinutes) * 60 - 60)
+        let queued = try created(try reserve(shopper, at: duomo))
+        #expect(queued.status == .called)
+        clock.advance(59)
+        try database.doors.advanceQueues(now: clock.now)
+        #expect(try database.reservations.reservation(id: early.id)?.reservation.status == .booked)
+        clock.advance(2)
+        try database.doors.advanceQueues(now: clock.now)
+        #expect(try database.reservations.reservation(id: early.id)?.reservation.status == .expired)
+        let notices = try database.notices.list(reservationId: early.id)
+        #expect(notices.map(\.kind) == [.expired] && notices.first?.reason == .missedWindow)
+        #expect(try database.reservations.reservation(id: later.id)?.reservation.status == .booked)
+        #expect(try database.reservations.reservation(id: queued.id)?.reservation.status == queued.status)
+    }
+
     // MARK: Tickets and my reservations
 
     @Test("cancelling: only the owner's active reservation; anyone else's id is a 404")

@@ -323,13 +323,15 @@ extension AppDatabase {
         guard let store = try transaction.lockStore(storeId) else { return QueueCaller.Plan() }
         let settings = store.settings
         // Bookings whose entry window has closed unused: a no-show. The store's traffic holds
-        // every booking not ended, read under its lock.
+        // every booking not ended, read under its lock, after the queue and by slot start
+        // (`StoreBoard.Entry.reservations`): the earliest are found by two binary searches,
+        // not by a pass over a queue of thousands, which every exit's transaction makes.
         var live = try transaction.traffic(storeId: storeId, now: now)
         let windowClosed = now - Double(settings.entryAfterMinutes) * 60
-        let missed = live.live.compactMap { reservation -> ReservationID? in
-            guard case .booked(let start) = reservation.state, start < windowClosed else { return nil }
-            return reservation.id
-        }
+        let bookings = live.live.partitioningIndex(where: \.isBooked)
+        let missed = live.live[bookings...].prefix { reservation in
+            if case .booked(let start) = reservation.state { start < windowClosed } else { false }
+        }.map(\.id)
         for id in missed where try setStatus(.expired, .endedAt, to: now, id: id, from: .booked, transaction) {
             try notice(.expired, reservationId: id, reason: .missedWindow, now: now, transaction)
         }
