@@ -288,6 +288,13 @@ enum PostgresMigrations {
             END $$;
             DROP FUNCTION store_version_raise(bigint);
             """),
+        // The guard checks only a row going inside or a booking made: every other insert and
+        // change of status (a line-up, a call, an end) called a PL/pgSQL function for nothing.
+        ("the capacity guard called only for the rows it checks", """
+            DROP TRIGGER reservation_capacity ON reservation;
+            CREATE TRIGGER reservation_capacity BEFORE INSERT OR UPDATE OF status ON reservation
+                FOR EACH ROW WHEN (NEW.status IN ('inside', 'booked')) EXECUTE FUNCTION reservation_capacity();
+            """),
     ]
 
     /// Each store's version: raised once by every transaction that changes what the board

@@ -601,7 +601,7 @@ index waitlist_open: CREATE INDEX waitlist_open ON waitlist USING btree (storeid
 index waitlist_pkey: CREATE UNIQUE INDEX waitlist_pkey ON waitlist USING btree (id)
 index waitlist_user: CREATE INDEX waitlist_user ON waitlist USING btree (userid, id)
 index walkincontact_pkey: CREATE UNIQUE INDEX walkincontact_pkey ON walkincontact USING btree (reservationid)
-trigger reservation_capacity: CREATE TRIGGER reservation_capacity BEFORE INSERT OR UPDATE OF status ON reservation FOR EACH ROW EXECUTE FUNCTION reservation_capacity()
+trigger reservation_capacity: CREATE TRIGGER reservation_capacity BEFORE INSERT OR UPDATE OF status ON reservation FOR EACH ROW WHEN ((new.status = ANY (ARRAY['inside'::text, 'booked'::text]))) EXECUTE FUNCTION reservation_capacity()
 trigger store_created: CREATE TRIGGER store_created AFTER INSERT ON store FOR EACH ROW EXECUTE FUNCTION store_created()
 trigger store_version: CREATE TRIGGER store_version AFTER INSERT OR DELETE OR UPDATE OF id, storeid, status, people, residenceminutes, calledat, enteredat, slotstart, walkin, number, day, travelmode, travelmetres, leftat, pace, priority, queueposition, createdat ON reservation FOR EACH ROW EXECUTE FUNCTION store_version_of_row()
 trigger store_version: CREATE TRIGGER store_version AFTER INSERT OR DELETE OR UPDATE ON department FOR EACH ROW EXECUTE FUNCTION store_version_of_row()
