@@ -18,6 +18,14 @@ protocol SQLTransaction {
     /// that statement, failing the transaction all the same); SQLite runs it at once.
     func executeLater(_ sql: SQL) throws
 
+    /// Runs `sql`, the INSERT of reservation `id`, as `executeLater` does; until it is sent, a
+    /// change of the row may take its place (`replaceLater`).
+    func insertLater(_ sql: SQL, reservation id: ReservationID) throws
+
+    /// Puts `sql` in place of reservation `id`'s INSERT (`insertLater`) if that has not been
+    /// sent; false if it has (always on SQLite, which runs each statement at once).
+    func replaceLater(reservation id: ReservationID, with sql: SQL) -> Bool
+
     /// Every row `sql` returns.
     func rows(_ sql: SQL) throws -> [SQLRow]
 
@@ -156,6 +164,12 @@ struct SQLiteTransaction: SQLTransaction {
         try execute(sql)
     }
 
+    func insertLater(_ sql: SQL, reservation id: ReservationID) throws {
+        try execute(sql)
+    }
+
+    func replaceLater(reservation id: ReservationID, with sql: SQL) -> Bool { false }
+
     func rows(of statements: [SQL]) throws -> [[SQLRow]] {
         try statements.map(rows)
     }
@@ -234,6 +248,14 @@ struct PostgresStatements: SQLTransaction {
 
     func executeLater(_ sql: SQL) throws {
         try transaction.executeLater(sql)
+    }
+
+    func insertLater(_ sql: SQL, reservation id: ReservationID) throws {
+        try transaction.executeLater(sql, replaceableAs: id)
+    }
+
+    func replaceLater(reservation id: ReservationID, with sql: SQL) -> Bool {
+        transaction.replaceLater(id, with: sql)
     }
 
     func rows(_ sql: SQL) throws -> [SQLRow] {

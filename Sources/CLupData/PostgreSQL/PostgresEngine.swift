@@ -413,6 +413,8 @@ struct PostgresTransaction {
         var begin: PostgresStatement?
         /// Statements whose results nothing reads, not yet sent: they go with the next.
         var later: [PostgresStatement] = []
+        /// Where in `later` each reservation's INSERT is that may still be replaced.
+        var replaceable: [ReservationID: Int] = [:]
         var changes = Changes()
         /// The stores this transaction has locked, as read under the lock, with their version.
         var locked: [StoreID: (definition: StoreBoard.Definition, version: Int64)] = [:]
@@ -497,6 +499,7 @@ struct PostgresTransaction {
         let before = (state.begin.map { [$0] } ?? []) + state.later
         state.begin = nil
         state.later = []
+        state.replaceable = [:]
         let results = try connection.run(pipeline: before + statements, deadline: .now + Self.statementDeadline)
         return Array(results.dropFirst(before.count))
     }
@@ -518,6 +521,20 @@ struct PostgresTransaction {
 
     static let mostLater = 64
 
+    /// `executeLater`, for the INSERT of reservation `id`: until it is sent, `replaceLater`
+    /// may put the row as the transaction has since changed it in its place.
+    func executeLater(_ sql: SQL, replaceableAs id: ReservationID) throws {
+        state.replaceable[id] = state.later.count
+        try executeLater(sql)
+    }
+
+    /// Puts `sql` in place of reservation `id`'s INSERT, if it has not been sent; false if it has.
+    func replaceLater(_ id: ReservationID, with sql: SQL) -> Bool {
+        guard let index = state.replaceable[id] else { return false }
+        state.later[index] = sql.postgres
+        return true
+    }
+
     /// The rows each of `statements` returns, all sent in one round trip.
     func batch(_ statements: [SQL]) throws -> [[PostgresRow]] {
         guard !statements.isEmpty else { return [] }
@@ -537,6 +554,7 @@ struct PostgresTransaction {
     /// Rolls back what the server has begun; drops what was still to be sent.
     func rollBack() {
         state.later = []
+        state.replaceable = [:]
         guard state.begin == nil else { return state.begin = nil }
         _ = try? execute("ROLLBACK")
     }

@@ -24,6 +24,19 @@ final class OwnReservations {
 }
 
 extension OwnReservations.Row {
+    /// `new` inserted with `id`, each time as `stored` gives it back (`SQLTransaction.asStored`):
+    /// those of a visit to the millisecond, as its changes of status are stored.
+    init(_ new: NewReservation, id: ReservationID, stored: (Date) -> Date = { $0 }) {
+        reservation = Reservation(
+            id: id, storeId: new.storeId, userId: new.userId, kind: new.kind, walkIn: new.walkIn, day: new.day,
+            number: new.number, people: new.people, residenceMinutes: new.residenceMinutes, travelMode: new.travelMode,
+            slotStart: new.slotStart.map(stored), status: new.status, createdAt: stored(new.createdAt.toTheMillisecond),
+            requestKey: new.requestKey, travelMetres: new.travelMetres, remindedAt: new.remindedAt.map(stored),
+            confirmedAt: new.confirmedAt.map(stored), priority: new.priority, queuePosition: new.queuePosition)
+        pace = new.pace
+        expectedEntry = new.expectedEntry.map { stored($0.toTheMillisecond) }
+    }
+
     /// What the statistics count of it, as `VisitFacts.columns` reads them: times to the
     /// millisecond.
     var facts: VisitFacts {

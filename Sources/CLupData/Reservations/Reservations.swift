@@ -220,63 +220,65 @@ extension AppDatabase {
     static func insert(_ new: NewReservation, id: ReservationID? = nil, _ transaction: some SQLTransaction) throws
         -> Reservation
     {
-        let statement = insertSQL(new, id: id)
+        let statement = insertSQL(OwnReservations.Row(new, id: id ?? ReservationID(rawValue: 0)), givingId: id != nil)
         guard let reservation = try Reservation.all(statement + " RETURNING \(unescaped: Reservation.columnList)",
                                                     transaction).first
         else { preconditionFailure("INSERT … RETURNING returned no row") }
-        return remember(reservation, new, transaction)
+        return remember(OwnReservations.Row(reservation: reservation, pace: new.pace,
+                                            expectedEntry: new.expectedEntry.map { transaction.asStored($0.toTheMillisecond) }),
+                        transaction)
     }
 
     /// Inserts a reservation with `id`, an id the engine gave before (`ReservationReads.id`):
     /// the row is known as it will be read without reading it back, and the INSERT goes with
     /// the transaction's next statement (on PostgreSQL, a round trip fewer; a refusal fails
-    /// the transaction there). Without an id, `insert(_:id:_:)`.
+    /// the transaction there). Until then, the changes the transaction makes to it are made to
+    /// the INSERT (`write(_:update:_:)`). Without an id, `insert(_:id:_:)`.
     static func insert(taking id: ReservationID?, _ new: NewReservation, _ transaction: some SQLTransaction) throws
         -> Reservation
     {
         guard let id else { return try insert(new, transaction) }
-        try transaction.executeLater(insertSQL(new, id: id))
-        let stored = transaction.asStored
-        return remember(Reservation(
-            id: id, storeId: new.storeId, userId: new.userId, kind: new.kind, walkIn: new.walkIn, day: new.day,
-            number: new.number, people: new.people, residenceMinutes: new.residenceMinutes, travelMode: new.travelMode,
-            slotStart: new.slotStart.map(stored), status: new.status, createdAt: stored(new.createdAt.toTheMillisecond),
-            requestKey: new.requestKey, travelMetres: new.travelMetres, remindedAt: new.remindedAt.map(stored),
-            confirmedAt: new.confirmedAt.map(stored), priority: new.priority, queuePosition: new.queuePosition),
-            new, transaction)
+        let row = OwnReservations.Row(new, id: id, stored: transaction.asStored)
+        try transaction.insertLater(insertSQL(row, givingId: true), reservation: id)
+        return remember(row, transaction)
     }
 
-    /// The INSERT of `new`, with `id` or the one the table gives. Its times are stored to the
-    /// millisecond, as its changes of status are: what is counted of it is what is kept.
-    private static func insertSQL(_ new: NewReservation, id: ReservationID?) -> SQL {
-        let createdAt = new.createdAt.toTheMillisecond
-        let expectedEntry = new.expectedEntry?.toTheMillisecond
+    /// Writes a change of `own`, a reservation this transaction inserted, as it now is: into
+    /// its INSERT if that has not been sent yet (one statement, not two), else as `update`.
+    static func write(_ own: OwnReservations.Row, update: SQL, _ transaction: some SQLTransaction) throws {
+        let id = own.reservation.id
+        transaction.own[id] = own
+        if !transaction.replaceLater(reservation: id, with: insertSQL(own, givingId: true)) {
+            try transaction.executeLater(update)
+        }
+    }
+
+    /// The INSERT of `row`, with its id or (`givingId` false) the one the table gives.
+    private static func insertSQL(_ row: OwnReservations.Row, givingId: Bool) -> SQL {
+        let r = row.reservation
         let values: SQL = """
-            \(new.storeId), \(new.userId), \(new.kind.rawValue), \(new.walkIn), \(new.day), \(new.number), \(new.people),
-            \(new.residenceMinutes), \(new.travelMode?.rawValue), \(new.slotStart), \(new.status.rawValue), \(createdAt),
-            \(new.requestKey), \(new.travelMetres), \(expectedEntry), \(new.pace), \(new.priority), \(new.queuePosition),
-            \(new.confirmedAt), \(new.remindedAt)
+            \(r.storeId), \(r.userId), \(r.kind.rawValue), \(r.walkIn), \(r.day), \(r.number), \(r.people),
+            \(r.residenceMinutes), \(r.travelMode?.rawValue), \(r.slotStart), \(r.status.rawValue), \(r.createdAt),
+            \(r.requestKey), \(r.travelMetres), \(row.expectedEntry), \(row.pace), \(r.priority), \(r.queuePosition),
+            \(r.confirmedAt), \(r.remindedAt), \(r.calledAt), \(r.enteredAt), \(r.exitedAt), \(r.endedAt), \(r.leftAt)
             """
         let columns = """
             storeId, userId, kind, walkIn, day, number, people, residenceMinutes, travelMode, slotStart, status, createdAt,
-            requestKey, travelMetres, expectedEntry, pace, priority, queuePosition, confirmedAt, remindedAt
+            requestKey, travelMetres, expectedEntry, pace, priority, queuePosition, confirmedAt, remindedAt,
+            calledAt, enteredAt, exitedAt, endedAt, leftAt
             """
-        return if let id {
-            "INSERT INTO reservation (id, \(unescaped: columns)) VALUES (\(id), \(values))"
+        return if givingId {
+            "INSERT INTO reservation (id, \(unescaped: columns)) VALUES (\(r.id), \(values))"
         } else {
             "INSERT INTO reservation (\(unescaped: columns)) VALUES (\(values))"
         }
     }
 
-    /// Notes `reservation`, just inserted as `new`, as changed and as the transaction's own.
-    private static func remember(_ reservation: Reservation, _ new: NewReservation, _ transaction: some SQLTransaction)
-        -> Reservation
-    {
-        transaction.changed(reservation: reservation.id, of: new.storeId)
-        transaction.own[reservation.id] = OwnReservations.Row(
-            reservation: reservation, pace: new.pace,
-            expectedEntry: new.expectedEntry.map { transaction.asStored($0.toTheMillisecond) })
-        return reservation
+    /// Notes `row`, just inserted, as changed and as the transaction's own.
+    private static func remember(_ row: OwnReservations.Row, _ transaction: some SQLTransaction) -> Reservation {
+        transaction.changed(reservation: row.reservation.id, of: row.reservation.storeId)
+        transaction.own[row.reservation.id] = row
+        return row.reservation
     }
 }
 

@@ -161,13 +161,14 @@ extension AppDatabase {
         guard from.statuses.contains(old.status) else { return false }
         // Stored and counted to the millisecond: a rebuild reads back what was counted.
         let stored = time.toTheMillisecond
-        try transaction.executeLater("""
-            UPDATE reservation SET status = \(status.rawValue), \(columns.assignment(stored)) WHERE id = \(id)
-            """)
+        let update: SQL = "UPDATE reservation SET status = \(status.rawValue), \(columns.assignment(stored)) WHERE id = \(id)"
         transaction.changed(reservation: id, of: storeId)
-        if transaction.own[id] != nil {
-            transaction.own[id]?.reservation.status = status
-            columns.set(transaction.asStored(stored), in: &transaction.own[id]!.reservation)
+        if var own = transaction.own[id] {
+            own.reservation.status = status
+            columns.set(transaction.asStored(stored), in: &own.reservation)
+            try write(own, update: update, transaction)
+        } else {
+            try transaction.executeLater(update)
         }
         var new = old
         new.status = status
@@ -278,12 +279,17 @@ extension AppDatabase {
     /// recorded only if the ticket was sent off now.
     static func sendOff(_ id: ReservationID, of storeId: StoreID, now: Date, _ transaction: some SQLTransaction) throws {
         let now = now.toTheMillisecond
-        try transaction.executeLater("""
+        let update: SQL = """
             UPDATE reservation SET leftAt = \(now) WHERE id = \(id) AND status IN ('waiting', 'called') AND leftAt IS NULL
-            """)
+            """
         transaction.changed(reservation: id, of: storeId)
-        if let own = transaction.own[id], [.waiting, .called].contains(own.reservation.status), own.reservation.leftAt == nil {
-            transaction.own[id]?.reservation.leftAt = transaction.asStored(now)
+        if var own = transaction.own[id] {
+            // Its status and its time are known: nothing to write if it was sent off already.
+            guard [.waiting, .called].contains(own.reservation.status), own.reservation.leftAt == nil else { return }
+            own.reservation.leftAt = transaction.asStored(now)
+            try write(own, update: update, transaction)
+        } else {
+            try transaction.executeLater(update)
         }
         try notice(.leaveNow, reservationId: id, now: now, transaction)
     }
