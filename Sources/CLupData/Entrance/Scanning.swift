@@ -320,19 +320,12 @@ extension Doors {
         precondition(staff != nil || !priority, "priority tickets are issued by staff")
         return try database.transaction { transaction in
             // What the ticket reads is read with the store's lock, in the same round trip on
-            // PostgreSQL: the ticket its form printed already, the day's next number (the day
-            // as the board's store has it; read again should the store locked have another),
-            // and its id.
-            let expectedDay = database.board.entry(storeId)?.definition.openingHours.businessDay(at: now)
-            let reads = expectedDay.map { WalkInReads(storeId: storeId, requestKey: requestKey, day: $0, transaction) }
-            let (locked, answers) = try transaction.lockStore(storeId, alongWith: reads?.statements ?? [])
-            guard let details = locked, !details.isRetired else { return .noSuchStore }
+            // PostgreSQL: the ticket its form printed already, the day's next number, its id.
+            guard let (details, read) = try transaction.lockStore(storeId, board: database.board.entry(storeId)?.definition,
+                                                                   reading: { store in
+                WalkInReads(storeId: storeId, requestKey: requestKey, day: store.openingHours.businessDay(at: now), transaction)
+            }), !details.isRetired else { return .noSuchStore }
             let day = details.openingHours.businessDay(at: now)
-            let read = if let reads, reads.day == day {
-                try reads.read(answers)
-            } else {
-                try WalkInReads(storeId: storeId, requestKey: requestKey, day: day, transaction).read(transaction)
-            }
             if let earlier = read.earlier { return .alreadyIssued(earlier) }
             let settings = details.store.settings
             guard settings.walkInPlaces > 0 else { return .noWalkInPlaces }
@@ -410,36 +403,4 @@ public struct Doors: Sendable {
 extension AppDatabase {
     /// Scans, walk-in tickets and the door console.
     public var doors: Doors { Doors(database: self) }
-}
-
-/// What issuing a walk-in's ticket reads beside its store: the ticket its form printed already
-/// (a form sent twice prints one ticket), the day's next number, and on PostgreSQL the
-/// ticket's id (`SQLTransaction.newReservationIdSQL`).
-private struct WalkInReads {
-    let storeId: StoreID
-    let requestKey: String?
-    let day: Int
-    let idSQL: SQL?
-
-    init(storeId: StoreID, requestKey: String?, day: Int, _ transaction: some SQLTransaction) {
-        (self.storeId, self.requestKey, self.day, idSQL) = (storeId, requestKey, day, transaction.newReservationIdSQL)
-    }
-
-    var statements: [SQL] {
-        [AppDatabase.nextNumberSQL(storeId: storeId, day: day)]
-            + (requestKey.map { [Reservation.walkInSQL(storeId: storeId, requestKey: $0)] } ?? [])
-            + (idSQL.map { [$0] } ?? [])
-    }
-
-    func read(_ transaction: some SQLTransaction) throws -> (earlier: Reservation?, number: Int, id: ReservationID?) {
-        try read(transaction.rows(of: statements))
-    }
-
-    func read(_ answers: [[SQLRow]]) throws -> (earlier: Reservation?, number: Int, id: ReservationID?) {
-        var answers = answers.makeIterator()
-        let number = try answers.next()?.first?.value(0, as: Int.self) ?? 1
-        let earlier = try requestKey == nil ? nil : answers.next()?.first.map(Reservation.init(columnsOf:))
-        let id = try idSQL == nil ? nil : answers.next()?.first?.value(0, as: ReservationID.self)
-        return (earlier, number, id)
-    }
 }

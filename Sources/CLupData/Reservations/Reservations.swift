@@ -318,22 +318,17 @@ extension Reservations {
                 // first's reservation.
                 try transaction.lockCustomer(request.userId)
                 // What the checks read is read with the store's lock, in the same round trip on
-                // PostgreSQL, for the slot and day the store as the board has it gives; read
-                // again should the store locked give others.
+                // PostgreSQL, for the slot and day the store gives.
                 let declared = Double(request.residenceMinutes) * 60
-                let expected = database.board.entry(request.storeId).map { request.slotAndDay(at: $0.definition, now: now) }
-                    .map { ReservationReads.Query(userId: request.userId, storeId: request.storeId, day: $0.day, slot: $0.slot,
-                                                  transaction) }
-                let (locked, answers) = try transaction.lockStore(request.storeId, alongWith: expected?.statements ?? [])
-                guard let details = locked, !details.isRetired else { return .noSuchStore }
+                guard let (details, reads) = try transaction.lockStore(
+                    request.storeId, board: database.board.entry(request.storeId)?.definition, reading: { store in
+                        let (_, slot, day) = request.slotAndDay(at: store, now: now)
+                        return ReservationReads(userId: request.userId, storeId: request.storeId, day: day, slot: slot,
+                                                transaction)
+                    }), !details.isRetired
+                else { return .noSuchStore }
                 let store = details.store
                 let (verdict, slot, day) = request.slotAndDay(at: details, now: now)
-                let reads = if let expected, expected.slot == slot, expected.day == day {
-                    try ReservationReads(expected, answers: answers, declared: declared)
-                } else {
-                    try ReservationReads(ReservationReads.Query(userId: request.userId, storeId: request.storeId, day: day,
-                                                                slot: slot, transaction), declared: declared, transaction)
-                }
                 let active = reads.active
                 if let active, active.requestKey == request.requestKey { return .alreadyMade(active) }
                 if let retryAt = reads.retryAt(now: now) { return .tooMany(retryAt: retryAt) }
@@ -342,9 +337,11 @@ extension Reservations {
                 var expectedEntry: Date?
                 let priority = request.grantsPriority(store.settings)
                 var position: ReservationID?
+                // The store's traffic as locked, before this transaction changes it: the queue
+                // and the learned sums the customer's pace is measured against.
+                let traffic = try transaction.traffic(storeId: request.storeId, now: now)
                 switch request.kind {
                 case .lineUp:
-                    let traffic = try transaction.traffic(storeId: request.storeId, now: now)
                     let (decision, before) = traffic.lineUpDecision(
                         people: request.people, residence: declared, priority: priority,
                         travel: request.travel, settings: store.settings, hours: details.openingHours, now: now,
@@ -381,7 +378,7 @@ extension Reservations {
                     status: request.kind == .lineUp ? .waiting : .booked, createdAt: now,
                     requestKey: request.requestKey, travelMetres: request.kind == .lineUp ? request.travelMetres : nil,
                     expectedEntry: expectedEntry,
-                    pace: reads.pace,
+                    pace: reads.pace(declared: declared, storeRatio: traffic.model.ratio),
                     priority: priority, queuePosition: position,
                     // A booking made too close to its slot for a reminder to make sense counts as
                     // confirmed: the customer has just chosen it.

@@ -168,8 +168,9 @@ extension WaitingLists {
                 return .notOffered(.closed)
             }
             let day = details.openingHours.businessDay(at: entry.slotStart)
-            let reads = try ReservationReads(ReservationReads.Query(userId: userId, storeId: storeId, day: day, transaction),
-                                             declared: entry.residence, transaction)
+            let query = ReservationReads(userId: userId, storeId: storeId, day: day, transaction)
+            let reads = try query.read(transaction.rows(of: query.statements))
+            let storeRatio = try transaction.traffic(storeId: storeId, now: now).model.ratio
             if let active = reads.active {
                 guard replacingActive, active.status != .inside else {
                     guard let store = try AppDatabase.storeDetails(active.storeId, transaction).first?.store else { return .notFound }
@@ -185,7 +186,8 @@ extension WaitingLists {
                 residenceMinutes: entry.residenceMinutes, travelMode: nil, slotStart: entry.slotStart, status: .booked,
                 createdAt: now, requestKey: entry.requestKey, travelMetres: nil, expectedEntry: nil,
                 // Chosen minutes ago: no reminder is needed to know they are coming.
-                pace: reads.pace, confirmedAt: now, remindedAt: now),
+                pace: reads.pace(declared: entry.residence, storeRatio: storeRatio),
+                confirmedAt: now, remindedAt: now),
                 transaction)
             try transaction.execute("""
                 UPDATE waitlist SET status = 'accepted', endedAt = \(now), reservationId = \(reservation.id)
