@@ -113,6 +113,28 @@ struct ChainOverviewTests {
         #expect(night.stores.count == 3 && night.stores.allSatisfy { $0.waitMinutes == nil })
     }
 
+    @Test("each store's bookings today are counted on its own calendar, not on the chain's")
+    func bookingsTodayInEachStoresZone() throws {
+        var broadway = Fixture.store("Deli Broadway", at: GeoPoint(latitude: 40.76, longitude: -73.98))
+        broadway.timeZone = "America/New_York"
+        let store = try database.stores.createStore(
+            broadway, hours: (1...7).map { OpeningInterval(weekday: $0, opens: 0, closes: 1440) }, departments: [])
+        // 20:00 this Wednesday in New York is 02:00 on Thursday in Milan: today for the store,
+        // tomorrow for the chain's first store.
+        let evening = Fixture.date(2026, 11, 18, 20, in: try #require(TimeZone(identifier: "America/New_York")))
+        let user = try database.accounts.createUser(email: "ny@example.org", displayName: "Ny", passwordHash: "x",
+                                                    now: clock.now, confirmation: nil)
+        let booked = try database.reservations.reserve(ReservationRequest(
+            storeId: store.id, userId: user.id, kind: .booking, people: 1, residenceMinutes: 30, slotStart: evening,
+            requestKey: Secrets.token()), now: clock.now)
+        guard case .created = booked else { throw RequireError(message: "not booked: \(booked)") }
+        let lines = try signedIn("admin@example.org").get("/manage/overview.csv").bodyText
+            .split(separator: "\r\n").map { $0.replacingOccurrences(of: "\"", with: "").split(separator: ",", omittingEmptySubsequences: false) }
+        let row = try #require(lines.first { $0.first == "\(store.id)" })
+        #expect(row[7] == "1", "bookings today: \(row)")
+        #expect(lines.filter { $0.first != "\(store.id)" }.dropFirst().allSatisfy { $0[7] == "0" })
+    }
+
     @Test("a region's manager manages its stores and sees only them; a store's manager only theirs; door staff none")
     func managersSeeTheirs() throws {
         let admin = try signedIn("admin@example.org")

@@ -55,13 +55,17 @@ extension ManageArea {
         case "none": visible.filter { regionOf[$0] == nil }
         default: visible.filter { regionOf[$0].map(String.init) == region }
         }
-        // Today on the chain's calendar, for the bookings' count.
-        let zone = Self.chainZone(database)
-        let offsets = ZoneOffsets.table(for: zone, around: now)
-        let today = ZoneOffsets.day(of: now, in: zone)
-        let bookings = try database.reservations.bookingCounts(
-            from: offsets.instant(localSeconds: today * ZoneOffsets.secondsPerDay),
-            to: offsets.instant(localSeconds: (today + 1) * ZoneOffsets.secondsPerDay))
+        // Each store's bookings today, on its own calendar: one count for each time zone the
+        // stores shown are in.
+        var bookings: [StoreID: Int] = [:]
+        for (zone, ids) in Dictionary(grouping: chosen, by: { database.board.entry($0)?.store.zone ?? .gmt }) {
+            let offsets = ZoneOffsets.table(for: zone, around: now)
+            let today = ZoneOffsets.day(of: now, in: zone)
+            let counts = try database.reservations.bookingCounts(
+                from: offsets.instant(localSeconds: today * ZoneOffsets.secondsPerDay),
+                to: offsets.instant(localSeconds: (today + 1) * ZoneOffsets.secondsPerDay))
+            for id in ids { bookings[id] = counts[id] }
+        }
         let kiosks = Dictionary(grouping: try database.doors.kioskHealth(now: now), by: \.storeId)
         var rows: [OverviewRow] = []
         for id in chosen {
