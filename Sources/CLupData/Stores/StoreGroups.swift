@@ -39,20 +39,27 @@ extension Stores {
 
     /// Every region, by name.
     public func groups() throws -> [StoreGroup] {
+        try groups(where: "TRUE")
+    }
+
+    /// Region `id`, if there is one.
+    public func group(id: Int64) throws -> StoreGroup? {
+        try groups(where: "g.id = \(id)").first
+    }
+
+    /// The regions `condition` (on `g`, the region's row) selects, by name, with their counts of
+    /// stores and managers.
+    private func groups(where condition: SQL) throws -> [StoreGroup] {
         try database.reading { transaction in
             try transaction.rows("""
                 SELECT g.id, g.name,
                        (SELECT COUNT(*) FROM storeGroupMember m WHERE m.groupId = g.id),
                        (SELECT COUNT(*) FROM groupManager a WHERE a.groupId = g.id)
-                FROM storeGroup g ORDER BY lower(g.name), g.id
+                FROM storeGroup g WHERE \(condition) ORDER BY lower(g.name), g.id
                 """).map {
                 StoreGroup(id: try $0.decode(0), name: try $0.decode(1), stores: try $0.decode(2), managers: try $0.decode(3))
             }
         }
-    }
-
-    public func group(id: Int64) throws -> StoreGroup? {
-        try groups().first { $0.id == id }
     }
 
     /// Each store's region (stores in none are absent).
