@@ -24,6 +24,13 @@ struct PostgresEngineTests {
         #expect(checked.tlsParameters.map { "\($0)=\($1)" } == ["sslmode=verify-full", "sslrootcert=/etc/clup/ca.crt"])
     }
 
+    @Test("the versions a commit's notice statement returns are read as jsonb writes them")
+    func versionTriples() {
+        #expect(PostgresEngine.integers(in: "[[12, 3456789012, 1], [7, 0, 0]]") == [12, 3_456_789_012, 1, 7, 0, 0])
+        #expect(PostgresEngine.integers(in: "[[1,-2,0]]") == [1, -2, 0])
+        #expect(PostgresEngine.integers(in: "[]").isEmpty)
+    }
+
     @Test("a bad PostgreSQL URL is refused with what is wrong, and never echoes the password", arguments: [
         ("mysql://clup@db/clup", "starts with postgres://"),
         ("postgres://db/clup", "names its user"),

@@ -24,6 +24,8 @@ final class BoardFeed: @unchecked Sendable {
     /// This worker's name on the channel, so that it skips its own notices (it applied them
     /// when it committed).
     let worker = String(UUID().uuidString.prefix(8))
+    /// The worker's name as a notice quotes it.
+    private var ownName: String { "\"\(worker)\"" }
     private let pool: PostgresPool
     private let apply: @Sendable (PostgresTransaction.Changes) -> Void
     private let reload: @Sendable () -> Void
@@ -139,20 +141,27 @@ final class BoardFeed: @unchecked Sendable {
     func payload(for changes: PostgresTransaction.Changes) -> String? {
         guard !changes.stores.isEmpty || !changes.reservations.isEmpty || !changes.loads.isEmpty || changes.credentials
         else { return nil }
-        let notice = Notice(worker: worker, stores: changes.stores.map(\.rawValue).sorted(),
-                            reservations: changes.reservations.sorted { $0.key < $1.key }
-                                .map { [$0.key.rawValue, $0.value.rawValue] },
-                            loads: changes.loads.map(\.rawValue).sorted(), credentials: changes.credentials, all: false)
-        guard let data = try? JSONEncoder().encode(notice), data.count <= Self.largestPayload else {
-            let all = Notice(worker: worker, stores: [], reservations: [], loads: [], credentials: true, all: true)
-            return (try? JSONEncoder().encode(all)).flatMap { String(data: $0, encoding: .utf8) }
+        // Written out rather than through JSONEncoder, once per commit: ids, a name of hex
+        // digits and two flags, nothing to escape (`Notice` reads it).
+        func list(_ ids: some Sequence<Int64>) -> String { "[" + ids.map(String.init).joined(separator: ",") + "]" }
+        let pairs = changes.reservations.sorted { $0.key < $1.key }.map { "[\($0.key.rawValue),\($0.value.rawValue)]" }
+        let text = """
+            {"worker":"\(worker)","stores":\(list(changes.stores.map(\.rawValue).sorted())),\
+            "reservations":[\(pairs.joined(separator: ","))],"loads":\(list(changes.loads.map(\.rawValue).sorted())),\
+            "credentials":\(changes.credentials),"all":false}
+            """
+        guard text.utf8.count <= Self.largestPayload else {
+            return #"{"worker":"\#(worker)","stores":[],"reservations":[],"loads":[],"credentials":true,"all":true}"#
         }
-        return String(data: data, encoding: .utf8)
+        return text
     }
 
     /// Another worker's changes, or nil for this worker's own (and for anything unreadable).
     private func decode(_ payload: String) -> PostgresTransaction.Changes? {
-        guard let notice = try? JSONDecoder().decode(Notice.self, from: Data(payload.utf8)), notice.worker != worker
+        // The worker's name is the one quoted value of a notice: one that has this worker's is
+        // its own, and is not decoded (with one worker, every notice).
+        guard !payload.contains(ownName),
+            let notice = try? JSONDecoder().decode(Notice.self, from: Data(payload.utf8)), notice.worker != worker
         else { return nil }
         var changes = PostgresTransaction.Changes()
         changes.everything = notice.all
@@ -170,7 +179,7 @@ final class BoardFeed: @unchecked Sendable {
     }
 
     /// What travels on the channel: ids only, never anything personal.
-    private struct Notice: Codable {
+    private struct Notice: Decodable {
         var worker: String
         var stores: [Int64]
         /// [reservation id, store id] pairs.

@@ -207,11 +207,12 @@ final class PostgresEngine: Sendable {
         {
             var versions = Dictionary(uniqueKeysWithValues: stores.map { ($0, (committed: Int64?.none, seen: Int64?.none)) })
             guard readsVersions, let text = try rows.first?[0].decode(String.self) else { return versions }
-            for triple in (try? JSONDecoder().decode([[Int64]].self, from: Data(text.utf8))) ?? [] where triple.count == 3 {
-                let storeId = StoreID(rawValue: triple[0])
-                let mine = triple[2] == 1
+            // [[store, version, mine], …]: integers only, read in order, three at a time.
+            let numbers = PostgresEngine.integers(in: text)
+            for start in stride(from: 0, to: numbers.count - numbers.count % 3, by: 3) {
+                let (storeId, version, mine) = (StoreID(rawValue: numbers[start]), numbers[start + 1], numbers[start + 2] == 1)
                 guard mine || transaction.lockedVersion(storeId) != nil else { continue }
-                versions[storeId] = (mine ? triple[1] : nil, triple[1])
+                versions[storeId] = (mine ? version : nil, version)
             }
             return versions
         }
@@ -221,6 +222,25 @@ final class PostgresEngine: Sendable {
     /// text, and stays prepared.
     static func among(_ values: [Int64]) -> SQL {
         values.count == 1 ? "= \(values[0])" : "\(in: values)"
+    }
+
+    /// Every integer in `text` (a JSON array of arrays of integers), in order.
+    static func integers(in text: String) -> [Int64] {
+        var numbers: [Int64] = []
+        var current: Int64 = 0
+        var digits = false
+        var negative = false
+        for byte in text.utf8 {
+            if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                current = current * 10 + Int64(byte - UInt8(ascii: "0"))
+                digits = true
+            } else {
+                if digits { numbers.append(negative ? -current : current) }
+                (current, digits, negative) = (0, false, byte == UInt8(ascii: "-"))
+            }
+        }
+        if digits { numbers.append(negative ? -current : current) }
+        return numbers
     }
 
     /// Brings the board up to date with another worker's committed changes (`BoardFeed`): the
