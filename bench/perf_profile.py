@@ -107,6 +107,20 @@ SWITCHING = re.compile(r"^(__?schedule|schedule_hrtimeout_range|finish_task_swit
                        r"try_to_wake_up|__x64_sys_futex|do_futex|pick_next_task.*)$")
 
 
+def switch_kind(functions):
+    """Why a sample with a thread switch on its stack switched: a thread handing work to another
+    or waiting for one (a futex), waiting for a socket or a pipe (poll), preempted on the way
+    back from the kernel (another process took the core), or something else (a file's I/O)."""
+    if any("futex" in function for function in functions):
+        return "futex"
+    if any(function in ("__x64_sys_poll", "__x64_sys_ppoll", "__x64_sys_epoll_wait", "__x64_sys_select")
+           for function in functions):
+        return "poll"
+    if any(function.startswith(("exit_to_user_mode", "irqentry_exit")) for function in functions):
+        return "preempted"
+    return "other"
+
+
 def report(data, name, directory):
     """Writes NAME.folded, NAME.svg and NAME.md into `directory`; returns the Markdown."""
     stacks = list(samples(data))
@@ -119,9 +133,11 @@ def report(data, name, directory):
     inclusive = collections.Counter()
     libraries = collections.Counter()
     switching = 0
+    kinds = collections.Counter()
     for thread, frames in stacks:
         if any(SWITCHING.match(function) for function, _ in frames):
             switching += 1
+            kinds[switch_kind([function for function, _ in frames])] += 1
         readable = [names[function] for function, _ in frames]
         folded[";".join([thread] + [f.replace(";", ",") for f in readable])] += 1
         if frames:
@@ -148,7 +164,10 @@ def report(data, name, directory):
     markdown = "\n\n".join([
         "### %s: %d samples at %d Hz" % (name, len(stacks), FREQUENCY),
         "Thread switches and wake-ups (the scheduler or a futex on the stack): **%.1f %%** of the samples."
-        % (100.0 * switching / total),
+        % (100.0 * switching / total)
+        + " Of which: handing work between threads (a futex) %.1f %%, waiting for a socket (poll) %.1f %%,"
+          " preempted by another process %.1f %%, other %.1f %%."
+        % tuple(100.0 * kinds[kind] / total for kind in ("futex", "poll", "preempted", "other")),
         table(leaves, "self: the ten functions with most samples of their own"),
         table(nearest, "nearest own: the ten of CLup's functions with most samples charged to them"),
         table(inclusive, "inclusive: the ten of CLup's own with most samples under them"),
