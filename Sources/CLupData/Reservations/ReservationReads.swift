@@ -5,12 +5,19 @@ import Foundation
 /// slot): statements sent with the store's lock (`SQLTransaction.lockStore(_:alongWith:)`), in
 /// the same round trip on PostgreSQL. Which statements depends on the store, which is known
 /// only once locked: they are chosen for the store as the board has it, and chosen again, and
-/// read again, should the store locked give others (`SQLTransaction.lockStore(_:reading:)`).
+/// read again, should the store locked give others (`SQLTransaction.lockStore(_:board:reading:)`).
 protocol StoreReads: Equatable {
     associatedtype Answer
     var statements: [SQL] { get }
     /// What `statements` returned.
     func read(_ answers: [[SQLRow]]) throws -> Answer
+}
+
+extension StoreReads {
+    /// Sends `statements` by themselves and reads their answers.
+    func read(in transaction: some SQLTransaction) throws -> Answer {
+        try read(transaction.rows(of: statements))
+    }
 }
 
 extension SQLTransaction {
@@ -25,7 +32,7 @@ extension SQLTransaction {
         guard let locked else { return nil }
         let chosen = reads(locked)
         if let expected, expected == chosen { return (locked, try expected.read(answers)) }
-        return (locked, try chosen.read(rows(of: chosen.statements)))
+        return (locked, try chosen.read(in: self))
     }
 }
 

@@ -233,7 +233,7 @@ extension AppDatabase {
     /// the row is known as it will be read without reading it back, and the INSERT goes with
     /// the transaction's next statement (on PostgreSQL, a round trip fewer; a refusal fails
     /// the transaction there). Until then, the changes the transaction makes to it are made to
-    /// the INSERT (`write(_:update:_:)`). Without an id, `insert(_:id:_:)`.
+    /// the INSERT (`change(_:_:own:_:)`). Without an id, `insert(_:id:_:)`.
     static func insert(taking id: ReservationID?, _ new: NewReservation, _ transaction: some SQLTransaction) throws
         -> Reservation
     {
@@ -243,14 +243,24 @@ extension AppDatabase {
         return remember(row, transaction)
     }
 
-    /// Writes a change of `own`, a reservation this transaction inserted, as it now is: into
-    /// its INSERT if that has not been sent yet (one statement, not two), else as `update`.
-    static func write(_ own: OwnReservations.Row, update: SQL, _ transaction: some SQLTransaction) throws {
-        let id = own.reservation.id
-        transaction.own[id] = own
-        if !transaction.replaceLater(reservation: id, with: insertSQL(own, givingId: true)) {
+    /// Changes reservation `id` with `update`, sent with the transaction's next statement. One
+    /// this transaction inserted is changed as it is kept (`own`, which says whether anything
+    /// changes: false, nothing is written), and written into its INSERT if that has not been
+    /// sent yet (one statement, not two). False if nothing was written.
+    @discardableResult
+    static func change(_ id: ReservationID, _ update: SQL, own: (inout OwnReservations.Row) -> Bool,
+                       _ transaction: some SQLTransaction) throws -> Bool
+    {
+        guard var row = transaction.own[id] else {
+            try transaction.executeLater(update)
+            return true
+        }
+        guard own(&row) else { return false }
+        transaction.own[id] = row
+        if !transaction.replaceLater(reservation: id, with: insertSQL(row, givingId: true)) {
             try transaction.executeLater(update)
         }
+        return true
     }
 
     /// The INSERT of `row`, with its id or (`givingId` false) the one the table gives.

@@ -161,15 +161,13 @@ extension AppDatabase {
         guard from.statuses.contains(old.status) else { return false }
         // Stored and counted to the millisecond: a rebuild reads back what was counted.
         let stored = time.toTheMillisecond
-        let update: SQL = "UPDATE reservation SET status = \(status.rawValue), \(columns.assignment(stored)) WHERE id = \(id)"
         transaction.changed(reservation: id, of: storeId)
-        if var own = transaction.own[id] {
-            own.reservation.status = status
-            columns.set(transaction.asStored(stored), in: &own.reservation)
-            try write(own, update: update, transaction)
-        } else {
-            try transaction.executeLater(update)
-        }
+        try change(id, "UPDATE reservation SET status = \(status.rawValue), \(columns.assignment(stored)) WHERE id = \(id)",
+                   own: { row in
+                       row.reservation.status = status
+                       columns.set(transaction.asStored(stored), in: &row.reservation)
+                       return true
+                   }, transaction)
         var new = old
         new.status = status
         columns.set(stored, in: &new)
@@ -279,18 +277,16 @@ extension AppDatabase {
     /// recorded only if the ticket was sent off now.
     static func sendOff(_ id: ReservationID, of storeId: StoreID, now: Date, _ transaction: some SQLTransaction) throws {
         let now = now.toTheMillisecond
-        let update: SQL = """
-            UPDATE reservation SET leftAt = \(now) WHERE id = \(id) AND status IN ('waiting', 'called') AND leftAt IS NULL
-            """
         transaction.changed(reservation: id, of: storeId)
-        if var own = transaction.own[id] {
-            // Its status and its time are known: nothing to write if it was sent off already.
-            guard [.waiting, .called].contains(own.reservation.status), own.reservation.leftAt == nil else { return }
-            own.reservation.leftAt = transaction.asStored(now)
-            try write(own, update: update, transaction)
-        } else {
-            try transaction.executeLater(update)
-        }
+        let written = try change(id, """
+            UPDATE reservation SET leftAt = \(now) WHERE id = \(id) AND status IN ('waiting', 'called') AND leftAt IS NULL
+            """, own: { row in
+                // Its status and its time are known: nothing to write if it was sent off already.
+                guard [.waiting, .called].contains(row.reservation.status), row.reservation.leftAt == nil else { return false }
+                row.reservation.leftAt = transaction.asStored(now)
+                return true
+            }, transaction)
+        guard written else { return }
         try notice(.leaveNow, reservationId: id, now: now, transaction)
     }
 

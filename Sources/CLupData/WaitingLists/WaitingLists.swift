@@ -168,8 +168,7 @@ extension WaitingLists {
                 return .notOffered(.closed)
             }
             let day = details.openingHours.businessDay(at: entry.slotStart)
-            let query = ReservationReads(userId: userId, storeId: storeId, day: day, transaction)
-            let reads = try query.read(transaction.rows(of: query.statements))
+            let reads = try ReservationReads(userId: userId, storeId: storeId, day: day, transaction).read(in: transaction)
             let storeRatio = try transaction.traffic(storeId: storeId, now: now).model.ratio
             if let active = reads.active {
                 guard replacingActive, active.status != .inside else {
